@@ -1,0 +1,172 @@
+"""The quiz contract: Question, the generator registry, and how a draft becomes a question.
+
+A generator module writes a function ``draft(rng) -> Draft`` that draws its inputs from
+``rng``, computes the correct answer and every distractor with ``tutor/`` (each distractor
+from a NAMED misconception), and registers it:
+
+    @generator("qkv.score_element", topic="qkv")
+    def _score_element(rng: np.random.Generator) -> Draft: ...
+
+The registry turns it into ``callable(seed) -> Question``: it redraws (up to
+``MAX_ATTEMPTS`` times) until the four displayed choices are distinct, then shuffles them
+with the seed so that every answer position is equally likely.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+__all__ = [
+    "Question",
+    "Draft",
+    "TOPICS",
+    "KINDS",
+    "GENERATORS",
+    "GENERATOR_INFO",
+    "generator",
+    "register",
+    "by_topic",
+    "from_id",
+    "parse_id",
+    "QuizError",
+]
+
+# One topic per learning page (the page key). Labels are shown in results by topic.
+TOPICS: dict[str, str] = {
+    "naive": "① 素朴なAttention",
+    "qkv": "② Q・K・V",
+    "scaling": "③ √d_k スケーリング",
+    "formula": "④ 完成形と手計算",
+    "multihead": "⑤ Multi-Head Attention",
+    "mask": "⑥ 因果マスク",
+    "position": "⑦-1 位置エンコーディング",
+    "block": "⑦-2 FFN・残差接続・層正規化",
+    "encdec": "⑦-3 エンコーダとデコーダ",
+    "output": "⑦-4 出力と生成",
+    "cost": "⑦-5 計算量",
+    "training": "⑧ 学習で注意が育つ",
+}
+KINDS = ("calc", "knowledge")
+MAX_ATTEMPTS = 200
+
+
+class QuizError(ValueError):
+    """A generator could not make a valid question, or an id does not name one."""
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str                          # "<generator>#<seed>", stable: same id → same question
+    topic: str                       # page key: "naive", "qkv", "scaling", ...
+    stem: str                        # Markdown; math in $...$; G検定 phrasing
+    choices: tuple[str, ...]         # exactly 4, distinct as displayed
+    answer: int                      # index into choices
+    explanation: str                 # why the answer is right, with the engine's numbers
+    misconceptions: tuple[str, ...]  # per choice: which mistake leads there; "" for the answer
+    kind: str = "calc"               # "calc" (計算問題) or "knowledge" (知識問題)
+
+    @property
+    def generator_id(self) -> str:
+        return self.id.rsplit("#", 1)[0]
+
+
+@dataclass(frozen=True)
+class Draft:
+    """What a generator returns before shuffling.
+
+    wrong: exactly three (choice text, misconception) pairs; the misconception names the
+    mistake and says in one sentence why it leads to that choice, e.g.
+    "√d_k で割り忘れ：スケーリングを省くと…".
+    """
+    stem: str
+    correct: str
+    wrong: tuple[tuple[str, str], ...]
+    explanation: str
+
+
+GENERATORS: dict[str, Callable[[int], Question]] = {}
+GENERATOR_INFO: dict[str, tuple[str, str]] = {}  # id → (topic, kind)
+
+
+def _seed_rng(generator_id: str, seed: int, attempt: int) -> np.random.Generator:
+    # Same (generator, seed) → same stream, on every machine; generator id mixed in so
+    # that two generators with the same seed do not draw the same numbers.
+    tag = int.from_bytes(generator_id.encode("utf-8")[:8].ljust(8, b"\0"), "little")
+    return np.random.default_rng([int(seed) & 0xFFFFFFFF, attempt, tag & 0xFFFFFFFF, tag >> 32])
+
+
+def _assemble(generator_id: str, topic: str, kind: str, seed: int, draft: Draft, rng) -> Question | None:
+    texts = [draft.correct] + [w[0] for w in draft.wrong]
+    notes = [""] + [w[1] for w in draft.wrong]
+    if len(texts) != 4 or len({t.strip() for t in texts}) != 4:
+        return None
+    if any(not n.strip() for n in notes[1:]):
+        raise QuizError(f"{generator_id}: 誤答の選択肢に誤解の名前がありません。")
+    order = rng.permutation(4)
+    return Question(
+        id=f"{generator_id}#{int(seed)}",
+        topic=topic,
+        stem=draft.stem,
+        choices=tuple(texts[i] for i in order),
+        answer=int(np.flatnonzero(order == 0)[0]),
+        explanation=draft.explanation,
+        misconceptions=tuple(notes[i] for i in order),
+        kind=kind,
+    )
+
+
+def register(generator_id: str, topic: str, draft_fn: Callable[[np.random.Generator], Draft], kind: str = "calc"):
+    """Register ``draft_fn`` under ``generator_id``; returns the ``seed -> Question`` callable."""
+    if topic not in TOPICS:
+        raise QuizError(f"未知のトピック {topic!r}")
+    if kind not in KINDS:
+        raise QuizError(f"未知の問題の種類 {kind!r}")
+    if "#" in generator_id or generator_id in GENERATORS:
+        raise QuizError(f"生成器 id {generator_id!r} が不正か重複しています。")
+
+    def make(seed: int) -> Question:
+        for attempt in range(MAX_ATTEMPTS):
+            rng = _seed_rng(generator_id, seed, attempt)
+            question = _assemble(generator_id, topic, kind, seed, draft_fn(rng), rng)
+            if question is not None:
+                return question
+        raise QuizError(f"{generator_id}#{seed}: {MAX_ATTEMPTS} 回引き直しても 4 つの異なる選択肢が作れませんでした。")
+
+    make.__name__ = f"make_{generator_id.replace('.', '_')}"
+    make.__doc__ = draft_fn.__doc__
+    GENERATORS[generator_id] = make
+    GENERATOR_INFO[generator_id] = (topic, kind)
+    return make
+
+
+def generator(generator_id: str, topic: str, kind: str = "calc"):
+    """Decorator form of :func:`register`."""
+    def deco(draft_fn):
+        register(generator_id, topic, draft_fn, kind)
+        return draft_fn
+    return deco
+
+
+def by_topic(topic: str, kind: str | None = None) -> list[str]:
+    """Generator ids for one page (optionally only 'calc' or 'knowledge'), in a stable order."""
+    return sorted(g for g, (t, k) in GENERATOR_INFO.items() if t == topic and (kind is None or k == kind))
+
+
+def parse_id(qid: str) -> tuple[str, int]:
+    """'<generator_id>#<seed>' → (generator_id, seed); QuizError if it does not name a question."""
+    if not isinstance(qid, str) or qid.count("#") != 1:
+        raise QuizError(f"問題 id の形が正しくありません: {qid!r}")
+    gid, _, seed_text = qid.partition("#")
+    if gid not in GENERATORS:
+        raise QuizError(f"この問題はもうありません（生成器 {gid!r} が見つかりません）。")
+    if not seed_text.isdigit() or len(seed_text) > 12:
+        raise QuizError(f"問題 id のシード部分が正しくありません: {seed_text!r}")
+    return gid, int(seed_text)
+
+
+def from_id(qid: str) -> Question:
+    """'<generator_id>#<seed>' → the same Question again."""
+    gid, seed = parse_id(qid)
+    return GENERATORS[gid](seed)

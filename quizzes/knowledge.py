@@ -1,0 +1,138 @@
+"""The knowledge bank (知識問題): the team's own Japanese questions, kept as data.
+
+Files: ``quizzes/data/<topic>.json``::
+
+    {"topic": "naive",
+     "questions": [
+       {"id": "naive.k01",                     # unique, stable
+        "form": "best" | "worst" | "blank",     # 最も適切 / 不適切 / (ア)(イ)(ウ) 穴埋め
+        "stem": "...",                          # Markdown
+        "answer": "...",
+        "wrong": [{"text": "...", "why": "誤解の名前：なぜ違うか"}, x3],
+        "explanation": "...",                   # ≥ 40 characters
+        "keywords": ["Attention", ...]}]}      # syllabus keywords it covers
+
+A number that depends on the engine is written as a placeholder ``[[name]]`` and filled
+from :data:`FACTS`, which the engine computes (e.g. ``[[paper_d_k]]`` → 64).
+Each item becomes its own generator ``kb.<id>``; the seed only shuffles the choices.
+"""
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+
+import tutor
+from tutor import textbook as tb
+
+from .core import TOPICS, Draft, QuizError, register
+
+DATA_DIR = Path(__file__).with_name("data")
+FORMS = ("best", "worst", "blank")
+ITEM_KEYS = {"id", "form", "stem", "answer", "wrong", "explanation", "keywords"}
+_PLACEHOLDER = re.compile(r"\[\[([a-z0-9_]+)\]\]")
+
+
+def _fmt(x: float) -> str:
+    return f"{x:,.0f}" if float(x).is_integer() else f"{x:.4g}"
+
+
+@lru_cache(maxsize=1)
+def facts() -> dict[str, str]:
+    """Numbers the knowledge questions quote, each computed by the engine."""
+    d_k = tutor.head_dim(tb.PAPER_D_MODEL, tb.PAPER_HEADS)
+    out = {
+        "paper_d_model": tb.PAPER_D_MODEL,
+        "paper_heads": tb.PAPER_HEADS,
+        "paper_layers": tb.PAPER_LAYERS,
+        "paper_d_k": d_k,
+        "paper_sqrt_d_k": float(tutor.np.sqrt(d_k)),
+    }
+    extra = getattr(tutor, "knowledge_facts", None)  # optional: more facts from other engine modules
+    if callable(extra):
+        out.update(extra())
+    return {k: _fmt(v) if isinstance(v, (int, float)) else str(v) for k, v in out.items()}
+
+
+def _fill(text: str, where: str) -> str:
+    def sub(m: re.Match) -> str:
+        name = m.group(1)
+        if name not in facts():
+            raise QuizError(f"{where}: 未知のプレースホルダ [[{name}]]")
+        return facts()[name]
+    return _PLACEHOLDER.sub(sub, text)
+
+
+def validate_item(item: dict, topic: str) -> None:
+    """Raise QuizError (Japanese) if a bank item breaks the schema."""
+    where = f"{topic}:{item.get('id', '?')}"
+    if not isinstance(item, dict) or set(item) != ITEM_KEYS:
+        raise QuizError(f"{where}: キーが {sorted(ITEM_KEYS)} と一致しません")
+    if not isinstance(item["id"], str) or not item["id"].startswith(topic + "."):
+        raise QuizError(f"{where}: id は '{topic}.' で始まる文字列にしてください")
+    if item["form"] not in FORMS:
+        raise QuizError(f"{where}: form は {FORMS} のどれか")
+    for key in ("stem", "answer", "explanation"):
+        if not isinstance(item[key], str) or not item[key].strip():
+            raise QuizError(f"{where}: {key} が空です")
+    if len(item["explanation"]) < 40:
+        raise QuizError(f"{where}: 解説は 40 文字以上")
+    wrong = item["wrong"]
+    if not isinstance(wrong, list) or len(wrong) != 3:
+        raise QuizError(f"{where}: 誤答はちょうど 3 つ")
+    for w in wrong:
+        if not isinstance(w, dict) or set(w) != {"text", "why"} or not all(isinstance(w[k], str) and w[k].strip() for k in w):
+            raise QuizError(f"{where}: 誤答は {{text, why}} の空でない文字列")
+    texts = [item["answer"]] + [w["text"] for w in wrong]
+    if len({t.strip() for t in texts}) != 4:
+        raise QuizError(f"{where}: 4 つの選択肢が区別できません")
+    if not isinstance(item["keywords"], list) or not all(isinstance(k, str) for k in item["keywords"]):
+        raise QuizError(f"{where}: keywords は文字列のリスト")
+
+
+@lru_cache(maxsize=1)
+def bank() -> dict[str, list[dict]]:
+    """{topic: [validated items]} read from quizzes/data/*.json."""
+    out: dict[str, list[dict]] = {}
+    seen: set[str] = set()
+    for path in sorted(DATA_DIR.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        topic = data.get("topic")
+        if topic not in TOPICS or path.stem != topic:
+            raise QuizError(f"{path.name}: topic {topic!r} がファイル名または既知のトピックと合いません")
+        for item in data["questions"]:
+            validate_item(item, topic)
+            if item["id"] in seen:
+                raise QuizError(f"{path.name}: id {item['id']} が重複しています")
+            seen.add(item["id"])
+            out.setdefault(topic, []).append(item)
+    return out
+
+
+def _draft_fn(item: dict, topic: str):
+    where = f"{topic}:{item['id']}"
+
+    def draft(rng) -> Draft:  # the seed only shuffles the choices (done by the registry)
+        return Draft(
+            stem=_fill(item["stem"], where),
+            correct=_fill(item["answer"], where),
+            wrong=tuple((_fill(w["text"], where), _fill(w["why"], where)) for w in item["wrong"]),
+            explanation=_fill(item["explanation"], where),
+        )
+    return draft
+
+
+def keywords_covered() -> dict[str, int]:
+    """How many bank questions name each syllabus keyword."""
+    counts: dict[str, int] = {}
+    for items in bank().values():
+        for item in items:
+            for kw in item["keywords"]:
+                counts[kw] = counts.get(kw, 0) + 1
+    return counts
+
+
+for _topic, _items in bank().items():
+    for _item in _items:
+        register(f"kb.{_item['id']}", _topic, _draft_fn(_item, _topic), kind="knowledge")

@@ -1,0 +1,7 @@
+"""tutor: the NumPy engine behind every number the app shows.
+
+Pure functions of float64 arrays: no streamlit, no pandas, no global state, inputs never
+mutated, randomness only from a passed ``np.random.Generator``.
+"""
+from . import textbook
+from .core import *  # noqa: F401,F403

@@ -1,0 +1,389 @@
+"""Core of the engine: softmax, (scaled dot-product) attention, masks, multi-head attention.
+
+Conventions (those of the seeds):
+- one token per ROW: X is (n, d_model);
+- weights multiply on the right: Q = X @ W_Q;
+- softmax runs along the last axis (each row sums to 1);
+- everything is float64, inputs are never mutated, errors are ``ValueError`` with a
+  Japanese message that names the shapes or the problem.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "as_matrix",
+    "softmax",
+    "NaiveAttentionResult",
+    "naive_attention",
+    "QKV",
+    "project_qkv",
+    "AttentionResult",
+    "attention",
+    "causal_mask",
+    "padding_mask",
+    "additive_mask",
+    "mask_after_softmax",
+    "MultiHeadResult",
+    "split_heads",
+    "merge_heads",
+    "multi_head_attention",
+    "multi_head_attention_per_head",
+    "CrossAttentionResult",
+    "cross_attention",
+    "head_dim",
+]
+
+
+# ---------------------------------------------------------------------------
+# input checking
+# ---------------------------------------------------------------------------
+def as_matrix(x, name: str = "入力", *, ndim: int | tuple[int, ...] | None = None) -> np.ndarray:
+    """Return ``x`` as a float64 array (a copy is never needed: we do not write to it).
+
+    Raises ValueError (Japanese) for: non-numeric entries, empty arrays, NaN/inf,
+    and a wrong number of dimensions when ``ndim`` is given.
+    """
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} に数値でない値が含まれています。") from exc
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if arr.ndim not in allowed:
+            want = " または ".join(f"{d} 次元" for d in allowed)
+            raise ValueError(f"{name} は {want} の配列が必要ですが、形は {arr.shape}（{arr.ndim} 次元）です。")
+    if arr.size == 0:
+        raise ValueError(f"{name} が空です（形 {arr.shape}）。少なくとも 1 つの値が必要です。")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} に NaN または無限大（inf）が含まれています。有限の数値を入れてください。")
+    return arr
+
+
+# ---------------------------------------------------------------------------
+# softmax
+# ---------------------------------------------------------------------------
+def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
+    """Numerically stable softmax.
+
+        softmax(x)_i = exp((x_i - max_j x_j) / T) / sum_j exp((x_j - max_j x_j) / T)
+
+    Subtracting the row max changes nothing mathematically but keeps exp() from
+    overflowing: softmax([1000, 1001]) = (0.269, 0.731). Entries equal to -inf get an
+    exact 0 (this is how masks work). A row whose entries are all -inf has no valid
+    key and raises ValueError; NaN or +inf raise too.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if x.size == 0:
+        raise ValueError(f"softmax の入力が空です（形 {x.shape}）。")
+    if np.isnan(x).any() or np.isposinf(x).any():
+        raise ValueError("softmax の入力に NaN または +∞ が含まれています。")
+    temperature = float(temperature)
+    if not np.isfinite(temperature) or temperature <= 0:
+        raise ValueError(f"温度 T は正の有限な数でなければなりません（T = {temperature}）。")
+    row_max = np.max(x, axis=axis, keepdims=True)
+    if np.isneginf(row_max).any():
+        raise ValueError("すべての要素が −∞（全部マスク）の行があります。少なくとも 1 つは見てよい位置が必要です。")
+    e = np.exp((x - row_max) / temperature)  # max → exp(0) = 1, -inf → exactly 0
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+# ---------------------------------------------------------------------------
+# naive self-attention (8.2): no learned weights at all
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class NaiveAttentionResult:
+    scores: np.ndarray   # (n, n)  S = X Xᵀ (symmetric)
+    weights: np.ndarray  # (n, n)  A = softmax(S), rows sum to 1
+    output: np.ndarray   # (n, d)  Z = A X
+
+
+def naive_attention(x) -> NaiveAttentionResult:
+    """Naive self-attention: S = X·Xᵀ, A = softmax(S), Z = A·X.
+
+    x: (n, d) one embedding per row. Returns every intermediate.
+    """
+    x = as_matrix(x, "埋め込み X", ndim=2)
+    scores = x @ x.T                 # (n, n)
+    weights = softmax(scores)        # (n, n)
+    output = weights @ x             # (n, d)
+    return NaiveAttentionResult(scores, weights, output)
+
+
+# ---------------------------------------------------------------------------
+# Q / K / V projections (8.3)
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class QKV:
+    q: np.ndarray  # (n, d_k)
+    k: np.ndarray  # (n, d_k)
+    v: np.ndarray  # (n, d_v)
+
+
+def _check_matmul(a: np.ndarray, b: np.ndarray, a_name: str, b_name: str) -> None:
+    if a.shape[-1] != b.shape[0]:
+        raise ValueError(
+            f"{a_name}（形 {a.shape}）と {b_name}（形 {b.shape}）は掛けられません："
+            f"{a_name} の列数 {a.shape[-1]} と {b_name} の行数 {b.shape[0]} が一致しません。"
+        )
+
+
+def project_qkv(x, w_q, w_k, w_v) -> QKV:
+    """Q = X·W_Q, K = X·W_K, V = X·W_V.
+
+    x: (n, d_model); w_q, w_k: (d_model, d_k); w_v: (d_model, d_v).
+    """
+    x = as_matrix(x, "X", ndim=2)
+    w_q = as_matrix(w_q, "W_Q", ndim=2)
+    w_k = as_matrix(w_k, "W_K", ndim=2)
+    w_v = as_matrix(w_v, "W_V", ndim=2)
+    for w, name in ((w_q, "W_Q"), (w_k, "W_K"), (w_v, "W_V")):
+        _check_matmul(x, w, "X", name)
+    if w_q.shape[1] != w_k.shape[1]:
+        raise ValueError(
+            f"W_Q の列数（d_k = {w_q.shape[1]}）と W_K の列数（{w_k.shape[1]}）が違います。"
+            "クエリとキーは同じ次元 d_k でないと内積がとれません。"
+        )
+    return QKV(q=x @ w_q, k=x @ w_k, v=x @ w_v)  # (n, d_k), (n, d_k), (n, d_v)
+
+
+# ---------------------------------------------------------------------------
+# masks
+# ---------------------------------------------------------------------------
+def causal_mask(n: int) -> np.ndarray:
+    """(n, n) bool; mask[i, j] is True when query i may attend to key j, i.e. j <= i."""
+    n = int(n)
+    if n <= 0:
+        raise ValueError(f"系列長 n は 1 以上が必要です（n = {n}）。")
+    return np.tril(np.ones((n, n), dtype=bool))
+
+
+def padding_mask(valid_lengths, n: int) -> np.ndarray:
+    """Mask that hides padding keys.
+
+    valid_lengths: an int (one sequence) or a 1-D sequence of ints (a batch).
+    Returns (n, n) for an int, (b, n, n) for a sequence; mask[..., i, j] = (j < length).
+    """
+    n = int(n)
+    lengths = np.asarray(valid_lengths)
+    if lengths.size == 0 or not np.issubdtype(lengths.dtype, np.integer):
+        raise ValueError(f"有効長は整数で指定してください（{valid_lengths!r}）。")
+    if (lengths < 1).any() or (lengths > n).any():
+        raise ValueError(f"有効長は 1 以上 n = {n} 以下でなければなりません（{lengths.tolist()}）。")
+    keys_ok = np.arange(n) < lengths[..., None]           # (..., n)
+    return np.broadcast_to(keys_ok[..., None, :], lengths.shape + (n, n)).copy()  # (..., n, n)
+
+
+def additive_mask(mask) -> np.ndarray:
+    """Bool mask (True = may attend) → the additive form M: 0 where allowed, -inf elsewhere."""
+    mask = np.asarray(mask, dtype=bool)
+    return np.where(mask, 0.0, -np.inf)
+
+
+def mask_after_softmax(weights, mask) -> np.ndarray:
+    """The classic MISTAKE, kept for the pages and quizzes: zero the weights after softmax.
+
+    Rows then no longer sum to 1 (the mass that was on the future is simply lost).
+    """
+    return np.where(np.asarray(mask, dtype=bool), np.asarray(weights, dtype=np.float64), 0.0)
+
+
+# ---------------------------------------------------------------------------
+# scaled dot-product attention (8.5)
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class AttentionResult:
+    scores: np.ndarray   # (..., n_q, n_k)  Q Kᵀ
+    scaled: np.ndarray   # (..., n_q, n_k)  Q Kᵀ / √d_k   (equal to scores when scale=False)
+    masked: np.ndarray   # (..., n_q, n_k)  scaled + M    (-inf where masked)
+    weights: np.ndarray  # (..., n_q, n_k)  softmax(masked), rows sum to 1
+    output: np.ndarray   # (..., n_q, d_v)  weights · V
+    divisor: float       # √d_k (1.0 when scale=False)
+
+
+def attention(q, k, v, mask=None, *, scale: bool = True) -> AttentionResult:
+    """Scaled dot-product attention with every intermediate.
+
+        Attention(Q, K, V) = softmax(Q Kᵀ / √d_k + M) V
+
+    q: (..., n_q, d_k), k: (..., n_k, d_k), v: (..., n_k, d_v);
+    mask: bool, broadcastable to (..., n_q, n_k), True = may attend (M = 0 there, -inf elsewhere).
+    scale=False is the "forgot √d_k" variant.
+    """
+    q = as_matrix(q, "Q", ndim=(2, 3, 4))
+    k = as_matrix(k, "K", ndim=(2, 3, 4))
+    v = as_matrix(v, "V", ndim=(2, 3, 4))
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(
+            f"Q（形 {q.shape}）と K（形 {k.shape}）の最後の次元 d_k が一致しません"
+            f"（{q.shape[-1]} と {k.shape[-1]}）。内積 QKᵀ がとれません。"
+        )
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(
+            f"K（形 {k.shape}）と V（形 {v.shape}）のトークン数が一致しません"
+            f"（{k.shape[-2]} と {v.shape[-2]}）。キーとバリューは同じ数だけ必要です。"
+        )
+    d_k = q.shape[-1]
+    divisor = float(np.sqrt(d_k)) if scale else 1.0
+    scores = q @ np.swapaxes(k, -1, -2)                      # (..., n_q, n_k)
+    scaled = scores / divisor                                # (..., n_q, n_k)
+    if mask is None:
+        masked = scaled
+    else:
+        mask = np.asarray(mask, dtype=bool)
+        try:
+            np.broadcast_shapes(mask.shape, scaled.shape)
+        except ValueError:
+            raise ValueError(
+                f"マスクの形 {mask.shape} がスコアの形 {scaled.shape} に合いません。"
+            ) from None
+        if not mask.any(axis=-1).all():
+            raise ValueError("すべてのキーがマスクされた行があります。少なくとも 1 つは見てよいキーが必要です。")
+        masked = scaled + additive_mask(mask)                # (..., n_q, n_k), -inf where hidden
+    weights = softmax(masked, axis=-1)                       # (..., n_q, n_k)
+    output = weights @ v                                     # (..., n_q, d_v)
+    return AttentionResult(scores, scaled, masked, weights, output, divisor)
+
+
+# ---------------------------------------------------------------------------
+# multi-head attention (8.9)
+# ---------------------------------------------------------------------------
+def head_dim(d_model: int, n_heads: int) -> int:
+    """d_k = d_model / h; raises ValueError (Japanese) when h does not divide d_model."""
+    d_model, n_heads = int(d_model), int(n_heads)
+    if n_heads <= 0 or d_model <= 0:
+        raise ValueError(f"d_model と ヘッド数 h は 1 以上が必要です（d_model = {d_model}, h = {n_heads}）。")
+    if d_model % n_heads != 0:
+        raise ValueError(
+            f"d_model = {d_model} はヘッド数 h = {n_heads} で割り切れません。"
+            f"d_k = d_model / h が整数になる組み合わせを選んでください。"
+        )
+    return d_model // n_heads
+
+
+def split_heads(x: np.ndarray, n_heads: int) -> np.ndarray:
+    """(n, h·d) → (h, n, d): head i takes columns i·d … (i+1)·d - 1."""
+    n, d_total = x.shape
+    d = head_dim(d_total, n_heads)
+    return x.reshape(n, n_heads, d).transpose(1, 0, 2)      # (h, n, d)
+
+
+def merge_heads(x: np.ndarray) -> np.ndarray:
+    """(h, n, d) → (n, h·d): the concatenation Concat(head_1, …, head_h)."""
+    h, n, d = x.shape
+    return x.transpose(1, 0, 2).reshape(n, h * d)           # (n, h·d)
+
+
+@dataclass(frozen=True)
+class MultiHeadResult:
+    q: np.ndarray             # (h, n_q, d_k)
+    k: np.ndarray             # (h, n_k, d_k)
+    v: np.ndarray             # (h, n_k, d_v)
+    heads: AttentionResult    # batched over heads: .weights (h, n_q, n_k), .output (h, n_q, d_v)
+    concat: np.ndarray        # (n_q, h·d_v)
+    output: np.ndarray        # (n_q, d_model) = concat · W_O
+
+    @property
+    def weights(self) -> np.ndarray:  # (h, n_q, n_k)
+        return self.heads.weights
+
+    @property
+    def head_outputs(self) -> np.ndarray:  # (h, n_q, d_v)
+        return self.heads.output
+
+    @property
+    def n_heads(self) -> int:
+        return self.heads.weights.shape[0]
+
+
+def _mha_from_heads(q, k, v, w_o, mask) -> MultiHeadResult:
+    # q (h, n_q, d_k), k (h, n_k, d_k), v (h, n_k, d_v)
+    heads = attention(q, k, v, mask)                          # weights (h, n_q, n_k)
+    concat = merge_heads(heads.output)                        # (n_q, h·d_v)
+    w_o = as_matrix(w_o, "W_O", ndim=2)
+    _check_matmul(concat, w_o, "Concat(head_1…head_h)", "W_O")
+    return MultiHeadResult(q, k, v, heads, concat, concat @ w_o)  # output (n_q, d_model)
+
+
+def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads: int, mask=None, *, x_kv=None) -> MultiHeadResult:
+    """Multi-head attention in the paper's form: full d_model×d_model matrices split into h heads.
+
+        head_i = Attention(X W_Q[:, i], X W_K[:, i], X W_V[:, i])   (column block i, width d_k = d_model/h)
+        MultiHead(X) = Concat(head_1, …, head_h) W_O
+
+    x: (n, d_model); w_q, w_k, w_v: (d_model, d_model); w_o: (d_model, d_model).
+    x_kv: optional (n_k, d_model) source of keys/values (cross-attention); defaults to x.
+    """
+    x = as_matrix(x, "X", ndim=2)
+    x_kv = x if x_kv is None else as_matrix(x_kv, "エンコーダ出力", ndim=2)
+    head_dim(x.shape[1], n_heads)
+    w_q = as_matrix(w_q, "W_Q", ndim=2)
+    w_k = as_matrix(w_k, "W_K", ndim=2)
+    w_v = as_matrix(w_v, "W_V", ndim=2)
+    _check_matmul(x, w_q, "X", "W_Q")
+    _check_matmul(x_kv, w_k, "X", "W_K")
+    _check_matmul(x_kv, w_v, "X", "W_V")
+    q = split_heads(x @ w_q, n_heads)                         # (h, n_q, d_k)
+    k = split_heads(x_kv @ w_k, n_heads)                      # (h, n_k, d_k)
+    v = split_heads(x_kv @ w_v, n_heads)                      # (h, n_k, d_v)
+    return _mha_from_heads(q, k, v, w_o, mask)
+
+
+def multi_head_attention_per_head(x, head_weights, w_o, mask=None, *, x_kv=None) -> MultiHeadResult:
+    """Multi-head attention in the seed's form: each head owns W_Q^(i), W_K^(i), W_V^(i).
+
+        head_i = Attention(X W_Q^(i), X W_K^(i), X W_V^(i));  MultiHead(X) = Concat(head_1…head_h) W_O
+
+    head_weights: sequence of h triples (w_q (d_model, d_k), w_k (d_model, d_k), w_v (d_model, d_v)),
+    all heads of the same shapes; w_o: (h·d_v, d_model).
+    """
+    x = as_matrix(x, "X", ndim=2)
+    x_kv = x if x_kv is None else as_matrix(x_kv, "エンコーダ出力", ndim=2)
+    if len(head_weights) == 0:
+        raise ValueError("ヘッドが 1 つもありません。")
+    qs, ks, vs = [], [], []
+    for i, (w_q, w_k, w_v) in enumerate(head_weights, start=1):
+        qs.append(project_qkv(x, w_q, w_k, w_v).q)            # (n_q, d_k)
+        kv = project_qkv(x_kv, w_q, w_k, w_v)
+        ks.append(kv.k)                                       # (n_k, d_k)
+        vs.append(kv.v)                                       # (n_k, d_v)
+        if qs[-1].shape[1] != qs[0].shape[1] or vs[-1].shape[1] != vs[0].shape[1]:
+            raise ValueError(f"ヘッド {i} の行列の形がヘッド 1 と違います。全ヘッドで同じ d_k, d_v にしてください。")
+    return _mha_from_heads(np.stack(qs), np.stack(ks), np.stack(vs), w_o, mask)
+
+
+# ---------------------------------------------------------------------------
+# cross-attention = Source-Target Attention
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CrossAttentionResult:
+    q: np.ndarray             # (n_tgt, d_k)  from the decoder
+    k: np.ndarray             # (n_src, d_k)  from the encoder
+    v: np.ndarray             # (n_src, d_v)  from the encoder
+    attn: AttentionResult     # .weights (n_tgt, n_src)
+
+    @property
+    def weights(self) -> np.ndarray:
+        return self.attn.weights
+
+    @property
+    def output(self) -> np.ndarray:
+        return self.attn.output
+
+
+def cross_attention(x_dec, x_enc, w_q, w_k, w_v, mask=None, *, scale: bool = True) -> CrossAttentionResult:
+    """Source-Target Attention: Q = X_dec W_Q, K = X_enc W_K, V = X_enc W_V.
+
+    x_dec: (n_tgt, d_model), x_enc: (n_src, d_model) → weights (n_tgt, n_src), output (n_tgt, d_v).
+    """
+    x_dec = as_matrix(x_dec, "デコーダ側の入力", ndim=2)
+    x_enc = as_matrix(x_enc, "エンコーダ側の入力", ndim=2)
+    if x_dec.shape[1] != x_enc.shape[1]:
+        raise ValueError(
+            f"デコーダ側（形 {x_dec.shape}）とエンコーダ側（形 {x_enc.shape}）の d_model が一致しません。"
+        )
+    q = project_qkv(x_dec, w_q, w_k, w_v).q               # (n_tgt, d_k)
+    kv = project_qkv(x_enc, w_q, w_k, w_v)                 # k (n_src, d_k), v (n_src, d_v)
+    return CrossAttentionResult(q, kv.k, kv.v, attention(q, kv.k, kv.v, mask, scale=scale))

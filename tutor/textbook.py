@@ -1,0 +1,66 @@
+"""The worked examples of the source documents, as named constants (inputs only).
+
+Every RESULT shown to a learner is computed from these by the engine; nothing here is an
+answer. Notation: one token per row, weights on the right (Q = X W_Q).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def _ro(rows) -> np.ndarray:
+    """float64 array that cannot be written to (shared constants must stay constant)."""
+    arr = np.array(rows, dtype=np.float64)
+    arr.flags.writeable = False
+    return arr
+
+
+# --- chapter 8: 猫・魚・それ (d_model = 4) --------------------------------------------
+TOKENS = ("猫", "魚", "それ")
+X = _ro([[1, 0, 1, 0],    # 猫
+         [0, 1, 0, 1],    # 魚
+         [1, 1, 0, 0]])   # それ
+D_MODEL = 4
+
+# 8.6: one head with d_k = d_v = 2
+W_Q = _ro([[0, 1], [0, 1], [2, 0], [1, 0]])
+W_K = _ro([[1, -1], [0, 1], [1, 1], [0, 1]])
+W_V = _ro([[1, 0], [0, 1], [1, 0], [0, 1]])
+D_K = 2
+
+# 8.9: the second head ("look at the previous token"); the seed gives its weights and
+# values directly rather than its W matrices.
+HEAD2_WEIGHTS = _ro([[0.90, 0.05, 0.05],
+                     [0.80, 0.10, 0.10],
+                     [0.10, 0.80, 0.10]])
+HEAD2_VALUES = _ro([[1, 0], [1, 2], [1, 1]])
+W_O = _ro([[1, 0, 0, 0],
+           [0, 1, 0, 0],
+           [0, 1, 1, 0],
+           [1, 0, 0, 1]])
+
+# 8.4: the scores used to show softmax saturation
+SATURATION_SCORES = (_ro([2, 1, 0]), _ro([20, 10, 0]), _ro([16, 8, 0]))
+SATURATION_D_K = 64
+
+# --- G検定 page (004): one query, three keys, d_k = 2 ----------------------------------
+G_QUERY = _ro([[1, 0]])
+G_KEYS = _ro([[1, 0], [0, 1], [1, 1]])
+G_VALUES = _ro([[2, 0], [0, 4], [1, 1]])
+G_MASK_KEY3 = np.array([[True, True, False]])
+G_MASK_KEY3.flags.writeable = False
+
+# --- the paper (Attention Is All You Need) ---------------------------------------------
+PAPER_D_MODEL = 512
+PAPER_HEADS = 8
+PAPER_LAYERS = 6
+PAPER_D_FF = 2048
+PE_BASE = 10000.0
+
+# --- temperature example (logits over a 3-word vocabulary) --------------------------------
+TEMPERATURE_LOGITS = _ro([2, 1, 0])
+TEMPERATURES = (1.0, 0.5, 2.0)
+
+# --- cost example (Table 1) --------------------------------------------------------------
+COST_N = 100
+COST_D = 512
