@@ -1,0 +1,337 @@
+"""The output side: from logits over the vocabulary to the next token.
+
+    P(token = j) = softmax(z / T)_j          (z: logits, T: temperature)
+
+Then one of the choice rules picks the next token:
+
+- greedy:  the most probable token (ties → the lowest index);
+- sample:  draw from the whole distribution;
+- top-k:   keep the k most probable tokens, renormalise, draw;
+- top-p:   (nucleus) keep the smallest set of most probable tokens whose total
+           probability is ≥ p, renormalise, draw.
+
+Draws use inverse-CDF sampling with ONE uniform number u ~ U[0, 1) taken from the passed
+``np.random.Generator``: the kept tokens are lined up in rank order (most probable first,
+ties by lowest index), their renormalised probabilities are accumulated, and the first
+token whose cumulative probability exceeds u is chosen. Every choice returns ``u``, the
+kept set and the renormalised distribution, so a page can show each step.
+
+``generate`` repeats "logits → probabilities → choice → append" and records every step.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .core import softmax
+
+__all__ = [
+    "STRATEGIES",
+    "probabilities",
+    "Choice",
+    "greedy",
+    "sample",
+    "top_k_sample",
+    "top_p_sample",
+    "choose",
+    "GenerationStep",
+    "GenerationResult",
+    "generate",
+]
+
+#: strategy names accepted by ``choose`` and ``generate``
+STRATEGIES = ("greedy", "sample", "top_k", "top_p")
+
+# 確率の合計が 1 かどうかの許容誤差、top-p の累積比較での丸め誤差の許容
+_SUM_TOL = 1e-6
+_CUM_TOL = 1e-12
+
+
+# ---------------------------------------------------------------------------
+# checks
+# ---------------------------------------------------------------------------
+def _check_temperature(temperature) -> float:
+    try:
+        t = float(temperature)
+    except (TypeError, ValueError):
+        raise ValueError(f"温度 T は数値で指定してください（T = {temperature!r}）。") from None
+    if not np.isfinite(t) or t <= 0:
+        raise ValueError(f"温度 T は 0 より大きい有限の数でなければなりません（T = {temperature}）。")
+    return t
+
+
+def _check_logits(logits, name: str = "ロジット") -> np.ndarray:
+    try:
+        z = np.asarray(logits, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} に数値でない値が含まれています。") from None
+    if z.ndim != 1:
+        raise ValueError(f"{name} は語彙サイズの長さをもつ 1 次元の配列が必要ですが、形は {z.shape} です。")
+    if z.size == 0:
+        raise ValueError(f"{name} が空です。語彙が 1 つ以上必要です。")
+    if np.isnan(z).any() or np.isposinf(z).any():
+        raise ValueError(f"{name} に NaN または +∞ が含まれています。")
+    if np.isneginf(z).all():
+        raise ValueError(f"{name} がすべて −∞ です。選べるトークンが 1 つもありません。")
+    return z
+
+
+def _check_probs(probs) -> np.ndarray:
+    try:
+        pr = np.asarray(probs, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("確率分布に数値でない値が含まれています。") from None
+    if pr.ndim != 1 or pr.size == 0:
+        raise ValueError(f"確率分布は空でない 1 次元の配列が必要ですが、形は {pr.shape} です。")
+    if not np.all(np.isfinite(pr)):
+        raise ValueError("確率分布に NaN または無限大が含まれています。")
+    if (pr < 0).any():
+        raise ValueError(f"確率分布に負の値があります（最小値 {pr.min():.4g}）。確率は 0 以上です。")
+    total = float(pr.sum())
+    if abs(total - 1.0) > _SUM_TOL:
+        raise ValueError(f"確率分布の合計が 1 になっていません（合計 {total:.6g}）。softmax を通した値を渡してください。")
+    return pr
+
+
+def _check_k(k, vocab: int) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        if isinstance(k, (float, np.floating)) and float(k).is_integer():
+            k = int(k)
+        else:
+            raise ValueError(f"top-k の k は整数で指定してください（k = {k!r}）。")
+    k = int(k)
+    if k < 1:
+        raise ValueError(f"top-k の k は 1 以上が必要です（k = {k}）。")
+    return min(k, vocab)  # k ≥ 語彙サイズ なら全トークンを残す（＝ふつうのサンプリング）
+
+
+def _check_p(p) -> float:
+    try:
+        p = float(p)
+    except (TypeError, ValueError):
+        raise ValueError(f"top-p の p は数値で指定してください（p = {p!r}）。") from None
+    if not (0.0 < p <= 1.0):
+        raise ValueError(f"top-p の p は 0 より大きく 1 以下でなければなりません（p = {p}）。")
+    return p
+
+
+def _check_rng(rng) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(
+            "サンプリングには乱数生成器 np.random.Generator が必要です"
+            "（例: np.random.default_rng(0)）。同じシードなら同じ結果になります。"
+        )
+    return rng
+
+
+# ---------------------------------------------------------------------------
+# temperature
+# ---------------------------------------------------------------------------
+def probabilities(logits, temperature: float = 1.0) -> np.ndarray:
+    """Next-token distribution with temperature: P = softmax(z / T).
+
+    logits: (vocab,) (or (..., vocab); softmax along the last axis).
+    T < 1 sharpens the distribution (T → 0: greedy), T > 1 flattens it (T → ∞: uniform).
+    Logits equal to −∞ get probability exactly 0.
+    """
+    t = _check_temperature(temperature)
+    z = np.asarray(logits, dtype=np.float64)
+    if z.ndim == 1:
+        z = _check_logits(z)
+    return softmax(z / t, axis=-1)                        # (..., vocab)
+
+
+# ---------------------------------------------------------------------------
+# choice rules
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Choice:
+    """One next-token decision, with everything needed to display it."""
+
+    strategy: str              # "greedy" | "sample" | "top_k" | "top_p"
+    index: int                 # the chosen token id
+    probs: np.ndarray          # (vocab,) the distribution we started from
+    ranking: np.ndarray        # (vocab,) token ids, most probable first (ties: lowest id first)
+    kept: np.ndarray           # (m,) kept token ids, in rank order
+    kept_mass: float           # Σ probs[kept] before renormalising
+    distribution: np.ndarray   # (vocab,) renormalised: probs / kept_mass on kept, 0 elsewhere
+    cumulative: np.ndarray     # (m,) cumulative renormalised probability along `kept`
+    u: float | None            # the uniform random number drawn (None for greedy)
+
+    @property
+    def chosen(self) -> int:
+        return self.index
+
+
+def _rank(probs: np.ndarray) -> np.ndarray:
+    """Token ids sorted by probability, largest first; a stable sort keeps ties by lowest id."""
+    return np.argsort(-probs, kind="stable")             # (vocab,)
+
+
+def _draw(strategy: str, probs: np.ndarray, ranking: np.ndarray, m: int, rng) -> Choice:
+    """Renormalise over the first m ranked tokens and draw one by inverse CDF."""
+    kept = ranking[:m]                                    # (m,)
+    mass = float(probs[kept].sum())
+    distribution = np.zeros_like(probs)                   # (vocab,)
+    distribution[kept] = probs[kept] / mass
+    cumulative = np.cumsum(distribution[kept])            # (m,)
+    if rng is None:  # greedy: no randomness at all
+        return Choice(strategy, int(kept[0]), probs, ranking, kept, mass, distribution, cumulative, None)
+    u = float(_check_rng(rng).random())
+    pos = int(np.searchsorted(cumulative, u, side="right"))  # 最初に累積確率 > u となる位置
+    positive = np.flatnonzero(distribution[kept] > 0)
+    pos = min(pos, int(positive[-1]))                     # 丸め誤差で u ≥ 累積の最後 のときの保険
+    return Choice(strategy, int(kept[pos]), probs, ranking, kept, mass, distribution, cumulative, u)
+
+
+def greedy(probs) -> Choice:
+    """Greedy decoding: argmax_j P_j; ties go to the lowest token id. Uses no randomness."""
+    pr = _check_probs(probs)
+    return _draw("greedy", pr, _rank(pr), 1, None)
+
+
+def sample(probs, rng: np.random.Generator) -> Choice:
+    """Plain sampling: draw j with probability P_j (all tokens kept)."""
+    pr = _check_probs(probs)
+    _check_rng(rng)
+    return _draw("sample", pr, _rank(pr), pr.size, rng)
+
+
+def top_k_sample(probs, k: int, rng: np.random.Generator) -> Choice:
+    """Top-k sampling: keep the k most probable tokens, P'_j = P_j / Σ_{kept} P, draw from P'.
+
+    k ≥ vocab keeps every token. Ties at the k-th place keep the lowest ids.
+    """
+    pr = _check_probs(probs)
+    k = _check_k(k, pr.size)
+    _check_rng(rng)
+    return _draw("top_k", pr, _rank(pr), k, rng)
+
+
+def top_p_sample(probs, p: float, rng: np.random.Generator) -> Choice:
+    """Top-p (nucleus) sampling.
+
+    Sort by probability; keep the smallest prefix whose cumulative probability is ≥ p;
+    renormalise over that prefix (P'_j = P_j / Σ_{kept} P) and draw from P'.
+    p = 1 keeps every token with non-zero probability.
+    """
+    pr = _check_probs(probs)
+    p = _check_p(p)
+    _check_rng(rng)
+    ranking = _rank(pr)                                   # (vocab,)
+    cum = np.cumsum(pr[ranking])                          # (vocab,)
+    reached = cum >= p - _CUM_TOL                         # 丸め誤差で 0.9999999 < 1 とならないように
+    m = int(np.argmax(reached)) + 1 if reached.any() else pr.size
+    return _draw("top_p", pr, ranking, m, rng)
+
+
+def choose(probs, strategy: str = "greedy", rng: np.random.Generator | None = None, *,
+           k: int | None = None, p: float | None = None) -> Choice:
+    """Dispatch by name: "greedy", "sample", "top_k" (needs k), "top_p" (needs p)."""
+    if strategy == "greedy":
+        return greedy(probs)
+    if strategy == "sample":
+        return sample(probs, rng)
+    if strategy == "top_k":
+        if k is None:
+            raise ValueError("top_k 戦略には k を指定してください。")
+        return top_k_sample(probs, k, rng)
+    if strategy == "top_p":
+        if p is None:
+            raise ValueError("top_p 戦略には p を指定してください。")
+        return top_p_sample(probs, p, rng)
+    raise ValueError(f"選び方 {strategy!r} は知りません。{', '.join(STRATEGIES)} のどれかを指定してください。")
+
+
+# ---------------------------------------------------------------------------
+# autoregressive generation
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GenerationStep:
+    step: int                  # 0, 1, 2, …
+    ids: tuple[int, ...]       # the sequence fed to the model at this step
+    logits: np.ndarray         # (vocab,)
+    probs: np.ndarray          # (vocab,) softmax(logits / T)
+    choice: Choice
+
+    @property
+    def chosen(self) -> int:
+        return self.choice.index
+
+    @property
+    def kept(self) -> np.ndarray:  # (m,)
+        return self.choice.kept
+
+
+@dataclass(frozen=True)
+class GenerationResult:
+    prompt_ids: tuple[int, ...]
+    ids: tuple[int, ...]                   # prompt + generated tokens
+    steps: tuple[GenerationStep, ...]      # one per generated token
+    stopped_at_eos: bool
+
+    @property
+    def generated(self) -> tuple[int, ...]:
+        return self.ids[len(self.prompt_ids):]
+
+
+def _check_ids(ids, name: str) -> tuple[int, ...]:
+    arr = np.asarray(ids)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} はトークン ID の空でない 1 次元の列が必要です（形 {arr.shape}）。")
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"{name} のトークン ID は整数でなければなりません。")
+    return tuple(int(i) for i in arr)
+
+
+def generate(next_logits: Callable[[Sequence[int]], np.ndarray], prompt_ids, n_steps: int,
+             strategy: str = "greedy", rng: np.random.Generator | None = None,
+             temperature: float = 1.0, k: int | None = None, p: float | None = None,
+             eos_id: int | None = None) -> GenerationResult:
+    """Autoregressive generation, one token per step.
+
+        for t in 0 … n_steps-1:
+            z_t = next_logits(ids)             (vocab,)
+            P_t = softmax(z_t / T)
+            y_t = choose(P_t, strategy)        greedy / sample / top_k / top_p
+            ids = ids + (y_t,)                 stop early when y_t == eos_id
+
+    next_logits: a pure function from the ids so far to the logits of the next token.
+    Same rng seed → same sequence. Every step is recorded in ``.steps``.
+    """
+    ids = _check_ids(prompt_ids, "プロンプト")
+    if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 0:
+        raise ValueError(f"生成するステップ数は 0 以上の整数が必要です（{n_steps!r}）。")
+    if strategy not in STRATEGIES:
+        raise ValueError(f"選び方 {strategy!r} は知りません。{', '.join(STRATEGIES)} のどれかを指定してください。")
+    t = _check_temperature(temperature)
+    if strategy != "greedy":
+        _check_rng(rng)
+    if strategy == "top_k":
+        if k is None:
+            raise ValueError("top_k 戦略には k を指定してください。")
+        _check_k(k, 1)
+    if strategy == "top_p":
+        if p is None:
+            raise ValueError("top_p 戦略には p を指定してください。")
+        _check_p(p)
+    prompt = ids
+    steps: list[GenerationStep] = []
+    vocab = None
+    stopped = False
+    for step in range(int(n_steps)):
+        logits = _check_logits(next_logits(ids), f"ステップ {step} のロジット").copy()  # (vocab,)
+        if vocab is None:
+            vocab = logits.size
+        elif logits.size != vocab:
+            raise ValueError(f"ステップ {step} のロジットの長さ {logits.size} が最初のステップの語彙サイズ {vocab} と違います。")
+        probs = probabilities(logits, t)                  # (vocab,)
+        choice = choose(probs, strategy, rng, k=k, p=p)
+        steps.append(GenerationStep(step, ids, logits, probs, choice))
+        ids = ids + (choice.index,)
+        if eos_id is not None and choice.index == int(eos_id):
+            stopped = True
+            break
+    return GenerationResult(prompt, ids, tuple(steps), stopped)
