@@ -6,3 +6,4 @@ mutated, randomness only from a passed ``np.random.Generator``.
 from . import textbook
 from .core import *  # noqa: F401,F403
 from .position import *  # noqa
+from .sampling import *  # noqa
