@@ -1,0 +1,1 @@
+"""practice: pure-Python study logic (progress, review schedule, mock exam). No streamlit."""

@@ -1,0 +1,59 @@
+"""Helpers for AppTest-based page tests (shared by every page test)."""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+TIMEOUT = 30
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def open_page(path: str, query: dict | None = None, session: dict | None = None) -> AppTest:
+    """Start from app.py (the entrypoint) and switch to ``path`` ("pages/2_qkv.py")."""
+    st.cache_data.clear()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    for k, v in (session or {}).items():
+        at.session_state[k] = v
+    at.run()
+    assert not at.exception, at.exception
+    if query:
+        for k, v in query.items():
+            at.query_params[k] = v
+    at.switch_page(path).run()
+    return at
+
+
+def edit_matrix(at: AppTest, key: str, rows: list[list[str]]) -> AppTest:
+    """What a learner's edit of a ui.matrix_editor produces, then a rerun."""
+    at.session_state[f"{key}__raw"] = rows
+    at.session_state[f"{key}__ver"] = at.session_state[f"{key}__ver"] + 1
+    return at.run()
+
+
+def page_text(at: AppTest) -> str:
+    """Every markdown/caption/latex/alert/metric/dataframe text on the page, joined."""
+    parts = []
+    for kind in ("markdown", "caption", "latex", "success", "info", "warning", "error", "title",
+                 "header", "subheader", "text", "metric", "code"):
+        for el in at.get(kind):
+            parts.append(str(getattr(el, "value", "")))
+            if kind == "metric":
+                parts.append(str(el.label))
+    for df in at.dataframe:
+        parts.append(df.value.to_string())
+    for t in at.get("table"):
+        parts.append(str(t.value))
+    return "\n".join(parts)
+
+
+def chart_data(at: AppTest, index: int = 0) -> pd.DataFrame:
+    """The data behind the index-th altair/vega-lite chart on the page."""
+    proto = at.get("vega_lite_chart")[index].proto
+    frames = [pa.ipc.open_stream(io.BytesIO(ds.data.data)).read_all().to_pandas() for ds in proto.datasets]
+    assert frames, "chart has no dataset"
+    return frames[0]

@@ -1,0 +1,51 @@
+"""ui: the only non-page code that imports streamlit.
+
+Every page starts with ``ui.page("<key>")``: page config, session state, our own sidebar
+(no st.navigation: see shared/design.md), and the visit recorded for the dashboard.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from practice.progress import record_visit
+
+from . import state
+from .nav import LEARNING_KEYS, PAGE_BY_KEY, PAGES, available_pages, next_page, sidebar
+from .quiz import feedback, question_card, quiz_section
+from .widgets import (compute, heatmap, heatmap_chart, heatmap_frame, matrix_editor, matrix_frame,
+                      set_matrix, show_matrix, unique_labels)
+
+__all__ = [
+    "page", "section", "next_link", "PAGES", "PAGE_BY_KEY", "LEARNING_KEYS", "available_pages",
+    "next_page", "quiz_section", "question_card", "feedback", "compute", "heatmap", "heatmap_chart",
+    "heatmap_frame", "matrix_editor", "matrix_frame", "set_matrix", "show_matrix", "unique_labels",
+    "state",
+]
+
+# The rhythm of every learning page: ねらい → 解説 → 手計算 → 可視化 → 試してみよう → 確認クイズ
+SECTIONS = {"aim": "ねらい", "explain": "解説", "hand": "手計算", "visual": "可視化", "try": "試してみよう"}
+
+
+def page(key: str) -> None:
+    """The one shared call at the top of every page (and app.py)."""
+    info = PAGE_BY_KEY[key]
+    st.set_page_config(page_title=f"{info.label} | アテンション・チューター",
+                       page_icon=info.icon or "🔎", layout="centered",
+                       initial_sidebar_state="auto")
+    state.init()
+    state.set_progress(record_visit(state.get_progress(), key))
+    sidebar(key)
+    if key != "home":
+        st.title(info.label)
+
+
+def section(name: str) -> None:
+    """A section heading of the page rhythm: ui.section("aim") → ねらい."""
+    st.header(SECTIONS.get(name, name), divider="gray")
+
+
+def next_link(key: str) -> None:
+    """'次へ' link at the bottom of a learning page."""
+    nxt = next_page(key)
+    if nxt is not None:
+        st.page_link(nxt.path, label=f"次へ：{nxt.label}", icon="➡️")

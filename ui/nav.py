@@ -1,0 +1,93 @@
+"""The page registry (one source of truth for keys, files, labels) and the sidebar."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from quizzes.core import TOPICS
+
+from . import state
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class PageInfo:
+    key: str       # page key = quiz topic for learning pages
+    path: str      # script path relative to the project root
+    label: str     # Japanese label in the sidebar
+    section: str   # "" (home), "学習", "演習"
+    icon: str = ""
+
+    @property
+    def exists(self) -> bool:
+        return (ROOT / self.path).is_file()
+
+    @property
+    def url(self) -> str:
+        """URL path Streamlit gives the page: "pages/2_qkv.py" → "/qkv"."""
+        if self.path == "app.py":
+            return "/"
+        return "/" + Path(self.path).stem.split("_", 1)[1]
+
+
+_LEARNING = [
+    ("naive", "pages/1_naive.py"),
+    ("qkv", "pages/2_qkv.py"),
+    ("scaling", "pages/3_scaling.py"),
+    ("formula", "pages/4_formula.py"),
+    ("multihead", "pages/5_multihead.py"),
+    ("mask", "pages/6_mask.py"),
+    ("position", "pages/7_position.py"),
+    ("block", "pages/8_block.py"),
+    ("encdec", "pages/9_encdec.py"),
+    ("output", "pages/10_output.py"),
+    ("cost", "pages/11_cost.py"),
+    ("training", "pages/12_training.py"),
+]
+
+PAGES: tuple[PageInfo, ...] = (
+    PageInfo("home", "app.py", "ホーム", "", "🏠"),
+    *(PageInfo(key, path, TOPICS[key], "学習") for key, path in _LEARNING),
+    PageInfo("exam", "pages/20_exam.py", "模擬試験", "演習", "⏱️"),
+    PageInfo("review", "pages/21_review.py", "復習と進捗", "演習", "🔁"),
+)
+PAGE_BY_KEY = {p.key: p for p in PAGES}
+LEARNING_KEYS = tuple(key for key, _ in _LEARNING)
+
+
+def available_pages() -> list[PageInfo]:
+    """Pages whose script exists (the sidebar never links to a missing file)."""
+    return [p for p in PAGES if p.exists]
+
+
+def next_page(key: str) -> PageInfo | None:
+    """The page after ``key`` on the learning path (None at the end)."""
+    pages = [p for p in available_pages() if p.section == "学習"]
+    keys = [p.key for p in pages]
+    if key == "home":
+        return pages[0] if pages else None
+    if key in keys and keys.index(key) + 1 < len(pages):
+        return pages[keys.index(key) + 1]
+    return None
+
+
+def sidebar(current: str) -> None:
+    progress = state.get_progress()
+    from practice.progress import topic_stats  # local: keeps ui import light
+
+    stats = topic_stats(progress)
+    with st.sidebar:
+        st.markdown("### アテンション・チューター")
+        section = None
+        for page in available_pages():
+            if page.section != section:
+                section = page.section
+                if section:
+                    st.caption(section)
+            mark = " ✓" if stats.get(page.key, {}).get("mastered") else ""
+            st.page_link(page.path, label=page.label + mark, icon=page.icon or None,
+                         disabled=page.key == current)
+        st.caption("✓ = 直近 5 問中 4 問以上正解したページ")

@@ -1,0 +1,111 @@
+"""The quiz section at the end of every learning page (確認クイズ)."""
+from __future__ import annotations
+
+import secrets
+from urllib.parse import quote
+
+import streamlit as st
+
+import quizzes
+from practice.progress import record_attempt
+from quizzes.core import QuizError, Question
+
+from . import state
+
+SEED_SPACE = 1_000_000
+
+
+def _fresh_ids(topic: str, n: int) -> list[str]:
+    """n question ids for a topic: calculation and knowledge mixed, no generator twice."""
+    rng = secrets.SystemRandom()
+    calc = quizzes.by_topic(topic, "calc")
+    know = quizzes.by_topic(topic, "knowledge")
+    n_know = min(len(know), max(1, n // 3)) if know else 0
+    picks = rng.sample(calc, min(len(calc), n - n_know)) + rng.sample(know, n_know)
+    if len(picks) < n:  # a topic with few generators: fill from whatever is left
+        rest = [g for g in calc + know if g not in picks]
+        picks += rng.sample(rest, min(len(rest), n - len(picks)))
+    rng.shuffle(picks)
+    return [f"{g}#{rng.randrange(SEED_SPACE)}" for g in picks]
+
+
+def question_link(qid: str) -> str:
+    """Relative link that reopens exactly this question on its page ('#' must be escaped)."""
+    return f"?q={quote(qid, safe='')}"
+
+
+def record(question: Question, choice: int, source: str) -> bool:
+    """Store one answer in the session's progress; returns whether it was right."""
+    correct = choice == question.answer
+    state.set_progress(record_attempt(state.get_progress(), question.id, question.topic,
+                                      correct, choice, source))
+    return correct
+
+
+def feedback(question: Question, choice: int) -> None:
+    """Right or wrong, the named mistake behind a wrong choice, and the explanation."""
+    if choice == question.answer:
+        st.success("正解です。", icon="✅")
+    else:
+        st.error(f"不正解です。正解は「{question.choices[question.answer]}」です。", icon="❌")
+        st.warning(f"あなたの選んだ選択肢につながる誤解 — {question.misconceptions[choice]}")
+    st.info(f"**解説** {question.explanation}")
+
+
+def question_card(question: Question, key: str, *, number: int | None = None, source: str = "page") -> None:
+    """One question: stem, radio with nothing preselected, an answer button, feedback, a link."""
+    kind = "計算問題" if question.kind == "calc" else "知識問題"
+    head = f"問{number}" if number is not None else "問"
+    st.markdown(f"**{head}**（{kind}）")
+    st.markdown(question.stem)
+    choice = st.radio("選択肢", options=range(4), index=None, key=f"{key}__choice",
+                      format_func=lambda i: f"{'ABCD'[i]}. {question.choices[i]}",
+                      label_visibility="collapsed")
+    answered_k = f"{key}__answered"
+    if st.button("回答する", key=f"{key}__submit", disabled=choice is None):
+        record(question, int(choice), source)
+        st.session_state[answered_k] = int(choice)
+    if answered_k in st.session_state:
+        feedback(question, st.session_state[answered_k])
+    st.caption(f"[この問題へのリンク]({question_link(question.id)})　id: `{question.id}`")
+
+
+def quiz_section(topic: str, n: int = 3) -> None:
+    """確認クイズ: n fresh questions for the page's topic; ?q=<id> reopens one question."""
+    st.header("確認クイズ", divider="gray")
+    ids_k = f"quiz_{topic}__ids"
+    round_k = f"quiz_{topic}__round"
+    linked = st.query_params.get("q")
+    if linked and st.session_state.get(f"quiz_{topic}__linked") != linked:
+        st.session_state[f"quiz_{topic}__linked"] = linked
+        try:
+            q = quizzes.from_id(linked)
+            if q.topic != topic:
+                raise QuizError("このページの問題ではありません。")
+            st.session_state[ids_k] = [linked] + _fresh_ids(topic, n)[: n - 1]
+            st.session_state[round_k] = st.session_state.get(round_k, 0) + 1
+        except QuizError as exc:
+            st.warning(f"リンクの問題を開けませんでした（{exc}）。新しい問題を出します。")
+    if ids_k not in st.session_state:
+        st.session_state[ids_k] = _fresh_ids(topic, n)
+        st.session_state[round_k] = 0
+    if not st.session_state[ids_k]:
+        st.info("このページの問題はまだありません。")
+        return
+    st.caption("G検定と同じ 4 択です。選んで「回答する」を押すと、正誤と解説が出ます。")
+    rnd = st.session_state[round_k]
+    for i, qid in enumerate(st.session_state[ids_k], start=1):
+        try:
+            question = quizzes.from_id(qid)
+        except QuizError as exc:
+            st.warning(f"問題 {qid} を作れませんでした：{exc}")
+            continue
+        with st.container(border=True):
+            question_card(question, key=f"quiz_{topic}_{rnd}_{i}")
+
+    def new_round() -> None:
+        st.session_state[ids_k] = _fresh_ids(topic, n)
+        st.session_state[round_k] = st.session_state.get(round_k, 0) + 1
+        st.query_params.pop("q", None)
+
+    st.button("新しい問題", key=f"quiz_{topic}__new", on_click=new_round, icon="🔄")

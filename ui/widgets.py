@@ -1,0 +1,165 @@
+"""Shared Streamlit pieces: heatmap, matrix table, matrix editor, guarded engine calls."""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from .validate import CellError, format_number, parse_matrix
+
+
+# ---------------------------------------------------------------------------
+# labels and tables
+# ---------------------------------------------------------------------------
+def unique_labels(labels: Sequence[str]) -> list[str]:
+    """Make repeated token labels distinct ("を", "を②") so that chart axes keep every row."""
+    seen: dict[str, int] = {}
+    out = []
+    for label in map(str, labels):
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label}({seen[label]})")
+    return out
+
+
+def matrix_frame(matrix, row_labels=None, col_labels=None, digits: int = 3) -> pd.DataFrame:
+    """A labelled DataFrame of formatted numbers (strings, so −∞ prints as −∞)."""
+    m = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
+    rows = unique_labels(row_labels) if row_labels is not None else [str(i + 1) for i in range(m.shape[0])]
+    cols = unique_labels(col_labels) if col_labels is not None else [str(j + 1) for j in range(m.shape[1])]
+    return pd.DataFrame([[format_number(v, digits) for v in r] for r in m], index=rows, columns=cols)
+
+
+def show_matrix(matrix, row_labels=None, col_labels=None, *, digits: int = 3, caption: str | None = None) -> None:
+    if caption:
+        st.caption(caption)
+    st.dataframe(matrix_frame(matrix, row_labels, col_labels, digits), width="content")
+
+
+# ---------------------------------------------------------------------------
+# heatmap
+# ---------------------------------------------------------------------------
+def heatmap_frame(matrix, row_labels, col_labels, digits: int = 3) -> pd.DataFrame:
+    """Long-form data of a heatmap: one row per cell; value is NaN where the matrix is −∞."""
+    m = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
+    rows, cols = unique_labels(row_labels), unique_labels(col_labels)
+    records = []
+    for i, r in enumerate(rows):
+        for j, c in enumerate(cols):
+            v = m[i, j]
+            records.append({"row": r, "col": c, "value": v if np.isfinite(v) else np.nan,
+                            "text": format_number(v, digits)})
+    return pd.DataFrame.from_records(records)
+
+
+def heatmap_chart(matrix, row_labels, col_labels, *, digits: int = 3,
+                  x_title: str = "キー（見られる側）", y_title: str = "クエリ（見る側）",
+                  title: str | None = None) -> alt.LayerChart:
+    df = heatmap_frame(matrix, row_labels, col_labels, digits)
+    rows, cols = list(dict.fromkeys(df["row"])), list(dict.fromkeys(df["col"]))
+    finite = df["value"].dropna()
+    lo, hi = (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 1.0)
+    mid = (lo + hi) / 2
+    base = alt.Chart(df, title=title or "").encode(
+        x=alt.X("col:N", sort=cols, title=x_title, axis=alt.Axis(labelAngle=0, orient="top")),
+        y=alt.Y("row:N", sort=rows, title=y_title),
+    )
+    # viridis: readable in light and dark themes and for colour-blind readers; −∞ cells grey
+    rect = base.mark_rect(stroke="#888", strokeWidth=0.5).encode(
+        color=alt.condition(
+            "isValid(datum.value)",
+            alt.Color("value:Q", scale=alt.Scale(scheme="viridis", domain=[lo, hi] if hi > lo else None),
+                      legend=alt.Legend(title="値")),
+            alt.value("#9e9e9e"),
+        ),
+        tooltip=[alt.Tooltip("row:N", title=y_title), alt.Tooltip("col:N", title=x_title),
+                 alt.Tooltip("text:N", title="値")],
+    )
+    text = base.mark_text(fontSize=14, fontWeight="bold").encode(
+        text="text:N",
+        color=alt.condition(f"isValid(datum.value) && datum.value > {mid!r}", alt.value("#111"), alt.value("#fff")),
+    )
+    size = max(40, min(80, 420 // max(len(cols), 1)))
+    return (rect + text).properties(width=size * len(cols), height=size * len(rows))
+
+
+def heatmap(matrix, row_labels, col_labels, **kwargs) -> None:
+    st.altair_chart(heatmap_chart(matrix, row_labels, col_labels, **kwargs), width="content")
+
+
+# ---------------------------------------------------------------------------
+# matrix editor
+# ---------------------------------------------------------------------------
+def _keys(key: str) -> tuple[str, str, str, str]:
+    return f"{key}__raw", f"{key}__ver", f"{key}__valid", f"{key}__base"
+
+
+def _to_text_rows(matrix) -> list[list[str]]:
+    return [[format_number(float(v), 6).rstrip("0").rstrip(".") or "0" for v in row]
+            for row in np.asarray(matrix, dtype=np.float64)]
+
+
+def set_matrix(key: str, matrix) -> None:
+    """Replace an editor's content (the reset button; tests use it as a learner's edit)."""
+    raw_k, ver_k, valid_k, _ = _keys(key)
+    st.session_state[raw_k] = _to_text_rows(matrix) if not isinstance(matrix, list) else matrix
+    st.session_state[ver_k] = st.session_state.get(ver_k, 0) + 1
+    st.session_state.pop(valid_k, None)
+
+
+def matrix_editor(key: str, default, row_labels: Sequence[str], col_labels: Sequence[str], *,
+                  label: str | None = None, reset_label: str = "教科書の値に戻す") -> np.ndarray:
+    """An editable matrix. Returns the current matrix if every cell is valid; otherwise shows a
+    Japanese error under the table and returns the LAST VALID matrix (the default at first).
+
+    Cells are text so that anything typed reaches our validation (full-width digits and "−"
+    are accepted). The content survives page switches: it lives in a plain session key and
+    the editor is re-created from it whenever it was not on screen.
+    """
+    raw_k, ver_k, valid_k, base_k = _keys(key)
+    rows, cols = unique_labels(row_labels), unique_labels(col_labels)
+    default = np.asarray(default, dtype=np.float64)
+    if raw_k not in st.session_state or np.shape(st.session_state[raw_k]) != default.shape:
+        st.session_state[raw_k] = _to_text_rows(default)
+        st.session_state[valid_k] = default.copy()
+    version = st.session_state.setdefault(ver_k, 0)
+    editor_key = f"{key}__editor{version}"
+    if editor_key not in st.session_state:  # first show, after a reset, or back from another page
+        st.session_state[base_k] = [list(r) for r in st.session_state[raw_k]]
+
+    if label:
+        st.markdown(f"**{label}**")
+    base = pd.DataFrame(st.session_state[base_k], index=rows, columns=cols, dtype="string")
+    edited = st.data_editor(
+        base, key=editor_key, num_rows="fixed", width="content",
+        column_config={c: st.column_config.TextColumn(c, max_chars=24) for c in cols},
+    )
+    st.session_state[raw_k] = [[None if pd.isna(v) else str(v) for v in r] for r in edited.to_numpy(dtype=object)]
+    st.button(reset_label, key=f"{key}__reset", on_click=set_matrix, args=(key, default))
+    try:
+        value = parse_matrix(st.session_state[raw_k], rows, cols)
+    except CellError as exc:
+        st.error(f"{exc} いまは最後に正しかった値で計算しています。", icon="⚠️")
+        return st.session_state.get(valid_k, default).copy()
+    st.session_state[valid_k] = value
+    return value.copy()
+
+
+# ---------------------------------------------------------------------------
+# engine calls that may refuse the input
+# ---------------------------------------------------------------------------
+def compute(key: str, fn: Callable, *args, **kwargs):
+    """Call the engine; on ValueError show the Japanese message and return the last valid
+    result for ``key`` (None if there never was one). Never lets a traceback reach the page."""
+    last_k = f"{key}__last_result"
+    try:
+        result = fn(*args, **kwargs)
+    except ValueError as exc:
+        st.error(f"{exc}", icon="⚠️")
+        if last_k in st.session_state:
+            st.caption("直前の正しい入力での結果を表示しています。")
+        return st.session_state.get(last_k)
+    st.session_state[last_k] = result
+    return result
