@@ -7,3 +7,4 @@ from . import textbook
 from .core import *  # noqa: F401,F403
 from .position import *  # noqa
 from .sampling import *  # noqa
+from .layers import *  # noqa
