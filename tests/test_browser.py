@@ -1,0 +1,162 @@
+"""Real-browser tests: Debian's headless Chromium driven by Playwright against `streamlit run app.py`.
+
+Every page is opened by its URL on a FRESHLY started server (no session has run app.py
+first — the case that breaks st.navigation setups), and must show its own title and our
+sidebar, with no "Page not found" and no exception box. A screenshot is kept on failure
+in test-artifacts/.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from ui.nav import PAGES
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+if not Path(CHROMIUM).exists():  # pragma: no cover - CI installs it (.ci/install-browser)
+    pytest.fail("Debian chromium is not installed: run `bash .ci/install-browser` first", pytrace=False)
+
+from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def streamlit_server():
+    """A fresh `streamlit run app.py` on 127.0.0.1; yields its base URL; always terminated."""
+    port = _free_port()
+    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+           "--server.address", "127.0.0.1", "--server.port", str(port),
+           "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=1) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not start: {proc.stderr.read().decode(errors='replace')[-2000:]}")
+            time.sleep(0.2)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        yield b
+        b.close()
+
+
+@contextmanager
+def new_page(browser, name: str, width: int = 1280, height: int = 900):
+    context = browser.new_context(viewport={"width": width, "height": height}, locale="ja-JP")
+    page = context.new_page()
+    try:
+        yield page
+    except BaseException:
+        ARTIFACTS.mkdir(exist_ok=True)
+        try:
+            page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+        except Exception:  # the page may be gone; the original failure matters
+            pass
+        raise
+    finally:
+        context.close()
+
+
+def wait_until_rendered(page: Page) -> None:
+    """Streamlit has finished a script run: the app view exists and nothing is 'running'."""
+    page.wait_for_selector('[data-testid="stAppViewContainer"]', timeout=30_000)
+    page.wait_for_selector('[data-testid="stSidebar"]', timeout=30_000)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
+        timeout=30_000,
+    )
+    page.wait_for_timeout(500)
+
+
+def assert_healthy(page: Page) -> None:
+    body = page.inner_text("body")
+    assert "Page not found" not in body
+    assert page.locator('[data-testid="stException"]').count() == 0, "an exception box is on the page"
+    assert "Traceback" not in body
+
+
+EXISTING = [p for p in PAGES if p.exists]
+
+
+@pytest.mark.parametrize("info", EXISTING, ids=[p.key for p in EXISTING])
+def test_page_by_url_on_fresh_server(browser, info):
+    with streamlit_server() as base, new_page(browser, f"url-{info.key}") as page:
+        page.goto(base + info.url, wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        assert_healthy(page)
+        if info.key == "home":
+            expect(page.locator("h1").first).to_contain_text("アテンション・チューター")
+        else:
+            expect(page.locator("h1").first).to_contain_text(info.label, timeout=20_000)
+        sidebar = page.locator('[data-testid="stSidebar"]')
+        expect(sidebar).to_contain_text("アテンション・チューター")
+        for other in EXISTING:
+            expect(sidebar).to_contain_text(other.label)
+
+
+def test_quiz_answered_by_clicking(browser):
+    """On the first learning page: pick a choice, press 回答する, see the verdict and the explanation."""
+    first = next(p for p in EXISTING if p.section == "学習")
+    with streamlit_server() as base, new_page(browser, "quiz-click") as page:
+        page.goto(base + first.url, wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        radio = page.locator('[data-testid="stRadio"]').last
+        radio.scroll_into_view_if_needed()
+        radio.locator("label").first.click()
+        wait_until_rendered(page)
+        page.get_by_role("button", name="回答する").last.click()
+        wait_until_rendered(page)
+        expect(page.get_by_text("解説").last).to_be_visible(timeout=20_000)
+        body = page.inner_text("body")
+        assert "正解です" in body or "不正解です" in body
+        assert_healthy(page)
+
+
+def test_phone_width_has_no_horizontal_scroll(browser):
+    """At 390 px (a phone) the home page fits the screen width."""
+    with streamlit_server() as base, new_page(browser, "phone-home", width=390, height=844) as page:
+        page.goto(base + "/", wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 1, f"page is {overflow}px wider than the phone screen"
+        assert_healthy(page)
