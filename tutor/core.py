@@ -75,7 +75,10 @@ def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
     exact 0 (this is how masks work). A row whose entries are all -inf has no valid
     key and raises ValueError; NaN or +inf raise too.
     """
-    x = np.asarray(x, dtype=np.float64)
+    try:
+        x = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError("softmax の入力に数値でない値が含まれています。") from exc
     if x.size == 0:
         raise ValueError(f"softmax の入力が空です（形 {x.shape}）。")
     if np.isnan(x).any() or np.isposinf(x).any():
@@ -176,6 +179,16 @@ def padding_mask(valid_lengths, n: int) -> np.ndarray:
     return np.broadcast_to(keys_ok[..., None, :], lengths.shape + (n, n)).copy()  # (..., n, n)
 
 
+def _check_mask_shape(mask: np.ndarray, shape: tuple, what: str) -> None:
+    """The mask must broadcast TO ``shape`` (never enlarge it, e.g. (3, 3) onto (1, 3))."""
+    try:
+        fits = np.broadcast_shapes(mask.shape, shape) == tuple(shape)
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"マスクの形 {mask.shape} が{what}の形 {tuple(shape)} に合いません。")
+
+
 def additive_mask(mask) -> np.ndarray:
     """Bool mask (True = may attend) → the additive form M: 0 where allowed, -inf elsewhere."""
     mask = np.asarray(mask, dtype=bool)
@@ -187,7 +200,10 @@ def mask_after_softmax(weights, mask) -> np.ndarray:
 
     Rows then no longer sum to 1 (the mass that was on the future is simply lost).
     """
-    return np.where(np.asarray(mask, dtype=bool), np.asarray(weights, dtype=np.float64), 0.0)
+    weights = np.asarray(weights, dtype=np.float64)
+    mask = np.asarray(mask, dtype=bool)
+    _check_mask_shape(mask, weights.shape, "重み")
+    return np.where(mask, weights, 0.0)
 
 
 # ---------------------------------------------------------------------------
@@ -233,12 +249,7 @@ def attention(q, k, v, mask=None, *, scale: bool = True) -> AttentionResult:
         masked = scaled
     else:
         mask = np.asarray(mask, dtype=bool)
-        try:
-            np.broadcast_shapes(mask.shape, scaled.shape)
-        except ValueError:
-            raise ValueError(
-                f"マスクの形 {mask.shape} がスコアの形 {scaled.shape} に合いません。"
-            ) from None
+        _check_mask_shape(mask, scaled.shape, "スコア")
         if not mask.any(axis=-1).all():
             raise ValueError("すべてのキーがマスクされた行があります。少なくとも 1 つは見てよいキーが必要です。")
         masked = scaled + additive_mask(mask)                # (..., n_q, n_k), -inf where hidden
@@ -265,6 +276,7 @@ def head_dim(d_model: int, n_heads: int) -> int:
 
 def split_heads(x: np.ndarray, n_heads: int) -> np.ndarray:
     """(n, h·d) → (h, n, d): head i takes columns i·d … (i+1)·d - 1."""
+    x = as_matrix(x, "分割する行列", ndim=2)
     n, d_total = x.shape
     d = head_dim(d_total, n_heads)
     return x.reshape(n, n_heads, d).transpose(1, 0, 2)      # (h, n, d)
@@ -272,6 +284,7 @@ def split_heads(x: np.ndarray, n_heads: int) -> np.ndarray:
 
 def merge_heads(x: np.ndarray) -> np.ndarray:
     """(h, n, d) → (n, h·d): the concatenation Concat(head_1, …, head_h)."""
+    x = as_matrix(x, "ヘッドの出力", ndim=3)
     h, n, d = x.shape
     return x.transpose(1, 0, 2).reshape(n, h * d)           # (n, h·d)
 
