@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 from tutor.models import (
     BOS,
     EOS,
-    VOCAB,
+    TINY_VOCAB,
     DecoderLayerParams,
     EncoderLayerParams,
     TinyDecoderOnly,
@@ -74,20 +74,20 @@ def ref_decoder_layer(y, enc, p, h):
 # vocabulary
 # ---------------------------------------------------------------------------
 def test_vocabulary():
-    assert 10 <= len(VOCAB) <= 16
-    assert len(set(VOCAB)) == len(VOCAB)
+    assert 10 <= len(TINY_VOCAB) <= 16
+    assert len(set(TINY_VOCAB)) == len(TINY_VOCAB)
     for t in ("<bos>", "<eos>", "猫", "魚", "それ", "を", "食べた", "cat", "fish", "ate"):
-        assert t in VOCAB
-    assert VOCAB[BOS] == "<bos>" and VOCAB[EOS] == "<eos>"
+        assert t in TINY_VOCAB
+    assert TINY_VOCAB[BOS] == "<bos>" and TINY_VOCAB[EOS] == "<eos>"
     assert tokens_of(token_ids("猫 は 魚 を 食べた")) == ("猫", "は", "魚", "を", "食べた")
-    assert token_ids(["それ", "。"]) == (VOCAB.index("それ"), VOCAB.index("。"))
+    assert token_ids(["それ", "。"]) == (TINY_VOCAB.index("それ"), TINY_VOCAB.index("。"))
 
 
 def test_unknown_tokens_and_ids():
     with pytest.raises(ValueError, match="語彙にない"):
         token_ids("犬 を 見つけた")
     with pytest.raises(ValueError, match="範囲"):
-        tokens_of([0, len(VOCAB)])
+        tokens_of([0, len(TINY_VOCAB)])
     with pytest.raises(ValueError, match="範囲"):
         TinyDecoderOnly.from_seed(0).forward([0, -1])
 
@@ -275,14 +275,14 @@ def test_decoder_layer_bad_input():
 # ---------------------------------------------------------------------------
 def test_encoder_decoder_shapes_and_intermediates():
     m = TinyEncoderDecoder.from_seed(0)
-    assert (m.d_model, m.n_heads, m.n_layers, m.vocab_size) == (8, 2, 2, len(VOCAB))
+    assert (m.d_model, m.n_heads, m.n_layers, m.vocab_size) == (8, 2, 2, len(TINY_VOCAB))
     assert m.encoder_layers[0].d_ff == 16
     r = m.decode_step(SRC, TGT)
     n_src, n_tgt = len(SRC), len(TGT)
     assert r.encoder.output.shape == (n_src, 8)
     assert len(r.encoder.layers) == 2 and len(r.layers) == 2
-    assert r.all_logits.shape == (n_tgt, len(VOCAB))
-    assert r.logits.shape == (len(VOCAB),)
+    assert r.all_logits.shape == (n_tgt, len(TINY_VOCAB))
+    assert r.logits.shape == (len(TINY_VOCAB),)
     np.testing.assert_array_equal(r.logits, r.all_logits[-1])
     for w in r.cross_weights:
         assert w.shape == (2, n_tgt, n_src)
@@ -361,7 +361,7 @@ def test_decoder_only_shapes_and_mask():
     ids = token_ids("<bos> 猫 は 魚 を 食べた")
     r = m.forward(ids)
     n = len(ids)
-    assert r.logits.shape == (n, len(VOCAB))
+    assert r.logits.shape == (n, len(TINY_VOCAB))
     assert r.final.shape == (n, 8)
     np.testing.assert_array_equal(r.next_logits, r.logits[-1])
     np.testing.assert_array_equal(m.next_logits(ids), r.logits[-1])
@@ -378,7 +378,7 @@ def test_decoder_only_shapes_and_mask():
 
 @SETTINGS
 @given(
-    st.lists(st.integers(0, len(VOCAB) - 1), min_size=2, max_size=8),
+    st.lists(st.integers(0, len(TINY_VOCAB) - 1), min_size=2, max_size=8),
     st.data(),
     st.sampled_from(["pre", "post"]),
     st.integers(0, 50),
@@ -386,7 +386,7 @@ def test_decoder_only_shapes_and_mask():
 def test_decoder_only_is_causal(ids, data, norm, seed):
     m = TinyDecoderOnly.from_seed(seed, norm=norm)
     pos = data.draw(st.integers(1, len(ids) - 1))
-    new_tok = data.draw(st.integers(0, len(VOCAB) - 1).filter(lambda t: t != ids[pos]))
+    new_tok = data.draw(st.integers(0, len(TINY_VOCAB) - 1).filter(lambda t: t != ids[pos]))
     changed = list(ids)
     changed[pos] = new_tok
     a, b = m.forward(ids).logits, m.forward(changed).logits

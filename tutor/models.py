@@ -39,7 +39,7 @@ from .layers import (
 from .position import positional_encoding
 
 __all__ = [
-    "VOCAB",
+    "TINY_VOCAB",
     "BOS",
     "EOS",
     "token_ids",
@@ -66,13 +66,13 @@ __all__ = [
 # ---------------------------------------------------------------------------
 # a tiny vocabulary (Japanese source side, English target side, shared specials)
 # ---------------------------------------------------------------------------
-VOCAB: tuple[str, ...] = (
+TINY_VOCAB: tuple[str, ...] = (
     "<bos>", "<eos>",
     "猫", "魚", "それ", "は", "を", "食べた", "見つけた", "。",
     "the", "cat", "fish", "it", "ate", "found",
 )
-BOS = VOCAB.index("<bos>")
-EOS = VOCAB.index("<eos>")
+BOS = TINY_VOCAB.index("<bos>")
+EOS = TINY_VOCAB.index("<eos>")
 
 LN_EPS = 1e-5
 NORMS = ("post", "pre")
@@ -84,7 +84,7 @@ def _readonly(arr: np.ndarray) -> np.ndarray:
     return arr
 
 
-def token_ids(tokens, vocab: Sequence[str] = VOCAB) -> tuple[int, ...]:
+def token_ids(tokens, vocab: Sequence[str] = TINY_VOCAB) -> tuple[int, ...]:
     """Token strings → ids. A str is split on whitespace: "猫 は 魚 を 食べた"."""
     if isinstance(tokens, str):
         tokens = tokens.split()
@@ -97,7 +97,7 @@ def token_ids(tokens, vocab: Sequence[str] = VOCAB) -> tuple[int, ...]:
     return tuple(index[t] for t in tokens)
 
 
-def tokens_of(ids, vocab: Sequence[str] = VOCAB) -> tuple[str, ...]:
+def tokens_of(ids, vocab: Sequence[str] = TINY_VOCAB) -> tuple[str, ...]:
     """Ids → token strings."""
     return tuple(vocab[i] for i in _check_ids(ids, len(vocab), "トークン ID 列"))
 
@@ -458,7 +458,7 @@ class TinyEncoderDecoder:
 
     @classmethod
     def init(cls, rng: np.random.Generator, *, n_layers: int = 2, d_model: int = 8, n_heads: int = 2,
-             d_ff: int = 16, vocab: Sequence[str] = VOCAB, use_pe: bool = True,
+             d_ff: int = 16, vocab: Sequence[str] = TINY_VOCAB, use_pe: bool = True,
              activation: str = "relu") -> "TinyEncoderDecoder":
         """Draw every parameter from ``rng`` (embedding E ~ N(0, 1/d_model)); the paper's ReLU FFN."""
         d_model, n_heads, d_ff = _check_dims(d_model, n_heads, d_ff)
@@ -554,7 +554,7 @@ class TinyDecoderOnly:
 
     @classmethod
     def init(cls, rng: np.random.Generator, *, n_layers: int = 2, d_model: int = 8, n_heads: int = 2,
-             d_ff: int = 16, vocab: Sequence[str] = VOCAB, norm: str = "pre",
+             d_ff: int = 16, vocab: Sequence[str] = TINY_VOCAB, norm: str = "pre",
              use_pe: bool = True, activation: str = "gelu") -> "TinyDecoderOnly":
         """Draw every parameter from ``rng``; GPT-style defaults (pre-LN, GELU)."""
         d_model, n_heads, d_ff = _check_dims(d_model, n_heads, d_ff)
