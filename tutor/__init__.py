@@ -8,3 +8,4 @@ from .core import *  # noqa: F401,F403
 from .position import *  # noqa
 from .sampling import *  # noqa
 from .layers import *  # noqa
+from .models import *  # noqa
