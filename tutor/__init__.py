@@ -9,3 +9,4 @@ from .position import *  # noqa
 from .sampling import *  # noqa
 from .layers import *  # noqa
 from .models import *  # noqa
+from .cost import *  # noqa

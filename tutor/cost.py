@@ -1,0 +1,178 @@
+"""Cost of a layer: Table 1 of "Attention Is All You Need", and memory of the score matrix.
+
+For a sequence of n tokens with representation dimension d:
+
+| layer type                 | operations per layer | sequential ops | maximum path length |
+|----------------------------|----------------------|----------------|---------------------|
+| self-attention             | O(n²·d)              | O(1)           | O(1)                |
+| recurrent                  | O(n·d²)              | O(n)           | O(n)                |
+| convolutional (kernel k)   | O(k·n·d²)            | O(1)           | O(log_k(n))         |
+| restricted self-attn (r)   | O(r·n·d)             | O(1)           | O(n/r)              |
+
+The operation counts below are the expressions inside O(·) evaluated with the given numbers
+(constants dropped), e.g. n = 100, d = 512: n²·d = 5,120,000 and n·d² = 26,214,400.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "LAYER_TYPES",
+    "LAYER_LABELS",
+    "LayerCost",
+    "layer_cost",
+    "table1",
+    "crossover",
+    "cheaper_layer",
+    "cost_curve",
+    "attention_memory_bytes",
+    "tiled_memory_bytes",
+    "human_bytes",
+]
+
+LAYER_TYPES = ("self_attention", "recurrent", "convolutional", "restricted_self_attention")
+LAYER_LABELS = {
+    "self_attention": "自己注意",
+    "recurrent": "再帰（RNN）",
+    "convolutional": "畳み込み",
+    "restricted_self_attention": "制限付き自己注意",
+}
+
+
+def _positive_int(value, name: str) -> int:
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} は 1 以上の整数が必要です（{value!r}）。")
+    try:
+        as_int = int(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} は 1 以上の整数が必要です（{value!r}）。") from None
+    if as_int != value or as_int < 1:
+        raise ValueError(f"{name} は 1 以上の整数が必要です（{value!r}）。")
+    return as_int
+
+
+@dataclass(frozen=True)
+class LayerCost:
+    layer_type: str          # one of LAYER_TYPES
+    label: str               # Japanese name for display
+    n: int
+    d: int
+    param: int | None        # k for convolutional, r (as used, ≤ n) for restricted, else None
+    operations: int          # value of the per-layer complexity expression, e.g. n²·d
+    complexity: str          # LaTeX, e.g. "O(n^2 \\cdot d)"
+    sequential: str          # LaTeX, "O(1)" or "O(n)"
+    sequential_value: int    # 1 or n
+    max_path_length: str     # LaTeX, e.g. "O(\\log_k(n))"
+    path_value: float        # value of the expression inside O(·): 1, n, log_k(n), n/r
+
+
+def layer_cost(layer_type: str, n: int, d: int, k: int = 3, r: int = 10) -> LayerCost:
+    """One row of Table 1 for sequence length n and dimension d.
+
+    k: kernel width of the convolution (≥ 2); r: neighbourhood size of restricted
+    self-attention (≥ 1; values above n are capped at n, since a token has only n neighbours).
+    """
+    n = _positive_int(n, "系列長 n")
+    d = _positive_int(d, "次元 d")
+    if layer_type == "self_attention":
+        return LayerCost(layer_type, LAYER_LABELS[layer_type], n, d, None,
+                         n * n * d, "O(n^2 \\cdot d)", "O(1)", 1, "O(1)", 1.0)
+    if layer_type == "recurrent":
+        return LayerCost(layer_type, LAYER_LABELS[layer_type], n, d, None,
+                         n * d * d, "O(n \\cdot d^2)", "O(n)", n, "O(n)", float(n))
+    if layer_type == "convolutional":
+        k = _positive_int(k, "カーネル幅 k")
+        if k < 2:
+            raise ValueError(f"カーネル幅 k は 2 以上が必要です（k = {k}）。log_k(n) の底になるためです。")
+        return LayerCost(layer_type, LAYER_LABELS[layer_type], n, d, k,
+                         k * n * d * d, "O(k \\cdot n \\cdot d^2)", "O(1)", 1,
+                         "O(\\log_k(n))", math.log(n) / math.log(k))
+    if layer_type == "restricted_self_attention":
+        r = min(_positive_int(r, "近傍の大きさ r"), n)
+        return LayerCost(layer_type, LAYER_LABELS[layer_type], n, d, r,
+                         r * n * d, "O(r \\cdot n \\cdot d)", "O(1)", 1, "O(n/r)", n / r)
+    raise ValueError(f"層の種類 {layer_type!r} は未対応です。{LAYER_TYPES} のいずれかを指定してください。")
+
+
+def table1(n: int, d: int, k: int = 3, r: int = 10) -> tuple[LayerCost, ...]:
+    """All four rows of Table 1, in the paper's order (self-attention, recurrent, conv, restricted)."""
+    return tuple(layer_cost(t, n, d, k=k, r=r) for t in LAYER_TYPES)
+
+
+def crossover(d: int) -> int:
+    """Sequence length where self-attention and a recurrent layer cost the same.
+
+        n²·d < n·d²  ⇔  n < d   (divide both sides by n·d > 0)
+
+    so the crossover is n = d: shorter sequences favour self-attention (the usual case in
+    translation: n ≈ 100 words, d = 512), longer ones favour the RNN. Returns d.
+    """
+    return _positive_int(d, "次元 d")
+
+
+def cheaper_layer(n: int, d: int) -> str:
+    """"self_attention" when n < d, "recurrent" when n > d, "equal" when n = d."""
+    n = _positive_int(n, "系列長 n")
+    d = crossover(d)
+    if n < d:
+        return "self_attention"
+    if n > d:
+        return "recurrent"
+    return "equal"
+
+
+def cost_curve(ns, d: int, k: int = 3, r: int = 10) -> dict[str, np.ndarray]:
+    """Operation counts for several sequence lengths, for plotting: {layer_type: (len(ns),) float64}."""
+    ns = [_positive_int(n, "系列長 n") for n in np.atleast_1d(np.asarray(ns)).tolist()]
+    if not ns:
+        raise ValueError("系列長 n のリストが空です。")
+    rows = [table1(n, d, k=k, r=r) for n in ns]
+    return {t: np.array([float(row[i].operations) for row in rows]) for i, t in enumerate(LAYER_TYPES)}
+
+
+# ---------------------------------------------------------------------------
+# memory of the attention scores
+# ---------------------------------------------------------------------------
+def attention_memory_bytes(n: int, h: int = 1, dtype_bytes: int = 8) -> int:
+    """Bytes to hold the full n × n score (or weight) matrix for h heads: h · n² · dtype_bytes.
+
+    float64 → 8 bytes, float32 → 4, float16/bfloat16 → 2. n = 4096, h = 1, float64 → 128 MiB.
+    """
+    n = _positive_int(n, "系列長 n")
+    h = _positive_int(h, "ヘッド数 h")
+    dtype_bytes = _positive_int(dtype_bytes, "1 要素のバイト数")
+    return h * n * n * dtype_bytes
+
+
+def tiled_memory_bytes(n: int, block: int, h: int = 1, dtype_bytes: int = 8) -> int:
+    """Bytes of the largest score block held by tiled (FlashAttention-style) attention:
+
+        h · b² · dtype_bytes  with b = min(block, n)
+
+    (one query block × one key block at a time). It no longer grows with n²; the running
+    max and sum add only 2·b numbers per head. Equals h · tiled_attention(...).peak_score_elements · dtype_bytes.
+    """
+    n = _positive_int(n, "系列長 n")
+    block = _positive_int(block, "ブロックの大きさ")
+    h = _positive_int(h, "ヘッド数 h")
+    dtype_bytes = _positive_int(dtype_bytes, "1 要素のバイト数")
+    b = min(block, n)
+    return h * b * b * dtype_bytes
+
+
+def human_bytes(nbytes: int) -> str:
+    """Readable size with binary units: 1024 → "1.0 KiB", 134217728 → "128.0 MiB"."""
+    nbytes = int(nbytes)
+    if nbytes < 0:
+        raise ValueError(f"バイト数は 0 以上が必要です（{nbytes}）。")
+    if nbytes < 1024:
+        return f"{nbytes} B"
+    value = float(nbytes)
+    for unit in ("KiB", "MiB", "GiB", "TiB", "PiB"):
+        value /= 1024.0
+        if value < 1024.0 or unit == "PiB":
+            return f"{value:.1f} {unit}"
+    raise AssertionError("unreachable")
