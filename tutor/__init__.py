@@ -10,3 +10,4 @@ from .sampling import *  # noqa
 from .layers import *  # noqa
 from .models import *  # noqa
 from .cost import *  # noqa
+from .tiled import *  # noqa
