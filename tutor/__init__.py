@@ -8,6 +8,8 @@ from .core import *  # noqa: F401,F403
 from .position import *  # noqa
 from .sampling import *  # noqa
 from .layers import *  # noqa
+from .multihead import *  # noqa
+from .masking import *  # noqa
 from .models import *  # noqa
 from .cost import *  # noqa
 from .tiled import *  # noqa
