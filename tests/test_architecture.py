@@ -1,0 +1,310 @@
+"""The architecture rules of shared/design.md, checked on the source with ``ast``.
+
+- tutor/ and quizzes/ never import streamlit or pandas (any form: ``import x``,
+  ``import x.y``, ``from x import y``, ``from x.y import z``, importlib/__import__);
+- pages/, app.py (and ui/) never pass ``unsafe_allow_html=True`` and never call
+  ``st.navigation``;
+- tutor/ takes randomness only from a passed ``np.random.Generator``: no ``random`` module,
+  no NumPy global-state functions (``np.random.seed``, ``np.random.rand``/``randn``/
+  ``randint``/…), no OS-entropy ``default_rng()``.
+
+Parsing (not grepping) means a docstring that says "no st.navigation" is fine, while
+``import numpy.random as npr; npr.seed(0)`` is still caught. Each checker is first shown to
+catch violations on small snippets, so the repository checks cannot pass vacuously.
+"""
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FORBIDDEN_IN_ENGINE = ("streamlit", "pandas")
+# numpy.random attributes that do not touch NumPy's global random state
+NUMPY_RANDOM_ALLOWED = {"Generator", "default_rng", "BitGenerator", "SeedSequence",
+                        "PCG64", "PCG64DXSM", "Philox", "SFC64", "MT19937"}
+
+
+def py_files(*parts: str) -> list[Path]:
+    base = ROOT.joinpath(*parts)
+    if base.is_file():
+        return [base]
+    return sorted(p for p in base.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def parse(path: Path) -> ast.AST:
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+def _top(module: str) -> str:
+    return module.split(".", 1)[0]
+
+
+# ---------------------------------------------------------------------------
+# checkers: source text → list of violations ("line: what")
+# ---------------------------------------------------------------------------
+def forbidden_imports(source: str, forbidden=FORBIDDEN_IN_ENGINE) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if _top(alias.name) in forbidden:
+                    found.append(f"{node.lineno}: import {alias.name}")
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0 and node.module and _top(node.module) in forbidden:
+                found.append(f"{node.lineno}: from {node.module} import …")
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name in ("import_module", "__import__") and node.args:
+                arg = node.args[0]
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and _top(arg.value) in forbidden:
+                    found.append(f"{node.lineno}: {name}({arg.value!r})")
+    return found
+
+
+def _streamlit_aliases(tree: ast.AST) -> tuple[set[str], set[str]]:
+    """Names bound to the streamlit module, and names bound to streamlit.navigation itself."""
+    modules, navigation = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "streamlit":
+                    modules.add(alias.asname or "streamlit")
+        elif isinstance(node, ast.ImportFrom) and node.module == "streamlit":
+            for alias in node.names:
+                if alias.name == "navigation":
+                    navigation.add(alias.asname or "navigation")
+    return modules, navigation
+
+
+def streamlit_violations(source: str) -> list[str]:
+    tree = ast.parse(source)
+    modules, navigation = _streamlit_aliases(tree)
+    modules |= {"st", "streamlit"}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "unsafe_allow_html":
+            if not (isinstance(node.value, ast.Constant) and node.value.value is False):
+                found.append(f"{node.value.lineno}: unsafe_allow_html=…")
+        elif isinstance(node, ast.Attribute) and node.attr == "navigation":
+            if isinstance(node.value, ast.Name) and node.value.id in modules:
+                found.append(f"{node.lineno}: {node.value.id}.navigation")
+        elif isinstance(node, ast.Name) and node.id in navigation:
+            found.append(f"{node.lineno}: navigation (from streamlit)")
+        elif isinstance(node, ast.ImportFrom) and node.module == "streamlit":
+            if any(a.name == "navigation" for a in node.names):
+                found.append(f"{node.lineno}: from streamlit import navigation")
+    return found
+
+
+def global_random_violations(source: str) -> list[str]:
+    tree = ast.parse(source)
+    found = []
+    # names that refer to numpy / numpy.random, however they were imported
+    numpy_names, np_random_names = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if _top(alias.name) == "random":
+                    found.append(f"{node.lineno}: import {alias.name}")
+                elif alias.name == "numpy":
+                    numpy_names.add(alias.asname or "numpy")
+                elif alias.name == "numpy.random":
+                    if alias.asname:
+                        np_random_names.add(alias.asname)
+                    else:
+                        numpy_names.add("numpy")
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if _top(node.module) == "random":
+                found.append(f"{node.lineno}: from {node.module} import …")
+            elif node.module == "numpy":
+                for alias in node.names:
+                    if alias.name == "random":
+                        np_random_names.add(alias.asname or "random")
+            elif node.module == "numpy.random":
+                for alias in node.names:
+                    if alias.name not in NUMPY_RANDOM_ALLOWED:
+                        found.append(f"{node.lineno}: from numpy.random import {alias.name}")
+
+    def is_np_random(expr: ast.AST) -> bool:
+        if isinstance(expr, ast.Name):
+            return expr.id in np_random_names
+        return (isinstance(expr, ast.Attribute) and expr.attr == "random"
+                and isinstance(expr.value, ast.Name) and expr.value.id in numpy_names)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and is_np_random(node.value):
+            if node.attr not in NUMPY_RANDOM_ALLOWED:
+                found.append(f"{node.lineno}: numpy.random.{node.attr}")
+        if isinstance(node, ast.Call):
+            f = node.func
+            if isinstance(f, ast.Attribute) and f.attr == "default_rng" and is_np_random(f.value):
+                no_seed = not node.args and not node.keywords
+                none_seed = (len(node.args) == 1 and isinstance(node.args[0], ast.Constant)
+                             and node.args[0].value is None)
+                if no_seed or none_seed:
+                    found.append(f"{node.lineno}: default_rng() without a seed (OS entropy)")
+    return found
+
+
+def code_without_prose(source: str) -> str:
+    """The source with comments and string literals (docstrings included) removed."""
+    prose = {tokenize.COMMENT, tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}
+    toks = tokenize.generate_tokens(io.StringIO(source).readline)
+    return " ".join(tok.string for tok in toks if tok.type not in prose)
+
+
+def test_code_without_prose():
+    src = '"""never st.navigation"""\nst.markdown("x", unsafe_allow_html = True)  # st.navigation\n'
+    code = code_without_prose(src).replace(" ", "")
+    assert "unsafe_allow_html=True" in code and "st.navigation" not in code
+
+
+# ---------------------------------------------------------------------------
+# the checkers catch what they should (and nothing more)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("src", [
+    "import streamlit",
+    "import streamlit as st",
+    "import streamlit.components.v1 as components",
+    "import pandas",
+    "import pandas as pd",
+    "import numpy as np, pandas",
+    "from streamlit import session_state",
+    "from streamlit.testing.v1 import AppTest",
+    "from pandas import DataFrame",
+    "from pandas.api.types import is_numeric_dtype",
+    "def f():\n    import pandas as pd\n    return pd",
+    "try:\n    import streamlit\nexcept ImportError:\n    pass",
+    "import importlib\nst = importlib.import_module('streamlit')",
+    "pd = __import__('pandas')",
+])
+def test_import_checker_catches(src):
+    assert forbidden_imports(src)
+
+
+@pytest.mark.parametrize("src", [
+    "import numpy as np",
+    "from . import streamlit_helpers",       # relative: our own module, not the package
+    "from .pandas_like import table",
+    "import streamlitish",                   # only the exact top-level package counts
+    "'''we never import streamlit here'''",
+    "# import pandas",
+])
+def test_import_checker_allows(src):
+    assert forbidden_imports(src) == []
+
+
+@pytest.mark.parametrize("src", [
+    "import streamlit as st\nst.markdown('<b>x</b>', unsafe_allow_html=True)",
+    "import streamlit as st\nst.write('x', unsafe_allow_html=flag)",
+    "import streamlit as st\nst.navigation([])",
+    "import streamlit as st\npg = st.navigation({'a': []})\npg.run()",
+    "import streamlit\nstreamlit.navigation([])",
+    "import streamlit as S\nS.navigation([])",
+    "from streamlit import navigation\nnavigation([])",
+    "from streamlit import navigation as nav",
+])
+def test_streamlit_checker_catches(src):
+    assert streamlit_violations(src)
+
+
+@pytest.mark.parametrize("src", [
+    "'''No st.navigation here, and never unsafe_allow_html=True.'''",
+    "import streamlit as st\nst.markdown('x', unsafe_allow_html=False)",
+    "import streamlit as st\nst.page_link('app.py', label='ホーム')",
+    "import streamlit as st\nst.switch_page('pages/1_naive.py')",
+])
+def test_streamlit_checker_allows(src):
+    assert streamlit_violations(src) == []
+
+
+@pytest.mark.parametrize("src", [
+    "import random",
+    "import random as r",
+    "from random import choice",
+    "import numpy as np\nnp.random.seed(0)",
+    "import numpy as np\nx = np.random.rand(3)",
+    "import numpy as np\nx = np.random.randn(3, 2)",
+    "import numpy as np\ni = np.random.randint(5)",
+    "import numpy as np\nnp.random.shuffle(a)",
+    "import numpy as np\nx = np.random.normal(size=3)",
+    "import numpy as np\nrs = np.random.RandomState(0)",
+    "import numpy\nnumpy.random.seed(1)",
+    "import numpy.random\nnumpy.random.rand()",
+    "import numpy.random as npr\nnpr.randn()",
+    "from numpy import random as R\nR.seed(0)",
+    "from numpy.random import randn",
+    "import numpy as np\nrng = np.random.default_rng()",
+    "import numpy as np\nrng = np.random.default_rng(None)",
+])
+def test_random_checker_catches(src):
+    assert global_random_violations(src)
+
+
+@pytest.mark.parametrize("src", [
+    "import numpy as np\ndef f(rng: np.random.Generator):\n    return rng.standard_normal(3)",
+    "import numpy as np\nrng = np.random.default_rng(0)",
+    "import numpy as np\nrng = np.random.default_rng(seed)",
+    "import numpy as np\nok = isinstance(r, np.random.Generator)",
+    "from numpy.random import Generator, default_rng",
+    "import numpy as np\nx = rng.random(3)",             # a Generator method, not the global one
+    "def random_embeddings(rng):\n    return rng.integers(0, 3, 2)",
+])
+def test_random_checker_allows(src):
+    assert global_random_violations(src) == []
+
+
+# ---------------------------------------------------------------------------
+# the repository
+# ---------------------------------------------------------------------------
+ENGINE_FILES = py_files("tutor") + py_files("quizzes")
+VIEW_FILES = py_files("app.py") + py_files("pages") + py_files("ui")
+TUTOR_FILES = py_files("tutor")
+
+
+def _rel(p: Path) -> str:
+    return str(p.relative_to(ROOT))
+
+
+def test_there_is_something_to_scan():
+    names = {_rel(p) for p in ENGINE_FILES}
+    assert {"tutor/core.py", "tutor/textbook.py", "quizzes/core.py"} <= names
+    assert "app.py" in {_rel(p) for p in VIEW_FILES}
+
+
+@pytest.mark.parametrize("path", ENGINE_FILES, ids=_rel)
+def test_engine_and_quizzes_do_not_import_streamlit_or_pandas(path):
+    assert forbidden_imports(path.read_text(encoding="utf-8")) == [], _rel(path)
+
+
+@pytest.mark.parametrize("path", VIEW_FILES, ids=_rel)
+def test_views_use_no_unsafe_html_and_no_st_navigation(path):
+    source = path.read_text(encoding="utf-8")
+    assert streamlit_violations(source) == [], _rel(path)
+    # the literal spelling too, in the code itself (comments and strings are prose, not code)
+    code = code_without_prose(source).replace(" ", "")
+    assert "unsafe_allow_html=True" not in code, _rel(path)
+    assert "st.navigation" not in code, _rel(path)
+
+
+@pytest.mark.parametrize("path", TUTOR_FILES, ids=_rel)
+def test_tutor_uses_no_global_random_state(path):
+    assert global_random_violations(path.read_text(encoding="utf-8")) == [], _rel(path)
+
+
+def test_engine_import_does_not_pull_in_streamlit_or_pandas():
+    # the runtime view of the same rule: importing the engine and the quizzes must not load them
+    import subprocess
+    import sys
+
+    code = ("import sys; import tutor, quizzes; "
+            "bad = [m for m in ('streamlit', 'pandas') if m in sys.modules]; "
+            "print(','.join(bad))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == ""
