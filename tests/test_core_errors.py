@@ -285,3 +285,18 @@ def test_single_token_and_broadcast_masks_are_fine():
     # one (n, n) mask broadcasts over heads
     r = tutor.attention(ones(4, 3, 2), ones(4, 3, 2), ones(4, 3, 2), tutor.causal_mask(3))
     assert r.weights.shape == (4, 3, 3)
+
+
+def test_float_mask_is_refused_not_silently_inverted():
+    """The additive form (0 / −∞) cast to bool would flip the mask: refuse it with a Japanese message."""
+    import numpy as np
+    import pytest
+    import tutor
+    from tutor import textbook as tb
+
+    additive = tutor.additive_mask(tutor.causal_mask(3))
+    p = tutor.project_qkv(tb.X, tb.W_Q, tb.W_K, tb.W_V)
+    with pytest.raises(ValueError, match="True/False"):
+        tutor.attention(p.q, p.k, p.v, additive)
+    with pytest.raises(ValueError, match="True/False"):
+        tutor.mask_after_softmax(np.full((3, 3), 1 / 3), np.ones((3, 3)))

@@ -24,6 +24,7 @@ __all__ = [
     "attention",
     "causal_mask",
     "padding_mask",
+    "as_bool_mask",
     "additive_mask",
     "mask_after_softmax",
     "MultiHeadResult",
@@ -189,9 +190,21 @@ def _check_mask_shape(mask: np.ndarray, shape: tuple, what: str) -> None:
         raise ValueError(f"マスクの形 {mask.shape} が{what}の形 {tuple(shape)} に合いません。")
 
 
+def as_bool_mask(mask, name: str = "マスク") -> np.ndarray:
+    """A mask must be bool (True = may attend). A float mask is refused: the additive form
+    (0 / −∞) cast to bool would silently invert it."""
+    arr = np.asarray(mask)
+    if arr.dtype != np.bool_:
+        raise ValueError(
+            f"{name} は True/False の配列（True = 見てよい）で渡してください（dtype {arr.dtype}）。"
+            "0 / −∞ の加算形は additive_mask で作る表示用の形です。"
+        )
+    return arr
+
+
 def additive_mask(mask) -> np.ndarray:
     """Bool mask (True = may attend) → the additive form M: 0 where allowed, -inf elsewhere."""
-    mask = np.asarray(mask, dtype=bool)
+    mask = as_bool_mask(mask)
     return np.where(mask, 0.0, -np.inf)
 
 
@@ -201,7 +214,7 @@ def mask_after_softmax(weights, mask) -> np.ndarray:
     Rows then no longer sum to 1 (the mass that was on the future is simply lost).
     """
     weights = np.asarray(weights, dtype=np.float64)
-    mask = np.asarray(mask, dtype=bool)
+    mask = as_bool_mask(mask)
     _check_mask_shape(mask, weights.shape, "重み")
     return np.where(mask, weights, 0.0)
 
@@ -248,7 +261,7 @@ def attention(q, k, v, mask=None, *, scale: bool = True) -> AttentionResult:
     if mask is None:
         masked = scaled
     else:
-        mask = np.asarray(mask, dtype=bool)
+        mask = as_bool_mask(mask)
         _check_mask_shape(mask, scaled.shape, "スコア")
         if not mask.any(axis=-1).all():
             raise ValueError("すべてのキーがマスクされた行があります。少なくとも 1 つは見てよいキーが必要です。")
