@@ -13,3 +13,5 @@ from .masking import *  # noqa
 from .models import *  # noqa
 from .cost import *  # noqa
 from .tiled import *  # noqa
+from .transformer_demos import *  # noqa
+from .quizmath import *  # noqa

@@ -1,0 +1,67 @@
+"""Charts of the ⑦ pages (full Transformer): large heatmaps, probability bars, cost curves.
+
+Only display code: every number comes in already computed by the engine.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from .validate import format_number
+
+
+def dense_heatmap(matrix, *, x_title: str, y_title: str, title: str = "", digits: int = 4,
+                  scheme: str = "redblue", domain: tuple[float, float] | None = (-1.0, 1.0),
+                  cell: int | None = None) -> alt.Chart:
+    """A heatmap for many cells (e.g. positions × dimensions): no text in the cells, a tooltip
+    with the value; rows are numbered 0, 1, … (position) and columns 0, 1, … (dimension)."""
+    m = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
+    n_rows, n_cols = m.shape
+    df = pd.DataFrame({
+        "row": np.repeat(np.arange(n_rows), n_cols),
+        "col": np.tile(np.arange(n_cols), n_rows),
+        "value": m.ravel(),
+        "text": [format_number(v, digits) for v in m.ravel()],
+    })
+    cell = cell or max(6, min(28, 560 // max(n_cols, 1)))
+    color = alt.Color("value:Q", legend=alt.Legend(title="値"),
+                      scale=alt.Scale(scheme=scheme, domain=list(domain) if domain else alt.Undefined,
+                                      reverse=scheme == "redblue"))
+    return alt.Chart(df, title=title).mark_rect().encode(
+        x=alt.X("col:O", title=x_title, axis=alt.Axis(labelAngle=0, labelOverlap=True)),
+        y=alt.Y("row:O", title=y_title, axis=alt.Axis(labelOverlap=True)),
+        color=color,
+        tooltip=[alt.Tooltip("row:O", title=y_title), alt.Tooltip("col:O", title=x_title),
+                 alt.Tooltip("text:N", title="値")],
+    ).properties(width=cell * n_cols, height=max(6, min(22, 400 // max(n_rows, 1))) * n_rows)
+
+
+def prob_bars(probs, labels: Sequence[str], *, title: str = "", highlight: Sequence[int] = (),
+              value_title: str = "確率") -> alt.LayerChart:
+    """Horizontal bars of a distribution over tokens, the value printed next to each bar;
+    ``highlight``: token ids drawn in the accent colour (kept / chosen)."""
+    p = np.asarray(probs, dtype=np.float64)
+    df = pd.DataFrame({
+        "token": list(labels),
+        "prob": p,
+        "text": [format_number(v, 3) for v in p],
+        "mark": ["選ばれうる" if i in set(int(h) for h in highlight) else "対象外" for i in range(p.size)],
+    })
+    base = alt.Chart(df, title=title).encode(
+        y=alt.Y("token:N", sort=list(labels), title=None),
+        x=alt.X("prob:Q", title=value_title, scale=alt.Scale(domain=[0, 1])),
+    )
+    color = (alt.Color("mark:N", title=None, scale=alt.Scale(domain=["選ばれうる", "対象外"],
+                                                             range=["#2E6F9E", "#b0b0b0"]))
+             if len(highlight) else alt.value("#2E6F9E"))
+    bars = base.mark_bar().encode(color=color, tooltip=["token", "text"])
+    text = base.mark_text(align="left", dx=4).encode(text="text:N")
+    return (bars + text).properties(height=max(80, 26 * len(labels)))
+
+
+def show(chart) -> None:
+    st.altair_chart(chart, width="stretch")
