@@ -47,11 +47,13 @@ def facts() -> dict[str, str]:
         "paper_heads": tb.PAPER_HEADS,
         "paper_layers": tb.PAPER_LAYERS,
         "paper_d_k": d_k,
-        "paper_sqrt_d_k": float(tutor.np.sqrt(d_k)),
+        "paper_sqrt_d_k": tutor.score_divisor(d_k),
     }
-    extra = getattr(tutor, "knowledge_facts", None)  # optional: more facts from other engine modules
-    if callable(extra):
-        out.update(extra())
+    # more facts from other engine modules: every tutor.*knowledge_facts() (e.g. quiz_knowledge_facts)
+    for name in sorted(n for n in dir(tutor) if n.endswith("knowledge_facts")):
+        extra = getattr(tutor, name)
+        if callable(extra):
+            out.update(extra())
     return {k: _fmt(v) if isinstance(v, (int, float)) else str(v) for k, v in out.items()}
 
 

@@ -1,0 +1,168 @@
+"""tutor.quizmath: the named misconceptions behind quiz distractors, checked against real values."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+import tutor
+from tutor import quizmath as qm
+from tutor import textbook as tb
+
+FAST = settings(max_examples=40, deadline=None)
+small = st.floats(-3, 3, allow_nan=False, allow_infinity=False)
+
+
+def _g(mistake=None, mask=None):
+    return qm.attention_mistake(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, mask, mistake=mistake, d_model=4)
+
+
+def test_correct_is_the_engine_on_the_g_kentei_example():
+    r = _g()
+    np.testing.assert_allclose(r.weights[0], [0.4011, 0.1978, 0.4011], atol=5e-5)
+    np.testing.assert_allclose(r.output[0], [1.203, 1.192], atol=5e-4)
+
+
+def test_named_attention_mistakes_on_the_g_kentei_example():
+    np.testing.assert_allclose(_g("no_scale").weights[0], [0.4223, 0.1554, 0.4223], atol=5e-5)
+    # divided by d_k = 2: scores (0.5, 0, 0.5)
+    e = math.exp(0.5)
+    np.testing.assert_allclose(_g("divide_by_d_k").weights[0], [e / (2 * e + 1), 1 / (2 * e + 1), e / (2 * e + 1)])
+    # √d_model = 2 is the same number here: divisor 2
+    assert _g("d_model").divisor == 2.0
+    np.testing.assert_allclose(_g("no_softmax").weights[0], [1 / math.sqrt(2), 0, 1 / math.sqrt(2)])
+    np.testing.assert_allclose(_g("no_normalise").weights[0], np.exp([1 / math.sqrt(2), 0, 1 / math.sqrt(2)]))
+    np.testing.assert_allclose(_g("uniform").output[0], [1.0, 5 / 3])
+    # masking key 3: right (0.6698, 0.3302, 0); after softmax (0.4011, 0.1978, 0)
+    np.testing.assert_allclose(_g(mask=tb.G_MASK_KEY3).weights[0], [0.6698, 0.3302, 0], atol=5e-5)
+    np.testing.assert_allclose(_g("mask_after_softmax", tb.G_MASK_KEY3).weights[0], [0.4011, 0.1978, 0], atol=5e-5)
+    np.testing.assert_allclose(_g("no_mask", tb.G_MASK_KEY3).weights, _g().weights)
+    zf = _g("zero_fill", tb.G_MASK_KEY3).weights[0]
+    a = math.exp(1 / math.sqrt(2))
+    np.testing.assert_allclose(zf, [a / (a + 2), 1 / (a + 2), 1 / (a + 2)])
+
+
+def test_column_softmax_and_transposed_scores_on_the_textbook_qkv():
+    qkv = tutor.project_qkv(tb.X, tb.W_Q, tb.W_K, tb.W_V)
+    col = qm.attention_mistake(qkv.q, qkv.k, qkv.v, mistake="column_softmax")
+    np.testing.assert_allclose(col.weights.sum(axis=0), np.ones(3))
+    t = qm.attention_mistake(qkv.q, qkv.k, qkv.v, mistake="transposed_scores")
+    np.testing.assert_allclose(t.scores, [[4, 2, 0], [2, 2, 4], [2, 1, 0]])  # (QKᵀ)ᵀ of 8.6
+    with pytest.raises(ValueError, match="d_k = n_k"):
+        qm.attention_mistake(qkv.q, qkv.k, qkv.v, mistake="k_not_transposed")
+    sq = np.array([[1.0, 2.0], [0.0, 1.0]])
+    r = qm.attention_mistake(sq, sq, sq, mistake="k_not_transposed")
+    np.testing.assert_allclose(r.scores, sq @ sq)
+
+
+def test_causal_mask_mistakes_on_the_textbook_example():
+    qkv = tutor.project_qkv(tb.X, tb.W_Q, tb.W_K, tb.W_V)
+    m = tutor.causal_mask(3)
+    right = qm.attention_mistake(qkv.q, qkv.k, qkv.v, m)
+    np.testing.assert_allclose(right.weights, [[1, 0, 0], [0.5, 0.5, 0], [0.053, 0.894, 0.053]], atol=5e-4)
+    after = qm.attention_mistake(qkv.q, qkv.k, qkv.v, m, mistake="mask_after_softmax")
+    assert after.weights.sum(axis=1)[0] == pytest.approx(0.673, abs=5e-4)
+    trans = qm.attention_mistake(qkv.q, qkv.k, qkv.v, m, mistake="mask_transposed")
+    assert trans.weights[2, 2] == 1.0 and trans.weights[0, 0] == pytest.approx(0.673, abs=5e-4)
+
+
+@FAST
+@given(hnp.arrays(np.float64, (3, 2), elements=small), hnp.arrays(np.float64, (4, 2), elements=small),
+       hnp.arrays(np.float64, (4, 3), elements=small))
+def test_from_scores_agrees_with_attention(q, k, v):
+    ref = tutor.attention(q, k, v, tutor.causal_mask(4)[:3])
+    got = qm.attention_from_scores(ref.scores, v, d_k=2, mask=tutor.causal_mask(4)[:3])
+    np.testing.assert_allclose(got.weights, ref.weights, atol=1e-12)
+    np.testing.assert_allclose(got.output, ref.output, atol=1e-12)
+
+
+@FAST
+@given(st.lists(st.integers(1, 6), min_size=2, max_size=5), st.sampled_from([1, 4, 9, 16]))
+def test_ln_scores_make_softmax_exact(ms, d_k):
+    r = qm.attention_from_scores(qm.ln_scores(ms, d_k), d_k=d_k)
+    np.testing.assert_allclose(r.weights[0], np.array(ms) / sum(ms), atol=1e-12)
+    r0 = qm.attention_from_scores(qm.ln_scores(ms, d_k), d_k=d_k, mistake="no_scale")
+    sq = np.array(ms, float) ** math.sqrt(d_k)
+    np.testing.assert_allclose(r0.weights[0], sq / sq.sum(), atol=1e-12)
+
+
+def test_naive_mistakes_on_the_textbook_example():
+    right = qm.naive_attention_mistake(tb.X)
+    np.testing.assert_allclose(right.weights[0], [0.665, 0.090, 0.245], atol=5e-4)
+    col = qm.naive_attention_mistake(tb.X, "column_softmax")
+    np.testing.assert_allclose(col.weights, right.weights.T, atol=1e-12)  # S symmetric → transposed
+    np.testing.assert_allclose(qm.naive_attention_mistake(tb.X, "no_exp").weights[2], [0.25, 0.25, 0.5])
+    np.testing.assert_allclose(qm.naive_attention_mistake(tb.X, "no_softmax").output[0], [3, 1, 2, 0])
+    g = qm.naive_attention_mistake(tb.X, "gram_transposed")
+    np.testing.assert_allclose(g.scores, tb.X.T @ tb.X)
+    assert g.weights is None  # d = 4 ≠ n = 3
+    with pytest.raises(ValueError):
+        qm.naive_attention_mistake(np.zeros((2, 2)) + [[1, 0], [0, 0]], "no_exp")
+
+
+def test_scaling_facts():
+    assert qm.score_divisor(64) == 8.0
+    assert qm.dot_product_variance(64) == 64.0
+    assert qm.scaled_variance(64, 8.0) == 1.0
+    assert qm.scaled_variance(64, 64.0) == 1 / 64
+    with pytest.raises(ValueError):
+        qm.score_divisor(0)
+
+
+def test_shapes():
+    s = qm.attention_shapes(2, 5, 3, 4)
+    assert s["scores"] == (2, 5) and s["weights"] == (2, 5) and s["output"] == (2, 4)
+
+
+def test_multihead_sizes_and_counts_paper():
+    assert qm.head_dim_mistake(512, 8) == 64
+    assert qm.head_dim_mistake(512, 8, "no_split") == 512
+    assert qm.head_dim_mistake(512, 8, "multiplied") == 4096
+    assert qm.head_dim_mistake(512, 8, "swapped") == 8
+    assert qm.concat_width(512, 8) == 512
+    assert qm.concat_width(512, 8, "no_split") == 4096
+    assert qm.concat_width(512, 8, "summed") == 64
+    assert qm.mha_param_count_mistake(512, 8) == 1_048_576
+    assert qm.mha_param_count_mistake(512, 8, "one_matrix") == 262_144
+    assert qm.mha_param_count_mistake(512, 8, "no_w_o") == 786_432
+    assert qm.mha_param_count_mistake(512, 8, "per_head_full") == 8 * 1_048_576
+    assert qm.mha_param_count_mistake(512, 8, bias=True) == 1_048_576 + 2048
+    assert qm.mha_param_count_mistake(512, 8, "no_bias", bias=True) == 1_048_576
+    with pytest.raises(ValueError, match="割り切れません"):
+        qm.head_dim_mistake(10, 3)
+
+
+def test_combine_heads_textbook_row():
+    # それ: head 1 (0.159, 1.841) [rounded], head 2 (1.0, 1.7) → (1.859, 2.841, 1.0, 1.7)
+    heads = np.array([[0.159, 1.841], [1.0, 1.7]])
+    np.testing.assert_allclose(qm.combine_heads_mistake(heads, tb.W_O)[0], [1.859, 2.841, 1.0, 1.7])
+    np.testing.assert_allclose(qm.combine_heads_mistake(heads, tb.W_O, "no_w_o")[0], [0.159, 1.841, 1.0, 1.7])
+    np.testing.assert_allclose(qm.combine_heads_mistake(heads, tb.W_O, "reversed_order")[0],
+                               np.array([1.0, 1.7, 0.159, 1.841]) @ tb.W_O)
+    np.testing.assert_allclose(qm.combine_heads_mistake(heads, tb.W_O, "w_o_transposed")[0],
+                               np.array([0.159, 1.841, 1.0, 1.7]) @ tb.W_O.T)
+
+
+def test_allowed_pairs():
+    assert qm.allowed_pairs(4) == 10
+    assert qm.allowed_pairs(4, "strict") == 6
+    assert qm.allowed_pairs(4, "no_mask") == 16
+    assert qm.allowed_pairs(4, "masked") == 6
+
+
+def test_unknown_mistake_is_a_japanese_error():
+    with pytest.raises(ValueError, match="未知の誤り"):
+        qm.attention_mistake(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, mistake="typo")
+
+
+def test_inputs_not_mutated():
+    x = np.array(tb.X)
+    before = x.copy()
+    qm.naive_attention_mistake(x, "column_softmax")
+    np.testing.assert_array_equal(x, before)
+
+
+def test_knowledge_facts_computed():
+    f = qm.quiz_knowledge_facts()
+    assert f["paper_mha_params"] == 1_048_576 and f["paper_concat_width"] == 512
