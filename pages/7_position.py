@@ -1,0 +1,180 @@
+"""⑦-1 位置エンコーディング: token embedding + position, sinusoidal PE, learned PE, RoPE."""
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import tutor
+import ui
+from tutor import textbook as tb
+from tutor import transformer_demos as demos
+from ui.figures import dense_heatmap
+from ui.validate import format_number
+
+ui.page("position")
+
+TOKENS = list(tb.TOKENS)
+ORDERS = {
+    "それ・猫・魚": [2, 0, 1],
+    "魚・猫・それ": [1, 0, 2],
+    "猫・それ・魚": [0, 2, 1],
+    "それ・魚・猫": [2, 1, 0],
+    "魚・それ・猫": [1, 2, 0],
+}
+
+
+def pe_table(entries) -> pd.DataFrame:
+    return pd.DataFrame({
+        "列": [f"{e.column}（{e.func}, i = {e.i}）" for e in entries],
+        "2i/d_model": [format_number(e.exponent, 3) for e in entries],
+        "ω_i": [format_number(e.rate, 6).rstrip("0").rstrip(".") for e in entries],
+        "角度 pos·ω_i": [format_number(e.angle, 4) for e in entries],
+        "値（4 桁）": [format_number(e.value, 4) for e in entries],
+        "値（5 桁）": [format_number(e.value, 5) for e in entries],
+    })
+
+
+def rope_frame(rows) -> pd.DataFrame:
+    return pd.DataFrame({
+        "クエリの位置 m": [r.pos_q for r in rows],
+        "キーの位置 n": [r.pos_k for r in rows],
+        "ずれ m − n": [r.offset for r in rows],
+        "RoPE のスコア": [format_number(r.rope, 4) for r in rows],
+        "PE を足した場合のスコア": [format_number(r.additive, 4) for r in rows],
+    })
+
+
+# ---------------------------------------------------------------------------
+ui.section("aim")
+st.markdown(
+    "- Transformer の入口で、単語の **意味のベクトル（トークン埋め込み）** に **位置のベクトル** を足す理由を説明できる。\n"
+    "- 論文の **正弦波の位置エンコーディング** を 1 成分ずつ手で計算できる。\n"
+    "- 学習で覚える位置ベクトルと、回転で位置を入れる **RoPE** の違いを数値で確かめる。"
+)
+
+ui.section("explain")
+st.markdown(
+    "文章はまずトークンに区切られ、トークンごとに意味を表すベクトル（**トークン埋め込み**）に置き換えられます。"
+    "ここで困ったことが起きます。Self-Attention はすべてのトークンを **一度に** 見比べるので、"
+    "どれが前でどれが後ろかという情報をどこにも持っていません。"
+    "トークンの順番を入れ替えると、出力も同じように入れ替わるだけで、中身は変わらないのです"
+    "（下の「可視化」で実際に確かめます）。RNN は 1 語ずつ順に読むので順番が自然に入りますが、"
+    "Transformer には順番を別に教える仕組みが要ります。"
+)
+st.markdown(
+    "そこで、位置ごとに決まったベクトルを埋め込みに **足し算** します。これが **位置エンコーディング** です。"
+    "元の Transformer は、周期の違う sin 波と cos 波を並べたベクトルを使いました。"
+    "列の番号が小さいほど速く回る波、大きいほどゆっくり回る波になっていて、"
+    "その組み合わせで位置ごとに違う模様ができます。"
+)
+st.latex(r"\mathrm{PE}(pos,\,2i) = \sin\!\left(\frac{pos}{10000^{2i/d_{\mathrm{model}}}}\right),\qquad"
+         r"\mathrm{PE}(pos,\,2i+1) = \cos\!\left(\frac{pos}{10000^{2i/d_{\mathrm{model}}}}\right)")
+st.latex(r"\text{第 1 層の入力} = \text{トークン埋め込み} + \mathrm{PE}")
+st.markdown(
+    "位置の入れ方はほかにもあります。\n\n"
+    "- **学習で覚える位置ベクトル**（BERT や GPT）: 位置ごとに 1 本のベクトルを用意し、重みと同じように学習します。"
+    "式はありませんが、学習で用意した長さより先の位置には使えるベクトルがありません。\n"
+    "- **RoPE（回転位置埋め込み）**: 足し算ではなく、クエリとキーを位置に比例した角度だけ **回転** させます。"
+    "回転させたクエリとキーの内積は、2 つの位置の **差** だけで決まります。"
+    "いまの大規模言語モデルの多くがこの方式です。"
+)
+
+# ---------------------------------------------------------------------------
+ui.section("hand")
+st.markdown(f"$d_{{\\text{{model}}}} = {tb.D_MODEL}$、位置 $pos = 1$ の位置エンコーディングを 1 列ずつ求めます。"
+            "列 $2i$ が sin、列 $2i+1$ が cos で、同じ $i$ の 2 列は同じ角度を使います。")
+entries = demos.pe_breakdown(1, tb.D_MODEL)
+st.table(pe_table(entries))
+st.latex(r"\mathrm{PE}(1) = (\sin 1,\ \cos 1,\ \sin 0.01,\ \cos 0.01) = ("
+         + ",\\ ".join(format_number(e.value, 5 if e.value > 0.9999 else 4) for e in entries) + ")")
+st.caption("ゆっくり回る列（i = 1）は角度が 0.01 しかないので、sin はほぼ 0、cos はほぼ 1 です。"
+           "cos 0.01 は 4 桁に丸めると 1.0000、5 桁で 0.99995 です。")
+
+# ---------------------------------------------------------------------------
+ui.section("visual")
+st.subheader("位置エンコーディングの模様（位置 × 次元）")
+VIS_N, VIS_D = 50, 64
+st.altair_chart(dense_heatmap(tutor.positional_encoding(VIS_N, VIS_D), x_title="次元（列）",
+                              y_title="位置 pos", title=f"PE（位置 {VIS_N} 個 × d_model = {VIS_D}）"),
+                width="content")
+st.caption("左の列ほど縞が細かく（速く回る波）、右の列ほど位置が変わっても色がほとんど変わりません（ゆっくり回る波）。"
+           "赤 = +1、青 = −1。")
+
+st.subheader("並べ替えの実験：位置の情報がないと順番は見えない")
+perm_name = "それ・猫・魚"
+perm = ORDERS[perm_name]
+st.markdown(f"猫・魚・それ（第 8 章の埋め込みと $W_Q, W_K, W_V$）を **{perm_name}** の順に並べ替えて、"
+            "Self-Attention を計算し直します。比べるのは「並べ替えてから計算した出力」と「計算してから並べ替えた出力」です。")
+pe3 = tutor.positional_encoding(len(TOKENS), tb.D_MODEL)
+no_pe = demos.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, perm)
+with_pe = demos.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, perm, pe3)
+order_labels = [TOKENS[i] for i in perm]
+c1, c2 = st.columns(2)
+with c1:
+    ui.show_matrix(no_pe.output_of_permuted, order_labels, ["z1", "z2"], caption="PE なし：並べ替えてから計算")
+    ui.show_matrix(no_pe.output_permuted, order_labels, ["z1", "z2"], caption="PE なし：計算してから並べ替え")
+    st.metric("差の最大値（PE なし）", format_number(no_pe.max_diff, 3))
+with c2:
+    ui.show_matrix(with_pe.output_of_permuted, order_labels, ["z1", "z2"], caption="PE あり：並べ替えてから計算")
+    ui.show_matrix(with_pe.output_permuted, order_labels, ["z1", "z2"], caption="PE あり：計算してから並べ替え")
+    st.metric("差の最大値（PE あり）", format_number(with_pe.max_diff, 3))
+st.markdown("PE がないと 2 つの表は完全に一致します（差 0）。Attention は **どのトークンがあるか** しか見ておらず、"
+            "**どこにあるか** を区別できないからです。PE を足すと、位置ベクトルはトークンと一緒に動かず位置に残るので、"
+            "並べ替えると出力の中身そのものが変わります。")
+
+st.subheader("RoPE：スコアは位置の差だけで決まる")
+Q_DEMO = np.array([1.0, 0.0, 1.0, 0.0])
+K_DEMO = np.array([1.0, 0.0, 1.0, 0.0])
+st.markdown("クエリとキーを同じベクトル $(1, 0, 1, 0)$ にして、位置だけを変えてスコアを比べます。")
+rows = demos.rope_offset_table(Q_DEMO, K_DEMO, [(1, 0), (5, 4), (12, 11), (3, 1), (10, 8)])
+st.dataframe(rope_frame(rows), hide_index=True)
+st.caption("ずれが同じ（1 と 1、2 と 2）なら RoPE のスコアは同じ値です。"
+           "PE を足し算する方式では、同じずれでも絶対位置によって値が変わります。")
+
+st.subheader("学習で覚える位置ベクトル（学習前）")
+learned = tutor.learned_position_table(4, tb.D_MODEL, np.random.default_rng(0))
+ui.show_matrix(learned, [f"位置 {i}" for i in range(4)], [f"列 {j}" for j in range(tb.D_MODEL)], digits=4,
+               caption="学習を始める前は小さな乱数（標準偏差 0.02、シード 0）。学習で位置ごとの模様が育ちます。")
+
+# ---------------------------------------------------------------------------
+ui.section("try")
+st.subheader("好きな位置と次元で PE を計算する")
+c1, c2, c3 = st.columns(3)
+with c1:
+    d_model = st.select_slider("d_model（偶数）", options=list(range(2, 129, 2)), value=8, key="pos_d_model",
+                               persist_state="session")
+with c2:
+    pos = st.slider("位置 pos", 0, 100, 3, key="pos_pos", persist_state="session")
+with c3:
+    n_pos = st.slider("表示する位置の数", 2, 100, 30, key="pos_n", persist_state="session")
+entries_try = ui.compute("pos_try", demos.pe_breakdown, pos, d_model)
+if entries_try is not None:
+    st.dataframe(pe_table(entries_try), hide_index=True)
+pe_try = ui.compute("pos_try_table", tutor.positional_encoding, n_pos, d_model)
+if pe_try is not None:
+    st.altair_chart(dense_heatmap(pe_try, x_title="次元（列）", y_title="位置 pos",
+                                  title=f"PE（位置 {n_pos} 個 × d_model = {d_model}）"), width="content")
+
+st.subheader("並べ替えを変えてみる")
+perm_try_name = st.selectbox("並べ替えの順番", list(ORDERS), key="pos_perm", persist_state="session")
+perm_try = ORDERS[perm_try_name]
+no_pe_try = demos.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, perm_try)
+with_pe_try = demos.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, perm_try, pe3)
+c1, c2 = st.columns(2)
+c1.metric(f"{perm_try_name}：差の最大値（PE なし）", format_number(no_pe_try.max_diff, 3))
+c2.metric(f"{perm_try_name}：差の最大値（PE あり）", format_number(with_pe_try.max_diff, 3))
+
+st.subheader("RoPE のずれを変えてみる")
+offset = st.slider("クエリとキーの位置のずれ m − n", -5, 10, 2, key="pos_rope_offset", persist_state="session")
+rows_try = ui.compute("pos_rope", demos.rope_shift_table, Q_DEMO, K_DEMO, offset, range(5, 30, 6))
+if rows_try is not None:
+    st.dataframe(rope_frame(rows_try), hide_index=True)
+    st.caption("RoPE の列はすべて同じ値、足し算の列は行ごとに違う値になっているはずです。")
+
+st.subheader("学習前の位置ベクトルを引き直す")
+seed = st.number_input("シード", min_value=0, max_value=10_000, value=0, step=1, key="pos_seed",
+                       persist_state="session")
+learned_try = tutor.learned_position_table(4, tb.D_MODEL, np.random.default_rng(int(seed)))
+ui.show_matrix(learned_try, [f"位置 {i}" for i in range(4)], [f"列 {j}" for j in range(tb.D_MODEL)], digits=4)
+
+ui.quiz_section("position")
+ui.next_link("position")
