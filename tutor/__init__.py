@@ -15,3 +15,5 @@ from .cost import *  # noqa
 from .tiled import *  # noqa
 from .transformer_demos import *  # noqa
 from .quizmath import *  # noqa
+from .steps import *  # noqa
+from .lessons import *  # noqa
