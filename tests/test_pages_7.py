@@ -83,3 +83,52 @@ def test_position_learned_pe_seed_reproducible():
     at.number_input(key="pos_seed").set_value(5).run()
     table = tutor.learned_position_table(4, 4, np.random.default_rng(5))
     assert f"{table[0, 0]:.4f}" in page_text(at)
+
+
+# ---------------------------------------------------------------------------
+# ⑦-5 cost
+# ---------------------------------------------------------------------------
+def test_cost_page_figures():
+    at = open_page(COST)
+    assert not at.exception
+    text = page_text(at)
+    sa = tutor.layer_cost("self_attention", 100, 512).operations
+    rnn = tutor.layer_cost("recurrent", 100, 512).operations
+    assert (f"{sa:,}", f"{rnn:,}") == ("5,120,000", "26,214,400")
+    assert metric(at, "自己注意 n²·d（n = 100") == "5,120,000"
+    assert metric(at, "再帰 n·d²（n = 100") == "26,214,400"
+    for s in ("O(n^2 \\cdot d)", "O(n \\cdot d^2)", "O(1)", "O(n)", "FlashAttention", "RoPE"):
+        assert s in text
+    # the crossover chart is log-log and holds the engine's curve
+    df = chart_data(at, 0)
+    row = df[(df["n"] == 512) & (df["層"] == "自己注意")]
+    assert row["ops"].iloc[0] == 512 ** 3
+    spec = at.get("vega_lite_chart")[0].proto.spec
+    assert '"type": "log"' in spec or '"type":"log"' in spec
+
+
+def test_cost_inputs_change_output():
+    at = open_page(COST)
+    at.number_input(key="cost_n").set_value(1000).run()
+    assert not at.exception
+    assert metric(at, "軽いのは") == "再帰（RNN）"
+    assert metric(at, "自己注意 n²·d") != ""
+    sa = [m.value for m in at.metric if m.label == "自己注意 n²·d"][0]
+    assert sa == f"{1000 ** 2 * 512:,}"
+    at.select_slider(key="cost_d").set_value(1024).run()
+    assert metric(at, "軽いのは") == "自己注意"
+    assert "n = d = 1,024" in page_text(at)
+
+
+def test_cost_tiled_attention_live():
+    at = open_page(COST)
+    assert float(metric(at, "出力の差の最大値")) < 1e-12
+    assert metric(at, "ふつうの Attention が抱えるスコア") == f"{256 * 256:,} 個"
+    assert metric(at, "タイル版が一度に抱えるスコア") == f"{32 * 32:,} 個"
+    at.select_slider(key="cost_tile_block").set_value(8).run()
+    at.toggle(key="cost_tile_causal").set_value(True).run()
+    assert not at.exception
+    assert metric(at, "タイル版が一度に抱えるスコア") == "64 個"
+    computed, skipped = metric(at, "計算したブロック").split(" / ")
+    assert int(skipped) > 0
+    assert float(metric(at, "出力の差の最大値")) < 1e-12

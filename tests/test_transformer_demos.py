@@ -129,3 +129,34 @@ def test_toy_model_and_generation_step():
 def test_toy_logits_read_only():
     with pytest.raises(ValueError):
         demos.TOY_LOGITS[0, 0] = 5
+
+
+def test_cost_lengths_log_grid():
+    grid = demos.cost_lengths(4096)
+    assert grid[0] == 1 and grid[-1] == 4096
+    assert grid == sorted(set(grid))
+    assert len(grid) < 60
+    with pytest.raises(ValueError):
+        demos.cost_lengths(1)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_compare_tiled_same_output_less_memory(causal):
+    q, k, v = demos.random_qkv(100, 8, np.random.default_rng(1))
+    cmp = demos.compare_tiled(q, k, v, 16, causal)
+    assert cmp.max_diff < 1e-12
+    assert cmp.full_elements == 100 * 100
+    assert cmp.peak_elements == 16 * 16
+    assert cmp.full_bytes == 100 * 100 * 8 and cmp.tiled_bytes == 16 * 16 * 8
+    ref = tutor.attention(q, k, v, tutor.causal_mask(100) if causal else None).output
+    np.testing.assert_allclose(cmp.plain_output, ref)
+    if causal:
+        assert cmp.tiled.blocks_skipped > 0
+
+
+def test_random_qkv_seeded():
+    a = demos.random_qkv(5, 3, np.random.default_rng(3))
+    b = demos.random_qkv(5, 3, np.random.default_rng(3))
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    with pytest.raises(ValueError, match="Generator"):
+        demos.random_qkv(5, 3, 3)

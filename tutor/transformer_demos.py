@@ -19,7 +19,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .core import as_matrix, attention
+from .core import as_matrix, attention, causal_mask
+from .cost import attention_memory_bytes, tiled_memory_bytes
+from .tiled import TiledAttentionResult, tiled_attention
 from .layers import batch_norm, layer_norm
 from .position import add_positional_encoding, pe_angle_rates, positional_encoding, rope_score
 from .sampling import GenerationStep, generate
@@ -44,6 +46,10 @@ __all__ = [
     "toy_next_logits",
     "generation_step",
     "max_abs_difference",
+    "cost_lengths",
+    "random_qkv",
+    "TiledComparison",
+    "compare_tiled",
 ]
 
 
@@ -316,3 +322,52 @@ def generation_step(ids: Sequence[int], strategy: str, seed: int, temperature: f
     rng = np.random.default_rng([int(seed), len(ids)])
     result = generate(next_logits, ids, 1, strategy, rng, temperature, k=k, p=p)
     return result.steps[0]
+
+
+# ---------------------------------------------------------------------------
+# cost page: a grid of sequence lengths, and tiled vs plain attention run side by side
+# ---------------------------------------------------------------------------
+def cost_lengths(max_n: int, per_octave: int = 4) -> list[int]:
+    """Sequence lengths 1 … max_n spaced evenly on a log scale (for a log-log chart), ints."""
+    max_n = int(max_n)
+    if max_n < 2:
+        raise ValueError(f"系列長の上限は 2 以上にしてください（{max_n}）。")
+    count = int(np.ceil(np.log2(max_n) * per_octave)) + 1
+    grid = np.unique(np.round(np.geomspace(1, max_n, count)).astype(np.int64))
+    return [int(n) for n in grid]
+
+
+def random_qkv(n: int, d_k: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Q, K, V of shape (n, d_k) with N(0, 1) entries from the passed generator."""
+    n, d_k = int(n), int(d_k)
+    if n < 1 or d_k < 1:
+        raise ValueError(f"n と d_k は 1 以上が必要です（n = {n}, d_k = {d_k}）。")
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError("rng には np.random.default_rng(seed) で作った Generator を渡してください。")
+    q = rng.normal(size=(n, d_k))                             # (n, d_k)
+    k = rng.normal(size=(n, d_k))                             # (n, d_k)
+    v = rng.normal(size=(n, d_k))                             # (n, d_k)
+    return q, k, v
+
+
+@dataclass(frozen=True)
+class TiledComparison:
+    plain_output: np.ndarray     # (n, d_v)  tutor.attention(...).output (builds the n × n matrix)
+    tiled: TiledAttentionResult  # tile by tile, never the full matrix
+    max_diff: float              # max |plain − tiled|  (rounding only, ~1e-16)
+    full_elements: int           # n_q · n_k score elements held by plain attention
+    peak_elements: int           # largest score tile held by tiled attention (measured in the run)
+    full_bytes: int              # float64 bytes of the n × n matrix
+    tiled_bytes: int             # float64 bytes of the largest tile
+
+
+def compare_tiled(q, k, v, block_size: int, causal: bool = False) -> TiledComparison:
+    """Run plain attention and tiled attention on the same Q, K, V and compare them."""
+    q = as_matrix(q, "Q", ndim=2)
+    n = q.shape[0]
+    mask = causal_mask(n) if causal else None
+    plain = attention(q, k, v, mask).output                   # (n, d_v)
+    tiled = tiled_attention(q, k, v, block_size, causal)      # output (n, d_v)
+    return TiledComparison(plain, tiled, max_abs_difference(plain, tiled.output),
+                           tiled.full_score_elements, tiled.peak_score_elements,
+                           attention_memory_bytes(n), tiled_memory_bytes(n, block_size))

@@ -65,3 +65,39 @@ def prob_bars(probs, labels: Sequence[str], *, title: str = "", highlight: Seque
 
 def show(chart) -> None:
     st.altair_chart(chart, width="stretch")
+
+
+def cost_chart(ns, curves: dict, labels: dict, *, crossover: int, n_mark: int | None = None,
+               marks: dict | None = None, title: str = "") -> alt.LayerChart:
+    """Operations per layer against the sequence length n, both axes on a log scale.
+
+    curves: {layer_type: (len(ns),) counts}; labels: {layer_type: 日本語名};
+    crossover: n where the two main curves cross (a vertical rule);
+    marks: {layer_type: count at n_mark} drawn as points at n_mark.
+    """
+    records = []
+    for key, values in curves.items():
+        for n, v in zip(ns, values):
+            records.append({"n": int(n), "ops": float(v), "層": labels[key],
+                            "text": f"{float(v):,.0f}"})
+    df = pd.DataFrame.from_records(records)
+    order = [labels[k] for k in curves]
+    color = alt.Color("層:N", sort=order, legend=alt.Legend(title=None, orient="bottom"))
+    lines = alt.Chart(df, title=title).mark_line().encode(
+        x=alt.X("n:Q", scale=alt.Scale(type="log"), title="系列長 n（対数目盛）"),
+        y=alt.Y("ops:Q", scale=alt.Scale(type="log"), title="層ごとの演算量（対数目盛）"),
+        color=color,
+        tooltip=[alt.Tooltip("層:N"), alt.Tooltip("n:Q"), alt.Tooltip("text:N", title="演算量")],
+    )
+    rule_df = pd.DataFrame({"n": [int(crossover)], "label": [f"交差点 n = d = {int(crossover):,}"]})
+    rule = alt.Chart(rule_df).mark_rule(strokeDash=[6, 4], color="#888").encode(x="n:Q")
+    rule_text = alt.Chart(rule_df).mark_text(align="left", dx=4, dy=-6, color="#666").encode(
+        x="n:Q", y=alt.value(12), text="label:N")
+    layers = [lines, rule, rule_text]
+    if n_mark is not None and marks:
+        pts = pd.DataFrame({"n": [int(n_mark)] * len(marks), "ops": [float(v) for v in marks.values()],
+                            "層": [labels[k] for k in marks], "text": [f"{float(v):,.0f}" for v in marks.values()]})
+        layers.append(alt.Chart(pts).mark_point(size=80, filled=True).encode(
+            x="n:Q", y="ops:Q", color=color,
+            tooltip=[alt.Tooltip("層:N"), alt.Tooltip("n:Q"), alt.Tooltip("text:N", title="演算量")]))
+    return alt.layer(*layers).properties(height=320)
