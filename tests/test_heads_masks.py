@@ -219,3 +219,17 @@ def test_inputs_not_mutated():
     tutor.compare_mask_order(s, m)
     np.testing.assert_array_equal(s, _scaled())
     assert m.sum() == 6
+
+
+def test_random_multihead_live_example():
+    live = tutor.random_multihead(3, 8, 4, np.random.default_rng(1))
+    assert live.result.weights.shape == (4, 3, 3)
+    assert live.result.concat.shape == (3, 8) and live.result.output.shape == (3, 8)
+    assert live.cost.d_k == 2 and live.cost_one_head.d_k == 8
+    assert live.cost.params == live.cost_one_head.params == 256
+    again = tutor.random_multihead(3, 8, 4, np.random.default_rng(1))
+    np.testing.assert_array_equal(again.result.output, live.result.output)
+    other = tutor.random_multihead(3, 8, 2, np.random.default_rng(1))
+    assert other.result.weights.shape == (2, 3, 3)
+    with pytest.raises(ValueError, match="d_model = 6 はヘッド数 h = 4 で割り切れません"):
+        tutor.random_multihead(3, 6, 4, np.random.default_rng(1))

@@ -22,7 +22,8 @@ from typing import Sequence
 import numpy as np
 
 from . import textbook as tb
-from .core import QKV, AttentionResult, as_matrix, attention, head_dim, merge_heads, project_qkv
+from .core import (QKV, AttentionResult, MultiHeadResult, as_matrix, attention, head_dim, merge_heads,
+                   multi_head_attention_per_head, project_qkv)
 from .layers import mha_param_count
 
 __all__ = [
@@ -35,6 +36,8 @@ __all__ = [
     "MultiHeadParams",
     "init_multihead_params",
     "random_embeddings",
+    "LiveMultiHead",
+    "random_multihead",
     "blend_weights",
     "HeadCost",
     "head_cost",
@@ -196,6 +199,30 @@ def random_embeddings(n: int, d_model: int, rng: np.random.Generator) -> np.ndar
     n = _positive_int(n, "トークン数 n")
     d_model = _positive_int(d_model, "d_model")
     return _check_rng(rng).normal(0.0, 1.0, size=(n, d_model))  # (n, d_model)
+
+
+@dataclass(frozen=True)
+class LiveMultiHead:
+    x: np.ndarray             # (n, d_model) random embeddings
+    params: MultiHeadParams   # h × (W_Q^(i), W_K^(i), W_V^(i)), W_O
+    result: MultiHeadResult   # .weights (h, n, n), .head_outputs (h, n, d_k), .concat (n, d_model), .output
+    cost: HeadCost            # parameters and multiply-adds for these sizes
+    cost_one_head: HeadCost   # the same d_model as ONE head (h = 1)
+
+
+def random_multihead(n: int, d_model: int, n_heads: int, rng: np.random.Generator) -> LiveMultiHead:
+    """A whole multi-head layer from a seed: embeddings, per-head weights, every head, concat, W_O.
+
+    Raises ValueError (Japanese) when h does not divide d_model (checked before any draw).
+    """
+    d_model = _positive_int(d_model, "d_model")
+    n_heads = _positive_int(n_heads, "ヘッド数 h")
+    head_dim(d_model, n_heads)
+    rng = _check_rng(rng)
+    x = random_embeddings(n, d_model, rng)                     # (n, d_model)
+    params = init_multihead_params(d_model, n_heads, rng)
+    result = multi_head_attention_per_head(x, params.heads, params.w_o)  # weights (h, n, n)
+    return LiveMultiHead(x, params, result, head_cost(n, d_model, n_heads), head_cost(n, d_model, 1))
 
 
 def blend_weights(weights_a, weights_b, share_b: float) -> np.ndarray:

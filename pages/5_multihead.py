@@ -1,0 +1,237 @@
+"""⑤ Multi-Head Attention: split → heads in parallel → concat → W_O; d_k = d_model / h."""
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import tutor
+import ui
+from tutor import textbook as tb
+from ui.validate import format_number
+
+ui.page("multihead")
+
+TOKENS = list(tb.TOKENS)
+SORE = TOKENS.index("それ")
+SAKANA = TOKENS.index("魚")
+D_MODEL_OPTIONS = [4, 6, 8, 12, 16, 24, 32, 64, 512]
+
+ex = tutor.textbook_two_heads()
+comb = ex.combined
+paper = tutor.head_cost(tb.COST_N, tb.PAPER_D_MODEL, tb.PAPER_HEADS)
+paper_one = tutor.head_cost(tb.COST_N, tb.PAPER_D_MODEL, 1)
+
+
+def vec(values, digits: int = 3) -> str:
+    """(a, b, c) for prose and LaTeX."""
+    return "(" + ", ".join(format_number(v, digits) for v in values) + ")"
+
+
+def small_heatmap(matrix, rows, cols, title: str, px: int = 150) -> None:
+    """A heatmap narrow enough to stand next to others in st.columns."""
+    chart = ui.heatmap_chart(matrix, rows, cols, title=title, x_title="キー", y_title="クエリ")
+    st.altair_chart(chart.properties(width=px, height=px), width="content")
+
+
+def cost_frame(many: "tutor.HeadCost", one: "tutor.HeadCost") -> pd.DataFrame:
+    label_many = f"{many.n_heads} ヘッド × d_k = {many.d_k}"
+    label_one = f"1 ヘッド × d_k = {one.d_k}"
+    rows = [
+        ("パラメータ数（W_Q, W_K, W_V, W_O）", many.params, one.params),
+        ("1 ヘッドあたりの W_Q, W_K, W_V", many.params_per_head, one.params_per_head),
+        ("積和：Q・K・V と W_O の射影", many.macs_projection, one.macs_projection),
+        ("積和：スコア QKᵀ（全ヘッド）", many.macs_scores, one.macs_scores),
+        ("積和：重み × V（全ヘッド）", many.macs_values, one.macs_values),
+        ("積和の合計", many.macs, one.macs),
+        ("softmax の exp の回数", many.softmax_exps, one.softmax_exps),
+    ]
+    return pd.DataFrame({"項目": [r[0] for r in rows], label_many: [f"{r[1]:,}" for r in rows],
+                         label_one: [f"{r[2]:,}" for r in rows]})
+
+
+# ---------------------------------------------------------------------------
+ui.section("aim")
+st.markdown(
+    "- 1 つの Attention（1 ヘッド）では、いくつもの種類の関係を同時に表せない理由を、数値で説明できる。\n"
+    "- 「分割 → ヘッドごとに Attention → 連結（Concat）→ $W_O$ で混ぜる」の流れを、2 ヘッドの例で手計算できる。\n"
+    "- $d_k = d_{\\text{model}} / h$ と、パラメータ数 $4\\,d_{\\text{model}}^2$ を求められる"
+    "（G検定頻出：512 / 8 = 64）。"
+)
+
+# ---------------------------------------------------------------------------
+ui.section("explain")
+st.markdown(
+    "文の中では、いくつもの関係が同時に成り立っています。「それ」が「魚」を指す **照応**、"
+    "「食べた」の主語が「猫」という **主語と述語**、すぐ前の語とのつながりという **位置の関係** などです。"
+)
+st.markdown(
+    "ところが 1 組の $W_Q, W_K, W_V$ から作れる注意の重みは、クエリ 1 つにつき **合計 1 の配分がただ 1 つ** です。"
+    "④ までの手計算のヘッド（照応係）で、魚 の行と、教科書のもう 1 つのヘッド（直前の語を見る係）の 魚 の行を比べます。"
+)
+blend_half = tutor.blend_weights(ex.head1.weights, ex.head2_weights, 0.5)
+compare = np.stack([ex.head1.weights[SAKANA], ex.head2_weights[SAKANA], blend_half[SAKANA]])
+compare_sums = tutor.row_sums(compare)
+frame = ui.matrix_frame(compare, ["照応係（ヘッド 1）", "直前の語の係（ヘッド 2）", "1 つのヘッドで半分ずつ"], TOKENS)
+frame["行の合計"] = [format_number(v, 3) for v in compare_sums]
+st.caption("クエリ「魚」の行：どのキーにどれだけ注目するか")
+st.dataframe(frame, width="content")
+st.markdown(
+    f"照応係は 猫 と 魚 に {format_number(ex.head1.weights[SAKANA, 0], 3)} ずつ、"
+    f"直前の語の係は 直前の 猫 に {format_number(ex.head2_weights[SAKANA, 0], 2)} を向けます。"
+    "どちらの行も合計は 1 なので、1 つのヘッドに両方の仕事をさせると、いちばん下の行のように"
+    f"配分を分け合うしかなく（猫 へは {format_number(blend_half[SAKANA, 0], 3)}）、"
+    "どちらの関係もぼやけます。出力もこの 1 つの配分で混ぜた 1 本のベクトルになり、"
+    "あとから「照応の情報」と「位置の情報」を取り出せません。"
+)
+st.markdown(
+    "そこで、**小さな Attention をいくつも並べて同時に走らせます**。1 つ 1 つを **ヘッド** と呼び、"
+    "ヘッド $i$ は自分専用の $W_Q^{(i)}, W_K^{(i)}, W_V^{(i)}$ を持ちます。"
+    "各ヘッドの出力は横につなぎ（連結）、最後に $W_O$ を掛けて混ぜ、元の $d_{\\text{model}}$ 次元に戻します。"
+)
+st.latex(r"\mathrm{head}_i = \mathrm{Attention}\!\left(XW_Q^{(i)},\ XW_K^{(i)},\ XW_V^{(i)}\right)")
+st.latex(r"\mathrm{MultiHead}(X) = \mathrm{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h)\,W_O")
+st.latex(r"d_k = d_v = \frac{d_{\text{model}}}{h}")
+st.markdown(
+    "各ヘッドの幅は $d_{\\text{model}}$ を $h$ 等分した $d_k$ にするのが定番です。"
+    f"原論文では $d_{{\\text{{model}}}} = {paper.d_model}$、$h = {paper.n_heads}$ なので、"
+    f"各ヘッドは $d_k = {paper.d_k}$ 次元で働きます。"
+)
+st.markdown(
+    "**パラメータ数**：ヘッド $i$ の $W_Q^{(i)}$ は $d_{\\text{model}} \\times d_k$。これが $h$ 個あると、"
+    "横に並べて $d_{\\text{model}} \\times d_{\\text{model}}$ の行列 1 枚と同じ大きさです。"
+    "$W_K, W_V, W_O$ も同じなので、バイアスを除くと合計は次のとおりで、**ヘッド数 $h$ によりません**。"
+)
+st.latex(r"4\,d_{\text{model}}^2 = 4 \times " + f"{paper.d_model}^2 = {paper.params:,}".replace(",", "{,}"))
+st.markdown(
+    f"計算量も同じです。{paper.n_heads} 個の {paper.d_k} 次元ヘッドがスコアに使う積和は、"
+    f"1 個の {paper_one.d_k} 次元ヘッドと同じ数になります（トークン数 {paper.n} の場合、"
+    f"{paper.macs_scores:,} 回と {paper_one.macs_scores:,} 回）。増えるのは softmax の回数だけです。"
+    "つまり、**ほぼ同じコストで、見方の違う係を何人も持てる** のがマルチヘッドの利点です。"
+)
+st.dataframe(cost_frame(paper, paper_one), hide_index=True, width="content")
+st.caption(f"原論文の大きさ（d_model = {paper.d_model}、トークン数 n = {paper.n}、バイアスなし）。積和 = 掛け算と足し算 1 組の回数。")
+
+# ---------------------------------------------------------------------------
+ui.section("hand")
+st.markdown(
+    f"教科書の例です：$d_{{\\text{{model}}}} = {tb.D_MODEL}$、$h = {comb.head_outputs.shape[0]}$、"
+    f"各ヘッド $d_k = d_v = {comb.head_outputs.shape[2]}$。"
+)
+st.subheader("ヘッド 1（照応係）：④ の手計算そのもの")
+c1, c2, c3 = st.columns(3)
+with c1:
+    ui.show_matrix(ex.qkv1.q, TOKENS, ["1", "2"], digits=0, caption="Q = X W_Q")
+with c2:
+    ui.show_matrix(ex.qkv1.k, TOKENS, ["1", "2"], digits=0, caption="K = X W_K")
+with c3:
+    ui.show_matrix(ex.qkv1.v, TOKENS, ["1", "2"], digits=0, caption="V = X W_V")
+c1, c2 = st.columns(2)
+with c1:
+    ui.show_matrix(ex.head1.weights, TOKENS, TOKENS, caption="重み A⁽¹⁾ = softmax(QKᵀ/√2)")
+with c2:
+    ui.show_matrix(ex.head1.output, TOKENS, ["1", "2"], caption="出力 Z⁽¹⁾ = A⁽¹⁾ V")
+st.markdown(f"「それ」の行は $z^{{(1)}}_{{\\text{{それ}}}} = {vec(ex.head1.output[SORE])}$ です。")
+
+st.subheader("ヘッド 2（直前の語を見る係）")
+st.markdown(
+    "教科書はヘッド 2 の $W_Q^{(2)}, W_K^{(2)}, W_V^{(2)}$ を省き、重みとバリューだけを与えています。"
+    "どの行も 1 つ前のトークンに重みが集まっています（先頭の 猫 は前がないので自分を見ます）。"
+)
+c1, c2, c3 = st.columns(3)
+with c1:
+    ui.show_matrix(ex.head2_weights, TOKENS, TOKENS, digits=2, caption="重み A⁽²⁾（与えられた値）")
+with c2:
+    ui.show_matrix(ex.head2_values, TOKENS, ["1", "2"], digits=0, caption="バリュー V⁽²⁾（与えられた値）")
+with c3:
+    ui.show_matrix(ex.head2_output, TOKENS, ["1", "2"], digits=1, caption="出力 Z⁽²⁾ = A⁽²⁾ V⁽²⁾")
+terms = " + ".join(f"{format_number(w, 2)} \\times {vec(v, 0)}"
+                   for w, v in zip(ex.head2_weights[SORE], ex.head2_values))
+st.latex(r"z^{(2)}_{\text{それ}} = " + terms + " = " + vec(ex.head2_output[SORE], 1))
+
+st.subheader("連結（Concat）")
+st.markdown("2 つのヘッドの出力を横につなぐと、2 + 2 = 4 次元に戻ります。前半が照応係のメモ、後半が直前の語の係のメモです。")
+concat_cols = ["h1-1", "h1-2", "h2-1", "h2-2"]
+ui.show_matrix(comb.concat, TOKENS, concat_cols, caption="Concat(head₁, head₂)")
+st.latex(r"\mathrm{Concat}_{\text{それ}} = " + vec(comb.concat[SORE]))
+
+st.subheader("W_O で混ぜる")
+c1, c2 = st.columns(2)
+with c1:
+    ui.show_matrix(comb.w_o, concat_cols, ["1", "2", "3", "4"], digits=0, caption="W_O（説明用の値）")
+with c2:
+    ui.show_matrix(comb.output, TOKENS, ["1", "2", "3", "4"], caption="MultiHead(X) = Concat · W_O")
+first = " + ".join(f"{format_number(c, 3)} \\times {format_number(w, 0)}"
+                   for c, w in zip(comb.concat[SORE], comb.w_o[:, 0]))
+st.latex(r"\text{それの第 1 成分} = " + first + " = " + format_number(comb.output[SORE, 0], 3))
+st.latex(r"\mathrm{MultiHead}(X)_{\text{それ}} = " + vec(comb.output[SORE]))
+st.markdown(
+    f"「それ」の最終出力は ${vec(comb.output[SORE])}$。2 人の係のメモが混ざった "
+    f"{comb.output.shape[1]} 次元のベクトルで、これが次の層へ渡ります。"
+)
+
+# ---------------------------------------------------------------------------
+ui.section("visual")
+st.markdown("同じ 3 トークンでも、ヘッドごとに注目のしかたがまったく違います。")
+c1, c2 = st.columns(2)
+with c1:
+    small_heatmap(ex.head1.weights, TOKENS, TOKENS, "ヘッド 1：照応係")
+with c2:
+    small_heatmap(ex.head2_weights, TOKENS, TOKENS, "ヘッド 2：直前の語の係")
+st.caption("行 = クエリ（見る側）、列 = キー（見られる側）。ヘッド 1 の それ の行は 魚 に集中し、"
+           "ヘッド 2 はどの行も 1 つ前の語に集中しています。")
+
+# ---------------------------------------------------------------------------
+ui.section("try")
+st.subheader("1 つのヘッドに 2 つの仕事をさせると")
+t = st.slider("ヘッド 2（直前の語の係）の配分の割合 t", 0.0, 1.0, 0.5, 0.05, key="mh_blend",
+              persist_state="session")
+blended = tutor.blend_weights(ex.head1.weights, ex.head2_weights, t)
+blend_frame = ui.matrix_frame(blended, TOKENS, TOKENS)
+blend_frame["行の合計"] = [format_number(v, 3) for v in tutor.row_sums(blended)]
+st.dataframe(blend_frame, width="content")
+st.caption("(1 − t)·(照応係の重み) + t·(直前の語の係の重み)。t を動かしても行の合計は 1 のまま。"
+           "片方の関係を強めれば、もう片方は必ず弱まります。")
+
+st.subheader("自分でヘッドを組む")
+st.markdown(
+    "$d_{\\text{model}}$ とヘッド数 $h$ を選ぶと、シードから作った乱数の埋め込みと、"
+    "ヘッドごとに別々の $W_Q^{(i)}, W_K^{(i)}, W_V^{(i)}$（学習前の乱数）で計算します。"
+)
+c1, c2, c3 = st.columns(3)
+with c1:
+    d_model = st.selectbox("d_model", D_MODEL_OPTIONS, index=D_MODEL_OPTIONS.index(8), key="mh_d_model",
+                           persist_state="session")
+with c2:
+    n_heads = st.number_input("ヘッド数 h", min_value=1, max_value=16, value=2, step=1, key="mh_heads",
+                              persist_state="session")
+with c3:
+    seed = st.number_input("乱数のシード", min_value=0, max_value=9999, value=0, step=1, key="mh_seed",
+                           persist_state="session")
+live = ui.compute("mh_live", tutor.random_multihead, len(TOKENS), d_model, n_heads,
+                  np.random.default_rng(int(seed)))
+if live is not None:
+    res, cost = live.result, live.cost
+    st.markdown(
+        f"$d_k = d_{{\\text{{model}}}} / h = {cost.d_model} / {cost.n_heads} = {cost.d_k}$　"
+        f"（各ヘッドの $W_Q^{{(i)}}$ は ${cost.d_model} \\times {cost.d_k}$）"
+    )
+    st.markdown(f"**各ヘッドの注意の重み**（{res.n_heads} 枚）")
+    cols = []
+    for number, w in enumerate(res.weights, start=1):
+        if not cols:
+            cols = list(st.columns(2))
+        with cols.pop(0):
+            small_heatmap(w, TOKENS, TOKENS, f"ヘッド {number}", px=130)
+    st.caption("同じ入力でも、W が違えば注目のしかたが変わります（学習前なので模様に意味はまだありません）。")
+    with st.expander(f"連結 Concat（3 × {res.concat.shape[1]}）と W_O を掛けた出力（3 × {res.output.shape[1]}）"):
+        ui.show_matrix(res.concat, TOKENS,
+                       caption="Concat(head₁, …, head_h)：ヘッドの出力を順に横へ")
+        ui.show_matrix(res.output, TOKENS,
+                       caption="MultiHead(X) = Concat · W_O")
+    st.markdown(
+        f"パラメータ数は $4 \\times {cost.d_model}^2 = {cost.params:,}$（$h$ を変えても同じ）。"
+        "下の表で、同じ $d_{\\text{model}}$ を 1 ヘッドで使う場合と比べてください。"
+    )
+    st.dataframe(cost_frame(live.cost, live.cost_one_head), hide_index=True, width="content")
+
+ui.quiz_section("multihead")
+ui.next_link("multihead")
