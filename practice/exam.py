@@ -2,57 +2,81 @@
 
 As in the real G検定, knowledge questions are the majority and calculation questions a
 minority (CALC_SHARE); the default pace is the real exam's ≈ 40 s per question.
+The server's clock is the authority: ``remaining_s`` is computed from the start time
+kept in the session, never from anything the browser sends.
 """
 from __future__ import annotations
 
+import math
 import random
 from datetime import datetime
 
 from quizzes.core import GENERATOR_INFO, TOPICS, Question
+
+from .progress import apply_answers
 
 LENGTHS = (10, 20, 40)
 DEFAULT_PACE_S = 40          # seconds per question (about 145 questions in 100 minutes)
 PACE_CHOICES = (30, 40, 60, 90)
 CALC_SHARE = 0.2             # about one question in five is a calculation
 SEED_SPACE = 1_000_000
+MAX_EXAMS_KEPT = 200         # history entries kept in the progress file
 
 
 def _spread(pool: list[str], n: int, rng: random.Random) -> list[str]:
-    """n generator ids from pool, topics taking turns, no id twice until the pool is used up."""
+    """n generator ids from pool, topics taking turns, no id twice until the pool is used up.
+
+    A topic whose ids are used up sits out until every topic is used up; then a new
+    round starts (ids repeat only when n is larger than the pool).
+    """
     if not pool or n <= 0:
         return []
     by_topic: dict[str, list[str]] = {}
-    for gid in pool:
+    for gid in sorted(pool):
         by_topic.setdefault(GENERATOR_INFO[gid][0], []).append(gid)
-    for ids in by_topic.values():
-        rng.shuffle(ids)
-    topics = list(by_topic)
+    topics = sorted(by_topic)
     rng.shuffle(topics)
     out: list[str] = []
-    taken = {t: 0 for t in topics}
     while len(out) < n:
-        for t in topics:
-            if len(out) == n:
-                break
-            out.append(by_topic[t][taken[t] % len(by_topic[t])])
-            taken[t] += 1
+        queues = {t: rng.sample(by_topic[t], len(by_topic[t])) for t in topics}
+        while len(out) < n and any(queues.values()):
+            for t in topics:
+                if len(out) == n:
+                    break
+                if queues[t]:
+                    out.append(queues[t].pop())
     return out
 
 
-def build_exam(n: int, seed: int) -> list[str]:
-    """Question ids for an n-question paper mixing every topic; same seed → same paper."""
+def exam_mix(n: int, n_calc_pool: int, n_know_pool: int) -> tuple[int, int]:
+    """(calculation, knowledge) counts for an n-question paper.
+
+    About CALC_SHARE calculations (at least one when there are any); knowledge questions
+    are never repeated within a paper (the seed only reshuffles their choices), so when
+    the bank has fewer than needed, calculations (fresh numbers each time) fill the rest.
+    """
     if n < 1:
         raise ValueError("問題数は 1 以上にしてください。")
+    if n_know_pool == 0:
+        return (n if n_calc_pool else 0), 0
+    if n_calc_pool == 0:
+        return 0, min(n, n_know_pool)
+    n_calc = min(n, max(1, round(n * CALC_SHARE)))
+    n_know = min(n - n_calc, n_know_pool)
+    return n - n_know, n_know
+
+
+def build_exam(n: int, seed: int) -> list[str]:
+    """Question ids for an n-question paper mixing every topic; same seed → same paper.
+
+    Shorter than n only when there are no calculation generators and the knowledge bank
+    is smaller than n (knowledge questions are not repeated). Empty registry → [].
+    """
     rng = random.Random(seed)
     calc = sorted(g for g, (_, k) in GENERATOR_INFO.items() if k == "calc")
     know = sorted(g for g, (_, k) in GENERATOR_INFO.items() if k == "knowledge")
-    if not know:
-        n_calc = n
-    elif not calc:
-        n_calc = 0
-    else:
-        n_calc = min(n, max(1, round(n * CALC_SHARE)))
-    picks = _spread(calc, n_calc, rng) + _spread(know, n - n_calc, rng)
+    n_calc, n_know = exam_mix(n, len(calc), len(know))
+    picks = _spread(calc, n_calc, rng) + _spread(know, n_know, rng)
     rng.shuffle(picks)
     return [f"{g}#{rng.randrange(SEED_SPACE)}" for g in picks]
 
@@ -61,9 +85,40 @@ def time_limit_s(n: int, pace_s: int = DEFAULT_PACE_S) -> int:
     return int(n) * int(pace_s)
 
 
+def elapsed_s(started_at: datetime, now: datetime) -> float:
+    return max(0.0, (now - started_at).total_seconds())
+
+
 def remaining_s(started_at: datetime, now: datetime, limit_s: int) -> int:
-    """Seconds left (never negative)."""
-    return max(0, int(limit_s - (now - started_at).total_seconds()))
+    """Whole seconds left, rounded up (never negative): 0 exactly when time is up."""
+    return max(0, math.ceil(limit_s - (now - started_at).total_seconds()))
+
+
+def is_time_up(started_at: datetime, now: datetime, limit_s: int) -> bool:
+    return remaining_s(started_at, now, limit_s) == 0
+
+
+def format_clock(seconds: float) -> str:
+    """Seconds → "m:ss" (or "h:mm:ss" from one hour)."""
+    s = max(0, int(math.ceil(seconds)))
+    h, rest = divmod(s, 3600)
+    m, sec = divmod(rest, 60)
+    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
+
+
+def time_fraction_left(started_at: datetime, now: datetime, limit_s: int) -> float:
+    """Share of the time still left, 0.0 … 1.0 (for a progress bar)."""
+    if limit_s <= 0:
+        return 0.0
+    return min(1.0, remaining_s(started_at, now, limit_s) / limit_s)
+
+
+def paper_status(n: int, answers: dict[int, int | None], flags: set[int] | frozenset[int]) -> dict:
+    """Counts and lists shown before submitting: answered, unanswered, flagged."""
+    answered = [i for i in range(n) if answers.get(i) is not None]
+    unanswered = [i for i in range(n) if answers.get(i) is None]
+    flagged = sorted(i for i in flags if 0 <= i < n)
+    return {"answered": len(answered), "unanswered": unanswered, "flagged": flagged, "total": n}
 
 
 def score_exam(questions: list[Question], answers: dict[int, int | None]) -> dict:
@@ -93,10 +148,35 @@ def topic_rows(result: dict) -> list[dict]:
 
 
 def history_record(result: dict, started_at: datetime, finished_at: datetime, pace_s: int) -> dict:
-    """What the progress file keeps of one finished exam."""
+    """What the progress file keeps of one finished exam.
+
+    Time used never exceeds the time limit (a paper submitted late by the server — e.g.
+    the tab was asleep at the deadline — used exactly the limit).
+    """
+    limit = time_limit_s(result["total"], pace_s)
     return {
-        "at": finished_at.replace(microsecond=0).isoformat(),
+        "at": finished_at.replace(microsecond=0, tzinfo=None).isoformat(),
         "total": result["total"], "score": result["score"],
-        "seconds": max(0, int((finished_at - started_at).total_seconds())), "pace": int(pace_s),
+        "seconds": min(limit, int(elapsed_s(started_at, finished_at))), "pace": int(pace_s),
         "by_topic": {t: [v["correct"], v["total"]] for t, v in result["by_topic"].items()},
     }
+
+
+def record_exam(progress: dict, result: dict, started_at: datetime, finished_at: datetime,
+                pace_s: int) -> dict:
+    """Progress after a finished exam: each answered question recorded as an attempt
+    (source "exam", wrong ones into the review schedule) and the result in the history.
+    Unanswered questions are scored wrong but neither recorded nor scheduled."""
+    answered = [(it["qid"], it["topic"], it["correct"], it["choice"])
+                for it in result["items"] if it["choice"] is not None]
+    out = apply_answers(progress, answered, "exam", finished_at)  # a fresh copy
+    out["exams"].append(history_record(result, started_at, finished_at, pace_s))
+    del out["exams"][:-MAX_EXAMS_KEPT]
+    return out
+
+
+def history_rows(exams: list[dict]) -> list[dict]:
+    """One row per past exam for the history chart: number, date, percent, score text."""
+    return [{"回": i, "日時": e["at"].replace("T", " ")[:16], "正答率": 100.0 * e["score"] / e["total"],
+             "得点": f"{e['score']}/{e['total']}", "所要時間": format_clock(e["seconds"])}
+            for i, e in enumerate(exams, start=1)]

@@ -19,6 +19,7 @@ from datetime import date, timedelta
 
 INTERVAL_DAYS = (0, 1, 3, 7, 14)   # index = box - 1
 N_BOXES = len(INTERVAL_DAYS)
+MAX_ITEMS = 1000                   # beyond this, the best-learned items leave first
 
 
 def _due(box: int, today: date) -> str:
@@ -31,6 +32,10 @@ def schedule_wrong(review: dict, qid: str, topic: str, today: date) -> dict:
     item = out.get(qid)
     lapses = item["lapses"] + 1 if item else 0
     out[qid] = {"topic": topic, "box": 1, "due": _due(1, today), "lapses": lapses}
+    if len(out) > MAX_ITEMS:  # keep the schedule (and the progress file) bounded
+        best = sorted(out, key=lambda k: (k == qid, -out[k]["box"], out[k]["due"], k))
+        for k in best[: len(out) - MAX_ITEMS]:
+            del out[k]
     return out
 
 

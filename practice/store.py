@@ -10,17 +10,23 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from contextlib import closing
 from datetime import date, datetime
 from pathlib import Path
 
 from quizzes.core import GENERATOR_INFO, TOPICS, QuizError, parse_id
 
+from .exam import MAX_EXAMS_KEPT as MAX_EXAMS
 from .progress import MAX_ATTEMPTS_KEPT, SCHEMA_VERSION, SOURCES
+from .review import MAX_ITEMS as MAX_REVIEW_ITEMS
 from .review import N_BOXES
 
-MAX_BYTES = 512 * 1024
+# The largest valid file (MAX_ATTEMPTS_KEPT attempts, MAX_REVIEW_ITEMS review items and
+# MAX_EXAMS exams, ids of MAX_QID_LEN characters) stays under this cap (tested), and the cap
+# stays under Streamlit's upload limit (.streamlit/config.toml: server.maxUploadSize = 1 MB).
+MAX_BYTES = 1_000_000
 MAX_DEPTH = 6
-MAX_EXAMS = 1000
+MAX_QID_LEN = 80
 PAGE_KEYS = frozenset(TOPICS) | {"home", "exam", "review"}
 TOP_KEYS = {"version", "visited", "attempts", "exams", "review"}
 ATTEMPT_KEYS = {"qid", "topic", "correct", "choice", "at", "source"}
@@ -75,12 +81,14 @@ def _day(x, where: str) -> None:
 
 
 def _qid(x, where: str) -> str:
-    if not isinstance(x, str) or len(x) > 120:
+    if not isinstance(x, str) or len(x) > MAX_QID_LEN:
         raise ProgressError(f"{where} の問題 id が文字列ではないか、長すぎます。")
     try:
-        gid, _ = parse_id(x)
+        gid, seed = parse_id(x)
     except QuizError as exc:
         raise ProgressError(f"{where}: {exc}") from None
+    if x != f"{gid}#{seed}":  # e.g. "gen#007": would name the same question as "gen#7"
+        raise ProgressError(f"{where}: 問題 id の書き方が正しくありません。")
     return GENERATOR_INFO[gid][0]
 
 
@@ -155,8 +163,8 @@ def validate_progress(data) -> dict:
             _int_in(pair[0], 0, n, f"{where} の正解数")
 
     review = data["review"]
-    if not isinstance(review, dict) or len(review) > MAX_ATTEMPTS_KEPT:
-        raise ProgressError("review は辞書でなければなりません。")
+    if not isinstance(review, dict) or len(review) > MAX_REVIEW_ITEMS:
+        raise ProgressError(f"review は {MAX_REVIEW_ITEMS} 件までの辞書でなければなりません。")
     for qid, item in review.items():
         where = f"復習予定 {str(qid)[:60]}"
         topic = _qid(qid, where)
@@ -173,8 +181,10 @@ def parse_progress_bytes(raw: bytes) -> dict:
     """Bytes of an uploaded file → validated progress, or ProgressError (Japanese)."""
     if len(raw) > MAX_BYTES:
         raise ProgressError(f"ファイルが大きすぎます（{len(raw):,} バイト。上限 {MAX_BYTES:,} バイト）。")
+    if not isinstance(raw, (bytes, bytearray)):
+        raise ProgressError("ファイルの中身を読めませんでした。")
     try:
-        text = raw.decode("utf-8")
+        text = bytes(raw).decode("utf-8-sig")  # a BOM added by an editor is tolerated
     except UnicodeDecodeError:
         raise ProgressError("UTF-8 のテキストではありません。書き出した JSON ファイルを選んでください。") from None
     try:
@@ -183,6 +193,8 @@ def parse_progress_bytes(raw: bytes) -> dict:
         raise ProgressError("入れ子が深すぎます。進捗ファイルではありません。") from None
     except json.JSONDecodeError as exc:
         raise ProgressError(f"JSON として読めません（{exc.lineno} 行 {exc.colno} 文字目）。") from None
+    except ValueError:  # e.g. an integer with thousands of digits
+        raise ProgressError("JSON の中に扱えない値（桁数の多すぎる数など）があります。") from None
     return validate_progress(data)
 
 
@@ -200,19 +212,33 @@ def db_path_from_env(environ) -> Path | None:
 
 
 def sqlite_load(path: Path) -> dict | None:
-    """The saved progress, or None if there is none yet. ProgressError if it is unusable."""
-    if not Path(path).exists():
+    """The saved progress, or None if there is none yet. ProgressError if it is unusable.
+
+    The file is opened read-only, so loading never changes (or creates) it.
+    """
+    path = Path(path)
+    if not path.exists() or (path.is_file() and path.stat().st_size == 0):
         return None
     try:
-        with sqlite3.connect(path) as con:
+        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as con:
             row = con.execute("SELECT json FROM progress WHERE id = 1").fetchone()
     except sqlite3.Error as exc:
-        raise ProgressError(f"保存ファイル {Path(path).name} を読めません（{exc}）。") from None
-    return None if row is None else parse_progress_bytes(row[0].encode("utf-8"))
+        raise ProgressError(f"保存ファイル {path.name} を読めません（{exc}）。") from None
+    if row is None:
+        return None
+    if not isinstance(row[0], str):
+        raise ProgressError(f"保存ファイル {path.name} の中身が進捗の形式ではありません。")
+    try:
+        return parse_progress_bytes(row[0].encode("utf-8"))
+    except ProgressError as exc:
+        raise ProgressError(f"保存ファイル {path.name} の進捗が使えません：{exc}") from None
+    except UnicodeEncodeError:
+        raise ProgressError(f"保存ファイル {path.name} の中身が進捗の形式ではありません。") from None
 
 
 def sqlite_save(path: Path, progress: dict) -> None:
+    """Write the progress (one row). sqlite3.Error / OSError propagate to the caller."""
     text = json.dumps(validate_progress(progress), ensure_ascii=False)
-    with sqlite3.connect(path) as con:
+    with closing(sqlite3.connect(Path(path))) as con, con:
         con.execute("CREATE TABLE IF NOT EXISTS progress (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL)")
         con.execute("INSERT INTO progress (id, json) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET json = excluded.json", (text,))
