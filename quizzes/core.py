@@ -161,7 +161,7 @@ def parse_id(qid: str) -> tuple[str, int]:
     gid, _, seed_text = qid.partition("#")
     if gid not in GENERATORS:
         raise QuizError(f"この問題はもうありません（生成器 {gid!r} が見つかりません）。")
-    if not seed_text.isdigit() or len(seed_text) > 12:
+    if not (seed_text.isascii() and seed_text.isdigit()) or len(seed_text) > 12:
         raise QuizError(f"問題 id のシード部分が正しくありません: {seed_text!r}")
     return gid, int(seed_text)
 
