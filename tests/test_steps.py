@@ -201,3 +201,25 @@ def test_no_input_is_mutated():
     tutor.hand_calculation(x, tb.W_Q, tb.W_K, tb.W_V, decimals=3)
     tutor.naive_weaknesses(x)
     np.testing.assert_array_equal(x, tb.X)
+
+
+def test_naive_steps_reproduce_8_2():
+    ns = tutor.naive_steps(tb.X, decimals=3, tokens=tb.TOKENS)
+    np.testing.assert_array_equal(ns.scores.result, [[2, 0, 1], [0, 2, 1], [1, 1, 2]])
+    np.testing.assert_array_equal(ns.weights[2], [0.212, 0.212, 0.576])
+    np.testing.assert_array_equal(ns.z, [[0.910, 0.335, 0.665, 0.090], [0.335, 0.910, 0.090, 0.665],
+                                         [0.788, 0.788, 0.212, 0.212]])
+    assert ns.weighted_sums[2].latex.endswith("= (0.788, 0.788, 0.212, 0.212)")
+    exact = tutor.naive_steps(tb.X)
+    ref = tutor.naive_attention(tb.X)
+    np.testing.assert_allclose(exact.weights, ref.weights, rtol=1e-12)
+    np.testing.assert_allclose(exact.z, ref.output, rtol=1e-12)
+
+
+def test_attention_steps_g_kentei_with_and_without_scaling():
+    with_s = tutor.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES)
+    without = tutor.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, scale=False)
+    np.testing.assert_array_equal(np.round(with_s.weights, 4), [[0.4011, 0.1978, 0.4011]])
+    np.testing.assert_array_equal(np.round(without.weights, 4), [[0.4223, 0.1554, 0.4223]])
+    np.testing.assert_array_equal(np.round(with_s.z, 3), [[1.203, 1.192]])
+    assert without.scaled is None and with_s.softmax.rows[0].total == pytest.approx(5.056, abs=1e-3)

@@ -30,6 +30,7 @@ __all__ = [
     "softmax_gradient",
     "saturation_point",
     "saturation_curve",
+    "SATURATION_FACTORS",
     "SpreadExperiment",
     "dot_product_spread",
     "SPREAD_D_KS",
@@ -167,8 +168,13 @@ def saturation_point(scores, factor: float = 1.0) -> SaturationPoint:
     return SaturationPoint(c, cs, a, jac, float(a.max()), float(np.abs(jac).max()))
 
 
-def saturation_curve(scores, factors) -> tuple[SaturationPoint, ...]:
-    """saturation_point for every factor (for a chart of max weight and gradient vs c)."""
+SATURATION_FACTORS = tuple(np.round(np.arange(0.5, 20.01, 0.5), 2).tolist())
+
+
+def saturation_curve(scores, factors=SATURATION_FACTORS) -> tuple[SaturationPoint, ...]:
+    """saturation_point for every factor (for a chart of max weight and gradient vs c).
+
+    Default factors: 0.5, 1.0, …, 20.0 (the slider's range on page ③)."""
     factors = as_matrix(factors, "倍率の列", ndim=1)          # (m,)
     return tuple(saturation_point(scores, c) for c in factors)
 

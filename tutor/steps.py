@@ -37,6 +37,9 @@ __all__ = [
     "SoftmaxSteps",
     "WeightedSumStep",
     "HandCalculation",
+    "AttentionSteps",
+    "attention_steps",
+    "naive_steps",
     "matmul_steps",
     "scale_steps",
     "softmax_row_step",
@@ -439,8 +442,80 @@ def weighted_sum_steps(weights, values, *, symbol: str = "z", value_symbol: str 
 
 
 # ---------------------------------------------------------------------------
-# the whole chain of 8.6
+# from Q, K, V to Z, and the whole chain of 8.6
 # ---------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class AttentionSteps:
+    """softmax(QKᵀ/√d_k) V from given Q, K, V, every element expanded."""
+    decimals: int | None
+    scale: bool                                  # False: the "forgot √d_k" variant (scaled is None)
+    d_k: int
+    scores: MatrixSteps                          # (n_q, n_k)  QKᵀ
+    scaled: MatrixSteps | None                   # (n_q, n_k)  QKᵀ / √d_k
+    softmax: SoftmaxSteps                        # (n_q, n_k)  A
+    output: MatrixSteps                          # (n_q, d_v)  Z = A V
+    weighted_sums: tuple[WeightedSumStep, ...]
+
+    @property
+    def weights(self) -> np.ndarray:             # (n_q, n_k)
+        return self.softmax.result
+
+    @property
+    def z(self) -> np.ndarray:                   # (n_q, d_v)
+        return self.output.result
+
+
+def attention_steps(q, k, v, *, scale: bool = True, decimals: int | None = None,
+                    query_labels: Sequence[str] | None = None,
+                    key_labels: Sequence[str] | None = None) -> AttentionSteps:
+    """S = Q Kᵀ → S̃ = S/√d_k (if scale) → A = softmax rows → Z = A V, all expanded.
+
+    q: (n_q, d_k), k: (n_k, d_k), v: (n_k, d_v). Exact mode equals tutor.attention(q, k, v, scale=scale).
+    """
+    decimals = _check_decimals(decimals)
+    q = as_matrix(q, "Q", ndim=2)
+    k = as_matrix(k, "K", ndim=2)
+    v = as_matrix(v, "V", ndim=2)
+    if q.shape[1] != k.shape[1]:
+        raise ValueError(f"Q（形 {q.shape}）と K（形 {k.shape}）の d_k が一致しません（{q.shape[1]} と {k.shape[1]}）。")
+    if k.shape[0] != v.shape[0]:
+        raise ValueError(f"K（形 {k.shape}）と V（形 {v.shape}）のトークン数が一致しません。")
+    d_k = q.shape[1]
+    qlab, klab = _labels(query_labels, q.shape[0]), _labels(key_labels, k.shape[0])
+    scores = matmul_steps(q, k.T, "s", name=r"QK^\top", formula=r"S = QK^\top", decimals=decimals,  # (n_q, n_k)
+                          row_labels=qlab, col_labels=klab)
+    scaled = None
+    logits = scores.result                                                                  # (n_q, n_k)
+    if scale:
+        scaled = scale_steps(scores.result, d_k, decimals=decimals, row_labels=qlab, col_labels=klab)
+        logits = scaled.result                                                              # (n_q, n_k)
+    formula = (r"A = \mathrm{softmax}\!\left(QK^\top/\sqrt{d_k}\right)" if scale
+               else r"A = \mathrm{softmax}\!\left(QK^\top\right)")
+    sm = softmax_steps(logits, formula=formula, decimals=decimals, row_labels=qlab)          # (n_q, n_k)
+    output = matmul_steps(sm.result, v, "z", name="Z", formula="Z = A V", decimals=decimals,  # (n_q, d_v)
+                          row_labels=qlab)
+    sums = weighted_sum_steps(sm.result, v, decimals=decimals)
+    return AttentionSteps(decimals, bool(scale), d_k, scores, scaled, sm, output, sums)
+
+
+def naive_steps(x, *, decimals: int | None = None, tokens: Sequence[str] | None = None) -> AttentionSteps:
+    """Naive self-attention (8.2) expanded: S = X Xᵀ, A = softmax(S) (no √d_k), Z = A X.
+
+    x: (n, d). The result's ``scaled`` is None; exact mode equals tutor.naive_attention(x).
+    """
+    decimals = _check_decimals(decimals)
+    x = as_matrix(x, "埋め込み X", ndim=2)
+    toks = _labels(tokens, x.shape[0])
+    scores = matmul_steps(x, x.T, "s", name=r"XX^\top", formula=r"S = XX^\top", decimals=decimals,  # (n, n)
+                          row_labels=toks, col_labels=toks)
+    sm = softmax_steps(scores.result, formula=r"A = \mathrm{softmax}(S)", decimals=decimals,           # (n, n)
+                       row_labels=toks)
+    output = matmul_steps(sm.result, x, "z", name="Z", formula="Z = A X", decimals=decimals,          # (n, d)
+                          row_labels=toks)
+    sums = weighted_sum_steps(sm.result, x, decimals=decimals)
+    return AttentionSteps(decimals, False, x.shape[1], scores, None, sm, output, sums)
+
+
 def hand_calculation(x, w_q, w_k, w_v, *, decimals: int | None = None,
                      tokens: Sequence[str] | None = None) -> HandCalculation:
     """Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V, every element of every step expanded.
@@ -474,12 +549,7 @@ def hand_calculation(x, w_q, w_k, w_v, *, decimals: int | None = None,
     q = matmul_steps(x, w_q, "q", name="Q", formula="Q = X W_Q", **kq)                 # (n, d_k)
     k = matmul_steps(x, w_k, "k", name="K", formula="K = X W_K", **kq)                 # (n, d_k)
     v = matmul_steps(x, w_v, "v", name="V", formula="V = X W_V", **kq)                 # (n, d_v)
-    scores = matmul_steps(q.result, k.result.T, "s", name=r"QK^\top",                  # (n, n)
-                          formula=r"S = QK^\top", col_labels=toks, **kq)
-    scaled = scale_steps(scores.result, d_k, col_labels=toks, **kq)                     # (n, n)
-    sm = softmax_steps(scaled.result, formula=r"A = \mathrm{softmax}\!\left(QK^\top/\sqrt{d_k}\right)",
-                       decimals=decimals, row_labels=toks)                              # (n, n)
-    output = matmul_steps(sm.result, v.result, "z", name="Z", formula="Z = A V", **kq)  # (n, d_v)
-    sums = weighted_sum_steps(sm.result, v.result, decimals=decimals)
-    return HandCalculation(decimals, toks, _frozen(pencil_round(x, decimals)), d_k, q, k, v, scores,
-                           scaled, sm, output, sums)
+    att = attention_steps(q.result, k.result, v.result, decimals=decimals,            # (n, n), (n, d_v)
+                          query_labels=toks, key_labels=toks)
+    return HandCalculation(decimals, toks, _frozen(pencil_round(x, decimals)), d_k, q, k, v, att.scores,
+                           att.scaled, att.softmax, att.output, att.weighted_sums)

@@ -9,9 +9,10 @@ import streamlit as st
 
 from practice.progress import record_visit
 
-from . import state
+from . import state, steps
 from .nav import LEARNING_KEYS, PAGE_BY_KEY, PAGES, available_pages, next_page, sidebar
 from .quiz import feedback, question_card, quiz_section
+from .steps import rounding_toggle
 from .widgets import (compute, heatmap, heatmap_chart, heatmap_frame, matrix_editor, matrix_frame,
                       set_matrix, show_matrix, unique_labels)
 
@@ -19,7 +20,7 @@ __all__ = [
     "page", "section", "next_link", "PAGES", "PAGE_BY_KEY", "LEARNING_KEYS", "available_pages",
     "next_page", "quiz_section", "question_card", "feedback", "compute", "heatmap", "heatmap_chart",
     "heatmap_frame", "matrix_editor", "matrix_frame", "set_matrix", "show_matrix", "unique_labels",
-    "state",
+    "state", "steps", "rounding_toggle",
 ]
 
 # The rhythm of every learning page: ねらい → 解説 → 手計算 → 可視化 → 試してみよう → 確認クイズ

@@ -1,0 +1,194 @@
+"""③ √d_k で割る理由: softmax saturation, the spread of q·k growing with d_k, the cure."""
+import altair as alt
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import tutor
+import ui
+from tutor import textbook as tb
+from ui.steps import auto_digits, number, prob_text, vector
+
+ui.page("scaling")
+
+BASE = tb.SATURATION_SCORES[0]          # (2, 1, 0)
+KEYS3 = ["キー1", "キー2", "キー3"]
+G_KEY_LABELS = ["k1 = (1, 0)", "k2 = (0, 1)", "k3 = (1, 1)"]
+
+
+def weights_frame(points, labels) -> pd.DataFrame:
+    """Rows of the saturation table (display only)."""
+    return pd.DataFrame({
+        "スコア": [vector(p.scores, auto_digits(p.scores, 2)) for p in points],
+        "softmax 後の重み": ["(" + ", ".join(prob_text(w) for w in p.weights) + ")" for p in points],
+        "最大の重み": [prob_text(p.max_weight) for p in points],
+        "勾配の大きさ max|∂a/∂s|": [prob_text(p.gradient) for p in points],
+    }, index=labels)
+
+
+def spread_chart(exp) -> alt.Chart:
+    df = pd.DataFrame({
+        "d_k": [str(d) for d in exp.d_ks] * 2,
+        "系列": ["測定した標準偏差"] * len(exp.d_ks) + ["√d_k（理論）"] * len(exp.d_ks),
+        "値": list(exp.raw_std) + list(exp.theory_std),
+    })
+    return alt.Chart(df, title="内積 q·k のばらつき（標準偏差）").mark_bar().encode(
+        x=alt.X("d_k:N", sort=[str(d) for d in exp.d_ks], title="d_k", axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset("系列:N"),
+        y=alt.Y("値:Q", title="標準偏差"),
+        color=alt.Color("系列:N", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(orient="bottom", title=None)),
+        tooltip=["d_k", "系列", alt.Tooltip("値:Q", format=".2f")],
+    ).properties(width=300, height=240)
+
+
+def curve_chart(curve, current: float) -> alt.LayerChart:
+    df = pd.DataFrame({
+        "倍率 c": [p.factor for p in curve] * 2,
+        "系列": ["最大の重み"] * len(curve) + ["勾配の大きさ"] * len(curve),
+        "値": [p.max_weight for p in curve] + [p.gradient for p in curve],
+    })
+    lines = alt.Chart(df, title="倍率 c を大きくすると").mark_line(point=True).encode(
+        x=alt.X("倍率 c:Q"), y=alt.Y("値:Q", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("系列:N", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(orient="bottom", title=None)),
+        tooltip=["倍率 c", "系列", alt.Tooltip("値:Q", format=".5f")],
+    )
+    rule = alt.Chart(pd.DataFrame({"倍率 c": [current]})).mark_rule(strokeDash=[4, 4], color="#888").encode(
+        x="倍率 c:Q")
+    return (lines + rule).properties(width=300, height=240)
+
+
+# ---------------------------------------------------------------------------
+ui.section("aim")
+st.markdown(
+    "- スコアが大きすぎると softmax が **1 つに集中しすぎる** こと、そのとき **勾配がほぼ 0** になることを数値で確かめる。\n"
+    "- 次元 $d_k$ が大きいほど内積 $\\mathbf{q}\\cdot\\mathbf{k}$ のばらつきが $\\sqrt{d_k}$ 程度に広がることを、乱数の実験で確かめる。\n"
+    "- $\\sqrt{d_k}$ で割ると、ばらつきが 1 前後に戻る理由を説明できる。"
+)
+
+ui.section("explain")
+st.markdown(
+    "softmax はスコアの **比** ではなく **差** に反応します。$(2, 1, 0)$ と、それを 10 倍した $(20, 10, 0)$ は"
+    "大小の順番が同じでも、後者では差が大きいので 1 位がほぼすべての重みを取ります。"
+    "こうなると困ることが 2 つあります。"
+)
+st.markdown(
+    "1. **情報を混ぜられない**：1 つのトークンをそのままコピーするだけになり、複数から情報を集める意味がなくなる。\n"
+    "2. **学習が進まない**：重みがほぼ 1 と 0 に張り付くと、スコアを少し動かしても重みが変わらない。"
+    "つまり勾配がほぼ 0 になり、$W_Q, W_K$ を直す手がかりが消える。"
+)
+st.latex(r"\frac{\partial a_i}{\partial s_j} = a_i\,(\delta_{ij} - a_j)"
+         r"\qquad(\text{どれかの } a_i \approx 1 \text{ なら、すべて } \approx 0)")
+st.markdown(
+    "では、なぜスコアが大きくなるのでしょうか。内積は $d_k$ 個の積の足し算です。"
+    "各成分が平均 0・分散 1 のばらばらな値なら、足す項が増えるほど合計のばらつきも増え、"
+    "分散はちょうど $d_k$、標準偏差（ばらつきの典型的な幅）は $\\sqrt{d_k}$ になります。"
+    "サイコロを 1 個振るより 64 個振って合計したほうが、合計の散らばりが大きいのと同じ理屈です。"
+    "そこで、内積を $\\sqrt{d_k}$ で割って、次元がいくつでも幅が 1 前後になるようにそろえます。"
+)
+st.latex(r"s_{ij} = \frac{\mathbf{q}_i\cdot\mathbf{k}_j}{\sqrt{d_k}}")
+
+# ---------------------------------------------------------------------------
+ui.section("hand")
+st.subheader("softmax が尖る様子")
+points = [tutor.saturation_point(s) for s in tb.SATURATION_SCORES]
+scaled_1608 = tutor.scale_steps([tb.SATURATION_SCORES[2]], tb.SATURATION_D_K, symbol="s'", name="S")
+fixed = tutor.saturation_point(scaled_1608.result[0])
+st.table(weights_frame(points + [fixed], ["(2, 1, 0)", "(20, 10, 0)", "(16, 8, 0)",
+                                          f"(16, 8, 0) ÷ √{tb.SATURATION_D_K}"]))
+for label, s in (("(2, 1, 0)", tb.SATURATION_SCORES[0]), ("(20, 10, 0)", tb.SATURATION_SCORES[1])):
+    with st.expander(f"softmax{label} の計算"):
+        row = tutor.softmax_row_step(s)
+        st.latex(row.exp_latex)
+        st.latex(r"\text{分母} = " + row.total_latex)
+        for elem in row.elements:
+            st.latex(elem.latex)
+st.markdown(
+    f"$d_k = {tb.SATURATION_D_K}$ で内積が $(16, 8, 0)$ と出たとします。そのままでは 1 位の重みが "
+    f"**{prob_text(points[2].max_weight)}** でほぼ独り占めです。"
+    f"$\\sqrt{{{tb.SATURATION_D_K}}}$ で割ると次のようにスコアが縮み、重みは "
+    f"**{vector(fixed.weights, 3)}** のほどよい配分に戻ります。"
+)
+for elem in scaled_1608.flat:
+    st.latex(elem.latex)
+
+st.subheader("G検定の例：クエリ 1 つとキー 3 つ（$d_k = 2$）")
+st.markdown("クエリ $\\mathbf{q} = (1, 0)$、キー $(1,0), (0,1), (1,1)$、バリュー $(2,0), (0,4), (1,1)$ です。"
+            "$\\sqrt{2}$ で割る場合と割らない場合を比べます。")
+g_on = tutor.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, query_labels=["q"], key_labels=G_KEY_LABELS)
+g_off = tutor.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, scale=False, query_labels=["q"],
+                              key_labels=G_KEY_LABELS)
+for elem in g_on.scores.flat:
+    st.latex(elem.latex)
+st.markdown("**$\\sqrt{2}$ で割る（正しい手順）**")
+for elem in g_on.scaled.flat:
+    st.latex(elem.latex)
+st.latex(g_on.softmax.rows[0].exp_latex)
+st.latex(r"\text{分母} = " + g_on.softmax.rows[0].total_latex)
+for elem in g_on.softmax.rows[0].elements:
+    st.latex(elem.latex)
+st.latex(g_on.weighted_sums[0].latex)
+with st.expander("割らない場合（√d_k を忘れた計算）"):
+    st.latex(g_off.softmax.rows[0].exp_latex)
+    for elem in g_off.softmax.rows[0].elements:
+        st.latex(elem.latex)
+ui.show_matrix([g_on.weights[0], g_off.weights[0]], ["√2 で割る", "割らない"], G_KEY_LABELS, digits=4,
+               caption="重みの比較（小数第 4 位）")
+st.markdown(
+    f"割らないと、似ているキー（k1, k3）の重みが {number(g_on.weights[0, 0], 4)} から "
+    f"{number(g_off.weights[0, 0], 4)} に増え、k2 は {number(g_on.weights[0, 1], 4)} から "
+    f"{number(g_off.weights[0, 1], 4)} に減ります。$d_k = 2$ でも差は出ます。$d_k$ が大きいほど、この差は急に広がります。"
+)
+
+# ---------------------------------------------------------------------------
+ui.section("visual")
+st.subheader("乱数で測る：内積のばらつきは √d_k で増える")
+seed = st.number_input("乱数のシード", min_value=0, max_value=100_000, value=0, step=1, key="scaling_seed",
+                       persist_state="session", help="同じシードなら同じ結果になります。")
+exp = ui.compute("scaling_spread", tutor.dot_product_spread, np.random.default_rng(int(seed)))
+if exp is not None:
+    st.caption(f"各 $d_k$ について、成分が平均 0・分散 1 の乱数ベクトル q を {exp.n_samples} 個、"
+               f"それぞれにキー k を {exp.n_keys} 個作り、内積のばらつき（標準偏差）を測りました。")
+    st.altair_chart(spread_chart(exp), width="content")
+    st.table(pd.DataFrame({
+        "測った標準偏差": [number(v, 2) for v in exp.raw_std],
+        "√d_k": [number(v, 2) for v in exp.theory_std],
+        "÷√d_k 後の標準偏差": [number(v, 2) for v in exp.scaled_std],
+        "最大の重みの平均（割らない）": [number(v, 3) for v in exp.raw_max_weight],
+        "最大の重みの平均（割る）": [number(v, 3) for v in exp.scaled_max_weight],
+    }, index=[f"d_k = {d}" for d in exp.d_ks]))
+    st.markdown(
+        f"測った幅は $\\sqrt{{d_k}}$ とよく合います（$d_k = {exp.d_ks[-1]}$ で {number(exp.raw_std[-1], 1)}、"
+        f"理論 {number(exp.theory_std[-1], 1)}）。割らないと、キー {exp.n_keys} 個のうち 1 位の重みの平均は "
+        f"$d_k = {exp.d_ks[-1]}$ で {number(exp.raw_max_weight[-1], 3)} とほぼ総取りです。"
+        f"$\\sqrt{{d_k}}$ で割ると、どの $d_k$ でも幅は 1 前後、1 位の重みも {number(exp.scaled_max_weight[-1], 3)} 程度にとどまります。"
+    )
+
+# ---------------------------------------------------------------------------
+ui.section("try")
+st.markdown("スコア $(2, 1, 0)$ に倍率 $c$ を掛けて softmax に通します。$c$ を大きくして、"
+            "重みが 1 つに集中し、勾配が消えていく様子を見てください。")
+factor = st.slider("スコアの倍率 c", min_value=0.5, max_value=20.0, value=1.0, step=0.5, key="scaling_factor",
+                   persist_state="session")
+point = ui.compute("scaling_point", tutor.saturation_point, BASE, factor)
+curve = tutor.saturation_curve(BASE)
+if point is not None:
+    st.latex(r"\mathrm{softmax}" + vector(point.scores, auto_digits(point.scores, 1))
+             + r" \approx (" + ", ".join(prob_text(w) for w in point.weights) + ")")
+    m1, m2 = st.columns(2)
+    m1.metric("最大の重み", prob_text(point.max_weight))
+    m2.metric("勾配の大きさ max|∂a/∂s|", prob_text(point.gradient))
+    c1, c2 = st.columns(2)
+    with c1:
+        bars = pd.DataFrame({"キー": KEYS3, "重み": point.weights})
+        st.altair_chart(alt.Chart(bars, title="重み").mark_bar(color="#2E6F9E").encode(
+            x=alt.X("キー:N", sort=KEYS3, axis=alt.Axis(labelAngle=0)),
+            y=alt.Y("重み:Q", scale=alt.Scale(domain=[0, 1])),
+            tooltip=["キー", alt.Tooltip("重み:Q", format=".5f")]).properties(width=220, height=220),
+            width="content")
+    with c2:
+        st.altair_chart(curve_chart(curve, factor), width="content")
+    st.caption("勾配の大きさは、ヤコビ行列 $\\partial a_i/\\partial s_j$ の成分の絶対値の最大です"
+               "（2 つの重みが半々のときにいちばん大きく、1 つの重みが 1 に近づくほど 0 に近づきます）。")
+
+ui.quiz_section("scaling")
+ui.next_link("scaling")

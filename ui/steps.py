@@ -1,0 +1,115 @@
+"""Rendering the engine's hand-calculation steps (tutor.steps): one st.latex per element,
+one expander per matrix so that a phone screen is not flooded with formulas."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import streamlit as st
+
+from .validate import format_number
+from .widgets import show_matrix
+
+PENCIL_DECIMALS = 3
+
+
+def rounding_toggle(key: str, *, default: bool = True) -> int | None:
+    """The exact ↔ pencil switch. Returns 3 (pencil: round to 3 decimals as the textbook does)
+    or None (exact). The choice survives page switches."""
+    on = st.toggle("鉛筆モード：途中の値を小数第 3 位に丸めながら計算する（教科書と同じ）", value=default,
+                   key=key, persist_state="session",
+                   help="オフにすると丸めずに計算した正確な値（小数第 4 位まで表示）になります。")
+    return PENCIL_DECIMALS if on else None
+
+
+def digits_of(decimals: int | None) -> int:
+    """How many decimals to print for a stepper result (exact mode prints 4)."""
+    return 4 if decimals is None else decimals
+
+
+def _row_caption(label: str) -> None:
+    st.markdown(f"**{label} の行**")
+
+
+def matrix_steps(ms, *, title: str | None = None, expanded: bool = False, show_result: bool = True) -> None:
+    """Every element of a tutor.MatrixSteps, grouped by row, inside one expander."""
+    rows, cols = len(ms.elements), len(ms.elements[0]) if ms.elements else 0
+    head = title or f"${ms.name}$ の全要素"
+    with st.expander(f"{head}（{rows}×{cols}）", expanded=expanded):
+        if ms.formula:
+            st.latex(ms.formula)
+        if ms.note:
+            st.latex(ms.note)
+        for label, row in zip(ms.row_labels or [str(i + 1) for i in range(rows)], ms.elements):
+            _row_caption(label)
+            for elem in row:
+                st.latex(elem.latex)
+        if show_result:
+            show_matrix(ms.result, ms.row_labels or None, ms.col_labels or None,
+                        digits=0 if _all_int(ms.result) else digits_of(ms.decimals),
+                        caption=f"結果（{rows}×{cols}）")
+
+
+def _all_int(matrix) -> bool:
+    return all(float(v).is_integer() for v in np.asarray(matrix, dtype=np.float64).ravel())
+
+
+def auto_digits(matrix, digits: int = 3) -> int:
+    """0 decimals for a matrix of whole numbers (the textbook prints 2, not 2.000), else ``digits``."""
+    return 0 if _all_int(matrix) else digits
+
+
+def softmax_steps(ss, *, title: str | None = None, expanded: bool = False) -> None:
+    """Each softmax row of a tutor.SoftmaxSteps: exponentials, their sum, every weight."""
+    with st.expander(title or f"${ss.name}$：行ごとの softmax", expanded=expanded):
+        st.latex(ss.formula)
+        for row in ss.rows:
+            _row_caption(row.label)
+            st.latex(row.exp_latex)
+            st.latex(r"\text{分母} = " + row.total_latex)
+            for elem in row.elements:
+                st.latex(elem.latex)
+        show_matrix(ss.result, [r.label for r in ss.rows], [r.label for r in ss.rows]
+                    if len(ss.rows) == len(ss.rows[0].weights) else None,
+                    digits=digits_of(ss.decimals), caption="重み行列 A（各行の合計が 1）")
+
+
+def weighted_sums(sums, row_labels: Sequence[str], *, title: str = "出力 Z：バリューの重み付き和",
+                  expanded: bool = False) -> None:
+    """z_i = Σ_j a_ij v_j as a sum of vectors, then each component expanded."""
+    with st.expander(title, expanded=expanded):
+        for label, ws in zip(row_labels, sums):
+            _row_caption(label)
+            st.latex(ws.latex)
+            for elem in ws.components:
+                st.latex(elem.latex)
+
+
+def hand_calculation(hc, *, expanded_last: bool = True) -> None:
+    """The whole chain of tutor.HandCalculation: Q, K, V, QKᵀ, ÷√d_k, softmax, Z."""
+    matrix_steps(hc.q, title="① $Q = XW_Q$（クエリ）")
+    matrix_steps(hc.k, title="② $K = XW_K$（キー）")
+    matrix_steps(hc.v, title="③ $V = XW_V$（バリュー）")
+    matrix_steps(hc.scores, title=r"④ スコア $S = QK^\top$")
+    matrix_steps(hc.scaled, title=r"⑤ $\sqrt{d_k}$ で割る")
+    softmax_steps(hc.softmax, title="⑥ 行ごとに softmax → 重み $A$")
+    weighted_sums(hc.weighted_sums, hc.tokens, title="⑦ 出力 $Z = AV$（バリューの重み付き和）",
+                  expanded=expanded_last)
+    show_matrix(hc.z, hc.tokens, [f"z{j + 1}" for j in range(hc.z.shape[1])], digits=digits_of(hc.decimals),
+                caption="出力 Z（1 行 = 1 トークンの新しいベクトル）")
+
+
+def number(x: float, decimals: int | None) -> str:
+    """A stepper number for prose (3 decimals in pencil mode, 4 in exact mode)."""
+    return format_number(x, digits_of(decimals))
+
+
+def vector(values, digits: int = 3) -> str:
+    """(0.212, 0.212, 0.576) — a row printed for prose."""
+    return "(" + ", ".join(format_number(float(v), digits) for v in values) + ")"
+
+
+def prob_text(p: float) -> str:
+    """A probability that may be tiny: 0.99995, 0.00005 → 4.54e-05 style below 1e-4."""
+    p = float(p)
+    return f"{p:.5f}" if p == 0 or p >= 1e-4 else f"{p:.2e}".replace("e-0", "e-")
