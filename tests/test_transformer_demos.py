@@ -160,3 +160,13 @@ def test_random_qkv_seeded():
     assert all(np.array_equal(x, y) for x, y in zip(a, b))
     with pytest.raises(ValueError, match="Generator"):
         demos.random_qkv(5, 3, 3)
+
+
+def test_temperature_table_figures():
+    rows = demos.temperature_table(tb.TEMPERATURE_LOGITS, tb.TEMPERATURES)
+    got = [tuple(round(float(p), 3) for p in r.probs) for r in rows]
+    assert got == [(0.665, 0.245, 0.090), (0.867, 0.117, 0.016), (0.506, 0.307, 0.186)]
+    np.testing.assert_allclose(rows[1].scaled, [4, 2, 0])
+    np.testing.assert_allclose(rows[2].scaled, [1, 0.5, 0])
+    with pytest.raises(ValueError, match="温度"):
+        demos.temperature_table([2, 1, 0], [0.0])

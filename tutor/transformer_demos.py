@@ -24,7 +24,7 @@ from .cost import attention_memory_bytes, tiled_memory_bytes
 from .tiled import TiledAttentionResult, tiled_attention
 from .layers import batch_norm, layer_norm
 from .position import add_positional_encoding, pe_angle_rates, positional_encoding, rope_score
-from .sampling import GenerationStep, generate
+from .sampling import GenerationStep, generate, probabilities
 
 __all__ = [
     "PermutationDemo",
@@ -45,6 +45,8 @@ __all__ = [
     "toy_ids",
     "toy_next_logits",
     "generation_step",
+    "TemperatureRow",
+    "temperature_table",
     "max_abs_difference",
     "cost_lengths",
     "random_qkv",
@@ -309,6 +311,24 @@ def toy_next_logits(ids: Sequence[int]) -> np.ndarray:
     if not 0 <= last < len(TOY_VOCAB):
         raise ValueError(f"トークン ID {last} は語彙（0〜{len(TOY_VOCAB) - 1}）にありません。")
     return TOY_LOGITS[last].copy()                            # (vocab,)
+
+
+@dataclass(frozen=True)
+class TemperatureRow:
+    temperature: float
+    scaled: np.ndarray   # (vocab,)  z / T
+    probs: np.ndarray    # (vocab,)  softmax(z / T)
+
+
+def temperature_table(logits, temperatures: Sequence[float]) -> list[TemperatureRow]:
+    """z / T and softmax(z / T) for each temperature. (2, 1, 0) with T = 1, 0.5, 2 →
+    (0.665, 0.245, 0.090), (0.867, 0.117, 0.016), (0.506, 0.307, 0.186)."""
+    z = as_matrix(logits, "ロジット", ndim=1)
+    rows = []
+    for t in temperatures:
+        probs = probabilities(z, t)                          # checks T > 0
+        rows.append(TemperatureRow(float(t), z / float(t), probs))
+    return rows
 
 
 def generation_step(ids: Sequence[int], strategy: str, seed: int, temperature: float = 1.0,

@@ -1,0 +1,201 @@
+"""⑦-4 出力と生成: final representation → logits → softmax, temperature, greedy / top-k / top-p,
+and a generation loop that appends one token per click."""
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import tutor
+import ui
+from tutor import textbook as tb
+from ui.figures import prob_bars
+from ui.validate import format_number
+
+ui.page("output")
+
+VOCAB = tutor.TOY_VOCAB
+# Markdown would swallow "<eos>" as an HTML tag: show special tokens with 〈 〉 in text
+SHOW = [t.replace("<", "〈").replace(">", "〉") for t in VOCAB]
+STRATEGY_LABELS = {"greedy": "貪欲法（greedy）", "sample": "そのままサンプリング",
+                   "top_k": "top-k サンプリング", "top_p": "top-p（nucleus）サンプリング"}
+PROMPT = "猫 は 魚 を"
+GEN_KEY = "output_gen_steps"
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def tiny_forward(seed: int, text: str):
+    model = tutor.TinyDecoderOnly.from_seed(seed)
+    ids = tutor.token_ids(text, model.vocab)
+    res = model.forward(ids)
+    return model.vocab, res.final[-1].copy(), np.asarray(model.embedding).copy(), res.next_logits.copy()
+
+
+def prob_table(rows: dict, labels) -> pd.DataFrame:
+    return pd.DataFrame({name: [format_number(v, 3) for v in probs] for name, probs in rows.items()},
+                        index=list(labels)).T
+
+
+def choose_with(probs, strategy, seed, k, p):
+    rng = np.random.default_rng(int(seed))
+    return tutor.choose(probs, strategy, rng, k=k, p=p)
+
+
+def describe_choice(choice) -> str:
+    kept = "、".join(SHOW[i] for i in choice.kept)
+    u = "（乱数なし）" if choice.u is None else f"一様乱数 u = {choice.u:.3f}"
+    return f"候補に残ったトークン：{kept}　／　{u}　→ 選ばれたのは **{SHOW[choice.index]}**"
+
+
+# ---------------------------------------------------------------------------
+ui.section("aim")
+st.markdown(
+    "- 最終層の表現から **語彙全体のロジット** を作り、**ソフトマックス** で次のトークンの確率にする流れを説明できる。\n"
+    "- **温度** T が確率分布をどう尖らせ・平らにするかを数で確かめる。\n"
+    "- 貪欲法・top-k・top-p の違いと、1 トークンずつ足しては予測し直す **自己回帰的な生成** を体験する。"
+)
+
+ui.section("explain")
+st.markdown(
+    "最後の層を通った各トークンの表現には、文脈の情報が織り込まれています。文章を作るモデル（GPT のようなデコーダ型）は、"
+    "**最後の位置** の表現 $h$ に出力用の行列を掛けて、語彙のトークン 1 つにつき 1 つの点数（**ロジット**）を作ります。"
+    "元の Transformer は、この行列に入力の埋め込み行列 $E$ をそのまま使い回しました（$z = h E^\\top$）。"
+)
+st.latex(r"z = h\,E^\top \in \mathbb{R}^{|V|},\qquad P(\text{次のトークン} = j) = \mathrm{softmax}(z / T)_j"
+         r" = \frac{e^{z_j / T}}{\sum_{k} e^{z_k / T}}")
+st.markdown(
+    "**温度** $T$ はロジットを割る数です。$T < 1$ では差が広がって分布が尖り（$T \\to 0$ で貪欲法と同じ）、"
+    "$T > 1$ では差が縮んで分布が平らになります（$T \\to \\infty$ で一様分布）。\n\n"
+    "次のトークンの **選び方** にはいくつかあります。\n\n"
+    "- **貪欲法**：いちばん確率の高いトークンを選ぶ。乱数を使わないので毎回同じ結果。\n"
+    "- **サンプリング**：確率どおりにくじを引く。多様だが、確率の低い変なトークンも混ざる。\n"
+    "- **top-k**：確率の高い順に k 個だけ残し、その中で確率を合計 1 に直してからくじを引く。\n"
+    "- **top-p**：確率の高い順に足していき、合計が p 以上になった所までを残して、くじを引く。\n\n"
+    "選んだトークンを列の最後に足し、もう一度モデルに通して次を予測する──この繰り返しが **自己回帰的な生成** です。"
+    "候補を複数本並行して育てる **ビームサーチ** という方法もあります。"
+)
+
+# ---------------------------------------------------------------------------
+ui.section("hand")
+st.markdown(f"3 語の語彙で、ロジットが $z = ({', '.join(format_number(v, 0) for v in tb.TEMPERATURE_LOGITS)})$ の場合です。"
+            "温度を変えて softmax を計算します。")
+t_rows = tutor.temperature_table(tb.TEMPERATURE_LOGITS, tb.TEMPERATURES)
+temp_rows = {f"T = {format_number(r.temperature, 1)}": r.probs for r in t_rows}
+st.table(pd.DataFrame({
+    "温度": [f"T = {format_number(r.temperature, 1)}" for r in t_rows],
+    "z / T": ["(" + ", ".join(format_number(v, 1) for v in r.scaled) + ")" for r in t_rows],
+    "P(A)": [format_number(r.probs[0], 3) for r in t_rows],
+    "P(B)": [format_number(r.probs[1], 3) for r in t_rows],
+    "P(C)": [format_number(r.probs[2], 3) for r in t_rows],
+}).set_index("温度"))
+st.caption("T で割ってから softmax に通すだけです。T = 0.5 では差が 2 倍に広がって A がさらに有利になり、"
+           "T = 2 では差が半分に縮んで 3 つの確率が近づきます。")
+
+# ---------------------------------------------------------------------------
+ui.section("visual")
+st.subheader("最終表現 → ロジット → 確率（小さなデコーダ型モデル）")
+st.markdown(f"乱数で初期化しただけの（学習していない）小さなデコーダ型 Transformer に「{PROMPT}」を入れ、"
+            "最後の位置の表現 $h$ から次のトークンの確率を計算します。学習前なので予測は当てになりませんが、"
+            "計算の流れは本物と同じです。")
+model_seed = st.number_input("モデルのシード", min_value=0, max_value=1000, value=0, step=1, key="output_model_seed",
+                             persist_state="session")
+vocab_m, h_last, emb, logits_m = tiny_forward(int(model_seed), PROMPT)
+ui.show_matrix(h_last[None, :], ["h（「を」の位置）"], [f"{j + 1}" for j in range(h_last.size)], digits=3,
+               caption=f"最後の位置の表現 h（d_model = {h_last.size}）")
+probs_m = tutor.probabilities(logits_m, 1.0)
+c1, c2 = st.columns(2)
+with c1:
+    st.caption(f"ロジット z = h Eᵀ（語彙 {len(vocab_m)} 語）")
+    st.dataframe(pd.DataFrame({"トークン": list(vocab_m), "ロジット": [format_number(v, 3) for v in logits_m]}),
+                 hide_index=True, height=300)
+with c2:
+    st.altair_chart(prob_bars(probs_m, vocab_m, title="softmax(z)：次のトークンの確率"), width="stretch")
+
+st.subheader("温度で分布の形が変わる")
+cols = st.columns(len(tb.TEMPERATURES))
+for col, (name, probs_t) in zip(cols, temp_rows.items()):
+    with col:
+        st.altair_chart(prob_bars(probs_t, ["A", "B", "C"], title=name), width="stretch")
+
+# ---------------------------------------------------------------------------
+ui.section("try")
+st.subheader("温度を動かす")
+temp = st.slider("温度 T", min_value=0.1, max_value=3.0, value=1.0, step=0.1, key="output_temp",
+                 persist_state="session")
+probs_try = ui.compute("output_temp_probs", tutor.probabilities, tb.TEMPERATURE_LOGITS, temp)
+if probs_try is not None:
+    st.table(prob_table({f"T = {format_number(temp, 1)}": probs_try}, ["A（z = 2）", "B（z = 1）", "C（z = 0）"]))
+    st.altair_chart(prob_bars(probs_try, ["A", "B", "C"], title=f"T = {format_number(temp, 1)}"), width="stretch")
+
+st.subheader("選び方を比べる")
+st.markdown("小さな語彙の「次のトークンの確率」から 1 つ選びます。確率は直前のトークンで決まる簡単な表から作っています。"
+            "シードを決めればサンプリングも毎回同じ結果になります。")
+c1, c2 = st.columns(2)
+with c1:
+    prev = st.selectbox("直前のトークン", [t for t in VOCAB if t != "<eos>"], index=3, key="output_prev",
+                        persist_state="session")
+    strategy = st.selectbox("選び方", list(STRATEGY_LABELS), format_func=STRATEGY_LABELS.get, index=2,
+                            key="output_strategy", persist_state="session")
+    seed = st.number_input("シード", min_value=0, max_value=1_000_000, value=0, step=1, key="output_seed",
+                           persist_state="session")
+with c2:
+    t_choice = st.slider("温度 T（選び方用）", min_value=0.1, max_value=3.0, value=1.5, step=0.1, key="output_temp2",
+                         persist_state="session")
+    k = st.slider("top-k の k", min_value=1, max_value=len(VOCAB), value=2, key="output_k", persist_state="session")
+    p = st.slider("top-p の p", min_value=0.05, max_value=1.0, value=0.9, step=0.05, key="output_p",
+                  persist_state="session")
+probs_c = tutor.probabilities(tutor.toy_next_logits(tutor.toy_ids([prev])), t_choice)
+choice = ui.compute("output_choice", choose_with, probs_c, strategy, seed, k, p)
+if choice is not None:
+    st.altair_chart(prob_bars(choice.distribution, VOCAB, highlight=choice.kept,
+                              title=f"{STRATEGY_LABELS[strategy]}：残った候補の確率（合計 1 に直した後）"),
+                    width="stretch")
+    st.markdown(describe_choice(choice))
+    st.metric("選ばれたトークン", SHOW[choice.index])
+    st.caption(f"残った候補の元の確率の合計：{choice.kept_mass:.3f}")
+
+st.subheader("1 トークンずつ生成する")
+st.markdown("ボタンを押すたびに、いまの列から次のトークンの確率を計算し、上で選んだ選び方・温度・シードで 1 つ選んで列に足します。"
+            "〈eos〉が出たら文の終わりです。")
+prompt_tok = st.selectbox("書き出し", ["猫", "魚", "は", "を"], key="output_prompt", persist_state="session")
+
+
+def add_step() -> None:
+    steps = st.session_state.get(GEN_KEY, [])
+    ids = steps[-1].ids + (steps[-1].chosen,) if steps else tutor.toy_ids([st.session_state["output_prompt"]])
+    try:
+        step = tutor.generation_step(ids, st.session_state["output_strategy"], int(st.session_state["output_seed"]),
+                                     float(st.session_state["output_temp2"]), k=int(st.session_state["output_k"]),
+                                     p=float(st.session_state["output_p"]))
+    except ValueError as exc:
+        st.session_state["output_gen_error"] = str(exc)
+        return
+    st.session_state.pop("output_gen_error", None)
+    st.session_state[GEN_KEY] = steps + [step]
+
+
+def reset_steps() -> None:
+    st.session_state[GEN_KEY] = []
+
+
+steps = st.session_state.get(GEN_KEY, [])
+if steps and VOCAB[steps[0].ids[0]] != prompt_tok:  # the learner changed the opening word
+    steps = []
+    st.session_state[GEN_KEY] = steps
+finished = bool(steps) and VOCAB[steps[-1].chosen] == "<eos>"
+c1, c2 = st.columns(2)
+c1.button("1 トークン生成", key="output_gen_one", on_click=add_step, disabled=finished, icon="▶️", type="primary")
+c2.button("最初からやり直す", key="output_gen_reset", on_click=reset_steps, icon="↩️")
+if "output_gen_error" in st.session_state:
+    st.error(st.session_state["output_gen_error"], icon="⚠️")
+sequence = tutor.toy_ids([prompt_tok]) if not steps else steps[-1].ids + (steps[-1].chosen,)
+st.markdown("**いまの列**：" + " ".join(SHOW[i] for i in sequence))
+for number, step in enumerate(steps, start=1):
+    top = step.choice.ranking[:3]
+    with st.expander(f"ステップ {number}：{' '.join(SHOW[i] for i in step.ids)} → {SHOW[step.chosen]}",
+                     expanded=number == len(steps)):
+        st.markdown("確率の上位：" + "、".join(f"{SHOW[i]} {format_number(step.probs[i], 3)}" for i in top))
+        st.markdown(describe_choice(step.choice))
+if finished:
+    st.success("〈eos〉（文の終わり）が選ばれたので、生成はここで終わりです。")
+
+ui.quiz_section("output")
+ui.next_link("output")
