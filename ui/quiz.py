@@ -7,7 +7,6 @@ from urllib.parse import quote
 import streamlit as st
 
 import quizzes
-from practice.progress import record_attempt
 from quizzes.core import QuizError, Question
 
 from . import state
@@ -35,11 +34,8 @@ def question_link(qid: str) -> str:
 
 
 def record(question: Question, choice: int, source: str) -> bool:
-    """Store one answer in the session's progress; returns whether it was right."""
-    correct = choice == question.answer
-    state.set_progress(record_attempt(state.get_progress(), question.id, question.topic,
-                                      correct, choice, source))
-    return correct
+    """Store one answer (attempt + review schedule, see ui.state.record_answer)."""
+    return state.record_answer(question, choice, source)
 
 
 def feedback(question: Question, choice: int) -> None:
@@ -52,22 +48,28 @@ def feedback(question: Question, choice: int) -> None:
     st.info(f"**解説** {question.explanation}")
 
 
-def question_card(question: Question, key: str, *, number: int | None = None, source: str = "page") -> None:
-    """One question: stem, radio with nothing preselected, an answer button, feedback, a link."""
+def question_card(question: Question, key: str, *, number: int | None = None, source: str = "page",
+                  link: bool = True) -> None:
+    """One question: stem, radio with nothing preselected, an answer button, feedback, a link.
+
+    Answered once, the radio and the button lock (one attempt per card, so the
+    statistics and the review schedule cannot be gamed by re-answering)."""
     kind = "計算問題" if question.kind == "calc" else "知識問題"
     head = f"問{number}" if number is not None else "問"
     st.markdown(f"**{head}**（{kind}）")
     st.markdown(question.stem)
+    answered_k = f"{key}__answered"
+    locked = answered_k in st.session_state
     choice = st.radio("選択肢", options=range(4), index=None, key=f"{key}__choice",
                       format_func=lambda i: f"{'ABCD'[i]}. {question.choices[i]}",
-                      label_visibility="collapsed")
-    answered_k = f"{key}__answered"
-    if st.button("回答する", key=f"{key}__submit", disabled=choice is None):
+                      label_visibility="collapsed", disabled=locked)
+    if st.button("回答する", key=f"{key}__submit", disabled=choice is None or locked):
         record(question, int(choice), source)
         st.session_state[answered_k] = int(choice)
     if answered_k in st.session_state:
         feedback(question, st.session_state[answered_k])
-    st.caption(f"[この問題へのリンク]({question_link(question.id)})　id: `{question.id}`")
+    if link:
+        st.caption(f"[この問題へのリンク]({question_link(question.id)})　id: `{question.id}`")
 
 
 def quiz_section(topic: str, n: int = 3) -> None:
