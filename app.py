@@ -1,8 +1,13 @@
-"""ホーム: what this tutor is, the learning path with per-page status, where to go next."""
+"""ホーム: what this tutor is, where the learner stands (per page, exams, reviews), what to do next."""
+from datetime import date
+
+import altair as alt
+import pandas as pd
 import streamlit as st
 
 import ui
-from practice.progress import topic_stats
+from practice.exam import history_rows
+from practice.progress import due_today, overall, path_counts, suggest_page, topic_stats, weak_topics
 
 ui.page("home")
 
@@ -17,28 +22,74 @@ st.markdown(
 progress = ui.state.get_progress()
 stats = topic_stats(progress)
 learning = [p for p in ui.available_pages() if p.section == "学習"]
+today = date.today()
+n_due = due_today(progress, today)
 
-st.header("学習の道すじ", divider="gray")
-st.caption("各ページは「ねらい → 解説 → 手計算 → 可視化 → 試してみよう → 確認クイズ」の順に進みます。")
+# ---------------------------------------------------------------------------
+st.header("次にやること", divider="gray")
+todo_key = suggest_page(progress, [p.key for p in learning])
+weak = weak_topics(progress, limit=1)
+shown = False
+if n_due:
+    st.page_link(ui.PAGE_BY_KEY["review"].path, label=f"今日の復習が {n_due} 問あります", icon="🔁")
+    shown = True
+if weak and ui.PAGE_BY_KEY[weak[0][0]].exists:
+    w = ui.PAGE_BY_KEY[weak[0][0]]
+    st.page_link(w.path, label=f"いちばん弱いトピックを学び直す：{w.label}（直近の正答率 {weak[0][1]['recent_accuracy']:.0%}）",
+                 icon="📖")
+    shown = True
+if todo_key is not None:
+    todo = ui.PAGE_BY_KEY[todo_key]
+    verb = "に進む" if not progress["visited"].get(todo_key) else "の確認クイズで習得をめざす"
+    st.page_link(todo.path, label=f"{todo.label} {verb}", icon="➡️")
+    shown = True
+elif learning:
+    st.success("すべてのページを習得しました。模擬試験で仕上げましょう。")
+exam_info = ui.PAGE_BY_KEY["exam"]
+if exam_info.exists:
+    st.page_link(exam_info.path, label="模擬試験を受ける（時間を計って全トピックから出題）", icon=exam_info.icon)
+if not shown and not learning:
+    st.info("学習ページは準備中です。")
+
+# ---------------------------------------------------------------------------
+st.header("あなたの進み具合", divider="gray")
+tot = overall(progress)
+counts = path_counts(progress, [p.key for p in learning])
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("訪問したページ", f"{counts['visited']} / {counts['total']}")
+m2.metric("解いた問題", f"{tot['answered']} 問")
+m3.metric("正答率", "—" if tot["accuracy"] is None else f"{tot['accuracy']:.0%}")
+m4.metric("習得したページ", f"{counts['mastered']} / {counts['total']}")
+
+st.subheader("学習の道すじ")
+st.caption("各ページは「ねらい → 解説 → 手計算 → 可視化 → 試してみよう → 確認クイズ」の順に進みます。"
+           "習得 ✓ は、そのページの直近 5 問中 4 問以上に正解したしるしです。")
 for p in learning:
     s = stats.get(p.key)
+    seen = progress["visited"].get(p.key)
     if s is None:
-        status = "訪問済み・未解答" if progress["visited"].get(p.key) else "未学習"
+        status = "訪問済み・未解答" if seen else "未学習"
     else:
-        status = f"{s['correct']}/{s['answered']} 問正解" + ("・習得 ✓" if s["mastered"] else "")
+        status = (f"{'訪問済み・' if seen else ''}{s['correct']}/{s['answered']} 問正解（{s['accuracy']:.0%}）"
+                  + ("・習得 ✓" if s["mastered"] else ""))
     c1, c2 = st.columns([3, 2])
     with c1:
         st.page_link(p.path, label=p.label)
     with c2:
         st.caption(status)
 
-st.header("次にやること", divider="gray")
-todo = next((p for p in learning if not stats.get(p.key, {}).get("mastered")), None)
-if todo is None and learning:
-    st.success("すべてのページを習得しました。模擬試験で仕上げましょう。")
-elif todo is not None:
-    st.page_link(todo.path, label=f"{todo.label} に進む", icon="➡️")
-for key in ("exam", "review"):
-    info = ui.PAGE_BY_KEY[key]
-    if info.exists:
-        st.page_link(info.path, label=info.label, icon=info.icon)
+# ---------------------------------------------------------------------------
+st.subheader("模擬試験の記録")
+rows = history_rows(progress["exams"])
+if not rows:
+    st.caption("まだ模擬試験を受けていません。受けると、ここに正答率の推移が出ます。")
+else:
+    df = pd.DataFrame(rows)
+    chart = alt.Chart(df).mark_line(point=alt.OverlayMarkDef(size=70), color="#2E6F9E").encode(
+        x=alt.X("回:O", title="回", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("正答率:Q", scale=alt.Scale(domain=[0, 100]), title="正答率（%）"),
+        tooltip=["回", "日時", "得点", alt.Tooltip("正答率:Q", format=".0f"), "所要時間"],
+    ).properties(height=220)
+    st.altair_chart(chart, width="stretch")
+    last = rows[-1]
+    st.caption(f"直近：{last['日時']} に {last['得点']} 問正解（所要時間 {last['所要時間']}）・全 {len(rows)} 回")

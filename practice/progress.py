@@ -144,3 +144,31 @@ def overall(progress: dict) -> dict:
 
 def due_today(progress: dict, today: date) -> int:
     return _review.due_count(progress["review"], today)
+
+
+def drop_review(progress: dict, qid: str) -> dict:
+    out = copy.deepcopy(progress)
+    out["review"] = _review.drop(out["review"], qid)
+    return out
+
+
+def suggest_page(progress: dict, keys) -> str | None:
+    """The next learning page: the first one not visited yet, else the first not mastered."""
+    keys = list(keys)
+    stats = topic_stats(progress)
+    for k in keys:
+        if not progress["visited"].get(k):
+            return k
+    for k in keys:
+        if not stats.get(k, {}).get("mastered"):
+            return k
+    return None
+
+
+def path_counts(progress: dict, keys) -> dict:
+    """{"total", "visited", "mastered"} over the given learning-page keys."""
+    keys = list(keys)
+    stats = topic_stats(progress)
+    return {"total": len(keys),
+            "visited": sum(1 for k in keys if progress["visited"].get(k)),
+            "mastered": sum(1 for k in keys if stats.get(k, {}).get("mastered"))}

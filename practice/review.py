@@ -70,3 +70,13 @@ def box_counts(review: dict) -> list[int]:
     for v in review.values():
         counts[v["box"] - 1] += 1
     return counts
+
+
+def next_due(review: dict) -> str | None:
+    """The earliest due date in the schedule ("YYYY-MM-DD"), or None when it is empty."""
+    return min((v["due"] for v in review.values()), default=None)
+
+
+def drop(review: dict, qid: str) -> dict:
+    """The schedule without ``qid`` (e.g. a question that can no longer be generated)."""
+    return {k: copy.deepcopy(v) for k, v in review.items() if k != qid}

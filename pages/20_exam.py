@@ -1,0 +1,280 @@
+"""模擬試験: a timed mixed-topic mock exam; flag and revisit; result by topic; history saved.
+
+The clock's authority is the server: the start time lives in session state, every run
+(and the ticking fragment, once a second) compares it with the server's clock, and a paper
+whose time is up is submitted with the answers given so far.
+"""
+import secrets
+from datetime import datetime, timedelta
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+import quizzes
+import ui
+from practice import exam as ex
+from quizzes.core import TOPICS, QuizError
+
+ui.page("exam")
+
+PAPER = "exam__paper"      # the running paper (None when no exam is running)
+RESULT = "exam__result"    # the last submitted paper and its score
+CONFIRM = "exam__confirm"  # the "really submit?" step is open
+
+
+# ---------------------------------------------------------------------------
+# state changes (all in callbacks or at the top of a run; the page only draws)
+# ---------------------------------------------------------------------------
+def start_exam() -> None:
+    n = int(st.session_state.get("exam_len", ex.LENGTHS[0]))
+    pace = int(st.session_state.get("exam_pace", ex.DEFAULT_PACE_S))
+    questions = []
+    for qid in ex.build_exam(n, secrets.randbits(32)):
+        try:
+            questions.append(quizzes.from_id(qid))
+        except QuizError:  # a generator that fails is left out rather than breaking the exam
+            continue
+    if not questions:
+        return
+    st.session_state[PAPER] = {
+        "run": secrets.token_hex(4), "questions": questions, "pace": pace,
+        "limit": ex.time_limit_s(len(questions), pace), "started_at": datetime.now(),
+        "answers": {}, "flags": set(), "cur": 0,
+    }
+    st.session_state[RESULT] = None
+    st.session_state[CONFIRM] = False
+
+
+def time_up(paper: dict) -> bool:
+    return ex.is_time_up(paper["started_at"], datetime.now(), paper["limit"])
+
+
+def finish(auto: bool) -> None:
+    paper = st.session_state.get(PAPER)
+    if not paper:
+        return
+    now = datetime.now()
+    deadline = paper["started_at"] + timedelta(seconds=paper["limit"])
+    finished_at = min(now, deadline)
+    result = ex.score_exam(paper["questions"], paper["answers"])
+    ui.state.record_finished_exam(result, paper["started_at"], finished_at, paper["pace"])
+    st.session_state[RESULT] = {
+        "result": result, "questions": paper["questions"], "answers": dict(paper["answers"]),
+        "seconds": ex.history_record(result, paper["started_at"], finished_at, paper["pace"])["seconds"],
+        "limit": paper["limit"], "auto": auto,
+    }
+    st.session_state[PAPER] = None
+    st.session_state[CONFIRM] = False
+
+
+def go(i: int) -> None:
+    paper = st.session_state[PAPER]
+    paper["cur"] = max(0, min(len(paper["questions"]) - 1, i))
+    st.session_state[f"exam_{paper['run']}_nav"] = paper["cur"]
+    st.session_state[CONFIRM] = False
+
+
+def on_nav() -> None:
+    paper = st.session_state[PAPER]
+    value = st.session_state.get(f"exam_{paper['run']}_nav")
+    if value is not None:
+        paper["cur"] = int(value)
+        st.session_state[CONFIRM] = False
+
+
+def on_answer(i: int) -> None:
+    paper = st.session_state[PAPER]
+    if time_up(paper):  # an answer that arrives after the deadline does not count
+        return
+    value = st.session_state.get(f"exam_{paper['run']}_q{i}")
+    paper["answers"][i] = None if value is None else int(value)
+
+
+def on_flag(i: int) -> None:
+    paper = st.session_state[PAPER]
+    if st.session_state.get(f"exam_{paper['run']}_flag{i}"):
+        paper["flags"].add(i)
+    else:
+        paper["flags"].discard(i)
+
+
+def next_flagged(paper: dict) -> int | None:
+    flagged = sorted(paper["flags"])
+    later = [i for i in flagged if i > paper["cur"]]
+    return (later or flagged or [None])[0]
+
+
+def set_confirm(value: bool) -> None:
+    st.session_state[CONFIRM] = value
+
+
+def reset() -> None:
+    st.session_state[RESULT] = None
+
+
+# ---------------------------------------------------------------------------
+# screens
+# ---------------------------------------------------------------------------
+def setup_screen() -> None:
+    st.markdown(
+        "本番の G検定と同じく、4 択の問題をテンポよく解く練習です。全トピックから出題し、"
+        "**知識問題が中心で、計算問題は少し**（約 2 割）混ざります。"
+        "迷った問題は **チェック** を付けて先へ進み、最後に見直してから提出しましょう。"
+        "時間切れになると、その時点の解答で自動的に提出されます。"
+    )
+    if not quizzes.GENERATORS:
+        st.info("出題できる問題がまだありません。問題が追加されると模擬試験を受けられます。")
+        return
+    st.radio("問題数", ex.LENGTHS, key="exam_len", horizontal=True, format_func=lambda n: f"{n} 問")
+    st.radio("1 問あたりの時間", ex.PACE_CHOICES, key="exam_pace", horizontal=True,
+             index=ex.PACE_CHOICES.index(ex.DEFAULT_PACE_S),
+             format_func=lambda s: f"{s} 秒" + ("（本番並み）" if s == ex.DEFAULT_PACE_S else ""))
+    n = int(st.session_state.get("exam_len", ex.LENGTHS[0]))
+    pace = int(st.session_state.get("exam_pace", ex.DEFAULT_PACE_S))
+    st.caption(f"制限時間 {ex.format_clock(ex.time_limit_s(n, pace))}（{pace} 秒 × {n} 問）。"
+               "本番は約 100 分で約 145 問、1 問あたり約 40 秒と言われています（回によって異なります）。")
+    st.button("試験を始める", key="exam_start", type="primary", icon="⏱️", on_click=start_exam)
+
+
+@st.fragment(run_every=1)
+def clock() -> None:
+    """The ticking remaining time; submits the paper itself when time is up."""
+    paper = st.session_state.get(PAPER)
+    if not paper:
+        return
+    now = datetime.now()
+    left = ex.remaining_s(paper["started_at"], now, paper["limit"])
+    if left == 0:
+        finish(auto=True)
+        st.rerun()
+    st.progress(ex.time_fraction_left(paper["started_at"], now, paper["limit"]),
+                text=f"⏱️ 残り時間 **{ex.format_clock(left)}**（制限 {ex.format_clock(paper['limit'])}）")
+
+
+def question_screen(paper: dict) -> None:
+    questions, run = paper["questions"], paper["run"]
+    n, i = len(questions), paper["cur"]
+    clock()
+    status = ex.paper_status(n, paper["answers"], paper["flags"])
+    st.caption(f"回答済み {status['answered']} / {n} 問・チェック {len(status['flagged'])} 問　"
+               "（番号の印：✓ 回答済み、🚩 チェック）")
+
+    def mark(j: int) -> str:
+        return f"{j + 1}" + ("🚩" if j in paper["flags"] else "") + ("✓" if paper["answers"].get(j) is not None else "")
+
+    nav_k = f"exam_{run}_nav"
+    if nav_k not in st.session_state:
+        st.session_state[nav_k] = i
+    st.pills("問題へ移動", list(range(n)), key=nav_k, format_func=mark, required=True,
+             on_change=on_nav, label_visibility="collapsed")
+
+    q = questions[i]
+    with st.container(border=True):
+        kind = "計算問題" if q.kind == "calc" else "知識問題"
+        st.markdown(f"**問{i + 1}** / {n}（{kind}・{TOPICS[q.topic]}）")
+        st.markdown(q.stem)
+        st.radio("選択肢", options=range(4), index=paper["answers"].get(i), key=f"exam_{run}_q{i}",
+                 format_func=lambda c: f"{'ABCD'[c]}. {q.choices[c]}", label_visibility="collapsed",
+                 on_change=on_answer, args=(i,))
+        st.checkbox("チェック（あとで見直す）", value=i in paper["flags"], key=f"exam_{run}_flag{i}",
+                    on_change=on_flag, args=(i,))
+
+    c1, c2, c3 = st.columns(3)
+    c1.button("← 前へ", key="exam_prev", on_click=go, args=(i - 1,), disabled=i == 0, width="stretch")
+    c2.button("次へ →", key="exam_next", on_click=go, args=(i + 1,), disabled=i == n - 1, width="stretch")
+    nf = next_flagged(paper)
+    c3.button("次のチェックへ 🚩", key="exam_next_flag", on_click=go, args=(nf if nf is not None else i,),
+              disabled=nf is None, width="stretch")
+
+    st.divider()
+    if not st.session_state.get(CONFIRM):
+        st.button("提出する", key="exam_submit", type="primary", on_click=set_confirm, args=(True,))
+        return
+    lines = ["提出すると採点され、答えは変えられなくなります。"]
+    if status["unanswered"]:
+        lines.append("未回答：" + "、".join(f"問{j + 1}" for j in status["unanswered"]) + "（未回答は不正解になります）")
+    if status["flagged"]:
+        lines.append("チェックした問題：" + "、".join(f"問{j + 1}" for j in status["flagged"]))
+    st.warning("  \n".join(lines), icon="📝")
+    if status["flagged"]:
+        st.caption("チェックした問題に戻る：")
+        cols = st.columns(min(len(status["flagged"]), 6))
+        for k, j in enumerate(status["flagged"]):
+            cols[k % len(cols)].button(f"問{j + 1} 🚩", key=f"exam_goto_{j}", on_click=go, args=(j,))
+    d1, d2 = st.columns(2)
+    d1.button("提出を確定する", key="exam_confirm", type="primary", on_click=finish, args=(False,), width="stretch")
+    d2.button("問題に戻る", key="exam_cancel", on_click=set_confirm, args=(False,), width="stretch")
+
+
+def topic_chart(rows: list[dict]) -> alt.LayerChart:
+    df = pd.DataFrame([{"トピック": r["label"], "正答率": r["percent"], "得点": f"{r['correct']}/{r['total']}"}
+                       for r in rows])
+    order = [r["label"] for r in rows]
+    base = alt.Chart(df).encode(
+        y=alt.Y("トピック:N", sort=order, title=None, axis=alt.Axis(labelLimit=220)),
+        x=alt.X("正答率:Q", scale=alt.Scale(domain=[0, 100]), title="正答率（%）"),
+        tooltip=["トピック", "得点", alt.Tooltip("正答率:Q", format=".0f")],
+    )
+    bars = base.mark_bar(color="#2E6F9E")
+    text = base.mark_text(align="left", dx=4).encode(text="得点:N")
+    return (bars + text).properties(height=alt.Step(28))
+
+
+def result_screen(res: dict) -> None:
+    result, questions, answers = res["result"], res["questions"], res["answers"]
+    if res["auto"]:
+        st.warning("時間切れのため、その時点の解答で自動的に提出しました。", icon="⏰")
+    st.subheader("結果")
+    m1, m2, m3 = st.columns(3)
+    m1.metric("得点", f"{result['score']} / {result['total']}")
+    m2.metric("正答率", f"{result['percent']:.0f}%")
+    m3.metric("所要時間", ex.format_clock(res["seconds"]), help=f"制限時間 {ex.format_clock(res['limit'])}")
+
+    st.subheader("トピック別の正答率")
+    rows = ex.topic_rows(result)
+    st.altair_chart(topic_chart(rows), width="stretch")
+    weakest = ex.weakest_topic(result)
+    info = ui.PAGE_BY_KEY.get(weakest) if weakest else None
+    if info is not None and info.exists:
+        st.page_link(info.path, label=f"いちばん弱かったトピックを学び直す：{info.label}", icon="📖")
+    if result["wrong"]:
+        st.page_link(ui.PAGE_BY_KEY["review"].path,
+                     label=f"間違えた {result['wrong']} 問は復習に入りました（復習と進捗へ）", icon="🔁")
+
+    st.subheader("1 問ずつの振り返り")
+    only_wrong = st.toggle("間違えた問題と未回答だけ表示", key="exam_only_wrong")
+    for i, (q, it) in enumerate(zip(questions, result["items"])):
+        if only_wrong and it["correct"]:
+            continue
+        choice = answers.get(i)
+        mark = "✅" if it["correct"] else ("⬜ 未回答" if choice is None else "❌")
+        with st.expander(f"問{i + 1}　{mark}　{TOPICS[q.topic]}", expanded=not it["correct"]):
+            st.markdown(q.stem)
+            for c in range(4):
+                tag = []
+                if c == q.answer:
+                    tag.append("**正解**")
+                if c == choice:
+                    tag.append("あなたの解答")
+                st.markdown(f"{'ABCD'[c]}. {q.choices[c]}" + (f"　← {'・'.join(tag)}" if tag else ""))
+            if choice is None:
+                st.info("未回答でした。")
+            elif not it["correct"]:
+                st.warning(f"あなたの選んだ選択肢につながる誤解 — {it['misconception']}")
+            st.info(f"**解説** {q.explanation}")
+    st.button("もう一度受ける", key="exam_again", on_click=reset, icon="🔄")
+
+
+# ---------------------------------------------------------------------------
+paper = st.session_state.get(PAPER)
+if paper and time_up(paper):  # the server's clock decides, on every run
+    finish(auto=True)
+    paper = None
+
+if paper:
+    question_screen(paper)
+elif st.session_state.get(RESULT):
+    result_screen(st.session_state[RESULT])
+else:
+    setup_screen()
