@@ -135,8 +135,10 @@ def score_exam(questions: list[Question], answers: dict[int, int | None]) -> dic
         t["total"] += 1
         t["correct"] += int(correct)
     score = sum(it["correct"] for it in items)
+    unanswered = sum(it["choice"] is None for it in items)
     return {"score": score, "total": len(questions),
             "percent": 100.0 * score / len(questions) if questions else 0.0,
+            "wrong": len(questions) - score - unanswered, "unanswered": unanswered,
             "by_topic": by_topic, "items": items}
 
 
@@ -145,6 +147,12 @@ def topic_rows(result: dict) -> list[dict]:
     return [{"topic": t, "label": TOPICS[t], "correct": v["correct"], "total": v["total"],
              "percent": 100.0 * v["correct"] / v["total"]}
             for t in TOPICS if (v := result["by_topic"].get(t))]
+
+
+def weakest_topic(result: dict) -> str | None:
+    """The topic with the lowest share correct (ties: learning-path order); None if all right."""
+    rows = [r for r in topic_rows(result) if r["correct"] < r["total"]]
+    return min(rows, key=lambda r: r["percent"])["topic"] if rows else None
 
 
 def history_record(result: dict, started_at: datetime, finished_at: datetime, pace_s: int) -> dict:
