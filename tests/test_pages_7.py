@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tutor
-from apphelpers import chart_data, open_page, page_text
+from apphelpers import chart_data, edit_matrix, open_page, page_text
 from tutor import textbook as tb
 
 POSITION = "pages/7_position.py"
@@ -209,3 +209,49 @@ def test_output_greedy_generation_reaches_eos_and_stops():
     assert not at.exception
     assert "猫 は 魚 を 食べた 。 〈eos〉" in page_text(at)
     assert at.button(key="output_gen_one").disabled
+
+
+# ---------------------------------------------------------------------------
+# ⑦-2 block
+# ---------------------------------------------------------------------------
+def test_block_page_figures():
+    at = open_page(BLOCK)
+    assert not at.exception
+    text = page_text(at)
+    assert f"{tutor.mha_param_count(512):,}" == "1,048,576" and "1,048,576" in text
+    assert f"{tutor.ffn_param_count(512, 2048):,}" in text
+    assert tutor.head_dim(512, 8) == 64
+    for s in ("Post-LN — 原論文", "Pre-LN — GPT", "RMSNorm", "\\mathrm{LayerNorm}\\big(x + \\mathrm{Sublayer}(x)\\big)",
+              "x + \\mathrm{Sublayer}\\big(\\mathrm{LayerNorm}(x)\\big)", "SwiGLU", "GELU", "ReLU"):
+        assert s in text, s
+    ln = tutor.layer_norm([1, 2, 3, 4], eps=0)
+    assert f"({ln[0]:.3f},\\ {ln[1]:.3f},\\ {ln[2]:.3f},\\ {ln[3]:.3f})" in text   # (−1.342, −0.447, 0.447, 1.342)
+    rms = tutor.rms_norm([1, 2, 3, 4], eps=0)
+    assert f"{rms[0]:.3f}" in text
+    # LayerNorm vs BatchNorm: example 1 unchanged under LN, changed under BN
+    assert metric(at, "例 1 の差（層正規化）") == "0.000"
+    assert float(metric(at, "例 1 の差（バッチ正規化）")) > 0.5
+
+
+def test_block_batch_editor_and_ffn_widgets():
+    at = open_page(BLOCK)
+    edit_matrix(at, "block_batch_others", [["2", "0", "1", "1"], ["0", "0", "4", "0"]])   # = batch A
+    assert not at.exception
+    assert metric(at, "例 1 の差：層正規化") == "0.000"
+    assert metric(at, "例 1 の差：バッチ正規化") == "0.000"
+    edit_matrix(at, "block_batch_others", [["9", "9", "9", "1"], ["-3", "0", "4", "0"]])
+    assert metric(at, "例 1 の差：層正規化") == "0.000"
+    assert float(metric(at, "例 1 の差：バッチ正規化")) > 0.1
+    edit_matrix(at, "block_batch_others", [["x", "9", "9", "1"], ["-3", "0", "4", "0"]])
+    assert not at.exception and at.error                                            # Japanese error, no traceback
+    # FFN: activation and d_ff change the output; per-token independence holds
+    before = page_text(at)
+    at.selectbox(key="block_act").set_value("gelu").run()
+    at.select_slider(key="block_dff").set_value(8).run()
+    assert not at.exception
+    after = page_text(at)
+    assert after != before and "(3, 8)" in after
+    params = tutor.init_ffn_params(4, 8, np.random.default_rng(0))
+    out = tutor.ffn(tb.X, *params, activation="gelu").output
+    assert f"{out[0, 0]:.3f}" in after
+    assert metric(at, "猫だけを FFN に通した結果との差") == "0.000"

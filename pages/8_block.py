@@ -1,0 +1,194 @@
+"""⑦-2 FFN・残差接続・層正規化: one Transformer layer around the attention."""
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import tutor
+import ui
+from tutor import textbook as tb
+from tutor import transformer_demos as demos
+from ui.validate import format_number
+
+ui.page("block")
+
+# hand example (inputs only; every result below is computed by the engine)
+X_HAND = np.array([[2.0, 0.0]])
+W1_HAND = np.array([[1.0, 0.0, -1.0, 2.0], [0.0, 1.0, 1.0, -1.0]])
+W2_HAND = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.0, -1.0]])
+LN_HAND = np.array([1.0, 2.0, 3.0, 4.0])
+BATCH_ROW0 = np.array([[1.0, 2.0, 3.0, 4.0]])
+OTHERS_A = np.array([[2.0, 0.0, 1.0, 1.0], [0.0, 0.0, 4.0, 0.0]])
+OTHERS_B = np.array([[20.0, 0.0, 10.0, 10.0], [0.0, -5.0, 40.0, 0.0]])
+ACT_LABELS = {"relu": "ReLU（原論文）", "gelu": "GELU（BERT・GPT）", "silu": "SiLU（SwiGLU のゲート）"}
+
+
+def vec(v, digits: int = 3) -> str:
+    return "(" + ",\\ ".join(format_number(x, digits) for x in np.ravel(v)) + ")"
+
+
+def hand_ffn(z):
+    return tutor.ffn(z, W1_HAND, None, W2_HAND, None, activation="relu").output
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def ffn_try(activation: str, d_ff: int, seed: int):
+    params = tutor.init_ffn_params(tb.D_MODEL, d_ff, np.random.default_rng(seed))
+    full = tutor.ffn(tb.X, *params, activation=activation)
+    alone = tutor.ffn(tb.X[:1], *params, activation=activation)
+    return full, demos.max_abs_difference(full.output[:1], alone.output)
+
+
+# ---------------------------------------------------------------------------
+ui.section("aim")
+st.markdown(
+    "- Transformer の 1 層が「Attention → 残差接続と層正規化 → FFN → 残差接続と層正規化」でできていることを説明できる。\n"
+    "- **層正規化（LayerNorm）** を手で計算し、**バッチ正規化** との違い（バッチのほかの例に左右されない）を確かめる。\n"
+    "- 原論文の **Post-LN** と、GPT などで使われる **Pre-LN** の順番の違いを区別できる。"
+)
+
+ui.section("explain")
+st.markdown(
+    "**FFN（位置ごとの全結合層）**：Attention がトークンどうしの情報を混ぜるのに対し、FFN は **トークン 1 つずつ別々に** "
+    "表現を作り替えます。いったん広い次元 $d_{ff}$ に広げ、非線形の活性化関数を通し、元の $d_{\\text{model}}$ に戻します。"
+    "非線形がなければ、何層重ねても 1 つの行列の掛け算にまとまってしまいます。"
+)
+st.latex(r"\mathrm{FFN}(x) = \mathrm{act}(x W_1 + b_1)\,W_2 + b_2,\qquad "
+         r"\mathrm{SwiGLU}(x) = \big(\mathrm{SiLU}(x W_{\text{gate}}) \odot x W_{\text{up}}\big)\,W_{\text{down}}")
+st.markdown(
+    "活性化関数は、原論文が **ReLU**、BERT や GPT が **GELU**、LLaMA などの最近のモデルがゲート付きの **SwiGLU** です。\n\n"
+    "**残差接続**：サブレイヤー（Attention や FFN）の出力に、その入力をそのまま足します。"
+    "サブレイヤーは「入力からの変化分」だけを学べばよく、勾配も足し算の道を通って深い層まで届くので、"
+    "層を深く積んでも **勾配消失** が起きにくくなります。\n\n"
+    "**層正規化（LayerNorm）**：1 つのトークンの $d$ 個の値について平均を引き、標準偏差で割ってそろえます。"
+    "統計は **そのトークン自身の中だけ** で計算します。これに対し **バッチ正規化** は、ミニバッチ内のほかの例と"
+    "同じ特徴どうしで平均・分散をとるので、結果が一緒にバッチに入った例に左右されます。"
+    "系列の長さがまちまちで、生成時には 1 文ずつ処理する言語モデルには、層正規化の方が向いています。"
+)
+st.latex(r"\mathrm{LayerNorm}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}} + \beta,\quad"
+         r"\mu = \frac{1}{d}\sum_j x_j,\ \ \sigma^2 = \frac{1}{d}\sum_j (x_j - \mu)^2")
+st.markdown("最近の大規模言語モデルでは、平均を引かずに大きさ（二乗平均平方根）だけでそろえる **RMSNorm** もよく使われます。")
+st.latex(r"\mathrm{RMSNorm}(x) = \gamma \odot \frac{x}{\sqrt{\frac{1}{d}\sum_j x_j^2 + \varepsilon}}")
+
+st.subheader("正規化を置く場所：Post-LN（原論文）と Pre-LN（GPT 系）")
+c1, c2 = st.columns(2)
+with c1:
+    st.markdown("**Post-LN — 原論文『Attention Is All You Need』**")
+    st.latex(r"\text{出力} = \mathrm{LayerNorm}\big(x + \mathrm{Sublayer}(x)\big)")
+    st.caption("足し算のあとで正規化。G検定で問われるのはこちらの形です。")
+with c2:
+    st.markdown("**Pre-LN — GPT-2 以降の多くのモデル**")
+    st.latex(r"\text{出力} = x + \mathrm{Sublayer}\big(\mathrm{LayerNorm}(x)\big)")
+    st.caption("正規化してからサブレイヤーへ。残差の道が素通しになり、深いモデルを学習しやすい。最後に LayerNorm を 1 回足します。")
+
+st.subheader("原論文の大きさ")
+d_k = tutor.head_dim(tb.PAPER_D_MODEL, tb.PAPER_HEADS)
+mha_params = tutor.mha_param_count(tb.PAPER_D_MODEL)
+ffn_params = tutor.ffn_param_count(tb.PAPER_D_MODEL, tb.PAPER_D_FF)
+st.table(pd.DataFrame({
+    "記号": ["N", "d_model", "h", "d_k = d_v", "d_ff", "Multi-Head Attention の重み（W_Q, W_K, W_V, W_O）", "FFN の重み（W_1, b_1, W_2, b_2）"],
+    "意味": ["エンコーダ・デコーダそれぞれの層の数", "各層の入出力の次元", "ヘッドの数", "1 ヘッドあたりの次元（d_model / h）",
+           "FFN の中間の次元", "1 層の Attention のパラメータ数（4·d_model²）", "1 層の FFN のパラメータ数"],
+    "値": [f"{tb.PAPER_LAYERS}", f"{tb.PAPER_D_MODEL}", f"{tb.PAPER_HEADS}", f"{d_k}", f"{tb.PAPER_D_FF:,}",
+          f"{mha_params:,}", f"{ffn_params:,}"],
+}).set_index("記号"))
+
+# ---------------------------------------------------------------------------
+ui.section("hand")
+st.subheader("1. 層正規化と RMSNorm")
+steps = tutor.layer_norm_steps(LN_HAND, eps=0.0)
+rms = tutor.rms_norm(LN_HAND, eps=0.0)
+st.markdown(f"$x = {vec(LN_HAND, 0)}$（$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$ として手で計算します）")
+st.latex(rf"\mu = {format_number(steps.mean, 2)},\quad x - \mu = {vec(steps.centered, 1)},\quad"
+         rf"\sigma^2 = {format_number(steps.var, 2)},\quad \sqrt{{\sigma^2}} = {format_number(steps.std, 3)}")
+st.latex(rf"\mathrm{{LayerNorm}}(x) = {vec(steps.output)}")
+st.latex(rf"\mathrm{{RMSNorm}}(x) = {vec(rms)}")
+st.caption("LayerNorm の結果は平均 0・分散 1。RMSNorm は平均を引かないので、すべて正のままで大きさだけがそろいます。")
+
+st.subheader("2. FFN → 残差接続 → 層正規化（Post-LN）")
+ff = tutor.ffn(X_HAND, W1_HAND, None, W2_HAND, None, activation="relu")
+post = tutor.post_ln_block(X_HAND, hand_ffn, eps=0.0)
+pre = tutor.pre_ln_block(X_HAND, hand_ffn, eps=0.0)
+c1, c2 = st.columns(2)
+with c1:
+    ui.show_matrix(W1_HAND, ["1", "2"], ["1", "2", "3", "4"], digits=0, caption="W₁（2 → 4 に広げる）")
+with c2:
+    ui.show_matrix(W2_HAND, ["1", "2", "3", "4"], ["1", "2"], digits=0, caption="W₂（4 → 2 に戻す）")
+st.latex(rf"x = {vec(X_HAND, 0)} \ \xrightarrow{{x W_1}}\ {vec(ff.pre_activation, 0)}"
+         rf"\ \xrightarrow{{\mathrm{{ReLU}}}}\ {vec(ff.hidden, 0)}\ \xrightarrow{{\cdot W_2}}\ \mathrm{{FFN}}(x) = {vec(ff.output, 0)}")
+st.latex(rf"\text{{残差}}:\ x + \mathrm{{FFN}}(x) = {vec(post.residual_sum, 0)}\quad\Rightarrow\quad"
+         rf"\text{{Post-LN の出力}} = \mathrm{{LayerNorm}}(\cdot) = {vec(post.output)}")
+st.markdown("同じ重みで **Pre-LN** の順番にすると：")
+st.latex(rf"\mathrm{{LayerNorm}}(x) = {vec(pre.sublayer_input)}\ \Rightarrow\ "
+         rf"\mathrm{{FFN}}(\cdot) = {vec(pre.sublayer_output, 0)}\ \Rightarrow\ "
+         rf"\text{{Pre-LN の出力}} = x + \mathrm{{FFN}}(\cdot) = {vec(pre.output, 0)}")
+st.caption("Post-LN の出力は正規化済み、Pre-LN の出力は正規化されていない（残差の和そのもの）ことに注目してください。")
+
+# ---------------------------------------------------------------------------
+ui.section("visual")
+st.subheader("層正規化とバッチ正規化：ほかの例を変えると？")
+st.markdown("例 1 を同じにしたまま、同じバッチに入るほかの 2 例だけを大きく変えた 2 つのバッチを正規化し、**例 1 の結果** を比べます。")
+demo = demos.norm_batch_dependence(np.vstack([BATCH_ROW0, OTHERS_A]), np.vstack([BATCH_ROW0, OTHERS_B]))
+cols = [f"特徴 {j + 1}" for j in range(4)]
+c1, c2 = st.columns(2)
+with c1:
+    ui.show_matrix(np.vstack([demo.ln_a[0], demo.ln_b[0]]), ["バッチ A", "バッチ B"], cols, caption="層正規化：例 1 の出力")
+    st.metric("例 1 の差（層正規化）", format_number(demo.ln_row_diff, 3))
+with c2:
+    ui.show_matrix(np.vstack([demo.bn_a[0], demo.bn_b[0]]), ["バッチ A", "バッチ B"], cols, caption="バッチ正規化：例 1 の出力")
+    st.metric("例 1 の差（バッチ正規化）", format_number(demo.bn_row_diff, 3))
+st.caption("層正規化は例 1 の中だけで平均と分散をとるので、ほかの例をどう変えても結果は同じです。"
+           "バッチ正規化は特徴ごとにバッチ全体で平均と分散をとるので、例 1 の結果まで変わってしまいます。")
+
+st.subheader("活性化関数のかたち")
+xs = np.linspace(-3.0, 3.0, 61)
+act_df = pd.DataFrame({"x": np.tile(xs, 3),
+                       "y": np.concatenate([tutor.relu(xs), tutor.gelu(xs), tutor.silu(xs)]),
+                       "関数": np.repeat(["ReLU", "GELU", "SiLU"], xs.size)})
+st.line_chart(act_df, x="x", y="y", color="関数", height=260)
+st.caption("GELU と SiLU は 0 の近くでなめらかに曲がり、負の側でわずかにマイナスになります。")
+
+# ---------------------------------------------------------------------------
+ui.section("try")
+st.subheader("層正規化を自分の数で")
+x_try = ui.matrix_editor("block_ln_x", LN_HAND[None, :], ["x"], [f"x{j + 1}" for j in range(4)])
+steps_try = ui.compute("block_ln", tutor.layer_norm_steps, x_try[0], 1e-5)
+rms_try = ui.compute("block_rms", tutor.rms_norm, x_try[0], 1e-5)
+if steps_try is not None and rms_try is not None:
+    ui.show_matrix(np.vstack([steps_try.output, rms_try]), ["LayerNorm", "RMSNorm"],
+                   [f"x{j + 1}" for j in range(4)], caption=f"ε = 10⁻⁵。平均 μ = {format_number(steps_try.mean, 3)}、"
+                                                          f"標準偏差 = {format_number(steps_try.std, 3)}")
+
+st.subheader("バッチのほかの例を書き換える")
+st.markdown(f"例 1 は ${vec(BATCH_ROW0, 0)}$ に固定です。例 2・例 3 を書き換えて、例 1 の正規化結果がどう変わるかを見ます。")
+others = ui.matrix_editor("block_batch_others", OTHERS_B, ["例 2", "例 3"], cols)
+demo_try = ui.compute("block_batch", demos.norm_batch_dependence, np.vstack([BATCH_ROW0, OTHERS_A]),
+                      np.vstack([BATCH_ROW0, others]))
+if demo_try is not None:
+    c1, c2 = st.columns(2)
+    c1.metric("例 1 の差：層正規化", format_number(demo_try.ln_row_diff, 3))
+    c2.metric("例 1 の差：バッチ正規化", format_number(demo_try.bn_row_diff, 3))
+    ui.show_matrix(demo_try.bn_b[:1], ["例 1"], cols, caption="書き換えたバッチでのバッチ正規化の例 1")
+
+st.subheader("FFN を動かす")
+c1, c2, c3 = st.columns(3)
+with c1:
+    act = st.selectbox("活性化関数", list(ACT_LABELS), format_func=ACT_LABELS.get, key="block_act",
+                       persist_state="session")
+with c2:
+    d_ff = st.select_slider("中間の次元 d_ff", options=[4, 8, 16, 32, 64], value=16, key="block_dff",
+                            persist_state="session")
+with c3:
+    seed = st.number_input("重みのシード", min_value=0, max_value=10_000, value=0, step=1, key="block_seed",
+                           persist_state="session")
+ffn_res, per_token = ffn_try(act, int(d_ff), int(seed))
+st.markdown(f"猫・魚・それ（$d_{{\\text{{model}}}} = {tb.D_MODEL}$）を、$d_{{ff}} = {int(d_ff)}$ に広げて戻します。"
+            f"中間の表現の形は {ffn_res.hidden.shape}、出力の形は {ffn_res.output.shape} です。")
+ui.show_matrix(ffn_res.output, list(tb.TOKENS), [f"{j + 1}" for j in range(tb.D_MODEL)],
+               caption=f"FFN の出力（{ACT_LABELS[act]}）")
+st.metric("猫だけを FFN に通した結果との差", format_number(per_token, 3))
+st.caption("FFN はトークンごとに別々に計算するので、3 語まとめて通しても 1 語だけ通しても、猫の結果は同じです（差 0）。"
+           f"このときのパラメータ数は {tutor.ffn_param_count(tb.D_MODEL, int(d_ff)):,} 個"
+           f"（SwiGLU なら {tutor.swiglu_param_count(tb.D_MODEL, int(d_ff)):,} 個）。")
+
+ui.quiz_section("block")
+ui.next_link("block")
