@@ -149,6 +149,7 @@ def test_allowed_pairs():
     assert qm.allowed_pairs(4, "strict") == 6
     assert qm.allowed_pairs(4, "no_mask") == 16
     assert qm.allowed_pairs(4, "masked") == 6
+    assert qm.allowed_pairs(4, "diagonal_only") == 4
 
 
 def test_unknown_mistake_is_a_japanese_error():

@@ -367,8 +367,9 @@ def allowed_pairs(n: int, mistake: str | None = None) -> int:
     """Number of (query, key) pairs a causal mask lets through: n(n+1)/2, counted on causal_mask(n).
 
     mistake: 'strict' → the diagonal hidden too (n(n−1)/2); 'no_mask' → all n²;
-    'masked' → the hidden pairs counted instead of the visible ones."""
-    _check_mistake(mistake, ("strict", "no_mask", "masked"), "allowed_pairs")
+    'masked' → the hidden pairs counted instead of the visible ones;
+    'diagonal_only' → each token sees only itself (n)."""
+    _check_mistake(mistake, ("strict", "no_mask", "masked", "diagonal_only"), "allowed_pairs")
     m = causal_mask(n)                                           # (n, n) bool
     if mistake == "strict":
         m = m & ~np.eye(m.shape[0], dtype=bool)
@@ -376,6 +377,8 @@ def allowed_pairs(n: int, mistake: str | None = None) -> int:
         m = np.ones_like(m)
     elif mistake == "masked":
         m = ~m
+    elif mistake == "diagonal_only":
+        m = m & np.eye(m.shape[0], dtype=bool)
     return int(m.sum())
 
 
