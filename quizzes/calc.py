@@ -1,0 +1,114 @@
+"""Shared pieces of the calculation generators (quizzes/gen_*.py): registration with
+recoverable inputs, number formatting, and the (ア)(イ)(ウ) layout.
+
+A calculation generator is written as two pure functions:
+
+    def _params(rng) -> dict          # draws the inputs from the seed's rng, nothing else
+    @calc_generator("naive.weight", "naive", _params)
+    def _weight(p: dict) -> Draft:    # computes answer + distractors with tutor/, formats
+
+The registered draft is ``build(params(rng))``. ``CALC[gid] = (params, build)`` lets the item
+quality gate (tests/test_quizzes.py) redraw the very inputs of a question and recompute its
+answer with the engine on its own. Formatting is the only thing done here: no arithmetic.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from .core import Draft, register
+
+__all__ = [
+    "CALC",
+    "calc_generator",
+    "num",
+    "tnum",
+    "vec",
+    "tex_mat",
+    "tex_vec",
+    "ln_tex",
+    "blank",
+    "mc",
+    "TOKEN_SETS",
+    "BEST",
+    "WORST",
+    "BLANK",
+]
+
+CALC: dict[str, tuple[Callable[[np.random.Generator], dict], Callable[[dict], Draft]]] = {}
+
+BEST = "として、最も適切なものを1つ選べ。"
+WORST = "として、不適切なものを1つ選べ。"
+BLANK = "次の文章の（ア）〜（ウ）に最もよく当てはまる組み合わせを1つ選べ。"
+
+# three-token sentences for the naive / Q·K·V / mask items (labels only)
+TOKEN_SETS = (
+    ("猫", "魚", "それ"),
+    ("犬", "骨", "それ"),
+    ("私", "本", "読む"),
+    ("彼", "駅", "歩く"),
+    ("雨", "傘", "差す"),
+    ("鳥", "空", "飛ぶ"),
+)
+
+
+def calc_generator(generator_id: str, topic: str, params: Callable[[np.random.Generator], dict]):
+    """Register ``build`` so that the question is ``build(params(rng))``; keep both in CALC."""
+    def deco(build: Callable[[dict], Draft]):
+        def draft(rng: np.random.Generator) -> Draft:
+            return build(params(rng))
+        draft.__doc__ = build.__doc__
+        register(generator_id, topic, draft, kind="calc")
+        CALC[generator_id] = (params, build)
+        return build
+    return deco
+
+
+def num(x, nd: int = 3) -> str:
+    """A number as shown in a choice: integers without decimals, others rounded to nd decimals
+    (trailing zeros dropped: 0.750 → 0.75)."""
+    x = float(x)
+    if abs(x - round(x)) < 1e-9:
+        return f"{int(round(x)):,}"
+    text = f"{x:.{nd}f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def tnum(x, nd: int = 3) -> str:
+    """num() for use inside $...$ (thousands separators as {,} so KaTeX adds no space)."""
+    return num(x, nd).replace(",", "{,}")
+
+
+def vec(xs, nd: int = 3) -> str:
+    """(a, b, c) in math mode."""
+    return "$(" + ",\\ ".join(num(x, nd) for x in np.ravel(xs)) + ")$"
+
+
+def tex_mat(m, nd: int = 3) -> str:
+    """A matrix as LaTeX pmatrix (no $)."""
+    m = np.atleast_2d(np.asarray(m, dtype=float))
+    rows = " \\\\ ".join(" & ".join(num(x, nd) for x in row) for row in m)
+    return "\\begin{pmatrix} " + rows + " \\end{pmatrix}"
+
+
+def tex_vec(xs, nd: int = 3) -> str:
+    """(a, b, c) inside math (no $)."""
+    return "(" + ",\\ ".join(num(x, nd) for x in np.ravel(xs)) + ")"
+
+
+def ln_tex(coef: int, m: int) -> str:
+    """c·ln m as LaTeX: 0 for m = 1, '\\ln 3' for c = 1, '2\\ln 3' otherwise."""
+    if int(m) == 1:
+        return "0"
+    return ("" if int(coef) == 1 else str(int(coef))) + f"\\ln {int(m)}"
+
+
+def blank(a: str, b: str, c: str) -> str:
+    """The combined choice of a (ア)(イ)(ウ) item."""
+    return f"（ア）{a}　（イ）{b}　（ウ）{c}"
+
+
+def mc(name: str, why: str) -> str:
+    """Misconception label: '<名前>：<一文で、なぜその値になるか>'."""
+    return f"{name}：{why}"

@@ -1,0 +1,147 @@
+"""① 素朴なAttention: S = X Xᵀ, A = softmax(S), Z = A X — calculation questions.
+
+Inputs: a 3 × 4 matrix of 0/1 embeddings (every row non-zero), three token labels.
+Answers and distractors: tutor.naive_attention / tutor.quizmath.naive_attention_mistake.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import tutor
+from tutor import quizmath as qm
+
+from .calc import BEST, BLANK, TOKEN_SETS, blank, calc_generator, mc, num, tex_mat, tex_vec
+from .core import Draft
+
+N, D = 3, 4
+
+
+def _draw_x(rng: np.random.Generator, high: int = 2) -> np.ndarray:
+    """(3, 4) embeddings with entries 0 … high−1, no zero row (a token with no embedding)."""
+    x = rng.integers(0, high, size=(N, D))
+    for i in range(N):
+        while not x[i].any():
+            x[i] = rng.integers(0, high, size=D)
+    return x.astype(float)
+
+
+def _params(rng: np.random.Generator, high: int = 2) -> dict:
+    x = _draw_x(rng, high)
+    while not (x != x[0]).any(axis=0).any():    # need a column whose entries differ
+        x = _draw_x(rng, high)
+    tokens = TOKEN_SETS[int(rng.integers(len(TOKEN_SETS)))]
+    i, j = (int(v) for v in rng.choice(N, size=2, replace=False))
+    c = int(rng.choice(np.flatnonzero((x != x[0]).any(axis=0))))   # a column that is not constant
+    return {"x": x, "tokens": tokens, "i": i, "j": j, "c": c}
+
+
+def _x_block(p: dict) -> str:
+    names = "・".join(p["tokens"])
+    return f"$$X = {tex_mat(p['x'])}$$\n\n（行の順に {names}）"
+
+
+def _exp_hint(row) -> str:
+    vals = sorted({int(v) for v in row})
+    exps = qm.exp_values(vals)
+    return "、".join(f"$e^{{{v}}} \\approx {num(e)}$" for v, e in zip(vals, exps))
+
+
+def _softmax_text(row, j: int) -> str:
+    steps = tutor.masked_softmax_steps(np.asarray(row, float)[None, :], np.ones((1, len(row)), bool))
+    return (f"$e^{{{num(row[j])}}} / ({' + '.join(num(e) for e in steps.exps[0])}) = "
+            f"{num(steps.exps[0, j])} / {num(steps.denominators[0])} \\approx {num(steps.weights[0, j])}$")
+
+
+# ---------------------------------------------------------------------------
+def _params_score(rng: np.random.Generator) -> dict:
+    return _params(rng, high=3)     # entries 0 … 2: more varied scores for a score question
+
+
+@calc_generator("naive.score_element", "naive", _params_score)
+def _score_element(p: dict) -> Draft:
+    """An element of S = X Xᵀ."""
+    x, t, i, j = p["x"], p["tokens"], p["i"], p["j"]
+    right = tutor.naive_attention(x)
+    gram = qm.naive_attention_mistake(x, "gram_transposed").scores
+    s = right.scores
+    stem = (f"素朴な Self-Attention では、埋め込み行列 $X$（1 行が 1 トークン）からスコア $S = XX^\\top$ を作る。"
+            f"次の $X$ について、$S_{{{i + 1}{j + 1}}}$（「{t[i]}」から「{t[j]}」へのスコア）{BEST}\n\n" + _x_block(p))
+    wrong = (
+        (num(gram[i, j]), mc("XᵀX との混同", f"転置を左に掛けた $X^\\top X$ はトークンどうしではなく特徴の次元どうしの内積で、その ({i + 1},{j + 1}) 成分は {num(gram[i, j])} になる。")),
+        (num(s[i, i]), mc("自分自身とのスコア", f"$x_{{{i + 1}}}$ と $x_{{{j + 1}}}$ ではなく $x_{{{i + 1}}}$ 自身との内積を計算すると {num(s[i, i])} になる。")),
+        (num(right.weights[i, j]), mc("スコアと重みの混同", f"softmax の後の重み $A_{{{i + 1}{j + 1}}} \\approx {num(right.weights[i, j])}$ を答えたが、問われているのは softmax 前のスコア。")),
+    )
+    expl = (f"$S_{{{i + 1}{j + 1}}}$ は「{t[i]}」の行 ${tex_vec(x[i])}$ と「{t[j]}」の行 ${tex_vec(x[j])}$ の内積で、"
+            f"同じ位置どうしを掛けて足すと {num(s[i, j])}。$S$ は対称なので $S_{{{j + 1}{i + 1}}}$ も {num(s[j, i])} になる。")
+    return Draft(stem, num(s[i, j]), wrong, expl)
+
+
+# ---------------------------------------------------------------------------
+@calc_generator("naive.weight", "naive", _params)
+def _weight(p: dict) -> Draft:
+    """An attention weight A_ij = softmax(S)_ij of naive self-attention."""
+    x, t, i, j = p["x"], p["tokens"], p["i"], p["j"]
+    right = tutor.naive_attention(x)
+    col = qm.naive_attention_mistake(x, "column_softmax").weights
+    prop = qm.naive_attention_mistake(x, "no_exp").weights
+    s = right.scores
+    stem = (f"次の $X$ で素朴な Self-Attention を計算する（$S = XX^\\top$、$A = \\mathrm{{softmax}}(S)$ を行ごとに）。"
+            f"「{t[i]}」が「{t[j]}」に向ける重み $A_{{{i + 1}{j + 1}}}${BEST}"
+            f"必要なら {_exp_hint(s[i])} を使ってよい。\n\n" + _x_block(p))
+    wrong = (
+        (num(col[i, j]), mc("列方向の softmax", f"行 {i + 1} ではなく列 {j + 1} の中で正規化すると {num(col[i, j])} になり、各クエリの重みの和が 1 にならない。")),
+        (num(prop[i, j]), mc("exp の付け忘れ", f"スコアを $e^s$ にせずそのまま行の和で割る比例配分にすると {num(prop[i, j])} になる。")),
+        (num(s[i, j]), mc("softmax の省略", f"スコア $S_{{{i + 1}{j + 1}}} = {num(s[i, j])}$ をそのまま重みにした（行の和が 1 にならない）。")),
+    )
+    expl = (f"行 {i + 1} のスコアは ${tex_vec(s[i])}$。softmax は行ごとに $e^s$ をとって和で割るので、"
+            f"$A_{{{i + 1}{j + 1}}} = $ {_softmax_text(s[i], j)}。")
+    return Draft(stem, num(right.weights[i, j]), wrong, expl)
+
+
+# ---------------------------------------------------------------------------
+@calc_generator("naive.output", "naive", _params)
+def _output(p: dict) -> Draft:
+    """An element of the output Z = A X."""
+    x, t, i, c = p["x"], p["tokens"], p["i"], p["c"]
+    right = tutor.naive_attention(x)
+    raw = qm.naive_attention_mistake(x, "no_softmax").output
+    col = qm.naive_attention_mistake(x, "column_softmax").output
+    a = right.weights
+    stem = (f"次の $X$ で素朴な Self-Attention の出力 $Z = AX$（$A = \\mathrm{{softmax}}(XX^\\top)$）を求める。"
+            f"「{t[i]}」の出力ベクトルの第 {c + 1} 成分 $Z_{{{i + 1}{c + 1}}}${BEST}"
+            f"重み $A$ の第 {i + 1} 行は ${tex_vec(a[i])}$（小数第 3 位まで）である。\n\n" + _x_block(p))
+    wrong = (
+        (num(raw[i, c]), mc("softmax の省略", f"正規化していないスコア $S$ でそのまま $SX$ を計算すると {num(raw[i, c])} になる。")),
+        (num(col[i, c]), mc("列方向の softmax", f"列ごとに正規化した重みで加重和をとると {num(col[i, c])} になる。")),
+        (num(x[i, c]), mc("自分だけを見ると誤解", f"「{t[i]}」が自分自身だけを見ると考え、$X$ の成分 {num(x[i, c])} をそのまま答えた。")),
+    )
+    expl = (f"出力は $X$ の第 {c + 1} 列 ${tex_vec(x[:, c])}$ を重み ${tex_vec(a[i])}$ で足し合わせたもの："
+            f"$Z_{{{i + 1}{c + 1}}} = \\sum_k A_{{{i + 1}k}} X_{{k{c + 1}}} \\approx {num(right.output[i, c])}$。")
+    return Draft(stem, num(right.output[i, c]), wrong, expl)
+
+
+# ---------------------------------------------------------------------------
+@calc_generator("naive.chain_blank", "naive", _params)
+def _chain_blank(p: dict) -> Draft:
+    """(ア) S_ij, (イ) A_ij, (ウ) Z_ic along one naive-attention calculation."""
+    x, t, i, j, c = p["x"], p["tokens"], p["i"], p["j"], p["c"]
+    right = tutor.naive_attention(x)
+
+    def chain(r) -> str:
+        return blank(num(r.scores[i, j]), num(r.weights[i, j]), num(r.output[i, c]))
+
+    col = qm.naive_attention_mistake(x, "column_softmax")
+    prop = qm.naive_attention_mistake(x, "no_exp")
+    raw = qm.naive_attention_mistake(x, "no_softmax")
+    stem = (f"{BLANK}\n\n次の $X$ で素朴な Self-Attention を計算する。「{t[i]}」と「{t[j]}」のスコア $S_{{{i + 1}{j + 1}}}$ は（ア）、"
+            f"softmax を行ごとにかけた重み $A_{{{i + 1}{j + 1}}}$ は（イ）、出力 $Z = AX$ の成分 $Z_{{{i + 1}{c + 1}}}$ は（ウ）である。"
+            f"必要なら {_exp_hint(right.scores[i])} を使ってよい。\n\n" + _x_block(p))
+    wrong = (
+        (chain(col), mc("列方向の softmax", f"列 {j + 1} の中で正規化したため、（イ）が {num(col.weights[i, j])}、（ウ）が {num(col.output[i, c])} になった。")),
+        (chain(prop), mc("exp の付け忘れ", f"スコアを行の和で割るだけの比例配分にしたため、（イ）が {num(prop.weights[i, j])} になった。")),
+        (chain(raw), mc("softmax の省略", f"スコアをそのまま重みに使ったため、（イ）が {num(raw.weights[i, j])}、（ウ）が {num(raw.output[i, c])} になった。")),
+    )
+    expl = (f"（ア）$S_{{{i + 1}{j + 1}}} = x_{{{i + 1}}} \\cdot x_{{{j + 1}}} = {num(right.scores[i, j])}$。"
+            f"（イ）行 {i + 1} のスコア ${tex_vec(right.scores[i])}$ に softmax をかけて {num(right.weights[i, j])}。"
+            f"（ウ）重み ${tex_vec(right.weights[i])}$ で $X$ の第 {c + 1} 列を足し合わせて {num(right.output[i, c])}。")
+    return Draft(stem, chain(right), wrong, expl)
