@@ -1,0 +1,145 @@
+"""③ √d_k で割る理由: the divisor, scaled scores, saturation, and the variance of q·k.
+
+Inputs: d_k a perfect square (so √d_k is an integer), h heads (d_model = h·d_k), score rows
+√d_k·ln m (exact softmax) or √d_k·(a, b, 0).
+Answers and distractors: tutor.quizmath (score_divisor, attention_from_scores, ln_scores,
+dot_product_variance, scaled_variance, head_dim_mistake) and tutor.head_dim.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import tutor
+from tutor import quizmath as qm
+
+from .calc import BEST, BLANK, blank, calc_generator, ln_tex, mc, num, tex_vec, vec
+from .core import Draft
+
+SQUARES = (4, 9, 16, 25, 36, 49, 64, 81, 100, 144)
+HEADS = (2, 4, 8, 12, 16)
+
+
+def _params_dims(rng: np.random.Generator) -> dict:
+    d_k = int(rng.choice(SQUARES))
+    h = int(rng.choice(HEADS))
+    return {"d_k": d_k, "h": h, "d_model": d_k * h}
+
+
+# ---------------------------------------------------------------------------
+@calc_generator("scaling.divisor", "scaling", _params_dims)
+def _divisor(p: dict) -> Draft:
+    """The number Q Kᵀ is divided by, from d_model and h."""
+    d_model, h = p["d_model"], p["h"]
+    d_k = tutor.head_dim(d_model, h)
+    right = qm.score_divisor(d_k)
+    stem = (f"$d_{{\\text{{model}}}} = {d_model}$、ヘッド数 $h = {h}$ の Multi-Head Attention がある。"
+            f"各ヘッドの Scaled Dot-Product Attention で、スコア $QK^\\top$ を割る値{BEST}")
+    wrong = (
+        (num(d_k, 2), mc("√ の付け忘れ", f"$d_k = {d_k}$ そのもので割ると考えた。割るのは標準偏差にあたる $\\sqrt{{d_k}}$ である。")),
+        (num(qm.score_divisor(d_model), 2), mc("d_model と d_k の混同", f"ヘッドに分ける前の $\\sqrt{{d_{{\\text{{model}}}}}} = \\sqrt{{{d_model}}} \\approx {num(qm.score_divisor(d_model), 2)}$ で割った。各ヘッドの内積は $d_k$ 次元。")),
+        (num(qm.score_divisor(qm.head_dim_mistake(d_model, h, 'swapped')), 2),
+         mc("ヘッド数との混同", f"ヘッド数 $h = {h}$ を次元と取り違え、$\\sqrt{{h}} \\approx {num(qm.score_divisor(h), 2)}$ で割った。")),
+    )
+    expl = (f"各ヘッドの次元は $d_k = d_{{\\text{{model}}}}/h = {d_model}/{h} = {d_k}$。内積 $q \\cdot k$ は $d_k$ 個の積の和なので"
+            f"標準偏差がおよそ $\\sqrt{{d_k}}$ になり、これで割って $\\sqrt{{{d_k}}} = {num(right, 2)}$ とする。")
+    return Draft(stem, num(right, 2), wrong, expl)
+
+
+# ---------------------------------------------------------------------------
+def _params_ln(rng: np.random.Generator) -> dict:
+    p = _params_dims(rng)
+    p["d_k"] = int(rng.choice((4, 9, 16)))
+    p["d_model"] = p["d_k"] * p["h"]
+    m = rng.integers(1, 6, size=3)
+    while len(set(m.tolist())) == 1:
+        m = rng.integers(1, 6, size=3)
+    p["m"] = tuple(int(v) for v in m)
+    p["j"] = int(rng.integers(3))
+    return p
+
+
+@calc_generator("scaling.weight_ln", "scaling", _params_ln)
+def _weight_ln(p: dict) -> Draft:
+    """A weight of softmax(s/√d_k) for a row s = √d_k · ln m (exact fractions)."""
+    d_k, h, d_model, m, j = p["d_k"], p["h"], p["d_model"], p["m"], p["j"]
+    c = qm.score_divisor(d_k)
+    s = qm.ln_scores(m, d_k)
+    row = ",\\ ".join(ln_tex(c, v) for v in m)
+
+    def w(mistake=None) -> float:
+        return qm.attention_from_scores(s, d_k=d_k, mistake=mistake, d_model=d_model).weights[0, j]
+
+    stem = (f"$d_{{\\text{{model}}}} = {d_model}$、$h = {h}$ のモデルの 1 つのヘッドで、あるクエリの 3 つのキーに対する"
+            f"スコア $QK^\\top$ の行が $({row})$ だった。Scaled Dot-Product Attention の重みのうち、"
+            f"キー {j + 1} への重み{BEST}（$\\ln$ は自然対数。$e^{{\\ln m}} = m$ を使うとよい）")
+    wrong = (
+        (num(w("no_scale")), mc("√d_k で割り忘れ", f"スコアをそのまま softmax に入れると $e^{{{num(c)}\\ln m}} = m^{{{num(c)}}}$ の比になり {num(w('no_scale'))} になる。")),
+        (num(w("divide_by_d_k")), mc("√ の付け忘れ", f"$d_k = {d_k}$ で割ると指数が小さくなりすぎ、重みが平らになって {num(w('divide_by_d_k'))} になる。")),
+        (num(w("d_model")), mc("d_model と d_k の混同", f"$\\sqrt{{d_{{\\text{{model}}}}}} = \\sqrt{{{d_model}}}$ で割ると {num(w('d_model'))} になる。")),
+    )
+    steps = qm.attention_from_scores(s, d_k=d_k)
+    expl = (f"$d_k = {d_model}/{h} = {d_k}$ なので $\\sqrt{{d_k}} = {num(c)}$ で割ると、スコアは "
+            f"$({', '.join(ln_tex(1, v) for v in m)})$。softmax は $e^{{\\ln m}} = m$ の比になり、"
+            f"重みは ${tex_vec(steps.weights[0])}$（= ${tex_vec(m)}$ を和 で割った値）。キー {j + 1} は {num(steps.weights[0, j])}。")
+    return Draft(stem, num(steps.weights[0, j]), wrong, expl)
+
+
+# ---------------------------------------------------------------------------
+def _params_row(rng: np.random.Generator) -> dict:
+    p = _params_dims(rng)
+    a, b = sorted((int(v) for v in rng.choice(np.arange(1, 5), size=2, replace=False)), reverse=True)
+    p["pattern"] = (a, b, 0)
+    return p
+
+
+@calc_generator("scaling.scaled_row", "scaling", _params_row)
+def _scaled_row(p: dict) -> Draft:
+    """The row Q Kᵀ / √d_k for a row that is √d_k · (a, b, 0)."""
+    d_k, h, d_model = p["d_k"], p["h"], p["d_model"]
+    c = qm.score_divisor(d_k)
+    s = c * np.asarray(p["pattern"], float)  # the displayed score row: √d_k · (a, b, 0)
+
+    def scaled(mistake=None):
+        return qm.attention_from_scores(s, d_k=d_k, mistake=mistake, d_model=d_model).scaled[0]
+
+    right = scaled()
+    stem = (f"$d_{{\\text{{model}}}} = {d_model}$、$h = {h}$ の Multi-Head Attention の 1 つのヘッドで、"
+            f"スコア $QK^\\top$ のある行が ${tex_vec(s)}$ だった。スケーリング後の行 $QK^\\top/\\sqrt{{d_k}}${BEST}")
+    wrong = (
+        (vec(scaled("divide_by_d_k")), mc("√ の付け忘れ", f"$d_k = {d_k}$ で割ると {vec(scaled('divide_by_d_k'))} になり、値が小さくなりすぎる。")),
+        (vec(scaled("d_model")), mc("d_model と d_k の混同", f"$\\sqrt{{{d_model}}}$ で割ると {vec(scaled('d_model'))} になる。")),
+        (vec(scaled("no_scale")), mc("√d_k で割り忘れ", "スケーリングを省き、スコアをそのまま答えた。")),
+    )
+    expl = (f"$d_k = {d_model}/{h} = {d_k}$、$\\sqrt{{d_k}} = {num(c)}$ なので、各成分を {num(c)} で割って {vec(right)}。"
+            f"割らないと差が {num(c)} 倍に広がり、softmax の重みが 1 つに偏る（飽和する）。")
+    return Draft(stem, vec(right), wrong, expl)
+
+
+# ---------------------------------------------------------------------------
+def _params_var(rng: np.random.Generator) -> dict:
+    return {"d_k": int(rng.choice(SQUARES[2:]))}
+
+
+@calc_generator("scaling.variance_blank", "scaling", _params_var)
+def _variance_blank(p: dict) -> Draft:
+    """(ア) Var(q·k) = d_k, (イ) its standard deviation √d_k, (ウ) the variance after dividing."""
+    d_k = p["d_k"]
+    c = qm.score_divisor(d_k)
+    var, std = qm.dot_product_variance(d_k), qm.score_divisor(qm.dot_product_variance(d_k))
+    after = qm.scaled_variance(d_k, c)
+    after_dk = qm.scaled_variance(d_k, float(d_k))
+    one = qm.dot_product_variance(1)
+    stem = (f"{BLANK}\n\nクエリ $q$ とキー $k$ の各成分が独立で、平均 0・分散 1 に従うとする。$d_k = {d_k}$ のとき、"
+            f"内積 $q \\cdot k$ の分散は（ア）、標準偏差は（イ）である。内積を $\\sqrt{{d_k}}$ で割ると分散は（ウ）になり、"
+            f"softmax が飽和しにくくなる。")
+    wrong = (
+        (blank(num(std), num(var), num(after, 4)),
+         mc("分散と標準偏差の取り違え", f"分散（$d_k = {num(var)}$）と標準偏差（$\\sqrt{{d_k}} = {num(std)}$）を逆にした。")),
+        (blank(num(var), num(std), num(after_dk, 4)),
+         mc("√ の付け忘れ", f"$d_k$ で割ると分散は $d_k/d_k^2 = 1/{d_k} \\approx {num(after_dk, 4)}$ まで縮んでしまう。")),
+        (blank(num(one), num(one), num(qm.scaled_variance(1, c), 4)),
+         mc("和の分散の見落とし", f"内積の分散が各成分と同じ 1 のままだと考えた。実際は $d_k$ 個の積の和なので分散は $d_k$ 倍になる。")),
+    )
+    expl = (f"内積は $d_k = {d_k}$ 個の積 $q_i k_i$（各分散 1）の和なので、分散は {num(var)}、標準偏差は $\\sqrt{{{d_k}}} = {num(std)}$。"
+            f"$\\sqrt{{d_k}}$ で割ると分散は ${num(var)}/{num(c)}^2 = {num(after)}$ に戻る。")
+    return Draft(stem, blank(num(var), num(std), num(after, 4)), wrong, expl)
