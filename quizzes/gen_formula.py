@@ -1,0 +1,171 @@
+"""④ 完成形と手計算: softmax(Q Kᵀ / √d_k) V end to end, shapes, self vs cross.
+
+Inputs: the 3-key example of the G検定 page with fresh small integers (one query, d_k = 2),
+rows √d_k · ln m for exact outputs, and sizes n_q, n_k, d_k, d_v for shape questions.
+Answers and distractors: tutor.attention, tutor.quizmath (attention_mistake,
+attention_from_scores, ln_scores, exp_values, attention_shapes).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import tutor
+from tutor import quizmath as qm
+
+from .calc import BEST, BLANK, WORST, blank, calc_generator, ln_tex, mc, num, tex_mat, tex_vec, vec
+from .core import Draft
+
+D_K = 2
+
+
+def _params_g(rng: np.random.Generator) -> dict:
+    q = rng.integers(0, 3, size=(1, D_K))
+    while not q.any():
+        q = rng.integers(0, 3, size=(1, D_K))
+    k = rng.integers(0, 3, size=(3, D_K))
+    v = rng.integers(0, 5, size=(3, 2))
+    return {"q": q.astype(float), "k": k.astype(float), "v": v.astype(float),
+            "j": int(rng.integers(3)), "c": int(rng.integers(2))}
+
+
+def _g_block(p: dict, with_v: bool = True) -> str:
+    keys = "、".join(f"$k_{{{n + 1}}} = {tex_vec(row)}$" for n, row in enumerate(p["k"]))
+    text = f"クエリ $q = {tex_vec(p['q'])}$、キー {keys}"
+    if with_v:
+        text += "、バリュー " + "、".join(f"$v_{{{n + 1}}} = {tex_vec(row)}$" for n, row in enumerate(p["v"]))
+    return text + f"（$d_k = {D_K}$）"
+
+
+def _hint(scaled_row) -> str:
+    vals = sorted({round(float(s), 6) for s in scaled_row})
+    exps = qm.exp_values(vals)
+    return ("必要なら " + "、".join(f"$e^{{{num(v)}}} \\approx {num(e)}$" for v, e in zip(vals, exps))
+            + f"、$\\sqrt{{2}} \\approx {num(qm.score_divisor(D_K))}$ を使ってよい。")
+
+
+# ---------------------------------------------------------------------------
+@calc_generator("formula.g_weight", "formula", _params_g)
+def _g_weight(p: dict) -> Draft:
+    """One weight of the 3-key example (one query, d_k = 2)."""
+    q, k, v, j = p["q"], p["k"], p["v"], p["j"]
+    right = tutor.attention(q, k, v)
+
+    def w(mistake):
+        return qm.attention_mistake(q, k, v, mistake=mistake).weights[0, j]
+
+    stem = (f"{_g_block(p, with_v=False)}について、Scaled Dot-Product Attention "
+            f"$\\mathrm{{softmax}}(qK^\\top/\\sqrt{{d_k}})$ のキー {j + 1} への重み{BEST}{_hint(right.scaled[0])}")
+    wrong = (
+        (num(w("no_scale")), mc("√d_k で割り忘れ", f"内積 ${tex_vec(right.scores[0])}$ をそのまま softmax に入れると {num(w('no_scale'))} になり、差が強調されすぎる。")),
+        (num(w("divide_by_d_k")), mc("√ の付け忘れ", f"$d_k = 2$ で割ると {num(w('divide_by_d_k'))} になる。")),
+        (num(w("no_softmax")), mc("softmax の省略", f"スケーリング後のスコア {num(right.scaled[0, j])} をそのまま重みにした（和が 1 にならない）。")),
+    )
+    expl = (f"内積 $qK^\\top = {tex_vec(right.scores[0])}$ を $\\sqrt{{2}}$ で割って ${tex_vec(right.scaled[0])}$。"
+            f"softmax で重み ${tex_vec(right.weights[0])}$ となり、キー {j + 1} は {num(right.weights[0, j])}。")
+    return Draft(stem, num(right.weights[0, j]), wrong, expl)
+
+
+# ---------------------------------------------------------------------------
+def _params_ln(rng: np.random.Generator) -> dict:
+    d_k = int(rng.choice((1, 4, 9)))
+    m = rng.integers(1, 5, size=3)
+    while len(set(m.tolist())) == 1:
+        m = rng.integers(1, 5, size=3)
+    v = rng.integers(0, 7, size=(3, 2))
+    return {"d_k": d_k, "m": tuple(int(x) for x in m), "v": v.astype(float), "c": int(rng.integers(2))}
+
+
+@calc_generator("formula.output_ln", "formula", _params_ln)
+def _output_ln(p: dict) -> Draft:
+    """An output element z_c = Σ_j a_j v_jc for a row √d_k·ln m (exact weights m/Σm)."""
+    d_k, m, v, c = p["d_k"], p["m"], p["v"], p["c"]
+    root = qm.score_divisor(d_k)
+    s = qm.ln_scores(m, d_k)
+    right = qm.attention_from_scores(s, v, d_k=d_k)
+
+    def z(mistake):
+        return qm.attention_from_scores(s, v, d_k=d_k, mistake=mistake).output[0, c]
+
+    row = ",\\ ".join(ln_tex(root, x) for x in m)
+    values = "、".join(f"$v_{{{n + 1}}} = {tex_vec(row)}$" for n, row in enumerate(v))
+    stem = (f"$d_k = {d_k}$ のヘッドで、あるクエリのスコア $QK^\\top$ の行が "
+            f"$({row})$、バリューが {values} である。"
+            f"このクエリの出力 $z = \\mathrm{{softmax}}(QK^\\top/\\sqrt{{d_k}})V$ の第 {c + 1} 成分{BEST}"
+            f"（$\\ln$ は自然対数）")
+    wrong = (
+        (num(z("no_normalise")), mc("softmax の分母の付け忘れ", f"$e^{{\\ln m}} = m$ の {vec(m)} を和で割らずに重みにすると {num(z('no_normalise'))} になる。")),
+        (num(z("uniform")), mc("単純平均との混同", f"スコアを無視してバリューを平均すると {num(z('uniform'))} になる。")),
+        (num(z("no_scale")) if d_k > 1 else num(z("no_softmax")),
+         mc("√d_k で割り忘れ", f"スコアをそのまま softmax に入れると $m^{{{num(root)}}}$ の比になり {num(z('no_scale'))} になる。") if d_k > 1
+         else mc("softmax の省略", f"スコア（$\\ln m$）をそのまま重みにすると {num(z('no_softmax'))} になる。")),
+    )
+    expl = (f"$\\sqrt{{d_k}} = {num(root)}$ で割るとスコアは $({', '.join(ln_tex(1, x) for x in m)})$、softmax は $m$ の比なので"
+            f"重みは ${tex_vec(right.weights[0])}$。出力はバリューの第 {c + 1} 成分 ${tex_vec(v[:, c])}$ の加重和で "
+            f"{num(right.output[0, c])}。")
+    return Draft(stem, num(right.output[0, c]), wrong, expl)
+
+
+# ---------------------------------------------------------------------------
+@calc_generator("formula.chain_blank", "formula", _params_g)
+def _chain_blank(p: dict) -> Draft:
+    """(ア) q·k_j, (イ) weight a_j, (ウ) output z_c of the 3-key example."""
+    q, k, v, j, c = p["q"], p["k"], p["v"], p["j"], p["c"]
+    right = tutor.attention(q, k, v)
+
+    def chain(r) -> str:
+        return blank(num(r.scores[0, j]), num(r.weights[0, j]), num(r.output[0, c]))
+
+    no_scale = qm.attention_mistake(q, k, v, mistake="no_scale")
+    by_dk = qm.attention_mistake(q, k, v, mistake="divide_by_d_k")
+    raw = qm.attention_mistake(q, k, v, mistake="no_softmax")
+    stem = (f"{BLANK}\n\n{_g_block(p)}で Scaled Dot-Product Attention を計算する。"
+            f"キー {j + 1} との内積 $q \\cdot k_{{{j + 1}}}$ は（ア）、その重みは（イ）、出力 $z$ の第 {c + 1} 成分は（ウ）である。"
+            f"{_hint(right.scaled[0])}")
+    wrong = (
+        (chain(no_scale), mc("√d_k で割り忘れ", f"内積をそのまま softmax に入れたため、（イ）が {num(no_scale.weights[0, j])}、（ウ）が {num(no_scale.output[0, c])} になった。")),
+        (chain(by_dk), mc("√ の付け忘れ", f"$d_k = 2$ で割ったため、（イ）が {num(by_dk.weights[0, j])} になった。")),
+        (chain(raw), mc("softmax の省略", f"スケーリング後のスコアをそのまま重みにしたため、（イ）が {num(raw.weights[0, j])}、（ウ）が {num(raw.output[0, c])} になった。")),
+    )
+    expl = (f"（ア）$q \\cdot k_{{{j + 1}}} = {num(right.scores[0, j])}$。（イ）内積 ${tex_vec(right.scores[0])}$ を $\\sqrt{{2}}$ で割り softmax して"
+            f" ${tex_vec(right.weights[0])}$、キー {j + 1} は {num(right.weights[0, j])}。"
+            f"（ウ）バリューの第 {c + 1} 成分 ${tex_vec(v[:, c])}$ の加重和で {num(right.output[0, c])}。")
+    return Draft(stem, chain(right), wrong, expl)
+
+
+# ---------------------------------------------------------------------------
+def _params_shapes(rng: np.random.Generator) -> dict:
+    n_q, n_k, d_k, d_v = (int(x) for x in rng.choice(np.arange(2, 10), size=4, replace=False))
+    return {"n_q": n_q, "n_k": n_k, "d_k": d_k, "d_v": d_v, "lie": int(rng.integers(3))}
+
+
+def _shape(s: tuple[int, ...]) -> str:
+    return f"${s[0]} \\times {s[1]}$"
+
+
+@calc_generator("formula.shapes_worst", "formula", _params_shapes)
+def _shapes_worst(p: dict) -> Draft:
+    """Source-Target Attention shapes: which statement is wrong."""
+    n_q, n_k, d_k, d_v = p["n_q"], p["n_k"], p["d_k"], p["d_v"]
+    sh = qm.attention_shapes(n_q, n_k, d_k, d_v)
+    k_t = sh["K"][::-1]
+    lies = (
+        ((sh["V"][0], sh["output"][1]), "キー側の長さとの混同", f"出力の行数はキーの数 {n_k} ではなくクエリの数 {n_q}"),
+        ((sh["Q"][0], sh["Q"][1]), "d_k と d_v の混同", f"出力の列数は $d_k = {d_k}$ ではなくバリューの次元 $d_v = {d_v}$"),
+        ((sh["weights"][0], sh["weights"][1]), "重み行列の形との混同", f"{_shape(sh['weights'])} は重み $A$ の形で、出力 $AV$ は {_shape(sh['output'])}"),
+    )
+    bad_shape, name, why = lies[p["lie"]]
+    stem = (f"Source-Target Attention で、デコーダ側の {n_q} トークンからクエリ $Q$（{_shape(sh['Q'])}）を、"
+            f"エンコーダ側の {n_k} トークンからキー $K$（{_shape(sh['K'])}）とバリュー $V$（{_shape(sh['V'])}）を作る。"
+            f"$\\mathrm{{softmax}}(QK^\\top/\\sqrt{{d_k}})V$ の計算に現れる行列の形についての記述{WORST}")
+    answer = f"出力は {_shape(bad_shape)} の行列になる。"
+    wrong = (
+        (f"$QK^\\top$ は {_shape(sh['scores'])} の行列になる。",
+         mc("正しい記述（スコアの形）", f"$Q$（{_shape(sh['Q'])}）と $K^\\top$（{_shape(k_t)}）の積なので、スコアは確かに {_shape(sh['scores'])}。")),
+        (f"$K^\\top$ は {_shape(k_t)} の行列になる。",
+         mc("正しい記述（転置の形）", f"$K$ が {_shape(sh['K'])} なので、その転置は確かに {_shape(k_t)}。")),
+        (f"softmax 後の重み $A$ は {_shape(sh['weights'])} で、各行の和が 1 になる。",
+         mc("正しい記述（重みの形）", "softmax は形を変えず、クエリごと（行ごと）に和を 1 にするので正しい。")),
+    )
+    expl = (f"{name}による誤り：{why}。正しくは $A$（{_shape(sh['weights'])}）と $V$（{_shape(sh['V'])}）の積で、"
+            f"出力は {_shape(sh['output'])}（クエリ 1 つにつき $d_v$ 次元のベクトル 1 本）になる。")
+    return Draft(stem, answer, wrong, expl)
