@@ -1,0 +1,169 @@
+"""⑤ Multi-Head Attention: d_k = d_model / h, Concat(head_1 … head_h) W_O, parameter counts.
+
+Inputs: d_model = h · d_k from small tables; per-head outputs and a 0/1 W_O for one token.
+Answers: tutor.head_dim, tutor.mha_param_count, tutor.combine_heads (tutor.multihead);
+distractors: tutor.quizmath (head_dim_mistake, concat_width, mha_param_count_mistake,
+combine_heads_mistake).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import tutor
+from tutor import quizmath as qm
+
+from .calc import BEST, BLANK, WORST, blank, calc_generator, mc, num, tex_mat, tex_vec, tnum
+from .core import Draft
+
+HEAD_DIMS = (8, 16, 32, 48, 64, 96, 128)
+HEADS = (2, 4, 6, 8, 12, 16)
+MODEL_DIMS = (64, 128, 256, 384, 512, 768, 1024)
+
+
+def _params_dims(rng: np.random.Generator) -> dict:
+    d_k = int(rng.choice(HEAD_DIMS))
+    h = int(rng.choice(HEADS))
+    return {"d_model": d_k * h, "h": h}
+
+
+def _dm(d_model: int, h: int) -> str:
+    return f"$d_{{\\text{{model}}}} = {d_model}$、ヘッド数 $h = {h}$"
+
+
+# ---------------------------------------------------------------------------
+@calc_generator("multihead.head_dim", "multihead", _params_dims)
+def _head_dim(p: dict) -> Draft:
+    """d_k = d_model / h."""
+    d_model, h = p["d_model"], p["h"]
+    d_k = tutor.head_dim(d_model, h)
+    stem = (f"{_dm(d_model, h)} の Multi-Head Attention で、各ヘッドのクエリ・キーの次元 $d_k$ "
+            f"（論文と同じく $d_k = d_v$ とし、全ヘッドの次元の合計が $d_{{\\text{{model}}}}$ になるように分ける）{BEST}")
+    wrong = (
+        (num(qm.head_dim_mistake(d_model, h, "no_split")), mc("分割の見落とし", f"各ヘッドが $d_{{\\text{{model}}}} = {d_model}$ 次元をまるごと持つと考えた。")),
+        (num(qm.head_dim_mistake(d_model, h, "multiplied")), mc("割り算と掛け算の取り違え", f"$d_{{\\text{{model}}}} \\times h = {num(qm.head_dim_mistake(d_model, h, 'multiplied'))}$ と掛けてしまった。")),
+        (num(qm.head_dim_mistake(d_model, h, "swapped")), mc("ヘッド数と次元の取り違え", f"ヘッドの数 $h = {h}$ をヘッドあたりの次元と読み違えた。")),
+    )
+    expl = (f"$d_{{\\text{{model}}}}$ 次元を $h$ 個のヘッドで分け合うので $d_k = d_{{\\text{{model}}}}/h = {d_model}/{h} = {d_k}$。"
+            f"連結すると $h \\cdot d_k = {qm.concat_width(d_model, h)}$ 次元に戻る。")
+    return Draft(stem, num(d_k), wrong, expl)
+
+
+# ---------------------------------------------------------------------------
+def _params_count(rng: np.random.Generator) -> dict:
+    d_model = int(rng.choice(MODEL_DIMS))
+    h = int(rng.choice([x for x in (4, 8, 16) if d_model % x == 0]))
+    return {"d_model": d_model, "h": h, "bias": bool(rng.integers(2))}
+
+
+@calc_generator("multihead.param_count", "multihead", _params_count)
+def _param_count(p: dict) -> Draft:
+    """Parameters of W_Q, W_K, W_V, W_O (optionally with biases)."""
+    d_model, h, bias = p["d_model"], p["h"], p["bias"]
+    right = tutor.mha_param_count(d_model, bias=bias)
+
+    def count(mistake):
+        return qm.mha_param_count_mistake(d_model, h, mistake, bias=bias)
+
+    b_text = "バイアスも含めた" if bias else "バイアスを除いた"
+    stem = (f"{_dm(d_model, h)} の Multi-Head Attention 1 層で、射影 $W_Q, W_K, W_V, W_O$（すべて "
+            f"${d_model} \\times {d_model}$ 相当）の{b_text}パラメータ数{BEST}")
+    wrong = [
+        (num(count("no_w_o")), mc("W_O の数え忘れ", f"$W_Q, W_K, W_V$ の 3 つだけを数えると {num(count('no_w_o'))} になる。")),
+        (num(count("per_head_full")), mc("ヘッドごとに全行列があると誤解", f"各ヘッドが ${d_model} \\times {d_model}$ の行列を 4 つずつ持つと考え、{h} 倍の {num(count('per_head_full'))} にした。")),
+    ]
+    if bias:
+        wrong.append((num(count("no_bias")), mc("バイアスの数え忘れ", f"重み行列 4 つ分の {num(count('no_bias'))} だけを数え、バイアス $4 d_{{\\text{{model}}}}$ を足し忘れた。")))
+    else:
+        wrong.append((num(count("one_matrix")), mc("4 つの行列の見落とし", f"${d_model} \\times {d_model}$ の行列 1 つ分 {num(count('one_matrix'))} だけを数えた。")))
+    expl = (f"4 つの行列はどれも ${d_model} \\times {d_model}$ なので $4 \\times {d_model}^2$"
+            + (f"、バイアス $4 \\times {d_model}$ を足して" if bias else "")
+            + f" $= {tnum(right)}$。ヘッドに分けても列を分け合うだけなので、ヘッド数 $h = {h}$ によらない。")
+    return Draft(stem, num(right), tuple(wrong), expl)
+
+
+# ---------------------------------------------------------------------------
+def _params_combine(rng: np.random.Generator) -> dict:
+    heads = rng.integers(0, 4, size=(2, 2)).astype(float)        # (h = 2, d_v = 2): one token
+    while (heads[0] == heads[1]).all():                          # equal heads hide the order mistake
+        heads = rng.integers(0, 4, size=(2, 2)).astype(float)
+    w_o = rng.integers(-1, 3, size=(4, 4)).astype(float)         # (h·d_v, d_model)
+    return {"heads": heads, "w_o": w_o, "c": int(rng.integers(4))}
+
+
+@calc_generator("multihead.combine", "multihead", _params_combine)
+def _combine(p: dict) -> Draft:
+    """One element of Concat(head_1, head_2) · W_O for one token."""
+    heads, w_o, c = p["heads"], p["w_o"], p["c"]
+    right = tutor.combine_heads([row[None, :] for row in heads], w_o)
+
+    def out(mistake):
+        return qm.combine_heads_mistake(heads, w_o, mistake)[0, c]
+
+    stem = (f"2 ヘッドの Multi-Head Attention で、あるトークンのヘッド 1 の出力が ${tex_vec(heads[0])}$、"
+            f"ヘッド 2 の出力が ${tex_vec(heads[1])}$ だった。$\\mathrm{{Concat}}(\\text{{head}}_1, \\text{{head}}_2)\\,W_O$ の"
+            f"第 {c + 1} 成分{BEST}\n\n$$W_O = {tex_mat(w_o)}$$")
+    wrong = (
+        (num(out("no_w_o")), mc("W_O の掛け忘れ", f"連結したベクトル ${tex_vec(right.concat[0])}$ の第 {c + 1} 成分をそのまま答えた。")),
+        (num(out("reversed_order")), mc("連結順の取り違え", f"ヘッド 2、ヘッド 1 の順に並べてから $W_O$ を掛けると {num(out('reversed_order'))} になる。")),
+        (num(out("w_o_transposed")), mc("W_O の行と列の取り違え", f"$W_O$ の第 {c + 1} 列ではなく第 {c + 1} 行との内積をとると {num(out('w_o_transposed'))} になる。")),
+    )
+    expl = (f"連結すると ${tex_vec(right.concat[0])}$。これと $W_O$ の第 {c + 1} 列 ${tex_vec(w_o[:, c])}$ の内積で "
+            f"{num(right.output[0, c])}。$W_O$ は各ヘッドの結果を混ぜ合わせて $d_{{\\text{{model}}}}$ 次元に戻す。")
+    return Draft(stem, num(right.output[0, c]), wrong, expl)
+
+
+# ---------------------------------------------------------------------------
+@calc_generator("multihead.sizes_blank", "multihead", _params_dims)
+def _sizes_blank(p: dict) -> Draft:
+    """(ア) d_k, (イ) concat width, (ウ) parameter count without biases."""
+    d_model, h = p["d_model"], p["h"]
+    d_k = tutor.head_dim(d_model, h)
+    width = qm.concat_width(d_model, h)
+    params = tutor.mha_param_count(d_model)
+    stem = (f"{BLANK}\n\n{_dm(d_model, h)} の Multi-Head Attention では、各ヘッドの次元は $d_k = d_v =$（ア）である。"
+            f"$h$ 個のヘッドの出力を連結したベクトルの次元は（イ）で、$W_Q, W_K, W_V, W_O$ のバイアスを除いた"
+            f"パラメータ数は（ウ）である。")
+    ns = (qm.head_dim_mistake(d_model, h, "no_split"), qm.concat_width(d_model, h, "no_split"),
+          qm.mha_param_count_mistake(d_model, h, "per_head_full"))
+    summed = (d_k, qm.concat_width(d_model, h, "summed"), params)
+    one = (d_k, width, qm.mha_param_count_mistake(d_model, h, "one_matrix"))
+    wrong = (
+        (blank(*(num(x) for x in ns)), mc("分割の見落とし", f"各ヘッドが {d_model} 次元をまるごと持つと考えたため、連結幅が {num(ns[1])}、パラメータ数が {num(ns[2])} に膨らんだ。")),
+        (blank(*(num(x) for x in summed)), mc("連結と和の混同", f"ヘッドの出力を連結せず足し合わせると考え、幅を {num(summed[1])} とした。")),
+        (blank(*(num(x) for x in one)), mc("4 つの行列の見落とし", f"${d_model} \\times {d_model}$ の行列 1 つ分の {num(one[2])} だけを数えた。")),
+    )
+    expl = (f"（ア）$d_k = {d_model}/{h} = {d_k}$。（イ）$h \\cdot d_v = {h} \\times {d_k} = {width}$ で $d_{{\\text{{model}}}}$ に戻る。"
+            f"（ウ）$4 \\times {d_model}^2 = {tnum(params)}$ で、ヘッド数によらない。")
+    return Draft(stem, blank(num(d_k), num(width), num(params)), wrong, expl)
+
+
+# ---------------------------------------------------------------------------
+def _params_worst(rng: np.random.Generator) -> dict:
+    p = _params_dims(rng)
+    options = [x for x in HEADS if x != p["h"] and p["d_model"] % x == 0]
+    p["h2"] = int(rng.choice(options))
+    return p
+
+
+@calc_generator("multihead.heads_worst", "multihead", _params_worst)
+def _heads_worst(p: dict) -> Draft:
+    """What changes when the number of heads changes (d_model fixed): the wrong statement."""
+    d_model, h, h2 = p["d_model"], p["h"], p["h2"]
+    d_k, d_k2 = tutor.head_dim(d_model, h), tutor.head_dim(d_model, h2)
+    params, params2 = tutor.mha_param_count(d_model), tutor.mha_param_count(d_model)
+    lie = qm.mha_param_count_mistake(d_model, h2, "per_head_full")
+    stem = (f"$d_{{\\text{{model}}}} = {d_model}$ の Multi-Head Attention で、ヘッド数を $h = {h}$ から $h = {h2}$ に変える"
+            f"（$d_k = d_v = d_{{\\text{{model}}}}/h$、バイアスなし）。この変更についての記述{WORST}")
+    answer = f"$W_Q, W_K, W_V, W_O$ のパラメータ数は ${tnum(lie)}$ になる。"
+    wrong = (
+        (f"各ヘッドの次元 $d_k$ は {d_k} から {d_k2} になる。",
+         mc("正しい記述（ヘッドの次元）", f"$d_k = {d_model}/h$ なので、$h = {h2}$ では確かに {d_k2}。")),
+        (f"ヘッドの出力を連結した幅は {qm.concat_width(d_model, h2)} のまま変わらない。",
+         mc("正しい記述（連結幅）", f"$h \\cdot d_k = {h2} \\times {d_k2} = {qm.concat_width(d_model, h2)}$ で、常に $d_{{\\text{{model}}}}$ に戻る。")),
+        (f"$h = {h}$ のときのパラメータ数は ${tnum(params)}$ である。",
+         mc("正しい記述（パラメータ数）", f"$4 \\times {d_model}^2 = {tnum(params)}$ で正しい。")),
+    )
+    expl = (f"ヘッドごとに全行列を持つと考える誤り：ヘッドは $d_{{\\text{{model}}}}$ 個の列を分け合うだけなので、"
+            f"パラメータ数はヘッド数によらず $4 \\times {d_model}^2 = {tnum(params2)}$ のまま。"
+            f"${tnum(lie)}$ は各ヘッドが ${d_model} \\times {d_model}$ の行列を 4 つずつ持つとした値。")
+    return Draft(stem, answer, wrong, expl)
