@@ -1,0 +1,442 @@
+"""practice/: the Leitner schedule day by day, mock-exam assembly, scoring and clock,
+the progress schema, export → import, and the optional SQLite store. Pure Python."""
+from __future__ import annotations
+
+import copy
+import json
+import re
+import sqlite3
+from collections import Counter
+from datetime import date, datetime, timedelta
+
+import pytest
+
+import quizzes
+from practice import exam as ex
+from practice import review as rv
+from practice import store
+from practice.progress import (MAX_ATTEMPTS_KEPT, apply_answer, apply_answers, is_mastered, new_progress,
+                               overall, path_counts, record_attempt, record_visit, suggest_page, topic_stats,
+                               weak_topics)
+from practice.store import ProgressError, export_bytes, parse_progress_bytes, sqlite_load, sqlite_save
+from quizzes.core import GENERATOR_INFO, TOPICS
+
+from practice_fakes import CALC_PER_TOPIC, KNOW_PER_TOPIC, fake_registry
+
+JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+D0 = date(2026, 3, 1)
+T0 = datetime(2026, 3, 1, 9, 0, 0)
+
+
+@pytest.fixture(autouse=True)
+def fakes(request):
+    """Every test runs on the known fake registry, except test_real_* (the real questions)."""
+    if request.node.name.startswith("test_real_"):
+        yield
+        return
+    with fake_registry():
+        yield
+
+
+def day(n: int) -> date:
+    return D0 + timedelta(days=n)
+
+
+# ---------------------------------------------------------------------------
+# Leitner schedule
+# ---------------------------------------------------------------------------
+def test_leitner_schedule_day_by_day_until_learned():
+    qid = "zz.qkv.calc0#1"
+    sched = rv.schedule_wrong({}, qid, "qkv", day(0))
+    assert sched == {qid: {"topic": "qkv", "box": 1, "due": "2026-03-01", "lapses": 0}}
+    assert rv.due_items(sched, day(0)) == [qid]
+    # each correct review moves one box up; the next due date is the new box's interval later
+    expected = [(0, 2, "2026-03-02"), (1, 3, "2026-03-05"), (4, 4, "2026-03-12"), (11, 5, "2026-03-26")]
+    for answered_on, box, due in expected:
+        assert rv.due_count(sched, day(answered_on)) == 1
+        sched = rv.review_answer(sched, qid, True, day(answered_on))
+        assert sched[qid]["box"] == box and sched[qid]["due"] == due
+        # not due again before its date, due on it
+        assert rv.due_count(sched, date.fromisoformat(due) - timedelta(days=1)) == 0
+        assert rv.due_items(sched, date.fromisoformat(due)) == [qid]
+    sched = rv.review_answer(sched, qid, True, day(25))  # right in the last box: learned
+    assert sched == {}
+
+
+def test_leitner_wrong_in_review_falls_back_to_box_1_and_counts_a_lapse():
+    qid = "zz.mask.know1#7"
+    sched = rv.schedule_wrong({}, qid, "mask", day(0))
+    sched = rv.review_answer(sched, qid, True, day(0))
+    sched = rv.review_answer(sched, qid, True, day(1))
+    assert sched[qid]["box"] == 3
+    before = copy.deepcopy(sched)
+    after = rv.review_answer(sched, qid, False, day(4))
+    assert after[qid] == {"topic": "mask", "box": 1, "due": "2026-03-05", "lapses": 1}
+    assert sched == before  # input never changed
+    assert rv.due_items(after, day(4)) == [qid]
+
+
+def test_due_items_order_and_box_counts():
+    s = rv.schedule_wrong({}, "zz.qkv.calc0#2", "qkv", day(0))
+    s = rv.schedule_wrong(s, "zz.qkv.calc0#1", "qkv", day(2))
+    s = rv.review_answer(rv.schedule_wrong(s, "zz.naive.calc1#3", "naive", day(0)), "zz.naive.calc1#3", True, day(0))
+    assert rv.box_counts(s) == [2, 1, 0, 0, 0]
+    # day 1: box 1 items first (older due date first), then box 2
+    assert rv.due_items(s, day(1)) == ["zz.qkv.calc0#2", "zz.naive.calc1#3"]
+    assert rv.due_items(s, day(2)) == ["zz.qkv.calc0#2", "zz.qkv.calc0#1", "zz.naive.calc1#3"]
+    assert rv.next_due(s) == "2026-03-01"
+    assert rv.next_due({}) is None
+    assert rv.drop(s, "zz.qkv.calc0#2").keys() == {"zz.qkv.calc0#1", "zz.naive.calc1#3"}
+
+
+def test_review_answer_unknown_item_raises():
+    with pytest.raises(KeyError):
+        rv.review_answer({}, "zz.qkv.calc0#1", True, D0)
+
+
+def test_schedule_is_capped_and_keeps_the_new_wrong_answer():
+    s = {f"zz.qkv.calc0#{i}": {"topic": "qkv", "box": 1 + i % 5, "due": "2026-03-01", "lapses": 0}
+         for i in range(rv.MAX_ITEMS)}
+    out = rv.schedule_wrong(s, "zz.naive.calc0#1", "naive", D0)
+    assert len(out) == rv.MAX_ITEMS and "zz.naive.calc0#1" in out
+    assert rv.box_counts(out)[4] == rv.box_counts(s)[4] - 1  # a box-5 item left, not a weak one
+
+
+# ---------------------------------------------------------------------------
+# one place for answers: attempt + schedule
+# ---------------------------------------------------------------------------
+def test_apply_answer_wrong_on_page_schedules_right_does_not():
+    p0 = new_progress()
+    p1 = apply_answer(p0, "zz.qkv.calc0#5", "qkv", False, 2, "page", T0)
+    assert p0 == new_progress()  # not mutated
+    assert p1["attempts"] == [{"qid": "zz.qkv.calc0#5", "topic": "qkv", "correct": False, "choice": 2,
+                               "at": "2026-03-01T09:00:00", "source": "page"}]
+    assert p1["review"] == {"zz.qkv.calc0#5": {"topic": "qkv", "box": 1, "due": "2026-03-01", "lapses": 0}}
+    p2 = apply_answer(p1, "zz.qkv.calc1#5", "qkv", True, 0, "exam", T0)
+    assert len(p2["attempts"]) == 2 and p2["review"] == p1["review"]
+
+
+def test_apply_answer_in_review_moves_the_box():
+    p = apply_answer(new_progress(), "zz.qkv.calc0#5", "qkv", False, 2, "page", T0)
+    p = apply_answer(p, "zz.qkv.calc0#5", "qkv", True, 1, "review", T0)
+    assert p["review"]["zz.qkv.calc0#5"]["box"] == 2
+    assert [a["source"] for a in p["attempts"]] == ["page", "review"]
+    p = apply_answer(p, "zz.qkv.calc0#5", "qkv", False, 3, "review", T0 + timedelta(days=1))
+    assert p["review"]["zz.qkv.calc0#5"] == {"topic": "qkv", "box": 1, "due": "2026-03-02", "lapses": 1}
+
+
+def test_apply_answer_rejects_bad_source_and_choice():
+    with pytest.raises(ValueError):
+        apply_answer(new_progress(), "zz.qkv.calc0#5", "qkv", False, 2, "browser", T0)
+    with pytest.raises(ValueError):
+        record_attempt(new_progress(), "zz.qkv.calc0#5", "qkv", False, 4, "page", T0)
+
+
+def test_attempts_are_capped():
+    p = new_progress()
+    p["attempts"] = [{"qid": "zz.qkv.calc0#1", "topic": "qkv", "correct": True, "choice": 0,
+                      "at": "2026-03-01T09:00:00", "source": "page"}] * MAX_ATTEMPTS_KEPT
+    p = apply_answers(p, [("zz.naive.calc0#1", "naive", True, 1)], "page", T0)
+    assert len(p["attempts"]) == MAX_ATTEMPTS_KEPT and p["attempts"][-1]["topic"] == "naive"
+
+
+# ---------------------------------------------------------------------------
+# progress statistics
+# ---------------------------------------------------------------------------
+def _answers(p, topic, results):
+    return apply_answers(p, [(f"zz.{topic}.calc0#{i}", topic, r, 0) for i, r in enumerate(results)], "page", T0)
+
+
+def test_topic_stats_mastery_and_weak_topics():
+    p = _answers(new_progress(), "qkv", [False, True, True, True, True])      # 4 of last 5: mastered
+    p = _answers(p, "naive", [True, False, False])                            # 1/3
+    p = _answers(p, "mask", [True, True, False, True, False, False, True])    # last 5: 2/5
+    st = topic_stats(p)
+    assert st["qkv"]["mastered"] and is_mastered(p, "qkv")
+    assert st["naive"] == {"answered": 3, "correct": 1, "accuracy": 1 / 3, "recent_accuracy": 1 / 3,
+                           "recent": 3, "recent_correct": 1, "mastered": False}
+    assert st["mask"]["recent_accuracy"] == pytest.approx(0.4) and st["mask"]["accuracy"] == pytest.approx(4 / 7)
+    assert [t for t, _ in weak_topics(p)] == ["naive", "mask"]  # mastered qkv is not weak
+    assert overall(p) == {"answered": 15, "correct": 9, "accuracy": 9 / 15}
+    assert overall(new_progress())["accuracy"] is None
+
+
+def test_suggest_page_and_path_counts():
+    keys = ["naive", "qkv", "scaling"]
+    p = record_visit(record_visit(new_progress(), "naive"), "qkv")
+    assert suggest_page(p, keys) == "scaling"
+    p = record_visit(p, "scaling")
+    assert suggest_page(p, keys) == "naive"            # all visited: first not mastered
+    p = _answers(p, "naive", [True] * 5)
+    assert suggest_page(p, keys) == "qkv"
+    assert path_counts(p, keys) == {"total": 3, "visited": 3, "mastered": 1}
+    p = _answers(_answers(p, "qkv", [True] * 5), "scaling", [True] * 5)
+    assert suggest_page(p, keys) is None
+
+
+def test_record_visit_returns_same_object_when_unchanged():
+    p = record_visit(new_progress(), "qkv")
+    assert record_visit(p, "qkv") is p
+    assert record_visit(p, "mask")["visited"] == {"qkv": True, "mask": True}
+
+
+# ---------------------------------------------------------------------------
+# mock exam: assembly
+# ---------------------------------------------------------------------------
+def _kinds(ids):
+    return Counter(GENERATOR_INFO[i.split("#")[0]][1] for i in ids)
+
+
+@pytest.mark.parametrize("n", ex.LENGTHS)
+def test_build_exam_length_mix_and_calc_minority(n):
+    ids = ex.build_exam(n, seed=11)
+    assert len(ids) == n
+    kinds = _kinds(ids)
+    assert kinds["calc"] == round(n * ex.CALC_SHARE) and kinds["calc"] < kinds["knowledge"]
+    for qid in ids:  # every id regenerates a question
+        assert quizzes.from_id(qid).id == qid
+    gens = [i.split("#")[0] for i in ids]
+    know = [g for g in gens if GENERATOR_INFO[g][1] == "knowledge"]
+    assert len(set(know)) == len(know)  # a knowledge question never twice in one paper
+
+
+def test_build_exam_is_deterministic_and_seed_dependent():
+    assert ex.build_exam(20, 5) == ex.build_exam(20, 5)
+    assert ex.build_exam(20, 5) != ex.build_exam(20, 6)
+
+
+def test_build_exam_covers_every_topic_and_spreads_evenly():
+    ids = ex.build_exam(40, 3)
+    topics = Counter(GENERATOR_INFO[i.split("#")[0]][0] for i in ids)
+    assert set(topics) == set(TOPICS)
+    assert max(topics.values()) - min(topics.values()) <= 2  # topics take turns
+
+
+def test_spread_does_not_repeat_a_small_topic_while_others_have_unused_ids():
+    import random
+    pool = ["zz.qkv.know0"] + [f"zz.naive.know{k}" for k in range(4)]
+    out = ex._spread(pool, 5, random.Random(0))
+    assert sorted(out) == sorted(pool)  # the old round-robin picked zz.qkv.know0 three times
+    out = ex._spread(pool, 7, random.Random(0))
+    assert Counter(out)["zz.qkv.know0"] <= 2 and set(out) == set(pool)
+
+
+def test_exam_mix_edge_cases():
+    assert ex.exam_mix(10, 24, 48) == (2, 8)
+    assert ex.exam_mix(40, 24, 48) == (8, 32)
+    assert ex.exam_mix(10, 0, 48) == (0, 10)
+    assert ex.exam_mix(10, 5, 0) == (10, 0)         # only calculations exist
+    assert ex.exam_mix(10, 0, 4) == (0, 4)          # a small bank is not repeated
+    assert ex.exam_mix(10, 5, 3) == (7, 3)          # calculations fill in for a small bank
+    assert ex.exam_mix(1, 5, 5) == (1, 0)
+    assert ex.exam_mix(10, 0, 0) == (0, 0)
+    with pytest.raises(ValueError, match="問題数"):
+        ex.exam_mix(0, 5, 5)
+
+
+def test_build_exam_copes_with_an_empty_or_partial_registry():
+    with fake_registry(topics=[]):
+        assert ex.build_exam(10, 1) == []
+    with fake_registry(topics=["qkv", "mask"], calc_per_topic=0, know_per_topic=3):
+        ids = ex.build_exam(10, 1)
+        assert len(ids) == 6 and _kinds(ids) == Counter(knowledge=6)
+
+
+def test_real_registry_exam():
+    """Whatever real questions exist when the suite runs: the paper is valid and mixed."""
+    if not GENERATOR_INFO:
+        pytest.skip("no real questions registered yet")
+    ids = ex.build_exam(40, 2026)
+    kinds = _kinds(ids)
+    n_calc, n_know = ex.exam_mix(40, sum(k == "calc" for _, k in GENERATOR_INFO.values()),
+                                 sum(k == "knowledge" for _, k in GENERATOR_INFO.values()))
+    assert (kinds["calc"], kinds["knowledge"]) == (n_calc, n_know)
+    if n_know >= 10:
+        assert kinds["calc"] < kinds["knowledge"]
+    know_topics = {t for t, k in GENERATOR_INFO.values() if k == "knowledge"}
+    if n_know >= len(know_topics):  # every topic that has knowledge questions is asked
+        assert know_topics <= {GENERATOR_INFO[i.split("#")[0]][0] for i in ids}
+    for qid in ids:
+        q = quizzes.from_id(qid)
+        assert q.id == qid and len(set(q.choices)) == 4
+
+
+# ---------------------------------------------------------------------------
+# mock exam: clock and scoring
+# ---------------------------------------------------------------------------
+def test_clock():
+    limit = ex.time_limit_s(10, 40)
+    assert limit == 400
+    assert ex.remaining_s(T0, T0, limit) == 400
+    assert ex.remaining_s(T0, T0 + timedelta(seconds=0.4), limit) == 400  # rounds up
+    assert ex.remaining_s(T0, T0 + timedelta(seconds=399.5), limit) == 1
+    assert not ex.is_time_up(T0, T0 + timedelta(seconds=399.9), limit)
+    assert ex.is_time_up(T0, T0 + timedelta(seconds=400), limit)
+    assert ex.remaining_s(T0, T0 + timedelta(hours=3), limit) == 0
+    assert ex.time_fraction_left(T0, T0 + timedelta(seconds=100), limit) == 0.75
+    assert [ex.format_clock(s) for s in (0, 9, 400, 1600, 3600, 3725.2)] == ["0:00", "0:09", "6:40", "26:40",
+                                                                            "1:00:00", "1:02:06"]
+
+
+def _paper(n=5, seed=1):
+    return [quizzes.from_id(qid) for qid in ex.build_exam(n, seed)]
+
+
+def test_score_exam_and_topic_rows():
+    qs = _paper(5, 4)
+    wrong_choice = (qs[1].answer + 1) % 4
+    answers = {0: qs[0].answer, 1: wrong_choice, 3: qs[3].answer}  # 2, 4 unanswered
+    r = ex.score_exam(qs, answers)
+    assert (r["score"], r["total"], r["percent"], r["wrong"], r["unanswered"]) == (2, 5, 40.0, 1, 2)
+    assert r["items"][1]["misconception"] == qs[1].misconceptions[wrong_choice] != ""
+    assert r["items"][2] == {"qid": qs[2].id, "topic": qs[2].topic, "choice": None, "answer": qs[2].answer,
+                             "correct": False, "misconception": ""}
+    by = Counter(q.topic for q in qs)
+    assert {t: v["total"] for t, v in r["by_topic"].items()} == dict(by)
+    rows = ex.topic_rows(r)
+    assert [row["topic"] for row in rows] == [t for t in TOPICS if t in by]  # learning-path order
+    assert sum(row["correct"] for row in rows) == 2
+    weakest = ex.weakest_topic(r)
+    assert weakest in by and min(row["percent"] for row in rows) == next(
+        row["percent"] for row in rows if row["topic"] == weakest)
+
+
+def test_weakest_topic_none_when_all_right():
+    qs = _paper(3, 9)
+    assert ex.weakest_topic(ex.score_exam(qs, {i: q.answer for i, q in enumerate(qs)})) is None
+
+
+def test_history_record_and_record_exam():
+    qs = _paper(5, 8)
+    answers = {0: qs[0].answer, 1: (qs[1].answer + 1) % 4}
+    r = ex.score_exam(qs, answers)
+    rec = ex.history_record(r, T0, T0 + timedelta(seconds=95, microseconds=5), 40)
+    assert rec == {"at": "2026-03-01T09:01:35", "total": 5, "score": 1, "seconds": 95, "pace": 40,
+                   "by_topic": {t: [v["correct"], v["total"]] for t, v in r["by_topic"].items()}}
+    late = ex.history_record(r, T0, T0 + timedelta(days=3), 40)  # the limit, not three days
+    assert late["seconds"] == 200
+    p0 = new_progress()
+    p = ex.record_exam(p0, r, T0, T0 + timedelta(seconds=95), 40)
+    assert p0 == new_progress()
+    assert [(a["qid"], a["correct"], a["source"]) for a in p["attempts"]] == [(qs[0].id, True, "exam"),
+                                                                             (qs[1].id, False, "exam")]
+    assert list(p["review"]) == [qs[1].id]  # only the wrong answer; unanswered ones are not scheduled
+    assert p["exams"] == [ex.history_record(r, T0, T0 + timedelta(seconds=95), 40)]
+    store.validate_progress(p)
+    assert ex.history_rows(p["exams"]) == [{"回": 1, "日時": "2026-03-01 09:01", "正答率": 20.0, "得点": "1/5",
+                                            "所要時間": "1:35"}]
+
+
+# ---------------------------------------------------------------------------
+# progress files
+# ---------------------------------------------------------------------------
+def rich_progress() -> dict:
+    p = new_progress()
+    for k in ("home", "naive", "qkv", "exam", "review"):
+        p = record_visit(p, k)
+    p = _answers(p, "qkv", [True, False, True])
+    p = apply_answer(p, "zz.mask.know2#77", "mask", False, 3, "page", T0)
+    p = apply_answer(p, "zz.mask.know2#77", "mask", True, 1, "review", T0)
+    qs = _paper(10, 21)
+    r = ex.score_exam(qs, {i: q.answer for i, q in enumerate(qs) if i % 3})
+    return ex.record_exam(p, r, T0, T0 + timedelta(minutes=5), 40)
+
+
+def test_new_and_rich_progress_are_valid():
+    assert store.validate_progress(new_progress()) == new_progress()
+    p = rich_progress()
+    assert store.validate_progress(p) is p
+
+
+def test_export_import_round_trip():
+    p = rich_progress()
+    raw = export_bytes(p)
+    assert json.loads(raw.decode("utf-8"))["version"] == 1
+    assert parse_progress_bytes(raw) == p
+    assert parse_progress_bytes(b"\xef\xbb\xbf" + raw) == p  # an editor's BOM is fine
+
+
+def test_the_largest_valid_progress_fits_the_size_cap_and_round_trips():
+    qid = "zz.training.know3#999999999999"  # the longest id the fake registry can make
+    p = new_progress()
+    p["visited"] = {k: True for k in store.PAGE_KEYS}
+    p["attempts"] = [{"qid": qid, "topic": "training", "correct": False, "choice": 3,
+                      "at": "2026-12-31T23:59:59", "source": "review"}] * MAX_ATTEMPTS_KEPT
+    p["review"] = {f"zz.training.know3#{10**11 + i}": {"topic": "training", "box": 5, "due": "2026-12-31",
+                                                       "lapses": 999_999} for i in range(rv.MAX_ITEMS)}
+    p["exams"] = [{"at": "2026-12-31T23:59:59", "total": 40, "score": 40, "seconds": 86_400, "pace": 3600,
+                   "by_topic": {t: [3, 4] for t in TOPICS}}] * store.MAX_EXAMS
+    raw = export_bytes(p)
+    assert len(raw) <= store.MAX_BYTES
+    assert parse_progress_bytes(raw) == p
+
+
+def test_validation_messages_are_japanese():
+    p = rich_progress()
+    p["attempts"][0]["choice"] = 9
+    with pytest.raises(ProgressError) as e:
+        store.validate_progress(p)
+    assert JAPANESE.search(str(e.value)) and "choice" in str(e.value)
+
+
+def test_unknown_question_id_is_named_in_the_message():
+    p = new_progress()
+    p["review"] = {"gone.gen#1": {"topic": "qkv", "box": 1, "due": "2026-03-01", "lapses": 0}}
+    with pytest.raises(ProgressError, match="もうありません"):
+        parse_progress_bytes(json.dumps(p).encode())
+
+
+# ---------------------------------------------------------------------------
+# SQLite store
+# ---------------------------------------------------------------------------
+def test_sqlite_round_trip(tmp_path):
+    path = tmp_path / "progress.db"
+    assert sqlite_load(path) is None and not path.exists()  # loading never creates the file
+    p = rich_progress()
+    sqlite_save(path, p)
+    assert sqlite_load(path) == p
+    p2 = apply_answer(p, "zz.naive.calc0#3", "naive", False, 0, "page", T0)
+    sqlite_save(path, p2)  # overwrite: still one row
+    assert sqlite_load(path) == p2
+    with sqlite3.connect(path) as con:
+        assert con.execute("SELECT COUNT(*) FROM progress").fetchone() == (1,)
+
+
+def test_sqlite_empty_file_means_no_progress_yet(tmp_path):
+    path = tmp_path / "empty.db"
+    path.write_bytes(b"")
+    assert sqlite_load(path) is None
+
+
+@pytest.mark.parametrize("content", [b"this is not a database" * 100, b"SQLite format 3\x00" + b"\xff" * 5000])
+def test_sqlite_corrupt_file_raises_japanese_error_and_is_untouched(tmp_path, content):
+    path = tmp_path / "bad.db"
+    path.write_bytes(content)
+    with pytest.raises(ProgressError) as e:
+        sqlite_load(path)
+    assert JAPANESE.search(str(e.value))
+    assert path.read_bytes() == content
+
+
+def test_sqlite_valid_db_with_bad_content(tmp_path):
+    path = tmp_path / "p.db"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE progress (id INTEGER PRIMARY KEY, json)")
+        con.execute("INSERT INTO progress VALUES (1, ?)", (b"\x00\x01",))
+    with pytest.raises(ProgressError, match="形式"):
+        sqlite_load(path)
+    with sqlite3.connect(path) as con:
+        con.execute("UPDATE progress SET json = ? WHERE id = 1", ('{"version": 2}',))
+    with pytest.raises(ProgressError, match="使えません"):
+        sqlite_load(path)
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as con:
+        con.execute("CREATE TABLE notes (x)")
+    with pytest.raises(ProgressError, match="読めません"):
+        sqlite_load(other)
+
+
+def test_db_path_from_env():
+    assert store.db_path_from_env({}) is None
+    assert store.db_path_from_env({"ATTENTION_TUTOR_DB": "  "}) is None
+    assert str(store.db_path_from_env({"ATTENTION_TUTOR_DB": "/tmp/x.db"})) == "/tmp/x.db"
