@@ -1,4 +1,5 @@
 """⑤ Multi-Head Attention: split → heads in parallel → concat → W_O; d_k = d_model / h."""
+import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -29,7 +30,10 @@ def vec(values, digits: int = 3) -> str:
 def small_heatmap(matrix, rows, cols, title: str, px: int = 150) -> None:
     """A heatmap narrow enough to stand next to others in st.columns."""
     chart = ui.heatmap_chart(matrix, rows, cols, title=title, x_title="キー", y_title="クエリ")
-    st.altair_chart(chart.properties(width=px, height=px), width="content")
+    # autosize "pad": px is the size of the cells' area; axes and legend come on top of it
+    # (Streamlit's default "fit" squeezes them into px and the cells shrink to nothing)
+    st.altair_chart(chart.properties(width=px, height=px, autosize=alt.AutoSizeParams(type="pad")),
+                    width="content")
 
 
 def cost_frame(many: "tutor.HeadCost", one: "tutor.HeadCost") -> pd.DataFrame:
@@ -143,9 +147,9 @@ with c2:
     ui.show_matrix(ex.head2_values, TOKENS, ["1", "2"], digits=0, caption="バリュー V⁽²⁾（与えられた値）")
 with c3:
     ui.show_matrix(ex.head2_output, TOKENS, ["1", "2"], digits=1, caption="出力 Z⁽²⁾ = A⁽²⁾ V⁽²⁾")
-terms = " + ".join(f"{format_number(w, 2)} \\times {vec(v, 0)}"
-                   for w, v in zip(ex.head2_weights[SORE], ex.head2_values))
-st.latex(r"z^{(2)}_{\text{それ}} = " + terms + " = " + vec(ex.head2_output[SORE], 1))
+terms = [f"{format_number(w, 2)} \\times {vec(v, 0)}" for w, v in zip(ex.head2_weights[SORE], ex.head2_values)]
+st.latex(r"\begin{aligned} z^{(2)}_{\text{それ}} &= " + " + ".join(terms[:2]) + r" \\ &\quad + "
+         + " + ".join(terms[2:]) + " = " + vec(ex.head2_output[SORE], 1) + r" \end{aligned}")
 
 st.subheader("連結（Concat）")
 st.markdown("2 つのヘッドの出力を横につなぐと、2 + 2 = 4 次元に戻ります。前半が照応係のメモ、後半が直前の語の係のメモです。")
@@ -159,9 +163,9 @@ with c1:
     ui.show_matrix(comb.w_o, concat_cols, ["1", "2", "3", "4"], digits=0, caption="W_O（説明用の値）")
 with c2:
     ui.show_matrix(comb.output, TOKENS, ["1", "2", "3", "4"], caption="MultiHead(X) = Concat · W_O")
-first = " + ".join(f"{format_number(c, 3)} \\times {format_number(w, 0)}"
-                   for c, w in zip(comb.concat[SORE], comb.w_o[:, 0]))
-st.latex(r"\text{それの第 1 成分} = " + first + " = " + format_number(comb.output[SORE, 0], 3))
+first = [f"{format_number(c, 3)} \\times {format_number(w, 0)}" for c, w in zip(comb.concat[SORE], comb.w_o[:, 0])]
+st.latex(r"\begin{aligned} \text{それの第 1 成分} &= " + " + ".join(first[:2]) + r" \\ &\quad + "
+         + " + ".join(first[2:]) + " = " + format_number(comb.output[SORE, 0], 3) + r" \end{aligned}")
 st.latex(r"\mathrm{MultiHead}(X)_{\text{それ}} = " + vec(comb.output[SORE]))
 st.markdown(
     f"「それ」の最終出力は ${vec(comb.output[SORE])}$。2 人の係のメモが混ざった "

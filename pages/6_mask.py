@@ -1,4 +1,5 @@
 """⑥ 因果マスク: −∞ before softmax, exact zeros, rows renormalised, the classic mistake, padding."""
+import altair as alt
 import numpy as np
 import streamlit as st
 
@@ -11,7 +12,9 @@ ui.page("mask")
 
 TOKENS = list(tb.TOKENS)
 SORE = TOKENS.index("それ")
-SENTENCE = ["猫", "は", "魚", "を", "食べた", "。"]
+SENTENCE = ["猫", "は", "魚", "を", "食べた", "。"]   # the next-token table
+SLOTS = ["猫", "は", "魚", "を", "食べた"]           # the padding demo: a batch slot of 5 positions
+PAD = "PAD"
 G_KEYS = ["キー1", "キー2", "キー3"]
 
 ex = tutor.textbook_two_heads()          # head 1 = the ④ hand calculation
@@ -36,9 +39,12 @@ def mask_frame(mask, rows, cols):
     return ui.matrix_frame(tutor.additive_mask(mask), rows, cols, digits=0)
 
 
-def small_heatmap(matrix, rows, cols, title: str, px: int = 150) -> None:
-    chart = ui.heatmap_chart(matrix, rows, cols, title=title, x_title="キー", y_title="クエリ")
-    st.altair_chart(chart.properties(width=px, height=px), width="content")
+def small_heatmap(matrix, rows, cols, title: str, px: int = 150, digits: int = 3) -> None:
+    chart = ui.heatmap_chart(matrix, rows, cols, title=title, x_title="キー", y_title="クエリ", digits=digits)
+    # autosize "pad": px is the size of the cells' area; axes and legend come on top of it
+    # (Streamlit's default "fit" squeezes them into px and the cells shrink to nothing)
+    st.altair_chart(chart.properties(width=px, height=px, autosize=alt.AutoSizeParams(type="pad")),
+                    width="content")
 
 
 # ---------------------------------------------------------------------------
@@ -149,26 +155,24 @@ if wrong_order:
         f"魚 の行は {format_number(order.wrong_sums[1], 3)}。"
         f"未来に配られていた {format_number(order.lost[0], 3)} と {format_number(order.lost[1], 3)} が"
         "消えただけで、残りの重みは配り直されていません。出力ベクトルも小さく縮んでしまいます。",
-        icon="❌",
     )
 else:
     st.dataframe(weights_with_sums(order.right, order.right_sums, TOKENS, TOKENS), width="content")
     st.success(
         f"−∞ を softmax の前に足す正しい順番です。行の合計は {vec(order.right_sums)} で、"
         "見てよい位置だけで重みが配り直されています。",
-        icon="✅",
     )
 
 st.subheader("パディングマスクと因果マスク")
 st.markdown(
-    "長さの違う文をまとめて計算するとき、短い文の後ろは [PAD]（詰め物）で埋めて長さをそろえます。"
-    "[PAD] はただの詰め物なので、キーとして見てはいけません。これを隠すのが **パディングマスク** です。"
+    "長さの違う文をまとめて計算するとき、短い文の後ろは PAD（詰め物のトークン）で埋めて長さをそろえます。"
+    "PAD はただの詰め物なので、キーとして見てはいけません。これを隠すのが **パディングマスク** です。"
     "エンコーダはパディングマスクだけ、デコーダは因果マスクとパディングマスクの **両方** を使います。"
 )
-valid = st.slider("文の本当の長さ（有効長）", 1, len(SENTENCE), 4, key="mask_valid_len", persist_state="session")
-labels = list(tutor.pad_tokens(SENTENCE, valid))
-pad = tutor.padding_mask(valid, len(SENTENCE))
-causal = tutor.causal_mask(len(SENTENCE))
+valid = st.slider("文の本当の長さ（有効長）", 1, len(SLOTS), 3, key="mask_valid_len", persist_state="session")
+labels = list(tutor.pad_tokens(SLOTS, valid, PAD))
+pad = tutor.padding_mask(valid, len(SLOTS))
+causal = tutor.causal_mask(len(SLOTS))
 both = tutor.combine_masks(causal, pad)
 c1, c2 = st.columns(2)
 with c1:
@@ -181,16 +185,16 @@ st.caption("両方（デコーダ）：どちらかで隠れる位置は隠す")
 st.dataframe(mask_frame(both, labels, labels), width="content")
 st.markdown(
     "スコアをすべて同じ値（0）にして softmax にかけると、見てよいキーに重みが均等に配られます。"
-    "隠した列はちょうど 0 です。[PAD] の行の出力は、あとで損失を計算するときに捨てられます。"
+    "隠した列はちょうど 0 です。PAD の行の出力は、あとで損失を計算するときに捨てられます。"
 )
-flat = np.zeros((len(SENTENCE), len(SENTENCE)))
+flat = np.zeros((len(SLOTS), len(SLOTS)))
 enc_w = tutor.masked_softmax_steps(flat, pad).weights
 dec_w = tutor.masked_softmax_steps(flat, both).weights
 c1, c2 = st.columns(2)
 with c1:
-    small_heatmap(enc_w, labels, labels, "エンコーダ（パディングのみ）", px=190)
+    small_heatmap(enc_w, labels, labels, "エンコーダ（パディングのみ）", px=200, digits=2)
 with c2:
-    small_heatmap(dec_w, labels, labels, "デコーダ（因果 + パディング）", px=190)
+    small_heatmap(dec_w, labels, labels, "デコーダ（因果 + パディング）", px=200, digits=2)
 
 ui.quiz_section("mask")
 ui.next_link("mask")

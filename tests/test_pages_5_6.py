@@ -157,29 +157,29 @@ def test_mask_toggle_changes_row_sums(mask):
 
 
 def test_padding_slider_changes_mask(mask):
-    def padding_table(at):  # the first 6 × 6 table is the padding mask
-        return next(df.value for df in at.dataframe if df.value.shape == (6, 6))
+    def padding_table(at):  # the first 5 × 5 table is the padding mask
+        return next(df.value for df in at.dataframe if df.value.shape == (5, 5))
 
-    before = padding_table(mask)             # valid length 4: two [PAD]
-    assert list(before.columns) == ["猫", "は", "魚", "を", "[PAD]", "[PAD](2)"]
-    assert (before.iloc[0] == ["0", "0", "0", "0", "−∞", "−∞"]).all()
+    before = padding_table(mask)             # valid length 3: two PAD
+    assert list(before.columns) == ["猫", "は", "魚", "PAD", "PAD(2)"]
+    assert (before.iloc[0] == ["0", "0", "0", "−∞", "−∞"]).all()
     mask.slider(key="mask_valid_len").set_value(2).run()
     assert not mask.exception
     after = padding_table(mask)
     assert list(after.columns)[:2] == ["猫", "は"]
-    assert (after.iloc[0] == ["0", "0", "−∞", "−∞", "−∞", "−∞"]).all()
-    expected = tutor.additive_mask(tutor.padding_mask(2, 6))
+    assert (after.iloc[0] == ["0", "0", "−∞", "−∞", "−∞"]).all()
+    expected = tutor.additive_mask(tutor.padding_mask(2, 5))
     assert ((after.to_numpy() == "−∞") == np.isneginf(expected)).all()
 
 
 def test_padding_heatmaps_follow_slider(mask):
-    # charts: encoder / decoder (3 tokens), then padding-only / causal+padding (6 tokens)
-    mask.slider(key="mask_valid_len").set_value(3).run()
-    enc = chart_data(mask, 2)["value"].to_numpy().reshape(6, 6)
-    dec = chart_data(mask, 3)["value"].to_numpy().reshape(6, 6)
-    np.testing.assert_allclose(enc[0], [1 / 3, 1 / 3, 1 / 3, 0, 0, 0])
-    np.testing.assert_allclose(dec[1], [0.5, 0.5, 0, 0, 0, 0])
-    np.testing.assert_allclose(dec[5], [1 / 3, 1 / 3, 1 / 3, 0, 0, 0])
+    # charts: encoder / decoder (3 tokens), then padding-only / causal+padding (5 positions)
+    mask.slider(key="mask_valid_len").set_value(4).run()
+    enc = chart_data(mask, 2)["value"].to_numpy().reshape(5, 5)
+    dec = chart_data(mask, 3)["value"].to_numpy().reshape(5, 5)
+    np.testing.assert_allclose(enc[0], [0.25, 0.25, 0.25, 0.25, 0])
+    np.testing.assert_allclose(dec[1], [0.5, 0.5, 0, 0, 0])
+    np.testing.assert_allclose(dec[4], [0.25, 0.25, 0.25, 0.25, 0])
 
 
 def test_mask_encoder_decoder_heatmaps(mask):
