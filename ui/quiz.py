@@ -48,6 +48,15 @@ def feedback(question: Question, choice: int) -> None:
     st.info(f"**解説** {question.explanation}")
 
 
+def _answer(question: Question, key: str, source: str) -> None:
+    """on_click of 回答する: runs before the page, so the card is drawn locked at once."""
+    choice = st.session_state.get(f"{key}__choice")
+    if choice is None or f"{key}__answered" in st.session_state:
+        return
+    record(question, int(choice), source)
+    st.session_state[f"{key}__answered"] = int(choice)
+
+
 def question_card(question: Question, key: str, *, number: int | None = None, source: str = "page",
                   link: bool = True) -> None:
     """One question: stem, radio with nothing preselected, an answer button, feedback, a link.
@@ -63,9 +72,8 @@ def question_card(question: Question, key: str, *, number: int | None = None, so
     choice = st.radio("選択肢", options=range(4), index=None, key=f"{key}__choice",
                       format_func=lambda i: f"{'ABCD'[i]}. {question.choices[i]}",
                       label_visibility="collapsed", disabled=locked)
-    if st.button("回答する", key=f"{key}__submit", disabled=choice is None or locked):
-        record(question, int(choice), source)
-        st.session_state[answered_k] = int(choice)
+    st.button("回答する", key=f"{key}__submit", disabled=choice is None or locked,
+              on_click=_answer, args=(question, key, source))
     if answered_k in st.session_state:
         feedback(question, st.session_state[answered_k])
     if link:
