@@ -1,0 +1,465 @@
+"""AppTest of /exam, /review and the home dashboard, on the known fake question registry.
+
+Every test starts from app.py and switches page (see shared/design.md)."""
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import datetime, timedelta
+from types import SimpleNamespace
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import quizzes
+import ui.state as state
+from practice import exam as ex
+from practice.progress import apply_answer, new_progress
+from practice.store import export_bytes, sqlite_load, sqlite_save
+
+from apphelpers import ROOT, TIMEOUT, chart_data, open_page, page_text
+from practice_fakes import fake_registry
+
+EXAM, REVIEW = "pages/20_exam.py", "pages/21_review.py"
+
+
+@pytest.fixture(autouse=True)
+def fakes(monkeypatch):
+    monkeypatch.delenv("ATTENTION_TUTOR_DB", raising=False)
+    with fake_registry():
+        yield
+
+
+def no_exception(at: AppTest) -> AppTest:
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def wrong(q) -> int:
+    return (q.answer + 1) % 4
+
+
+# ---------------------------------------------------------------------------
+# /exam
+# ---------------------------------------------------------------------------
+def start_exam(n: int = 10, pace: int | None = None) -> tuple[AppTest, dict]:
+    at = no_exception(open_page(EXAM))
+    assert "知識問題が中心" in page_text(at)
+    at.radio(key="exam_len").set_value(n)
+    if pace is not None:
+        at.radio(key="exam_pace").set_value(pace)
+    no_exception(at.run())
+    assert "制限時間" in page_text(at)
+    at.button(key="exam_start").click()
+    no_exception(at.run())
+    return at, at.session_state["exam__paper"]
+
+
+def test_exam_setup_defaults_to_the_real_pace():
+    at = no_exception(open_page(EXAM))
+    assert at.radio(key="exam_len").options == ["10 問", "20 問", "40 問"]
+    assert at.radio(key="exam_pace").value == ex.DEFAULT_PACE_S == 40
+    assert "制限時間 6:40（40 秒 × 10 問）" in page_text(at)
+    at.radio(key="exam_len").set_value(40)
+    at.radio(key="exam_pace").set_value(60)
+    assert "制限時間 40:00（60 秒 × 40 問）" in page_text(no_exception(at.run()))
+
+
+def test_whole_mock_exam_answer_flag_revisit_submit():
+    at, paper = start_exam(10)
+    qs, run = paper["questions"], paper["run"]
+    assert len(qs) == 10 and paper["limit"] == 400
+    kinds = [q.kind for q in qs]
+    assert kinds.count("calc") == 2  # calculation questions are a minority
+    text = page_text(at)
+    assert "問1** / 10" in text and qs[0].stem in text
+
+    # 問1 right, 問2 wrong and flagged, 問3 flagged without an answer
+    at.radio(key=f"exam_{run}_q0").set_value(qs[0].answer)
+    no_exception(at.run())
+    at.button(key="exam_next").click()
+    no_exception(at.run())
+    assert qs[1].stem in page_text(at)
+    at.radio(key=f"exam_{run}_q1").set_value(wrong(qs[1]))
+    no_exception(at.run())
+    at.checkbox(key=f"exam_{run}_flag1").check()
+    no_exception(at.run())
+    at.button(key="exam_next").click()
+    no_exception(at.run())
+    at.checkbox(key=f"exam_{run}_flag2").check()
+    no_exception(at.run())
+    nav = at.pills(key=f"exam_{run}_nav")
+    assert nav.options[:4] == ["1✓", "2🚩✓", "3🚩", "4"]
+    assert "回答済み 2 / 10 問・チェック 2 問" in page_text(at)
+
+    # change an answer: go back to 問1 with the navigator, its answer is still there
+    nav.set_value(0)
+    no_exception(at.run())
+    assert at.radio(key=f"exam_{run}_q0").value == qs[0].answer
+    at.radio(key=f"exam_{run}_q0").set_value(wrong(qs[0]))
+    no_exception(at.run())
+    at.radio(key=f"exam_{run}_q0").set_value(qs[0].answer)
+    no_exception(at.run())
+
+    # submit → the confirmation lists the unanswered and the flagged questions
+    at.button(key="exam_submit").click()
+    no_exception(at.run())
+    warn = at.warning[0].value
+    assert "未回答：問3、問4" in warn and "チェックした問題：問2、問3" in warn
+
+    # revisit flagged 問3 from the confirmation, answer it, clear its flag
+    at.button(key="exam_goto_2").click()
+    no_exception(at.run())
+    assert at.session_state["exam__paper"]["cur"] == 2 and qs[2].stem in page_text(at)
+    at.radio(key=f"exam_{run}_q2").set_value(qs[2].answer)
+    no_exception(at.run())
+    at.checkbox(key=f"exam_{run}_flag2").uncheck()
+    no_exception(at.run())
+    at.button(key="exam_next_flag").click()  # the only flag left: 問2
+    no_exception(at.run())
+    assert at.session_state["exam__paper"]["cur"] == 1
+
+    at.button(key="exam_submit").click()
+    no_exception(at.run())
+    at.button(key="exam_confirm").click()
+    no_exception(at.run())
+
+    # the result
+    assert at.session_state["exam__paper"] is None
+    assert metric(at, "得点") == "2 / 10" and metric(at, "正答率") == "20%"
+    result = at.session_state["exam__result"]["result"]
+    chart = chart_data(at, 0)
+    rows = ex.topic_rows(result)
+    assert list(chart["トピック"]) == [r["label"] for r in rows]
+    assert list(chart["正答率"]) == pytest.approx([r["percent"] for r in rows])
+    assert list(chart["得点"]) == [f"{r['correct']}/{r['total']}" for r in rows]
+    assert len(at.expander) == 10
+    labels = [e.label for e in at.expander]
+    assert labels[0].startswith("問1　✅") and labels[1].startswith("問2　❌") and "未回答" in labels[3]
+    text = page_text(at)
+    assert qs[1].misconceptions[wrong(qs[1])] in text and qs[1].explanation in text
+    assert "間違えた 1 問は復習に入りました" in " ".join(p.label for p in at.get("page_link"))
+
+    # saved: history, attempts (source exam), the wrong one scheduled for review
+    progress = at.session_state["progress"]
+    assert len(progress["exams"]) == 1
+    rec = progress["exams"][0]
+    assert (rec["score"], rec["total"], rec["pace"]) == (2, 10, 40) and 0 <= rec["seconds"] <= 400
+    assert [(a["qid"], a["correct"], a["source"]) for a in progress["attempts"]] == [
+        (qs[0].id, True, "exam"), (qs[1].id, False, "exam"), (qs[2].id, True, "exam")]
+    assert list(progress["review"]) == [qs[1].id]
+
+    at.toggle(key="exam_only_wrong").set_value(True)
+    no_exception(at.run())
+    assert len(at.expander) == 8  # 問2 wrong + 7 unanswered
+    at.button(key="exam_again").click()
+    no_exception(at.run())
+    assert at.button(key="exam_start")
+
+
+def test_exam_submits_itself_at_time_out_and_ignores_late_answers():
+    at, paper = start_exam(10, pace=30)
+    qs, run = paper["questions"], paper["run"]
+    at.radio(key=f"exam_{run}_q0").set_value(qs[0].answer)
+    no_exception(at.run())
+    # the server's clock is the authority: move the start back past the limit
+    paper = at.session_state["exam__paper"]
+    paper["started_at"] = datetime.now() - timedelta(seconds=paper["limit"] + 2)
+    at.session_state["exam__paper"] = paper
+    at.radio(key=f"exam_{run}_q0").set_value(wrong(qs[0]))  # arrives after the deadline
+    no_exception(at.run())
+    assert at.session_state["exam__paper"] is None
+    assert any("時間切れ" in w.value for w in at.warning)
+    assert metric(at, "得点") == "1 / 10"  # the answer given in time counts, the late one does not
+    rec = at.session_state["progress"]["exams"][0]
+    assert rec["seconds"] == 300 and rec["pace"] == 30
+    assert metric(at, "所要時間") == "5:00"
+
+
+def test_exam_clock_is_shown():
+    at, paper = start_exam(20)
+    bar = at.get("progress")[0]
+    assert "残り時間" in bar.proto.text and "制限 13:20" in bar.proto.text
+
+
+def test_exam_without_questions():
+    with fake_registry(topics=[]):
+        at = no_exception(open_page(EXAM))
+        assert "出題できる問題がまだありません" in page_text(at)
+        assert not [b for b in at.button if b.key == "exam_start"]
+
+
+# ---------------------------------------------------------------------------
+# /review
+# ---------------------------------------------------------------------------
+def first_quiz_card(at: AppTest):
+    """(radio key prefix, Question) of the first quiz card on a learning page."""
+    radios = [r for r in at.radio if r.key and r.key.startswith("quiz_") and r.key.endswith("__choice")]
+    assert radios, "no quiz card on the page"
+    key = radios[0].key[: -len("__choice")]
+    topic = key.split("_")[1]
+    qid = at.session_state[f"quiz_{topic}__ids"][0]
+    return key, quizzes.from_id(qid)
+
+
+def learning_page_with_quiz() -> tuple[AppTest, str]:
+    for path in ("pages/2_qkv.py", "pages/1_naive.py", "pages/6_mask.py", "pages/5_multihead.py"):
+        if (ROOT / path).exists():
+            at = open_page(path)
+            if not at.exception and any((r.key or "").startswith("quiz_") for r in at.radio):
+                return at, path
+    pytest.skip("no learning page with a quiz section yet")
+
+
+def test_review_session_wrong_on_page_then_due_then_box_moves():
+    at, path = learning_page_with_quiz()
+    key, q = first_quiz_card(at)
+    at.radio(key=f"{key}__choice").set_value(wrong(q))
+    no_exception(at.run())
+    at.button(key=f"{key}__submit").click()
+    no_exception(at.run())
+    assert at.session_state["progress"]["review"][q.id]["box"] == 1
+    assert at.radio(key=f"{key}__choice").disabled  # one answer per card
+
+    no_exception(at.switch_page(REVIEW).run())
+    assert metric(at, "今日が期限の問題") == "1 問"
+    assert q.stem in page_text(at)
+    card = [r for r in at.radio if (r.key or "").startswith("review_")][0].key[: -len("__choice")]
+    at.radio(key=f"{card}__choice").set_value(q.answer)
+    no_exception(at.run())
+    at.button(key=f"{card}__submit").click()
+    no_exception(at.run())
+    item = at.session_state["progress"]["review"][q.id]
+    tomorrow = (datetime.now().date() + timedelta(days=1)).isoformat()
+    assert item["box"] == 2 and item["due"] == tomorrow
+    assert f"箱 2 に進みました。次は {tomorrow} に出ます。" in page_text(at)
+    assert metric(at, "今日が期限の問題") == "0 問"
+    assert list(at.dataframe[0].value["問題数"]) == [0, 1, 0, 0, 0]
+    assert [a["source"] for a in at.session_state["progress"]["attempts"]] == ["page", "review"]
+    at.button(key="review_next").click()
+    no_exception(at.run())
+    assert "今日の復習はすべて終わりました" in page_text(at) and tomorrow in page_text(at)
+
+
+def test_review_wrong_answer_stays_due_and_comes_back_next_round():
+    q1, q2 = quizzes.from_id("zz.qkv.calc0#11"), quizzes.from_id("zz.mask.know1#4")
+    p = apply_answer(new_progress(), q1.id, q1.topic, False, wrong(q1), "page")
+    p = apply_answer(p, q2.id, q2.topic, False, wrong(q2), "exam")
+    at = no_exception(open_page(REVIEW, session={"progress": p}))
+    assert metric(at, "今日が期限の問題") == "2 問"
+    assert at.session_state["review__cur"] == q2.id  # same box and day: ordered by id
+    for q, right in ((q2, True), (q1, False)):
+        card = [r for r in at.radio if (r.key or "").startswith("review_")][0].key[: -len("__choice")]
+        assert q.stem in page_text(at)
+        at.radio(key=f"{card}__choice").set_value(q.answer if right else wrong(q))
+        no_exception(at.run())
+        at.button(key=f"{card}__submit").click()
+        no_exception(at.run())
+        at.button(key="review_next").click()
+        no_exception(at.run())
+    review = at.session_state["progress"]["review"]
+    assert review[q1.id]["box"] == 1 and review[q1.id]["lapses"] == 1 and review[q2.id]["box"] == 2
+    assert "まちがえた 1 問が、今日の予定にまだ残っています" in page_text(at)
+    at.button(key="review_again").click()
+    no_exception(at.run())
+    assert q1.stem in page_text(at)
+
+
+def test_review_weak_topics_ranked_with_links():
+    p = new_progress()
+    for i, ok in enumerate([True, False, False]):
+        p = apply_answer(p, f"zz.mask.calc0#{i}", "mask", ok, 0, "page")
+    for i, ok in enumerate([True, True, False]):
+        p = apply_answer(p, f"zz.naive.calc0#{i}", "naive", ok, 0, "page")
+    for i in range(5):
+        p = apply_answer(p, f"zz.qkv.calc0#{i}", "qkv", True, 0, "page")
+    at = no_exception(open_page(REVIEW, session={"progress": p}))
+    text = page_text(at) + "\n".join(pl.label for pl in at.get("page_link"))
+    mask_at = text.find("⑥ 因果マスク — 直近 3 問中 1 問正解（33%）")
+    naive_at = text.find("① 素朴なAttention — 直近 3 問中 2 問正解（67%）")
+    assert 0 <= mask_at < naive_at
+    assert "② Q・K・V — 直近" not in text  # mastered: not weak
+    links = {pl.label: pl.proto.page for pl in at.get("page_link")}
+    for label, page in links.items():
+        if label.startswith("⑥ 因果マスク — "):
+            assert page == "mask"
+
+
+# ---------------------------------------------------------------------------
+# export / import
+# ---------------------------------------------------------------------------
+def saved_progress() -> dict:
+    q = quizzes.from_id("zz.formula.know2#8")
+    p = apply_answer(new_progress(), q.id, q.topic, False, wrong(q), "page", datetime(2026, 3, 1, 9))
+    qs = [quizzes.from_id(i) for i in ex.build_exam(10, 4)]
+    r = ex.score_exam(qs, {i: qs[i].answer for i in range(7)})
+    return ex.record_exam(p, r, datetime(2026, 3, 1, 10), datetime(2026, 3, 1, 10, 5), 40)
+
+
+def test_export_download_has_the_progress():
+    at = no_exception(open_page(REVIEW, session={"progress": saved_progress()}))
+    buttons = at.get("download_button")
+    assert buttons and "進捗を書き出す" in buttons[0].proto.label
+
+
+def test_import_good_file_through_the_uploader():
+    good = saved_progress()
+    at = no_exception(open_page(REVIEW))
+    at.file_uploader(key=state.UPLOAD_KEY).set_value(("progress.json", export_bytes(good), "application/json"))
+    no_exception(at.run())
+    now = at.session_state["progress"]
+    assert {k: v for k, v in now.items() if k != "visited"} == {k: v for k, v in good.items() if k != "visited"}
+    assert now["visited"] == {"review": True}  # the file's (none) + this page's visit after the import
+    assert any("進捗を読み込みました（解答 8 件・模擬試験 1 回・復習予定 1 問）" in s.value for s in at.success)
+    assert metric(at, "復習予定の全体") == "1 問"
+    no_exception(at.switch_page("app.py").run())
+    assert "7/10" in page_text(at)  # the imported exam is on the dashboard
+
+
+def test_import_bad_file_through_the_uploader_leaves_progress_untouched():
+    at = no_exception(open_page(REVIEW, session={"progress": saved_progress()}))
+    current = at.session_state["progress"]
+    hostile = json.dumps({"version": 1, "visited": {"<script>alert(1)</script>": True}, "attempts": [],
+                          "exams": [], "review": {}}).encode()
+    at.file_uploader(key=state.UPLOAD_KEY).set_value(("evil.json", hostile, "application/json"))
+    no_exception(at.run())
+    assert at.session_state["progress"] == current
+    err = at.error[0].value
+    assert "読み込めませんでした" in err and "今の進捗はそのままです" in err
+    assert "\\<script\\>" in err and "<script>" not in err.replace("\\<script\\>", "")
+    # then a good one still works
+    at.file_uploader(key=state.UPLOAD_KEY).set_value(("ok.json", export_bytes(new_progress()), "application/json"))
+    no_exception(at.run())
+    assert at.session_state["progress"]["attempts"] == []
+
+
+class FakeUpload:
+    def __init__(self, data: bytes | Exception):
+        self.data = data
+
+    def getvalue(self) -> bytes:
+        if isinstance(self.data, Exception):
+            raise self.data
+        return self.data
+
+
+@pytest.mark.parametrize("upload, ok", [
+    (FakeUpload(export_bytes(new_progress())), True),
+    (FakeUpload(b"{not json"), False),
+    (FakeUpload(b"\xff" * 10), False),
+    (FakeUpload(OSError("gone")), False),
+    (None, None),
+])
+def test_import_callback_directly(monkeypatch, upload, ok):
+    current = saved_progress()
+    session = {state.PROGRESS_KEY: current, state.DB_KEY: {"path": None, "ok": False, "message": ""},
+               state.UPLOAD_KEY: upload}
+    monkeypatch.setattr(state, "st", SimpleNamespace(session_state=session, warning=lambda *a, **k: None))
+    state.import_uploaded()
+    if ok is None:  # the learner removed the file: nothing happens
+        assert state.IMPORT_MSG_KEY not in session and session[state.PROGRESS_KEY] is current
+    elif ok:
+        assert session[state.PROGRESS_KEY] == new_progress() and session[state.IMPORT_MSG_KEY][0] == "success"
+    else:
+        assert session[state.PROGRESS_KEY] is current and session[state.IMPORT_MSG_KEY][0] == "error"
+    # the page shows the outcome
+    if ok is not None:
+        monkeypatch.undo()
+        with fake_registry():
+            at = no_exception(open_page(REVIEW, session={"progress": session[state.PROGRESS_KEY],
+                                                         state.IMPORT_MSG_KEY: session[state.IMPORT_MSG_KEY]}))
+            shown = (at.success if ok else at.error)[0].value
+            assert ("読み込みました" if ok else "今の進捗はそのままです") in shown
+
+
+# ---------------------------------------------------------------------------
+# home dashboard
+# ---------------------------------------------------------------------------
+def test_dashboard_after_some_answers():
+    at, path = learning_page_with_quiz()
+    key, q = first_quiz_card(at)
+    at.radio(key=f"{key}__choice").set_value(wrong(q))
+    no_exception(at.run())
+    at.button(key=f"{key}__submit").click()
+    no_exception(at.run())
+    radios = [r for r in at.radio if (r.key or "").startswith("quiz_") and r.key.endswith("__choice")]
+    key2 = radios[1].key[: -len("__choice")]
+    topic = key2.split("_")[1]
+    q2 = quizzes.from_id(at.session_state[f"quiz_{topic}__ids"][1])
+    at.radio(key=f"{key2}__choice").set_value(q2.answer)
+    no_exception(at.run())
+    at.button(key=f"{key2}__submit").click()
+    no_exception(at.run())
+    # and one finished mock exam, through the exam page
+    no_exception(at.switch_page(EXAM).run())
+    at.button(key="exam_start").click()
+    no_exception(at.run())
+    paper = at.session_state["exam__paper"]
+    at.radio(key=f"exam_{paper['run']}_q0").set_value(paper["questions"][0].answer)
+    no_exception(at.run())
+    at.button(key="exam_submit").click()
+    no_exception(at.run())
+    at.button(key="exam_confirm").click()
+    no_exception(at.run())
+
+    no_exception(at.switch_page("app.py").run())
+    assert metric(at, "解いた問題") == "3 問"
+    assert metric(at, "正答率") == "67%"
+    assert metric(at, "訪問したページ").startswith("1 / ")
+    text = page_text(at)
+    assert "訪問済み・1/2 問正解（50%）" in text
+    links = [pl.label for pl in at.get("page_link")]
+    assert "今日の復習が 1 問あります" in links
+    assert any(lbl.startswith("いちばん弱いトピックを学び直す：") and "50%" in lbl for lbl in links)
+    hist = chart_data(at, 0)
+    assert list(hist["正答率"]) == [10.0] and list(hist["得点"]) == ["1/10"]
+    assert "1/10 問正解" in text
+
+
+def test_dashboard_fresh_session():
+    at = no_exception(open_page("app.py"))
+    assert metric(at, "解いた問題") == "0 問" and metric(at, "正答率") == "—"
+    assert "まだ模擬試験を受けていません" in page_text(at)
+    links = [pl.label for pl in at.get("page_link")]
+    assert not any(lbl.startswith("今日の復習") for lbl in links)
+    assert any(lbl.endswith("に進む") for lbl in links)
+
+
+# ---------------------------------------------------------------------------
+# optional SQLite persistence
+# ---------------------------------------------------------------------------
+def test_sqlite_persistence_loads_and_saves(monkeypatch, tmp_path):
+    db = tmp_path / "tutor.db"
+    sqlite_save(db, saved_progress())
+    monkeypatch.setenv("ATTENTION_TUTOR_DB", str(db))
+    at = no_exception(open_page(REVIEW))
+    assert metric(at, "復習予定の全体") == "1 問"
+    assert "自動で保存しています" in page_text(at)
+    stored = sqlite_load(db)
+    assert stored["visited"] == {"home": True, "review": True}  # the visits were saved
+    assert len(stored["exams"]) == 1
+
+
+def test_sqlite_corrupt_file_warns_starts_fresh_and_is_never_overwritten(monkeypatch, tmp_path):
+    db = tmp_path / "tutor.db"
+    junk = b"SQLite format 3\x00" + b"\x13" * 4000
+    db.write_bytes(junk)
+    monkeypatch.setenv("ATTENTION_TUTOR_DB", str(db))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    no_exception(at.run())
+    assert any("読み込めなかったため、新しい進捗で始めます" in w.value for w in at.warning)
+    assert at.session_state["progress"]["attempts"] == []
+    no_exception(at.switch_page(REVIEW).run())
+    assert any("上書きしません" in w.value for w in at.warning)
+    assert db.read_bytes() == junk
+
+
+def test_no_database_by_default(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    at = no_exception(open_page(REVIEW))
+    assert "自動で保存" not in page_text(at)
+    assert list(tmp_path.iterdir()) == []
