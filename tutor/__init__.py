@@ -17,3 +17,4 @@ from .transformer_demos import *  # noqa
 from .quizmath import *  # noqa
 from .steps import *  # noqa
 from .lessons import *  # noqa
+from .transformer_mistakes import *  # noqa

@@ -1,0 +1,346 @@
+"""Named misconceptions of the ⑦ topics, computed: the wrong formulas behind quiz distractors.
+
+``mistake=None`` is always the correct formula (and agrees with the engine function it
+mirrors); every other value is ONE mistake a learner can make, computed with the same
+engine steps. Quizzes call these so they never do arithmetic of their own.
+
+Positional encoding   pe_angle_mistake, pe_value_mistake, pe_input_mistake
+Normalisation         layer_norm_mistake, residual_block_mistake
+Encoder / decoder     attention_sublayers
+Output                temperature_mistake, top_k_mistake, top_p_mistake
+Cost                  ops_mistake, cost_growth
+
+Conventions as everywhere in tutor/: float64, inputs never mutated, Japanese ValueError.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .core import as_matrix
+from .layers import batch_norm, layer_norm, layer_norm_steps, post_ln_block, residual, rms_norm
+from .position import positional_encoding, positional_encoding_swapped
+from .sampling import probabilities
+from .transformer_demos import pe_angle, pe_component
+
+__all__ = [
+    "PE_ANGLE_MISTAKES",
+    "pe_angle_mistake",
+    "PE_VALUE_MISTAKES",
+    "pe_value_mistake",
+    "PE_INPUT_MISTAKES",
+    "pe_input_mistake",
+    "NormResult",
+    "LN_MISTAKES",
+    "layer_norm_mistake",
+    "BLOCK_MISTAKES",
+    "residual_block_mistake",
+    "SUBLAYER_MISTAKES",
+    "attention_sublayers",
+    "TEMPERATURE_MISTAKES",
+    "temperature_mistake",
+    "TOP_K_MISTAKES",
+    "top_k_mistake",
+    "TopPResult",
+    "TOP_P_MISTAKES",
+    "top_p_mistake",
+    "OPS_MISTAKES",
+    "ops_mistake",
+    "cost_growth",
+]
+
+
+def _check(mistake, allowed, what: str) -> None:
+    if mistake is not None and mistake not in allowed:
+        raise ValueError(f"{what} の誤り {mistake!r} は知りません。{', '.join(allowed)} のどれかか None を指定してください。")
+
+
+def _column(column, d_model) -> tuple[int, int, str]:
+    column, d_model = int(column), int(d_model)
+    if d_model < 2 or d_model % 2 or not 0 <= column < d_model:
+        raise ValueError(f"列番号 {column} は 0〜{d_model - 1}（d_model = {d_model} は偶数）の範囲で指定してください。")
+    return column, column // 2, ("sin" if column % 2 == 0 else "cos")
+
+
+# ---------------------------------------------------------------------------
+# positional encoding
+# ---------------------------------------------------------------------------
+PE_ANGLE_MISTAKES = ("column_as_i", "pos_i_swapped", "no_d_model")
+
+
+def pe_angle_mistake(pos: int, column: int, d_model: int, mistake: str | None = None) -> float:
+    """Angle used by PE(pos, column): pos / 10000^(2i/d_model) with i = column // 2; or
+
+    column_as_i   — the column number itself used as i: pos / 10000^(2·column/d_model)
+    pos_i_swapped — position and pair index exchanged: i / 10000^(2·pos/d_model)
+    no_d_model    — the division by d_model forgotten: pos / 10000^(2i)
+    """
+    _check(mistake, PE_ANGLE_MISTAKES, "pe_angle_mistake")
+    column, i, _ = _column(column, d_model)
+    if mistake == "column_as_i":
+        return pe_angle(pos, column, d_model)
+    if mistake == "pos_i_swapped":
+        return pe_angle(i, pos, d_model)
+    if mistake == "no_d_model":
+        return pe_angle(pos, i, 1)
+    return pe_angle(pos, i, d_model)
+
+
+PE_VALUE_MISTAKES = ("swapped", "no_rate", "column_as_i")
+
+
+def pe_value_mistake(pos: int, column: int, d_model: int, mistake: str | None = None) -> float:
+    """PE(pos, column) (sin on even columns, cos on odd ones), or
+
+    swapped     — sin and cos exchanged (tutor.positional_encoding_swapped)
+    no_rate     — the angle taken as pos itself for every pair (ω_i = 1 forgotten)
+    column_as_i — the column number used as the pair index i
+    """
+    _check(mistake, PE_VALUE_MISTAKES, "pe_value_mistake")
+    column, i, func = _column(column, d_model)
+    pos = int(pos)
+    if mistake == "swapped":
+        return float(positional_encoding_swapped(pos + 1, d_model)[pos, column])
+    if mistake == "no_rate":
+        return pe_component(pos, 0, func, d_model)
+    if mistake == "column_as_i":
+        return pe_component(pos, column, func, d_model)
+    return float(positional_encoding(pos + 1, d_model)[pos, column])
+
+
+PE_INPUT_MISTAKES = ("no_pe", "swapped", "one_based")
+
+
+def pe_input_mistake(x_row, pos: int, mistake: str | None = None) -> np.ndarray:
+    """Input of the first layer for one token at position pos: x + PE(pos); or
+
+    no_pe     — the position vector forgotten (x itself)
+    swapped   — sin/cos exchanged in PE
+    one_based — positions counted from 1 (PE(pos + 1) added)
+    Returns (d_model,).
+    """
+    _check(mistake, PE_INPUT_MISTAKES, "pe_input_mistake")
+    x = as_matrix(x_row, "埋め込み x", ndim=1)
+    pos, d = int(pos), x.size
+    if pos < 0:
+        raise ValueError(f"位置 pos は 0 以上です（{pos}）。")
+    if mistake == "no_pe":
+        return x.copy()
+    if mistake == "swapped":
+        return x + positional_encoding_swapped(pos + 1, d)[pos]
+    if mistake == "one_based":
+        return x + positional_encoding(pos + 2, d)[pos + 1]
+    return x + positional_encoding(pos + 1, d)[pos]
+
+
+# ---------------------------------------------------------------------------
+# normalisation
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class NormResult:
+    mean: float          # the mean that was subtracted (0 when none was)
+    spread: float        # the number divided by
+    output: np.ndarray   # (d,)
+
+
+LN_MISTAKES = ("variance", "sample", "rms", "batch")
+
+
+def layer_norm_mistake(batch, row: int = 0, mistake: str | None = None) -> NormResult:
+    """LayerNorm (ε = 0, γ = 1, β = 0) of example ``row`` of a (b, d) batch; or
+
+    variance — divided by the variance σ² instead of the standard deviation σ
+    sample   — the sample variance (÷ (d − 1)) instead of the population variance (÷ d)
+    rms      — the mean not subtracted, divided by the root mean square (RMSNorm)
+    batch    — statistics over the BATCH axis per feature (BatchNorm), row ``row`` returned
+    """
+    _check(mistake, LN_MISTAKES, "layer_norm_mistake")
+    b = as_matrix(batch, "バッチ", ndim=2)
+    row = int(row)
+    if not 0 <= row < b.shape[0]:
+        raise ValueError(f"例の番号 {row} がバッチ（形 {b.shape}）の範囲外です。")
+    x = b[row]                                                # (d,)
+    steps = layer_norm_steps(x, eps=0.0)
+    if mistake == "variance":
+        return NormResult(float(steps.mean), float(steps.var), steps.centered / steps.var)
+    if mistake == "sample":
+        d = x.size
+        if d < 2:
+            raise ValueError("標本分散には 2 個以上の値が必要です。")
+        spread = float(np.sqrt(np.sum(steps.centered ** 2) / (d - 1)))
+        return NormResult(float(steps.mean), spread, steps.centered / spread)
+    if mistake == "rms":
+        out = rms_norm(x, eps=0.0)
+        return NormResult(0.0, float(np.sqrt(np.mean(x ** 2))), out)
+    if mistake == "batch":
+        out = batch_norm(b, eps=0.0)[row]                     # (d,)
+        return NormResult(float("nan"), float("nan"), out)
+    return NormResult(float(steps.mean), float(steps.std), steps.output)
+
+
+BLOCK_MISTAKES = ("no_residual", "no_norm", "norm_sublayer_only")
+
+
+def residual_block_mistake(x, sublayer_out, mistake: str | None = None) -> np.ndarray:
+    """Post-LN output LayerNorm(x + Sublayer(x)) (ε = 0), given x and Sublayer(x); or
+
+    no_residual        — the residual forgotten: LayerNorm(Sublayer(x))
+    no_norm            — the LayerNorm forgotten: x + Sublayer(x)
+    norm_sublayer_only — normalised only the sub-layer's output: x + LayerNorm(Sublayer(x))
+    """
+    _check(mistake, BLOCK_MISTAKES, "residual_block_mistake")
+    x = as_matrix(x, "x", ndim=1)
+    f = as_matrix(sublayer_out, "Sublayer(x)", ndim=1)
+    if mistake == "no_residual":
+        return layer_norm(f, eps=0.0)
+    if mistake == "no_norm":
+        return residual(x, f)
+    if mistake == "norm_sublayer_only":
+        return residual(x, layer_norm(f, eps=0.0))
+    return post_ln_block(x, lambda _z: f, eps=0.0).output
+
+
+# ---------------------------------------------------------------------------
+# encoder / decoder
+# ---------------------------------------------------------------------------
+SUBLAYER_MISTAKES = ("no_cross", "cross_in_encoder", "one_layer")
+
+
+def attention_sublayers(n_layers: int, arch: str = "encoder_decoder", mistake: str | None = None) -> int:
+    """Number of attention sub-layers in a stack of N layers.
+
+    encoder_decoder: encoder N (self) + decoder 2N (masked self + Source-Target) = 3N;
+    decoder_only / encoder_only: N.
+    Mistakes (encoder_decoder): no_cross → 2N (Source-Target attention forgotten);
+    cross_in_encoder → 4N (a cross-attention in the encoder too); one_layer → 3 (N ignored).
+    """
+    _check(mistake, SUBLAYER_MISTAKES, "attention_sublayers")
+    n = int(n_layers)
+    if n < 1:
+        raise ValueError(f"層の数 N は 1 以上です（{n_layers!r}）。")
+    per_layer = {"encoder_decoder": (1, 2), "decoder_only": (0, 1), "encoder_only": (1, 0)}
+    if arch not in per_layer:
+        raise ValueError(f"構成 {arch!r} は encoder_decoder / decoder_only / encoder_only のどれかです。")
+    enc, dec = per_layer[arch]
+    if mistake == "no_cross":
+        dec = min(dec, 1)
+    elif mistake == "cross_in_encoder":
+        enc += 1 if enc else 0
+    elif mistake == "one_layer":
+        n = 1
+    return n * (enc + dec)
+
+
+# ---------------------------------------------------------------------------
+# output
+# ---------------------------------------------------------------------------
+TEMPERATURE_MISTAKES = ("inverted", "ignored", "no_normalise")
+
+
+def temperature_mistake(logits, temperature: float, mistake: str | None = None) -> np.ndarray:
+    """softmax(z / T); or inverted → softmax(z · T) (the temperature turned upside down);
+    ignored → softmax(z); no_normalise → exp(z / T) without dividing by the sum. (vocab,)"""
+    _check(mistake, TEMPERATURE_MISTAKES, "temperature_mistake")
+    z = as_matrix(logits, "ロジット", ndim=1)
+    t = float(temperature)
+    if mistake == "inverted":
+        return probabilities(z, 1.0 / t)
+    if mistake == "ignored":
+        return probabilities(z, 1.0)
+    if mistake == "no_normalise":
+        probabilities(z, t)                                   # same checks as the right formula
+        return np.exp(z / t)
+    return probabilities(z, t)
+
+
+TOP_K_MISTAKES = ("k_plus", "k_minus", "no_renormalise")
+
+
+def top_k_mistake(probs, k: int, mistake: str | None = None) -> np.ndarray:
+    """The top-k distribution (k most probable kept, renormalised to sum 1); or
+
+    k_plus / k_minus — one token too many / too few kept
+    no_renormalise   — the kept probabilities not divided by their sum
+    Returns (vocab,), zero outside the kept set.
+    """
+    from .sampling import top_k_sample
+    _check(mistake, TOP_K_MISTAKES, "top_k_mistake")
+    k = int(k)
+    if mistake == "k_plus":
+        k += 1
+    elif mistake == "k_minus":
+        k -= 1
+    rng = np.random.default_rng(0)                            # the distribution does not use the draw
+    choice = top_k_sample(probs, k, rng)
+    if mistake == "no_renormalise":
+        return choice.distribution * choice.kept_mass
+    return choice.distribution
+
+
+@dataclass(frozen=True)
+class TopPResult:
+    kept: tuple[int, ...]   # token ids kept, in the order they were added
+    mass: float             # their total original probability
+
+
+TOP_P_MISTAKES = ("stop_before", "ascending")
+
+
+def top_p_mistake(probs, p: float, mistake: str | None = None) -> TopPResult:
+    """Top-p kept set: most probable first until the total reaches p; or
+
+    stop_before — stopped at the last token BEFORE the total reaches p (never keeps fewer than 1)
+    ascending   — added the LEAST probable tokens first until the total reaches p
+    """
+    from .sampling import top_p_sample
+    _check(mistake, TOP_P_MISTAKES, "top_p_mistake")
+    pr = as_matrix(probs, "確率", ndim=1)
+    choice = top_p_sample(pr, p, np.random.default_rng(0))   # validates probs and p
+    kept = [int(i) for i in choice.kept]
+    if mistake == "stop_before":
+        kept = kept[:-1] or kept[:1]
+    elif mistake == "ascending":
+        order = np.argsort(pr, kind="stable")                 # smallest first
+        cum = np.cumsum(pr[order])
+        m = int(np.argmax(cum >= float(p) - 1e-12)) + 1
+        kept = [int(i) for i in order[:m]]
+    return TopPResult(tuple(kept), float(pr[kept].sum()))
+
+
+# ---------------------------------------------------------------------------
+# cost
+# ---------------------------------------------------------------------------
+OPS_MISTAKES = ("swapped", "linear", "both_squared")
+
+
+def ops_mistake(n: int, d: int, mistake: str | None = None) -> int:
+    """Operations of a self-attention layer, n²·d; or swapped → n·d² (the RNN's formula);
+    linear → n·d (the n² forgotten); both_squared → n²·d²."""
+    from .cost import layer_cost
+    _check(mistake, OPS_MISTAKES, "ops_mistake")
+    if mistake == "swapped":
+        return layer_cost("recurrent", n, d).operations
+    if mistake == "linear":
+        return layer_cost("restricted_self_attention", n, d, r=1).operations   # r·n·d with r = 1
+    if mistake == "both_squared":
+        return layer_cost("self_attention", n, d).operations * int(d)
+    return layer_cost("self_attention", n, d).operations
+
+
+def cost_growth(layer_type: str, factor_n: int, factor_d: int, mistake: str | None = None) -> float:
+    """How many times the operations grow when n is multiplied by factor_n and d by factor_d.
+
+    self_attention: factor_n² · factor_d; recurrent: factor_n · factor_d² (measured with
+    tutor.cost.layer_cost at a base n = d = 1). ``mistake`` as in :func:`ops_mistake`
+    (for the self-attention formula).
+    """
+    from .cost import layer_cost
+    a, b = int(factor_n), int(factor_d)
+    if a < 1 or b < 1:
+        raise ValueError(f"倍率は 1 以上の整数です（n を {a} 倍、d を {b} 倍）。")
+    if mistake is not None:
+        if layer_type != "self_attention":
+            raise ValueError("誤りの式は自己注意の層についてだけ計算します。")
+        return ops_mistake(a, b, mistake) / ops_mistake(1, 1, mistake)
+    return layer_cost(layer_type, a, b).operations / layer_cost(layer_type, 1, 1).operations
