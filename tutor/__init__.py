@@ -18,3 +18,4 @@ from .quizmath import *  # noqa
 from .steps import *  # noqa
 from .lessons import *  # noqa
 from .transformer_mistakes import *  # noqa
+from .training import *  # noqa

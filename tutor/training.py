@@ -79,6 +79,9 @@ __all__ = [
     "evaluate",
     "TrainHistory",
     "train",
+    "Experiment",
+    "EXPERIMENTS",
+    "run_experiment",
     "softmax_jacobian",
     "cross_entropy",
     "sgd_step",
@@ -356,6 +359,14 @@ def forward(params: Params, tokens, sore_pos, lengths, config: TrainConfig) -> F
     return Forward(x, x_q, q, k, v, scores, scaled, weights, concat, y, logits, probs, divisor)
 
 
+def _cross_entropy_batch(logits: np.ndarray, target: np.ndarray) -> float:
+    """−mean log softmax(logits)[target], computed as logsumexp − logit (never log 0)."""
+    b = logits.shape[0]
+    m = logits.max(axis=-1, keepdims=True)                            # (b, 1)
+    lse = m[:, 0] + np.log(np.sum(np.exp(logits - m), axis=-1))       # (b,)
+    return float(np.mean(lse - logits[np.arange(b), target]))
+
+
 def loss_and_grads(params: Params, tokens, sore_pos, lengths, target, config: TrainConfig
                    ) -> tuple[float, Params, Forward]:
     """Cross-entropy L = −(1/b) Σ log p[target] and ∂L/∂(every parameter), by hand.
@@ -370,7 +381,7 @@ def loss_and_grads(params: Params, tokens, sore_pos, lengths, target, config: Tr
     h, d, d_k = params.W_Q.shape
     vocab = params.E.shape[0]
     rows = np.arange(b)                                               # (b,)
-    loss = float(-np.mean(np.log(f.probs[rows, target])))
+    loss = _cross_entropy_batch(f.logits, target)
 
     # 1. softmax + cross-entropy: ∂L/∂logits = (p − onehot) / b
     d_logits = f.probs.copy()                                         # (b, vocab)
@@ -435,18 +446,21 @@ def attention_map(params: Params, tokens, config: TrainConfig) -> np.ndarray:
 @dataclass(frozen=True)
 class Evaluation:
     loss: float
-    accuracy: float              # fraction with argmax p = B
+    accuracy: float                # fraction with argmax p = B
     b_weight_per_head: np.ndarray  # (h,) mean それ→B attention weight
-    b_weight: float              # the largest head value (the head that resolves それ)
+    b_weight: float                # the largest head value (the head that resolves それ)
+    peak_weight: float             # mean of max_j a_j in the それ row (≈ 1: saturated softmax)
 
 
 def evaluate(params: Params, data: Dataset, config: TrainConfig) -> Evaluation:
+    """Loss, accuracy and the それ-row attention statistics on ``data``."""
     f = forward(params, data.tokens, data.sore_pos, data.lengths, config)
     rows = np.arange(len(data))                                       # (N,)
-    loss = float(-np.mean(np.log(f.probs[rows, data.target])))
+    loss = _cross_entropy_batch(f.logits, data.target)
     acc = float(np.mean(np.argmax(f.probs, axis=-1) == data.target))
     per_head = f.weights[rows, :, data.b_pos].mean(axis=0)           # (h,)
-    return Evaluation(loss, acc, _ro(per_head), float(per_head.max()))
+    peak = float(f.weights.max(axis=-1).mean())
+    return Evaluation(loss, acc, _ro(per_head), float(per_head.max()), peak)
 
 
 # ---------------------------------------------------------------------------
@@ -484,17 +498,18 @@ class _Adam:
 @dataclass(frozen=True)
 class TrainHistory:
     config: TrainConfig
-    loss: np.ndarray               # (steps,) training loss BEFORE update t (batch loss)
+    loss: np.ndarray               # (steps,) batch loss at step t, BEFORE update t+1
     accuracy: np.ndarray           # (steps,) training accuracy of that batch
-    checkpoints: tuple[int, ...]   # steps at which the probe was recorded (0 = before training)
-    probe_words: tuple[str, ...]   # the probe sentence (textbook sentence)
+    grad_norm: np.ndarray          # (steps, 7) ‖∂L/∂θ‖ per group, in Params.names() order
+    checkpoints: tuple[int, ...]   # updates done when the probe was recorded (0 = before training)
+    probe_words: tuple[str, ...]   # the probe sentence (the textbook sentence)
     probe_sore_pos: int
     probe_b_pos: int
     probe_weights: np.ndarray      # (C, h, n_probe) the それ row of attention at each checkpoint
     checkpoint_accuracy: np.ndarray  # (C,) held-out accuracy at each checkpoint
     checkpoint_b_weight: np.ndarray  # (C,) held-out mean それ→B weight (best head) at each checkpoint
-    heldout: Evaluation            # after training
-    initial: Evaluation            # before training (held-out)
+    initial: Evaluation            # held-out, before training
+    heldout: Evaluation            # held-out, after training
     params: Params                 # final parameters (for the learned heatmap)
     test_example: tuple[str, ...]  # first held-out sentence (for the heatmap)
 
@@ -510,6 +525,21 @@ class TrainHistory:
     def steps(self) -> np.ndarray:  # (steps,)
         return np.arange(len(self.loss))
 
+    def steps_to(self, accuracy: float = 0.95) -> int | None:
+        """First step whose training accuracy reaches ``accuracy`` (None if never)."""
+        hit = np.flatnonzero(self.accuracy >= accuracy)
+        return int(hit[0]) if hit.size else None
+
+    def grad_norm_of(self, name: str) -> np.ndarray:
+        """(steps,) gradient norm of one parameter group, e.g. "W_Q"."""
+        return self.grad_norm[:, Params.names().index(name)]
+
+
+try:  # small matrices: BLAS threads only cost time (measured ×2–×4 on a busy 2-core machine)
+    from threadpoolctl import threadpool_limits as _threadpool_limits
+except ImportError:  # pragma: no cover - optional
+    _threadpool_limits = None
+
 
 def train(config: TrainConfig = TrainConfig(), rng: np.random.Generator | None = None,
           callback: Callable[[int, int, float, float], None] | None = None) -> TrainHistory:
@@ -517,11 +547,26 @@ def train(config: TrainConfig = TrainConfig(), rng: np.random.Generator | None =
 
     rng draws, in this order: training set, held-out set, initial parameters, and (only
     with batch_size > 0) the mini-batch order. ``callback(step, total, loss, accuracy)``
-    is called after every update (e.g. to move ``st.progress``).
+    is called after every update (e.g. to move ``st.progress``). A run whose loss or
+    parameters stop being finite raises ValueError (Japanese: lower the learning rate).
     """
     config.validate()
     if rng is None:
         raise ValueError("乱数生成器 rng を渡してください（例: np.random.default_rng(0)）。")
+    if _threadpool_limits is None:
+        return _train(config, rng, callback)
+    with _threadpool_limits(limits=1):
+        return _train(config, rng, callback)
+
+
+def _diverged(step: int, config: TrainConfig) -> ValueError:
+    return ValueError(
+        f"学習が発散しました（ステップ {step}、学習率 lr = {config.lr}）。"
+        "損失や重みが無限大になりました。学習率を小さくしてください。"
+    )
+
+
+def _train(config: TrainConfig, rng: np.random.Generator, callback) -> TrainHistory:
     train_set = make_dataset(config.n_train, rng, config.variant)
     test_set = make_dataset(config.n_test, rng, config.variant)
     params = init_params(config, rng)
@@ -532,6 +577,7 @@ def train(config: TrainConfig = TrainConfig(), rng: np.random.Generator | None =
 
     losses = np.zeros(config.steps)                                   # (steps,)
     accs = np.zeros(config.steps)                                     # (steps,)
+    gnorms = np.zeros((config.steps, len(Params.names())))            # (steps, 7)
     probe_w, ck_acc, ck_bw = [], [], []
     initial = evaluate(params, test_set, config)
 
@@ -543,20 +589,25 @@ def train(config: TrainConfig = TrainConfig(), rng: np.random.Generator | None =
         ck_bw.append(ev.b_weight)
 
     n, bs = config.n_train, (config.batch_size or config.n_train)
-    order = np.arange(n)
+    order = np.arange(n)                                              # (n_train,)
     cursor = n  # forces a shuffle at the first mini-batch step
     for t in range(config.steps):
         if t in ckpts:
             record_checkpoint(params)
         if bs >= n:
-            idx = order                                               # full batch
+            idx = order                                               # (n_train,) full batch
         else:
             if cursor + bs > n:
                 order, cursor = rng.permutation(n), 0
-            idx = order[cursor: cursor + bs]
+            idx = order[cursor: cursor + bs]                          # (batch,)
             cursor += bs
-        loss, grads, f = loss_and_grads(params, train_set.tokens[idx], train_set.sore_pos[idx],
-                                        train_set.lengths[idx], train_set.target[idx], config)
+        try:
+            with np.errstate(over="raise", invalid="raise", divide="raise"):
+                loss, grads, f = loss_and_grads(params, train_set.tokens[idx], train_set.sore_pos[idx],
+                                                train_set.lengths[idx], train_set.target[idx], config)
+                gnorms[t] = [np.linalg.norm(g) for g in grads.as_dict().values()]
+        except (FloatingPointError, ValueError):
+            raise _diverged(t, config) from None
         losses[t] = loss
         accs[t] = np.mean(np.argmax(f.probs, axis=-1) == train_set.target[idx])
         if opt is not None:
@@ -564,14 +615,17 @@ def train(config: TrainConfig = TrainConfig(), rng: np.random.Generator | None =
         else:
             params = Params(**{k: sgd_step(w, getattr(grads, k), config.lr)
                                for k, w in params.as_dict().items()})
+        if not all(np.all(np.isfinite(w)) for w in params.as_dict().values()):
+            raise _diverged(t + 1, config)
         if callback is not None:
             callback(t + 1, config.steps, loss, float(accs[t]))
-    record_checkpoint(params)                                         # the last step
+    record_checkpoint(params)                                         # after the last update
 
     return TrainHistory(
         config=config,
         loss=_ro(losses),
         accuracy=_ro(accs),
+        grad_norm=_ro(gnorms),
         checkpoints=ckpts,
         probe_words=probe.sentence(0),
         probe_sore_pos=int(probe.sore_pos[0]),
@@ -579,11 +633,59 @@ def train(config: TrainConfig = TrainConfig(), rng: np.random.Generator | None =
         probe_weights=_ro(np.stack(probe_w)),                         # (C, h, n_probe)
         checkpoint_accuracy=_ro(ck_acc),
         checkpoint_b_weight=_ro(ck_bw),
-        heldout=evaluate(params, test_set, config),
         initial=initial,
+        heldout=evaluate(params, test_set, config),
         params=params,
         test_example=test_set.sentence(0),
     )
+
+
+# ---------------------------------------------------------------------------
+# the three experiments of the page (same seed ⇒ same data and same start for both runs)
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Experiment:
+    key: str
+    title: str                          # 日本語の見出し
+    labels: tuple[str, str]             # run A, run B
+    configs: tuple[TrainConfig, TrainConfig]
+
+
+EXPERIMENTS: dict[str, Experiment] = {
+    "scaling": Experiment(
+        "scaling", "√d_k で割る／割らない（d_k = 64）", ("√d_k で割る", "割らない"),
+        (TrainConfig(d_k=64, scale=True), TrainConfig(d_k=64, scale=False))),
+    "position": Experiment(
+        "position", "位置エンコーディングあり／なし（語順で指す相手が決まる文）", ("位置エンコーディングあり", "なし"),
+        (TrainConfig(variant="order", positional=True), TrainConfig(variant="order", positional=False))),
+    "heads": Experiment(
+        "heads", "1 ヘッド／2 ヘッド（h·d_k = 8 で同じ幅）", ("1 ヘッド（d_k = 8）", "2 ヘッド（d_k = 4）"),
+        (TrainConfig(n_heads=1, d_k=8), TrainConfig(n_heads=2, d_k=4))),
+}
+
+
+def run_experiment(key: str, seed: int,
+                   callback: Callable[[int, int, float, float], None] | None = None
+                   ) -> tuple[TrainHistory, TrainHistory]:
+    """Train both configurations of ``EXPERIMENTS[key]`` from ``np.random.default_rng(seed)``.
+
+    Both runs see the same sentences and (when the shapes agree) the same starting
+    weights, so the difference comes from the one switch. ``callback(done, total, loss,
+    accuracy)`` counts steps over both runs.
+    """
+    if key not in EXPERIMENTS:
+        raise ValueError(f"実験 {key!r} はありません。選べるのは {list(EXPERIMENTS)} です。")
+    cfg_a, cfg_b = EXPERIMENTS[key].configs
+    total = cfg_a.steps + cfg_b.steps
+
+    def shifted(offset: int):
+        if callback is None:
+            return None
+        return lambda step, _n, loss, acc: callback(offset + step, total, loss, acc)
+
+    run_a = train(cfg_a, np.random.default_rng(int(seed)), shifted(0))
+    run_b = train(cfg_b, np.random.default_rng(int(seed)), shifted(cfg_a.steps))
+    return run_a, run_b
 
 
 # ---------------------------------------------------------------------------
