@@ -35,9 +35,9 @@ st.markdown(
     "2. **重み**：スコアの行を softmax に通し、合計 1 の割合にする。\n"
     "3. **混合**：その割合で全トークンの埋め込みを混ぜ、新しいベクトル $\\mathbf{z}_i$ を作る。"
 )
-st.latex(r"s_{ij} = \mathbf{x}_i \cdot \mathbf{x}_j,\qquad "
-         r"a_{ij} = \frac{e^{s_{ij}}}{\sum_{k} e^{s_{ik}}},\qquad "
-         r"\mathbf{z}_i = \sum_{j} a_{ij}\,\mathbf{x}_j")
+st.latex(r"s_{ij} = \mathbf{x}_i \cdot \mathbf{x}_j")
+st.latex(r"a_{ij} = \frac{e^{s_{ij}}}{\sum_{k} e^{s_{ik}}}")
+st.latex(r"\mathbf{z}_i = \sum_{j} a_{ij}\,\mathbf{x}_j")
 st.markdown("行列でまとめて書くと $S = XX^\\top$、$A = \\mathrm{softmax}(S)$（行ごと）、$Z = AX$ です。"
             "$X$ は 1 行が 1 トークンの埋め込みを表す $n \\times d_{\\text{model}}$ の行列です。")
 

@@ -37,10 +37,11 @@ st.markdown(
     "学習で調整される **パラメータ** です。「代名詞は前に出た名詞を探す」といった見方は、"
     "人が設計するのではなく、大量の文章で次の単語を当てる訓練の中で身につきます。"
 )
-st.latex(r"\mathbf{q}_i = \mathbf{x}_i W_Q,\quad \mathbf{k}_i = \mathbf{x}_i W_K,\quad \mathbf{v}_i = \mathbf{x}_i W_V"
-         r"\qquad (W_Q, W_K: d_{\text{model}}\times d_k,\ \ W_V: d_{\text{model}}\times d_v)")
-st.latex(r"s_{ij} = \mathbf{q}_i\cdot\mathbf{k}_j,\qquad a_{ij} = \mathrm{softmax}(s_{i1},\dots,s_{in})_j,"
-         r"\qquad \mathbf{z}_i = \sum_j a_{ij}\,\mathbf{v}_j")
+st.latex(r"\mathbf{q}_i = \mathbf{x}_i W_Q,\quad \mathbf{k}_i = \mathbf{x}_i W_K,\quad \mathbf{v}_i = \mathbf{x}_i W_V")
+st.latex(r"W_Q,\ W_K: d_{\text{model}}\times d_k,\qquad W_V: d_{\text{model}}\times d_v")
+st.latex(r"s_{ij} = \mathbf{q}_i\cdot\mathbf{k}_j")
+st.latex(r"a_{ij} = \mathrm{softmax}(s_{i1},\dots,s_{in})_j")
+st.latex(r"\mathbf{z}_i = \sum_j a_{ij}\,\mathbf{v}_j")
 st.markdown(
     "クエリとキーは内積をとるので同じ次元 $d_k$ が必要です。見る側はクエリ、見られる側はキーと、"
     "**別の顔** を使うので、「それ → 魚」と「魚 → それ」のスコアが違ってもかまわなくなります。"

@@ -14,6 +14,7 @@ ui.page("scaling")
 BASE = tb.SATURATION_SCORES[0]          # (2, 1, 0)
 KEYS3 = ["キー1", "キー2", "キー3"]
 G_KEY_LABELS = ["k1 = (1, 0)", "k2 = (0, 1)", "k3 = (1, 1)"]
+PAD = alt.AutoSizeParams(type="pad")  # keep the plot area at width×height (axes and legend outside)
 
 
 def weights_frame(points, labels) -> pd.DataFrame:
@@ -38,7 +39,7 @@ def spread_chart(exp) -> alt.Chart:
         y=alt.Y("値:Q", title="標準偏差"),
         color=alt.Color("系列:N", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(orient="bottom", title=None)),
         tooltip=["d_k", "系列", alt.Tooltip("値:Q", format=".2f")],
-    ).properties(width=300, height=240)
+    ).properties(width=260, height=220, autosize=PAD)
 
 
 def curve_chart(curve, current: float) -> alt.LayerChart:
@@ -54,7 +55,7 @@ def curve_chart(curve, current: float) -> alt.LayerChart:
     )
     rule = alt.Chart(pd.DataFrame({"倍率 c": [current]})).mark_rule(strokeDash=[4, 4], color="#888").encode(
         x="倍率 c:Q")
-    return (lines + rule).properties(width=300, height=240)
+    return (lines + rule).properties(width=260, height=220, autosize=PAD)
 
 
 # ---------------------------------------------------------------------------
@@ -76,8 +77,8 @@ st.markdown(
     "2. **学習が進まない**：重みがほぼ 1 と 0 に張り付くと、スコアを少し動かしても重みが変わらない。"
     "つまり勾配がほぼ 0 になり、$W_Q, W_K$ を直す手がかりが消える。"
 )
-st.latex(r"\frac{\partial a_i}{\partial s_j} = a_i\,(\delta_{ij} - a_j)"
-         r"\qquad(\text{どれかの } a_i \approx 1 \text{ なら、すべて } \approx 0)")
+st.latex(r"\frac{\partial a_i}{\partial s_j} = a_i\,(\delta_{ij} - a_j)")
+st.caption("どれかの重み $a_i$ が 1 に近い（残りがほぼ 0 の）とき、この値はどの $i, j$ でもほぼ 0 になります。")
 st.markdown(
     "では、なぜスコアが大きくなるのでしょうか。内積は $d_k$ 個の積の足し算です。"
     "各成分が平均 0・分散 1 のばらばらな値なら、足す項が増えるほど合計のばらつきも増え、"
@@ -97,19 +98,14 @@ st.table(weights_frame(points + [fixed], ["(2, 1, 0)", "(20, 10, 0)", "(16, 8, 0
                                           f"(16, 8, 0) ÷ √{tb.SATURATION_D_K}"]))
 for label, s in (("(2, 1, 0)", tb.SATURATION_SCORES[0]), ("(20, 10, 0)", tb.SATURATION_SCORES[1])):
     with st.expander(f"softmax{label} の計算"):
-        row = tutor.softmax_row_step(s)
-        st.latex(row.exp_latex)
-        st.latex(r"\text{分母} = " + row.total_latex)
-        for elem in row.elements:
-            st.latex(elem.latex)
+        ui.steps.show_softmax_row(tutor.softmax_row_step(s))
 st.markdown(
     f"$d_k = {tb.SATURATION_D_K}$ で内積が $(16, 8, 0)$ と出たとします。そのままでは 1 位の重みが "
     f"**{prob_text(points[2].max_weight)}** でほぼ独り占めです。"
     f"$\\sqrt{{{tb.SATURATION_D_K}}}$ で割ると次のようにスコアが縮み、重みは "
     f"**{vector(fixed.weights, 3)}** のほどよい配分に戻ります。"
 )
-for elem in scaled_1608.flat:
-    st.latex(elem.latex)
+ui.steps.show_elements(scaled_1608.flat)
 
 st.subheader("G検定の例：クエリ 1 つとキー 3 つ（$d_k = 2$）")
 st.markdown("クエリ $\\mathbf{q} = (1, 0)$、キー $(1,0), (0,1), (1,1)$、バリュー $(2,0), (0,4), (1,1)$ です。"
@@ -117,20 +113,15 @@ st.markdown("クエリ $\\mathbf{q} = (1, 0)$、キー $(1,0), (0,1), (1,1)$、�
 g_on = tutor.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, query_labels=["q"], key_labels=G_KEY_LABELS)
 g_off = tutor.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, scale=False, query_labels=["q"],
                               key_labels=G_KEY_LABELS)
-for elem in g_on.scores.flat:
-    st.latex(elem.latex)
-st.markdown("**$\\sqrt{2}$ で割る（正しい手順）**")
-for elem in g_on.scaled.flat:
-    st.latex(elem.latex)
-st.latex(g_on.softmax.rows[0].exp_latex)
-st.latex(r"\text{分母} = " + g_on.softmax.rows[0].total_latex)
-for elem in g_on.softmax.rows[0].elements:
-    st.latex(elem.latex)
-st.latex(g_on.weighted_sums[0].latex)
+st.markdown("**内積 $\\mathbf{q}\\cdot\\mathbf{k}_j$**")
+ui.steps.show_elements(g_on.scores.flat)
+st.markdown("**$\\sqrt{2}$ で割ってから softmax（正しい手順）**")
+ui.steps.show_elements(g_on.scaled.flat)
+ui.steps.show_softmax_row(g_on.softmax.rows[0])
+st.markdown("**出力：バリューの重み付き和**")
+ui.steps.show_weighted_sum(g_on.weighted_sums[0])
 with st.expander("割らない場合（√d_k を忘れた計算）"):
-    st.latex(g_off.softmax.rows[0].exp_latex)
-    for elem in g_off.softmax.rows[0].elements:
-        st.latex(elem.latex)
+    ui.steps.show_softmax_row(g_off.softmax.rows[0])
 ui.show_matrix([g_on.weights[0], g_off.weights[0]], ["√2 で割る", "割らない"], G_KEY_LABELS, digits=4,
                caption="重みの比較（小数第 4 位）")
 st.markdown(
@@ -183,7 +174,7 @@ if point is not None:
         st.altair_chart(alt.Chart(bars, title="重み").mark_bar(color="#2E6F9E").encode(
             x=alt.X("キー:N", sort=KEYS3, axis=alt.Axis(labelAngle=0)),
             y=alt.Y("重み:Q", scale=alt.Scale(domain=[0, 1])),
-            tooltip=["キー", alt.Tooltip("重み:Q", format=".5f")]).properties(width=220, height=220),
+            tooltip=["キー", alt.Tooltip("重み:Q", format=".5f")]).properties(width=220, height=220, autosize=PAD),
             width="content")
     with c2:
         st.altair_chart(curve_chart(curve, factor), width="content")

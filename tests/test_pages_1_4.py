@@ -4,6 +4,8 @@ Every number checked here is either a textbook figure (seed 000 §8.2–8.6, G�
 fresh engine computation on the same inputs: a page that typed a number in, or stopped calling
 the engine after an edit, fails.
 """
+import re
+
 import numpy as np
 import pytest
 
@@ -23,6 +25,14 @@ def rows_of(matrix, changes=None):
     for (i, j), text in (changes or {}).items():
         rows[i][j] = text
     return rows
+
+
+def flat_tex(text):
+    """LaTeX with the line breaking of ui.steps.fit removed (aligned/gathered, &, \\\\, \\quad)."""
+    for token in (r"\begin{aligned}", r"\end{aligned}", r"\begin{gathered}", r"\end{gathered}", r"\quad", "&"):
+        text = text.replace(token, " ")
+    text = text.replace("\\\\", " ")
+    return re.sub(r"\s+", " ", text)
 
 
 def metric(at, label):
@@ -105,7 +115,7 @@ def test_qkv_textbook_numbers_asymmetry_and_heatmaps():
         assert figure in text, figure
     assert metric(at, "それ → 魚 のスコア") == "4.000" and metric(at, "魚 → それ のスコア") == "1.000"
     assert "非対称" in text
-    assert r"q_{11} = 1\times 0 + 0\times 0 + 1\times 2 + 0\times 1 = 2" in text
+    assert r"q_{11} = 1\times 0 + 0\times 0 + 1\times 2 + 0\times 1 = 2" in flat_tex(text)
     ref = tutor.compare_naive_qkv(tb.X, tb.W_Q, tb.W_K, tb.W_V)
     assert_heatmap_is(at, 0, ref.naive.scores, tb.TOKENS, tb.TOKENS)
     assert_heatmap_is(at, 1, ref.attn.scores, tb.TOKENS, tb.TOKENS)
@@ -162,11 +172,11 @@ def test_formula_pencil_and_exact_modes():
     text = page_text(at)
     for figure in ("1.510", "0.492", "1.000", "0.159", "1.841", "0.673", "0.894", "0.053", "2.828"):
         assert figure in text, figure
-    assert r"z_{11} = 0.673\times 2 + 0.164\times 0 + 0.164\times 1 = 1.510" in text
+    assert r"z_{11} = 0.673\times 2 + 0.164\times 0 + 0.164\times 1 = 1.510" in flat_tex(text)
     at.toggle(key="formula_pencil").set_value(False).run()
     text = page_text(at)
     assert "1.5093" in text and "0.4907" in text and "1.8414" in text
-    assert r"z_{11} = 0.6728\times 2 + 0.1636\times 0 + 0.1636\times 1 \approx 1.5093" in text
+    assert r"z_{11} = 0.6728\times 2 + 0.1636\times 0 + 0.1636\times 1 \approx 1.5093" in flat_tex(text)
     assert "1.510" not in text
 
 
@@ -190,3 +200,19 @@ def test_formula_heatmaps_shape_table_and_edits():
         edit_matrix(at, "formula_wv", rows_of(tb.W_V, {(0, 0): bad}))
         assert_cell_error(at)
         assert f"「それ」の出力：**({hc.z[2, 0]:.3f}, {hc.z[2, 1]:.3f})**" in page_text(at)
+
+
+def test_step_latex_is_broken_for_phones_without_changing_it():
+    from ui.steps import LINE_CHARS, _visible_len, element_latex, fit, softmax_row_latex
+
+    hc = tutor.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=3)
+    ns = tutor.naive_steps(tb.X, decimals=3)
+    elems = list(hc.q.flat) + list(hc.output.flat) + list(ns.output.flat) + list(hc.softmax.rows[0].elements)
+    for elem in elems:
+        tex = element_latex(elem)
+        assert flat_tex(tex).strip() == flat_tex(elem.latex).strip()
+        for line in re.sub(r"\\(begin|end)\{aligned\}", "", tex).split(r"\\"):
+            assert _visible_len(line) <= LINE_CHARS or len(elem.parts) == 1, line
+    ws = ns.weighted_sums[2]
+    assert flat_tex(fit(ws.label, ws.parts, ws.tail)).strip() == flat_tex(ws.latex).strip()
+    assert len(softmax_row_latex(hc.softmax.rows[2])) == 2 + 3

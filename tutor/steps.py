@@ -155,6 +155,8 @@ class ElementStep:
     expression: str                              # LaTeX of the expansion
     result: float
     latex: str                                   # "label = expression = result"
+    parts: tuple[str, ...] = ()                  # the expression's pieces (terms), for line breaking
+    tail: str = ""                               # "= 2" / "\\approx 0.673": relation and result
 
 
 @dataclass(frozen=True, eq=False)
@@ -187,6 +189,9 @@ class SoftmaxRowStep:
     elements: tuple[ElementStep, ...]            # a_{i1} … a_{in}
     exp_latex: str                               # "e^{2.828} = 16.912,\ e^{1.414} = 4.112, …"
     total_latex: str                             # "16.912 + 4.112 + 4.112 = 25.136"
+    exp_parts: tuple[str, ...] = ()              # each "e^{2.828} \\approx 16.912"
+    total_parts: tuple[str, ...] = ()            # the exponentials being added
+    total_tail: str = ""                         # "= 25.136"
 
 
 @dataclass(frozen=True, eq=False)
@@ -209,6 +214,8 @@ class WeightedSumStep:
     result: tuple[float, ...]
     latex: str
     components: tuple[ElementStep, ...]          # z_{i1} … z_{id}
+    parts: tuple[str, ...] = ()                  # each "0.673\\,(2, 0)"
+    tail: str = ""                               # "= (1.510, 0.492)"
 
 
 @dataclass(frozen=True, eq=False)
@@ -293,14 +300,14 @@ def matmul_steps(a, b, symbol: str, *, name: str | None = None, formula: str | N
         row = []
         for j in range(p):
             terms = tuple((float(a[i, t]), float(b[t, j])) for t in range(m))
-            expression = " + ".join(
-                rf"{latex_number(x, digits, paren=t > 0)}\times {latex_number(y, digits, paren=True)}"
-                for t, (x, y) in enumerate(terms))
+            parts = tuple(rf"{latex_number(x, digits, paren=t > 0)}\times {latex_number(y, digits, paren=True)}"
+                          for t, (x, y) in enumerate(terms))
+            expression = " + ".join(parts)
             label = _sub(symbol, i, j)
             res = latex_number(result[i, j], digits, as_integer=ints)
             rel = _rel(raw[i, j], res)
             row.append(ElementStep(label, i, j, "dot", terms, expression, float(result[i, j]),
-                                   f"{label} = {expression} {rel} {res}"))
+                                   f"{label} = {expression} {rel} {res}", parts, f"{rel} {res}"))
         rows.append(tuple(row))
     return MatrixSteps(name or symbol.upper(), formula or "", tuple(rows), _frozen(result), decimals,
                        _labels(row_labels, n), _labels(col_labels, p))
@@ -334,7 +341,8 @@ def scale_steps(s, d_k: int, *, symbol: str = r"\tilde{s}", name: str = r"QK^\to
             res = latex_number(result[i, j], digits)
             rel = _rel(s[i, j] / divisor, res)
             row.append(ElementStep(label, i, j, "divide", ((float(s[i, j]), divisor),), expression,
-                                   float(result[i, j]), f"{label} = {expression} {rel} {res}"))
+                                   float(result[i, j]), f"{label} = {expression} {rel} {res}", (expression,),
+                                   f"{rel} {res}"))
         rows.append(tuple(row))
     note = rf"\sqrt{{d_k}} = \sqrt{{{d_k_int}}} \approx {latex_number(divisor, digits)}" if not _is_integer(divisor) \
         else rf"\sqrt{{d_k}} = \sqrt{{{d_k_int}}} = {int(divisor)}"
@@ -386,16 +394,20 @@ def softmax_row_step(scores, *, row: int = 0, label: str = "", symbol: str = "a"
     elements = []
     for j in range(s.size):
         lab = _sub(symbol, row, j)
-        expression = (rf"\frac{{{powers[j]}}}{{{denominator}}} \approx "
-                      rf"\frac{{{exp_texts[j]}}}{{{latex_number(total, digits)}}}")
+        symbolic = rf"\frac{{{powers[j]}}}{{{denominator}}}"
+        numeric = rf"\frac{{{exp_texts[j]}}}{{{latex_number(total, digits)}}}"
+        expression = rf"{symbolic} \approx {numeric}"
+        tail = rf"\approx {numeric} \approx {latex_number(weights[j], digits, as_integer=False)}"
         elements.append(ElementStep(lab, row, j, "softmax", ((float(exps[j]), total),), expression,
-                                    float(weights[j]), f"{lab} = {expression} \\approx {latex_number(weights[j], digits, as_integer=False)}"))
-    exp_latex = r",\quad ".join(f"{p} " + ("=" if e in (0.0, 1.0) else r"\approx") + f" {t}"
-                                for p, e, t in zip(powers, exps, exp_texts))
+                                    float(weights[j]), f"{lab} = {symbolic} {tail}", (symbolic,), tail))
+    exp_parts = tuple(f"{p} " + ("=" if e in (0.0, 1.0) else r"\approx") + f" {t}"
+                      for p, e, t in zip(powers, exps, exp_texts))
+    exp_latex = r",\quad ".join(exp_parts)
     total_latex = f"{' + '.join(exp_texts)} = {latex_number(total, digits)}"
     return SoftmaxRowStep(row, label, tuple(float(v) for v in s), shift, tuple(float(e) for e in exps),
                           float(total), tuple(float(w) for w in weights), tuple(elements),
-                          exp_latex, total_latex)
+                          exp_latex, total_latex, exp_parts, tuple(exp_texts),
+                          f"= {latex_number(total, digits)}")
 
 
 def softmax_steps(s, *, symbol: str = "a", name: str = "A", formula: str = r"A = \mathrm{softmax}(\cdot)",
@@ -430,14 +442,17 @@ def weighted_sum_steps(weights, values, *, symbol: str = "z", value_symbol: str 
     out = []
     for i in range(a.shape[0]):
         vec = lambda row: "(" + ", ".join(latex_number(x, digits) for x in row) + ")"  # noqa: E731
-        expression = " + ".join(rf"{latex_number(a[i, j], digits, as_integer=False)}\,{vec(v[j])}"
-                                for j in range(a.shape[1]))
+        parts = tuple(rf"{latex_number(a[i, j], digits, as_integer=False, paren=j > 0)}\,{vec(v[j])}"
+                      for j in range(a.shape[1]))
+        expression = " + ".join(parts)
         result = tuple(float(x) for x in prod.result[i])
         res_text = "(" + ", ".join(latex_number(x, digits, as_integer=False) for x in result) + ")"
         label = rf"\mathbf{{{symbol}}}_{{{i + 1}}}"
+        rel = "=" if all(c.tail.startswith("=") for c in prod.elements[i]) else r"\approx"
         out.append(WeightedSumStep(i, label, tuple(float(x) for x in a[i]),
                                    tuple(tuple(float(x) for x in r) for r in v), expression, result,
-                                   f"{label} = {expression} = {res_text}", prod.elements[i]))
+                                   f"{label} = {expression} {rel} {res_text}", prod.elements[i], parts,
+                                   f"{rel} {res_text}"))
     return tuple(out)
 
 

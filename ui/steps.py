@@ -2,6 +2,7 @@
 one expander per matrix so that a phone screen is not flooded with formulas."""
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 import numpy as np
@@ -11,6 +12,61 @@ from .validate import format_number
 from .widgets import show_matrix
 
 PENCIL_DECIMALS = 3
+LINE_CHARS = 30  # width units that fit on one line of a 390 px phone at st.latex's font size (~9.5 px each)
+
+
+def _visible_len(tex: str) -> int:
+    """Rough width of a LaTeX snippet in character units: a fraction counts as its wider part,
+    a binary operator or relation (+ × = ≈) as 3 (KaTeX puts space around it)."""
+    t = re.sub(r"\\frac\{((?:[^{}]|\{[^{}]*\})*)\}\{((?:[^{}]|\{[^{}]*\})*)\}",
+               lambda m: max(m.group(1), m.group(2), key=len), tex)
+    t = re.sub(r"\\(times|approx)|[+=]", "ooo", t)
+    t = re.sub(r"\\infty", "o", t)
+    t = re.sub(r"\\[a-zA-Z]+|\\[,;!]|[{}^_ &]", "", t)
+    return len(t)
+
+
+def fit(label: str, parts, tail: str, width: int = LINE_CHARS) -> str:
+    """``label = p1 + p2 + … tail`` on one line if it is short, else broken into aligned lines."""
+    parts = list(parts)
+    one = f"{label} = {' + '.join(parts)} {tail}".strip()
+    if _visible_len(one) <= width or not parts:
+        return one
+    lines = [f"{label} &= {parts[0]}"]
+    for part in parts[1:]:
+        if _visible_len(lines[-1]) + _visible_len(part) + 1 <= width:
+            lines[-1] += f" + {part}"
+        else:
+            lines.append(rf"&\quad + {part}")
+    if tail:
+        if _visible_len(lines[-1]) + _visible_len(tail) <= width:
+            lines[-1] += f" {tail}"
+        else:
+            lines.append(f"&{tail}")
+    return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"
+
+
+def fit_list(items, width: int = LINE_CHARS) -> str:
+    """Items separated by commas, wrapped onto several centred lines when needed."""
+    lines = [""]
+    for item in items:
+        if lines[-1] and _visible_len(lines[-1]) + _visible_len(item) + 1 > width:
+            lines.append("")
+        lines[-1] += (r",\quad " if lines[-1] else "") + item
+    return lines[0] if len(lines) == 1 else r"\begin{gathered}" + r" \\ ".join(lines) + r"\end{gathered}"
+
+
+def element_latex(elem) -> str:
+    """One tutor.ElementStep, line-broken for narrow screens."""
+    return fit(elem.label, elem.parts, elem.tail) if elem.parts else elem.latex
+
+
+def softmax_row_latex(row) -> list[str]:
+    """The exponentials, the denominator, then each weight of a tutor.SoftmaxRowStep."""
+    out = [fit_list(row.exp_parts) if row.exp_parts else row.exp_latex,
+           fit(r"\text{分母}", row.total_parts, row.total_tail) if row.total_parts
+           else r"\text{分母} = " + row.total_latex]
+    return out + [element_latex(e) for e in row.elements]
 
 
 def rounding_toggle(key: str, *, default: bool = True) -> int | None:
@@ -43,7 +99,7 @@ def matrix_steps(ms, *, title: str | None = None, expanded: bool = False, show_r
         for label, row in zip(ms.row_labels or [str(i + 1) for i in range(rows)], ms.elements):
             _row_caption(label)
             for elem in row:
-                st.latex(elem.latex)
+                st.latex(element_latex(elem))
         if show_result:
             show_matrix(ms.result, ms.row_labels or None, ms.col_labels or None,
                         digits=0 if _all_int(ms.result) else digits_of(ms.decimals),
@@ -65,10 +121,8 @@ def softmax_steps(ss, *, title: str | None = None, expanded: bool = False) -> No
         st.latex(ss.formula)
         for row in ss.rows:
             _row_caption(row.label)
-            st.latex(row.exp_latex)
-            st.latex(r"\text{分母} = " + row.total_latex)
-            for elem in row.elements:
-                st.latex(elem.latex)
+            for tex in softmax_row_latex(row):
+                st.latex(tex)
         show_matrix(ss.result, [r.label for r in ss.rows], [r.label for r in ss.rows]
                     if len(ss.rows) == len(ss.rows[0].weights) else None,
                     digits=digits_of(ss.decimals), caption="重み行列 A（各行の合計が 1）")
@@ -80,9 +134,9 @@ def weighted_sums(sums, row_labels: Sequence[str], *, title: str = "出力 Z：�
     with st.expander(title, expanded=expanded):
         for label, ws in zip(row_labels, sums):
             _row_caption(label)
-            st.latex(ws.latex)
+            st.latex(fit(ws.label, ws.parts, ws.tail) if ws.parts else ws.latex)
             for elem in ws.components:
-                st.latex(elem.latex)
+                st.latex(element_latex(elem))
 
 
 def hand_calculation(hc, *, expanded_last: bool = True) -> None:
@@ -113,3 +167,19 @@ def prob_text(p: float) -> str:
     """A probability that may be tiny: 0.99995, 0.00005 → 4.54e-05 style below 1e-4."""
     p = float(p)
     return f"{p:.5f}" if p == 0 or p >= 1e-4 else f"{p:.2e}".replace("e-0", "e-")
+
+
+def show_elements(elems) -> None:
+    """st.latex for each tutor.ElementStep (no expander)."""
+    for elem in elems:
+        st.latex(element_latex(elem))
+
+
+def show_softmax_row(row) -> None:
+    """st.latex for one tutor.SoftmaxRowStep: exponentials, denominator, weights."""
+    for tex in softmax_row_latex(row):
+        st.latex(tex)
+
+
+def show_weighted_sum(ws) -> None:
+    st.latex(fit(ws.label, ws.parts, ws.tail) if ws.parts else ws.latex)
