@@ -19,3 +19,4 @@ from .steps import *  # noqa
 from .lessons import *  # noqa
 from .transformer_mistakes import *  # noqa
 from .training import *  # noqa
+from .fast import *  # noqa

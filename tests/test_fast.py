@@ -1,0 +1,116 @@
+"""tutor.fast: the output-only attention path equals tutor.attention(...).output to 1e-12."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+import tutor
+from tutor.fast import fast_attention, fast_attention_block_rows
+
+FAST = settings(max_examples=60, deadline=None)
+ELEMS = st.floats(-4, 4, allow_nan=False, allow_infinity=False)
+
+
+def _reference(q, k, v, causal=False, scale=True):
+    mask = tutor.causal_mask(q.shape[-2]) if causal else None
+    return tutor.attention(q, k, v, mask, scale=scale).output
+
+
+@st.composite
+def qkv_case(draw, lead_dims=(1, 2)):
+    """(h, n, d) or (b, h, n, d) inputs; n odd or even, small d."""
+    n_lead = draw(st.sampled_from(lead_dims))
+    lead = tuple(draw(st.integers(1, 3)) for _ in range(n_lead))
+    n = draw(st.integers(1, 40))
+    d = draw(st.integers(1, 7))
+    d_v = draw(st.integers(1, 5))
+    q = draw(hnp.arrays(np.float64, lead + (n, d), elements=ELEMS))
+    k = draw(hnp.arrays(np.float64, lead + (n, d), elements=ELEMS))
+    v = draw(hnp.arrays(np.float64, lead + (n, d_v), elements=ELEMS))
+    return q, k, v
+
+
+@FAST
+@given(qkv_case(), st.booleans(), st.booleans(), st.sampled_from([None, 1, 2, 3]))
+def test_equals_attention_output(case, causal, scale, n_threads):
+    q, k, v = case
+    copies = [x.copy() for x in case]
+    out = fast_attention(q, k, v, causal, scale=scale, n_threads=n_threads)
+    ref = _reference(q, k, v, causal, scale)
+    assert out.shape == ref.shape
+    np.testing.assert_allclose(out, ref, rtol=0, atol=1e-12)
+    for before, after in zip(copies, case):  # inputs never mutated
+        np.testing.assert_array_equal(before, after)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from([(3, 127, 8), (1, 2, 129, 16), (2, 255, 4), (1, 1, 301, 3)]), st.booleans(),
+       st.integers(0, 2**32 - 1))
+def test_many_row_blocks_odd_n(shape, causal, seed):
+    """n large enough to use several row blocks (odd n, last block partial), 3-D and 4-D."""
+    rng = np.random.default_rng(seed)
+    q, k, v = (rng.normal(0, 2, shape) for _ in range(3))
+    frozen = [x.copy() for x in (q, k, v)]
+    for x in (q, k, v):
+        x.flags.writeable = False  # any write would raise
+    import tutor.fast as fast_mod
+    old = fast_mod._BLOCK_ELEMENTS
+    fast_mod._BLOCK_ELEMENTS = 997  # force small, uneven row blocks
+    try:
+        for threads in (1, 2):
+            out = fast_attention(q, k, v, causal, n_threads=threads)
+            np.testing.assert_allclose(out, _reference(q, k, v, causal), rtol=0, atol=1e-12)
+    finally:
+        fast_mod._BLOCK_ELEMENTS = old
+    for before, after in zip(frozen, (q, k, v)):
+        np.testing.assert_array_equal(before, after)
+
+
+def test_real_size_and_strided_input():
+    """h = 8, n = 513, d_k = 64 (the benchmark's shape, odd n) and a non-contiguous view."""
+    rng = np.random.default_rng(7)
+    base = rng.normal(size=(8, 513, 128))
+    q, k, v = base[..., ::2], base[..., 1::2], base[..., :64]  # strided views of one array
+    for causal in (False, True):
+        out = fast_attention(q, k, v, causal)
+        np.testing.assert_allclose(out, _reference(q, k, v, causal), rtol=0, atol=1e-12)
+
+
+def test_causal_first_row_is_first_value_and_2d():
+    """Query 0 sees only key 0: its output is exactly v[0]. 2-D input works too."""
+    rng = np.random.default_rng(3)
+    q, k, v = rng.normal(size=(5, 3)), rng.normal(size=(5, 3)), rng.normal(size=(5, 2))
+    out = fast_attention(q, k, v, causal=True)
+    np.testing.assert_allclose(out[0], v[0], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(out, _reference(q, k, v, True), rtol=0, atol=1e-12)
+
+
+def test_exported_from_tutor():
+    assert tutor.fast_attention is fast_attention
+
+
+def test_block_rows_fit_budget():
+    assert fast_attention_block_rows(1024, 1024) == (1, 128)
+    g, rows = fast_attention_block_rows(128, 128)
+    assert rows == 128 and g * 128 * 128 <= 1 << 17
+
+
+@pytest.mark.parametrize("args, kwargs, word", [
+    (((2, 4, 3), (2, 4, 5), (2, 4, 2)), {}, "d_k"),
+    (((2, 4, 3), (2, 4, 3), (2, 5, 2)), {}, "トークン数"),
+    (((2, 4, 3), (3, 4, 3), (3, 4, 2)), {}, "先頭の次元"),
+    (((2, 4, 3), (2, 6, 3), (2, 6, 2)), {"causal": True}, "因果マスク"),
+    (((2, 4, 3), (2, 4, 3), (2, 4, 2)), {"n_threads": 0}, "n_threads"),
+])
+def test_bad_input_japanese_error(args, kwargs, word):
+    q, k, v = (np.ones(s) for s in args)
+    with pytest.raises(ValueError, match=word):
+        fast_attention(q, k, v, **kwargs)
+
+
+def test_nan_refused():
+    q = np.ones((2, 3, 2))
+    bad = q.copy()
+    bad[0, 0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        fast_attention(q, bad, q)

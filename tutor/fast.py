@@ -1,0 +1,174 @@
+"""Fast attention: the same numbers as ``tutor.attention(...).output``, without the intermediates.
+
+    Attention(Q, K, V) = softmax(Q Kᵀ / √d_k [+ M_causal]) V
+
+``tutor.attention`` keeps scores, scaled scores, masked scores and weights so that a page can
+show every step (four n × n arrays per head). For long sequences only the output matters, so
+this path does the same arithmetic with far fewer passes over memory:
+
+1. Q is multiplied by 1/√d_k once (n·d_k products instead of n² divisions);
+2. the scores of one block of query rows go into ONE reused buffer (rows × n_k, sized to stay
+   in the CPU cache); max, subtraction and exp are done in place in that buffer;
+3. the row sums come out of the same matrix product as the output: P · [V | 1] gives
+   Σ_j p_ij v_j and Σ_j p_ij together, and the output is divided by the sum once per row
+   (n·d_v divisions instead of n² for normalising the weights);
+4. with ``causal=True`` a block of query rows a … b−1 only multiplies keys 0 … b−1: every
+   (row block × key block) tile above the diagonal is skipped, only the diagonal square is
+   masked with −∞;
+5. the element-wise part (max, subtract, exp) runs on one core in NumPy, so the rows of a
+   block are split over ``n_threads`` threads (NumPy releases the GIL inside ufuncs). The
+   matrix products stay on the calling thread, where OpenBLAS already uses every core.
+
+Only the order of floating-point operations differs from ``tutor.attention``: the outputs
+agree to about 1e-15 (tests check 1e-12).
+"""
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from .core import as_matrix
+
+__all__ = ["fast_attention", "fast_attention_block_rows"]
+
+# One score block is kept near this many float64 elements (≈ 1 MiB: fits in L2/L3 cache).
+_BLOCK_ELEMENTS = 1 << 17
+# Below this many score elements in a block, threads cost more than they save.
+_MIN_THREADED_ELEMENTS = 1 << 14
+_MAX_THREADS = 8
+
+_pools: dict[int, ThreadPoolExecutor] = {}
+_pools_lock = threading.Lock()
+
+
+def _pool(n_threads: int) -> ThreadPoolExecutor:
+    """One shared executor per thread count (threads are started once, not per call)."""
+    with _pools_lock:
+        pool = _pools.get(n_threads)
+        if pool is None:
+            pool = ThreadPoolExecutor(max_workers=n_threads, thread_name_prefix="tutor-fast")
+            _pools[n_threads] = pool
+        return pool
+
+
+def _default_threads() -> int:
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, _MAX_THREADS))
+
+
+def _threads(n_threads) -> int:
+    if n_threads is None:
+        return _default_threads()
+    if isinstance(n_threads, (bool, np.bool_)):
+        raise ValueError(f"スレッド数 n_threads は 1 以上の整数が必要です（{n_threads!r}）。")
+    try:
+        as_int = int(n_threads)
+    except (TypeError, ValueError):
+        raise ValueError(f"スレッド数 n_threads は 1 以上の整数が必要です（{n_threads!r}）。") from None
+    if as_int != n_threads or as_int < 1:
+        raise ValueError(f"スレッド数 n_threads は 1 以上の整数が必要です（{n_threads!r}）。")
+    return min(as_int, 64)
+
+
+def fast_attention_block_rows(n_q: int, n_k: int) -> tuple[int, int]:
+    """(heads per block, query rows per block) so that one score block holds ≈ 2^17 elements.
+
+    Long sequences take a slice of rows of one head; short ones take whole heads together
+    (fewer Python-level steps).
+    """
+    rows = max(16, _BLOCK_ELEMENTS // max(n_k, 1))
+    if rows >= n_q:
+        return max(1, _BLOCK_ELEMENTS // max(n_q * n_k, 1)), n_q
+    return 1, rows
+
+
+def _exp_shifted(s: np.ndarray) -> None:
+    """In place: s ← exp(s − max of its row). Masked −∞ entries become exact zeros."""
+    m = s.max(axis=-1, keepdims=True)                 # (..., r, 1)
+    np.subtract(s, m, out=s)
+    np.exp(s, out=s)
+
+
+def fast_attention(q, k, v, causal: bool = False, *, scale: bool = True, n_threads: int | None = None) -> np.ndarray:
+    """softmax(Q Kᵀ / √d_k [+ M_causal]) V — output only, equal to ``tutor.attention(...).output``.
+
+    q: (..., n_q, d_k), k: (..., n_k, d_k), v: (..., n_k, d_v), float64; the leading dims
+    (batch, heads) must be the same for all three, e.g. (h, n, d) or (b, h, n, d).
+    causal: query i sees keys j ≤ i (needs n_q = n_k); the same as passing
+    ``tutor.causal_mask(n)`` to ``tutor.attention``. scale=False drops the 1/√d_k.
+    n_threads: threads for the element-wise part (default: the CPU cores, at most 8; 1 = none).
+    Returns the (..., n_q, d_v) output. Inputs are never modified.
+    """
+    q = as_matrix(q, "Q", ndim=(2, 3, 4))
+    k = as_matrix(k, "K", ndim=(2, 3, 4))
+    v = as_matrix(v, "V", ndim=(2, 3, 4))
+    *lead, n_q, d_k = q.shape
+    n_k, d_v = v.shape[-2:]
+    if k.shape[-1] != d_k:
+        raise ValueError(
+            f"Q（形 {q.shape}）と K（形 {k.shape}）の最後の次元 d_k が一致しません"
+            f"（{d_k} と {k.shape[-1]}）。内積 QKᵀ がとれません。"
+        )
+    if k.shape[-2] != n_k:
+        raise ValueError(
+            f"K（形 {k.shape}）と V（形 {v.shape}）のトークン数が一致しません（{k.shape[-2]} と {n_k}）。"
+        )
+    if not (k.shape[:-2] == v.shape[:-2] == tuple(lead)):
+        raise ValueError(
+            f"Q（形 {q.shape}）、K（形 {k.shape}）、V（形 {v.shape}）の先頭の次元（バッチ・ヘッド）が揃っていません。"
+        )
+    causal = bool(causal)
+    if causal and n_q != n_k:
+        raise ValueError(f"因果マスクにはクエリとキーの数が同じ必要があります（n_q = {n_q}, n_k = {n_k}）。")
+    threads = _threads(n_threads)
+
+    # 1. 1/√d_k を Q に一度だけ掛ける（新しい配列: 入力は書き換えない）
+    inv_scale = 1.0 / np.sqrt(d_k) if scale else 1.0
+    q3 = (q * inv_scale).reshape(-1, n_q, d_k)                    # (H, n_q, d_k)  H = batch·heads
+    k_t = np.swapaxes(k.reshape(-1, n_k, d_k), -1, -2)            # (H, d_k, n_k)  view
+    n_h = q3.shape[0]
+    # 3. [V | 1]: one product gives Σ p·v and Σ p (the softmax denominator)
+    v1 = np.empty((n_h, n_k, d_v + 1))                            # (H, n_k, d_v + 1)
+    v1[..., :d_v] = v.reshape(n_h, n_k, d_v)
+    v1[..., d_v] = 1.0
+    out = np.empty((n_h, n_q, d_v))                               # (H, n_q, d_v)
+
+    g, rows = fast_attention_block_rows(n_q, n_k)
+    # 2. the one reused score buffer and the (output | sum) buffer
+    buf = np.empty(g * rows * n_k)                                # ≤ g · rows · n_k
+    acc = np.empty(g * rows * (d_v + 1))                          # ≤ g · rows · (d_v + 1)
+    above = np.triu(np.ones((rows, rows), dtype=bool), 1) if causal else None  # (rows, rows) j > i
+    pool = _pool(threads) if threads > 1 else None
+
+    for h0 in range(0, n_h, g):
+        h1 = min(h0 + g, n_h)
+        for a in range(0, n_q, rows):
+            b = min(a + rows, n_q)
+            r = b - a
+            ke = b if causal else n_k                             # 4. causal: keys after b−1 are never touched
+            s = buf[: (h1 - h0) * r * ke].reshape(h1 - h0, r, ke)  # (g, r, ke)
+            np.matmul(q3[h0:h1, a:b], k_t[h0:h1, :, :ke], out=s)  # (g, r, ke)  scores / √d_k
+            if causal:
+                np.copyto(s[..., a:b], -np.inf, where=above[:r, :r])  # diagonal square: j > i → −∞
+            # 5. max / subtract / exp in place, rows split over threads
+            if pool is not None and s.size >= _MIN_THREADED_ELEMENTS:
+                if r >= threads:
+                    step = -(-r // threads)
+                    parts = [s[:, i:i + step] for i in range(0, r, step)]
+                else:
+                    step = -(-(h1 - h0) // threads)
+                    parts = [s[i:i + step] for i in range(0, h1 - h0, step)]
+                for _ in pool.map(_exp_shifted, parts):
+                    pass
+            else:
+                _exp_shifted(s)
+            o = acc[: (h1 - h0) * r * (d_v + 1)].reshape(h1 - h0, r, d_v + 1)  # (g, r, d_v + 1)
+            np.matmul(s, v1[h0:h1, :ke], out=o)                   # (g, r, d_v + 1)  [Σ p·v | Σ p]
+            np.divide(o[..., :d_v], o[..., d_v:], out=out[h0:h1, a:b])  # (g, r, d_v)
+    return out.reshape(*lead, n_q, d_v)                           # (..., n_q, d_v)
