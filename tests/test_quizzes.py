@@ -1,0 +1,294 @@
+"""The item quality gate over EVERY registered generator (all topics, all colleagues).
+
+Per generator (quizzes.GENERATORS):
+- calculation generators: 2,000 seeds each — 4 distinct displayed choices, answer index valid,
+  id "<gen>#<seed>", every distractor labelled "<名前>：<理由>", the answer labelled "",
+  explanation ≥ 40 characters, G検定 phrasing (…1つ選べ), topic/kind as registered;
+  same seed → same Question and from_id round trip on the first 300 seeds (cost: one more
+  generation per seed; the other checks cover all 2,000);
+  answer position 15–35 % over the first 1,000 seeds; ≥ 2 distinct correct texts over 200 seeds.
+- knowledge items (kb.*): their text does not depend on the seed (only the shuffle does), so
+  1,000 seeds each (all checks + position balance) and the round trip on the first 100.
+The seeds run in a 2-process pool (fork) so that the file stays well under a minute.
+
+The answer of several calculation generators is recomputed here from the drawn inputs
+(quizzes.calc.CALC keeps each generator's ``params``), so a hard-coded answer fails.
+"""
+from __future__ import annotations
+
+import ast
+import math
+import multiprocessing
+import re
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import quizzes
+import tutor
+from quizzes import core, knowledge
+from quizzes.calc import CALC, blank, num, vec
+
+ROOT = Path(__file__).resolve().parents[1]
+CALC_SEEDS = 2000
+KNOWLEDGE_SEEDS = 1000
+BALANCE_SEEDS = 1000
+ROUNDTRIP_CALC = 300
+ROUNDTRIP_KNOWLEDGE = 100
+VARY_SEEDS = 200
+LEARNING_TOPICS_OWN = ("naive", "qkv", "scaling", "formula", "multihead", "mask")
+SYLLABUS = ("Attention", "Self-Attention", "Source-Target Attention", "Multi-Head Attention", "Seq2Seq",
+            "Transformer", "位置エンコーディング", "クエリ", "キー", "バリュー", "ソフトマックス", "勾配消失",
+            "残差接続", "層正規化", "バッチ正規化", "BERT", "GPT", "計算量")
+LABEL = re.compile(r"^[^：]{1,40}：.{5,}", re.S)   # "<名前>：<一文で、なぜその値になるか>"
+PHRASE = re.compile(r"1\s*つ選べ")
+
+
+# ---------------------------------------------------------------------------
+# the survey: run every generator over its seeds (in worker processes)
+# ---------------------------------------------------------------------------
+def _problems(q: core.Question, gid: str, seed: int, topic: str, kind: str) -> list[str]:
+    out = []
+    if q.id != f"{gid}#{seed}":
+        out.append(f"id {q.id!r} ≠ '{gid}#{seed}'")
+    if q.topic != topic or q.kind != kind:
+        out.append(f"topic/kind {q.topic}/{q.kind} ≠ {topic}/{kind}")
+    if len(q.choices) != 4 or len({c.strip() for c in q.choices}) != 4:
+        out.append(f"choices not 4 distinct: {q.choices}")
+    if not (isinstance(q.answer, int) and 0 <= q.answer < len(q.choices)):
+        out.append(f"answer index {q.answer!r} invalid")
+        return out
+    if len(q.misconceptions) != 4:
+        out.append("misconceptions not one per choice")
+        return out
+    if q.misconceptions[q.answer] != "":
+        out.append("the answer carries a misconception label")
+    for i, label in enumerate(q.misconceptions):
+        if i != q.answer and not LABEL.match(label or ""):
+            out.append(f"distractor {q.choices[i]!r} has no '<名前>：<理由>' label: {label!r}")
+    if len(q.explanation) < 40:
+        out.append(f"explanation shorter than 40 characters: {q.explanation!r}")
+    if not PHRASE.search(q.stem):
+        out.append("stem lacks G検定 phrasing (…1つ選べ)")
+    return out
+
+
+def _survey(gid: str) -> dict:
+    topic, kind = core.GENERATOR_INFO[gid]
+    n = CALC_SEEDS if kind == "calc" else KNOWLEDGE_SEEDS
+    roundtrip = ROUNDTRIP_CALC if kind == "calc" else ROUNDTRIP_KNOWLEDGE
+    problems: list[str] = []
+    positions = [0, 0, 0, 0]
+    correct: set[str] = set()
+    for seed in range(n):
+        try:
+            q = quizzes.GENERATORS[gid](seed)
+        except Exception as exc:  # noqa: BLE001 — report, do not crash the pool
+            problems.append(f"#{seed}: {type(exc).__name__}: {exc}")
+            if len(problems) >= 5:
+                break
+            continue
+        problems += [f"#{seed}: {p}" for p in _problems(q, gid, seed, topic, kind)]
+        if seed < roundtrip:
+            if quizzes.from_id(q.id) != q:   # regenerates: same seed → same question, via the id
+                problems.append(f"#{seed}: from_id({q.id!r}) is not the same question (not deterministic)")
+        if seed < BALANCE_SEEDS and 0 <= q.answer < 4:
+            positions[q.answer] += 1
+        if seed < VARY_SEEDS:
+            correct.add(q.choices[q.answer])
+        if len(problems) >= 5:
+            break
+    return {"problems": problems, "positions": positions, "correct": len(correct), "kind": kind}
+
+
+@pytest.fixture(scope="module")
+def surveys() -> dict[str, dict]:
+    gids = sorted(quizzes.GENERATORS, key=lambda g: core.GENERATOR_INFO[g][1])  # calc first
+    try:
+        ctx = multiprocessing.get_context("fork")
+    except ValueError:  # no fork on this platform: run in this process
+        return {g: _survey(g) for g in gids}
+    with ctx.Pool(2) as pool:
+        return dict(zip(gids, pool.map(_survey, gids, chunksize=1)))
+
+
+ALL_IDS = sorted(quizzes.GENERATORS)
+CALC_IDS = [g for g in ALL_IDS if core.GENERATOR_INFO[g][1] == "calc"]
+
+
+@pytest.mark.parametrize("gid", ALL_IDS)
+def test_item_quality(gid, surveys):
+    s = surveys[gid]
+    assert not s["problems"], f"{gid}: " + " | ".join(s["problems"])
+    share = [c / BALANCE_SEEDS for c in s["positions"]]
+    assert all(0.15 <= x <= 0.35 for x in share), f"{gid}: answer positions {share} not within 15–35 %"
+    if s["kind"] == "calc":
+        assert s["correct"] >= 2, f"{gid}: the correct choice is the same text on {VARY_SEEDS} seeds (hard-coded?)"
+
+
+def test_topics_match_by_topic():
+    for gid, (topic, kind) in core.GENERATOR_INFO.items():
+        assert topic in core.TOPICS
+        assert gid in quizzes.by_topic(topic) and gid in quizzes.by_topic(topic, kind)
+        assert quizzes.GENERATORS[gid](7).topic == topic
+    assert sum(len(quizzes.by_topic(t)) for t in core.TOPICS) == len(quizzes.GENERATORS)
+
+
+@pytest.mark.parametrize("topic", LEARNING_TOPICS_OWN)
+def test_three_calc_generators_per_page_with_every_form(topic):
+    calc = quizzes.by_topic(topic, "calc")
+    assert len(calc) >= 3, f"{topic}: only {calc}"
+    stems = [quizzes.GENERATORS[g](1).stem for g in calc]
+    assert any("（ア）" in s for s in stems), f"{topic}: no (ア)(イ)(ウ) calculation item"
+    assert any("最も適切" in s for s in stems)
+
+
+def test_some_calc_items_ask_for_the_wrong_statement():
+    worst = [g for g in CALC_IDS if "不適切" in quizzes.GENERATORS[g](1).stem]
+    assert len(worst) >= 3, worst
+
+
+def test_from_id_rejects_bad_ids():
+    for bad in ("nope#1", "naive.weight", "naive.weight#x", "naive.weight#1#2", 5):
+        with pytest.raises(core.QuizError):
+            quizzes.from_id(bad)
+
+
+def test_no_streamlit_or_pandas_in_quizzes():
+    for path in sorted((ROOT / "quizzes").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            for name in names:
+                assert name.split(".")[0] not in ("streamlit", "pandas"), f"{path.name} imports {name}"
+
+
+# ---------------------------------------------------------------------------
+# answers recomputed here, independently, from the very inputs the question drew
+# ---------------------------------------------------------------------------
+def _drawn(gid: str, seed: int) -> tuple[dict, core.Question]:
+    """The params of the attempt the registry accepted for (gid, seed), and the question."""
+    params, build = CALC[gid]
+    q = quizzes.GENERATORS[gid](seed)
+    for attempt in range(core.MAX_ATTEMPTS):
+        rng = core._seed_rng(gid, seed, attempt)
+        p = params(rng)
+        d = build(p)
+        texts = [d.correct] + [w[0] for w in d.wrong]
+        if len({t.strip() for t in texts}) == 4:
+            assert d.stem == q.stem
+            return p, q
+    raise AssertionError("no accepted attempt")
+
+
+def _softmax(x):
+    e = np.exp(np.asarray(x, float) - np.max(x))
+    return e / e.sum()
+
+
+EXPECTED = {
+    "naive.score_element": lambda p: num(p["x"][p["i"]] @ p["x"][p["j"]]),
+    "naive.weight": lambda p: num(_softmax(p["x"][p["i"]] @ p["x"].T)[p["j"]]),
+    "naive.output": lambda p: num(_softmax(p["x"][p["i"]] @ p["x"].T) @ p["x"][:, p["c"]]),
+    "qkv.score_element": lambda p: num((p["x"][p["i"]] @ p["w_q"]) @ (p["x"][p["j"]] @ p["w_k"])),
+    "qkv.projection": lambda p: vec(p["x"][p["i"]] @ p[{"Q": "w_q", "K": "w_k", "V": "w_v"}[p["which"]]]),
+    "scaling.divisor": lambda p: num(math.sqrt(p["d_model"] / p["h"]), 2),
+    "scaling.weight_ln": lambda p: num(p["m"][p["j"]] / sum(p["m"])),
+    "scaling.variance_blank": lambda p: blank(num(p["d_k"]), num(math.sqrt(p["d_k"])), num(1, 4)),
+    "formula.g_weight": lambda p: num(_softmax(p["q"][0] @ p["k"].T / math.sqrt(2))[p["j"]]),
+    "formula.output_ln": lambda p: num(np.array(p["m"]) / sum(p["m"]) @ p["v"][:, p["c"]]),
+    "multihead.head_dim": lambda p: num(p["d_model"] // p["h"]),
+    "multihead.param_count": lambda p: num(4 * p["d_model"] ** 2 + (4 * p["d_model"] if p["bias"] else 0)),
+    "multihead.combine": lambda p: num(np.concatenate(p["heads"]) @ p["w_o"][:, p["c"]]),
+    "mask.causal_weight": lambda p: num(p["m"][p["j"]] / sum(p["m"][: p["i"] + 1])),
+    "mask.padding_weight": lambda p: num(p["m"][p["j"]] / sum(p["m"][: p["length"]])),
+    "mask.allowed_pairs": lambda p: num(p["n"] * (p["n"] + 1) // 2),
+}
+
+
+@pytest.mark.parametrize("gid", sorted(EXPECTED))
+def test_answer_equals_a_fresh_computation(gid):
+    assert gid in CALC, f"{gid} is not registered through quizzes.calc.calc_generator"
+    for seed in range(VARY_SEEDS):
+        p, q = _drawn(gid, seed)
+        assert q.choices[q.answer] == EXPECTED[gid](p), f"{gid}#{seed}: answer {q.choices[q.answer]!r}"
+
+
+def test_engine_mistakes_behind_a_distractor_are_real():
+    """The 'forgot √d_k' distractor of formula.g_weight is softmax(qKᵀ) — recomputed here."""
+    for seed in range(50):
+        p, q = _drawn("formula.g_weight", seed)
+        want = num(tutor.softmax(p["q"][0] @ p["k"].T)[p["j"]])
+        i = next(i for i, m in enumerate(q.misconceptions) if m.startswith("√d_k で割り忘れ"))
+        assert q.choices[i] == want
+
+
+def test_textbook_g_kentei_example_through_the_generator_pipeline():
+    """The 3-key example of the G検定 page (004): the answer text for key 1 is 0.401."""
+    _, build = CALC["formula.g_weight"]
+    d = build({"q": np.array(tutor.textbook.G_QUERY), "k": np.array(tutor.textbook.G_KEYS),
+               "v": np.array(tutor.textbook.G_VALUES), "j": 0, "c": 0})
+    assert d.correct == "0.401"
+    assert "0.422" in [w[0] for w in d.wrong]   # without scaling: 0.4223
+
+
+# ---------------------------------------------------------------------------
+# the knowledge bank
+# ---------------------------------------------------------------------------
+def test_bank_schema_and_ids():
+    bank = knowledge.bank()                 # raises QuizError on any schema problem or duplicate id
+    ids = [item["id"] for items in bank.values() for item in items]
+    assert len(ids) == len(set(ids))
+    for topic, items in bank.items():
+        for item in items:
+            knowledge.validate_item(item, topic)
+            assert item["keywords"], f"{item['id']}: no keywords"
+            for w in item["wrong"]:
+                assert LABEL.match(w["why"]), f"{item['id']}: reason not '<名前>：<理由>': {w['why']!r}"
+            assert f"kb.{item['id']}" in quizzes.GENERATORS
+
+
+def test_validation_rejects_broken_items():
+    good = {"id": "naive.kx", "form": "best", "stem": "問", "answer": "A",
+            "wrong": [{"text": t, "why": "名前：理由の文"} for t in "BCD"],
+            "explanation": "あ" * 40, "keywords": ["Attention"]}
+    knowledge.validate_item(good, "naive")
+    for broken in ({**good, "form": "odd"}, {**good, "explanation": "短い"}, {**good, "id": "qkv.k1"},
+                   {**good, "wrong": good["wrong"][:2]}, {**good, "answer": "B"}, {**good, "extra": 1}):
+        with pytest.raises(core.QuizError):
+            knowledge.validate_item(broken, "naive")
+
+
+@pytest.mark.parametrize("topic", LEARNING_TOPICS_OWN)
+def test_bank_per_page_size_and_forms(topic):
+    items = knowledge.bank().get(topic, [])
+    assert len(items) >= 8, f"{topic}: {len(items)} knowledge questions"
+    forms = Counter(i["form"] for i in items)
+    assert forms["best"] and forms["worst"] and forms["blank"], f"{topic}: forms {dict(forms)}"
+
+
+def test_every_topic_with_questions_has_at_least_eight():
+    for topic, items in knowledge.bank().items():
+        assert len(items) >= 8, f"{topic}: only {len(items)} knowledge questions"
+
+
+def test_syllabus_keywords_covered_twice():
+    counts = knowledge.keywords_covered()
+    missing = {k: counts.get(k, 0) for k in SYLLABUS if counts.get(k, 0) < 2}
+    assert not missing, (f"syllabus keywords covered by fewer than 2 knowledge questions: {missing} "
+                         "(the ⑦ pages' banks are expected to add the Transformer-wide ones)")
+
+
+def test_placeholders_are_engine_numbers():
+    facts = knowledge.facts()
+    assert facts["paper_d_k"] == num(tutor.head_dim(512, 8))
+    assert facts["paper_mha_params"] == num(tutor.mha_param_count(512))
+    raw = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "quizzes" / "data").glob("*.json"))
+    for name in set(re.findall(r"\[\[([a-z0-9_]+)\]\]", raw)):
+        assert name in facts, f"unknown placeholder [[{name}]]"
