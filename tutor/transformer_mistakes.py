@@ -48,6 +48,7 @@ __all__ = [
     "OPS_MISTAKES",
     "ops_mistake",
     "cost_growth",
+    "transformer_knowledge_facts",
 ]
 
 
@@ -174,7 +175,7 @@ def layer_norm_mistake(batch, row: int = 0, mistake: str | None = None) -> NormR
         out = rms_norm(x, eps=0.0)
         return NormResult(0.0, float(np.sqrt(np.mean(x ** 2))), out)
     if mistake == "batch":
-        out = batch_norm(b, eps=0.0)[row]                     # (d,)
+        out = batch_norm(b, eps=1e-12)[row]                   # (d,)  a feature equal in every example → 0
         return NormResult(float("nan"), float("nan"), out)
     return NormResult(float(steps.mean), float(steps.std), steps.output)
 
@@ -344,3 +345,24 @@ def cost_growth(layer_type: str, factor_n: int, factor_d: int, mistake: str | No
             raise ValueError("誤りの式は自己注意の層についてだけ計算します。")
         return ops_mistake(a, b, mistake) / ops_mistake(1, 1, mistake)
     return layer_cost(layer_type, a, b).operations / layer_cost(layer_type, 1, 1).operations
+
+
+# ---------------------------------------------------------------------------
+# numbers the ⑦ knowledge questions quote (quizzes.knowledge merges every *knowledge_facts)
+# ---------------------------------------------------------------------------
+def transformer_knowledge_facts() -> dict[str, float]:
+    """Placeholders [[name]] of quizzes/data/{position,block,encdec,output,cost}.json, computed."""
+    from . import textbook as tb
+    from .cost import layer_cost
+    from .layers import ffn_param_count
+    n, d = tb.COST_N, tb.COST_D
+    return {
+        "paper_d_ff": tb.PAPER_D_FF,
+        "paper_ffn_params": ffn_param_count(tb.PAPER_D_MODEL, tb.PAPER_D_FF),
+        "paper_attention_sublayers": attention_sublayers(tb.PAPER_LAYERS),
+        "cost_n": n,
+        "cost_d": d,
+        "cost_self_attention_ops": layer_cost("self_attention", n, d).operations,
+        "cost_recurrent_ops": layer_cost("recurrent", n, d).operations,
+        "cost_growth_double_n": cost_growth("self_attention", 2, 1),
+    }
