@@ -106,6 +106,7 @@ def _output(p: dict) -> Draft:
     right = tutor.naive_attention(x)
     raw = qm.naive_attention_mistake(x, "no_softmax").output
     col = qm.naive_attention_mistake(x, "column_softmax").output
+    own = tutor.attention(x, x, x, mask=np.eye(N, dtype=bool)).output   # each token sees only itself
     a = right.weights
     stem = (f"次の $X$ で素朴な Self-Attention の出力 $Z = AX$（$A = \\mathrm{{softmax}}(XX^\\top)$）を求める。"
             f"「{t[i]}」の出力ベクトルの第 {c + 1} 成分 $Z_{{{i + 1}{c + 1}}}${BEST}"
@@ -113,7 +114,7 @@ def _output(p: dict) -> Draft:
     wrong = (
         (num(raw[i, c]), mc("softmax の省略", f"正規化していないスコア $S$ でそのまま $SX$ を計算すると {num(raw[i, c])} になる。")),
         (num(col[i, c]), mc("列方向の softmax", f"列ごとに正規化した重みで加重和をとると {num(col[i, c])} になる。")),
-        (num(x[i, c]), mc("自分だけを見ると誤解", f"「{t[i]}」が自分自身だけを見ると考え、$X$ の成分 {num(x[i, c])} をそのまま答えた。")),
+        (num(own[i, c]), mc("自分だけを見ると誤解", f"「{t[i]}」が自分自身だけを見る（重みが自分に 1）と考え、自分の埋め込みの成分 {num(own[i, c])} をそのまま答えた。")),
     )
     expl = (f"出力は $X$ の第 {c + 1} 列 ${tex_vec(x[:, c])}$ を重み ${tex_vec(a[i])}$ で足し合わせたもの："
             f"$Z_{{{i + 1}{c + 1}}} = \\sum_k A_{{{i + 1}k}} X_{{k{c + 1}}} \\approx {num(right.output[i, c])}$。")
