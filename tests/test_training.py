@@ -250,3 +250,55 @@ def test_run_experiment_callback_counts_both_runs_and_unknown_key():
 
 def test_exported_from_tutor():
     assert tutor.train is T.train and tutor.TrainConfig is T.TrainConfig
+
+
+# ---------------------------------------------------------------------------
+# quizzes for the topic "training"
+# ---------------------------------------------------------------------------
+def _accepted_params(gid, seed):
+    """The inputs of the attempt the registry accepted (same walk as the registry)."""
+    from quizzes import core
+    from quizzes.calc import CALC
+    params, build = CALC[gid]
+    for attempt in range(core.MAX_ATTEMPTS):
+        p = params(core._seed_rng(gid, seed, attempt))
+        d = build(p)
+        if len({t.strip() for t in [d.correct] + [w[0] for w in d.wrong]}) == 4:
+            return p
+
+
+def test_training_quizzes_listed_and_generate_for_seeds_0_to_200():
+    import quizzes
+    ids = quizzes.by_topic("training")
+    calc, kb = quizzes.by_topic("training", "calc"), quizzes.by_topic("training", "knowledge")
+    assert set(calc) >= {"training.softmax_grad", "training.bias_sgd", "training.cross_entropy"}
+    assert len(kb) >= 8 and set(ids) == set(calc) | set(kb)
+    for gid in ids:
+        for seed in range(201):
+            q = quizzes.GENERATORS[gid](seed)
+            assert q.topic == "training" and len(set(q.choices)) == 4 and "1つ選べ" in q.stem
+            assert q.misconceptions[q.answer] == "" and all(m for i, m in enumerate(q.misconceptions) if i != q.answer)
+            assert quizzes.from_id(q.id) == q
+
+
+def test_training_quiz_answers_equal_a_fresh_computation():
+    import quizzes
+    from quizzes.calc import num
+    for seed in range(150):
+        p = _accepted_params("training.cross_entropy", seed)
+        q = quizzes.GENERATORS["training.cross_entropy"](seed)
+        assert q.choices[q.answer] == num(-np.log(p["probs"][p["target"]]), 3)
+
+        p = _accepted_params("training.bias_sgd", seed)
+        q = quizzes.GENERATORS["training.bias_sgd"](seed)
+        j, t = p["j"], p["target"]
+        want = p["b"][j] - p["lr"] * (p["p_tenths"][j] / 10 - (1.0 if j == t else 0.0))
+        assert q.choices[q.answer] == num(want, 3)
+        ascent = next(i for i, m in enumerate(q.misconceptions) if m.startswith("勾配の向き"))
+        assert q.choices[ascent] == num(2 * p["b"][j] - want, 3)       # b + η·grad
+
+        p = _accepted_params("training.softmax_grad", seed)
+        q = quizzes.GENERATORS["training.softmax_grad"](seed)
+        a = np.array(p["m"], float) / sum(p["m"])
+        i, j = p["i"], p["j"]
+        assert q.choices[q.answer] == num(a[i] * ((i == j) - a[j]), 4)

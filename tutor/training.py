@@ -85,6 +85,13 @@ __all__ = [
     "softmax_jacobian",
     "cross_entropy",
     "sgd_step",
+    "cross_entropy_grad",
+    "SOFTMAX_GRAD_MISTAKES",
+    "BIAS_STEP_MISTAKES",
+    "CROSS_ENTROPY_MISTAKES",
+    "softmax_grad_mistake",
+    "bias_step_mistake",
+    "cross_entropy_mistake",
 ]
 
 # ---------------------------------------------------------------------------
@@ -711,3 +718,91 @@ def cross_entropy(probs, target: int) -> float:
     if p[int(target)] <= 0:
         raise ValueError("正解の確率が 0 なので交差エントロピーは無限大です。")
     return float(-np.log(p[int(target)]))
+
+
+def cross_entropy_grad(logits, target: int) -> np.ndarray:
+    """∂L/∂z for L = −log softmax(z)[target]: the famous p − y (y one-hot). (n,) → (n,)."""
+    z = np.asarray(logits, dtype=np.float64).ravel()                  # (n,)
+    if not (0 <= int(target) < z.size):
+        raise ValueError(f"正解の番号 {target} がロジットの長さ {z.size} の範囲外です。")
+    y = np.zeros_like(z)                                              # (n,)
+    y[int(target)] = 1.0
+    return softmax(z) - y                                             # (n,)
+
+
+# --- named mistakes behind the quiz distractors (None = the correct formula) --------------
+SOFTMAX_GRAD_MISTAKES = ("no_delta", "exp_only", "sign", "diagonal_formula")
+BIAS_STEP_MISTAKES = ("ascent", "onehot", "no_lr")
+CROSS_ENTROPY_MISTAKES = ("other_class", "no_minus", "all_classes")
+
+
+def softmax_grad_mistake(scores, i: int, j: int, mistake: str | None = None) -> float:
+    """∂a_i/∂s_j for a = softmax(s), correct (mistake=None) or by a named mistake:
+
+    - "no_delta": forgot δ_ij → −a_i a_j everywhere;
+    - "exp_only": differentiated e^{s_i} but not the denominator → δ_ij a_i;
+    - "sign": a_i(a_j − δ_ij), the sign flipped;
+    - "diagonal_formula": used a_i(1 − a_i) for every j.
+    """
+    a = softmax(np.asarray(scores, dtype=np.float64).ravel())        # (n,)
+    delta = 1.0 if i == j else 0.0
+    if mistake is None:
+        return float(softmax_jacobian(scores)[i, j])
+    if mistake == "no_delta":
+        return float(-a[i] * a[j])
+    if mistake == "exp_only":
+        return float(delta * a[i])
+    if mistake == "sign":
+        return float(a[i] * (a[j] - delta))
+    if mistake == "diagonal_formula":
+        return float(a[i] * (1.0 - a[i]))
+    raise ValueError(f"未知の誤り {mistake!r}（{SOFTMAX_GRAD_MISTAKES}）")
+
+
+def bias_step_mistake(bias, probs, target: int, j: int, lr: float, mistake: str | None = None) -> float:
+    """New b_j after one SGD step on the output bias, with ∂L/∂b = p − y (correct: mistake=None).
+
+    - "ascent": b + η(p − y), moved up the gradient;
+    - "onehot": the one-hot y misplaced (forgotten for the target, put on j otherwise);
+    - "no_lr": b − (p − y), forgot the learning rate.
+    """
+    b = np.asarray(bias, dtype=np.float64).ravel()                    # (n,)
+    p = np.asarray(probs, dtype=np.float64).ravel()                   # (n,)
+    if b.shape != p.shape:
+        raise ValueError(f"バイアスの形 {b.shape} と確率の形 {p.shape} が違います。")
+    y = np.zeros_like(p)                                              # (n,)
+    y[int(target)] = 1.0
+    grad = p - y                                                      # (n,)
+    if mistake is None:
+        return float(sgd_step(b, grad, lr)[j])
+    if mistake == "ascent":
+        return float(sgd_step(b, -grad, lr)[j])
+    if mistake == "onehot":
+        wrong_y = np.zeros_like(p)                                    # (n,)
+        if j != int(target):
+            wrong_y[j] = 1.0
+        return float(sgd_step(b, p - wrong_y, lr)[j])
+    if mistake == "no_lr":
+        return float(sgd_step(b, grad, 1.0)[j])
+    raise ValueError(f"未知の誤り {mistake!r}（{BIAS_STEP_MISTAKES}）")
+
+
+def cross_entropy_mistake(probs, target: int, mistake: str | None = None, other: int | None = None) -> float:
+    """−log p[target] (mistake=None) or a named mistake:
+
+    - "other_class": −log p[other] (the probability of another class);
+    - "no_minus": log p[target];
+    - "all_classes": −Σ_k log p_k (as if every class were correct).
+    """
+    p = np.asarray(probs, dtype=np.float64).ravel()                   # (n,)
+    if mistake is None:
+        return cross_entropy(p, target)
+    if mistake == "other_class":
+        if other is None or int(other) == int(target):
+            raise ValueError("other_class には正解以外のクラス番号 other が必要です。")
+        return cross_entropy(p, int(other))
+    if mistake == "no_minus":
+        return -cross_entropy(p, target)
+    if mistake == "all_classes":
+        return float(sum(cross_entropy(p, k) for k in range(p.size)))
+    raise ValueError(f"未知の誤り {mistake!r}（{CROSS_ENTROPY_MISTAKES}）")
