@@ -1,0 +1,172 @@
+"""⑦-3 エンコーダとデコーダ: the shape of the Source-Target Attention weights, its output,
+where Q, K and V come from (blank), the number of attention sub-layers, and a 不適切 item
+about the three weight matrices of an encoder-decoder.
+
+Answers and distractors: tutor.quizmath (attention_shapes, attention_from_scores, ln_scores,
+score_divisor, allowed_pairs), tutor.attention_sublayers and tutor.head_dim.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import tutor
+from tutor import quizmath as qm
+
+from .calc import BEST, BLANK, WORST, blank, calc_generator, ln_tex, mc, num, tex_vec
+from .core import Draft
+
+HEAD_SPLITS = ((256, 4), (256, 8), (512, 8), (512, 16), (768, 12), (128, 2), (64, 4))
+
+
+def shape(t: tuple) -> str:
+    return f"${t[0]} \\times {t[1]}$"
+
+
+def _params_shape(rng: np.random.Generator) -> dict:
+    d_model, h = HEAD_SPLITS[int(rng.integers(len(HEAD_SPLITS)))]
+    n_src, n_tgt = (int(v) for v in rng.choice(np.arange(3, 13), size=2, replace=False))
+    return {"d_model": d_model, "h": h, "n_src": n_src, "n_tgt": n_tgt}
+
+
+def _shapes(n_q: int, n_k: int, p: dict) -> dict:
+    d_k = tutor.head_dim(p["d_model"], p["h"])
+    return qm.attention_shapes(n_q, n_k, d_k, d_k)
+
+
+# ---------------------------------------------------------------------------
+@calc_generator("encdec.cross_shape", "encdec", _params_shape)
+def _cross_shape(p: dict) -> Draft:
+    """Shape of one head's Source-Target Attention weights: n_tgt × n_src."""
+    n_src, n_tgt = p["n_src"], p["n_tgt"]
+    right = _shapes(n_tgt, n_src, p)["weights"]
+    d_k = tutor.head_dim(p["d_model"], p["h"])
+    stem = (f"$d_{{\\text{{model}}}} = {p['d_model']}$、ヘッド数 $h = {p['h']}$ のエンコーダ・デコーダ型 Transformer で、"
+            f"入力文（ソース）が {n_src} トークン、ここまでに作った出力文（ターゲット）が {n_tgt} トークンある。"
+            f"デコーダの Source-Target Attention の 1 つのヘッドの注意の重み行列（行がクエリ、列がキー）の形{BEST}")
+    wrong = (
+        (shape(_shapes(n_src, n_tgt, p)["weights"]),
+         mc("クエリとキーの出どころの取り違え", "クエリをエンコーダ側、キーをデコーダ側から作ると考えた。クエリはデコーダ側である。")),
+        (shape(_shapes(n_tgt, n_tgt, p)["weights"]),
+         mc("Self-Attention との混同", "デコーダのマスク付き Self-Attention の重みと取り違えた。Source-Target Attention のキーはエンコーダ出力から作る。")),
+        (shape(_shapes(n_tgt, n_src, p)["output"]),
+         mc("重みと出力の混同", f"重みにバリュー（$d_v = {d_k}$ 次元）を掛けた後の出力の形を答えた。")),
+    )
+    expl = (f"Source-Target Attention ではクエリがデコーダ側の {n_tgt} トークン、キーとバリューがエンコーダ出力の {n_src} トークン"
+            f"から作られる。重み $\\mathrm{{softmax}}(QK^\\top/\\sqrt{{d_k}})$ は {shape(right)} で、各行（ターゲットの各語）の和が 1 になる。")
+    return Draft(stem, shape(right), wrong, expl)
+
+
+# ---------------------------------------------------------------------------
+def _params_out(rng: np.random.Generator) -> dict:
+    m = rng.integers(1, 6, size=3)
+    while len(set(m.tolist())) == 1:
+        m = rng.integers(1, 6, size=3)
+    v_enc = rng.integers(-2, 5, size=3)
+    v_dec = rng.integers(-2, 5, size=3)
+    return {"m": tuple(int(x) for x in m), "d_k": int(rng.choice((4, 9, 16))),
+            "v_enc": tuple(int(x) for x in v_enc), "v_dec": tuple(int(x) for x in v_dec)}
+
+
+@calc_generator("encdec.cross_output", "encdec", _params_out)
+def _cross_output(p: dict) -> Draft:
+    """Output of Source-Target Attention for one decoder query over three encoder tokens."""
+    m, d_k = p["m"], p["d_k"]
+    s = qm.ln_scores(m, d_k)                                     # (3,)
+    root = qm.score_divisor(d_k)
+    v_enc = np.array(p["v_enc"], float)[:, None]                 # (3, 1)
+    v_dec = np.array(p["v_dec"], float)[:, None]                 # (3, 1)
+
+    def out(v, mistake=None) -> float:
+        return float(qm.attention_from_scores(s, v, d_k=d_k, mistake=mistake).output[0, 0])
+
+    right = out(v_enc)
+    row = ",\\ ".join(ln_tex(root, x) for x in m)
+    stem = (f"翻訳モデルのデコーダの Source-Target Attention（$d_k = {d_k}$）で、いま作っている位置のクエリと、"
+            f"エンコーダ出力の 3 トークンのキーとの内積 $QK^\\top$ が $({row})$ だった（$\\ln$ は自然対数）。"
+            f"エンコーダ出力から作ったバリュー（1 次元）は ${tex_vec(p['v_enc'])}$、デコーダ側の 3 トークンから作った値は "
+            f"${tex_vec(p['v_dec'])}$ である。この Source-Target Attention の出力{BEST}")
+    wrong = (
+        (num(out(v_dec)), mc("バリューの出どころの取り違え", "バリューをデコーダ側から取った。キーとバリューはどちらもエンコーダ出力から作る。")),
+        (num(out(v_enc, "no_scale")), mc("√d_k で割り忘れ", f"内積を $\\sqrt{{d_k}} = {num(root)}$ で割らずに softmax に入れた。")),
+        (num(out(v_enc, "uniform")), mc("重みを均等と誤解", "スコアを使わず、3 つのバリューの単純平均をとった。")),
+    )
+    w = qm.attention_from_scores(s, v_enc, d_k=d_k).weights[0]
+    expl = (f"$\\sqrt{{d_k}} = {num(root)}$ で割るとスコアは $({', '.join(ln_tex(1, x) for x in m)})$ になり、softmax の重みは "
+            f"$e^{{\\ln m}} = m$ の比 ${tex_vec(w)}$。これでエンコーダ側のバリュー ${tex_vec(p['v_enc'])}$ を重み付き平均して {num(right)}。")
+    return Draft(stem, num(right), wrong, expl)
+
+
+# ---------------------------------------------------------------------------
+@calc_generator("encdec.roles_blank", "encdec", _params_shape)
+def _roles_blank(p: dict) -> Draft:
+    """(ア) where Q comes from, (イ) where K and V come from, (ウ) the weight shape."""
+    n_src, n_tgt = p["n_src"], p["n_tgt"]
+    dec, enc = "デコーダ側の表現", "エンコーダの出力"
+    stem = (f"{BLANK}\n\nエンコーダ・デコーダ型の Transformer の Source-Target Attention では、クエリは（ア）から、"
+            f"キーとバリューは（イ）から作られる。ソースが {n_src} トークン、ターゲットが {n_tgt} トークンのとき、"
+            f"1 つのヘッドの注意の重み行列（行がクエリ、列がキー）の形は（ウ）である。")
+    right = blank(dec, enc, shape(_shapes(n_tgt, n_src, p)["weights"]))
+    wrong = (
+        (blank(enc, dec, shape(_shapes(n_src, n_tgt, p)["weights"])),
+         mc("クエリとキー・バリューの出どころの取り違え", "訳文の各語が原文を参照するので、問いかける側（クエリ）はデコーダである。")),
+        (blank(dec, dec, shape(_shapes(n_tgt, n_tgt, p)["weights"])),
+         mc("Self-Attention との混同", "クエリ・キー・バリューがすべてデコーダ側から来るのは、デコーダのマスク付き Self-Attention である。")),
+        (blank(enc, enc, shape(_shapes(n_src, n_src, p)["weights"])),
+         mc("エンコーダの Self-Attention との混同", "すべてエンコーダ側から来るのは、エンコーダの Self-Attention である。")),
+    )
+    expl = (f"Source-Target Attention は、デコーダ側の {n_tgt} 語のそれぞれがエンコーダ出力の {n_src} 語のどこを見るかを決める。"
+            f"クエリはデコーダ、キーとバリューはエンコーダから来るので、重みは {shape(_shapes(n_tgt, n_src, p)['weights'])}。")
+    return Draft(stem, right, wrong, expl)
+
+
+# ---------------------------------------------------------------------------
+def _params_layers(rng: np.random.Generator) -> dict:
+    return {"n": int(rng.integers(2, 13))}
+
+
+@calc_generator("encdec.sublayer_count", "encdec", _params_layers)
+def _sublayer_count(p: dict) -> Draft:
+    """Attention sub-layers in an encoder-decoder with N layers each: 3N."""
+    n = p["n"]
+    right = tutor.attention_sublayers(n)
+    stem = (f"原論文と同じ構成で、エンコーダとデコーダをそれぞれ $N = {n}$ 層重ねた Transformer がある。"
+            f"モデル全体に含まれる Multi-Head Attention のサブレイヤーの数{BEST}")
+    wrong = (
+        (num(tutor.attention_sublayers(n, mistake="no_cross")),
+         mc("Source-Target Attention の数え忘れ", "デコーダの各層には、マスク付き Self-Attention に加えて Source-Target Attention がある。")),
+        (num(tutor.attention_sublayers(n, mistake="cross_in_encoder")),
+         mc("エンコーダにも交差注意があると誤解", "エンコーダの各層の注意は Self-Attention の 1 つだけである。")),
+        (num(tutor.attention_sublayers(n, mistake="one_layer")),
+         mc("層の数の掛け忘れ", f"1 層ぶん（エンコーダ 1 + デコーダ 2）だけを数え、$N = {n}$ を掛けなかった。")),
+    )
+    expl = (f"エンコーダの各層に Self-Attention が 1 つ、デコーダの各層にマスク付き Self-Attention と Source-Target Attention の 2 つ。"
+            f"合計 $(1 + 2) \\times {n} = {num(right)}$。原論文（N = 6）なら {num(tutor.attention_sublayers(6))} になる。")
+    return Draft(stem, num(right), wrong, expl)
+
+
+def _row_sum(n_tgt: int, n_src: int) -> float:
+    """Row sum of a cross-attention weight matrix, measured on the engine (ones as Q, K, V)."""
+    w = tutor.attention(np.ones((n_tgt, 2)), np.ones((n_src, 2)), np.ones((n_src, 2))).weights
+    return float(tutor.row_sums(w)[0])
+
+
+# ---------------------------------------------------------------------------
+@calc_generator("encdec.weights_worst", "encdec", _params_shape)
+def _weights_worst(p: dict) -> Draft:
+    """Which statement about the three attention weight matrices is wrong (Source-Target shape swapped)."""
+    n_src, n_tgt = p["n_src"], p["n_tgt"]
+    stem = (f"ソースが {n_src} トークン、ターゲットが {n_tgt} トークンのエンコーダ・デコーダ型 Transformer の、"
+            f"1 つのヘッドの注意の重み行列（行がクエリ、列がキー）についての記述{WORST}")
+    answer = f"Source-Target Attention の重み行列は {shape(_shapes(n_src, n_tgt, p)['weights'])} である。"
+    wrong = (
+        (f"エンコーダの Self-Attention の重み行列は {shape(_shapes(n_src, n_src, p)['weights'])} で、0 に固定される成分はない。",
+         mc("正しい記述（エンコーダ）", "エンコーダではマスクをかけないので、どのトークンも文全体を見られる。")),
+        (f"デコーダのマスク付き Self-Attention の重み行列は {shape(_shapes(n_tgt, n_tgt, p)['weights'])} で、"
+         f"0 でない成分は最大 {num(qm.allowed_pairs(n_tgt))} 個である。",
+         mc("正しい記述（デコーダのマスク）", "因果マスクで未来の位置が 0 になるので、見てよい組は対角とその左下だけになる。")),
+        (f"Source-Target Attention の重み行列の各行の和は {num(_row_sum(n_tgt, n_src))} である。",
+         mc("正しい記述（行の和）", "softmax は各クエリ（行）ごとにキー方向で正規化するので、どの行も和が 1 になる。")),
+    )
+    expl = (f"Source-Target Attention はデコーダ側の {n_tgt} 語がクエリ、エンコーダ出力の {n_src} 語がキーなので、"
+            f"重み行列は {shape(_shapes(n_tgt, n_src, p)['weights'])} であり、{shape(_shapes(n_src, n_tgt, p)['weights'])} ではない。")
+    return Draft(stem, answer, wrong, expl)
