@@ -99,11 +99,12 @@ with visual_box:
         )
     with st.container(border=True):
         sym = "対称" if weak.symmetric else "非対称"
+        sd = ui.steps.auto_digits(res.scores)
         st.markdown(
             f"**弱点 2：単語どうしの似かたしか測れない。** それ → 魚 のスコアは "
-            f"{ui.steps.number(res.scores[IT, FISH], 3)}、それ → 猫 も {ui.steps.number(res.scores[IT, CAT], 3)} です。"
+            f"{ui.steps.number(res.scores[IT, FISH], sd)}、それ → 猫 も {ui.steps.number(res.scores[IT, CAT], sd)} です。"
             "代名詞と名詞は単語として似ていないので、「前に出た名詞を探す」という役割の関係は内積に現れません。"
-            f"しかも $S$ は **{sym}**（魚 → それ も {ui.steps.number(res.scores[FISH, IT], 3)}）で、"
+            f"しかも $S$ は **{sym}**（魚 → それ も {ui.steps.number(res.scores[FISH, IT], sd)}）で、"
             "「見る側」と「見られる側」の区別がつきません。"
         )
     with st.container(border=True):

@@ -38,7 +38,8 @@ st.markdown(
     "人が設計するのではなく、大量の文章で次の単語を当てる訓練の中で身につきます。"
 )
 st.latex(r"\mathbf{q}_i = \mathbf{x}_i W_Q,\quad \mathbf{k}_i = \mathbf{x}_i W_K,\quad \mathbf{v}_i = \mathbf{x}_i W_V")
-st.latex(r"W_Q,\ W_K: d_{\text{model}}\times d_k,\qquad W_V: d_{\text{model}}\times d_v")
+st.latex(r"W_Q,\ W_K:\ d_{\text{model}}\times d_k")
+st.latex(r"W_V:\ d_{\text{model}}\times d_v")
 st.latex(r"s_{ij} = \mathbf{q}_i\cdot\mathbf{k}_j")
 st.latex(r"a_{ij} = \mathrm{softmax}(s_{i1},\dots,s_{in})_j")
 st.latex(r"\mathbf{z}_i = \sum_j a_{ij}\,\mathbf{v}_j")
@@ -70,9 +71,10 @@ hc = ui.compute("qkv_steps", tutor.hand_calculation, tb.X, w_q, w_k, w_v, tokens
 if cmp is None or hc is None:
     st.stop()
 attn = cmp.attn
+sd = auto_digits(attn.scores)  # whole-number scores print as 4, not 4.000
 m1, m2, m3 = st.columns(3)
-m1.metric("それ → 魚 のスコア", number(attn.scores[IT, FISH], 3))
-m2.metric("魚 → それ のスコア", number(attn.scores[FISH, IT], 3))
+m1.metric("それ → 魚 のスコア", number(attn.scores[IT, FISH], sd))
+m2.metric("魚 → それ のスコア", number(attn.scores[FISH, IT], sd))
 m3.metric("それ → 魚 の重み", number(attn.weights[IT, FISH], 3))
 
 # ---------------------------------------------------------------------------
@@ -113,8 +115,8 @@ with visual_box:
     else:
         st.markdown(
             f"素朴版は左右対称でしたが、$QK^\\top$ は **非対称** です。"
-            f"それ → 魚 は **{number(attn.scores[IT, FISH], 3)}**、逆向きの 魚 → それ は "
-            f"**{number(attn.scores[FISH, IT], 3)}** です。"
+            f"それ → 魚 は **{number(attn.scores[IT, FISH], sd)}**、逆向きの 魚 → それ は "
+            f"**{number(attn.scores[FISH, IT], sd)}** です。"
             f"向きによって値が違う組が {len(cmp.asymmetric)} 組あります。"
         )
     st.subheader("「それ」の行：前と後")

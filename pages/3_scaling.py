@@ -13,18 +13,16 @@ ui.page("scaling")
 
 BASE = tb.SATURATION_SCORES[0]          # (2, 1, 0)
 KEYS3 = ["キー1", "キー2", "キー3"]
-G_KEY_LABELS = ["k1 = (1, 0)", "k2 = (0, 1)", "k3 = (1, 1)"]
+G_KEY_LABELS = [f"k{j + 1} = {vector(k, 0)}" for j, k in enumerate(tb.G_KEYS)]
 PAD = alt.AutoSizeParams(type="pad")  # keep the plot area at width×height (axes and legend outside)
 
 
 def weights_frame(points, labels) -> pd.DataFrame:
     """Rows of the saturation table (display only)."""
     return pd.DataFrame({
-        "スコア": [vector(p.scores, auto_digits(p.scores, 2)) for p in points],
         "softmax 後の重み": ["(" + ", ".join(prob_text(w) for w in p.weights) + ")" for p in points],
-        "最大の重み": [prob_text(p.max_weight) for p in points],
-        "勾配の大きさ max|∂a/∂s|": [prob_text(p.gradient) for p in points],
-    }, index=labels)
+        "勾配の大きさ": [prob_text(p.gradient) for p in points],
+    }, index=pd.Index(labels, name="スコア"))
 
 
 def spread_chart(exp) -> alt.Chart:
@@ -94,8 +92,9 @@ st.subheader("softmax が尖る様子")
 points = [tutor.saturation_point(s) for s in tb.SATURATION_SCORES]
 scaled_1608 = tutor.scale_steps([tb.SATURATION_SCORES[2]], tb.SATURATION_D_K, symbol="s'", name="S")
 fixed = tutor.saturation_point(scaled_1608.result[0])
-st.table(weights_frame(points + [fixed], ["(2, 1, 0)", "(20, 10, 0)", "(16, 8, 0)",
-                                          f"(16, 8, 0) ÷ √{tb.SATURATION_D_K}"]))
+st.table(weights_frame(points + [fixed], [vector(p.scores, 0) for p in points]
+                       + [f"(16, 8, 0) ÷ √{tb.SATURATION_D_K} = {vector(fixed.scores, auto_digits(fixed.scores, 2))}"]))
+st.caption("勾配の大きさ = 重みをスコアで微分した値 ∂a_i/∂s_j の絶対値の最大。0 に近いほど学習の手がかりが弱い。")
 for label, s in (("(2, 1, 0)", tb.SATURATION_SCORES[0]), ("(20, 10, 0)", tb.SATURATION_SCORES[1])):
     with st.expander(f"softmax{label} の計算"):
         ui.steps.show_softmax_row(tutor.softmax_row_step(s))
@@ -108,7 +107,9 @@ st.markdown(
 ui.steps.show_elements(scaled_1608.flat)
 
 st.subheader("G検定の例：クエリ 1 つとキー 3 つ（$d_k = 2$）")
-st.markdown("クエリ $\\mathbf{q} = (1, 0)$、キー $(1,0), (0,1), (1,1)$、バリュー $(2,0), (0,4), (1,1)$ です。"
+st.markdown(f"クエリ $\\mathbf{{q}} = {vector(tb.G_QUERY[0], 0)}$、"
+            f"キー ${', '.join(vector(k, 0) for k in tb.G_KEYS)}$、"
+            f"バリュー ${', '.join(vector(v, 0) for v in tb.G_VALUES)}$ です。"
             "$\\sqrt{2}$ で割る場合と割らない場合を比べます。")
 g_on = tutor.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, query_labels=["q"], key_labels=G_KEY_LABELS)
 g_off = tutor.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, scale=False, query_labels=["q"],
@@ -140,13 +141,13 @@ if exp is not None:
     st.caption(f"各 $d_k$ について、成分が平均 0・分散 1 の乱数ベクトル q を {exp.n_samples} 個、"
                f"それぞれにキー k を {exp.n_keys} 個作り、内積のばらつき（標準偏差）を測りました。")
     st.altair_chart(spread_chart(exp), width="content")
-    st.table(pd.DataFrame({
-        "測った標準偏差": [number(v, 2) for v in exp.raw_std],
-        "√d_k": [number(v, 2) for v in exp.theory_std],
-        "÷√d_k 後の標準偏差": [number(v, 2) for v in exp.scaled_std],
-        "最大の重みの平均（割らない）": [number(v, 3) for v in exp.raw_max_weight],
-        "最大の重みの平均（割る）": [number(v, 3) for v in exp.scaled_max_weight],
-    }, index=[f"d_k = {d}" for d in exp.d_ks]))
+    st.table(pd.DataFrame(
+        [[number(v, 2) for v in exp.raw_std], [number(v, 2) for v in exp.theory_std],
+         [number(v, 2) for v in exp.scaled_std], [number(v, 3) for v in exp.raw_max_weight],
+         [number(v, 3) for v in exp.scaled_max_weight]],
+        index=["測った標準偏差", "√d_k（理論）", "÷√d_k 後の標準偏差", "1位の重みの平均（割らない）",
+               "1位の重みの平均（割る）"],
+        columns=[f"d_k={d}" for d in exp.d_ks]))
     st.markdown(
         f"測った幅は $\\sqrt{{d_k}}$ とよく合います（$d_k = {exp.d_ks[-1]}$ で {number(exp.raw_std[-1], 1)}、"
         f"理論 {number(exp.theory_std[-1], 1)}）。割らないと、キー {exp.n_keys} 個のうち 1 位の重みの平均は "
@@ -163,8 +164,8 @@ factor = st.slider("スコアの倍率 c", min_value=0.5, max_value=20.0, value=
 point = ui.compute("scaling_point", tutor.saturation_point, BASE, factor)
 curve = tutor.saturation_curve(BASE)
 if point is not None:
-    st.latex(r"\mathrm{softmax}" + vector(point.scores, auto_digits(point.scores, 1))
-             + r" \approx (" + ", ".join(prob_text(w) for w in point.weights) + ")")
+    st.latex(r"\begin{aligned}&\mathrm{softmax}" + vector(point.scores, auto_digits(point.scores, 1))
+             + r" \\ &\approx (" + ", ".join(prob_text(w) for w in point.weights) + r")\end{aligned}")
     m1, m2 = st.columns(2)
     m1.metric("最大の重み", prob_text(point.max_weight))
     m2.metric("勾配の大きさ max|∂a/∂s|", prob_text(point.gradient))

@@ -113,7 +113,7 @@ def test_qkv_textbook_numbers_asymmetry_and_heatmaps():
     text = page_text(at)
     for figure in ("0.894", "0.053", "0.212", "0.576"):
         assert figure in text, figure
-    assert metric(at, "それ → 魚 のスコア") == "4.000" and metric(at, "魚 → それ のスコア") == "1.000"
+    assert metric(at, "それ → 魚 のスコア") == "4" and metric(at, "魚 → それ のスコア") == "1"
     assert "非対称" in text
     assert r"q_{11} = 1\times 0 + 0\times 0 + 1\times 2 + 0\times 1 = 2" in flat_tex(text)
     ref = tutor.compare_naive_qkv(tb.X, tb.W_Q, tb.W_K, tb.W_V)

@@ -81,7 +81,7 @@ def heatmap_chart(matrix, row_labels, col_labels, *, digits: int = 3,
         text="text:N",
         color=alt.condition(f"isValid(datum.value) && datum.value > {mid!r}", alt.value("#111"), alt.value("#fff")),
     )
-    size = max(40, min(70, 420 // max(len(cols), 1)))  # 3 columns + axis + legend fit a 390 px phone
+    size = max(40, min(60, 420 // max(len(cols), 1)))  # 3 columns + axis + legend fit a 390 px phone
     # autosize "pad": Streamlit would otherwise squeeze axes + legend INTO width×height (cells ~30 px)
     return (rect + text).properties(width=size * len(cols), height=size * len(rows),
                                     autosize=alt.AutoSizeParams(type="pad"))
