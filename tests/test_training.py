@@ -163,7 +163,7 @@ def test_softmax_jacobian_and_cross_entropy():
 @pytest.fixture(scope="module")
 def default_run():
     seen = []
-    hist = T.train(T.TrainConfig(), np.random.default_rng(0), callback=lambda *a: seen.append(a))
+    hist = T.train(T.TrainConfig(), np.random.default_rng(0), callback=seen.append)
     return hist, seen
 
 
@@ -180,8 +180,9 @@ def test_default_run_learns_sore_to_b(default_run):
     np.testing.assert_allclose(hist.probe_weights.sum(axis=-1), 1.0)
     assert hist.loss[-1] < 0.05 < hist.loss[0]
     # the callback saw every step with the recorded numbers
-    assert [s[0] for s in seen] == list(range(1, 151)) and all(s[1] == 150 for s in seen)
-    assert seen[-1][2] == hist.loss[-1]
+    assert [s.step for s in seen] == list(range(1, 151)) and all(s.total == 150 for s in seen)
+    assert seen[-1].loss == hist.loss[-1] and seen[-1].accuracy == hist.accuracy[-1]
+    assert seen[-1].fraction == 1.0 and seen[74].fraction == 0.5
     assert hist.grad_norm.shape == (150, 7) and hist.grad_norm_of("W_Q")[0] > 0
 
 
@@ -242,8 +243,8 @@ def test_heads_experiment_one_head_is_enough_two_are_a_bit_faster():
 def test_run_experiment_callback_counts_both_runs_and_unknown_key():
     seen = []
     cfg_steps = sum(c.steps for c in T.EXPERIMENTS["heads"].configs)
-    T.run_experiment("heads", 1, callback=lambda *a: seen.append(a[:2]))
-    assert seen[0] == (1, cfg_steps) and seen[-1] == (cfg_steps, cfg_steps) and len(seen) == cfg_steps
+    T.run_experiment("heads", 1, callback=lambda pr: seen.append((pr.step, pr.total, pr.run)))
+    assert seen[0] == (1, cfg_steps, 0) and seen[-1] == (cfg_steps, cfg_steps, 1) and len(seen) == cfg_steps
     with pytest.raises(ValueError, match="実験"):
         T.run_experiment("dropout", 0)
 
