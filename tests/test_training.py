@@ -303,3 +303,18 @@ def test_training_quiz_answers_equal_a_fresh_computation():
         a = np.array(p["m"], float) / sum(p["m"])
         i, j = p["i"], p["j"]
         assert q.choices[q.answer] == num(a[i] * ((i == j) - a[j]), 4)
+
+
+def test_callback_every_and_predict_sentence(default_run):
+    hist, _ = default_run
+    seen = []
+    T.train(T.TrainConfig(steps=23), np.random.default_rng(0), callback=seen.append, callback_every=10)
+    assert [p.step for p in seen] == [10, 20, 23]
+    pred = T.predict_sentence(hist.params, "犬 は 川で 豆 を 拾った 。 それ を 食べた", hist.config)
+    assert pred.word == "豆" and pred.probability > 0.9
+    assert pred.sore_pos == 7 and pred.weights.shape == (1, 10)
+    assert pred.weights[0, 3] >= 0.8                                    # それ looks at 豆
+    with pytest.raises(ValueError, match="それ"):
+        T.predict_sentence(hist.params, "猫 は 魚 を 食べた", hist.config)
+    with pytest.raises(ValueError, match="語彙"):
+        T.predict_sentence(hist.params, "猫 は パン を 見つけた 。 それ を 食べた", hist.config)

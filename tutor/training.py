@@ -85,6 +85,8 @@ __all__ = [
     "forward",
     "loss_and_grads",
     "attention_map",
+    "Prediction",
+    "predict_sentence",
     "Evaluation",
     "evaluate",
     "Progress",
@@ -458,6 +460,36 @@ def attention_map(params: Params, tokens, config: TrainConfig) -> np.ndarray:
     return softmax(q @ np.swapaxes(k, -1, -2) / divisor, axis=-1)     # (h, n, n)
 
 
+@dataclass(frozen=True)
+class Prediction:
+    words: tuple[str, ...]
+    sore_pos: int
+    word: str                 # the most probable word at the それ position
+    probability: float
+    probs: np.ndarray         # (vocab,)
+    weights: np.ndarray       # (h, n) the それ row of attention
+
+
+def predict_sentence(params: Params, words, config: TrainConfig) -> Prediction:
+    """What the trained model says それ refers to in any sentence made of VOCAB words.
+
+    ``words``: a sequence of words, or one string with the words separated by spaces.
+    The sentence must contain それ exactly once and at most MAX_LEN words.
+    """
+    if isinstance(words, str):
+        words = words.replace("\u3000", " ").split()
+    words = tuple(words)
+    if words.count(_SORE) != 1:
+        raise ValueError(f"文に「それ」がちょうど 1 つ必要です（いまは {words.count(_SORE)} つ）。")
+    if len(words) > MAX_LEN:
+        raise ValueError(f"文が長すぎます（{len(words)} 語）。{MAX_LEN} 語以内にしてください。")
+    tokens = encode(words)[None, :]                                   # (1, n)
+    s = words.index(_SORE)
+    f = forward(params, tokens, [s], [len(words)], config)
+    k = int(np.argmax(f.probs[0]))
+    return Prediction(words, s, VOCAB[k], float(f.probs[0, k]), _ro(f.probs[0]), _ro(f.weights[0]))
+
+
 # ---------------------------------------------------------------------------
 # evaluation
 # ---------------------------------------------------------------------------
@@ -575,21 +607,25 @@ except ImportError:  # pragma: no cover - optional
 
 
 def train(config: TrainConfig = TrainConfig(), rng: np.random.Generator | None = None,
-          callback: Callable[["Progress"], None] | None = None) -> TrainHistory:
+          callback: Callable[["Progress"], None] | None = None, callback_every: int = 1) -> TrainHistory:
     """Train the model of this module; deterministic for a given ``rng`` seed.
 
     rng draws, in this order: training set, held-out set, initial parameters, and (only
     with batch_size > 0) the mini-batch order. ``callback(Progress(step, total, loss,
-    accuracy))`` is called after every update (e.g. to move ``st.progress``). A run whose loss or
+    accuracy))`` is called after every ``callback_every``-th update and after the last one
+    (e.g. to move ``st.progress`` and redraw a live chart). A run whose loss or
     parameters stop being finite raises ValueError (Japanese: lower the learning rate).
     """
     config.validate()
     if rng is None:
         raise ValueError("乱数生成器 rng を渡してください（例: np.random.default_rng(0)）。")
+    every = int(callback_every)
+    if every < 1:
+        raise ValueError(f"callback_every は 1 以上が必要です（{callback_every}）。")
     if _threadpool_limits is None:
-        return _train(config, rng, callback)
+        return _train(config, rng, callback, every)
     with _threadpool_limits(limits=1):
-        return _train(config, rng, callback)
+        return _train(config, rng, callback, every)
 
 
 def _diverged(step: int, config: TrainConfig) -> ValueError:
@@ -599,7 +635,7 @@ def _diverged(step: int, config: TrainConfig) -> ValueError:
     )
 
 
-def _train(config: TrainConfig, rng: np.random.Generator, callback) -> TrainHistory:
+def _train(config: TrainConfig, rng: np.random.Generator, callback, every: int) -> TrainHistory:
     train_set = make_dataset(config.n_train, rng, config.variant)
     test_set = make_dataset(config.n_test, rng, config.variant)
     params = init_params(config, rng)
@@ -650,7 +686,7 @@ def _train(config: TrainConfig, rng: np.random.Generator, callback) -> TrainHist
                                for k, w in params.as_dict().items()})
         if not all(np.all(np.isfinite(w)) for w in params.as_dict().values()):
             raise _diverged(t + 1, config)
-        if callback is not None:
+        if callback is not None and ((t + 1) % every == 0 or t + 1 == config.steps):
             callback(Progress(t + 1, config.steps, loss, float(accs[t])))
     record_checkpoint(params)                                         # after the last update
 
@@ -698,7 +734,7 @@ EXPERIMENTS: dict[str, Experiment] = {
 
 
 def run_experiment(key: str, seed: int,
-                   callback: Callable[["Progress"], None] | None = None
+                   callback: Callable[["Progress"], None] | None = None, callback_every: int = 1
                    ) -> tuple[TrainHistory, TrainHistory]:
     """Train both configurations of ``EXPERIMENTS[key]`` from ``np.random.default_rng(seed)``.
 
@@ -716,8 +752,8 @@ def run_experiment(key: str, seed: int,
             return None
         return lambda pr: callback(Progress(offset + pr.step, total, pr.loss, pr.accuracy, int(offset > 0)))
 
-    run_a = train(cfg_a, np.random.default_rng(int(seed)), shifted(0))
-    run_b = train(cfg_b, np.random.default_rng(int(seed)), shifted(cfg_a.steps))
+    run_a = train(cfg_a, np.random.default_rng(int(seed)), shifted(0), callback_every)
+    run_b = train(cfg_b, np.random.default_rng(int(seed)), shifted(cfg_a.steps), callback_every)
     return run_a, run_b
 
 
