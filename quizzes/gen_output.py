@@ -1,0 +1,164 @@
+"""⑦-4 出力と生成: softmax with a temperature, the top-k distribution, top-p as a blank,
+and a 不適切 item about how the temperature changes the distribution.
+
+Inputs: logits c·ln m (exact softmax: probabilities ∝ m^(c/T)), probabilities in twentieths.
+Answers and distractors: tutor.temperature_mistake, tutor.top_k_mistake, tutor.top_p_mistake,
+tutor.greedy and tutor.probabilities.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import tutor
+from tutor import transformer_mistakes as tm
+
+from .calc import BEST, BLANK, WORST, blank, calc_generator, ln_tex, mc, num, tex_vec
+from .core import Draft
+
+WORDS = ("猫", "魚", "犬", "鳥", "本", "駅", "雨", "空")
+# (temperature, coefficient c of the logits c·ln m): c / T is 1 or 2, so softmax(z/T) ∝ m or m²
+TEMPS = ((0.5, 1), (2.0, 2), (3.0, 3), (2.0, 4), (0.5, 1))
+
+
+def _labels(rng: np.random.Generator, n: int) -> tuple[str, ...]:
+    return tuple(str(w) for w in rng.choice(WORDS, size=n, replace=False))
+
+
+# ---------------------------------------------------------------------------
+def _params_temp(rng: np.random.Generator) -> dict:
+    t, c = TEMPS[int(rng.integers(len(TEMPS)))]
+    m = rng.choice(np.arange(1, 6), size=3, replace=False)
+    return {"t": t, "c": c, "m": tuple(int(v) for v in m), "j": int(rng.integers(3)), "words": _labels(rng, 3)}
+
+
+@calc_generator("output.temperature", "output", _params_temp)
+def _temperature(p: dict) -> Draft:
+    """P(token j) = softmax(z / T)_j for logits z = c·ln m."""
+    t, c, m, j, words = p["t"], p["c"], p["m"], p["j"], p["words"]
+    z = c * np.log(np.array(m, float))                            # the logits shown in the stem: c·ln m
+    right = tm.temperature_mistake(z, t)
+    row = ",\\ ".join(ln_tex(c, v) for v in m)
+    stem = (f"言語モデルの出力層で、次のトークンの候補「{words[0]}」「{words[1]}」「{words[2]}」のロジットが $({row})$ だった"
+            f"（$\\ln$ は自然対数）。温度 $T = {num(t, 1)}$ で $\\mathrm{{softmax}}(z/T)$ を計算したときの「{words[j]}」の確率{BEST}")
+    wrong = (
+        (num(tm.temperature_mistake(z, t, "inverted")[j]),
+         mc("温度の向きの取り違え", f"ロジットを $T$ で割らずに $T = {num(t, 1)}$ を掛けてしまった。")),
+        (num(tm.temperature_mistake(z, t, "ignored")[j]),
+         mc("温度の無視", "温度を使わず、ロジットをそのまま softmax に入れた。")),
+        (num(tm.temperature_mistake(z, t, "no_normalise")[j]),
+         mc("正規化の忘れ", "$e^{z_j/T}$ を計算したところで止め、合計で割らなかった。確率は合計 1 になるように割る。")),
+    )
+    scaled = tutor.temperature_table(z, [t])[0].scaled
+    expl = (f"ロジットを $T = {num(t, 1)}$ で割ると $z/T \\approx ({', '.join(num(v, 3) for v in scaled)})$ で、"
+            f"$e^{{z_j/T}}$ はちょうど ${tex_vec(tm.temperature_mistake(z, t, 'no_normalise'))}$ になる。合計で割ると ${tex_vec(right)}$ なので、"
+            f"「{words[j]}」は {num(right[j])}。")
+    return Draft(stem, num(right[j]), wrong, expl)
+
+
+# ---------------------------------------------------------------------------
+def _twentieths(rng: np.random.Generator) -> tuple[int, ...]:
+    """Five different counts that add up to 20 (probabilities = counts / 20)."""
+    while True:
+        cut = np.sort(rng.choice(np.arange(1, 20), size=4, replace=False))
+        counts = np.diff(np.concatenate([[0], cut, [20]]))
+        if len(set(counts.tolist())) == 5:
+            return tuple(int(v) for v in counts)
+
+
+def _params_topk(rng: np.random.Generator) -> dict:
+    counts = _twentieths(rng)
+    k = int(rng.choice((2, 3)))
+    ranked = np.argsort(-np.array(counts), kind="stable")
+    return {"counts": counts, "k": k, "tok": int(ranked[int(rng.integers(k))]), "words": _labels(rng, 5)}
+
+
+def _probs(counts) -> np.ndarray:
+    return tutor.probabilities(np.log(np.array(counts, float)))   # = counts / Σ counts, via the engine's softmax
+
+
+def _prob_list(words, probs) -> str:
+    return "、".join(f"「{w}」{num(x, 2)}" for w, x in zip(words, probs))
+
+
+@calc_generator("output.top_k", "output", _params_topk)
+def _top_k(p: dict) -> Draft:
+    """Probability of one token after top-k (k most probable kept and renormalised)."""
+    probs, k, tok, words = _probs(p["counts"]), p["k"], p["tok"], p["words"]
+    right = tm.top_k_mistake(probs, k)
+    stem = (f"次のトークンの確率が {_prob_list(words, probs)} だった。top-k サンプリング（$k = {k}$）で、"
+            f"確率の高い順に残した候補の確率を合計 1 になるように直したとき、「{words[tok]}」が選ばれる確率{BEST}")
+    wrong = (
+        (num(tm.top_k_mistake(probs, k, "k_plus")[tok]),
+         mc("k の数え間違い（多い）", f"候補を {k} 個ではなく 1 個多く残して正規化し直した。")),
+        (num(tm.top_k_mistake(probs, k, "k_minus")[tok]),
+         mc("k の数え間違い（少ない）", f"候補を {k} 個ではなく 1 個少なく残して正規化し直した。")),
+        (num(tm.top_k_mistake(probs, k, "no_renormalise")[tok]),
+         mc("正規化し直しの忘れ", "残した候補の確率を元のまま使った。残した候補の合計で割って、合計 1 に直す。")),
+    )
+    kept = [int(i) for i in np.flatnonzero(right > 0)]
+    mass = tutor.top_k_sample(probs, k, np.random.default_rng(0)).kept_mass
+    expl = (f"確率の高い {k} 個（{'、'.join(words[i] for i in kept)}）を残すと、その合計は {num(mass, 2)}。"
+            f"「{words[tok]}」の {num(probs[tok], 2)} をこれで割って {num(right[tok])}。")
+    return Draft(stem, num(right[tok]), wrong, expl)
+
+
+# ---------------------------------------------------------------------------
+def _params_topp(rng: np.random.Generator) -> dict:
+    return {"counts": _twentieths(rng), "p": float(rng.choice((0.5, 0.6, 0.7, 0.8, 0.9))), "words": _labels(rng, 5)}
+
+
+@calc_generator("output.top_p_blank", "output", _params_topp)
+def _top_p_blank(p: dict) -> Draft:
+    """(ア) the greedy token, (イ) how many tokens top-p keeps, (ウ) their total probability."""
+    probs, top_p, words = _probs(p["counts"]), p["p"], p["words"]
+    g = tutor.greedy(probs)
+
+    def triple(first: int, mistake=None) -> str:
+        r = tm.top_p_mistake(probs, top_p, mistake)
+        return blank(f"「{words[first]}」", f"{len(r.kept)} 個", num(r.mass, 2))
+
+    stem = (f"{BLANK}\n\n次のトークンの確率が {_prob_list(words, probs)} だった。貪欲法で選ばれるのは（ア）である。"
+            f"top-p サンプリング（$p = {num(top_p, 1)}$）では、確率の高い順に足していき合計が $p$ 以上になったところまでの"
+            f"（イ）の候補を残し、その元の確率の合計は（ウ）になる。")
+    right = triple(g.index)
+    wrong = (
+        (triple(g.index, "stop_before"), mc("p に届く手前で止めた", f"合計が {num(top_p, 1)} を超えない所で止めた。top-p は合計が p 以上になる最初の所までを残す。")),
+        (triple(g.index, "ascending"), mc("低い順に足した", "確率の低いトークンから足していった。top-p は高い順に足して、珍しいトークンを切り捨てる方法である。")),
+        (triple(int(g.ranking[-1])), mc("貪欲法の取り違え", "確率がいちばん低いトークンを選ぶと考えた。貪欲法は確率が最大のトークンを選ぶ。")),
+    )
+    r = tm.top_p_mistake(probs, top_p)
+    expl = (f"貪欲法は最大の「{words[g.index]}」（{num(probs[g.index], 2)}）。高い順に足すと、"
+            f"{'、'.join(words[i] for i in r.kept)} で合計 {num(r.mass, 2)} となり、初めて $p = {num(top_p, 1)}$ 以上になる。"
+            f"残すのは {len(r.kept)} 個で、その中で正規化し直してからくじを引く。")
+    return Draft(stem, right, wrong, expl)
+
+
+# ---------------------------------------------------------------------------
+def _params_worst(rng: np.random.Generator) -> dict:
+    a, b = sorted((int(v) for v in rng.choice(np.arange(1, 5), size=2, replace=False)), reverse=True)
+    return {"z": (a, b, 0), "words": _labels(rng, 3)}
+
+
+@calc_generator("output.temperature_worst", "output", _params_worst)
+def _temperature_worst(p: dict) -> Draft:
+    """Statements about the largest probability at T = 0.5, 1, 2; the wrong one inverts T."""
+    z, words = np.array(p["z"], float), p["words"]
+    top = int(tutor.greedy(tutor.probabilities(z)).index)
+
+    def pmax(t, mistake=None) -> str:
+        return num(tm.temperature_mistake(z, t, mistake)[top])
+
+    stem = (f"次のトークンの候補「{words[0]}」「{words[1]}」「{words[2]}」のロジットが ${tex_vec(z)}$ の言語モデルで、"
+            f"温度 $T$ を変えて $\\mathrm{{softmax}}(z/T)$ を計算した。「{words[top]}」の確率についての記述{WORST}")
+    answer = f"$T = 2$ にすると、「{words[top]}」の確率は {pmax(2.0, 'inverted')} になる。"
+    wrong = (
+        (f"$T = 1$ では、「{words[top]}」の確率は {pmax(1.0)} である。",
+         mc("正しい記述（T = 1）", "温度 1 はふつうの softmax と同じである。")),
+        (f"$T = 0.5$ にすると、「{words[top]}」の確率は {pmax(0.5)} に上がる。",
+         mc("正しい記述（T < 1）", "温度を下げるとロジットの差が広がり、分布が尖る。")),
+        (f"$T = 2$ にすると、「{words[top]}」の確率は {pmax(2.0)} に下がる。",
+         mc("正しい記述（T > 1）", "温度を上げるとロジットの差が縮み、分布が平らになる。")),
+    )
+    expl = (f"$T = 2$ ではロジットを 2 で割るので差が縮み、最大の確率は {pmax(1.0)} から {pmax(2.0)} に下がる。"
+            f"{pmax(2.0, 'inverted')} は $T$ を掛けてしまったとき（$T = 0.5$ と同じ）の値で、温度の向きが逆である。")
+    return Draft(stem, answer, wrong, expl)
