@@ -365,4 +365,7 @@ def transformer_knowledge_facts() -> dict[str, float]:
         "cost_self_attention_ops": layer_cost("self_attention", n, d).operations,
         "cost_recurrent_ops": layer_cost("recurrent", n, d).operations,
         "cost_growth_double_n": cost_growth("self_attention", 2, 1),
+        "temp_max_t1": round(float(probabilities(tb.TEMPERATURE_LOGITS, 1.0)[0]), 3),
+        "temp_max_t05": round(float(probabilities(tb.TEMPERATURE_LOGITS, 0.5)[0]), 3),
+        "temp_max_t2": round(float(probabilities(tb.TEMPERATURE_LOGITS, 2.0)[0]), 3),
     }

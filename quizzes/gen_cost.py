@@ -1,0 +1,152 @@
+"""⑦-5 計算量: self-attention's n²·d for given n and d, how it grows, Table 1 as a blank,
+the memory of the n × n scores, and a 不適切 item about the crossover n = d.
+
+Answers and distractors: tutor.layer_cost, tutor.cheaper_layer, tutor.ops_mistake,
+tutor.cost_growth, tutor.attention_memory_bytes, tutor.tiled_memory_bytes, tutor.human_bytes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import tutor
+from tutor import transformer_mistakes as tm
+
+from .calc import BEST, BLANK, WORST, blank, calc_generator, mc, num
+from .core import Draft
+
+NS = (10, 20, 50, 100, 200, 500, 1000)
+DS = (64, 128, 256, 512, 1024)
+
+
+def ops(x) -> str:
+    return f"{int(x):,}"
+
+
+def _params_nd(rng: np.random.Generator) -> dict:
+    return {"n": int(rng.choice(NS)), "d": int(rng.choice(DS))}
+
+
+# ---------------------------------------------------------------------------
+@calc_generator("cost.self_attention_ops", "cost", _params_nd)
+def _self_attention_ops(p: dict) -> Draft:
+    """The value of n²·d for self-attention."""
+    n, d = p["n"], p["d"]
+    right = tm.ops_mistake(n, d)
+    stem = (f"論文『Attention Is All You Need』の表 1 にならい、系列長 $n = {n}$、表現の次元 $d = {d}$ のとき、"
+            f"自己注意（Self-Attention）の層 1 つあたりの計算量を、O 記法の中の式に数を入れて見積もった値{BEST}")
+    wrong = (
+        (ops(tm.ops_mistake(n, d, "swapped")), mc("O(n²·d) と O(n·d²) の取り違え", "RNN（再帰層）の式 $n \\cdot d^2$ を使ってしまった。")),
+        (ops(tm.ops_mistake(n, d, "linear")), mc("n² の見落とし", "すべてのトークンの組（$n^2$ 通り）ではなく、$n$ 個分しか数えなかった。")),
+        (ops(tm.ops_mistake(n, d, "both_squared")), mc("d も 2 乗と誤解", "1 組の内積は $d$ 回の掛け算なので、$d$ は 1 乗である。")),
+    )
+    expl = (f"自己注意は $n^2$ 組の内積を、それぞれ $d$ 回の掛け算で計算するので $n^2 \\cdot d = {n}^2 \\times {d} = {ops(right).replace(',', '{,}')}$。"
+            f"RNN の $n \\cdot d^2$ は {ops(tm.ops_mistake(n, d, 'swapped'))} で、n = {tutor.textbook.COST_N}、d = {tutor.textbook.COST_D} の論文の例では "
+            f"{ops(tm.ops_mistake(tutor.textbook.COST_N, tutor.textbook.COST_D))} 対 "
+            f"{ops(tm.ops_mistake(tutor.textbook.COST_N, tutor.textbook.COST_D, 'swapped'))} になる。")
+    return Draft(stem, ops(right), wrong, expl)
+
+
+# ---------------------------------------------------------------------------
+def _params_growth(rng: np.random.Generator) -> dict:
+    return {"a": int(rng.choice((2, 3, 4, 10))), "b": int(rng.choice((1, 2, 3)))}
+
+
+@calc_generator("cost.growth", "cost", _params_growth)
+def _growth(p: dict) -> Draft:
+    """How many times self-attention's n²·d grows when n ×= a and d ×= b."""
+    a, b = p["a"], p["b"]
+    right = tm.cost_growth("self_attention", a, b)
+    change = f"系列長 $n$ を {a} 倍" + ("" if b == 1 else f"、表現の次元 $d$ を {b} 倍")
+    stem = f"自己注意の層の計算量を $O(n^2 \\cdot d)$ とする。{change}にすると、1 層あたりの計算量はおよそ何倍になるか。その値{BEST}"
+    wrong = (
+        (num(tm.cost_growth("recurrent", a, b)), mc("O(n²·d) と O(n·d²) の取り違え", "RNN の $n \\cdot d^2$ で見積もった。")),
+        (num(tm.cost_growth("self_attention", a, b, "linear")), mc("n² の見落とし", "計算量が $n$ に比例すると考えた。トークンの組は $n^2$ 通りある。")),
+        (num(tm.cost_growth("self_attention", a, b, "both_squared")), mc("d も 2 乗と誤解", "$d$ の倍率まで 2 乗した。")),
+    )
+    expl = (f"$n^2 \\cdot d$ で $n$ が {a} 倍、$d$ が {b} 倍になると、${a}^2 \\times {b} = {num(right)}$ 倍。"
+            f"n だけを 2 倍にすると {num(tm.cost_growth('self_attention', 2, 1))} 倍になり、長い文ほど急に重くなる。")
+    return Draft(stem, num(right), wrong, expl)
+
+
+# ---------------------------------------------------------------------------
+def _params_blank(rng: np.random.Generator) -> dict:
+    d = int(rng.choice(DS))
+    n = int(rng.choice([x for x in NS + (2000, 4000) if x != d]))
+    return {"n": n, "d": d}
+
+
+@calc_generator("cost.table_blank", "cost", _params_blank)
+def _table_blank(p: dict) -> Draft:
+    """(ア) self-attention's sequential ops, (イ) the RNN's path length, (ウ) the cheaper layer for n, d."""
+    n, d = p["n"], p["d"]
+    sa, rnn = tutor.layer_cost("self_attention", n, d), tutor.layer_cost("recurrent", n, d)
+    cheap = tutor.cheaper_layer(n, d)
+    other = "recurrent" if cheap == "self_attention" else "self_attention"
+    lab = tutor.LAYER_LABELS
+    stem = (f"{BLANK}\n\n論文の表 1 によると、自己注意の層の逐次操作の数は（ア）、再帰（RNN）層で離れた 2 つの位置を結ぶ"
+            f"最大経路長は（イ）である。また系列長 $n = {n}$、表現の次元 $d = {d}$ では、層 1 つあたりの計算量が小さいのは（ウ）である。")
+    right = blank(f"${sa.sequential}$", f"${rnn.max_path_length}$", lab[cheap])
+    wrong = (
+        (blank(f"${rnn.sequential}$", f"${sa.max_path_length}$", lab[other]),
+         mc("自己注意と RNN の取り違え", "全位置を同時に計算できる自己注意が $O(1)$、順番に待つ RNN が $O(n)$ である。計算量の比較も逆にした。")),
+        (blank(f"${sa.complexity}$", f"${rnn.max_path_length}$", lab[cheap]),
+         mc("逐次操作の数と計算量の混同", f"逐次操作の数（待ち合わせの段数）を、計算量 ${sa.complexity}$ と取り違えた。")),
+        (blank(f"${sa.sequential}$", f"${rnn.max_path_length}$", lab[other]),
+         mc("O(n²·d) と O(n·d²) の取り違え", f"$n = {n}$ と $d = {d}$ の大小から判断を逆にした。$n < d$ なら自己注意が軽い。")),
+    )
+    expl = (f"自己注意は逐次操作 ${sa.sequential}$・最大経路長 ${sa.max_path_length}$、RNN は ${rnn.sequential}$・${rnn.max_path_length}$。"
+            f"計算量は自己注意 $n^2 d = {ops(sa.operations).replace(',', '{,}')}$、RNN $n d^2 = {ops(rnn.operations).replace(',', '{,}')}$ なので、"
+            f"軽いのは {lab[cheap]}（分かれ目は $n = d$）。")
+    return Draft(stem, right, wrong, expl)
+
+
+# ---------------------------------------------------------------------------
+def _params_mem(rng: np.random.Generator) -> dict:
+    return {"n": int(rng.choice((1024, 2048, 4096, 8192))), "h": int(rng.choice((4, 8, 16, 32))),
+            "bytes": int(rng.choice((2, 4))), "block": int(rng.choice((64, 128)))}
+
+
+@calc_generator("cost.memory", "cost", _params_mem)
+def _memory(p: dict) -> Draft:
+    """Memory of the full n × n score matrices of h heads: h · n² · bytes."""
+    n, h, b, blk = p["n"], p["h"], p["bytes"], p["block"]
+    right = tutor.human_bytes(tutor.attention_memory_bytes(n, h, b))
+    kind = {2: "16 ビット（2 バイト）", 4: "32 ビット（4 バイト）"}[b]
+    stem = (f"系列長 $n = {n}$、ヘッド数 $h = {h}$ の Multi-Head Attention で、全ヘッドの $n \\times n$ のスコア行列を"
+            f"{kind}の浮動小数点数で一度にメモリに置く。その大きさ（1 MiB = $2^{{20}}$ バイト）{BEST}")
+    wrong = (
+        (tutor.human_bytes(tutor.attention_memory_bytes(n, 1, b)), mc("ヘッド数の掛け忘れ", f"1 ヘッド分だけを数えた。スコア行列はヘッドごとに {h} 枚ある。")),
+        (tutor.human_bytes(tutor.attention_memory_bytes(n, h, 1)), mc("要素のバイト数の掛け忘れ", f"要素の個数をそのままバイト数とした。1 要素は {b} バイトである。")),
+        (tutor.human_bytes(tutor.tiled_memory_bytes(n, blk, h, b)),
+         mc("タイル分割との混同", f"FlashAttention のように {blk} × {blk} のブロックずつ計算する場合の量と取り違えた。ここでは表をまるごと置く。")),
+    )
+    expl = (f"1 ヘッドのスコア行列は ${n} \\times {n}$ 要素。{h} ヘッド分で {b} バイトずつなので、"
+            f"${h} \\times {n}^2 \\times {b}$ バイト = {right}。系列長が 2 倍になるとこの量は 4 倍になる。")
+    return Draft(stem, right, wrong, expl)
+
+
+# ---------------------------------------------------------------------------
+def _params_worst(rng: np.random.Generator) -> dict:
+    d = int(rng.choice((128, 256, 512, 1024)))
+    small = int(rng.choice([x for x in (10, 20, 50, 100) if x < d]))
+    large = int(rng.choice((2000, 4000, 8000)))
+    return {"d": d, "small": small, "large": large}
+
+
+@calc_generator("cost.crossover_worst", "cost", _params_worst)
+def _crossover_worst(p: dict) -> Draft:
+    """Statements about n²·d vs n·d² around n = d; the wrong one uses the RNN's formula for self-attention."""
+    d, s, big = p["d"], p["small"], p["large"]
+    stem = f"表現の次元 $d = {d}$ のとき、自己注意（$O(n^2 \\cdot d)$）と RNN（$O(n \\cdot d^2)$）の層 1 つあたりの計算量についての記述{WORST}"
+    answer = f"$n = {s}$ のとき、自己注意の計算量は {ops(tm.ops_mistake(s, d, 'swapped'))} である。"
+    wrong = (
+        (f"$n = {s}$ のとき、RNN の計算量は {ops(tutor.layer_cost('recurrent', s, d).operations)} である。",
+         mc("正しい記述（RNN）", f"$n \\cdot d^2 = {s} \\times {d}^2$ で正しい。")),
+        (f"$n = d = {tutor.crossover(d)}$ のとき、両者の計算量はどちらも {ops(tm.ops_mistake(d, d))} で等しい。",
+         mc("正しい記述（交差点）", "$n^2 d = n d^2$ は $n = d$ のとき成り立つ。")),
+        (f"$n = {big}$ のときは、RNN の方が計算量が小さい。",
+         mc("正しい記述（長い系列）", f"$n = {big} > d = {d}$ なので $n^2$ の項が効き、自己注意の方が重くなる。")),
+    )
+    expl = (f"$n = {s}$ の自己注意は $n^2 d = {ops(tm.ops_mistake(s, d)).replace(',', '{,}')}$ である。"
+            f"{ops(tm.ops_mistake(s, d, 'swapped'))} は RNN の式 $n d^2$ を当てはめた値で、O(n²·d) と O(n·d²) を取り違えている。")
+    return Draft(stem, answer, wrong, expl)
