@@ -1,0 +1,278 @@
+"""⑧ 学習で注意が育つ: train a tiny attention model in the page and watch それ → B appear."""
+from dataclasses import asdict
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import tutor
+import ui
+from tutor import textbook as tb
+from ui.steps import vector
+from ui.validate import format_number
+
+ui.page("training")
+
+VARIANTS = {"basic": "基本：A は動物、B は食べ物", "order": "語順で決まる：A も B も動物"}
+OPTIMIZERS = {"adam": "Adam", "sgd": "SGD（素の勾配降下法）"}
+HIST_K = "training__history"      # last finished run (non-widget key: survives page switches)
+EXP_K = "training__experiments"   # {experiment key: (seed, run A, run B)}
+PAD = alt.AutoSizeParams(type="pad")
+REDRAW_EVERY = 5                  # live chart / progress bar update interval (steps)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def cached_train(settings: tuple, seed: int, _callback=None):
+    """One finished run per (settings, seed); revisiting is instant."""
+    return tutor.train(tutor.TrainConfig(**dict(settings)), np.random.default_rng(seed),
+                       _callback, REDRAW_EVERY)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def cached_experiment(key: str, seed: int, _callback=None):
+    return tutor.run_experiment(key, seed, _callback, REDRAW_EVERY)
+
+
+def pct(x: float) -> str:
+    return f"{x:.1%}"
+
+
+def curve_chart(steps, loss, acc, title: str) -> alt.LayerChart:
+    df = pd.DataFrame({"ステップ": list(steps) * 2, "系列": ["損失"] * len(steps) + ["正解率（訓練）"] * len(steps),
+                       "値": list(loss) + list(acc)})
+    return alt.Chart(df, title=title).mark_line().encode(
+        x=alt.X("ステップ:Q"), y=alt.Y("値:Q", title="損失 / 正解率"),
+        color=alt.Color("系列:N", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(orient="bottom", title=None)),
+        tooltip=["ステップ", "系列", alt.Tooltip("値:Q", format=".3f")],
+    ).properties(width=420, height=220, autosize=PAD)
+
+
+def compare_chart(runs, labels, values_of, title: str, y_title: str, log: bool = False) -> alt.Chart:
+    frames = [pd.DataFrame({"ステップ": r.steps, "実行": label, "値": values_of(r)}) for r, label in zip(runs, labels)]
+    df = pd.concat(frames, ignore_index=True)
+    scale = alt.Scale(type="log") if log else alt.Scale()
+    return alt.Chart(df, title=title).mark_line().encode(
+        x="ステップ:Q", y=alt.Y("値:Q", title=y_title, scale=scale),
+        color=alt.Color("実行:N", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(orient="bottom", title=None)),
+        tooltip=["ステップ", "実行", alt.Tooltip("値:Q", format=".3g")],
+    ).properties(width=420, height=200, autosize=PAD)
+
+
+def settings_text(cfg) -> str:
+    return (f"{VARIANTS[cfg.variant]}／ヘッド {cfg.n_heads}・$d_k = {cfg.d_k}$／"
+            f"{'√d_k で割る' if cfg.scale else '√d_k で割らない'}／"
+            f"位置エンコーディング{'あり' if cfg.positional else 'なし'}／{OPTIMIZERS[cfg.optimizer]}・"
+            f"学習率 {cfg.lr}／{cfg.steps} ステップ")
+
+
+def live_callback(bar, slot, title: str):
+    """Progress bar + live loss/accuracy chart while the engine trains."""
+    seen = {"step": [], "loss": [], "acc": []}
+
+    def cb(p) -> None:
+        seen["step"].append(p.step)
+        seen["loss"].append(p.loss)
+        seen["acc"].append(p.accuracy)
+        bar.progress(p.fraction, text=f"{title}：ステップ {p.step} / {p.total}（損失 {format_number(p.loss, 3)}）")
+        slot.altair_chart(curve_chart(seen["step"], seen["loss"], seen["acc"], "学習中の損失と正解率"),
+                          width="content")
+    return cb
+
+
+# ---------------------------------------------------------------------------
+ui.section("aim")
+st.markdown(
+    "- $W_Q$・$W_K$・$W_V$ は人が決めるのではなく、**学習で決まる** ことを、目の前で小さなモデルを訓練して確かめる。\n"
+    "- 学習前はばらばらだった「それ」の注意が、学習後に **指す相手（B）に集まる** 様子を見る。\n"
+    "- 勾配が出力層 → $W_O$ → 重み付き和 → softmax → スコア → $W_Q$・$W_K$ と流れること、"
+    "softmax が飽和するとそこで **勾配が止まる** ことを、数値で確かめる。"
+)
+
+ui.section("explain")
+st.markdown(
+    "これまでのページでは、$W_Q$・$W_K$・$W_V$ に説明用の値を使ってきました。本物のモデルでは、これらは"
+    "**乱数から出発して、予測が当たるように少しずつ直されていく** パラメータです。"
+    "ここでは「A は B を 見つけた 。 それ を 食べた」の形の短い文をたくさん作り、"
+    "**「それ」の位置の出力だけから B を当てる** 課題で、1 層の Attention を学習させます。"
+    "文には「昨日」「森で」「すぐに」などの語がときどき入り、B や「それ」の位置は文ごとに変わります。"
+)
+st.latex(r"\mathbf{a} = \mathrm{softmax}\!\left(\frac{\mathbf{q}_{\text{それ}} K^\top}{\sqrt{d_k}}\right),\quad"
+         r"\mathbf{y} = (\mathbf{a} V)\,W_O,\quad \mathbf{p} = \mathrm{softmax}(\mathbf{y} W_{\text{out}} + \mathbf{b})")
+st.latex(r"L = -\log p_{B}\qquad(\text{交差エントロピー})")
+st.markdown(
+    "損失 $L$ を下げるために、誤差逆伝播で各パラメータの勾配を求めます。勾配は順伝播を逆にたどり、"
+    "出力層 → $W_O$ → 重み付き和 → **softmax** → スコア → $W_Q$・$W_K$ と流れます。"
+    "$W_Q$ と $W_K$ に届く勾配は、必ず softmax の微分を掛けられてから届きます。"
+)
+st.latex(r"\frac{\partial a_i}{\partial s_j} = a_i\,(\delta_{ij} - a_j),\qquad "
+         r"\frac{\partial L}{\partial \mathbf{z}} = \mathbf{p} - \mathbf{y}")
+st.caption("このページのモデルの勾配はすべて NumPy で手書きし、テストで数値微分（中心差分）と照合しています。")
+
+# ---------------------------------------------------------------------------
+ui.section("hand")
+st.subheader("softmax の微分：飽和すると勾配が消える")
+for scores, note in ((tb.SATURATION_SCORES[0], ""), (tb.SATURATION_SCORES[1], "（飽和）")):
+    jac = tutor.softmax_jacobian(scores)
+    st.markdown(f"スコア $s = {vector(scores, 0)}${note} → 重み $a = {vector(tutor.softmax(scores), 5)}$")
+    ui.show_matrix(jac, [f"a{i + 1}" for i in range(3)], [f"s{j + 1}" for j in range(3)], digits=5,
+                   caption="∂a_i/∂s_j = a_i(δ_ij − a_j)")
+st.markdown("飽和した側では、どの成分も 0 にきわめて近くなります。スコアを動かしても重みがほとんど変わらないので、"
+            "$W_Q$・$W_K$ を直す手がかりが届きません。")
+
+st.subheader("出力層の勾配 $p - y$")
+logits = tb.TEMPERATURE_LOGITS
+ce_probs = tutor.softmax(logits)
+st.markdown(f"ロジット $z = {vector(logits, 0)}$ の確率は $p = {vector(ce_probs, 3)}$。正解がクラス 2 のとき、"
+            f"損失 $L = -\\ln p_2 = {format_number(tutor.cross_entropy(ce_probs, 1), 3)}$、"
+            f"ロジットの勾配 $p - y = {vector(tutor.cross_entropy_grad(logits, 1), 3)}$。"
+            "勾配降下法はこの逆向きに進むので、正解のロジットは上がり、ほかは下がります。")
+
+# ---------------------------------------------------------------------------
+ui.section("visual")
+st.subheader("学習させてみる")
+c1, c2 = st.columns(2)
+with c1:
+    variant = st.radio("課題", list(VARIANTS), format_func=VARIANTS.get, key="training_variant",
+                       persist_state="session")
+    n_heads = st.radio("ヘッド数", [1, 2], horizontal=True, key="training_heads", persist_state="session")
+    d_k = st.select_slider("各ヘッドの次元 d_k", [2, 4, 8, 16, 64], value=8, key="training_dk",
+                           persist_state="session")
+    scale = st.checkbox("√d_k で割る", value=True, key="training_scale", persist_state="session")
+    positional = st.checkbox("位置エンコーディングを足す", value=True, key="training_pe", persist_state="session")
+with c2:
+    optimizer = st.radio("最適化", list(OPTIMIZERS), format_func=OPTIMIZERS.get, horizontal=True,
+                         key="training_opt", persist_state="session")
+    lr = st.select_slider("学習率 η", [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0], value=0.05,
+                          key="training_lr", persist_state="session")
+    steps = st.slider("ステップ数", 20, 300, 150, step=10, key="training_steps", persist_state="session")
+    seed = st.number_input("乱数のシード", min_value=0, max_value=100_000, value=0, step=1, key="training_seed",
+                           persist_state="session", help="同じシードと設定なら、毎回まったく同じ学習になります。")
+config = tutor.TrainConfig(variant=variant, n_heads=int(n_heads), d_k=int(d_k), scale=bool(scale),
+                           positional=bool(positional), optimizer=optimizer, lr=float(lr), steps=int(steps))
+st.caption(f"訓練用の文 {config.n_train} 個・未知の文 {config.n_test} 個、埋め込み {config.d_model} 次元。"
+           "SGD では学習率を 0.5 前後にすると進みます（大きすぎると発散します）。")
+
+if st.button("学習を始める", key="training_run", type="primary", icon=":material/play_arrow:"):
+    bar = st.progress(0.0, text="学習を準備しています…")
+    slot = st.empty()
+    result = ui.compute("training_run", cached_train, tuple(sorted(asdict(config).items())), int(seed),
+                        _callback=live_callback(bar, slot, "学習中"))
+    slot.empty()
+    if result is not None:
+        bar.progress(1.0, text=f"学習が終わりました（{result.config.steps} ステップ）")
+        st.session_state[HIST_K] = result
+    else:
+        bar.empty()
+
+hist = st.session_state.get(HIST_K)
+if hist is None:
+    st.info("「学習を始める」を押すと、ここに学習の経過と結果が出ます（既定の設定なら数秒です）。")
+else:
+    st.caption(f"表示中の結果の設定：{settings_text(hist.config)}")
+    m1, m2, m3 = st.columns(3)
+    m1.metric("未知の文での正解率", pct(hist.heldout_accuracy), f"学習前 {pct(hist.initial.accuracy)}",
+              delta_color="off")
+    m2.metric("それ→B の平均の重み", format_number(hist.heldout_b_weight, 3),
+              f"学習前 {format_number(hist.initial.b_weight, 3)}", delta_color="off")
+    m3.metric("最後の損失", format_number(float(hist.loss[-1]), 4), f"最初 {format_number(float(hist.loss[0]), 3)}",
+              delta_color="off")
+    st.altair_chart(curve_chart(hist.steps, hist.loss, hist.accuracy, "損失と正解率（訓練データ）"), width="content")
+
+    st.subheader("教科書の文で「それ」の行を見る")
+    labels = ui.unique_labels(list(hist.probe_words))
+    rows = [("学習前" if c == 0 else f"ステップ {c}") for c in hist.checkpoints]
+    for h in range(hist.config.n_heads):
+        ui.heatmap(hist.probe_weights[:, h, :], rows, labels, digits=2, x_title="キー（見られる側）",
+                   y_title="いつ", title=f"「それ」の注意（ヘッド {h + 1}）")
+    st.caption(f"「{hist.probe_words[hist.probe_b_pos]}」の列が、学習が進むにつれて明るくなるかを見てください。"
+               f"学習前の重み：{format_number(float(hist.probe_weights[0, 0, hist.probe_b_pos]), 3)}、"
+               f"学習後：{format_number(float(hist.probe_weights[-1, 0, hist.probe_b_pos]), 3)}（ヘッド 1）。")
+
+    st.subheader("学習に使っていない文の注意（全行）")
+    test_words = ui.unique_labels(list(hist.test_example))
+    full = tutor.attention_map(hist.params, tutor.encode(hist.test_example), hist.config)
+    for h in range(hist.config.n_heads):
+        ui.heatmap(full[h], test_words, test_words, digits=2, title=f"学習後の注意の重み（ヘッド {h + 1}）")
+    st.caption("損失に使うのは「それ」の行だけです。ほかの行は、同じ $W_Q$・$W_K$ がほかの語でどう働くかを示しています。")
+
+    # -----------------------------------------------------------------------
+    ui.section("try")
+    st.markdown("語彙の中の単語で文を作り、学習したモデルに「それ」が何を指すか答えさせます（単語はスペースで区切ります）。")
+    st.caption("使える単語：" + "　".join(tutor.VOCAB[1:]))
+    sentence = st.text_input("文", value="犬 は 川で 豆 を 拾った 。 それ を 食べた", key="training_sentence",
+                             persist_state="session")
+    pred = ui.compute("training_predict", tutor.predict_sentence, hist.params, sentence, hist.config)
+    if pred is not None:
+        st.markdown(f"モデルの答え：**{pred.word}**（確率 {format_number(pred.probability, 3)}）")
+        ui.heatmap(pred.weights, [f"それ（ヘッド {h + 1}）" for h in range(pred.weights.shape[0])],
+                   ui.unique_labels(list(pred.words)), digits=2, title="「それ」の行の注意")
+
+# ---------------------------------------------------------------------------
+st.header("実験：教科書の主張をこの小さなモデルで確かめる", divider="gray")
+st.markdown("同じシードなら、2 つの実行は同じ文・同じ初期値から始まり、違うのはスイッチ 1 つだけです。"
+            "**測った結果をそのまま示します**。教科書どおりにならない場合も、そう表示します。")
+exp_key = st.selectbox("実験", list(tutor.EXPERIMENTS), format_func=lambda k: tutor.EXPERIMENTS[k].title,
+                       key="training_exp", persist_state="session")
+exp_seed = st.number_input("実験のシード", min_value=0, max_value=100_000, value=0, step=1, key="training_exp_seed",
+                           persist_state="session")
+experiment = tutor.EXPERIMENTS[exp_key]
+if st.button("実験を実行", key="training_exp_run", icon=":material/science:"):
+    bar = st.progress(0.0, text="実験を準備しています…")
+    slot = st.empty()
+    result = ui.compute("training_exp", cached_experiment, exp_key, int(exp_seed),
+                        _callback=live_callback(bar, slot, "実験中"))
+    slot.empty()
+    bar.progress(1.0, text="実験が終わりました")
+    if result is not None:
+        st.session_state.setdefault(EXP_K, {})[exp_key] = (int(exp_seed), *result)
+
+done = st.session_state.get(EXP_K, {}).get(exp_key)
+if done is None:
+    st.info("「実験を実行」を押すと、2 つの設定を同じシードで学習させて比べます。")
+else:
+    used_seed, run_a, run_b = done
+    label_a, label_b = experiment.labels
+    st.caption(f"シード {used_seed} の結果")
+    table = pd.DataFrame({
+        label_a: [pct(run_a.heldout_accuracy), format_number(run_a.heldout_b_weight, 3),
+                  format_number(run_a.heldout.peak_weight, 3), format_number(float(run_a.loss[-1]), 3),
+                  str(run_a.steps_to(0.95) if run_a.steps_to(0.95) is not None else "届かず")],
+        label_b: [pct(run_b.heldout_accuracy), format_number(run_b.heldout_b_weight, 3),
+                  format_number(run_b.heldout.peak_weight, 3), format_number(float(run_b.loss[-1]), 3),
+                  str(run_b.steps_to(0.95) if run_b.steps_to(0.95) is not None else "届かず")],
+    }, index=["未知の文での正解率", "それ→B の平均の重み", "「それ」の行の最大の重み（飽和の度合い）",
+              "最後の損失", "訓練の正解率 95 % に届いたステップ"])
+    st.table(table)
+    st.altair_chart(compare_chart((run_a, run_b), experiment.labels, lambda r: r.loss, "損失の推移", "損失"),
+                    width="content")
+    st.altair_chart(compare_chart((run_a, run_b), experiment.labels, lambda r: r.grad_norm_of("W_Q"),
+                                  "W_Q に届いた勾配の大きさ（対数目盛）", "‖∂L/∂W_Q‖", log=True), width="content")
+    if exp_key == "scaling":
+        if run_b.heldout_accuracy < run_a.heldout_accuracy:
+            st.success(
+                f"割らないと「それ」の行がすぐ 1 つのトークンに張り付き（最大の重み {format_number(run_b.heldout.peak_weight, 3)}）、"
+                f"損失が {format_number(float(run_b.loss[-1]), 3)} と大きいまま、$W_Q$ への勾配が "
+                f"{run_b.grad_norm_of('W_Q')[-1]:.1e} まで消えました。教科書の「飽和すると学習が止まる」が再現されています。")
+        else:
+            st.warning("このシードでは、割らなくても学習できました。Adam は小さな勾配も同じくらいの一歩に直して進むため、"
+                       "いつも止まるとは限りません。別のシードや「SGD」でも試してみてください。")
+        st.caption(f"正直な補足：学習の最初の一歩では、割らないほうが $W_Q$ への勾配はむしろ大きい"
+                   f"（{format_number(float(run_b.grad_norm_of('W_Q')[0]), 3)} 対 "
+                   f"{format_number(float(run_a.grad_norm_of('W_Q')[0]), 3)}）。止まるのは、数ステップで softmax が飽和したあとです。")
+    elif exp_key == "position":
+        if run_b.heldout_accuracy < run_a.heldout_accuracy:
+            st.success(
+                f"位置エンコーディングがないと正解率は {pct(run_b.heldout_accuracy)} で、2 匹の動物のどちらかを当てずっぽうで"
+                "選ぶのと同じです。「猫 は 鳥 を …」と「鳥 は 猫 を …」は同じトークンの並べ替えなので、"
+                "位置の情報なしでは「それ」の出力がまったく同じになるからです。")
+        else:
+            st.warning("このシードでは、位置エンコーディングがなくても差が出ませんでした。")
+    else:
+        st.info(
+            f"この課題は 1 つの仕事（「それ」→ B）しかないので、1 ヘッドでも {pct(run_a.heldout_accuracy)}、"
+            f"2 ヘッドでも {pct(run_b.heldout_accuracy)} です。ヘッドを増やしても役割が自然に分かれるとは限らず、"
+            "同じ仕事を 2 つのヘッドで分け合うこともあります（ヘッドごとの重みは上の「学習させてみる」で 2 ヘッドを選ぶと見られます）。")
+
+ui.quiz_section("training")
+ui.next_link("training")

@@ -1,0 +1,88 @@
+"""AppTest for ⑧ 学習で注意が育つ (pages/12_training.py): train, progress, chart data from the
+run, heatmaps, prediction, experiments, errors as st.error — never an exception."""
+import json
+
+import numpy as np
+import pytest
+
+import tutor
+from apphelpers import chart_data, open_page, page_text
+from tutor import textbook as tb
+from ui.validate import format_number
+
+PAGE = "pages/12_training.py"
+
+
+def metric(at, label_part: str) -> str:
+    hits = [m.value for m in at.metric if label_part in m.label]
+    assert hits, f"metric {label_part!r} not found in {[m.label for m in at.metric]}"
+    return hits[0]
+
+
+def test_page_opens_with_hand_calculation():
+    at = open_page(PAGE)
+    assert not at.exception, at.exception
+    text = page_text(at)
+    assert "ねらい" in text and "確認クイズ" in text
+    # the saturated Jacobian entry and the gentle one, formatted by the page from the engine
+    gentle = tutor.softmax_jacobian(tb.SATURATION_SCORES[0])
+    assert format_number(gentle[0, 0], 5) in text                      # 0.22270
+    assert format_number(tutor.cross_entropy(tutor.softmax(tb.TEMPERATURE_LOGITS), 1), 3) in text
+    assert not at.get("progress")
+    assert any("学習を始める" in str(i.value) for i in at.info)
+
+
+def test_train_button_runs_the_engine_and_shows_its_numbers():
+    at = open_page(PAGE)
+    at.button(key="training_run").click().run()
+    assert not at.exception, at.exception
+    bars = at.get("progress")
+    assert bars and "学習が終わりました" in bars[0].proto.text
+    want = tutor.train(tutor.TrainConfig(), np.random.default_rng(0))
+    assert metric(at, "未知の文での正解率") == f"{want.heldout_accuracy:.1%}" == "100.0%"
+    assert metric(at, "それ→B") == format_number(want.heldout_b_weight, 3)
+    # the loss / accuracy chart holds exactly the run's curves
+    df = chart_data(at, 0)
+    loss = df[df["系列"] == "損失"]["値"].to_numpy()
+    np.testing.assert_allclose(loss, want.loss)
+    # checkpoint heatmap of the textbook sentence: 魚 column at the last checkpoint
+    cp = chart_data(at, 1)
+    last = cp[(cp["row"] == f"ステップ {want.checkpoints[-1]}") & (cp["col"] == "魚")]["value"].iloc[0]
+    assert last == pytest.approx(want.probe_weights[-1, 0, want.probe_b_pos])
+    assert "学習前" in set(cp["row"])
+    # the prediction box answers with the trained model
+    text = page_text(at)
+    assert "モデルの答え：**豆**" in text
+
+
+def test_settings_two_heads_and_bad_sentence_and_divergence():
+    at = open_page(PAGE)
+    at.radio(key="training_heads").set_value(2)
+    at.select_slider(key="training_dk").set_value(4)
+    at.button(key="training_run").click().run()
+    assert not at.exception, at.exception
+    titles = " ".join(json.dumps(json.loads(c.proto.spec), ensure_ascii=False) for c in at.get("vega_lite_chart"))
+    assert "「それ」の注意（ヘッド 2）" in titles and "学習後の注意の重み（ヘッド 2）" in titles
+    # a sentence without それ: Japanese error, no traceback
+    at.text_input(key="training_sentence").set_value("猫 は 魚 を 食べた").run()
+    assert not at.exception
+    assert any("それ" in e.value for e in at.error)
+    # SGD with a huge learning rate diverges: st.error, the last good run stays on the page
+    at.radio(key="training_opt").set_value("sgd")
+    at.select_slider(key="training_lr").set_value(2.0)
+    at.button(key="training_run").click().run()
+    assert not at.exception, at.exception
+    assert any("発散" in e.value for e in at.error)
+    assert metric(at, "未知の文での正解率") == "100.0%"
+
+
+def test_experiment_position_shows_measured_numbers():
+    at = open_page(PAGE)
+    at.selectbox(key="training_exp").set_value("position")
+    at.button(key="training_exp_run").click().run()
+    assert not at.exception, at.exception
+    with_pe, without = tutor.run_experiment("position", 0)
+    table = at.get("table")[-1].value
+    assert table.loc["未知の文での正解率"].tolist() == [f"{with_pe.heldout_accuracy:.1%}",
+                                                       f"{without.heldout_accuracy:.1%}"]
+    assert any("当てずっぽう" in s.value for s in at.success)
