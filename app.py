@@ -31,23 +31,23 @@ todo_key = suggest_page(progress, [p.key for p in learning])
 weak = weak_topics(progress, limit=1)
 shown = False
 if n_due:
-    st.page_link(ui.PAGE_BY_KEY["review"].path, label=f"今日の復習が {n_due} 問あります", icon="🔁")
+    st.page_link(ui.PAGE_BY_KEY["review"].path, label=f"今日の復習が {n_due} 問あります", icon=":material/replay:")
     shown = True
 if weak and ui.PAGE_BY_KEY[weak[0][0]].exists:
     w = ui.PAGE_BY_KEY[weak[0][0]]
     st.page_link(w.path, label=f"いちばん弱いトピックを学び直す：{w.label}（直近の正答率 {weak[0][1]['recent_accuracy']:.0%}）",
-                 icon="📖")
+                 icon=":material/menu_book:")
     shown = True
 if todo_key is not None:
     todo = ui.PAGE_BY_KEY[todo_key]
     verb = "に進む" if not progress["visited"].get(todo_key) else "の確認クイズで習得をめざす"
-    st.page_link(todo.path, label=f"{todo.label} {verb}", icon="➡️")
+    st.page_link(todo.path, label=f"{todo.label} {verb}", icon=":material/arrow_forward:")
     shown = True
 elif learning:
     st.success("すべてのページを習得しました。模擬試験で仕上げましょう。")
 exam_info = ui.PAGE_BY_KEY["exam"]
 if exam_info.exists:
-    st.page_link(exam_info.path, label="模擬試験を受ける（時間を計って全トピックから出題）", icon=exam_info.icon)
+    st.page_link(exam_info.path, label="模擬試験を受ける（時間を計って全トピックから出題）", icon=":material/timer:")
 if not shown and not learning:
     st.info("学習ページは準備中です。")
 
@@ -87,9 +87,9 @@ else:
     df = pd.DataFrame(rows)
     chart = alt.Chart(df).mark_line(point=alt.OverlayMarkDef(size=70), color="#2E6F9E").encode(
         x=alt.X("回:O", title="回", axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("正答率:Q", scale=alt.Scale(domain=[0, 100]), title="正答率（%）"),
+        y=alt.Y("正答率:Q", scale=alt.Scale(domain=[0, 100]), title=None),
         tooltip=["回", "日時", "得点", alt.Tooltip("正答率:Q", format=".0f"), "所要時間"],
-    ).properties(height=220)
+    ).properties(height=220, title=alt.TitleParams("正答率（%）の推移", anchor="start", fontSize=13))
     st.altair_chart(chart, width="stretch")
     last = rows[-1]
     st.caption(f"直近：{last['日時']} に {last['得点']} 問正解（所要時間 {last['所要時間']}）・全 {len(rows)} 回")

@@ -134,7 +134,7 @@ def setup_screen() -> None:
     pace = int(st.session_state.get("exam_pace", ex.DEFAULT_PACE_S))
     st.caption(f"制限時間 {ex.format_clock(ex.time_limit_s(n, pace))}（{pace} 秒 × {n} 問）。"
                "本番は約 100 分で約 145 問、1 問あたり約 40 秒と言われています（回によって異なります）。")
-    st.button("試験を始める", key="exam_start", type="primary", icon="⏱️", on_click=start_exam)
+    st.button("試験を始める", key="exam_start", type="primary", icon=":material/timer:", on_click=start_exam)
 
 
 @st.fragment(run_every=1)
@@ -149,7 +149,7 @@ def clock() -> None:
         finish(auto=True)
         st.rerun()
     st.progress(ex.time_fraction_left(paper["started_at"], now, paper["limit"]),
-                text=f"⏱️ 残り時間 **{ex.format_clock(left)}**（制限 {ex.format_clock(paper['limit'])}）")
+                text=f"残り時間 **{ex.format_clock(left)}**（制限 {ex.format_clock(paper['limit'])}）")
 
 
 def question_screen(paper: dict) -> None:
@@ -158,10 +158,10 @@ def question_screen(paper: dict) -> None:
     clock()
     status = ex.paper_status(n, paper["answers"], paper["flags"])
     st.caption(f"回答済み {status['answered']} / {n} 問・チェック {len(status['flagged'])} 問　"
-               "（番号の印：✓ 回答済み、🚩 チェック）")
+               "（番号の印：✓ 回答済み、★ チェック）")
 
     def mark(j: int) -> str:
-        return f"{j + 1}" + ("🚩" if j in paper["flags"] else "") + ("✓" if paper["answers"].get(j) is not None else "")
+        return f"{j + 1}" + ("★" if j in paper["flags"] else "") + ("✓" if paper["answers"].get(j) is not None else "")
 
     nav_k = f"exam_{run}_nav"
     if nav_k not in st.session_state:
@@ -180,12 +180,13 @@ def question_screen(paper: dict) -> None:
         st.checkbox("チェック（あとで見直す）", value=i in paper["flags"], key=f"exam_{run}_flag{i}",
                     on_change=on_flag, args=(i,))
 
-    c1, c2, c3 = st.columns(3)
-    c1.button("← 前へ", key="exam_prev", on_click=go, args=(i - 1,), disabled=i == 0, width="stretch")
-    c2.button("次へ →", key="exam_next", on_click=go, args=(i + 1,), disabled=i == n - 1, width="stretch")
+    row = st.container(horizontal=True)  # stays one row on a phone (columns would stack)
+    row.button("前へ", key="exam_prev", icon=":material/arrow_back:", on_click=go, args=(i - 1,), disabled=i == 0)
+    row.button("次へ", key="exam_next", icon=":material/arrow_forward:", on_click=go, args=(i + 1,),
+               disabled=i == n - 1)
     nf = next_flagged(paper)
-    c3.button("次のチェックへ 🚩", key="exam_next_flag", on_click=go, args=(nf if nf is not None else i,),
-              disabled=nf is None, width="stretch")
+    row.button("次のチェックへ", key="exam_next_flag", icon=":material/flag:", on_click=go,
+               args=(nf if nf is not None else i,), disabled=nf is None)
 
     st.divider()
     if not st.session_state.get(CONFIRM):
@@ -196,15 +197,15 @@ def question_screen(paper: dict) -> None:
         lines.append("未回答：" + "、".join(f"問{j + 1}" for j in status["unanswered"]) + "（未回答は不正解になります）")
     if status["flagged"]:
         lines.append("チェックした問題：" + "、".join(f"問{j + 1}" for j in status["flagged"]))
-    st.warning("  \n".join(lines), icon="📝")
+    st.warning("  \n".join(lines), icon=":material/assignment:")
     if status["flagged"]:
         st.caption("チェックした問題に戻る：")
-        cols = st.columns(min(len(status["flagged"]), 6))
-        for k, j in enumerate(status["flagged"]):
-            cols[k % len(cols)].button(f"問{j + 1} 🚩", key=f"exam_goto_{j}", on_click=go, args=(j,))
-    d1, d2 = st.columns(2)
-    d1.button("提出を確定する", key="exam_confirm", type="primary", on_click=finish, args=(False,), width="stretch")
-    d2.button("問題に戻る", key="exam_cancel", on_click=set_confirm, args=(False,), width="stretch")
+        goto = st.container(horizontal=True)
+        for j in status["flagged"]:
+            goto.button(f"問{j + 1} ★", key=f"exam_goto_{j}", on_click=go, args=(j,))
+    done = st.container(horizontal=True)
+    done.button("提出を確定する", key="exam_confirm", type="primary", on_click=finish, args=(False,))
+    done.button("問題に戻る", key="exam_cancel", on_click=set_confirm, args=(False,))
 
 
 def topic_chart(rows: list[dict]) -> alt.LayerChart:
@@ -216,15 +217,16 @@ def topic_chart(rows: list[dict]) -> alt.LayerChart:
         x=alt.X("正答率:Q", scale=alt.Scale(domain=[0, 100]), title="正答率（%）"),
         tooltip=["トピック", "得点", alt.Tooltip("正答率:Q", format=".0f")],
     )
+    full = base.mark_bar(color="#9e9e9e", opacity=0.18).encode(x=alt.datum(100))  # the 100 % track
     bars = base.mark_bar(color="#2E6F9E")
-    text = base.mark_text(align="left", dx=4).encode(text="得点:N")
-    return (bars + text).properties(height=alt.Step(28))
+    text = base.mark_text(align="right", dx=-4).encode(x=alt.datum(100), text="得点:N")  # inside the track
+    return (full + bars + text).properties(height=alt.Step(28))
 
 
 def result_screen(res: dict) -> None:
     result, questions, answers = res["result"], res["questions"], res["answers"]
     if res["auto"]:
-        st.warning("時間切れのため、その時点の解答で自動的に提出しました。", icon="⏰")
+        st.warning("時間切れのため、その時点の解答で自動的に提出しました。", icon=":material/alarm:")
     st.subheader("結果")
     m1, m2, m3 = st.columns(3)
     m1.metric("得点", f"{result['score']} / {result['total']}")
@@ -237,10 +239,11 @@ def result_screen(res: dict) -> None:
     weakest = ex.weakest_topic(result)
     info = ui.PAGE_BY_KEY.get(weakest) if weakest else None
     if info is not None and info.exists:
-        st.page_link(info.path, label=f"いちばん弱かったトピックを学び直す：{info.label}", icon="📖")
+        st.caption("いちばん弱かったトピックを学び直す：")
+        st.page_link(info.path, label=info.label, icon=":material/menu_book:")
     if result["wrong"]:
-        st.page_link(ui.PAGE_BY_KEY["review"].path,
-                     label=f"間違えた {result['wrong']} 問は復習に入りました（復習と進捗へ）", icon="🔁")
+        st.caption(f"間違えた {result['wrong']} 問は復習の予定に入りました。")
+        st.page_link(ui.PAGE_BY_KEY["review"].path, label="復習と進捗へ", icon=":material/replay:")
 
     st.subheader("1 問ずつの振り返り")
     only_wrong = st.toggle("間違えた問題と未回答だけ表示", key="exam_only_wrong")
@@ -248,7 +251,7 @@ def result_screen(res: dict) -> None:
         if only_wrong and it["correct"]:
             continue
         choice = answers.get(i)
-        mark = "✅" if it["correct"] else ("⬜ 未回答" if choice is None else "❌")
+        mark = "○ 正解" if it["correct"] else ("− 未回答" if choice is None else "× 不正解")
         with st.expander(f"問{i + 1}　{mark}　{TOPICS[q.topic]}", expanded=not it["correct"]):
             st.markdown(q.stem)
             for c in range(4):
@@ -263,7 +266,7 @@ def result_screen(res: dict) -> None:
             elif not it["correct"]:
                 st.warning(f"あなたの選んだ選択肢につながる誤解 — {it['misconception']}")
             st.info(f"**解説** {q.explanation}")
-    st.button("もう一度受ける", key="exam_again", on_click=reset, icon="🔄")
+    st.button("もう一度受ける", key="exam_again", on_click=reset, icon=":material/refresh:")
 
 
 # ---------------------------------------------------------------------------

@@ -15,6 +15,7 @@ ui.page("review")
 
 DONE = "review__done"     # qids answered in the current round of today's session
 CUR = "review__cur"       # the qid on screen (kept until 次の問題へ, so feedback stays visible)
+CUR_INFO = "review__cur_info"  # its box and today's count when it was put on screen
 ROUND = "review__round"   # makes widget keys fresh when a question comes back in a new round
 
 st.session_state.setdefault(DONE, set())
@@ -57,6 +58,7 @@ metrics = st.container()  # filled after the card, so an answer given in this ru
 pending = [q for q in rv.due_items(sched, today) if q not in st.session_state[DONE]]
 if st.session_state[CUR] is None and pending:
     st.session_state[CUR] = pending[0]
+    st.session_state[CUR_INFO] = {"box": sched[pending[0]]["box"], "left": len(pending)}
 cur = st.session_state[CUR]
 
 if cur is not None:
@@ -66,16 +68,15 @@ if cur is not None:
         st.warning(f"この問題はもう作れません（{ui.state.plain(exc)}）。")
         st.button("この問題を復習予定から外す", key="review_drop", on_click=drop_current)
     else:
-        item = sched.get(cur)
-        where = f"箱 {item['box']}・" if item else ""
-        st.caption(f"{where}{TOPICS[question.topic]}・残り {len(pending)} 問")
+        info = st.session_state.get(CUR_INFO) or {}
+        st.caption(f"箱 {info.get('box', '?')} の問題・{TOPICS[question.topic]}・この回の残り {info.get('left', '?')} 問")
         with st.container(border=True):
             ui.question_card(question, key=f"review_{st.session_state[ROUND]}_{cur}", source="review", link=False)
         answered = f"review_{st.session_state[ROUND]}_{cur}__answered" in st.session_state
         if answered:
             moved = ui.state.get_progress()["review"].get(cur)
             if moved is None:
-                st.success("覚えました。この問題は復習予定から外れます。", icon="🎉")
+                st.success("覚えました。この問題は復習予定から外れます。", icon=":material/celebration:")
             elif moved["box"] == 1:
                 st.caption("箱 1 に戻りました。今日のうちにもう一度出ます。")
             else:
@@ -83,9 +84,9 @@ if cur is not None:
         st.button("次の問題へ", key="review_next", on_click=next_item, disabled=not answered, type="primary")
 elif due_today(progress, today):
     st.info(f"この回の復習は終わりました。まちがえた {due_today(progress, today)} 問が、今日の予定にまだ残っています。")
-    st.button("もう一周する", key="review_again", on_click=new_round, icon="🔁")
+    st.button("もう一周する", key="review_again", on_click=new_round, icon=":material/replay:")
 elif sched:
-    st.success(f"今日の復習はすべて終わりました。次の復習は {rv.next_due(sched)} です。", icon="✅")
+    st.success(f"今日の復習はすべて終わりました。次の復習は {rv.next_due(sched)} です。", icon=":material/check_circle:")
 else:
     st.info("復習する問題はまだありません。各ページの確認クイズや模擬試験でまちがえた問題が、ここに入ります。")
 
@@ -111,13 +112,13 @@ if not weak:
     st.info("まだ弱いトピックはありません（解答がないか、解いたトピックはすべて習得済みです）。")
 else:
     st.caption("直近 5 問の正答率が低い順です。ページに戻って解説と手計算を見直しましょう。")
-    for topic, s in weak:
-        label = f"{TOPICS[topic]} — 直近 {s['recent']} 問中 {s['recent_correct']} 問正解（{s['recent_accuracy']:.0%}）"
+    for rank, (topic, s) in enumerate(weak, start=1):
         info = ui.PAGE_BY_KEY.get(topic)
         if info is not None and info.exists:
-            st.page_link(info.path, label=label, icon="📖")
+            st.page_link(info.path, label=f"{rank}. {TOPICS[topic]}", icon=":material/menu_book:")
         else:
-            st.markdown(f"- {label}")
+            st.markdown(f"**{rank}. {TOPICS[topic]}**")
+        st.caption(f"直近 {s['recent']} 問中 {s['recent_correct']} 問正解（{s['recent_accuracy']:.0%}）")
 
 # ---------------------------------------------------------------------------
 st.header("進捗の保存と読み込み", divider="gray")
@@ -132,7 +133,7 @@ except ProgressError as exc:
 else:
     st.download_button("進捗を書き出す（JSON）", data=data, key="progress_download",
                        file_name=f"attention-tutor-progress-{today.isoformat()}.json",
-                       mime="application/json", icon="💾", on_click="ignore")
+                       mime="application/json", icon=":material/download:", on_click="ignore")
 
 st.file_uploader("進捗ファイルを読み込む（今の進捗と置き換わります）", type=["json"],
                  key=ui.state.UPLOAD_KEY, on_change=ui.state.import_uploaded)
@@ -146,4 +147,4 @@ if db["path"]:
     if db["ok"]:
         st.caption(f"この端末の保存ファイルにも自動で保存しています：{ui.state.plain(db['path'])}")
     else:
-        st.warning(ui.state.plain(db["message"]), icon="⚠️")
+        st.warning(ui.state.plain(db["message"]), icon=":material/warning:")

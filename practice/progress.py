@@ -123,13 +123,15 @@ def is_mastered(progress: dict, topic: str) -> bool:
 
 
 def weak_topics(progress: dict, limit: int | None = None) -> list[tuple[str, dict]]:
-    """Topics that have answers and are not mastered, weakest first.
+    """Topics whose recent accuracy is below the mastery bar (4 of 5), weakest first.
 
     Ranked by recent accuracy (last MASTERY_WINDOW answers), then by fewer recent
-    answers (less evidence first), then by topic key for a stable order.
+    answers (less evidence first), then by topic key for a stable order. A topic answered
+    right every time so far is not weak, even before it has enough answers to be mastered.
     """
     stats = topic_stats(progress)
-    rows = [(t, s) for t, s in stats.items() if not s["mastered"]]
+    bar = MASTERY_CORRECT / MASTERY_WINDOW
+    rows = [(t, s) for t, s in stats.items() if not s["mastered"] and s["recent_accuracy"] < bar]
     rows.sort(key=lambda ts: (ts[1]["recent_accuracy"], ts[1]["recent"], ts[0]))
     return rows if limit is None else rows[:limit]
 

@@ -93,7 +93,7 @@ def test_whole_mock_exam_answer_flag_revisit_submit():
     at.checkbox(key=f"exam_{run}_flag2").check()
     no_exception(at.run())
     nav = at.pills(key=f"exam_{run}_nav")
-    assert nav.options[:4] == ["1✓", "2🚩✓", "3🚩", "4"]
+    assert nav.options[:4] == ["1✓", "2★✓", "3★", "4"]
     assert "回答済み 2 / 10 問・チェック 2 問" in page_text(at)
 
     # change an answer: go back to 問1 with the navigator, its answer is still there
@@ -139,10 +139,11 @@ def test_whole_mock_exam_answer_flag_revisit_submit():
     assert list(chart["得点"]) == [f"{r['correct']}/{r['total']}" for r in rows]
     assert len(at.expander) == 10
     labels = [e.label for e in at.expander]
-    assert labels[0].startswith("問1　✅") and labels[1].startswith("問2　❌") and "未回答" in labels[3]
+    assert labels[0].startswith("問1　○ 正解") and labels[1].startswith("問2　× 不正解") and "未回答" in labels[3]
     text = page_text(at)
     assert qs[1].misconceptions[wrong(qs[1])] in text and qs[1].explanation in text
-    assert "間違えた 1 問は復習に入りました" in " ".join(p.label for p in at.get("page_link"))
+    assert "間違えた 1 問は復習の予定に入りました。" in text
+    assert "復習と進捗へ" in [p.label for p in at.get("page_link")]
 
     # saved: history, attempts (source exam), the wrong one scheduled for review
     progress = at.session_state["progress"]
@@ -278,15 +279,12 @@ def test_review_weak_topics_ranked_with_links():
     for i in range(5):
         p = apply_answer(p, f"zz.qkv.calc0#{i}", "qkv", True, 0, "page")
     at = no_exception(open_page(REVIEW, session={"progress": p}))
-    text = page_text(at) + "\n".join(pl.label for pl in at.get("page_link"))
-    mask_at = text.find("⑥ 因果マスク — 直近 3 問中 1 問正解（33%）")
-    naive_at = text.find("① 素朴なAttention — 直近 3 問中 2 問正解（67%）")
-    assert 0 <= mask_at < naive_at
-    assert "② Q・K・V — 直近" not in text  # mastered: not weak
     links = {pl.label: pl.proto.page for pl in at.get("page_link")}
-    for label, page in links.items():
-        if label.startswith("⑥ 因果マスク — "):
-            assert page == "mask"
+    assert links["1. ⑥ 因果マスク"] == "mask" and links["2. ① 素朴なAttention"] == "naive"
+    assert not any(label.startswith("3.") for label in links)  # mastered qkv is not weak
+    captions = [c.value for c in at.caption]
+    i = captions.index("直近 3 問中 1 問正解（33%）")
+    assert captions[i + 1] == "直近 3 問中 2 問正解（67%）"
 
 
 # ---------------------------------------------------------------------------

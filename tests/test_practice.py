@@ -159,6 +159,8 @@ def test_topic_stats_mastery_and_weak_topics():
     assert [t for t, _ in weak_topics(p)] == ["naive", "mask"]  # mastered qkv is not weak
     assert overall(p) == {"answered": 15, "correct": 9, "accuracy": 9 / 15}
     assert overall(new_progress())["accuracy"] is None
+    p = _answers(p, "formula", [True, True])                 # 2/2: not mastered yet …
+    assert not topic_stats(p)["formula"]["mastered"] and "formula" not in dict(weak_topics(p))  # … nor weak
 
 
 def test_suggest_page_and_path_counts():

@@ -40,7 +40,7 @@ def init() -> None:
         except ProgressError as exc:
             db["message"] = (f"保存ファイル（{path.name}）を読み込めなかったため、新しい進捗で始めます。"
                              f"ファイルはそのまま残し、上書きしません。理由：{exc}")
-            st.warning(plain(db["message"]), icon="⚠️")
+            st.warning(plain(db["message"]), icon=":material/warning:")
         else:
             db["ok"] = True
     st.session_state[DB_KEY] = db
@@ -72,7 +72,7 @@ def set_progress(progress: dict) -> None:
         except (sqlite3.Error, OSError, ProgressError) as exc:
             db["ok"] = False
             db["message"] = f"保存ファイルに書き込めなかったため、保存を止めました（{exc}）。書き出しで進捗を残してください。"
-            st.warning(plain(db["message"]), icon="⚠️")
+            st.warning(plain(db["message"]), icon=":material/warning:")
 
 
 def record_answer(question, choice: int, source: str) -> bool:
