@@ -41,9 +41,9 @@ def record(question: Question, choice: int, source: str) -> bool:
 def feedback(question: Question, choice: int) -> None:
     """Right or wrong, the named mistake behind a wrong choice, and the explanation."""
     if choice == question.answer:
-        st.success("正解です。", icon="✅")
+        st.success("正解です。", icon=":material/check_circle:")
     else:
-        st.error(f"不正解です。正解は「{question.choices[question.answer]}」です。", icon="❌")
+        st.error(f"不正解です。正解は「{question.choices[question.answer]}」です。", icon=":material/cancel:")
         st.warning(f"あなたの選んだ選択肢につながる誤解 — {question.misconceptions[choice]}")
     st.info(f"**解説** {question.explanation}")
 
@@ -118,4 +118,4 @@ def quiz_section(topic: str, n: int = 3) -> None:
         st.session_state[round_k] = st.session_state.get(round_k, 0) + 1
         st.query_params.pop("q", None)
 
-    st.button("新しい問題", key=f"quiz_{topic}__new", on_click=new_round, icon="🔄")
+    st.button("新しい問題", key=f"quiz_{topic}__new", on_click=new_round, icon=":material/refresh:")
