@@ -1,0 +1,188 @@
+"""Shared pieces of the benchmark: result rows, statistics, the Markdown table, a server.
+
+Every section returns a list of :class:`Row`; ``format_table`` turns them into one
+Markdown table. Timings are wall-clock (``time.perf_counter``); a row reports the median
+and the min–max of its samples, and a ratio only when both sides were measured side by
+side in the same run.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # pages do `import ui`, `import tutor` (AppTest adds only pages/)
+    sys.path.insert(0, str(ROOT))
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               "--no-proxy-server"]
+
+
+@dataclass
+class Config:
+    quick: bool = False
+    repeat: int | None = None          # samples per measurement (None: the section's default)
+    log: callable = field(default=lambda msg: print(msg, file=sys.stderr, flush=True))
+
+    def reps(self, full: int, quick: int) -> int:
+        if self.repeat is not None:
+            return max(1, int(self.repeat))
+        return quick if self.quick else full
+
+
+@dataclass
+class Row:
+    section: str
+    what: str
+    samples: list[float]               # in `unit`
+    unit: str                          # "ms", "s", "MB", "q/s"
+    ratio: str = ""                    # "1.12× torch" (side by side, same run)
+    target: str = ""                   # "≤ 50 ms"
+    ok: bool | None = None             # PASS / FAIL / (None: information only)
+    note: str = ""
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples) if self.samples else float("nan")
+
+    @property
+    def lo(self) -> float:
+        return min(self.samples) if self.samples else float("nan")
+
+    @property
+    def hi(self) -> float:
+        return max(self.samples) if self.samples else float("nan")
+
+
+def fmt(x: float, unit: str = "") -> str:
+    if x != x:  # NaN
+        return "–"
+    ax = abs(x)
+    if unit == "q/s" or ax >= 1000:
+        s = f"{x:,.0f}"
+    elif ax >= 100:
+        s = f"{x:.0f}"
+    elif ax >= 10:
+        s = f"{x:.1f}"
+    elif ax >= 1:
+        s = f"{x:.2f}"
+    else:
+        s = f"{x:.3f}"
+    return s
+
+
+def verdict(ok: bool | None) -> str:
+    return "" if ok is None else ("PASS" if ok else "**FAIL**")
+
+
+def format_table(rows: list[Row]) -> str:
+    head = "| section | what | median | min – max | n | ratio (same run) | target | result |"
+    sep = "|---|---|---:|---:|---:|---|---|---|"
+    lines = [head, sep]
+    for r in rows:
+        if r.samples:
+            med = f"{fmt(r.median, r.unit)} {r.unit}"
+            rng = f"{fmt(r.lo, r.unit)} – {fmt(r.hi, r.unit)}"
+        else:
+            med, rng = "–", "–"
+        what = r.what + (f" ({r.note})" if r.note else "")
+        lines.append(f"| {r.section} | {what} | {med} | {rng} | {len(r.samples)} | {r.ratio} | {r.target} | {verdict(r.ok)} |")
+    return "\n".join(lines)
+
+
+def ratio_samples(a: list[float], b: list[float]) -> list[float]:
+    """Per-sample ratios a_i / b_i of two series measured alternately (pairs)."""
+    return [x / y for x, y in zip(a, b) if y > 0]
+
+
+def median(xs) -> float:
+    return statistics.median(xs) if xs else float("nan")
+
+
+# ---------------------------------------------------------------------------
+# a real `streamlit run app.py` on 127.0.0.1 (loopback only)
+# ---------------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+_NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+def healthy(base: str) -> bool:
+    try:
+        with _NO_PROXY.open(f"{base}/_stcore/health", timeout=1) as r:
+            return r.status == 200
+    except OSError:
+        return False
+
+
+@contextmanager
+def streamlit_server(wait_healthy: bool = True, timeout: float = 60):
+    """Start `streamlit run app.py` on a free 127.0.0.1 port; yields (proc, base URL, t_start).
+
+    The process is always terminated (then killed) on exit.
+    """
+    port = free_port()
+    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+           "--server.address", "127.0.0.1", "--server.port", str(port),
+           "--browser.gatherUsageStats", "false"]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        if wait_healthy:
+            deadline = time.monotonic() + timeout
+            while not healthy(base):
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("streamlit did not start: "
+                                       + proc.stderr.read().decode(errors="replace")[-1500:])
+                time.sleep(0.05)
+        yield proc, base, t0
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+def rss_mb(pid: int) -> float:
+    """Resident set size of a process in MB (VmRSS from /proc/<pid>/status)."""
+    with open(f"/proc/{pid}/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024.0
+    raise RuntimeError(f"no VmRSS for pid {pid}")
+
+
+def browser_available() -> str | None:
+    """None when Playwright and Debian's chromium are usable, else the reason."""
+    if not Path(CHROMIUM).exists():
+        return f"no chromium at {CHROMIUM}"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright not installed"
+    return None
+
+
+def load_average() -> str:
+    try:
+        return " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "?"

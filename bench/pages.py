@@ -1,0 +1,81 @@
+"""Page rerun time via AppTest, side by side with an empty Streamlit page.
+
+Every existing page of ``ui.nav.PAGES`` is opened the way the tests do (start from app.py,
+``switch_page``), run once to warm caches, then re-run; the samples of all pages and of the
+empty page are taken in turn (round robin), so they share the same machine load.
+"""
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+from .common import ROOT, Config, Row, median, ratio_samples
+
+EMPTY_SCRIPT = 'import streamlit as st\n\nst.title("empty")\n'
+TARGET_MS = 50.0
+TARGET_RATIO = 3.0
+
+
+def _open(path: str, timeout: float):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+    at.run()
+    if path != "app.py":
+        at.switch_page(path).run()
+    at.run()  # warm: module imports and st.cache_* filled
+    return at
+
+
+def run(cfg: Config) -> list[Row]:
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from ui.nav import PAGES
+
+    reps = cfg.reps(full=15, quick=2)
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    apps: list[tuple[str, str, object, str]] = []  # (label, path, AppTest, error)
+    with tempfile.TemporaryDirectory() as tmp:
+        empty_path = Path(tmp) / "empty_page.py"
+        empty_path.write_text(EMPTY_SCRIPT, encoding="utf-8")
+        empty = AppTest.from_file(str(empty_path), default_timeout=30)
+        empty.run()
+        apps.append(("empty page", "", empty, ""))
+        for info in PAGES:
+            if not info.exists:
+                continue
+            cfg.log(f"  pages: opening {info.path}")
+            try:
+                at = _open(info.path, timeout=60)
+                err = "; ".join(str(e.value)[:80] for e in at.exception) if at.exception else ""
+            except Exception as exc:  # a page that does not even run: reported, not fatal
+                at, err = None, f"{type(exc).__name__}: {exc}"[:120]
+            apps.append((f"{info.url} {info.label}", info.path, at, err))
+
+        samples: dict[str, list[float]] = {label: [] for label, *_ in apps}
+        for rep in range(reps):
+            for label, _path, at, err in apps:
+                if at is None:
+                    continue
+                t = time.perf_counter()
+                at.run()
+                samples[label].append((time.perf_counter() - t) * 1e3)
+
+    rows = []
+    empty_ms = samples["empty page"]
+    rows.append(Row("pages", "empty Streamlit page (AppTest rerun)", empty_ms, "ms", note="reference"))
+    for label, path, at, err in apps[1:]:
+        ms = samples[label]
+        if not ms:
+            rows.append(Row("pages", f"{label} rerun", [], "ms", target=f"≤ {TARGET_MS:.0f} ms, ≤ {TARGET_RATIO:.0f}× empty",
+                            ok=False, note=f"did not run: {err}"))
+            continue
+        ratio = median(ratio_samples(ms, empty_ms))
+        ok = median(ms) <= TARGET_MS and ratio <= TARGET_RATIO and not err
+        rows.append(Row("pages", f"{label} rerun", ms, "ms", ratio=f"{ratio:.2f}× empty",
+                        target=f"≤ {TARGET_MS:.0f} ms, ≤ {TARGET_RATIO:.0f}× empty", ok=ok,
+                        note=f"exception: {err}" if err else ""))
+    return rows

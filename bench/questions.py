@@ -1,0 +1,76 @@
+"""Questions generated per second: per generator (``quizzes.GENERATORS``) and in total.
+
+Each sample asks one generator for fresh seeds (never a seed twice in the run) for at least
+``window`` seconds. The total is the number of questions over the time of one round over
+every generator (the mix a mock exam draws from).
+"""
+from __future__ import annotations
+
+import time
+
+from .common import Config, Row, median
+
+TARGET_QPS = 10_000.0
+
+
+def _rate(make, start_seed: int, window: float) -> tuple[float, int, float]:
+    """(questions per second, count, seconds) for fresh seeds start_seed, start_seed + 1, …"""
+    n = 0
+    t0 = time.perf_counter()
+    while True:
+        make(start_seed + n)
+        n += 1
+        el = time.perf_counter() - t0
+        if el >= window:
+            return n / el, n, el
+
+
+def measure(cfg: Config) -> tuple[dict[str, list[float]], list[float]]:
+    import quizzes
+
+    reps = cfg.reps(full=3, quick=1)
+    window = 0.02 if cfg.quick else 0.15
+    per: dict[str, list[float]] = {gid: [] for gid in quizzes.GENERATORS}
+    totals: list[float] = []
+    seed = 1_000
+    for _ in range(reps):
+        count, secs = 0, 0.0
+        for gid, make in quizzes.GENERATORS.items():
+            qps, n, el = _rate(make, seed, window)
+            per[gid].append(qps)
+            count, secs = count + n, secs + el
+        seed += 1_000_000
+        totals.append(count / secs)
+    return per, totals
+
+
+def run(cfg: Config, details: list[str] | None = None) -> list[Row]:
+    import quizzes
+
+    per, totals = measure(cfg)
+    rows = [Row("questions", f"all {len(per)} generators together (questions/s)", totals, "q/s",
+                target=f"≥ {TARGET_QPS:,.0f} q/s", ok=median(totals) >= TARGET_QPS)]
+    ranked = sorted(per.items(), key=lambda kv: median(kv[1]))
+    slow = [gid for gid, s in ranked if median(s) < TARGET_QPS]
+    kinds = {"calc": [], "knowledge": []}
+    for gid, s in per.items():
+        kinds[quizzes.GENERATOR_INFO[gid][1]].append(median(s))
+    for kind, meds in kinds.items():
+        if meds:
+            passed = sum(m >= TARGET_QPS for m in meds)
+            rows.append(Row("questions", f"{kind} generators: median of the per-generator rates "
+                            f"({passed}/{len(meds)} reach the target)", meds, "q/s",
+                            target=f"each ≥ {TARGET_QPS:,.0f} q/s", ok=passed == len(meds)))
+    gid, s = ranked[0]
+    rows.append(Row("questions", f"slowest generator: {gid}", s, "q/s", target=f"≥ {TARGET_QPS:,.0f} q/s",
+                    ok=median(s) >= TARGET_QPS))
+    if details is not None:
+        details.append(f"Questions per second per generator (median of {len(ranked[0][1])}; "
+                       f"{len(slow)} of {len(per)} below {TARGET_QPS:,.0f}):\n")
+        details.append("| generator | topic | kind | q/s (median) | min – max | target |")
+        details.append("|---|---|---|---:|---:|---|")
+        for gid, s in ranked:
+            topic, kind = quizzes.GENERATOR_INFO[gid]
+            details.append(f"| {gid} | {topic} | {kind} | {median(s):,.0f} | {min(s):,.0f} – {max(s):,.0f} | "
+                           f"{'PASS' if median(s) >= TARGET_QPS else 'FAIL'} |")
+    return rows

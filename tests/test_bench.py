@@ -1,0 +1,51 @@
+"""Smoke test of the benchmark script (`python -m bench`): it imports and its quick sections run.
+
+No timing is asserted (the machine's load decides those); what is checked is that the
+sections produce well-formed rows, that the engine rows compare equal outputs, and that the
+table and the command line work.
+"""
+import re
+
+import pytest
+
+import bench
+from bench.common import Config, Row, format_table
+
+
+def _cfg():
+    return Config(quick=True, repeat=1, log=lambda msg: None)
+
+
+def test_engine_and_tiled_sections_run_quick():
+    rows = bench.run(["engine", "tiled"], _cfg())
+    assert all(isinstance(r, Row) for r in rows)
+    assert not [r for r in rows if r.what == "section crashed"], [r.note for r in rows]
+    fast = [r for r in rows if r.section == "engine" and r.what.startswith("tutor.fast_attention")]
+    assert len(fast) == 4  # n = 64, 128 × (no mask, causal)
+    for r in fast + [r for r in rows if r.what.startswith("tutor.tiled_attention")]:
+        assert len(r.samples) == 1 and r.samples[0] > 0
+        err = float(re.search(r"max \|Δ\| ([0-9.e+-]+)", r.note).group(1))
+        assert err <= 1e-12  # the fast/tiled outputs equal the reference's
+        assert r.ratio.endswith(("reference", "plain"))
+    mem = [r for r in rows if r.what.startswith("peak memory tiled")]
+    assert len(mem) == 2 and all(r.ok for r in mem)  # O(n·block) holds at any size
+
+
+def test_questions_section_covers_every_generator():
+    import quizzes
+
+    details: list[str] = []
+    rows = bench.run(["questions"], _cfg(), details)
+    assert rows[0].what.startswith(f"all {len(quizzes.GENERATORS)} generators")
+    table_rows = [line for line in details if line.startswith("| ") and "generator" not in line]
+    assert {line.split(" | ")[0][2:] for line in table_rows} == set(quizzes.GENERATORS)
+
+
+def test_table_and_cli(capsys):
+    text = format_table([Row("x", "a", [1.0, 3.0, 2.0], "ms", target="≤ 5 ms", ok=True),
+                         Row("x", "b", [], "s", ok=False, note="skipped")])
+    assert "| x | a | 2.00 ms | 1.00 – 3.00 | 3 |  | ≤ 5 ms | PASS |" in text
+    assert "**FAIL**" in text
+    with pytest.raises(SystemExit):
+        bench.main(["--only", "nosuchsection"])
+    assert "unknown section" in capsys.readouterr().err
