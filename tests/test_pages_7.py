@@ -23,6 +23,14 @@ def metric(at, label_part: str) -> str:
     return hits[0]
 
 
+def check_quiz(at, topic: str) -> None:
+    """The page ends with 3 questions of its own topic (calculation and knowledge mixed)."""
+    import quizzes
+    ids = at.session_state[f"quiz_{topic}__ids"]
+    assert len(ids) == 3 and all(quizzes.from_id(i).topic == topic for i in ids)
+    assert len([r for r in at.radio if r.key.startswith(f"quiz_{topic}_")]) == 3
+
+
 def show(token: str) -> str:
     """How the output page prints a token in text ("<eos>" → "〈eos〉")."""
     return token.replace("<", "〈").replace(">", "〉")
@@ -34,6 +42,7 @@ def show(token: str) -> str:
 def test_position_page_figures():
     at = open_page(POSITION)
     assert not at.exception
+    check_quiz(at, "position")
     text = page_text(at)
     for s in ("0.8415", "0.5403", "0.0100", "0.99995"):
         assert s in text
@@ -77,10 +86,7 @@ def test_position_permutation_and_rope_widgets():
     assert not at.exception
     rope = tutor.rope_score([1, 0, 1, 0], [1, 0, 1, 0], 8, 5)
     assert f"{rope:.4f}" in page_text(at)
-
-
-def test_position_learned_pe_seed_reproducible():
-    at = open_page(POSITION)
+    # learned position vectors: reproducible from the seed
     at.number_input(key="pos_seed").set_value(5).run()
     table = tutor.learned_position_table(4, 4, np.random.default_rng(5))
     assert f"{table[0, 0]:.4f}" in page_text(at)
@@ -92,6 +98,7 @@ def test_position_learned_pe_seed_reproducible():
 def test_cost_page_figures():
     at = open_page(COST)
     assert not at.exception
+    check_quiz(at, "cost")
     text = page_text(at)
     sa = tutor.layer_cost("self_attention", 100, 512).operations
     rnn = tutor.layer_cost("recurrent", 100, 512).operations
@@ -141,6 +148,7 @@ def test_cost_tiled_attention_live():
 def test_output_page_temperature_figures():
     at = open_page(OUTPUT)
     assert not at.exception
+    check_quiz(at, "output")
     text = page_text(at)
     expected = {1.0: ("0.665", "0.245", "0.090"), 0.5: ("0.867", "0.117", "0.016"), 2.0: ("0.506", "0.307", "0.186")}
     for t, figures in expected.items():
@@ -150,10 +158,7 @@ def test_output_page_temperature_figures():
             assert f in text
     for s in ("貪欲法", "top-k", "top-p", "ビームサーチ", "ソフトマックス"):
         assert s in text
-
-
-def test_output_temperature_slider_changes_output():
-    at = open_page(OUTPUT)
+    # the temperature slider changes the distribution
     at.slider(key="output_temp").set_value(0.3).run()
     assert not at.exception
     probs = tutor.probabilities(tb.TEMPERATURE_LOGITS, 0.3)
@@ -204,10 +209,11 @@ def test_output_generation_button_appends_steps():
 def test_output_greedy_generation_reaches_eos_and_stops():
     at = open_page(OUTPUT)
     at.selectbox(key="output_strategy").set_value("greedy").run()
-    for _ in range(6):
+    at.selectbox(key="output_prompt").set_value("を").run()
+    for _ in range(3):
         at.button(key="output_gen_one").click().run()
     assert not at.exception
-    assert "猫 は 魚 を 食べた 。 〈eos〉" in page_text(at)
+    assert "を 食べた 。 〈eos〉" in page_text(at)
     assert at.button(key="output_gen_one").disabled
 
 
@@ -217,6 +223,7 @@ def test_output_greedy_generation_reaches_eos_and_stops():
 def test_block_page_figures():
     at = open_page(BLOCK)
     assert not at.exception
+    check_quiz(at, "block")
     text = page_text(at)
     assert f"{tutor.mha_param_count(512):,}" == "1,048,576" and "1,048,576" in text
     assert f"{tutor.ffn_param_count(512, 2048):,}" in text
@@ -263,6 +270,7 @@ def test_block_batch_editor_and_ffn_widgets():
 def test_encdec_page_figures():
     at = open_page(ENCDEC)
     assert not at.exception
+    check_quiz(at, "encdec")
     text = page_text(at)
     for s in ("Source-Target Attention", "Seq2Seq", "BERT", "GPT", "双方向", "因果マスク", "N = 6"):
         assert s in text, s
@@ -309,3 +317,22 @@ def test_encdec_inputs_change_output():
     assert not at.exception
     assert at.error and "語彙にない" in at.error[0].value and "〈bos〉" in at.error[0].value
     assert metric(at, "Source-Target Attention の重みの形") == "3 × 6"
+
+
+# ---------------------------------------------------------------------------
+# quiz sections of the ⑦ pages
+# ---------------------------------------------------------------------------
+def test_quiz_link_reopens_question_and_wrong_answer_names_the_mistake():
+    import quizzes
+    qid = "cost.self_attention_ops#42"
+    q = quizzes.from_id(qid)
+    at = open_page(COST, query={"q": qid})
+    assert not at.exception
+    assert q.stem in page_text(at)
+    wrong = next(i for i in range(4) if i != q.answer)
+    radio = next(r for r in at.radio if r.key.endswith("_1__choice"))
+    radio.set_value(wrong).run()
+    next(b for b in at.button if b.key.endswith("_1__submit")).click().run()
+    assert not at.exception
+    assert any(q.misconceptions[wrong] in w.value for w in at.warning)
+    assert any("不正解" in e.value for e in at.error)
