@@ -7,6 +7,8 @@ attention_from_scores, ln_scores, exp_values, attention_shapes).
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 import tutor
@@ -50,6 +52,7 @@ def _g_weight(p: dict) -> Draft:
     q, k, v, j = p["q"], p["k"], p["v"], p["j"]
     right = tutor.attention(q, k, v)
 
+    @lru_cache(maxsize=None)  # each mistake computed once per question
     def w(mistake):
         return qm.attention_mistake(q, k, v, mistake=mistake).weights[0, j]
 
@@ -83,6 +86,7 @@ def _output_ln(p: dict) -> Draft:
     s = qm.ln_scores(m, d_k)
     right = qm.attention_from_scores(s, v, d_k=d_k)
 
+    @lru_cache(maxsize=None)  # each mistake computed once per question
     def z(mistake):
         return qm.attention_from_scores(s, v, d_k=d_k, mistake=mistake).output[0, c]
 

@@ -8,6 +8,8 @@ tutor.quizmath.allowed_pairs.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 import tutor
@@ -45,6 +47,7 @@ def _causal_weight(p: dict) -> Draft:
     mask = tutor.causal_mask(n)[i][None, :]                        # (1, n)
     right = _row(p, mask)
 
+    @lru_cache(maxsize=None)  # each mistake computed once per question
     def w(mistake):
         return _row(p, mask, mistake).weights[0, j]
 
@@ -122,7 +125,9 @@ def _params_pad(rng: np.random.Generator) -> dict:
     n = 4
     length = int(rng.choice((2, 3)))
     i = int(rng.integers(length))
-    m = tuple(int(v) for v in rng.integers(1, 6, size=n))
+    real = rng.integers(1, 7, size=length)
+    pads = rng.integers(2, 7, size=n - length)   # m = 1 would give score 0 and hide the 0-fill mistake
+    m = tuple(int(v) for v in np.concatenate([real, pads]))
     return {"n": n, "length": length, "i": i, "j": int(rng.integers(length)), "m": m, "d_k": int(rng.choice((1, 4, 9)))}
 
 
@@ -133,6 +138,7 @@ def _padding_weight(p: dict) -> Draft:
     mask = tutor.padding_mask(length, n)[i][None, :]               # (1, n)
     right = _row(p, mask)
 
+    @lru_cache(maxsize=None)  # each mistake computed once per question
     def w(mistake):
         return _row(p, mask, mistake).weights[0, j]
 
@@ -177,7 +183,7 @@ def _matrix_worst(p: dict) -> Draft:
         (f"どの行も重みの和は {num(tutor.row_sums(right.weights)[0])} で、対角より右上の成分はすべて 0 である。",
          mc("正しい記述（行の和）", "$-\\infty$ を足してから softmax するので、未来の重みは 0、各行の和は 1 になる。")),
     )
-    expl = (f"softmax の後でマスクしたときの誤り：第 2 行を全キーで softmax してからキー 3 を 0 にした値で、和が "
+    expl = (f"softmax の後でマスクしたときの誤り：{vec(after.weights[1])} は第 2 行を全キーで softmax してからキー 3 を 0 にした値で、和が "
             f"{num(tutor.row_sums(after.weights)[1])} しかない。正しくはキー 1, 2 だけで正規化して {vec(right.weights[1])}"
             f"（${tex_vec(m[:2])}$ の比）になる。")
     return Draft(stem, answer, wrong, expl)

@@ -7,6 +7,8 @@ combine_heads_mistake).
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 import tutor
@@ -61,6 +63,7 @@ def _param_count(p: dict) -> Draft:
     d_model, h, bias = p["d_model"], p["h"], p["bias"]
     right = tutor.mha_param_count(d_model, bias=bias)
 
+    @lru_cache(maxsize=None)  # each mistake computed once per question
     def count(mistake):
         return qm.mha_param_count_mistake(d_model, h, mistake, bias=bias)
 
@@ -96,6 +99,7 @@ def _combine(p: dict) -> Draft:
     heads, w_o, c = p["heads"], p["w_o"], p["c"]
     right = tutor.combine_heads([row[None, :] for row in heads], w_o)
 
+    @lru_cache(maxsize=None)  # each mistake computed once per question
     def out(mistake):
         return qm.combine_heads_mistake(heads, w_o, mistake)[0, c]
 
@@ -132,7 +136,7 @@ def _sizes_blank(p: dict) -> Draft:
         (blank(*(num(x) for x in summed)), mc("連結と和の混同", f"ヘッドの出力を連結せず足し合わせると考え、幅を {num(summed[1])} とした。")),
         (blank(*(num(x) for x in one)), mc("4 つの行列の見落とし", f"${d_model} \\times {d_model}$ の行列 1 つ分の {num(one[2])} だけを数えた。")),
     )
-    expl = (f"（ア）$d_k = {d_model}/{h} = {d_k}$。（イ）$h \\cdot d_v = {h} \\times {d_k} = {width}$ で $d_{{\\text{{model}}}}$ に戻る。"
+    expl = (f"（ア）$d_k = {d_model}/{h} = {d_k}$。（イ）$h \\cdot d_v = {h} \\times {d_k} = {tnum(width)}$ で $d_{{\\text{{model}}}}$ に戻る。"
             f"（ウ）$4 \\times {d_model}^2 = {tnum(params)}$ で、ヘッド数によらない。")
     return Draft(stem, blank(num(d_k), num(width), num(params)), wrong, expl)
 

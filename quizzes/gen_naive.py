@@ -77,7 +77,15 @@ def _score_element(p: dict) -> Draft:
 
 
 # ---------------------------------------------------------------------------
-@calc_generator("naive.weight", "naive", _params)
+def _params_weight(rng: np.random.Generator) -> dict:
+    """Like _params, redrawn until S_ij ≠ 0 (a zero score would make two distractors coincide)."""
+    while True:
+        p = _params(rng)
+        if tutor.naive_attention(p["x"]).scores[p["i"], p["j"]] != 0:
+            return p
+
+
+@calc_generator("naive.weight", "naive", _params_weight)
 def _weight(p: dict) -> Draft:
     """An attention weight A_ij = softmax(S)_ij of naive self-attention."""
     x, t, i, j = p["x"], p["tokens"], p["i"], p["j"]

@@ -65,7 +65,17 @@ def _qk_block(p: dict, r: tutor.QKV) -> str:
             f"（行の順に {'・'.join(p['tokens'])}）")
 
 
-@calc_generator("qkv.score_element", "qkv", _params)
+def _params_asym(rng: np.random.Generator) -> dict:
+    """Like _params, redrawn until the example shows the asymmetry (q_i·k_j ≠ q_j·k_i)."""
+    while True:
+        p = _params(rng)
+        r = _qkv(p)
+        s = tutor.attention(r.q, r.k, r.v).scores
+        if s[p["i"], p["j"]] != s[p["j"], p["i"]]:
+            return p
+
+
+@calc_generator("qkv.score_element", "qkv", _params_asym)
 def _score_element(p: dict) -> Draft:
     """An element of Q Kᵀ (non-symmetric in general)."""
     t, i, j = p["tokens"], p["i"], p["j"]
@@ -87,16 +97,6 @@ def _score_element(p: dict) -> Draft:
 
 
 # ---------------------------------------------------------------------------
-def _params_asym(rng: np.random.Generator) -> dict:
-    """Like _params, redrawn until the example shows the asymmetry (q_i·k_j ≠ q_j·k_i)."""
-    while True:
-        p = _params(rng)
-        r = _qkv(p)
-        s = tutor.attention(r.q, r.k, r.v).scores
-        if s[p["i"], p["j"]] != s[p["j"], p["i"]]:
-            return p
-
-
 @calc_generator("qkv.asymmetry_blank", "qkv", _params_asym)
 def _asymmetry_blank(p: dict) -> Draft:
     """(ア) q_i·k_j, (イ) q_j·k_i, (ウ) whether Q Kᵀ is symmetric."""

@@ -7,6 +7,8 @@ dot_product_variance, scaled_variance, head_dim_mistake) and tutor.head_dim.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 import tutor
@@ -66,6 +68,7 @@ def _weight_ln(p: dict) -> Draft:
     s = qm.ln_scores(m, d_k)
     row = ",\\ ".join(ln_tex(c, v) for v in m)
 
+    @lru_cache(maxsize=None)  # each mistake computed once per question
     def w(mistake=None) -> float:
         return qm.attention_from_scores(s, d_k=d_k, mistake=mistake, d_model=d_model).weights[0, j]
 
@@ -99,6 +102,7 @@ def _scaled_row(p: dict) -> Draft:
     c = qm.score_divisor(d_k)
     s = c * np.asarray(p["pattern"], float)  # the displayed score row: √d_k · (a, b, 0)
 
+    @lru_cache(maxsize=None)  # each mistake computed once per question
     def scaled(mistake=None):
         return qm.attention_from_scores(s, d_k=d_k, mistake=mistake, d_model=d_model).scaled[0]
 
