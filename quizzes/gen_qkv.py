@@ -87,7 +87,7 @@ def _score_element(p: dict) -> Draft:
     stem = (f"クエリ $Q$ とキー $K$ が次のとき、スコア表 $QK^\\top$ の ({i + 1},{j + 1}) 成分"
             f"（「{t[i]}」がクエリとして「{t[j]}」のキーを見るときのスコア）{BEST}\n\n" + _qk_block(p, r))
     wrong = (
-        (num(swapped[i, j]), mc("クエリとキーの取り違え", f"$k_{{{i + 1}}} \\cdot q_{{{j + 1}}}$（$KQ^\\top$ の成分）を計算すると {num(swapped[i, j])} になる。$QK^\\top$ は対称とは限らない。")),
+        (num(swapped[i, j]), mc("クエリとキーの取り違え", f"$k_{{{i + 1}}} \\cdot q_{{{j + 1}}}$（$KQ^\\top$ の成分）を計算すると、対称とは限らない $QK^\\top$ では別の値 {num(swapped[i, j])} になる。")),
         (num(naive[i, j]), mc("重みを通さない素朴なスコア", f"$W_Q, W_K$ を使わず $XX^\\top$ の成分を計算すると {num(naive[i, j])} になる。")),
         (num(qq[i, j]), mc("キーの代わりにクエリ", f"$q_{{{i + 1}}} \\cdot q_{{{j + 1}}}$ とクエリどうしの内積をとると {num(qq[i, j])} になる。")),
     )

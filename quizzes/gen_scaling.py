@@ -37,8 +37,8 @@ def _divisor(p: dict) -> Draft:
     stem = (f"$d_{{\\text{{model}}}} = {d_model}$、ヘッド数 $h = {h}$ の Multi-Head Attention がある。"
             f"各ヘッドの Scaled Dot-Product Attention で、スコア $QK^\\top$ を割る値{BEST}")
     wrong = (
-        (num(d_k, 2), mc("√ の付け忘れ", f"$d_k = {d_k}$ そのもので割ると考えた。割るのは標準偏差にあたる $\\sqrt{{d_k}}$ である。")),
-        (num(qm.score_divisor(d_model), 2), mc("d_model と d_k の混同", f"ヘッドに分ける前の $\\sqrt{{d_{{\\text{{model}}}}}} = \\sqrt{{{d_model}}} \\approx {num(qm.score_divisor(d_model), 2)}$ で割った。各ヘッドの内積は $d_k$ 次元。")),
+        (num(d_k, 2), mc("√ の付け忘れ", f"$d_k = {d_k}$ そのもので割ると考えたが、割るのは標準偏差にあたる $\\sqrt{{d_k}}$ である。")),
+        (num(qm.score_divisor(d_model), 2), mc("d_model と d_k の混同", f"ヘッドに分ける前の $\\sqrt{{d_{{\\text{{model}}}}}} = \\sqrt{{{d_model}}} \\approx {num(qm.score_divisor(d_model), 2)}$ で割ったが、各ヘッドの内積は $d_k$ 次元どうしでとる。")),
         (num(qm.score_divisor(qm.head_dim_mistake(d_model, h, 'swapped')), 2),
          mc("ヘッド数との混同", f"ヘッド数 $h = {h}$ を次元と取り違え、$\\sqrt{{h}} \\approx {num(qm.score_divisor(h), 2)}$ で割った。")),
     )
@@ -142,7 +142,7 @@ def _variance_blank(p: dict) -> Draft:
         (blank(num(var), num(std), num(after_dk, 4)),
          mc("√ の付け忘れ", f"$d_k$ で割ると分散は $d_k/d_k^2 = 1/{d_k} \\approx {num(after_dk, 4)}$ まで縮んでしまう。")),
         (blank(num(one), num(one), num(qm.scaled_variance(1, c), 4)),
-         mc("和の分散の見落とし", f"内積の分散が各成分と同じ 1 のままだと考えた。実際は $d_k$ 個の積の和なので分散は $d_k$ 倍になる。")),
+         mc("和の分散の見落とし", f"内積の分散が各成分と同じ 1 のままだと考えたが、$d_k$ 個の積の和なので分散は $d_k$ 倍になる。")),
     )
     expl = (f"内積は $d_k = {d_k}$ 個の積 $q_i k_i$（各分散 1）の和なので、分散は {num(var)}、標準偏差は $\\sqrt{{{d_k}}} = {num(std)}$。"
             f"$\\sqrt{{d_k}}$ で割ると分散は ${num(var)}/{num(c)}^2 = {num(after)}$ に戻る。")
