@@ -14,6 +14,7 @@ import streamlit as st
 from .validate import format_number
 
 
+@st.cache_resource(show_spinner=False, max_entries=512)  # shared, read-only chart per input
 def dense_heatmap(matrix, *, x_title: str, y_title: str, title: str = "", digits: int = 4,
                   scheme: str = "redblue", domain: tuple[float, float] | None = (-1.0, 1.0),
                   cell: int | None = None) -> alt.Chart:
@@ -40,6 +41,7 @@ def dense_heatmap(matrix, *, x_title: str, y_title: str, title: str = "", digits
     ).properties(width=cell * n_cols, height=max(6, min(22, 400 // max(n_rows, 1))) * n_rows)
 
 
+@st.cache_resource(show_spinner=False, max_entries=512)  # shared, read-only chart per input
 def prob_bars(probs, labels: Sequence[str], *, title: str = "", highlight: Sequence[int] = (),
               value_title: str = "確率") -> alt.LayerChart:
     """Horizontal bars of a distribution over tokens, the value printed next to each bar;
@@ -67,6 +69,7 @@ def show(chart) -> None:
     st.altair_chart(chart, width="stretch")
 
 
+@st.cache_resource(show_spinner=False, max_entries=512)  # shared, read-only chart per input
 def cost_chart(ns, curves: dict, labels: dict, *, crossover: int, n_mark: int | None = None,
                marks: dict | None = None, title: str = "") -> alt.LayerChart:
     """Operations per layer against the sequence length n, both axes on a log scale.

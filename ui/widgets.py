@@ -54,6 +54,9 @@ def heatmap_frame(matrix, row_labels, col_labels, digits: int = 3) -> pd.DataFra
     return pd.DataFrame.from_records(records)
 
 
+# Cached per input (shared, read-only): building an Altair chart re-infers and re-validates every
+# encoding (~10 ms per chart, python -m bench). Callers may derive from it (.properties() copies).
+@st.cache_resource(show_spinner=False, max_entries=1024)
 def heatmap_chart(matrix, row_labels, col_labels, *, digits: int = 3,
                   x_title: str = "キー（見られる側）", y_title: str = "クエリ（見る側）",
                   title: str | None = None) -> alt.LayerChart:
@@ -87,8 +90,41 @@ def heatmap_chart(matrix, row_labels, col_labels, *, digits: int = 3,
                                     autosize=alt.AutoSizeParams(type="pad"))
 
 
+try:  # Streamlit's own Altair → Vega-Lite conversion (same spec and Arrow datasets as st.altair_chart)
+    from streamlit.elements.vega_charts import _convert_altair_to_vega_lite_spec as _to_vega_lite
+except ImportError:  # pragma: no cover - another Streamlit version: no caching, same picture
+    _to_vega_lite = None
+
+
+@st.cache_data(show_spinner=False, max_entries=1024)
+def _heatmap_spec(matrix: np.ndarray, row_labels: tuple, col_labels: tuple, options: tuple) -> dict:
+    # Building the Altair chart and validating it against the Vega-Lite schema took ~25 ms per
+    # heatmap on every rerun (python -m bench); the finished spec is cached per input instead.
+    return _to_vega_lite(heatmap_chart(matrix, list(row_labels), list(col_labels), **dict(options)))
+
+
 def heatmap(matrix, row_labels, col_labels, **kwargs) -> None:
-    st.altair_chart(heatmap_chart(matrix, row_labels, col_labels, **kwargs), width="content")
+    if _to_vega_lite is None:
+        st.altair_chart(heatmap_chart(matrix, row_labels, col_labels, **kwargs), width="content")
+        return
+    spec = _heatmap_spec(np.asarray(matrix, dtype=np.float64), tuple(map(str, row_labels)),
+                         tuple(map(str, col_labels)), tuple(sorted(kwargs.items())))
+    st.vega_lite_chart(spec, width="content")
+
+
+@st.cache_data(show_spinner=False, max_entries=1024)
+def _chart_spec(_build: Callable, build_id: str, args: tuple, kwargs: dict) -> dict:
+    return _to_vega_lite(_build(*args, **kwargs))
+
+
+def cached_chart(build: Callable, *args, width="content", **kwargs) -> None:
+    """st.altair_chart(build(*args, **kwargs), width=width), with the finished Vega-Lite spec cached
+    per input: a rerun with the same numbers skips building and schema-validating the chart."""
+    if _to_vega_lite is None:
+        st.altair_chart(build(*args, **kwargs), width=width)
+        return
+    build_id = f"{getattr(build, '__module__', '')}.{getattr(build, '__qualname__', repr(build))}"
+    st.vega_lite_chart(_chart_spec(build, build_id, args, kwargs), width=width)
 
 
 # ---------------------------------------------------------------------------
