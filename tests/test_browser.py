@@ -99,7 +99,7 @@ def new_page(browser, name: str, width: int = 1280, height: int = 900):
 def wait_until_rendered(page: Page) -> None:
     """Streamlit has finished a script run: the app view exists and nothing is 'running'."""
     page.wait_for_selector('[data-testid="stAppViewContainer"]', timeout=30_000)
-    page.wait_for_selector('[data-testid="stSidebar"]', timeout=30_000)
+    page.wait_for_selector('[data-testid="stSidebar"]', state="attached", timeout=30_000)
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
         " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
@@ -117,6 +117,16 @@ def assert_healthy(page: Page) -> None:
 
 EXISTING = [p for p in PAGES if p.exists]
 
+# A number or heading each page must show (computed by the engine, rendered by the browser).
+EXPECTED_TEXT = {
+    "naive": ["0.576", "0.212"],
+    "qkv": ["0.894"],
+    "scaling": ["0.4011", "0.4223"],
+    "formula": ["1.510", "形の表"],
+    "multihead": ["1,048,576"],
+    "mask": ["0.6698", "0.3302"],
+}
+
 
 @pytest.mark.parametrize("info", EXISTING, ids=[p.key for p in EXISTING])
 def test_page_by_url_on_fresh_server(browser, info):
@@ -128,6 +138,8 @@ def test_page_by_url_on_fresh_server(browser, info):
             expect(page.locator("h1").first).to_contain_text("アテンション・チューター")
         else:
             expect(page.locator("h1").first).to_contain_text(info.label, timeout=20_000)
+        for text in EXPECTED_TEXT.get(info.key, []):
+            expect(page.locator('[data-testid="stMain"]')).to_contain_text(text, timeout=20_000)
         sidebar = page.locator('[data-testid="stSidebar"]')
         expect(sidebar).to_contain_text("アテンション・チューター")
         for other in EXISTING:
@@ -142,7 +154,7 @@ def test_quiz_answered_by_clicking(browser):
         wait_until_rendered(page)
         radio = page.locator('[data-testid="stRadio"]').last
         radio.scroll_into_view_if_needed()
-        radio.locator("label").first.click()
+        radio.get_by_text("A.", exact=False).first.click()
         wait_until_rendered(page)
         page.get_by_role("button", name="回答する").last.click()
         wait_until_rendered(page)

@@ -31,7 +31,7 @@ def page(key: str) -> None:
     """The one shared call at the top of every page (and app.py)."""
     info = PAGE_BY_KEY[key]
     st.set_page_config(page_title=f"{info.label} | アテンション・チューター",
-                       page_icon=info.icon or "🔎", layout="centered",
+                       page_icon=info.icon or ":material/school:", layout="centered",
                        initial_sidebar_state="auto")
     state.init()
     state.set_progress(record_visit(state.get_progress(), key))
@@ -49,4 +49,4 @@ def next_link(key: str) -> None:
     """'次へ' link at the bottom of a learning page."""
     nxt = next_page(key)
     if nxt is not None:
-        st.page_link(nxt.path, label=f"次へ：{nxt.label}", icon="➡️")
+        st.page_link(nxt.path, label=f"次へ：{nxt.label}", icon=":material/arrow_forward:")

@@ -49,10 +49,10 @@ _LEARNING = [
 ]
 
 PAGES: tuple[PageInfo, ...] = (
-    PageInfo("home", "app.py", "ホーム", "", "🏠"),
+    PageInfo("home", "app.py", "ホーム", "", ":material/home:"),
     *(PageInfo(key, path, TOPICS[key], "学習") for key, path in _LEARNING),
-    PageInfo("exam", "pages/20_exam.py", "模擬試験", "演習", "⏱️"),
-    PageInfo("review", "pages/21_review.py", "復習と進捗", "演習", "🔁"),
+    PageInfo("exam", "pages/20_exam.py", "模擬試験", "演習", ":material/timer:"),
+    PageInfo("review", "pages/21_review.py", "復習と進捗", "演習", ":material/replay:"),
 )
 PAGE_BY_KEY = {p.key: p for p in PAGES}
 LEARNING_KEYS = tuple(key for key, _ in _LEARNING)
