@@ -15,6 +15,8 @@ import numpy as np
 
 __all__ = [
     "as_matrix",
+    "positive_int",
+    "check_rng",
     "softmax",
     "NaiveAttentionResult",
     "naive_attention",
@@ -61,6 +63,26 @@ def as_matrix(x, name: str = "入力", *, ndim: int | tuple[int, ...] | None = N
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} に NaN または無限大（inf）が含まれています。有限の数値を入れてください。")
     return arr
+
+
+def positive_int(value, name: str) -> int:
+    """``value`` as a Python int ≥ 1 (bools, fractions and text refused), or ValueError (Japanese)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} は 1 以上の整数が必要です（{value!r}）。")
+    try:
+        as_int = int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} は 1 以上の整数が必要です（{value!r}）。") from None
+    if as_int != value or as_int < 1:
+        raise ValueError(f"{name} は 1 以上の整数が必要です（{value!r}）。")
+    return as_int
+
+
+def check_rng(rng) -> np.random.Generator:
+    """Randomness only from a passed Generator (same seed → same numbers)."""
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError("rng には np.random.default_rng(seed) で作った Generator を渡してください。")
+    return rng
 
 
 # ---------------------------------------------------------------------------

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .core import positive_int
+
 __all__ = [
     "LAYER_TYPES",
     "LAYER_LABELS",
@@ -42,18 +44,6 @@ LAYER_LABELS = {
 }
 
 
-def _positive_int(value, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} は 1 以上の整数が必要です（{value!r}）。")
-    try:
-        as_int = int(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} は 1 以上の整数が必要です（{value!r}）。") from None
-    if as_int != value or as_int < 1:
-        raise ValueError(f"{name} は 1 以上の整数が必要です（{value!r}）。")
-    return as_int
-
-
 @dataclass(frozen=True)
 class LayerCost:
     layer_type: str          # one of LAYER_TYPES
@@ -75,8 +65,8 @@ def layer_cost(layer_type: str, n: int, d: int, k: int = 3, r: int = 10) -> Laye
     k: kernel width of the convolution (≥ 2); r: neighbourhood size of restricted
     self-attention (≥ 1; values above n are capped at n, since a token has only n neighbours).
     """
-    n = _positive_int(n, "系列長 n")
-    d = _positive_int(d, "次元 d")
+    n = positive_int(n, "系列長 n")
+    d = positive_int(d, "次元 d")
     if layer_type == "self_attention":
         return LayerCost(layer_type, LAYER_LABELS[layer_type], n, d, None,
                          n * n * d, "O(n^2 \\cdot d)", "O(1)", 1, "O(1)", 1.0)
@@ -84,14 +74,14 @@ def layer_cost(layer_type: str, n: int, d: int, k: int = 3, r: int = 10) -> Laye
         return LayerCost(layer_type, LAYER_LABELS[layer_type], n, d, None,
                          n * d * d, "O(n \\cdot d^2)", "O(n)", n, "O(n)", float(n))
     if layer_type == "convolutional":
-        k = _positive_int(k, "カーネル幅 k")
+        k = positive_int(k, "カーネル幅 k")
         if k < 2:
             raise ValueError(f"カーネル幅 k は 2 以上が必要です（k = {k}）。log_k(n) の底になるためです。")
         return LayerCost(layer_type, LAYER_LABELS[layer_type], n, d, k,
                          k * n * d * d, "O(k \\cdot n \\cdot d^2)", "O(1)", 1,
                          "O(\\log_k(n))", math.log(n) / math.log(k))
     if layer_type == "restricted_self_attention":
-        r = min(_positive_int(r, "近傍の大きさ r"), n)
+        r = min(positive_int(r, "近傍の大きさ r"), n)
         return LayerCost(layer_type, LAYER_LABELS[layer_type], n, d, r,
                          r * n * d, "O(r \\cdot n \\cdot d)", "O(1)", 1, "O(n/r)", n / r)
     raise ValueError(f"層の種類 {layer_type!r} は未対応です。{LAYER_TYPES} のいずれかを指定してください。")
@@ -110,12 +100,12 @@ def crossover(d: int) -> int:
     so the crossover is n = d: shorter sequences favour self-attention (the usual case in
     translation: n ≈ 100 words, d = 512), longer ones favour the RNN. Returns d.
     """
-    return _positive_int(d, "次元 d")
+    return positive_int(d, "次元 d")
 
 
 def cheaper_layer(n: int, d: int) -> str:
     """"self_attention" when n < d, "recurrent" when n > d, "equal" when n = d."""
-    n = _positive_int(n, "系列長 n")
+    n = positive_int(n, "系列長 n")
     d = crossover(d)
     if n < d:
         return "self_attention"
@@ -126,7 +116,7 @@ def cheaper_layer(n: int, d: int) -> str:
 
 def cost_curve(ns, d: int, k: int = 3, r: int = 10) -> dict[str, np.ndarray]:
     """Operation counts for several sequence lengths, for plotting: {layer_type: (len(ns),) float64}."""
-    ns = [_positive_int(n, "系列長 n") for n in np.atleast_1d(np.asarray(ns)).tolist()]
+    ns = [positive_int(n, "系列長 n") for n in np.atleast_1d(np.asarray(ns)).tolist()]
     if not ns:
         raise ValueError("系列長 n のリストが空です。")
     rows = [table1(n, d, k=k, r=r) for n in ns]
@@ -141,9 +131,9 @@ def attention_memory_bytes(n: int, h: int = 1, dtype_bytes: int = 8) -> int:
 
     float64 → 8 bytes, float32 → 4, float16/bfloat16 → 2. n = 4096, h = 1, float64 → 128 MiB.
     """
-    n = _positive_int(n, "系列長 n")
-    h = _positive_int(h, "ヘッド数 h")
-    dtype_bytes = _positive_int(dtype_bytes, "1 要素のバイト数")
+    n = positive_int(n, "系列長 n")
+    h = positive_int(h, "ヘッド数 h")
+    dtype_bytes = positive_int(dtype_bytes, "1 要素のバイト数")
     return h * n * n * dtype_bytes
 
 
@@ -155,10 +145,10 @@ def tiled_memory_bytes(n: int, block: int, h: int = 1, dtype_bytes: int = 8) -> 
     (one query block × one key block at a time). It no longer grows with n²; the running
     max and sum add only 2·b numbers per head. Equals h · tiled_attention(...).peak_score_elements · dtype_bytes.
     """
-    n = _positive_int(n, "系列長 n")
-    block = _positive_int(block, "ブロックの大きさ")
-    h = _positive_int(h, "ヘッド数 h")
-    dtype_bytes = _positive_int(dtype_bytes, "1 要素のバイト数")
+    n = positive_int(n, "系列長 n")
+    block = positive_int(block, "ブロックの大きさ")
+    h = positive_int(h, "ヘッド数 h")
+    dtype_bytes = positive_int(dtype_bytes, "1 要素のバイト数")
     b = min(block, n)
     return h * b * b * dtype_bytes
 

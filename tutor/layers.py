@@ -14,7 +14,7 @@ from typing import Callable
 
 import numpy as np
 
-from .core import as_matrix
+from .core import positive_int, check_rng, as_matrix
 
 __all__ = [
     "LayerNormSteps",
@@ -69,18 +69,6 @@ def _affine(y: np.ndarray, gamma, beta, d: int) -> np.ndarray:
             raise ValueError(f"β（beta）の形 {beta.shape} は最後の次元 ({d},) と同じでなければなりません。")
         y = y + beta
     return y
-
-
-def _positive_int(value, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} は 1 以上の整数が必要です（{value!r}）。")
-    try:
-        as_int = int(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} は 1 以上の整数が必要です（{value!r}）。") from None
-    if as_int != value or as_int < 1:
-        raise ValueError(f"{name} は 1 以上の整数が必要です（{value!r}）。")
-    return as_int
 
 
 # ---------------------------------------------------------------------------
@@ -386,10 +374,9 @@ def init_ffn_params(d_model: int, d_ff: int, rng: np.random.Generator) -> FFNPar
 
     Usage: p = init_ffn_params(4, 16, np.random.default_rng(0)); ffn(x, *p).
     """
-    d_model = _positive_int(d_model, "d_model")
-    d_ff = _positive_int(d_ff, "d_ff")
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError("rng には np.random.default_rng(seed) で作った Generator を渡してください。")
+    d_model = positive_int(d_model, "d_model")
+    d_ff = positive_int(d_ff, "d_ff")
+    check_rng(rng)
     w1 = rng.normal(0.0, 1.0 / math.sqrt(d_model), size=(d_model, d_ff))  # (d_model, d_ff)
     w2 = rng.normal(0.0, 1.0 / math.sqrt(d_ff), size=(d_ff, d_model))     # (d_ff, d_model)
     return FFNParams(w1, np.zeros(d_ff), w2, np.zeros(d_model))
@@ -407,10 +394,9 @@ class SwiGLUParams:
 
 def init_swiglu_params(d_model: int, d_ff: int, rng: np.random.Generator) -> SwiGLUParams:
     """Random SwiGLU weights: W ~ N(0, 1/fan_in)."""
-    d_model = _positive_int(d_model, "d_model")
-    d_ff = _positive_int(d_ff, "d_ff")
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError("rng には np.random.default_rng(seed) で作った Generator を渡してください。")
+    d_model = positive_int(d_model, "d_model")
+    d_ff = positive_int(d_ff, "d_ff")
+    check_rng(rng)
     s_in, s_ff = 1.0 / math.sqrt(d_model), 1.0 / math.sqrt(d_ff)
     return SwiGLUParams(rng.normal(0.0, s_in, size=(d_model, d_ff)),
                         rng.normal(0.0, s_in, size=(d_model, d_ff)),
@@ -422,14 +408,14 @@ def ffn_param_count(d_model: int, d_ff: int, bias: bool = True) -> int:
 
     The paper (512, 2048): 2·512·2048 + 2048 + 512 = 2,099,712.
     """
-    d_model = _positive_int(d_model, "d_model")
-    d_ff = _positive_int(d_ff, "d_ff")
+    d_model = positive_int(d_model, "d_model")
+    d_ff = positive_int(d_ff, "d_ff")
     return 2 * d_model * d_ff + ((d_ff + d_model) if bias else 0)
 
 
 def swiglu_param_count(d_model: int, d_ff: int) -> int:
     """Parameters of a SwiGLU FFN: three matrices, 3 · d_model · d_ff (no biases)."""
-    return 3 * _positive_int(d_model, "d_model") * _positive_int(d_ff, "d_ff")
+    return 3 * positive_int(d_model, "d_model") * positive_int(d_ff, "d_ff")
 
 
 def mha_param_count(d_model: int, bias: bool = False) -> int:
@@ -439,5 +425,5 @@ def mha_param_count(d_model: int, bias: bool = False) -> int:
 
     Independent of the number of heads h: the heads share the d_model columns (d_k = d_model/h).
     """
-    d_model = _positive_int(d_model, "d_model")
+    d_model = positive_int(d_model, "d_model")
     return 4 * d_model * d_model + (4 * d_model if bias else 0)

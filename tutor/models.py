@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .core import MultiHeadResult, as_matrix, causal_mask, head_dim, multi_head_attention
+from .core import positive_int, check_rng, MultiHeadResult, as_matrix, causal_mask, head_dim, multi_head_attention
 from .layers import (
     ACTIVATIONS,
     FFNParams,
@@ -113,18 +113,6 @@ def _check_ids(ids, vocab_size: int, name: str) -> tuple[int, ...]:
     return tuple(int(i) for i in arr)
 
 
-def _check_rng(rng) -> np.random.Generator:
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError("rng には np.random.default_rng(seed) で作った Generator を渡してください。")
-    return rng
-
-
-def _positive_int(value, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} は 1 以上の整数が必要です（{value!r}）。")
-    return int(value)
-
-
 # ---------------------------------------------------------------------------
 # parameters
 # ---------------------------------------------------------------------------
@@ -198,9 +186,9 @@ def _init_ln(d_model: int) -> LayerNormParams:
 
 
 def _check_dims(d_model, n_heads, d_ff) -> tuple[int, int, int]:
-    d_model = _positive_int(d_model, "d_model")
-    n_heads = _positive_int(n_heads, "ヘッド数 h")
-    d_ff = _positive_int(d_ff, "d_ff")
+    d_model = positive_int(d_model, "d_model")
+    n_heads = positive_int(n_heads, "ヘッド数 h")
+    d_ff = positive_int(d_ff, "d_ff")
     head_dim(d_model, n_heads)
     return d_model, n_heads, d_ff
 
@@ -212,7 +200,7 @@ def init_encoder_layer(d_model: int, n_heads: int, d_ff: int, rng: np.random.Gen
     and are split into heads at run time. All arrays are read-only.
     """
     d_model, _, d_ff = _check_dims(d_model, n_heads, d_ff)
-    rng = _check_rng(rng)
+    rng = check_rng(rng)
     return EncoderLayerParams(
         self_attn=_init_attention(rng, d_model),
         ln1=_init_ln(d_model),
@@ -224,7 +212,7 @@ def init_encoder_layer(d_model: int, n_heads: int, d_ff: int, rng: np.random.Gen
 def init_decoder_layer(d_model: int, n_heads: int, d_ff: int, rng: np.random.Generator) -> DecoderLayerParams:
     """Random parameters of one decoder layer (same init as ``init_encoder_layer``)."""
     d_model, _, d_ff = _check_dims(d_model, n_heads, d_ff)
-    rng = _check_rng(rng)
+    rng = check_rng(rng)
     return DecoderLayerParams(
         self_attn=_init_attention(rng, d_model),
         ln1=_init_ln(d_model),
@@ -463,8 +451,8 @@ class TinyEncoderDecoder:
         """Draw every parameter from ``rng`` (embedding E ~ N(0, 1/d_model)); the paper's ReLU FFN."""
         d_model, n_heads, d_ff = _check_dims(d_model, n_heads, d_ff)
         activation = _check_activation(activation)
-        n_layers = _positive_int(n_layers, "層の数 N")
-        rng = _check_rng(rng)
+        n_layers = positive_int(n_layers, "層の数 N")
+        rng = check_rng(rng)
         vocab = tuple(vocab)
         if len(vocab) < 2 or len(set(vocab)) != len(vocab):
             raise ValueError("語彙は重複のない 2 語以上のトークン列が必要です。")
@@ -559,9 +547,9 @@ class TinyDecoderOnly:
         """Draw every parameter from ``rng``; GPT-style defaults (pre-LN, GELU)."""
         d_model, n_heads, d_ff = _check_dims(d_model, n_heads, d_ff)
         activation = _check_activation(activation)
-        n_layers = _positive_int(n_layers, "層の数 N")
+        n_layers = positive_int(n_layers, "層の数 N")
         norm = _check_norm(norm)
-        rng = _check_rng(rng)
+        rng = check_rng(rng)
         vocab = tuple(vocab)
         if len(vocab) < 2 or len(set(vocab)) != len(vocab):
             raise ValueError("語彙は重複のない 2 語以上のトークン列が必要です。")

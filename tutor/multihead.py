@@ -22,7 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from . import textbook as tb
-from .core import (QKV, AttentionResult, MultiHeadResult, as_matrix, attention, head_dim, merge_heads,
+from .core import (positive_int, check_rng, QKV, AttentionResult, MultiHeadResult, as_matrix, attention, head_dim, merge_heads,
                    multi_head_attention_per_head, project_qkv)
 from .layers import mha_param_count
 
@@ -42,24 +42,6 @@ __all__ = [
     "HeadCost",
     "head_cost",
 ]
-
-
-def _positive_int(value, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} は 1 以上の整数が必要です（{value!r}）。")
-    try:
-        as_int = int(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} は 1 以上の整数が必要です（{value!r}）。") from None
-    if as_int != value or as_int < 1:
-        raise ValueError(f"{name} は 1 以上の整数が必要です（{value!r}）。")
-    return as_int
-
-
-def _check_rng(rng) -> np.random.Generator:
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError("rng には np.random.default_rng(seed) で作った Generator を渡してください。")
-    return rng
 
 
 # ---------------------------------------------------------------------------
@@ -181,9 +163,9 @@ def init_multihead_params(d_model: int, n_heads: int, rng: np.random.Generator) 
     Usage: p = init_multihead_params(8, 2, np.random.default_rng(0));
            multi_head_attention_per_head(x, p.heads, p.w_o).
     """
-    d_model = _positive_int(d_model, "d_model")
-    n_heads = _positive_int(n_heads, "ヘッド数 h")
-    rng = _check_rng(rng)
+    d_model = positive_int(d_model, "d_model")
+    n_heads = positive_int(n_heads, "ヘッド数 h")
+    rng = check_rng(rng)
     d_k = head_dim(d_model, n_heads)
     std_in = 1.0 / math.sqrt(d_model)
     heads = tuple(
@@ -196,9 +178,9 @@ def init_multihead_params(d_model: int, n_heads: int, rng: np.random.Generator) 
 
 def random_embeddings(n: int, d_model: int, rng: np.random.Generator) -> np.ndarray:
     """(n, d_model) token embeddings drawn from N(0, 1) (a stand-in for learned embeddings)."""
-    n = _positive_int(n, "トークン数 n")
-    d_model = _positive_int(d_model, "d_model")
-    return _check_rng(rng).normal(0.0, 1.0, size=(n, d_model))  # (n, d_model)
+    n = positive_int(n, "トークン数 n")
+    d_model = positive_int(d_model, "d_model")
+    return check_rng(rng).normal(0.0, 1.0, size=(n, d_model))  # (n, d_model)
 
 
 @dataclass(frozen=True)
@@ -215,10 +197,10 @@ def random_multihead(n: int, d_model: int, n_heads: int, rng: np.random.Generato
 
     Raises ValueError (Japanese) when h does not divide d_model (checked before any draw).
     """
-    d_model = _positive_int(d_model, "d_model")
-    n_heads = _positive_int(n_heads, "ヘッド数 h")
+    d_model = positive_int(d_model, "d_model")
+    n_heads = positive_int(n_heads, "ヘッド数 h")
     head_dim(d_model, n_heads)
-    rng = _check_rng(rng)
+    rng = check_rng(rng)
     x = random_embeddings(n, d_model, rng)                     # (n, d_model)
     params = init_multihead_params(d_model, n_heads, rng)
     result = multi_head_attention_per_head(x, params.heads, params.w_o)  # weights (h, n, n)
@@ -269,9 +251,9 @@ def head_cost(n: int, d_model: int, n_heads: int) -> HeadCost:
     With d_k = d_model / h every count is independent of h except the h · n² exponentials of
     softmax: 8 heads of 64 cost what one head of 512 costs. d_model = 512 → 1,048,576 weights.
     """
-    n = _positive_int(n, "トークン数 n")
-    d_model = _positive_int(d_model, "d_model")
-    n_heads = _positive_int(n_heads, "ヘッド数 h")
+    n = positive_int(n, "トークン数 n")
+    d_model = positive_int(d_model, "d_model")
+    n_heads = positive_int(n_heads, "ヘッド数 h")
     d_k = head_dim(d_model, n_heads)
     return HeadCost(
         n=n, d_model=d_model, n_heads=n_heads, d_k=d_k,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import as_matrix
+from .core import positive_int, check_rng, as_matrix
 
 __all__ = [
     "pe_angle_rates",
@@ -28,21 +28,8 @@ __all__ = [
 # ---------------------------------------------------------------------------
 # input checking
 # ---------------------------------------------------------------------------
-def _positive_int(value, name: str) -> int:
-    """value as a Python int ≥ 1, or ValueError (Japanese)."""
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} は 1 以上の整数が必要です（{value!r}）。")
-    try:
-        as_int = int(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} は 1 以上の整数が必要です（{value!r}）。") from None
-    if as_int != value or as_int < 1:
-        raise ValueError(f"{name} は 1 以上の整数が必要です（{value!r}）。")
-    return as_int
-
-
 def _even_dim(d: int, name: str = "d_model") -> int:
-    d = _positive_int(d, name)
+    d = positive_int(d, name)
     if d % 2 != 0:
         raise ValueError(
             f"{name} = {d} は奇数です。sin と cos を 2 次元ずつ組にするので、{name} は偶数にしてください。"
@@ -78,7 +65,7 @@ def pe_angle_rates(d_model: int, base: float = 10000.0) -> np.ndarray:
 
 
 def _pe_angles(n_positions: int, d_model: int, base: float) -> np.ndarray:
-    n_positions = _positive_int(n_positions, "位置の数 n_positions")
+    n_positions = positive_int(n_positions, "位置の数 n_positions")
     rates = pe_angle_rates(d_model, base)                        # (d_model/2,)
     pos = np.arange(n_positions, dtype=np.float64)               # (n,)
     return pos[:, None] * rates[None, :]                         # (n, d_model/2)
@@ -126,10 +113,9 @@ def learned_position_table(n_positions: int, d_model: int, rng: np.random.Genera
     generator (GPT-2 initialises with scale 0.02). Unlike the sinusoidal table it has no
     formula, and it has no row for positions beyond n_positions. Returns (n_positions, d_model).
     """
-    n_positions = _positive_int(n_positions, "位置の数 n_positions")
-    d_model = _positive_int(d_model, "d_model")
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError("rng には np.random.default_rng(seed) で作った Generator を渡してください。")
+    n_positions = positive_int(n_positions, "位置の数 n_positions")
+    d_model = positive_int(d_model, "d_model")
+    check_rng(rng)
     scale = float(scale)
     if not np.isfinite(scale) or scale < 0:
         raise ValueError(f"scale（標準偏差）は 0 以上の有限の数が必要です（scale = {scale}）。")

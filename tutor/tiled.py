@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import as_matrix
+from .core import positive_int, as_matrix
 
 __all__ = [
     "TiledAttentionResult",
@@ -25,18 +25,6 @@ __all__ = [
     "OnlineSoftmaxStep",
     "online_softmax_trace",
 ]
-
-
-def _block(value, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} は 1 以上の整数が必要です（{value!r}）。")
-    try:
-        as_int = int(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} は 1 以上の整数が必要です（{value!r}）。") from None
-    if as_int != value or as_int < 1:
-        raise ValueError(f"{name} は 1 以上の整数が必要です（{value!r}）。")
-    return as_int
 
 
 @dataclass(frozen=True)
@@ -83,8 +71,8 @@ def tiled_attention(q, k, v, block_size: int = 64, causal: bool = False, *, scal
         raise ValueError(f"Q（形 {q.shape}）、K（形 {k.shape}）、V（形 {v.shape}）の先頭の次元（バッチ・ヘッド）が揃っていません。")
     if causal and n_q != n_k:
         raise ValueError(f"因果マスクにはクエリとキーの数が同じ必要があります（n_q = {n_q}, n_k = {n_k}）。")
-    bk = _block(block_size, "ブロックの大きさ block_size")
-    bq = bk if q_block_size is None else _block(q_block_size, "クエリのブロックの大きさ q_block_size")
+    bk = positive_int(block_size, "ブロックの大きさ block_size")
+    bq = bk if q_block_size is None else positive_int(q_block_size, "クエリのブロックの大きさ q_block_size")
 
     inv_scale = 1.0 / np.sqrt(d_k) if scale else 1.0
     k_t = np.swapaxes(k, -1, -2)                                  # (..., d_k, n_k)
@@ -145,7 +133,7 @@ def online_softmax_trace(scores, block_size: int) -> tuple[tuple[OnlineSoftmaxSt
     The final m and l give softmax_j = exp(score_j − m) / l, identical to tutor.softmax.
     """
     x = as_matrix(scores, "スコアの行", ndim=1)
-    b = _block(block_size, "ブロックの大きさ block_size")
+    b = positive_int(block_size, "ブロックの大きさ block_size")
     m, l = -np.inf, 0.0
     steps = []
     for start in range(0, x.shape[0], b):
