@@ -59,8 +59,8 @@ st.markdown(
     "**最後の位置** の表現 $h$ に出力用の行列を掛けて、語彙のトークン 1 つにつき 1 つの点数（**ロジット**）を作ります。"
     "元の Transformer は、この行列に入力の埋め込み行列 $E$ をそのまま使い回しました（$z = h E^\\top$）。"
 )
-st.latex(r"z = h\,E^\top \in \mathbb{R}^{|V|},\qquad P(\text{次のトークン} = j) = \mathrm{softmax}(z / T)_j"
-         r" = \frac{e^{z_j / T}}{\sum_{k} e^{z_k / T}}")
+st.latex(r"z = h\,E^\top \in \mathbb{R}^{|V|}")
+st.latex(r"P(\text{次のトークン} = j) = \mathrm{softmax}(z / T)_j = \frac{e^{z_j / T}}{\sum_{k} e^{z_k / T}}")
 st.markdown(
     "**温度** $T$ はロジットを割る数です。$T < 1$ では差が広がって分布が尖り（$T \\to 0$ で貪欲法と同じ）、"
     "$T > 1$ では差が縮んで分布が平らになります（$T \\to \\infty$ で一様分布）。\n\n"

@@ -61,8 +61,10 @@ ui.section("hand")
 sa, rnn = (tutor.layer_cost(t, tb.COST_N, tb.COST_D) for t in MAIN)
 st.markdown(f"論文の設定に近い n = {tb.COST_N}（1 文のトークン数）、d = {tb.COST_D}（$d_{{\\text{{model}}}}$）で、"
             "O(·) の中の式に数を入れてみます。")
-st.latex(rf"\text{{自己注意}}:\ n^2 \cdot d = {tb.COST_N}^2 \times {tb.COST_D} = {sa.operations:,}".replace(",", "{,}"))
-st.latex(rf"\text{{再帰（RNN）}}:\ n \cdot d^2 = {tb.COST_N} \times {tb.COST_D}^2 = {rnn.operations:,}".replace(",", "{,}"))
+st.latex(rf"\begin{{aligned}}\text{{自己注意}}:\ n^2 \cdot d &= {tb.COST_N}^2 \times {tb.COST_D} \\ &= {sa.operations:,}"
+         r"\end{aligned}".replace(",", "{,}"))
+st.latex(rf"\begin{{aligned}}\text{{再帰（RNN）}}:\ n \cdot d^2 &= {tb.COST_N} \times {tb.COST_D}^2 \\ &= {rnn.operations:,}"
+         r"\end{aligned}".replace(",", "{,}"))
 c1, c2 = st.columns(2)
 c1.metric("自己注意 n²·d（n = 100, d = 512）", ops(sa.operations))
 c2.metric("再帰 n·d²（n = 100, d = 512）", ops(rnn.operations))

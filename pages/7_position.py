@@ -66,8 +66,8 @@ st.markdown(
     "列の番号が小さいほど速く回る波、大きいほどゆっくり回る波になっていて、"
     "その組み合わせで位置ごとに違う模様ができます。"
 )
-st.latex(r"\mathrm{PE}(pos,\,2i) = \sin\!\left(\frac{pos}{10000^{2i/d_{\mathrm{model}}}}\right),\qquad"
-         r"\mathrm{PE}(pos,\,2i+1) = \cos\!\left(\frac{pos}{10000^{2i/d_{\mathrm{model}}}}\right)")
+st.latex(r"\mathrm{PE}(pos,\,2i) = \sin\!\left(\frac{pos}{10000^{2i/d_{\mathrm{model}}}}\right)")
+st.latex(r"\mathrm{PE}(pos,\,2i+1) = \cos\!\left(\frac{pos}{10000^{2i/d_{\mathrm{model}}}}\right)")
 st.latex(r"\text{第 1 層の入力} = \text{トークン埋め込み} + \mathrm{PE}")
 st.markdown(
     "位置の入れ方はほかにもあります。\n\n"
@@ -84,8 +84,8 @@ st.markdown(f"$d_{{\\text{{model}}}} = {tb.D_MODEL}$、位置 $pos = 1$ の位�
             "列 $2i$ が sin、列 $2i+1$ が cos で、同じ $i$ の 2 列は同じ角度を使います。")
 entries = demos.pe_breakdown(1, tb.D_MODEL)
 st.table(pe_table(entries))
-st.latex(r"\mathrm{PE}(1) = (\sin 1,\ \cos 1,\ \sin 0.01,\ \cos 0.01) = ("
-         + ",\\ ".join(format_number(e.value, 5 if e.value > 0.9999 else 4) for e in entries) + ")")
+st.latex(r"\begin{aligned}\mathrm{PE}(1) &= (\sin 1,\ \cos 1,\ \sin 0.01,\ \cos 0.01) \\ &= ("
+         + ",\\ ".join(format_number(e.value, 5 if e.value > 0.9999 else 4) for e in entries) + r")\end{aligned}")
 st.caption("ゆっくり回る列（i = 1）は角度が 0.01 しかないので、sin はほぼ 0、cos はほぼ 1 です。"
            "cos 0.01 は 4 桁に丸めると 1.0000、5 桁で 0.99995 です。")
 
@@ -95,7 +95,7 @@ st.subheader("位置エンコーディングの模様（位置 × 次元）")
 VIS_N, VIS_D = 50, 64
 st.altair_chart(dense_heatmap(tutor.positional_encoding(VIS_N, VIS_D), x_title="次元（列）",
                               y_title="位置 pos", title=f"PE（位置 {VIS_N} 個 × d_model = {VIS_D}）"),
-                width="content")
+                width="stretch")
 st.caption("左の列ほど縞が細かく（速く回る波）、右の列ほど位置が変わっても色がほとんど変わりません（ゆっくり回る波）。"
            "赤 = +1、青 = −1。")
 
@@ -152,7 +152,7 @@ if entries_try is not None:
 pe_try = ui.compute("pos_try_table", tutor.positional_encoding, n_pos, d_model)
 if pe_try is not None:
     st.altair_chart(dense_heatmap(pe_try, x_title="次元（列）", y_title="位置 pos",
-                                  title=f"PE（位置 {n_pos} 個 × d_model = {d_model}）"), width="content")
+                                  title=f"PE（位置 {n_pos} 個 × d_model = {d_model}）"), width="stretch")
 
 st.subheader("並べ替えを変えてみる")
 perm_try_name = st.selectbox("並べ替えの順番", list(ORDERS), key="pos_perm", persist_state="session")

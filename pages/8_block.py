@@ -52,8 +52,8 @@ st.markdown(
     "表現を作り替えます。いったん広い次元 $d_{ff}$ に広げ、非線形の活性化関数を通し、元の $d_{\\text{model}}$ に戻します。"
     "非線形がなければ、何層重ねても 1 つの行列の掛け算にまとまってしまいます。"
 )
-st.latex(r"\mathrm{FFN}(x) = \mathrm{act}(x W_1 + b_1)\,W_2 + b_2,\qquad "
-         r"\mathrm{SwiGLU}(x) = \big(\mathrm{SiLU}(x W_{\text{gate}}) \odot x W_{\text{up}}\big)\,W_{\text{down}}")
+st.latex(r"\mathrm{FFN}(x) = \mathrm{act}(x W_1 + b_1)\,W_2 + b_2")
+st.latex(r"\begin{aligned}&\mathrm{SwiGLU}(x) \\ &\quad = \big(\mathrm{SiLU}(x W_{\text{gate}}) \odot x W_{\text{up}}\big)\,W_{\text{down}}\end{aligned}")
 st.markdown(
     "活性化関数は、原論文が **ReLU**、BERT や GPT が **GELU**、LLaMA などの最近のモデルがゲート付きの **SwiGLU** です。\n\n"
     "**残差接続**：サブレイヤー（Attention や FFN）の出力に、その入力をそのまま足します。"
@@ -64,8 +64,8 @@ st.markdown(
     "同じ特徴どうしで平均・分散をとるので、結果が一緒にバッチに入った例に左右されます。"
     "系列の長さがまちまちで、生成時には 1 文ずつ処理する言語モデルには、層正規化の方が向いています。"
 )
-st.latex(r"\mathrm{LayerNorm}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}} + \beta,\quad"
-         r"\mu = \frac{1}{d}\sum_j x_j,\ \ \sigma^2 = \frac{1}{d}\sum_j (x_j - \mu)^2")
+st.latex(r"\mathrm{LayerNorm}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}} + \beta")
+st.latex(r"\mu = \frac{1}{d}\sum_j x_j,\qquad \sigma^2 = \frac{1}{d}\sum_j (x_j - \mu)^2")
 st.markdown("最近の大規模言語モデルでは、平均を引かずに大きさ（二乗平均平方根）だけでそろえる **RMSNorm** もよく使われます。")
 st.latex(r"\mathrm{RMSNorm}(x) = \gamma \odot \frac{x}{\sqrt{\frac{1}{d}\sum_j x_j^2 + \varepsilon}}")
 
@@ -98,13 +98,17 @@ st.subheader("1. 層正規化と RMSNorm")
 steps = tutor.layer_norm_steps(LN_HAND, eps=0.0)
 rms = tutor.rms_norm(LN_HAND, eps=0.0)
 st.markdown(f"$x = {vec(LN_HAND, 0)}$（$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$ として手で計算します）")
-st.latex(rf"\mu = {format_number(steps.mean, 2)},\quad x - \mu = {vec(steps.centered, 1)},\quad"
-         rf"\sigma^2 = {format_number(steps.var, 2)},\quad \sqrt{{\sigma^2}} = {format_number(steps.std, 3)}")
-st.latex(rf"\mathrm{{LayerNorm}}(x) = {vec(steps.output)}")
-st.latex(rf"\mathrm{{RMSNorm}}(x) = {vec(rms)}")
+st.latex(rf"""\begin{{aligned}}
+\mu &= {format_number(steps.mean, 2)} \\
+x - \mu &= {vec(steps.centered, 1)} \\
+\sigma^2 &= {format_number(steps.var, 2)} \\
+\sqrt{{\sigma^2}} &= {format_number(steps.std, 3)}
+\end{{aligned}}""")
+st.latex(rf"\begin{{aligned}}&\mathrm{{LayerNorm}}(x) \\ &\quad = {vec(steps.output)}\end{{aligned}}")
+st.latex(rf"\begin{{aligned}}&\mathrm{{RMSNorm}}(x) \\ &\quad = {vec(rms)}\end{{aligned}}")
 st.caption("LayerNorm の結果は平均 0・分散 1。RMSNorm は平均を引かないので、すべて正のままで大きさだけがそろいます。")
 
-st.subheader("2. FFN → 残差接続 → 層正規化（Post-LN）")
+st.subheader("2. FFN → 残差接続 → 層正規化")
 ff = tutor.ffn(X_HAND, W1_HAND, None, W2_HAND, None, activation="relu")
 post = tutor.post_ln_block(X_HAND, hand_ffn, eps=0.0)
 pre = tutor.pre_ln_block(X_HAND, hand_ffn, eps=0.0)
@@ -113,14 +117,22 @@ with c1:
     ui.show_matrix(W1_HAND, ["1", "2"], ["1", "2", "3", "4"], digits=0, caption="W₁（2 → 4 に広げる）")
 with c2:
     ui.show_matrix(W2_HAND, ["1", "2", "3", "4"], ["1", "2"], digits=0, caption="W₂（4 → 2 に戻す）")
-st.latex(rf"x = {vec(X_HAND, 0)} \ \xrightarrow{{x W_1}}\ {vec(ff.pre_activation, 0)}"
-         rf"\ \xrightarrow{{\mathrm{{ReLU}}}}\ {vec(ff.hidden, 0)}\ \xrightarrow{{\cdot W_2}}\ \mathrm{{FFN}}(x) = {vec(ff.output, 0)}")
-st.latex(rf"\text{{残差}}:\ x + \mathrm{{FFN}}(x) = {vec(post.residual_sum, 0)}\quad\Rightarrow\quad"
-         rf"\text{{Post-LN の出力}} = \mathrm{{LayerNorm}}(\cdot) = {vec(post.output)}")
-st.markdown("同じ重みで **Pre-LN** の順番にすると：")
-st.latex(rf"\mathrm{{LayerNorm}}(x) = {vec(pre.sublayer_input)}\ \Rightarrow\ "
-         rf"\mathrm{{FFN}}(\cdot) = {vec(pre.sublayer_output, 0)}\ \Rightarrow\ "
-         rf"\text{{Pre-LN の出力}} = x + \mathrm{{FFN}}(\cdot) = {vec(pre.output, 0)}")
+st.latex(rf"""\begin{{aligned}}
+x W_1 &= {vec(ff.pre_activation, 0)} \\
+\mathrm{{ReLU}}(x W_1) &= {vec(ff.hidden, 0)} \\
+\mathrm{{FFN}}(x) = \mathrm{{ReLU}}(x W_1)\,W_2 &= {vec(ff.output, 0)}
+\end{{aligned}}""")
+st.markdown("**Post-LN（原論文）**：残差を足してから正規化")
+st.latex(rf"""\begin{{aligned}}
+x + \mathrm{{FFN}}(x) &= {vec(post.residual_sum, 0)} \\
+\mathrm{{LayerNorm}}\big(x + \mathrm{{FFN}}(x)\big) &= {vec(post.output, 2)}
+\end{{aligned}}""")
+st.markdown("**Pre-LN（GPT 系）**：同じ重みで、正規化してからサブレイヤーへ")
+st.latex(rf"""\begin{{aligned}}
+\mathrm{{LayerNorm}}(x) &= {vec(pre.sublayer_input, 2)} \\
+\mathrm{{FFN}}\big(\mathrm{{LayerNorm}}(x)\big) &= {vec(pre.sublayer_output, 0)} \\
+x + \mathrm{{FFN}}\big(\mathrm{{LayerNorm}}(x)\big) &= {vec(pre.output, 0)}
+\end{{aligned}}""")
 st.caption("Post-LN の出力は正規化済み、Pre-LN の出力は正規化されていない（残差の和そのもの）ことに注目してください。")
 
 # ---------------------------------------------------------------------------

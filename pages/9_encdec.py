@@ -74,6 +74,13 @@ def run_model(seed: int, src: tuple, tgt: tuple):
     }
 
 
+def wide_heatmap(matrix, rows, cols, **kwargs) -> None:
+    """A model heatmap with 40-pixel cells, so that 6 × 6 still fits a phone (390 px)."""
+    n_rows, n_cols = np.shape(matrix)
+    chart = ui.heatmap_chart(matrix, rows, cols, digits=2, **kwargs).properties(width=40 * n_cols, height=40 * n_rows)
+    st.altair_chart(chart, width="content")
+
+
 def parse_tokens(text: str, what: str):
     """Token ids of the text; the engine's error is shown with 〈bos〉 so Markdown keeps it."""
     try:
@@ -106,26 +113,22 @@ st.markdown(
     "**クエリはデコーダ側** から、**キーとバリューはエンコーダの出力** から作ります。"
     "そのため注意の重みは「出力側のトークン数 × 入力側のトークン数」の長方形になります。"
 )
-st.latex(r"\mathrm{Attention}(Q_{\text{dec}},\,K_{\text{enc}},\,V_{\text{enc}}) = "
-         r"\mathrm{softmax}\!\left(\frac{Q_{\text{dec}} K_{\text{enc}}^\top}{\sqrt{d_k}}\right) V_{\text{enc}},\qquad"
-         r"\text{重み}: n_{\text{tgt}} \times n_{\text{src}}")
+st.latex(r"\begin{aligned}&\mathrm{Attention}(Q_{\text{dec}},\,K_{\text{enc}},\,V_{\text{enc}}) \\ "
+         r"&\quad = \mathrm{softmax}\!\left(\frac{Q_{\text{dec}} K_{\text{enc}}^\top}{\sqrt{d_k}}\right) V_{\text{enc}}\end{aligned}")
+st.latex(r"\text{重み行列の形}: n_{\text{tgt}} \times n_{\text{src}}")
 
 st.subheader("Transformer の全体像")
-c1, c2 = st.columns([3, 2])
-with c1:
-    st.graphviz_chart(DIAGRAM, width="stretch")
-with c2:
+st.graphviz_chart(DIAGRAM, width="stretch")
+st.caption("図は下から上へ流れます。点線の枠がエンコーダとデコーダ（それぞれ同じ層を N = 6 段）で、"
+           "エンコーダの出力が矢印「K, V」でデコーダの Source-Target Attention に入ります。")
+with st.container(border=True):
     st.markdown("**図の部品を説明しているページ**")
     for key, label in DIAGRAM_LINKS:
         info = ui.PAGE_BY_KEY[key]
-        if key == "encdec":
-            continue
         if info.exists:
             st.page_link(info.path, label=label)
         else:
             st.caption(f"{label}（準備中）")
-    st.caption("図は下から上へ流れます。左がエンコーダ、右がデコーダで、エンコーダの出力がデコーダの "
-               "Source-Target Attention にキーとバリューとして入ります。")
 
 # ---------------------------------------------------------------------------
 ui.section("hand")
@@ -158,13 +161,13 @@ tgt_ids = tutor.token_ids(TGT_DEFAULT)
 vis = run_model(0, src_ids, tgt_ids)
 src_labels = [vis["vocab"][i] for i in src_ids]
 tgt_labels = [vis["vocab"][i] for i in tgt_ids]
-ui.heatmap(vis["cross"][0][0], tgt_labels, src_labels, digits=2, x_title="ソース（エンコーダ出力：K・V）",
+wide_heatmap(vis["cross"][0][0], tgt_labels, src_labels, x_title="ソース（エンコーダ出力：K・V）",
            y_title="ターゲット（デコーダ：Q）", title="Source-Target Attention（層 1・ヘッド 1）n_tgt × n_src")
-c1, c2 = st.columns(2)
-with c1:
-    ui.heatmap(vis["enc_self"][0][0], src_labels, src_labels, digits=2, title="エンコーダの Self-Attention（マスクなし）")
-with c2:
-    ui.heatmap(vis["dec_self"][0][0], tgt_labels, tgt_labels, digits=2, title="デコーダのマスク付き Self-Attention")
+tab_enc, tab_dec = st.tabs(["エンコーダの Self-Attention", "デコーダのマスク付き Self-Attention"])
+with tab_enc:
+    wide_heatmap(vis["enc_self"][0][0], src_labels, src_labels, title="エンコーダの Self-Attention（マスクなし）")
+with tab_dec:
+    wide_heatmap(vis["dec_self"][0][0], tgt_labels, tgt_labels, title="デコーダのマスク付き Self-Attention")
 st.caption("エンコーダの重みはどのマスにも値があります。デコーダの Self-Attention は対角より右上（未来）がちょうど 0 です。"
            "Source-Target Attention は長方形で、ターゲットの各語がソースのすべての語を見られます。"
            "学習していないので、どこに注目するかにまだ意味はありません。")
@@ -210,10 +213,10 @@ if src_try is not None and tgt_try is not None:
     t_lab = [res["vocab"][i] for i in tgt_try]
     w = res["cross"][layer - 1][head - 1]
     st.metric("Source-Target Attention の重みの形（n_tgt × n_src）", f"{w.shape[0]} × {w.shape[1]}")
-    ui.heatmap(w, t_lab, s_lab, digits=2, x_title="ソース（K・V）", y_title="ターゲット（Q）",
+    wide_heatmap(w, t_lab, s_lab, x_title="ソース（K・V）", y_title="ターゲット（Q）",
                title=f"Source-Target Attention（層 {layer}・ヘッド {head}、シード {int(seed)}）")
     with st.expander("デコーダのマスク付き Self-Attention（同じ層・ヘッド）"):
-        ui.heatmap(res["dec_self"][layer - 1][head - 1], t_lab, t_lab, digits=2)
+        wide_heatmap(res["dec_self"][layer - 1][head - 1], t_lab, t_lab)
 
 ui.quiz_section("encdec")
 ui.next_link("encdec")

@@ -17,7 +17,7 @@ from .validate import format_number
 @st.cache_resource(show_spinner=False, max_entries=512)  # shared, read-only chart per input
 def dense_heatmap(matrix, *, x_title: str, y_title: str, title: str = "", digits: int = 4,
                   scheme: str = "redblue", domain: tuple[float, float] | None = (-1.0, 1.0),
-                  cell: int | None = None) -> alt.Chart:
+                  ) -> alt.Chart:
     """A heatmap for many cells (e.g. positions × dimensions): no text in the cells, a tooltip
     with the value; rows are numbered 0, 1, … (position) and columns 0, 1, … (dimension)."""
     m = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
@@ -28,7 +28,6 @@ def dense_heatmap(matrix, *, x_title: str, y_title: str, title: str = "", digits
         "value": m.ravel(),
         "text": [format_number(v, digits) for v in m.ravel()],
     })
-    cell = cell or max(6, min(28, 560 // max(n_cols, 1)))
     color = alt.Color("value:Q", legend=alt.Legend(title="値"),
                       scale=alt.Scale(scheme=scheme, domain=list(domain) if domain else alt.Undefined,
                                       reverse=scheme == "redblue"))
@@ -38,7 +37,7 @@ def dense_heatmap(matrix, *, x_title: str, y_title: str, title: str = "", digits
         color=color,
         tooltip=[alt.Tooltip("row:O", title=y_title), alt.Tooltip("col:O", title=x_title),
                  alt.Tooltip("text:N", title="値")],
-    ).properties(width=cell * n_cols, height=max(6, min(22, 400 // max(n_rows, 1))) * n_rows)
+    ).properties(height=max(6, min(22, 400 // max(n_rows, 1))) * n_rows + 60)   # width: the container's
 
 
 @st.cache_resource(show_spinner=False, max_entries=512)  # shared, read-only chart per input
@@ -62,7 +61,8 @@ def prob_bars(probs, labels: Sequence[str], *, title: str = "", highlight: Seque
              if len(highlight) else alt.value("#2E6F9E"))
     bars = base.mark_bar().encode(color=color, tooltip=["token", "text"])
     text = base.mark_text(align="left", dx=4).encode(text="text:N")
-    return (bars + text).properties(height=max(80, 26 * len(labels)))
+    # streamlit sizes charts with autosize "fit": the height includes title and axes
+    return (bars + text).properties(height=100 + 36 * len(labels))
 
 
 def show(chart) -> None:
@@ -85,7 +85,9 @@ def cost_chart(ns, curves: dict, labels: dict, *, crossover: int, n_mark: int | 
                             "text": f"{float(v):,.0f}"})
     df = pd.DataFrame.from_records(records)
     order = [labels[k] for k in curves]
-    color = alt.Color("層:N", sort=order, legend=alt.Legend(title=None, orient="bottom"))
+    palette = ["#d1495b", "#2E6F9E", "#66a182", "#edae49"]
+    color = alt.Color("層:N", sort=order, legend=alt.Legend(title=None, orient="bottom"),
+                      scale=alt.Scale(domain=order, range=palette[:len(order)]))
     lines = alt.Chart(df, title=title).mark_line().encode(
         x=alt.X("n:Q", scale=alt.Scale(type="log"), title="系列長 n（対数目盛）"),
         y=alt.Y("ops:Q", scale=alt.Scale(type="log"), title="層ごとの演算量（対数目盛）"),
@@ -103,4 +105,4 @@ def cost_chart(ns, curves: dict, labels: dict, *, crossover: int, n_mark: int | 
         layers.append(alt.Chart(pts).mark_point(size=80, filled=True).encode(
             x="n:Q", y="ops:Q", color=color,
             tooltip=[alt.Tooltip("層:N"), alt.Tooltip("n:Q"), alt.Tooltip("text:N", title="演算量")]))
-    return alt.layer(*layers).properties(height=320)
+    return alt.layer(*layers).properties(height=440)   # autosize "fit": includes title, axes, legend
