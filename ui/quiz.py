@@ -95,7 +95,8 @@ def quiz_section(topic: str, n: int = 3) -> None:
             st.session_state[ids_k] = [linked] + _fresh_ids(topic, n)[: n - 1]
             st.session_state[round_k] = st.session_state.get(round_k, 0) + 1
         except QuizError as exc:
-            st.warning(f"リンクの問題を開けませんでした（{exc}）。新しい問題を出します。")
+            # exc quotes the ?q= value, which anyone can put into a link: shown as inert text
+            st.warning(f"リンクの問題を開けませんでした（{state.plain(exc)}）。新しい問題を出します。")
     if ids_k not in st.session_state:
         st.session_state[ids_k] = _fresh_ids(topic, n)
         st.session_state[round_k] = 0
@@ -108,7 +109,7 @@ def quiz_section(topic: str, n: int = 3) -> None:
         try:
             question = quizzes.from_id(qid)
         except QuizError as exc:
-            st.warning(f"問題 {qid} を作れませんでした：{exc}")
+            st.warning(f"問題 {state.plain(qid)} を作れませんでした：{state.plain(exc)}")
             continue
         with st.container(border=True):
             question_card(question, key=f"quiz_{topic}_{rnd}_{i}")

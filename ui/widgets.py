@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from .state import plain
 from .validate import CellError, format_number, parse_matrix
 
 
@@ -179,7 +180,8 @@ def matrix_editor(key: str, default, row_labels: Sequence[str], col_labels: Sequ
     try:
         value = parse_matrix(st.session_state[raw_k], rows, cols)
     except CellError as exc:
-        st.error(f"{exc} いまは最後に正しかった値で計算しています。", icon="⚠️")
+        # the message quotes what was typed: escaped, so "[x](url)" or "![x](url)" stays text
+        st.error(f"{plain(exc)} いまは最後に正しかった値で計算しています。", icon="⚠️")
         return st.session_state.get(valid_k, default).copy()
     st.session_state[valid_k] = value
     return value.copy()
@@ -195,7 +197,7 @@ def compute(key: str, fn: Callable, *args, **kwargs):
     try:
         result = fn(*args, **kwargs)
     except ValueError as exc:
-        st.error(f"{exc}", icon="⚠️")
+        st.error(plain(exc), icon="⚠️")  # engine messages may quote learner text: inert Markdown
         if last_k in st.session_state:
             st.caption("直前の正しい入力での結果を表示しています。")
         return st.session_state.get(last_k)

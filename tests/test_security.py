@@ -1,0 +1,405 @@
+"""Security review, as tests (findings and decisions: notes/SECURITY.md → README "Security").
+
+1. Markdown/HTML injection. Every text path a learner, a link or a file controls — matrix
+   cells (→ cell errors), text inputs (→ engine errors), the quiz id in ``?q=`` (→ warning),
+   progress-file fields (→ import errors on the review page) — gets ``<script>``, ``<img
+   onerror>``, a ``javascript:`` link, an external image and a phishing link. Streamlit never
+   renders raw HTML without ``unsafe_allow_html`` (banned, see test_architecture), but it DOES
+   render Markdown links and images in st.error/st.warning/st.markdown — so every echo of
+   such text must reach Markdown escaped (ui.state.plain). The check reads the Markdown
+   SOURCE of every element that Streamlit renders as Markdown: after dropping backslash
+   escapes and code spans, no payload fragment may remain; and the learner must still see
+   what they typed (the de-escaped text quotes it).
+2. No eval/exec/compile/pickle/marshal/shelve/yaml/subprocess/os.system in app code.
+3. Config: XSRF protection on, CORS not opened, upload size capped and ≥ the progress-file
+   cap, no error details sent to browsers, no secrets used or committed.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import quizzes
+from apphelpers import open_page
+from practice.progress import apply_answer, new_progress, record_visit
+from practice.store import MAX_BYTES, export_bytes
+from ui import state
+from ui.nav import PAGES
+from ui.validate import parse_cell, CellError
+
+ROOT = Path(__file__).resolve().parent.parent
+EXISTING = [p for p in PAGES if p.exists]
+LEARNING = [p for p in EXISTING if p.section == "学習"]
+
+PAYLOADS = [
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    "[x](javascript:alert(1))",
+    "![x](https://evil.example/p.png)",
+    "[ログイン](https://evil.example/login)",
+]
+# what must never survive un-escaped in Markdown: an HTML tag, a link/image target, a URL
+DANGER = re.compile(r"<\s*(script|img)|\]\(\s*(javascript|https?)|!\[|javascript:|evil\.example", re.I)
+
+
+# ---------------------------------------------------------------------------
+# reading Markdown source the way the renderer does
+# ---------------------------------------------------------------------------
+_PUNCT = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+
+def live_markdown(md: str) -> str:
+    """The parts of a Markdown source that the renderer interprets: backslash-escaped ASCII
+    punctuation and code spans (shown literally) are removed."""
+    out, i, n = [], 0, len(md)
+    while i < n:
+        ch = md[i]
+        if ch == "\\" and i + 1 < n and md[i + 1] in _PUNCT:
+            out.append(" ")
+            i += 2
+            continue
+        if ch == "`":
+            run = len(md[i:]) - len(md[i:].lstrip("`"))
+            close = md.find("`" * run, i + run)
+            if close != -1:
+                out.append(" ")
+                i = close + run
+                continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def shown_text(md: str) -> str:
+    """What the learner reads: backslash escapes resolved."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", md)
+
+
+def test_live_markdown_helper_can_fail():
+    assert DANGER.search(live_markdown("see [x](javascript:alert(1))"))
+    assert DANGER.search(live_markdown("<img src=x onerror=alert(1)>"))
+    assert DANGER.search(live_markdown("![x](https://evil.example/p.png)"))
+    assert not DANGER.search(live_markdown(state.plain("![x](https://evil.example/p.png) <script>")))
+    assert not DANGER.search(live_markdown("code: `<script>alert(1)</script>`"))
+    assert DANGER.search(live_markdown("`ok` then <script>"))
+    assert shown_text(state.plain("[x](javascript:alert(1))")) == "[x](javascript:alert(1))"
+
+
+def markdown_sources(at) -> list[tuple[str, str]]:
+    """(where, Markdown source) of everything on the page that Streamlit renders as Markdown:
+    prose, captions, alerts, headings, metric and widget labels, expander labels."""
+    out = []
+    for kind in ("markdown", "caption", "error", "warning", "info", "success", "title", "header",
+                 "subheader", "toast"):
+        for el in at.get(kind):
+            out.append((kind, str(el.value)))
+    for m in at.metric:
+        out.append(("metric", f"{m.label} {m.value}"))
+    for el in at.get("expandable"):
+        out.append(("expander", str(getattr(el.proto, "label", ""))))
+    from streamlit.testing.v1.element_tree import Widget
+    for node in at._tree:
+        if isinstance(node, Widget):
+            out.append((f"{node.type} label", str(getattr(node, "label", ""))))
+            for opt in getattr(node, "options", []) or []:
+                out.append((f"{node.type} option", str(opt)))
+    for el in at.latex:  # KaTeX: no learner text may reach a formula at all
+        out.append(("latex", str(el.value)))
+    return out
+
+
+def assert_inert(at, payload: str) -> None:
+    assert not at.exception, at.exception
+    for where, md in markdown_sources(at):
+        live = live_markdown(md)
+        m = DANGER.search(live)
+        assert not m, f"{where}: un-escaped {m.group(0)!r} in Markdown {md[:300]!r}"
+        if where == "latex":
+            assert payload[:8] not in md, f"learner text inside a formula: {md[:200]!r}"
+
+
+def alert_texts(at) -> list[str]:
+    return [shown_text(str(e.value)) for kind in ("error", "warning") for e in at.get(kind)]
+
+
+# ---------------------------------------------------------------------------
+# 1a. matrix cells → the cell error
+# ---------------------------------------------------------------------------
+def _editors(at) -> list[str]:
+    keys = set(at.session_state._state.filtered_state)
+    return sorted(k[:-5] for k in keys if k.endswith("__raw")
+                  and f"{k[:-5]}__editor{at.session_state[k[:-5] + '__ver']}" in keys)
+
+
+EDITOR_PAGES = []
+for _p in EXISTING:
+    if "matrix_editor(" in (ROOT / _p.path).read_text(encoding="utf-8"):
+        EDITOR_PAGES.append(_p)
+
+
+def test_some_pages_have_matrix_editors():
+    assert {"naive", "qkv"} <= {p.key for p in EDITOR_PAGES}
+
+
+@pytest.mark.parametrize("info", EDITOR_PAGES, ids=[p.key for p in EDITOR_PAGES])
+def test_matrix_cell_payloads_are_shown_as_text(info):
+    at = open_page(info.path)
+    editors = _editors(at)
+    assert editors, f"{info.path} calls ui.matrix_editor but none is on screen"
+    for key in editors:
+        for payload in PAYLOADS:
+            raw = [list(r) for r in at.session_state[f"{key}__raw"]]
+            good = raw[0][0]
+            raw[0][0] = payload
+            at.session_state[f"{key}__raw"] = raw
+            at.session_state[f"{key}__ver"] += 1
+            at.run()
+            assert_inert(at, payload)
+            # the learner sees (the start of) what they typed, as text, in a Japanese cell error
+            assert any(payload[:20] in t and "数値として読めません" in t for t in alert_texts(at)), alert_texts(at)
+            raw[0][0] = good
+            at.session_state[f"{key}__raw"] = raw
+            at.session_state[f"{key}__ver"] += 1
+            at.run()
+            assert not at.exception
+
+
+# ---------------------------------------------------------------------------
+# 1b. text inputs → engine errors (ui.compute)
+# ---------------------------------------------------------------------------
+TEXT_PAGES = [p for p in EXISTING if "text_input(" in (ROOT / p.path).read_text(encoding="utf-8")]
+
+
+@pytest.mark.parametrize("info", TEXT_PAGES, ids=[p.key for p in TEXT_PAGES])
+def test_text_input_payloads_are_shown_as_text(info):
+    at = open_page(info.path)
+    if not at.text_input and any(b.key == "training_run" for b in at.button):
+        at.button(key="training_run").click()  # ⑧: the sentence box appears after a training run (~2 s)
+        at.run(timeout=120)
+    inputs = list(at.text_input)
+    if not inputs:
+        pytest.skip(f"{info.path}: the text input is not on screen in a fresh session")
+    for i in range(len(inputs)):
+        for payload in PAYLOADS + ["それ " + p for p in PAYLOADS]:
+            at.text_input[i].set_value(payload)
+            at.run()
+            assert_inert(at, payload)
+            assert at.error, f"{info.path}: {payload!r} was accepted"
+            assert any(re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", t) for t in alert_texts(at))
+
+
+def test_text_inputs_reach_the_engine_escaped_on_the_encdec_page():
+    """The learner's unknown word is quoted back (as text) in the Japanese error."""
+    info = next((p for p in EXISTING if p.key == "encdec"), None)
+    if info is None:
+        pytest.skip("no encoder–decoder page yet")
+    at = open_page(info.path)
+    at.text_input(key="encdec_src").set_value("[ログイン](https://evil.example/login)")
+    at.run()
+    assert_inert(at, "[ログイン]")
+    assert any("[ログイン](https://evil.example/login)" in t for t in alert_texts(at)), alert_texts(at)
+
+
+# ---------------------------------------------------------------------------
+# 1c. the quiz id in ?q= (anyone can send a learner such a link)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("payload", PAYLOADS + [
+    "naive.calc#<script>alert(1)</script>", "![x](https://evil.example/p.png)#1",
+    "[ログイン](https://evil.example/login)#12"])
+def test_query_param_quiz_id_is_shown_as_text(payload):
+    info = LEARNING[0]
+    at = open_page(info.path, query={"q": payload})
+    assert_inert(at, payload)
+    warnings = [shown_text(w.value) for w in at.warning]
+    assert any("リンクの問題を開けませんでした" in w for w in warnings), warnings
+    # the quiz still works: fresh questions instead of the link's
+    assert len([r for r in at.radio if r.key and r.key.endswith("__choice")]) == 3
+
+
+@pytest.mark.parametrize("info", LEARNING, ids=[p.key for p in LEARNING])
+def test_query_param_on_every_learning_page(info):
+    at = open_page(info.path, query={"q": "[x](javascript:alert(1))<img src=x onerror=alert(1)>"})
+    assert_inert(at, "<img src=x")
+    assert any("リンクの問題を開けませんでした" in w.value for w in at.warning)
+
+
+def test_a_valid_linked_question_still_opens():
+    topic = LEARNING[0].key
+    qid = f"{quizzes.by_topic(topic)[0]}#123"
+    at = open_page(LEARNING[0].path, query={"q": qid})
+    assert not at.exception and not at.warning
+    assert at.session_state[f"quiz_{topic}__ids"][0] == qid
+
+
+# ---------------------------------------------------------------------------
+# 1d. progress-file fields → the review page (and the dashboard)
+# ---------------------------------------------------------------------------
+def _valid_progress() -> dict:
+    p = record_visit(new_progress(), "naive")
+    qid = f"{quizzes.by_topic('naive')[0]}#5"
+    p = apply_answer(p, qid, "naive", False, 1, "page")
+    return json.loads(export_bytes(p))
+
+
+def _string_slots(data) -> list[tuple]:
+    """Paths to every string (and every dict key) in the progress JSON."""
+    slots = []
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                slots.append(("key", path, k))
+                walk(v, path + (k,))
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, path + (i,))
+        elif isinstance(node, str):
+            slots.append(("value", path, None))
+    walk(data, ())
+    return slots
+
+
+def _inject(data, slot, payload):
+    kind, path, key = slot
+    data = json.loads(json.dumps(data))
+    node = data
+    for step in path[:-1] if kind == "value" else path:
+        node = node[step]
+    if kind == "value":
+        node[path[-1]] = payload
+    else:
+        node[payload] = node.pop(key)
+    return data
+
+
+def test_progress_file_fields_are_shown_as_text():
+    base = _valid_progress()
+    slots = _string_slots(base)
+    assert len(slots) >= 10  # visited keys, attempt fields, review keys and fields
+    review = next(p for p in EXISTING if p.key == "review")
+    at = open_page(review.path)
+    current = at.session_state["progress"]
+    upload = at.file_uploader(key=state.UPLOAD_KEY)
+    n = 0
+    for slot in slots:
+        for payload in PAYLOADS:
+            evil = json.dumps(_inject(base, slot, payload), ensure_ascii=False).encode()
+            at.file_uploader(key=state.UPLOAD_KEY).set_value((f"p{n}.json", evil, "application/json"))
+            at.run()
+            n += 1
+            assert_inert(at, payload)
+            assert any("読み込めませんでした" in t for t in alert_texts(at)), (slot, payload, alert_texts(at))
+            assert at.session_state["progress"] == current
+    assert upload is not None and n == len(slots) * len(PAYLOADS)
+    for page in ("app.py", "pages/20_exam.py"):
+        if (ROOT / page).exists():
+            at.switch_page(page).run()
+            assert_inert(at, "")
+
+
+# ---------------------------------------------------------------------------
+# 2. no code execution or unsafe deserialisation in app code
+# ---------------------------------------------------------------------------
+APP_FILES = sorted([ROOT / "app.py"] + [p for d in ("tutor", "quizzes", "practice", "ui", "pages")
+                                        for p in (ROOT / d).rglob("*.py")])
+BANNED_MODULES = {"pickle", "cPickle", "dill", "marshal", "shelve", "subprocess", "yaml", "jsonpickle",
+                  "code", "codeop", "pty", "ctypes"}
+BANNED_CALLS = {"eval", "exec", "compile", "__import__", "execfile", "input", "breakpoint"}
+BANNED_ATTRS = {("os", "system"), ("os", "popen"), ("os", "execv"), ("os", "execve"), ("os", "spawnl"),
+                ("yaml", "load"), ("pickle", "loads"), ("pickle", "load"), ("np", "load"),
+                ("numpy", "load"), ("pd", "read_pickle"), ("pandas", "read_pickle"),
+                ("st", "html"), ("components", "html"), ("components", "iframe"), ("st", "secrets")}
+
+
+def execution_risks(source: str) -> list[str]:
+    tree = ast.parse(source)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [f"{node.lineno}: import {a.name}" for a in node.names if a.name.split(".")[0] in BANNED_MODULES]
+            found += [f"{node.lineno}: import {a.name}" for a in node.names
+                      if a.name.startswith("streamlit.components")]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            if node.module.split(".")[0] in BANNED_MODULES or node.module.startswith("streamlit.components"):
+                found.append(f"{node.lineno}: from {node.module} import …")
+            if node.module == "os" and any(a.name in {"system", "popen"} for a in node.names):
+                found.append(f"{node.lineno}: from os import system/popen")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in BANNED_CALLS:
+            found.append(f"{node.lineno}: {node.func.id}(…)")
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if (node.value.id, node.attr) in BANNED_ATTRS:
+                found.append(f"{node.lineno}: {node.value.id}.{node.attr}")
+        elif isinstance(node, ast.keyword) and node.arg == "allow_pickle":
+            found.append(f"{node.lineno}: allow_pickle=…")
+    return found
+
+
+def test_execution_scan_can_fail():
+    bad = ("import pickle\nfrom subprocess import run\nimport yaml\nx = eval('1')\nexec('x')\n"
+           "os.system('ls')\nnp.load(f, allow_pickle=True)\nst.html('<b>')\nst.secrets['k']\n"
+           "import streamlit.components.v1 as components\n")
+    assert len(execution_risks(bad)) >= 10
+    assert execution_risks("import json\nx = json.loads('1')\nre.compile('x')\n") == []
+
+
+def test_app_code_is_scanned():
+    names = {str(p.relative_to(ROOT)) for p in APP_FILES}
+    assert {"app.py", "ui/widgets.py", "ui/quiz.py", "practice/store.py", "tutor/core.py"} <= names
+
+
+@pytest.mark.parametrize("path", APP_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_code_execution_or_unsafe_deserialisation(path):
+    assert execution_risks(path.read_text(encoding="utf-8")) == [], path
+
+
+def test_url_parameters_are_read_in_one_reviewed_place():
+    """st.query_params is read only by the quiz link (ui/quiz.py), whose value is validated by
+    quizzes.core.parse_id and echoed escaped (test above)."""
+    users = [str(p.relative_to(ROOT)) for p in APP_FILES if "query_params" in p.read_text(encoding="utf-8")]
+    assert users == ["ui/quiz.py"], users
+
+
+# ---------------------------------------------------------------------------
+# 3. configuration and secrets
+# ---------------------------------------------------------------------------
+CONFIG = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+
+
+def test_xsrf_protection_on_and_cors_not_opened():
+    server = CONFIG.get("server", {})
+    assert server.get("enableXsrfProtection") is True
+    assert server.get("enableCORS", True) is True  # default: on; turning it off would disable XSRF too
+    assert server.get("enableStaticServing", False) is False
+
+
+def test_upload_size_capped_and_fits_the_progress_file():
+    mb = CONFIG["server"]["maxUploadSize"]
+    assert isinstance(mb, int) and 1 <= mb <= 5
+    assert MAX_BYTES <= mb * 1_000_000  # the largest valid progress file can be uploaded
+
+
+def test_no_error_details_sent_to_browsers():
+    assert CONFIG.get("client", {}).get("showErrorDetails") in ("none", False)
+
+
+def test_no_secrets_needed_or_committed():
+    assert not (ROOT / ".streamlit" / "secrets.toml").exists()
+    for p in APP_FILES:
+        code = p.read_text(encoding="utf-8")
+        assert "st.secrets" not in code and "secrets.toml" not in code, p
+    # the only environment variable the app reads is the optional local SQLite path (ATTENTION_TUTOR_DB)
+    readers = sorted(str(p.relative_to(ROOT)) for p in APP_FILES
+                     if re.search(r"\benviron\b|getenv", p.read_text(encoding="utf-8")))
+    assert set(readers) <= {"ui/state.py", "practice/store.py"}, readers
+
+
+def test_parse_cell_never_evaluates_text():
+    """Cells are parsed with float(), never evaluated: an expression is refused."""
+    for text in ("__import__('os').system('true')", "1+1", "2**10", "(1)", "[1]", "{}"):
+        with pytest.raises(CellError):
+            parse_cell(text, "x")
