@@ -125,6 +125,14 @@ EXPECTED_TEXT = {
     "formula": ["1.510", "形の表"],
     "multihead": ["1,048,576"],
     "mask": ["0.6698", "0.3302"],
+    "position": ["0.8415", "0.99995"],
+    "block": ["1,048,576", "Post-LN"],
+    "encdec": ["Source-Target"],
+    "output": ["0.867", "0.506"],
+    "cost": ["5,120,000", "26,214,400"],
+    "training": ["学習を始める"],
+    "exam": ["試験を始める"],
+    "review": ["今日が期限の問題"],
 }
 
 
@@ -144,6 +152,26 @@ def test_page_by_url_on_fresh_server(browser, info):
         expect(sidebar).to_contain_text("アテンション・チューター")
         for other in EXISTING:
             expect(sidebar).to_contain_text(other.label)
+
+
+def test_encdec_draws_the_whole_transformer_diagram(browser):
+    with streamlit_server() as base, new_page(browser, "encdec-diagram") as page:
+        page.goto(base + "/encdec", wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        expect(page.locator('[data-testid="stGraphVizChart"] svg').first).to_be_visible(timeout=20_000)
+        assert_healthy(page)
+
+
+def test_training_runs_in_the_page(browser):
+    """⑧: press the train button; the held-out accuracy the run measured is shown."""
+    with streamlit_server() as base, new_page(browser, "training-run") as page:
+        page.goto(base + "/training", wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        page.get_by_role("button", name="学習を始める").first.click()
+        expect(page.get_by_text("学習が終わりました").first).to_be_visible(timeout=90_000)
+        wait_until_rendered(page)
+        expect(page.locator('[data-testid="stMain"]')).to_contain_text("未知の文での正解率")
+        assert_healthy(page)
 
 
 def test_quiz_answered_by_clicking(browser):
