@@ -114,3 +114,55 @@ def test_nan_refused():
     bad[0, 0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         fast_attention(q, bad, q)
+
+
+@pytest.mark.parametrize("hold_blas", [True, False])
+def test_both_threading_strategies_agree(monkeypatch, hold_blas):
+    """With threadpoolctl (whole blocks per thread, OpenBLAS held to 1 thread) and without it
+    (products on the caller, exp split over threads): same numbers."""
+    import tutor.fast as fast_mod
+
+    if hold_blas and not fast_mod._blas_one_thread.available:
+        pytest.skip("threadpoolctl not installed: only the fallback strategy exists here")
+    if not hold_blas:
+        monkeypatch.setattr(fast_mod._blas_one_thread, "_libs", [])
+    monkeypatch.setattr(fast_mod, "_BLOCK_ELEMENTS", 5000)  # many blocks
+    rng = np.random.default_rng(11)
+    q, k, v = (rng.normal(size=(2, 3, 157, 6)) for _ in range(3))
+    for causal in (False, True):
+        for threads in (2, 3):
+            out = fast_attention(q, k, v, causal, n_threads=threads)
+            np.testing.assert_allclose(out, _reference(q, k, v, causal), rtol=0, atol=1e-12)
+
+
+def test_blas_threads_restored_after_overlapping_calls():
+    """The reference-counted hold never leaves OpenBLAS at one thread, even when calls overlap."""
+    import threading
+
+    import tutor.fast as fast_mod
+
+    hold = fast_mod._blas_one_thread
+    if not hold.available:
+        pytest.skip("threadpoolctl not installed")
+    before = [lib.num_threads for lib in hold._blas_libs()]
+    rng = np.random.default_rng(5)
+    q = rng.normal(size=(4, 300, 16))
+    errors = []
+
+    def work():
+        try:
+            for _ in range(3):
+                fast_attention(q, q, q, True, n_threads=2)
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    workers = [threading.Thread(target=work) for _ in range(4)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert not errors
+    assert [lib.num_threads for lib in hold._blas_libs()] == before
+    with hold:
+        assert all(lib.num_threads == 1 for lib in hold._blas_libs())
+    assert [lib.num_threads for lib in hold._blas_libs()] == before

@@ -15,9 +15,13 @@ this path does the same arithmetic with far fewer passes over memory:
 4. with ``causal=True`` a block of query rows a … b−1 only multiplies keys 0 … b−1: every
    (row block × key block) tile above the diagonal is skipped, only the diagonal square is
    masked with −∞;
-5. the element-wise part (max, subtract, exp) runs on one core in NumPy, so the rows of a
-   block are split over ``n_threads`` threads (NumPy releases the GIL inside ufuncs). The
-   matrix products stay on the calling thread, where OpenBLAS already uses every core.
+5. blocks are shared out over ``n_threads`` threads (NumPy releases the GIL inside BLAS
+   and ufuncs). Each thread runs whole blocks (QKᵀ, exp, P·[V | 1]) with OpenBLAS held to
+   one thread meanwhile — OpenBLAS threads busy-wait, and two levels of threads on the same
+   cores slow everything down (measured with ``python -m bench``: 4× slower under load).
+   Holding OpenBLAS needs the small ``threadpoolctl`` package; without it the matrix
+   products stay on the calling thread (OpenBLAS uses every core there) and only the
+   element-wise part (max, subtract, exp — one core in NumPy) is split over the threads.
 
 Only the order of floating-point operations differs from ``tutor.attention``: the outputs
 agree to about 1e-15 (tests check 1e-12).
@@ -95,6 +99,54 @@ def _exp_shifted(s: np.ndarray) -> None:
     np.exp(s, out=s)
 
 
+class _BlasOneThread:
+    """While held (by any number of callers at once), OpenBLAS runs on one thread.
+
+    Reference-counted: the first caller saves the thread counts and sets 1, the last one
+    restores them, so overlapping calls from several threads never leave BLAS at 1 thread.
+    ``available`` is False when threadpoolctl is not installed (then nothing is changed).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._holders = 0
+        self._saved: list[tuple[object, int]] = []
+        self._libs = None
+
+    def _blas_libs(self) -> list:
+        if self._libs is None:
+            try:
+                from threadpoolctl import ThreadpoolController
+                self._libs = list(ThreadpoolController().select(user_api="blas").lib_controllers)
+            except Exception:  # not installed, or no BLAS found: run without holding
+                self._libs = []
+        return self._libs
+
+    @property
+    def available(self) -> bool:
+        return bool(self._blas_libs())
+
+    def __enter__(self):
+        with self._lock:
+            if self._holders == 0:
+                self._saved = [(lib, lib.num_threads) for lib in self._blas_libs()]
+                for lib, _ in self._saved:
+                    lib.set_num_threads(1)
+            self._holders += 1
+        return self
+
+    def __exit__(self, *exc) -> None:
+        with self._lock:
+            self._holders -= 1
+            if self._holders == 0:
+                for lib, n in self._saved:
+                    lib.set_num_threads(n)
+                self._saved = []
+
+
+_blas_one_thread = _BlasOneThread()
+
+
 def fast_attention(q, k, v, causal: bool = False, *, scale: bool = True, n_threads: int | None = None) -> np.ndarray:
     """softmax(Q Kᵀ / √d_k [+ M_causal]) V — output only, equal to ``tutor.attention(...).output``.
 
@@ -102,7 +154,8 @@ def fast_attention(q, k, v, causal: bool = False, *, scale: bool = True, n_threa
     (batch, heads) must be the same for all three, e.g. (h, n, d) or (b, h, n, d).
     causal: query i sees keys j ≤ i (needs n_q = n_k); the same as passing
     ``tutor.causal_mask(n)`` to ``tutor.attention``. scale=False drops the 1/√d_k.
-    n_threads: threads for the element-wise part (default: the CPU cores, at most 8; 1 = none).
+    n_threads: threads to share the blocks over (default: the CPU cores, at most 8; 1 = run
+    everything, OpenBLAS included, on the calling thread).
     Returns the (..., n_q, d_v) output. Inputs are never modified.
     """
     q = as_matrix(q, "Q", ndim=(2, 3, 4))
@@ -140,24 +193,60 @@ def fast_attention(q, k, v, causal: bool = False, *, scale: bool = True, n_threa
     out = np.empty((n_h, n_q, d_v))                               # (H, n_q, d_v)
 
     g, rows = fast_attention_block_rows(n_q, n_k)
-    # 2. the one reused score buffer and the (output | sum) buffer
-    buf = np.empty(g * rows * n_k)                                # ≤ g · rows · n_k
-    acc = np.empty(g * rows * (d_v + 1))                          # ≤ g · rows · (d_v + 1)
+    if threads > 1 and n_h * n_q * n_k >= _MIN_THREADED_ELEMENTS:  # enough blocks for every thread
+        if rows == n_q and g * threads > n_h:
+            g = max(1, -(-n_h // threads))
+        if g == 1 and n_h * -(-n_q // rows) < threads:
+            rows = max(1, -(-n_q // max(1, threads // n_h)))
     above = np.triu(np.ones((rows, rows), dtype=bool), 1) if causal else None  # (rows, rows) j > i
-    pool = _pool(threads) if threads > 1 else None
+    # blocks: (first head, first row); causal blocks get larger with the row, so largest first
+    blocks = [(h0, a) for h0 in range(0, n_h, g) for a in range(0, n_q, rows)]
+    if causal:
+        blocks.sort(key=lambda blk: -blk[1])
 
-    for h0 in range(0, n_h, g):
-        h1 = min(h0 + g, n_h)
-        for a in range(0, n_q, rows):
-            b = min(a + rows, n_q)
+    def scores(h0: int, h1: int, a: int, b: int, s_out=None) -> np.ndarray:
+        ke = b if causal else n_k                                 # 4. causal: keys after b−1 never touched
+        s = np.matmul(q3[h0:h1, a:b], k_t[h0:h1, :, :ke], out=s_out)  # (g, r, ke)  scores / √d_k
+        if causal:
             r = b - a
-            ke = b if causal else n_k                             # 4. causal: keys after b−1 are never touched
-            s = buf[: (h1 - h0) * r * ke].reshape(h1 - h0, r, ke)  # (g, r, ke)
-            np.matmul(q3[h0:h1, a:b], k_t[h0:h1, :, :ke], out=s)  # (g, r, ke)  scores / √d_k
-            if causal:
-                np.copyto(s[..., a:b], -np.inf, where=above[:r, :r])  # diagonal square: j > i → −∞
-            # 5. max / subtract / exp in place, rows split over threads
-            if pool is not None and s.size >= _MIN_THREADED_ELEMENTS:
+            np.copyto(s[..., a:b], -np.inf, where=above[:r, :r])  # diagonal square: j > i → −∞
+        return s
+
+    def finish(s: np.ndarray, h0: int, h1: int, a: int, b: int) -> None:
+        o = np.matmul(s, v1[h0:h1, :s.shape[-1]])                 # (g, r, d_v + 1)  [Σ p·v | Σ p]
+        np.divide(o[..., :d_v], o[..., d_v:], out=out[h0:h1, a:b])  # (g, r, d_v)
+
+    def whole_block(blk: tuple[int, int]) -> None:
+        h0, a = blk
+        h1, b = min(h0 + g, n_h), min(a + rows, n_q)
+        s = scores(h0, h1, a, b)                                  # (g, r, ke)
+        _exp_shifted(s)
+        finish(s, h0, h1, a, b)
+
+    if threads == 1:
+        with _blas_one_thread:                                    # one core: OpenBLAS too
+            for blk in blocks:
+                whole_block(blk)
+    elif len(blocks) == 1 or n_h * n_q * n_k < _MIN_THREADED_ELEMENTS:
+        for blk in blocks:                                        # too small to share out
+            whole_block(blk)
+    elif _blas_one_thread.available:
+        # 5. each thread runs whole blocks, OpenBLAS held to one thread meanwhile
+        with _blas_one_thread:
+            for _ in _pool(threads).map(whole_block, blocks):
+                pass
+    else:
+        # 5'. no threadpoolctl: products on this thread (OpenBLAS threads), exp split over threads
+        pool = _pool(threads)
+        buf = np.empty(g * rows * n_k)                            # the one reused score buffer
+        for h0, a in blocks:
+            h1, b = min(h0 + g, n_h), min(a + rows, n_q)
+            ke = b if causal else n_k
+            s = scores(h0, h1, a, b, buf[: (h1 - h0) * (b - a) * ke].reshape(h1 - h0, b - a, ke))
+            r = b - a
+            if s.size < _MIN_THREADED_ELEMENTS:
+                _exp_shifted(s)
+            else:
                 if r >= threads:
                     step = -(-r // threads)
                     parts = [s[:, i:i + step] for i in range(0, r, step)]
@@ -166,9 +255,5 @@ def fast_attention(q, k, v, causal: bool = False, *, scale: bool = True, n_threa
                     parts = [s[i:i + step] for i in range(0, h1 - h0, step)]
                 for _ in pool.map(_exp_shifted, parts):
                     pass
-            else:
-                _exp_shifted(s)
-            o = acc[: (h1 - h0) * r * (d_v + 1)].reshape(h1 - h0, r, d_v + 1)  # (g, r, d_v + 1)
-            np.matmul(s, v1[h0:h1, :ke], out=o)                   # (g, r, d_v + 1)  [Σ p·v | Σ p]
-            np.divide(o[..., :d_v], o[..., d_v:], out=out[h0:h1, a:b])  # (g, r, d_v)
+            finish(s, h0, h1, a, b)
     return out.reshape(*lead, n_q, d_v)                           # (..., n_q, d_v)
