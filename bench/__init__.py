@@ -110,6 +110,13 @@ def environment() -> str:
         parts.extend(blas)
     except ImportError:
         pass
+    try:
+        from tutor.fast import _blas_one_thread
+        parts.append("fast_attention: whole blocks per thread, OpenBLAS held to 1 thread (threadpoolctl)"
+                     if _blas_one_thread.available else
+                     "fast_attention: threadpoolctl missing, products on the caller thread")
+    except Exception:
+        pass
     cpu = ""
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as f:

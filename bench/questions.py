@@ -28,8 +28,8 @@ def _rate(make, start_seed: int, window: float) -> tuple[float, int, float]:
 def measure(cfg: Config) -> tuple[dict[str, list[float]], list[float]]:
     import quizzes
 
-    reps = cfg.reps(full=3, quick=1)
-    window = 0.02 if cfg.quick else 0.15
+    reps = cfg.reps(full=5, quick=1)
+    window = 0.02 if cfg.quick else 0.06
     per: dict[str, list[float]] = {gid: [] for gid in quizzes.GENERATORS}
     totals: list[float] = []
     seed = 1_000
