@@ -65,6 +65,8 @@ def heatmap_chart(matrix, row_labels, col_labels, *, digits: int = 3,
     rows, cols = list(dict.fromkeys(df["row"])), list(dict.fromkeys(df["col"]))
     finite = df["value"].dropna()
     lo, hi = (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 1.0)
+    if hi <= lo:  # a constant matrix (uniform weights): a domain around it; a zero-width one is invalid
+        lo, hi = (min(lo, 0.0), max(hi, 0.0)) if lo != 0 else (0.0, 1.0)
     mid = (lo + hi) / 2
     base = alt.Chart(df, title=title or "").encode(
         x=alt.X("col:N", sort=cols, title=x_title, axis=alt.Axis(labelAngle=0, orient="top")),
@@ -74,7 +76,7 @@ def heatmap_chart(matrix, row_labels, col_labels, *, digits: int = 3,
     rect = base.mark_rect(stroke="#888", strokeWidth=0.5).encode(
         color=alt.condition(
             "isValid(datum.value)",
-            alt.Color("value:Q", scale=alt.Scale(scheme="viridis", domain=[lo, hi] if hi > lo else None),
+            alt.Color("value:Q", scale=alt.Scale(scheme="viridis", domain=[lo, hi]),
                       legend=alt.Legend(title="値")),
             alt.value("#9e9e9e"),
         ),
