@@ -1,0 +1,80 @@
+"""The quiz section every learning page ends with (ui.quiz_section), driven through AppTest."""
+import quizzes
+from apphelpers import open_page, page_text
+
+QKV = "pages/2_qkv.py"
+
+
+def _card(at, i: int):
+    radio = next(r for r in at.radio if r.key.endswith(f"_{i}__choice"))
+    submit = next(b for b in at.button if b.key.endswith(f"_{i}__submit"))
+    return radio, submit
+
+
+def _question_ids(at, topic: str) -> list[str]:
+    return list(at.session_state[f"quiz_{topic}__ids"])
+
+
+def test_fresh_questions_belong_to_the_page_and_start_unanswered():
+    at = open_page(QKV)
+    ids = _question_ids(at, "qkv")
+    assert len(ids) == 3 and len({i.split("#")[0] for i in ids}) == 3
+    assert all(quizzes.from_id(q).topic == "qkv" for q in ids)
+    assert any(quizzes.from_id(q).kind == "calc" for q in ids)
+    radio, submit = _card(at, 1)
+    assert radio.value is None          # nothing preselected
+    assert submit.disabled              # cannot answer before choosing
+
+
+def test_right_answer_is_confirmed_with_the_explanation_and_recorded():
+    at = open_page(QKV)
+    q = quizzes.from_id(_question_ids(at, "qkv")[0])
+    radio, submit = _card(at, 1)
+    radio.set_value(q.answer).run()
+    _card(at, 1)[1].click().run()
+    assert not at.exception
+    assert any("正解です" in s.value for s in at.success)
+    assert q.explanation in page_text(at)
+    attempts = at.session_state["progress"]["attempts"]
+    assert [(a["qid"], a["correct"], a["source"]) for a in attempts] == [(q.id, True, "page")]
+    assert q.id not in at.session_state["progress"]["review"]
+
+
+def test_wrong_answer_names_the_mistake_and_schedules_a_review():
+    at = open_page(QKV)
+    q = quizzes.from_id(_question_ids(at, "qkv")[1])
+    wrong = (q.answer + 1) % 4
+    _card(at, 2)[0].set_value(wrong).run()
+    _card(at, 2)[1].click().run()
+    assert not at.exception
+    assert any("不正解" in e.value and q.choices[q.answer] in e.value for e in at.error)
+    assert any(q.misconceptions[wrong] in w.value for w in at.warning)
+    assert at.session_state["progress"]["review"][q.id]["box"] == 1
+
+
+def test_link_reopens_exactly_that_question():
+    qid = quizzes.by_topic("qkv", "calc")[0] + "#12345"
+    q = quizzes.from_id(qid)
+    at = open_page(QKV, query={"q": qid})
+    assert not at.exception
+    assert _question_ids(at, "qkv")[0] == qid
+    assert q.stem in page_text(at)
+    assert f"?q={qid.replace('#', '%23')}" in page_text(at)   # the link shown under the card
+
+
+def test_bad_or_foreign_links_fall_back_to_fresh_questions():
+    for bad in ("nonsense", "qkv.nope#1", quizzes.by_topic("mask")[0] + "#3"):
+        at = open_page(QKV, query={"q": bad})
+        assert not at.exception
+        assert any("リンクの問題を開けませんでした" in w.value for w in at.warning)
+        assert all(quizzes.from_id(q).topic == "qkv" for q in _question_ids(at, "qkv"))
+
+
+def test_new_questions_button_draws_a_new_round():
+    at = open_page(QKV)
+    before = _question_ids(at, "qkv")
+    next(b for b in at.button if b.key == "quiz_qkv__new").click().run()
+    assert not at.exception
+    after = _question_ids(at, "qkv")
+    assert after != before and len(after) == 3
+    assert all(_card(at, i)[0].value is None for i in (1, 2, 3))
