@@ -369,4 +369,4 @@ def test_plain_escapes_markdown_and_html():
     assert state.plain(SCRIPT) == "\\<script\\>alert\\(\\'x\\'\\)\\</script\\>"
     assert state.plain("a\n\n# b") == "a \\# b"
     assert state.plain("[link](javascript:x) ![img](http://x/y.png) $x$") == (
-        "\\[link\\]\\(javascript\\:x\\) \\!\\[img\\]\\(http\\://x/y\\.png\\) \\$x\\$")
+        "\\[link\\]\\(javascript\\:x\\) \\!\\[img\\]\\(http\\:\u2060//x/y\\.png\\) \\$x\\$")  # \u2060: no autolink

@@ -42,7 +42,13 @@ PAYLOADS = [
     "[x](javascript:alert(1))",
     "![x](https://evil.example/p.png)",
     "[ログイン](https://evil.example/login)",
+    "https://evil.example/login",   # a bare URL: GFM autolinks it even when every ':' and '.' is escaped
+    "www.evil.example",
+    "me@evil.example",
 ]
+# GFM autolink literals, looked for in the text AFTER escapes are resolved (that is where the
+# renderer finds them); ui.state.plain splits them with an invisible word joiner
+AUTOLINK = re.compile(r"(?i)(https?://|www\.|@)evil")
 # what must never survive un-escaped in Markdown: an HTML tag, a link/image target, a URL
 DANGER = re.compile(r"<\s*(script|img)|\]\(\s*(javascript|https?)|!\[|javascript:|evil\.example", re.I)
 
@@ -76,11 +82,18 @@ def live_markdown(md: str) -> str:
 
 
 def shown_text(md: str) -> str:
-    """What the learner reads: backslash escapes resolved."""
+    """What the renderer sees after escapes are resolved (the word joiner is kept: it is what
+    stops a bare URL from being linked)."""
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", md)
 
 
+def what_learner_reads(md: str) -> str:
+    return shown_text(md).replace("\u2060", "")
+
+
 def test_live_markdown_helper_can_fail():
+    assert AUTOLINK.search(shown_text(r"see https\://evil\.example"))  # escaping alone does not stop it
+    assert not AUTOLINK.search(shown_text(state.plain("see https://evil.example www.evil.example a@evil.example")))
     assert DANGER.search(live_markdown("see [x](javascript:alert(1))"))
     assert DANGER.search(live_markdown("<img src=x onerror=alert(1)>"))
     assert DANGER.search(live_markdown("![x](https://evil.example/p.png)"))
@@ -117,14 +130,14 @@ def assert_inert(at, payload: str) -> None:
     assert not at.exception, at.exception
     for where, md in markdown_sources(at):
         live = live_markdown(md)
-        m = DANGER.search(live)
+        m = DANGER.search(live) or AUTOLINK.search(shown_text(md))
         assert not m, f"{where}: un-escaped {m.group(0)!r} in Markdown {md[:300]!r}"
         if where == "latex":
             assert payload[:8] not in md, f"learner text inside a formula: {md[:200]!r}"
 
 
 def alert_texts(at) -> list[str]:
-    return [shown_text(str(e.value)) for kind in ("error", "warning") for e in at.get(kind)]
+    return [what_learner_reads(str(e.value)) for kind in ("error", "warning") for e in at.get(kind)]
 
 
 # ---------------------------------------------------------------------------
@@ -161,7 +174,8 @@ def test_matrix_cell_payloads_are_shown_as_text(info):
             at.run()
             assert_inert(at, payload)
             # the learner sees (the start of) what they typed, as text, in a Japanese cell error
-            assert any(payload[:20] in t and "数値として読めません" in t for t in alert_texts(at)), alert_texts(at)
+            assert any(payload[:20] in t and ("数値として読めません" in t or "使えません" in t)
+                       for t in alert_texts(at)), alert_texts(at)
             raw[0][0] = good
             at.session_state[f"{key}__raw"] = raw
             at.session_state[f"{key}__ver"] += 1
@@ -210,13 +224,16 @@ def test_text_inputs_reach_the_engine_escaped_on_the_encdec_page():
 # ---------------------------------------------------------------------------
 @pytest.mark.parametrize("payload", PAYLOADS + [
     "naive.calc#<script>alert(1)</script>", "![x](https://evil.example/p.png)#1",
-    "[ログイン](https://evil.example/login)#12"])
-def test_query_param_quiz_id_is_shown_as_text(payload):
+    "[ログイン](https://evil.example/login)#12", "このアプリは移転しました 新しいURL evil.example"])
+def test_query_param_quiz_id_is_never_echoed(payload):
+    """Anyone can send a learner a link: its ?q= value is not quoted back at all (no link, no
+    image, no spoofed sentence inside the app's own warning box)."""
     info = LEARNING[0]
     at = open_page(info.path, query={"q": payload})
     assert_inert(at, payload)
-    warnings = [shown_text(w.value) for w in at.warning]
+    warnings = [what_learner_reads(w.value) for w in at.warning]
     assert any("リンクの問題を開けませんでした" in w for w in warnings), warnings
+    assert not any("evil" in w or "script" in w or "移転" in w for w in warnings), warnings
     # the quiz still works: fresh questions instead of the link's
     assert len([r for r in at.radio if r.key and r.key.endswith("__choice")]) == 3
 

@@ -94,9 +94,11 @@ def quiz_section(topic: str, n: int = 3) -> None:
                 raise QuizError("このページの問題ではありません。")
             st.session_state[ids_k] = [linked] + _fresh_ids(topic, n)[: n - 1]
             st.session_state[round_k] = st.session_state.get(round_k, 0) + 1
-        except QuizError as exc:
-            # exc quotes the ?q= value, which anyone can put into a link: shown as inert text
-            st.warning(f"リンクの問題を開けませんでした（{state.plain(exc)}）。新しい問題を出します。")
+        except QuizError:
+            # The ?q= value comes from whoever wrote the link: never echoed (no text or link
+            # injection into the app's own warning box).
+            st.warning("リンクの問題を開けませんでした（問題 id が正しくないか、このページの問題ではありません）。"
+                       "新しい問題を出します。")
     if ids_k not in st.session_state:
         st.session_state[ids_k] = _fresh_ids(topic, n)
         st.session_state[round_k] = 0

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from datetime import datetime
 
@@ -121,8 +122,15 @@ def import_uploaded() -> None:
 _MD_SPECIAL = set("\\`*_{}[]()<>#+-.!|~:$&=\"'")
 
 
+_WORD_JOINER = "\u2060"  # invisible; breaks GFM's bare-URL autolinks, which ignore backslash escapes
+
+
 def plain(text: str) -> str:
     """Text (possibly from a file) made inert for Streamlit's Markdown: every Markdown/HTML
-    punctuation character is backslash-escaped and line breaks become spaces."""
+    punctuation character is backslash-escaped and line breaks become spaces. Bare URLs and
+    e-mail addresses ("https://…", "www.…", "a@b.c") would still become links (GFM autolinks
+    are found after escapes are resolved), so an invisible word joiner splits them."""
     text = " ".join(str(text).split())
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
+    text = "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
+    # "http\://" → "http\:" + WJ + "//", "www\." → "www" + WJ + "\.", "a@b" → "a@" + WJ + "b"
+    return re.sub(r"(?i)(?<=:)(?=//)|(?<=www)(?=\\\.)|(?<=@)", _WORD_JOINER, text)
