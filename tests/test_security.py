@@ -374,6 +374,37 @@ def test_no_code_execution_or_unsafe_deserialisation(path):
     assert execution_risks(path.read_text(encoding="utf-8")) == [], path
 
 
+def unbounded_caches(source: str) -> list[str]:
+    """st.cache_data / st.cache_resource without max_entries: caches are shared by every
+    session on the server, so a learner trying many inputs must not grow them without end."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        for deco in getattr(node, "decorator_list", []):
+            call = deco if isinstance(deco, ast.Call) else None
+            target = call.func if call else deco
+            name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+            if name in ("cache_data", "cache_resource"):
+                if call is None or not any(k.arg == "max_entries" for k in call.keywords):
+                    found.append(f"{node.lineno}: {name} without max_entries")
+            elif name in ("lru_cache", "cache") and isinstance(node, ast.FunctionDef) and node.col_offset == 0:
+                size = next((k.value for k in (call.keywords if call else []) if k.arg == "maxsize"), None)
+                if call is None or (isinstance(size, ast.Constant) and size.value is None):
+                    found.append(f"{node.lineno}: module-level {name} without a size")
+    return found
+
+
+def test_cache_scan_can_fail():
+    bad = "@st.cache_data\ndef f(x): pass\n@st.cache_resource(show_spinner=False)\ndef g(x): pass\n" \
+          "@lru_cache(maxsize=None)\ndef h(x): pass\n"
+    assert len(unbounded_caches(bad)) == 3
+    assert unbounded_caches("@st.cache_data(max_entries=8)\ndef f(x): pass\n@lru_cache(maxsize=1)\ndef g(): pass\n") == []
+
+
+@pytest.mark.parametrize("path", APP_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_shared_caches_are_bounded(path):
+    assert unbounded_caches(path.read_text(encoding="utf-8")) == [], path
+
+
 def test_url_parameters_are_read_in_one_reviewed_place():
     """st.query_params is read only by the quiz link (ui/quiz.py), whose value is validated by
     quizzes.core.parse_id and echoed escaped (test above)."""
@@ -390,7 +421,7 @@ CONFIG = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding=
 def test_xsrf_protection_on_and_cors_not_opened():
     server = CONFIG.get("server", {})
     assert server.get("enableXsrfProtection") is True
-    assert server.get("enableCORS", True) is True  # default: on; turning it off would disable XSRF too
+    assert server.get("enableCORS", True) is True  # default: on
     assert server.get("enableStaticServing", False) is False
 
 
