@@ -7,8 +7,9 @@ show every step (four n × n arrays per head). For long sequences only the outpu
 this path does the same arithmetic with far fewer passes over memory:
 
 1. Q is multiplied by 1/√d_k once (n·d_k products instead of n² divisions);
-2. the scores of one block of query rows go into ONE reused buffer (rows × n_k, sized to stay
-   in the CPU cache); max, subtraction and exp are done in place in that buffer;
+2. the n × n score matrix is never formed: the scores of one block of query rows go into one
+   block buffer (rows × n_k ≈ 1 MiB, so it stays in the CPU cache) and max, subtraction and exp
+   are done in place in it;
 3. the row sums come out of the same matrix product as the output: P · [V | 1] gives
    Σ_j p_ij v_j and Σ_j p_ij together, and the output is divided by the sum once per row
    (n·d_v divisions instead of n² for normalising the weights);
