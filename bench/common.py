@@ -96,7 +96,7 @@ def format_table(rows: list[Row]) -> str:
             rng = f"{fmt(r.lo, r.unit)} – {fmt(r.hi, r.unit)}"
         else:
             med, rng = "–", "–"
-        what = r.what + (f" ({r.note})" if r.note else "")
+        what = (r.what + (f" ({r.note})" if r.note else "")).replace("|", "\\|")  # a cell never splits
         lines.append(f"| {r.section} | {what} | {med} | {rng} | {len(r.samples)} | {r.ratio} | {r.target} | {verdict(r.ok)} |")
     return "\n".join(lines)
 

@@ -96,7 +96,7 @@ def run_engine(cfg: Config) -> list[Row]:
             rows.append(Row("engine", f"reference: {ref_name}, {label}", t["ref"], "ms"))
             rows.append(Row("engine", f"tutor.fast_attention, {label}", t["fast"], "ms",
                             ratio=f"{r_fast:.2f}× reference", target=target, ok=ok,
-                            note=f"max |Δ| {err:.0e}"))
+                            note=f"max abs Δ {err:.0e}"))
             rows.append(Row("engine", f"tutor.attention (textbook, all intermediates), {label}", t["textbook"], "ms",
                             ratio=f"{r_tb:.2f}× reference"))
     return rows
@@ -139,7 +139,7 @@ def run_tiled(cfg: Config) -> list[Row]:
         label = f"n={n}, h=1, d_k={D}, block={block}"
         rows.append(Row("tiled", f"plain tutor.attention, {label}", t_plain, "ms"))
         rows.append(Row("tiled", f"tutor.tiled_attention, {label}", t_tiled, "ms", ratio=f"{r:.2f}× plain",
-                        target=f"≤ {TARGET_TILED:.0f}× plain", ok=r <= TARGET_TILED, note=f"max |Δ| {err:.0e}"))
+                        target=f"≤ {TARGET_TILED:.0f}× plain", ok=r <= TARGET_TILED, note=f"max abs Δ {err:.0e}"))
         rows.append(Row("tiled", f"peak memory plain, {label} (tracemalloc)", [mem_plain], "MB"))
         rows.append(Row("tiled", f"peak memory tiled, {label} (tracemalloc; score tile {tile_mb:.3f} MB)",
                         [mem_tiled], "MB", ratio=f"{mem_tiled / mem_plain:.4f}× plain",

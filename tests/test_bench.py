@@ -24,7 +24,7 @@ def test_engine_and_tiled_sections_run_quick():
     assert len(fast) == 4  # n = 64, 128 × (no mask, causal)
     for r in fast + [r for r in rows if r.what.startswith("tutor.tiled_attention")]:
         assert len(r.samples) == 1 and r.samples[0] > 0
-        err = float(re.search(r"max \|Δ\| ([0-9.e+-]+)", r.note).group(1))
+        err = float(re.search(r"max abs Δ ([0-9.e+-]+)", r.note).group(1))
         assert err <= 1e-12  # the fast/tiled outputs equal the reference's
         assert r.ratio.endswith(("reference", "plain"))
     mem = [r for r in rows if r.what.startswith("peak memory tiled")]
