@@ -126,7 +126,10 @@ def cached_chart(build: Callable, *args, width="content", **kwargs) -> None:
     if _to_vega_lite is None:
         st.altair_chart(build(*args, **kwargs), width=width)
         return
-    build_id = f"{getattr(build, '__module__', '')}.{getattr(build, '__qualname__', repr(build))}"
+    # the builder's name AND where its code lives: two pages may both define a `_chart` of their own
+    code = getattr(getattr(build, "__wrapped__", build), "__code__", None)
+    where = f"@{code.co_filename}:{code.co_firstlineno}" if code is not None else ""
+    build_id = f"{getattr(build, '__module__', '')}.{getattr(build, '__qualname__', repr(build))}{where}"
     st.vega_lite_chart(_chart_spec(build, build_id, args, kwargs), width=width)
 
 
