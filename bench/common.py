@@ -51,6 +51,7 @@ class Row:
     target: str = ""                   # "≤ 50 ms"
     ok: bool | None = None             # PASS / FAIL / (None: information only)
     note: str = ""
+    result: str = ""                   # overrides PASS/FAIL when a row has several targets
 
     @property
     def median(self) -> float:
@@ -97,7 +98,7 @@ def format_table(rows: list[Row]) -> str:
         else:
             med, rng = "–", "–"
         what = (r.what + (f" ({r.note})" if r.note else "")).replace("|", "\\|")  # a cell never splits
-        lines.append(f"| {r.section} | {what} | {med} | {rng} | {len(r.samples)} | {r.ratio} | {r.target} | {verdict(r.ok)} |")
+        lines.append(f"| {r.section} | {what} | {med} | {rng} | {len(r.samples)} | {r.ratio} | {r.target} | {r.result or verdict(r.ok)} |")
     return "\n".join(lines)
 
 
