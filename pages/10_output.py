@@ -3,6 +3,7 @@ and a generation loop that appends one token per click."""
 import numpy as np
 import pandas as pd
 import streamlit as st
+from ui.widgets import cached_chart
 
 import tutor
 import ui
@@ -107,13 +108,13 @@ with c1:
     st.dataframe(pd.DataFrame({"トークン": list(vocab_m), "ロジット": [format_number(v, 3) for v in logits_m]}),
                  hide_index=True, height=300)
 with c2:
-    st.altair_chart(prob_bars(probs_m, vocab_m, title="softmax(z)：次のトークンの確率"), width="stretch")
+    cached_chart(prob_bars, probs_m, vocab_m, title="softmax(z)：次のトークンの確率", width="stretch")
 
 st.subheader("温度で分布の形が変わる")
 cols = st.columns(len(tb.TEMPERATURES))
 for col, (name, probs_t) in zip(cols, temp_rows.items()):
     with col:
-        st.altair_chart(prob_bars(probs_t, ["A", "B", "C"], title=name), width="stretch")
+        cached_chart(prob_bars, probs_t, ["A", "B", "C"], title=name, width="stretch")
 
 # ---------------------------------------------------------------------------
 ui.section("try")
@@ -123,7 +124,7 @@ temp = st.slider("温度 T", min_value=0.1, max_value=3.0, value=1.0, step=0.1, 
 probs_try = ui.compute("output_temp_probs", tutor.probabilities, tb.TEMPERATURE_LOGITS, temp)
 if probs_try is not None:
     st.table(prob_table({f"T = {format_number(temp, 1)}": probs_try}, ["A（z = 2）", "B（z = 1）", "C（z = 0）"]))
-    st.altair_chart(prob_bars(probs_try, ["A", "B", "C"], title=f"T = {format_number(temp, 1)}"), width="stretch")
+    cached_chart(prob_bars, probs_try, ["A", "B", "C"], title=f"T = {format_number(temp, 1)}", width="stretch")
 
 st.subheader("選び方を比べる")
 st.markdown("小さな語彙の「次のトークンの確率」から 1 つ選びます。確率は直前のトークンで決まる簡単な表から作っています。"
@@ -145,8 +146,8 @@ with c2:
 probs_c = tutor.probabilities(tutor.toy_next_logits(tutor.toy_ids([prev])), t_choice)
 choice = ui.compute("output_choice", choose_with, probs_c, strategy, seed, k, p)
 if choice is not None:
-    st.altair_chart(prob_bars(choice.distribution, VOCAB, highlight=choice.kept,
-                              title=f"{STRATEGY_LABELS[strategy]}：残った候補の確率（合計 1 に直した後）"),
+    cached_chart(prob_bars, choice.distribution, VOCAB, highlight=choice.kept,
+                              title=f"{STRATEGY_LABELS[strategy]}：残った候補の確率（合計 1 に直した後）",
                     width="stretch")
     st.markdown(describe_choice(choice))
     st.metric("選ばれたトークン", SHOW[choice.index])

@@ -78,10 +78,10 @@ ui.section("visual")
 st.markdown(f"d = {tb.COST_D} のまま n を 1 から 4096 まで伸ばしたときの演算量です（両軸とも対数目盛）。")
 ns_vis = tutor.cost_lengths(4096)
 curve = tutor.cost_curve(ns_vis, tb.COST_D)
-st.altair_chart(cost_chart(ns_vis, {t: curve[t] for t in MAIN}, tutor.LAYER_LABELS,
+ui.widgets.cached_chart(cost_chart, ns_vis, {t: curve[t] for t in MAIN}, tutor.LAYER_LABELS,
                            crossover=tutor.crossover(tb.COST_D), n_mark=tb.COST_N,
                            marks={t: tutor.layer_cost(t, tb.COST_N, tb.COST_D).operations for t in MAIN},
-                           title=f"層ごとの演算量（d = {tb.COST_D}）"), width="stretch")
+                           title=f"層ごとの演算量（d = {tb.COST_D}）", width="stretch")
 st.caption("点は n = 100 の値。2 本の線は n = d で交わり、そこより右では自己注意の方が重くなります。")
 
 # ---------------------------------------------------------------------------
@@ -105,10 +105,10 @@ if rows_try is not None:
     st.markdown(f"分かれ目は n = d = {tutor.crossover(int(d)):,} です。")
     ns_try = tutor.cost_lengths(max(4096, int(n)))
     curve_try = tutor.cost_curve(ns_try, int(d))
-    st.altair_chart(cost_chart(ns_try, {t: curve_try[t] for t in MAIN}, tutor.LAYER_LABELS,
+    ui.widgets.cached_chart(cost_chart, ns_try, {t: curve_try[t] for t in MAIN}, tutor.LAYER_LABELS,
                                crossover=tutor.crossover(int(d)), n_mark=int(n),
                                marks={"self_attention": sa_try.operations, "recurrent": rnn_try.operations},
-                               title=f"層ごとの演算量（d = {int(d):,}）"), width="stretch")
+                               title=f"層ごとの演算量（d = {int(d):,}）", width="stretch")
 
 st.subheader("長い系列への 3 つの処方")
 st.markdown(

@@ -56,6 +56,28 @@ def curve_chart(curve, current: float) -> alt.LayerChart:
     return (lines + rule).properties(width=260, height=220, autosize=PAD)
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def measured_spread(seed: int):
+    """The seeded measurement: the same seed gives the same result, so it is computed once."""
+    return tutor.dot_product_spread(np.random.default_rng(seed))
+
+
+def measured_spread_chart(seed: int) -> alt.Chart:
+    return spread_chart(measured_spread(seed))
+
+
+def weights_chart(weights) -> alt.Chart:
+    bars = pd.DataFrame({"キー": KEYS3, "重み": weights})
+    return alt.Chart(bars, title="重み").mark_bar(color="#2E6F9E").encode(
+        x=alt.X("キー:N", sort=KEYS3, axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("重み:Q", scale=alt.Scale(domain=[0, 1])),
+        tooltip=["キー", alt.Tooltip("重み:Q", format=".5f")]).properties(width=220, height=220, autosize=PAD)
+
+
+def saturation_chart(factor: float) -> alt.LayerChart:
+    return curve_chart(tutor.saturation_curve(BASE), factor)
+
+
 # ---------------------------------------------------------------------------
 ui.section("aim")
 st.markdown(
@@ -136,11 +158,11 @@ ui.section("visual")
 st.subheader("乱数で測る：内積のばらつきは √d_k で増える")
 seed = st.number_input("乱数のシード", min_value=0, max_value=100_000, value=0, step=1, key="scaling_seed",
                        persist_state="session", help="同じシードなら同じ結果になります。")
-exp = ui.compute("scaling_spread", tutor.dot_product_spread, np.random.default_rng(int(seed)))
+exp = ui.compute("scaling_spread", measured_spread, int(seed))
 if exp is not None:
     st.caption(f"各 $d_k$ について、成分が平均 0・分散 1 の乱数ベクトル q を {exp.n_samples} 個、"
                f"それぞれにキー k を {exp.n_keys} 個作り、内積のばらつき（標準偏差）を測りました。")
-    st.altair_chart(spread_chart(exp), width="content")
+    ui.widgets.cached_chart(measured_spread_chart, int(seed), width="content")
     st.table(pd.DataFrame(
         [[number(v, 2) for v in exp.raw_std], [number(v, 2) for v in exp.theory_std],
          [number(v, 2) for v in exp.scaled_std], [number(v, 3) for v in exp.raw_max_weight],
@@ -162,7 +184,6 @@ st.markdown("スコア $(2, 1, 0)$ に倍率 $c$ を掛けて softmax に通し�
 factor = st.slider("スコアの倍率 c", min_value=0.5, max_value=20.0, value=1.0, step=0.5, key="scaling_factor",
                    persist_state="session")
 point = ui.compute("scaling_point", tutor.saturation_point, BASE, factor)
-curve = tutor.saturation_curve(BASE)
 if point is not None:
     st.latex(r"\begin{aligned}&\mathrm{softmax}" + vector(point.scores, auto_digits(point.scores, 1))
              + r" \\ &\approx (" + ", ".join(prob_text(w) for w in point.weights) + r")\end{aligned}")
@@ -171,14 +192,9 @@ if point is not None:
     m2.metric("勾配の大きさ max|∂a/∂s|", prob_text(point.gradient))
     c1, c2 = st.columns(2)
     with c1:
-        bars = pd.DataFrame({"キー": KEYS3, "重み": point.weights})
-        st.altair_chart(alt.Chart(bars, title="重み").mark_bar(color="#2E6F9E").encode(
-            x=alt.X("キー:N", sort=KEYS3, axis=alt.Axis(labelAngle=0)),
-            y=alt.Y("重み:Q", scale=alt.Scale(domain=[0, 1])),
-            tooltip=["キー", alt.Tooltip("重み:Q", format=".5f")]).properties(width=220, height=220, autosize=PAD),
-            width="content")
+        ui.widgets.cached_chart(weights_chart, point.weights, width="content")
     with c2:
-        st.altair_chart(curve_chart(curve, factor), width="content")
+        ui.widgets.cached_chart(saturation_chart, factor, width="content")
     st.caption("勾配の大きさは、ヤコビ行列 $\\partial a_i/\\partial s_j$ の成分の絶対値の最大です"
                "（2 つの重みが半々のときにいちばん大きく、1 つの重みが 1 に近づくほど 0 に近づきます）。")
 

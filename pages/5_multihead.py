@@ -27,13 +27,16 @@ def vec(values, digits: int = 3) -> str:
     return "(" + ", ".join(format_number(v, digits) for v in values) + ")"
 
 
-def small_heatmap(matrix, rows, cols, title: str, px: int = 150) -> None:
-    """A heatmap narrow enough to stand next to others in st.columns."""
+def _small_chart(matrix, rows, cols, title: str, px: int):
     chart = ui.heatmap_chart(matrix, rows, cols, title=title, x_title="キー", y_title="クエリ")
     # autosize "pad": px is the size of the cells' area; axes and legend come on top of it
     # (Streamlit's default "fit" squeezes them into px and the cells shrink to nothing)
-    st.altair_chart(chart.properties(width=px, height=px, autosize=alt.AutoSizeParams(type="pad")),
-                    width="content")
+    return chart.properties(width=px, height=px, autosize=alt.AutoSizeParams(type="pad"))
+
+
+def small_heatmap(matrix, rows, cols, title: str, px: int = 150) -> None:
+    """A heatmap narrow enough to stand next to others in st.columns."""
+    ui.widgets.cached_chart(_small_chart, matrix, rows, cols, title, px, width="content")
 
 
 def cost_frame(many: "tutor.HeadCost", one: "tutor.HeadCost") -> pd.DataFrame:

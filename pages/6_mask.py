@@ -39,12 +39,15 @@ def mask_frame(mask, rows, cols):
     return ui.matrix_frame(tutor.additive_mask(mask), rows, cols, digits=0)
 
 
-def small_heatmap(matrix, rows, cols, title: str, px: int = 150, digits: int = 3) -> None:
+def _small_chart(matrix, rows, cols, title: str, px: int, digits: int):
     chart = ui.heatmap_chart(matrix, rows, cols, title=title, x_title="キー", y_title="クエリ", digits=digits)
     # autosize "pad": px is the size of the cells' area; axes and legend come on top of it
     # (Streamlit's default "fit" squeezes them into px and the cells shrink to nothing)
-    st.altair_chart(chart.properties(width=px, height=px, autosize=alt.AutoSizeParams(type="pad")),
-                    width="content")
+    return chart.properties(width=px, height=px, autosize=alt.AutoSizeParams(type="pad"))
+
+
+def small_heatmap(matrix, rows, cols, title: str, px: int = 150, digits: int = 3) -> None:
+    ui.widgets.cached_chart(_small_chart, matrix, rows, cols, title, px, digits, width="content")
 
 
 # ---------------------------------------------------------------------------

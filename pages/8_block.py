@@ -1,6 +1,7 @@
 """⑦-2 FFN・残差接続・層正規化: one Transformer layer around the attention."""
 import numpy as np
 import pandas as pd
+import altair as alt
 import streamlit as st
 
 import tutor
@@ -28,6 +29,18 @@ def vec(v, digits: int = 3) -> str:
 
 def hand_ffn(z):
     return tutor.ffn(z, W1_HAND, None, W2_HAND, None, activation="relu").output
+
+
+def activation_chart() -> alt.Chart:
+    """ReLU, GELU and SiLU on [−3, 3] (fixed data: built once, then served from the cache)."""
+    xs = np.linspace(-3.0, 3.0, 61)
+    act_df = pd.DataFrame({"x": np.tile(xs, 3),
+                           "y": np.concatenate([tutor.relu(xs), tutor.gelu(xs), tutor.silu(xs)]),
+                           "関数": np.repeat(["ReLU", "GELU", "SiLU"], xs.size)})
+    return alt.Chart(act_df).mark_line().encode(
+        x=alt.X("x:Q"), y=alt.Y("y:Q"), color=alt.Color("関数:N", sort=["ReLU", "GELU", "SiLU"]),
+        tooltip=["関数", alt.Tooltip("x:Q", format=".2f"), alt.Tooltip("y:Q", format=".3f")],
+    ).properties(height=260)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -152,11 +165,7 @@ st.caption("層正規化は例 1 の中だけで平均と分散をとるので�
            "バッチ正規化は特徴ごとにバッチ全体で平均と分散をとるので、例 1 の結果まで変わってしまいます。")
 
 st.subheader("活性化関数のかたち")
-xs = np.linspace(-3.0, 3.0, 61)
-act_df = pd.DataFrame({"x": np.tile(xs, 3),
-                       "y": np.concatenate([tutor.relu(xs), tutor.gelu(xs), tutor.silu(xs)]),
-                       "関数": np.repeat(["ReLU", "GELU", "SiLU"], xs.size)})
-st.line_chart(act_df, x="x", y="y", color="関数", height=260)
+ui.widgets.cached_chart(activation_chart, width="stretch")
 st.caption("GELU と SiLU は 0 の近くでなめらかに曲がり、負の側でわずかにマイナスになります。")
 
 # ---------------------------------------------------------------------------
