@@ -41,7 +41,7 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 TOTAL_INTERACTIONS = int(os.environ.get("FUZZ_TOTAL", "10000"))
-STEPS_PER_EXAMPLE = 40          # interactions on one AppTest (one hypothesis example)
+STEPS_PER_EXAMPLE = 30          # interactions on one AppTest (one hypothesis example)
 WORKERS = max(1, min(2, os.cpu_count() or 1))
 SEED = int(os.environ.get("FUZZ_SEED", str(random.SystemRandom().randrange(2**31))))
 EXISTING = [p for p in PAGES if p.exists]
@@ -135,7 +135,7 @@ def check_healthy(at, log: list[str]) -> None:
         raise Failure(msg + "\n  last actions:\n    " + "\n    ".join(log[-15:]))
 
     if at.exception:
-        fail(f"exception element: {[e.value for e in at.exception]}")
+        fail(f"exception element: {[(e.value, list(e.stack_trace)[-6:]) for e in at.exception]}")
     for kind in ("error", "warning"):
         for text in alerts(at, kind):
             if not JAPANESE.search(text):
@@ -180,16 +180,52 @@ def pick_strings(widget, idx: list[int]) -> None:
     _pick_option(widget, state)
 
 
-def slider_values(w, draw) -> list[float]:
+class Act:
+    """The random choices of ONE interaction, all drawn by hypothesis BEFORE the app runs.
+
+    The app has its own randomness (fresh quiz ids), so the same earlier choices can meet a
+    different page state; hypothesis refuses an example whose draws change shape between runs
+    (FlakyStrategyDefinition). So every example draws a fixed-shape plan up front, and the
+    plan is interpreted against whatever is on screen (indices taken modulo the options)."""
+
+    def __init__(self, d: dict):
+        self.d = d
+        self._ints = list(d["ints"])
+
+    def __getitem__(self, name):
+        return self.d[name]
+
+    def pick(self, n: int) -> int:
+        v = self._ints.pop(0) if self._ints else 0
+        return v % n
+
+
+ACT = hs.fixed_dictionaries({
+    "kind": hs.integers(0, 2**20),
+    "ints": hs.lists(hs.integers(0, 2**20), min_size=4, max_size=4),
+    "mode": hs.sampled_from(["hostile", "number", "fix"]),
+    "hostile": hs.sampled_from(HOSTILE_CELLS),
+    "number": hs.one_of(hs.integers(-1_000_000, 1_000_000),
+                        hs.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)),
+    "fmt": hs.integers(0, 2),
+    "where": hs.lists(hs.sampled_from(["min", "max", "now", "any", "-0"]), min_size=2, max_size=2),
+    "u": hs.floats(0.0, 1.0),
+    "big": hs.integers(0, 2**62),
+    "flag": hs.booleans(),
+    "text": hs.one_of(hs.sampled_from(TEXT_INPUTS), hs.text(max_size=12)),
+    "trunc": hs.integers(0, 9),
+    "target": hs.integers(0, 2**20),
+})
+
+
+def slider_values(w, a: Act) -> list[float]:
     lo, hi, step = float(w.proto.min), float(w.proto.max), float(w.proto.step) or 1.0
     n_steps = int(round((hi - lo) / step))
-
-    def one():
-        where = draw(hs.sampled_from(["min", "max", "any"]))
-        k = 0 if where == "min" else n_steps if where == "max" else draw(hs.integers(0, n_steps))
-        v = lo + k * step
-        return min(v, hi)
-    vals = sorted(one() for _ in range(len(w.proto.default) or 1))
+    vals = []
+    for where in a["where"][: len(w.proto.default) or 1]:
+        k = 0 if where == "min" else n_steps if where == "max" else a.pick(n_steps + 1)
+        vals.append(min(lo + k * step, hi))
+    vals.sort()
     if w.proto.data_type == 0:  # INT
         vals = [int(round(v)) for v in vals]
     return vals
@@ -213,11 +249,14 @@ def fuzz_page(path: str, n_examples: int, steps: int, run_seed: int) -> dict:
         sys.path.insert(0, tests_dir)
     import logging
     logging.getLogger("streamlit").setLevel(logging.ERROR)
+    from streamlit import config as st_config
+    # the app's config hides error details from browsers; the fuzzer wants them in its report
+    st_config.set_option("client.showErrorDetails", "full")
     from apphelpers import open_page  # noqa: E402
 
     from ui.validate import CellError, parse_cell  # noqa: E402
 
-    stats = {"count": 0, "unknown": set(), "bad_cells": 0, "answers": 0, "switches": 0}
+    stats = {"count": 0, "unknown": set(), "bad_cells": 0, "answers": 0, "switches": 0, "examples": 0}
     failures: list[str] = []
     pages = [p.path for p in EXISTING]
 
@@ -230,28 +269,27 @@ def fuzz_page(path: str, n_examples: int, steps: int, run_seed: int) -> dict:
     def fail(log, msg):
         raise Failure(msg + "\n  last actions:\n    " + "\n    ".join(log[-15:]))
 
-    def act_matrix(at, draw, log, editors):
-        key = draw(hs.sampled_from(editors))
+    def act_matrix(at, a, log, editors):
+        key = editors[a.pick(len(editors))]
         raw = [list(r) for r in at.session_state[f"{key}__raw"]]
-        i = draw(hs.integers(0, len(raw) - 1))
-        j = draw(hs.integers(0, len(raw[i]) - 1))
-        mode = draw(hs.sampled_from(["hostile", "number", "fix"]))
+        i = a.pick(len(raw))
+        j = a.pick(len(raw[i]))
+        mode = a["mode"]
         if mode == "fix":  # the learner corrects every bad cell (back to the last valid value)
             valid = at.session_state[f"{key}__valid"]
-            for a, row in enumerate(raw):
-                for b, cell in enumerate(row):
+            for r, row in enumerate(raw):
+                for c, cell in enumerate(row):
                     try:
                         parse_cell(cell, "x")
                     except CellError:
-                        raw[a][b] = repr(float(valid[a][b]))
+                        raw[r][c] = repr(float(valid[r][c]))
             expect_ok = None
         elif mode == "number":
-            x = draw(hs.one_of(hs.integers(-1_000_000, 1_000_000),
-                               hs.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)))
-            raw[i][j] = draw(hs.sampled_from([repr(x), str(x), f"{x:.3g}"]))
+            x = a["number"]
+            raw[i][j] = [repr(x), str(x), f"{x:.3g}"][a["fmt"]]
             expect_ok = None if "e" in raw[i][j] else True
         else:
-            text, expect_ok = draw(hs.sampled_from(HOSTILE_CELLS))
+            text, expect_ok = a["hostile"]
             raw[i][j] = text
         # the oracle for the whole table: the first bad cell (row-major) decides
         any_bad = False
@@ -270,7 +308,7 @@ def fuzz_page(path: str, n_examples: int, steps: int, run_seed: int) -> dict:
             if ok != expect_ok:
                 fail(log, f"cell parser says {'valid' if ok else 'invalid'} for {raw[i][j]!r:.60}")
         before_valid = at.session_state[f"{key}__valid"].copy() if f"{key}__valid" in _state_keys(at) else None
-        before_sig = results_signature(at)
+        before_sig = results_signature(at) if any_bad else None
         at.session_state[f"{key}__raw"] = raw
         at.session_state[f"{key}__ver"] = at.session_state[f"{key}__ver"] + 1
         run(at, log, f"matrix {key}[{i}][{j}] = {raw[i][j]!r:.60} ({mode})")
@@ -284,7 +322,7 @@ def fuzz_page(path: str, n_examples: int, steps: int, run_seed: int) -> dict:
                 fail(log, f"{key}: last valid matrix not kept")
             after_sig = results_signature(at)
             if after_sig != before_sig:
-                diff = [(a, b) for a, b in zip(before_sig, after_sig) if a != b][:2]
+                diff = [(x, y) for x, y in zip(before_sig, after_sig) if x != y][:2]
                 fail(log, f"{key}: results changed after a bad cell ({len(before_sig)} → {len(after_sig)} "
                           f"items): {str(diff)[:600]}")
         else:
@@ -295,10 +333,10 @@ def fuzz_page(path: str, n_examples: int, steps: int, run_seed: int) -> dict:
             if np.any((valid == 0) & np.signbit(valid)):
                 fail(log, f"{key}: −0 kept as negative zero")
 
-    def act_quiz(at, draw, log, cards):
-        card = draw(hs.sampled_from(cards))
+    def act_quiz(at, a, log, cards):
+        card = cards[a.pick(len(cards))]
         radio = next(r for r in at.radio if r.key == f"{card}__choice")
-        choice = draw(hs.integers(0, len(radio.options) - 1))
+        choice = a.pick(len(radio.options))
         n_before = len(at.session_state["progress"]["attempts"])
         pick_index(radio, choice)
         run(at, log, f"quiz {card}: choose {choice}")
@@ -318,7 +356,7 @@ def fuzz_page(path: str, n_examples: int, steps: int, run_seed: int) -> dict:
         if not verdicts:
             fail(log, f"quiz {card}: no verdict shown")
 
-    def act_widget(at, draw, log):
+    def act_widget(at, a, log):
         ws = [w for w in widgets(at) if not w.disabled]
         for w in ws:
             if w.type not in KNOWN_WIDGETS and w.type not in IGNORED_WIDGETS:
@@ -326,16 +364,16 @@ def fuzz_page(path: str, n_examples: int, steps: int, run_seed: int) -> dict:
         ws = [w for w in ws if w.type in KNOWN_WIDGETS and w.key not in EXPENSIVE_BUTTONS]
         if not ws:
             return False
-        w = draw(hs.sampled_from(ws))
+        w = ws[a.pick(len(ws))]
         if w.type == "slider":
             if w.proto.data_type not in (0, 1):
                 return False
-            vals = slider_values(w, draw)
+            vals = slider_values(w, a)
             w.set_value(vals if len(vals) > 1 else vals[0])
             what = f"slider {w.key} = {vals}"
         elif w.type == "select_slider":
             n = len(w.options)
-            idx = sorted(draw(hs.integers(0, n - 1)) for _ in range(len(w.proto.default) or 1))
+            idx = sorted(a.pick(n) for _ in range(len(w.proto.default) or 1))
             pick_strings(w, idx)
             what = f"select_slider {w.key} = {[w.options[i] for i in idx]}"
         elif w.type == "number_input":
@@ -344,34 +382,39 @@ def fuzz_page(path: str, n_examples: int, steps: int, run_seed: int) -> dict:
             hi = w.max if w.max is not None else 1e308
             if is_int:
                 lo, hi = int(max(lo, -(2**53))), int(min(hi, 2**53))
-                v = draw(hs.one_of(hs.sampled_from([lo, hi, int(w.value or lo)]), hs.integers(lo, hi)))
+                v = {"min": lo, "max": hi, "now": int(w.value if w.value is not None else lo),
+                     "-0": 0 if lo <= 0 <= hi else lo,
+                     "any": lo + a["big"] % (hi - lo + 1)}[a["where"][0]]
             else:
-                v = draw(hs.one_of(hs.sampled_from([lo, hi, -0.0]).filter(lambda x: lo <= x <= hi),
-                                   hs.floats(lo, hi, allow_nan=False, allow_infinity=False)))
+                u = a["u"]
+                v = {"min": lo, "max": hi, "now": w.value if w.value is not None else lo,
+                     "-0": -0.0 if lo <= 0 <= hi else lo,
+                     "any": min(max(lo * (1 - u) + hi * u, lo), hi)}[a["where"][0]]
             w.set_value(v)
             what = f"number_input {w.key} = {v!r}"
         elif w.type in ("selectbox", "radio"):
             if not w.options:
                 return False
-            i = draw(hs.integers(0, len(w.options) - 1))
+            i = a.pick(len(w.options))
             pick_index(w, i)
             what = f"{w.type} {w.key} = #{i} {w.options[i]!r:.40}"
         elif w.type == "button_group":  # st.pills / st.segmented_control
             if not w.options:
                 return False
             if w.proto.click_mode == 0:  # SINGLE_SELECT
-                idx = [draw(hs.integers(0, len(w.options) - 1))]
+                idx = [a.pick(len(w.options))]
             else:
-                idx = sorted(set(draw(hs.lists(hs.integers(0, len(w.options) - 1), max_size=len(w.options)))))
+                bits = a["big"]
+                idx = [k for k in range(len(w.options)) if bits >> (k % 20) & 1]
             pick_strings(w, idx)
             what = f"button_group {w.key} = {[w.options[i] for i in idx]}"
         elif w.type in ("toggle", "checkbox"):
-            v = draw(hs.booleans())
+            v = a["flag"]
             w.set_value(v)
             what = f"{w.type} {w.key} = {v}"
         elif w.type == "text_input":
-            v = draw(hs.one_of(hs.sampled_from(TEXT_INPUTS), hs.text(max_size=30)))
-            if w.proto.max_chars and draw(hs.integers(0, 9)):  # mostly what the browser allows
+            v = a["text"]
+            if w.proto.max_chars and a["trunc"]:  # mostly what the browser allows
                 v = v[: w.proto.max_chars]
             w.set_value(v)
             what = f"text_input {w.key} = {v!r:.50}"
@@ -393,19 +436,24 @@ def fuzz_page(path: str, n_examples: int, steps: int, run_seed: int) -> dict:
         if failures:  # one failure is enough; the remaining examples return at once
             return
         log = [f"open {path}"]
+        stats["examples"] += 1
         try:
-            one_example(data.draw, log)
-        except BaseException as exc:  # noqa: BLE001 - recorded, reported by the parent test
+            one_example(data.draw(hs.lists(ACT, min_size=steps, max_size=steps), label="plan"), log)
+        except Exception as exc:  # noqa: BLE001 - recorded, reported by the parent test
+            # (hypothesis' own control flow, e.g. StopTest when an example drew too much, is a
+            # BaseException and passes through)
             text = str(exc) if isinstance(exc, Failure) else (
                 f"{type(exc).__name__}: {exc}\n  last actions:\n    " + "\n    ".join(log[-15:]) + "\n"
                 + "".join(traceback.format_exception(exc))[-3000:])
             failures.append(text)
 
-    def one_example(draw, log):
+    def one_example(plan, log):
         at = open_page(path)
         check_healthy(at, log)
-        done = 0
-        while done < steps:
+        done = n_act = 0
+        while done < steps:  # every action is ≥ 1 rerun, so the plan is long enough
+            a = Act(plan[n_act % len(plan)])
+            n_act += 1
             editors = editors_on_screen(at)
             cards = [r.key[: -len("__choice")] for r in at.radio
                      if r.key and r.key.endswith("__choice") and not r.disabled]
@@ -414,18 +462,19 @@ def fuzz_page(path: str, n_examples: int, steps: int, run_seed: int) -> dict:
                 kinds += ["matrix"] * 5
             if cards:
                 kinds += ["quiz"] * 2
-            kind = draw(hs.sampled_from(kinds))
+            kind = kinds[a["kind"] % len(kinds)]
             before = stats["count"]
             if kind == "matrix":
-                act_matrix(at, draw, log, editors)
+                act_matrix(at, a, log, editors)
             elif kind == "quiz":
-                act_quiz(at, draw, log, cards)
+                act_quiz(at, a, log, cards)
             elif kind == "widget":
-                if not act_widget(at, draw, log):
+                if not act_widget(at, a, log):
                     kind = "switch"
             if kind == "switch":
                 # mostly back to the page under test, sometimes anywhere
-                target = draw(hs.sampled_from([path, path] + pages))
+                targets = [path, path] + pages
+                target = targets[a["target"] % len(targets)]
                 at.switch_page(target)
                 stats["switches"] += 1
                 run(at, log, f"switch to {target}")
@@ -441,7 +490,7 @@ def fuzz_page(path: str, n_examples: int, steps: int, run_seed: int) -> dict:
         failure = failures[0]
     return {"count": stats["count"], "seconds": time.perf_counter() - t0, "failure": failure,
             "unknown": sorted(stats["unknown"]), "bad_cells": stats["bad_cells"],
-            "answers": stats["answers"], "switches": stats["switches"]}
+            "answers": stats["answers"], "switches": stats["switches"], "examples": stats["examples"]}
 
 
 # ---------------------------------------------------------------------------
@@ -491,7 +540,8 @@ def test_fuzz_page(fuzz_jobs, info):
     RESULTS[info.key] = res
     INTERACTIONS += res["count"]
     print(f"\n{info.key}: {res['count']} interactions in {res['seconds']:.1f} s "
-          f"({res['bad_cells']} bad tables, {res['answers']} quiz answers, {res['switches']} switches)")
+          f"({res['examples']} examples, {res['bad_cells']} bad tables, {res['answers']} quiz answers, "
+          f"{res['switches']} switches)")
     assert res["failure"] is None, (f"fuzzing {info.path} failed (FUZZ_SEED={SEED} replays it):\n"
                                     f"{res['failure']}")
     assert not res["unknown"], (f"{info.path} has widgets the fuzzer does not drive: {res['unknown']} "
