@@ -432,8 +432,25 @@ class DecodeResult:
         return tuple(layer.cross_weights for layer in self.layers)
 
 
+class _TinyModel:
+    """What both tiny models share: seeding and sizes read off the embedding table."""
+
+    @classmethod
+    def from_seed(cls, seed: int = 0, **kwargs):
+        """Same as ``init(np.random.default_rng(seed), **kwargs)``: same seed → same model."""
+        return cls.init(np.random.default_rng(seed), **kwargs)
+
+    @property
+    def d_model(self) -> int:
+        return self.embedding.shape[1]
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+
 @dataclass(frozen=True)
-class TinyEncoderDecoder:
+class TinyEncoderDecoder(_TinyModel):
     """A seeded, untrained encoder-decoder Transformer (post-LN, shared embedding/output weights)."""
 
     vocab: tuple[str, ...]
@@ -461,22 +478,9 @@ class TinyEncoderDecoder:
         dec = tuple(init_decoder_layer(d_model, n_heads, d_ff, rng) for _ in range(n_layers))
         return cls(vocab, n_heads, embedding, enc, dec, bool(use_pe), activation)
 
-    @classmethod
-    def from_seed(cls, seed: int = 0, **kwargs) -> "TinyEncoderDecoder":
-        """Same as ``init(np.random.default_rng(seed), **kwargs)``: same seed → same model."""
-        return cls.init(np.random.default_rng(seed), **kwargs)
-
-    @property
-    def d_model(self) -> int:
-        return self.embedding.shape[1]
-
     @property
     def n_layers(self) -> int:
         return len(self.encoder_layers)
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self.vocab)
 
     def encode(self, src_ids) -> EncodeResult:
         """Enc = EncoderLayer_N(… EncoderLayer_1(E[src]·√d_model + PE)); no mask."""
@@ -528,7 +532,7 @@ class DecoderOnlyResult:
 
 
 @dataclass(frozen=True)
-class TinyDecoderOnly:
+class TinyDecoderOnly(_TinyModel):
     """A seeded, untrained GPT-shaped model: causal self-attention + FFN blocks, tied output."""
 
     vocab: tuple[str, ...]
@@ -557,22 +561,9 @@ class TinyDecoderOnly:
         layers = tuple(init_encoder_layer(d_model, n_heads, d_ff, rng) for _ in range(n_layers))
         return cls(vocab, n_heads, embedding, layers, _init_ln(d_model), norm, bool(use_pe), activation)
 
-    @classmethod
-    def from_seed(cls, seed: int = 0, **kwargs) -> "TinyDecoderOnly":
-        """Same as ``init(np.random.default_rng(seed), **kwargs)``: same seed → same model."""
-        return cls.init(np.random.default_rng(seed), **kwargs)
-
-    @property
-    def d_model(self) -> int:
-        return self.embedding.shape[1]
-
     @property
     def n_layers(self) -> int:
         return len(self.layers)
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self.vocab)
 
     def forward(self, ids) -> DecoderOnlyResult:
         """H_0 = E[ids]·√d_model + PE; H_l = Block_l(H_{l−1}, causal mask); logits = H_N Eᵀ.
