@@ -524,11 +524,13 @@ _T0 = time.perf_counter()
 
 
 @pytest.fixture(scope="module")
-def fuzz_jobs():
+def fuzz_jobs(request):
     ctx = mp.get_context("spawn")  # never fork a process that runs streamlit threads
     pool = ProcessPoolExecutor(max_workers=WORKERS, mp_context=ctx)
+    selected = {item.callspec.params["info"].key for item in request.session.items
+                if getattr(item, "originalname", "") == "test_fuzz_page" and item.module is request.module}
     futures = {p.key: pool.submit(fuzz_page, p.path, EXAMPLES_PER_PAGE, STEPS_PER_EXAMPLE, SEED + n)
-               for n, p in enumerate(EXISTING)}
+               for n, p in enumerate(EXISTING) if p.key in selected}
     yield futures
     pool.shutdown(wait=True, cancel_futures=True)
 
