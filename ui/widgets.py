@@ -186,7 +186,7 @@ def matrix_editor(key: str, default, row_labels: Sequence[str], col_labels: Sequ
         value = parse_matrix(st.session_state[raw_k], rows, cols)
     except CellError as exc:
         # the message quotes what was typed: escaped, so "[x](url)" or "![x](url)" stays text
-        st.error(f"{plain(exc)} いまは最後に正しかった値で計算しています。", icon="⚠️")
+        st.error(f"{plain(exc)} いまは最後に正しかった値で計算しています。", icon=":material/warning:")
         return st.session_state.get(valid_k, default).copy()
     st.session_state[valid_k] = value
     return value.copy()
@@ -202,7 +202,7 @@ def compute(key: str, fn: Callable, *args, **kwargs):
     try:
         result = fn(*args, **kwargs)
     except ValueError as exc:
-        st.error(plain(exc), icon="⚠️")  # engine messages may quote learner text: inert Markdown
+        st.error(plain(exc), icon=":material/warning:")  # engine messages may quote learner text: inert Markdown
         if last_k in st.session_state:
             st.caption("直前の正しい入力での結果を表示しています。")
         return st.session_state.get(last_k)
