@@ -46,7 +46,7 @@ WORKERS = max(1, min(2, os.cpu_count() or 1))
 SEED = int(os.environ.get("FUZZ_SEED", str(random.SystemRandom().randrange(2**31))))
 EXISTING = [p for p in PAGES if p.exists]
 PER_PAGE = math.ceil(TOTAL_INTERACTIONS / len(EXISTING))
-EXAMPLES_PER_PAGE = max(1, math.ceil(PER_PAGE / STEPS_PER_EXAMPLE))
+EXAMPLES_PER_PAGE = max(3, math.ceil(PER_PAGE / STEPS_PER_EXAMPLE))  # ≥ 3: the first one is the simplest plan
 
 # Buttons that start a real training run (2–23 s each); their page test drives them once.
 EXPENSIVE_BUTTONS = {"training_run", "training_exp_run"}
