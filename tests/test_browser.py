@@ -12,7 +12,9 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+import urllib.parse
 import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
@@ -48,7 +50,8 @@ def streamlit_server():
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
            "--server.address", "127.0.0.1", "--server.port", str(port),
            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    log = tempfile.TemporaryFile()  # a file, not a pipe: a chatty server can never block on a full pipe
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -60,7 +63,8 @@ def streamlit_server():
             except OSError:
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not start: {proc.stderr.read().decode(errors='replace')[-2000:]}")
+                log.seek(0)
+                raise RuntimeError(f"streamlit did not start: {log.read().decode(errors='replace')[-2000:]}")
             time.sleep(0.2)
         yield base
     finally:
@@ -69,6 +73,7 @@ def streamlit_server():
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+        log.close()
 
 
 @pytest.fixture(scope="module")
@@ -171,6 +176,19 @@ def test_training_runs_in_the_page(browser):
         expect(page.get_by_text("学習が終わりました").first).to_be_visible(timeout=90_000)
         wait_until_rendered(page)
         expect(page.locator('[data-testid="stMain"]')).to_contain_text("未知の文での正解率")
+        assert_healthy(page)
+
+
+def test_crafted_quiz_link_is_not_rendered_as_a_link_or_image(browser):
+    """?q= comes from whoever sent the link: the warning must not carry their link or image."""
+    payload = "![x](https://evil.example/p.png)[ログイン](https://evil.example/login)"
+    with streamlit_server() as base, new_page(browser, "crafted-q") as page:
+        page.goto(base + "/naive?q=" + urllib.parse.quote(payload), wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        alert = page.locator('[data-testid="stAlert"]').filter(has_text="リンクの問題を開けませんでした")
+        expect(alert.first).to_be_visible(timeout=20_000)
+        assert alert.locator("a, img").count() == 0
+        assert "evil.example" not in page.inner_text('[data-testid="stMain"]')
         assert_healthy(page)
 
 
