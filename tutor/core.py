@@ -17,6 +17,7 @@ __all__ = [
     "as_matrix",
     "positive_int",
     "check_rng",
+    "checked_qkv",
     "softmax",
     "NaiveAttentionResult",
     "naive_attention",
@@ -83,6 +84,28 @@ def check_rng(rng) -> np.random.Generator:
     if not isinstance(rng, np.random.Generator):
         raise ValueError("rng には np.random.default_rng(seed) で作った Generator を渡してください。")
     return rng
+
+
+def checked_qkv(q, k, v) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """q (..., n_q, d_k), k (..., n_k, d_k), v (..., n_k, d_v) as float64 with the same leading
+    (batch, heads) dims — what the block-wise paths (tiled, fast) need; Japanese errors otherwise."""
+    q = as_matrix(q, "Q", ndim=(2, 3, 4))
+    k = as_matrix(k, "K", ndim=(2, 3, 4))
+    v = as_matrix(v, "V", ndim=(2, 3, 4))
+    if k.shape[-1] != q.shape[-1]:
+        raise ValueError(
+            f"Q（形 {q.shape}）と K（形 {k.shape}）の最後の次元 d_k が一致しません"
+            f"（{q.shape[-1]} と {k.shape[-1]}）。内積 QKᵀ がとれません。"
+        )
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(
+            f"K（形 {k.shape}）と V（形 {v.shape}）のトークン数が一致しません（{k.shape[-2]} と {v.shape[-2]}）。"
+        )
+    if not (k.shape[:-2] == v.shape[:-2] == q.shape[:-2]):
+        raise ValueError(
+            f"Q（形 {q.shape}）、K（形 {k.shape}）、V（形 {v.shape}）の先頭の次元（バッチ・ヘッド）が揃っていません。"
+        )
+    return q, k, v
 
 
 # ---------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .core import as_matrix
+from .core import checked_qkv
 
 __all__ = ["fast_attention", "fast_attention_block_rows"]
 
@@ -159,24 +159,9 @@ def fast_attention(q, k, v, causal: bool = False, *, scale: bool = True, n_threa
     everything, OpenBLAS included, on the calling thread).
     Returns the (..., n_q, d_v) output. Inputs are never modified.
     """
-    q = as_matrix(q, "Q", ndim=(2, 3, 4))
-    k = as_matrix(k, "K", ndim=(2, 3, 4))
-    v = as_matrix(v, "V", ndim=(2, 3, 4))
+    q, k, v = checked_qkv(q, k, v)
     *lead, n_q, d_k = q.shape
     n_k, d_v = v.shape[-2:]
-    if k.shape[-1] != d_k:
-        raise ValueError(
-            f"Q（形 {q.shape}）と K（形 {k.shape}）の最後の次元 d_k が一致しません"
-            f"（{d_k} と {k.shape[-1]}）。内積 QKᵀ がとれません。"
-        )
-    if k.shape[-2] != n_k:
-        raise ValueError(
-            f"K（形 {k.shape}）と V（形 {v.shape}）のトークン数が一致しません（{k.shape[-2]} と {n_k}）。"
-        )
-    if not (k.shape[:-2] == v.shape[:-2] == tuple(lead)):
-        raise ValueError(
-            f"Q（形 {q.shape}）、K（形 {k.shape}）、V（形 {v.shape}）の先頭の次元（バッチ・ヘッド）が揃っていません。"
-        )
     causal = bool(causal)
     if causal and n_q != n_k:
         raise ValueError(f"因果マスクにはクエリとキーの数が同じ必要があります（n_q = {n_q}, n_k = {n_k}）。")

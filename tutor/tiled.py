@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import positive_int, as_matrix
+from .core import checked_qkv, positive_int, as_matrix
 
 __all__ = [
     "TiledAttentionResult",
@@ -53,22 +53,9 @@ def tiled_attention(q, k, v, block_size: int = 64, causal: bool = False, *, scal
     causal: query i sees keys j ≤ i (needs n_q = n_k); tiles entirely above the diagonal are
     skipped without being computed. scale=False drops the 1/√d_k ("forgot √d_k").
     """
-    q = as_matrix(q, "Q", ndim=(2, 3, 4))
-    k = as_matrix(k, "K", ndim=(2, 3, 4))
-    v = as_matrix(v, "V", ndim=(2, 3, 4))
+    q, k, v = checked_qkv(q, k, v)
     *lead, n_q, d_k = q.shape
     n_k, d_v = v.shape[-2:]
-    if k.shape[-1] != d_k:
-        raise ValueError(
-            f"Q（形 {q.shape}）と K（形 {k.shape}）の最後の次元 d_k が一致しません"
-            f"（{d_k} と {k.shape[-1]}）。内積 QKᵀ がとれません。"
-        )
-    if k.shape[-2] != n_k:
-        raise ValueError(
-            f"K（形 {k.shape}）と V（形 {v.shape}）のトークン数が一致しません（{k.shape[-2]} と {n_k}）。"
-        )
-    if not (k.shape[:-2] == v.shape[:-2] == tuple(lead)):
-        raise ValueError(f"Q（形 {q.shape}）、K（形 {k.shape}）、V（形 {v.shape}）の先頭の次元（バッチ・ヘッド）が揃っていません。")
     if causal and n_q != n_k:
         raise ValueError(f"因果マスクにはクエリとキーの数が同じ必要があります（n_q = {n_q}, n_k = {n_k}）。")
     bk = positive_int(block_size, "ブロックの大きさ block_size")
