@@ -86,9 +86,11 @@ def check_rng(rng) -> np.random.Generator:
     return rng
 
 
-def checked_qkv(q, k, v) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """q (..., n_q, d_k), k (..., n_k, d_k), v (..., n_k, d_v) as float64 with the same leading
-    (batch, heads) dims — what the block-wise paths (tiled, fast) need; Japanese errors otherwise."""
+def checked_qkv(q, k, v, *, same_leading: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """q (..., n_q, d_k), k (..., n_k, d_k), v (..., n_k, d_v) as float64; Japanese errors otherwise.
+
+    same_leading: also require identical leading (batch, heads) dims, as the block-wise paths
+    (tiled, fast) do; ``attention`` lets them broadcast."""
     q = as_matrix(q, "Q", ndim=(2, 3, 4))
     k = as_matrix(k, "K", ndim=(2, 3, 4))
     v = as_matrix(v, "V", ndim=(2, 3, 4))
@@ -99,9 +101,10 @@ def checked_qkv(q, k, v) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         )
     if k.shape[-2] != v.shape[-2]:
         raise ValueError(
-            f"K（形 {k.shape}）と V（形 {v.shape}）のトークン数が一致しません（{k.shape[-2]} と {v.shape[-2]}）。"
+            f"K（形 {k.shape}）と V（形 {v.shape}）のトークン数が一致しません"
+            f"（{k.shape[-2]} と {v.shape[-2]}）。キーとバリューは同じ数だけ必要です。"
         )
-    if not (k.shape[:-2] == v.shape[:-2] == q.shape[:-2]):
+    if same_leading and not (k.shape[:-2] == v.shape[:-2] == q.shape[:-2]):
         raise ValueError(
             f"Q（形 {q.shape}）、K（形 {k.shape}）、V（形 {v.shape}）の先頭の次元（バッチ・ヘッド）が揃っていません。"
         )
@@ -286,19 +289,7 @@ def attention(q, k, v, mask=None, *, scale: bool = True) -> AttentionResult:
     mask: bool, broadcastable to (..., n_q, n_k), True = may attend (M = 0 there, -inf elsewhere).
     scale=False is the "forgot √d_k" variant.
     """
-    q = as_matrix(q, "Q", ndim=(2, 3, 4))
-    k = as_matrix(k, "K", ndim=(2, 3, 4))
-    v = as_matrix(v, "V", ndim=(2, 3, 4))
-    if q.shape[-1] != k.shape[-1]:
-        raise ValueError(
-            f"Q（形 {q.shape}）と K（形 {k.shape}）の最後の次元 d_k が一致しません"
-            f"（{q.shape[-1]} と {k.shape[-1]}）。内積 QKᵀ がとれません。"
-        )
-    if k.shape[-2] != v.shape[-2]:
-        raise ValueError(
-            f"K（形 {k.shape}）と V（形 {v.shape}）のトークン数が一致しません"
-            f"（{k.shape[-2]} と {v.shape[-2]}）。キーとバリューは同じ数だけ必要です。"
-        )
+    q, k, v = checked_qkv(q, k, v, same_leading=False)  # leading dims may broadcast here
     d_k = q.shape[-1]
     divisor = float(np.sqrt(d_k)) if scale else 1.0
     scores = q @ np.swapaxes(k, -1, -2)                      # (..., n_q, n_k)

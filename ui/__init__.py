@@ -1,7 +1,7 @@
 """ui: the only non-page code that imports streamlit.
 
 Every page starts with ``ui.page("<key>")``: page config, session state, our own sidebar
-(no st.navigation: see shared/design.md), and the visit recorded for the dashboard.
+(classic pages/ multipage mode, our own links: see shared/design.md), and the visit recorded for the dashboard.
 """
 from __future__ import annotations
 
