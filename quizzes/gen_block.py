@@ -20,6 +20,24 @@ PATTERNS = ((-3, -1, 1, 3), (-1, -1, 1, 1), (-2, 0, 0, 2), (-2, -2, 2, 2), (-3, 
 HINT = "（$\\sqrt{2} \\approx 1.414$、$\\sqrt{5} \\approx 2.236$）"
 
 
+def _pick(rng: np.random.Generator, options: tuple):
+    """options[i] for one uniform index: the very draw of rng.choice(options) (same stream),
+    without its conversion of options to an array."""
+    return options[int(rng.integers(len(options)))]
+
+
+def _clash(choices: tuple[str, ...]) -> bool:
+    """True when two of the displayed choices would be the same (after strip): the registry
+    (quizzes.core) redraws such a draft, so its long texts need not be built."""
+    return len({c.strip() for c in choices}) != len(choices)
+
+
+def _redraw(choices: tuple[str, ...]) -> Draft:
+    """The draft of an attempt that the registry will reject (its choices clash): the same
+    choice texts, no stem or explanation (never shown)."""
+    return Draft("", choices[0], tuple((c, "") for c in choices[1:]), "")
+
+
 def _nice_vector(rng: np.random.Generator) -> tuple[int, ...]:
     pattern = np.array(PATTERNS[int(rng.integers(len(PATTERNS)))])
     rng.shuffle(pattern)
@@ -30,10 +48,10 @@ def _nice_vector(rng: np.random.Generator) -> tuple[int, ...]:
 # ---------------------------------------------------------------------------
 def _params_ln(rng: np.random.Generator) -> dict:
     x = _nice_vector(rng)
-    other = rng.integers(-3, 6, size=4)
-    while np.any(other == np.array(x)):              # every feature differs between the two examples
-        other = rng.integers(-3, 6, size=4)
-    return {"x": x, "other": tuple(int(v) for v in other), "j": int(rng.integers(4))}
+    other = tuple(rng.integers(-3, 6, size=4).tolist())
+    while any(o == v for o, v in zip(other, x)):     # every feature differs between the two examples
+        other = tuple(rng.integers(-3, 6, size=4).tolist())
+    return {"x": x, "other": other, "j": int(rng.integers(4))}
 
 
 @calc_generator("block.layer_norm", "block", _params_ln)
@@ -41,24 +59,24 @@ def _layer_norm(p: dict) -> Draft:
     """One component of LayerNorm(x) for example 1 of a batch of two."""
     batch = np.array([p["x"], p["other"]], float)
     j = p["j"]
-    right = tm.layer_norm_mistake(batch, 0)
-
-    def val(mistake):
-        return tm.layer_norm_mistake(batch, 0, mistake).output[j]
-
+    r = tm.layer_norm_mistakes(batch, 0, (None, "batch", "variance", "rms"))   # one set of steps for all four
+    right = r[None]
+    choices = (num(right.output[j]), num(r["batch"].output[j]), num(r["variance"].output[j]), num(r["rms"].output[j]))
+    if _clash(choices):
+        return _redraw(choices)
     stem = (f"ミニバッチに 2 つの例があり、ある層の出力が 例 1 ${tex_vec(p['x'])}$、例 2 ${tex_vec(p['other'])}$ だった。"
             f"例 1 に層正規化（LayerNorm、$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$、分散は $d$ で割る）をかけたときの"
             f"第 {j + 1} 成分{BEST}{HINT}")
     wrong = (
-        (num(val("batch")), mc("バッチ方向で正規化", "特徴ごとに例 1 と例 2 の 2 つで平均・分散をとった。それはバッチ正規化で、層正規化は 1 つの例の中だけで計算する。")),
-        (num(val("variance")), mc("分散で割った", f"標準偏差 {num(right.spread)} ではなく分散 {num(tm.layer_norm_mistake(batch, 0, 'variance').spread)} で割ってしまった。")),
-        (num(val("rms")), mc("平均の引き忘れ（RMSNorm との混同）", "平均を引かずに二乗平均平方根で割った。それは RMSNorm の計算である。")),
+        (choices[1], mc("バッチ方向で正規化", "特徴ごとに例 1 と例 2 の 2 つで平均・分散をとった。それはバッチ正規化で、層正規化は 1 つの例の中だけで計算する。")),
+        (choices[2], mc("分散で割った", f"標準偏差 {num(right.spread)} ではなく分散 {num(r['variance'].spread)} で割ってしまった。")),
+        (choices[3], mc("平均の引き忘れ（RMSNorm との混同）", "平均を引かずに二乗平均平方根で割った。それは RMSNorm の計算である。")),
     )
     centered = tutor.layer_norm_steps(batch[0], eps=0.0).centered
     expl = (f"例 1 の平均は $\\mu = {num(right.mean)}$、$x - \\mu = {tex_vec(centered)}$、"
             f"標準偏差は {num(right.spread)}。よって LayerNorm は ${tex_vec(right.output)}$ で、第 {j + 1} 成分は {num(right.output[j])}。"
             "例 2 の値は使わない。")
-    return Draft(stem, num(right.output[j]), wrong, expl)
+    return Draft(stem, choices[0], wrong, expl)
 
 
 # ---------------------------------------------------------------------------
@@ -75,29 +93,32 @@ def _params_block(rng: np.random.Generator) -> dict:
 def _post_ln(p: dict) -> Draft:
     """Post-LN output LayerNorm(x + Sublayer(x))."""
     x, f = np.array(p["x"], float), np.array(p["f"], float)
-    right = tm.residual_block_mistake(x, f)
+    r = tm.residual_block_mistakes(x, f)                  # the right output and every mistake at once
+    choices = (vec(r[None]), vec(r["no_residual"]), vec(r["no_norm"]), vec(r["norm_sublayer_only"]))
+    if _clash(choices):
+        return _redraw(choices)
     stem = (f"原論文の Transformer のサブレイヤー（Post-LN：$\\mathrm{{LayerNorm}}(x + \\mathrm{{Sublayer}}(x))$）で、"
             f"入力が $x = {tex_vec(x)}$、サブレイヤーの出力が $\\mathrm{{Sublayer}}(x) = {tex_vec(f)}$ だった。"
             f"このサブレイヤーの出力（$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$、小数第 3 位まで）{BEST}{HINT}")
     wrong = (
-        (vec(tm.residual_block_mistake(x, f, "no_residual")),
+        (choices[1],
          mc("残差接続の足し忘れ", "$\\mathrm{Sublayer}(x)$ だけを正規化した。入力 $x$ を足してから正規化する。")),
-        (vec(tm.residual_block_mistake(x, f, "no_norm")),
+        (choices[2],
          mc("層正規化の忘れ", "$x + \\mathrm{Sublayer}(x)$ で止めた。Post-LN では和をさらに LayerNorm に通す（Pre-LN と混同）。")),
-        (vec(tm.residual_block_mistake(x, f, "norm_sublayer_only")),
+        (choices[3],
          mc("正規化の位置の誤解", "サブレイヤーの出力だけを正規化してから $x$ を足した。正規化するのは和のほうである。")),
     )
     s = tutor.residual(x, f)
     st = tutor.layer_norm_steps(s, eps=0.0)
     expl = (f"まず残差接続で $x + \\mathrm{{Sublayer}}(x) = {tex_vec(s)}$。平均 {num(st.mean)}、標準偏差 {num(st.std)} で"
-            f"正規化して {vec(right)}。")
-    return Draft(stem, vec(right), wrong, expl)
+            f"正規化して {choices[0]}。")
+    return Draft(stem, choices[0], wrong, expl)
 
 
 # ---------------------------------------------------------------------------
 def _params_ffn(rng: np.random.Generator) -> dict:
-    d = int(rng.choice((64, 128, 256, 512, 768, 1024)))
-    return {"d": d, "mult": int(rng.choice((2, 4)))}
+    d = _pick(rng, (64, 128, 256, 512, 768, 1024))
+    return {"d": d, "mult": _pick(rng, (2, 4))}
 
 
 @calc_generator("block.ffn_params", "block", _params_ffn)
@@ -105,16 +126,20 @@ def _ffn_params(p: dict) -> Draft:
     """Parameters of the position-wise FFN with biases."""
     d, d_ff = p["d"], p["d"] * p["mult"]
     right = tutor.ffn_param_count(d, d_ff)
+    choices = (num(right), num(tutor.ffn_param_count(d, d_ff, bias=False)), num(tutor.swiglu_param_count(d, d_ff)),
+               num(tutor.mha_param_count(d)))
+    if _clash(choices):
+        return _redraw(choices)
     stem = (f"$d_{{\\text{{model}}}} = {d}$、中間の次元 $d_{{ff}} = {d_ff}$ の位置ごとの全結合層 "
             f"$\\mathrm{{FFN}}(x) = \\mathrm{{ReLU}}(xW_1 + b_1)W_2 + b_2$ のパラメータ数（バイアスを含む）{BEST}")
     wrong = (
-        (num(tutor.ffn_param_count(d, d_ff, bias=False)), mc("バイアスの数え忘れ", f"$b_1$（{d_ff} 個）と $b_2$（{d} 個）を数えなかった。")),
-        (num(tutor.swiglu_param_count(d, d_ff)), mc("SwiGLU との混同", "ゲート付きの SwiGLU は行列が 3 つでバイアスがない。この FFN は行列 2 つとバイアス 2 つである。")),
-        (num(tutor.mha_param_count(d)), mc("Attention の重みとの混同", f"Multi-Head Attention の $W_Q, W_K, W_V, W_O$（$4 d_{{\\text{{model}}}}^2$）を数えた。")),
+        (choices[1], mc("バイアスの数え忘れ", f"$b_1$（{d_ff} 個）と $b_2$（{d} 個）を数えなかった。")),
+        (choices[2], mc("SwiGLU との混同", "ゲート付きの SwiGLU は行列が 3 つでバイアスがない。この FFN は行列 2 つとバイアス 2 つである。")),
+        (choices[3], mc("Attention の重みとの混同", f"Multi-Head Attention の $W_Q, W_K, W_V, W_O$（$4 d_{{\\text{{model}}}}^2$）を数えた。")),
     )
     expl = (f"$W_1$ は ${d} \\times {d_ff}$、$W_2$ は ${d_ff} \\times {d}$、$b_1$ は {d_ff} 個、$b_2$ は {d} 個。"
-            f"合計 {num(right)}。原論文（512, 2048）では {num(tutor.ffn_param_count(512, 2048))} になる。")
-    return Draft(stem, num(right), wrong, expl)
+            f"合計 {choices[0]}。原論文（512, 2048）では {num(tutor.ffn_param_count(512, 2048))} になる。")
+    return Draft(stem, choices[0], wrong, expl)
 
 
 # ---------------------------------------------------------------------------
@@ -126,20 +151,24 @@ def _params_blank(rng: np.random.Generator) -> dict:
 def _ln_blank(p: dict) -> Draft:
     """(ア) the mean, (イ) the standard deviation, (ウ) one LayerNorm output of x."""
     x, j = np.array(p["x"], float)[None, :], p["j"]
+    rs = tm.layer_norm_mistakes(x, 0, (None, "variance", "sample", "rms"))   # one set of steps for all four
 
     def triple(mistake=None):
-        r = tm.layer_norm_mistake(x, 0, mistake)
+        r = rs[mistake]
         return blank(num(r.mean), num(r.spread), num(r.output[j]))
 
+    choices = (triple(), triple("variance"), triple("sample"), triple("rms"))
+    if _clash(choices):
+        return _redraw(choices)
     stem = (f"{BLANK}{HINT}\n\nベクトル $x = {tex_vec(x[0])}$ に層正規化（$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$）をかける。"
             f"まず平均（ア）を引き、次に標準偏差（イ）（分散は要素数 4 で割る）で割るので、正規化後の第 {j + 1} 成分は（ウ）になる。")
     wrong = (
-        (triple("variance"), mc("分散と標準偏差の取り違え", "標準偏差ではなく分散で割った。分散は標準偏差の 2 乗である。")),
-        (triple("sample"), mc("標本分散で計算", "分散を要素数 − 1 = 3 で割った。層正規化は要素数 4 で割る（母分散）。")),
-        (triple("rms"), mc("RMSNorm との混同", "平均を引かず、二乗平均平方根で割った。それは RMSNorm である。")),
+        (choices[1], mc("分散と標準偏差の取り違え", "標準偏差ではなく分散で割った。分散は標準偏差の 2 乗である。")),
+        (choices[2], mc("標本分散で計算", "分散を要素数 − 1 = 3 で割った。層正規化は要素数 4 で割る（母分散）。")),
+        (choices[3], mc("RMSNorm との混同", "平均を引かず、二乗平均平方根で割った。それは RMSNorm である。")),
     )
-    r = tm.layer_norm_mistake(x, 0)
+    r = rs[None]
     centered = tutor.layer_norm_steps(x[0], eps=0.0).centered
     expl = (f"平均は {num(r.mean)}、各成分から引くと ${tex_vec(centered)}$。その 2 乗の平均が分散で、平方根の標準偏差は "
             f"{num(r.spread)}。割ると ${tex_vec(r.output)}$ なので、第 {j + 1} 成分は {num(r.output[j])}。")
-    return Draft(stem, triple(), wrong, expl)
+    return Draft(stem, choices[0], wrong, expl)

@@ -51,7 +51,7 @@ __all__ = [
 # ---------------------------------------------------------------------------
 def _check_eps(eps) -> float:
     eps = float(eps)
-    if not np.isfinite(eps) or eps < 0:
+    if not math.isfinite(eps) or eps < 0:
         raise ValueError(f"eps は 0 以上の小さな有限の数が必要です（eps = {eps}）。")
     return eps
 
@@ -85,6 +85,23 @@ class LayerNormSteps:
     eps: float
 
 
+def _layer_norm_core(x: np.ndarray, eps: float) -> LayerNormSteps:
+    """layer_norm_steps without the input checks: x already a finite float64 (..., d) array,
+    eps a checked float (the public functions check once, then call this)."""
+    d = x.shape[-1]
+    mean = np.add.reduce(x, axis=-1) / d                     # (...,)   = x.mean(axis=-1), without the wrapper
+    centered = x - mean[..., None]                           # (..., d)
+    var = np.add.reduce(centered * centered, axis=-1) / d    # (...,)   = mean((x − μ)²)
+    if eps == 0.0 and (var == 0.0).any():
+        raise ValueError(
+            f"入力（形 {x.shape}）にすべての値が同じ行（分散 0）があります。eps = 0 では割り算ができません。"
+            "eps を正の値にしてください。"
+        )
+    std = np.sqrt(var + eps)                                 # (...,)
+    normalized = centered / std[..., None]                   # (..., d)
+    return LayerNormSteps(mean, var, std, centered, normalized, normalized, eps)
+
+
 def layer_norm_steps(x, eps: float = 1e-5, gamma=None, beta=None) -> LayerNormSteps:
     """Layer normalisation of each row (each token) over its own d features:
 
@@ -96,20 +113,11 @@ def layer_norm_steps(x, eps: float = 1e-5, gamma=None, beta=None) -> LayerNormSt
     eps = 0 is allowed for hand calculations, but then a constant row cannot be normalised.
     """
     x = as_matrix(x, "LayerNorm の入力 x", ndim=(1, 2, 3, 4))
-    d = x.shape[-1]
-    eps = _check_eps(eps)
-    mean = x.mean(axis=-1)                                   # (...,)
-    centered = x - mean[..., None]                           # (..., d)
-    var = np.mean(centered ** 2, axis=-1)                    # (...,)
-    if eps == 0.0 and np.any(var == 0.0):
-        raise ValueError(
-            f"入力（形 {x.shape}）にすべての値が同じ行（分散 0）があります。eps = 0 では割り算ができません。"
-            "eps を正の値にしてください。"
-        )
-    std = np.sqrt(var + eps)                                 # (...,)
-    normalized = centered / std[..., None]                   # (..., d)
-    output = _affine(normalized, gamma, beta, d)             # (..., d)
-    return LayerNormSteps(mean, var, std, centered, normalized, output, eps)
+    steps = _layer_norm_core(x, _check_eps(eps))             # (..., d)
+    if gamma is None and beta is None:
+        return steps
+    output = _affine(steps.normalized, gamma, beta, x.shape[-1])  # (..., d)
+    return LayerNormSteps(steps.mean, steps.var, steps.std, steps.centered, steps.normalized, output, steps.eps)
 
 
 def layer_norm(x, eps: float = 1e-5, gamma=None, beta=None) -> np.ndarray:
@@ -119,6 +127,16 @@ def layer_norm(x, eps: float = 1e-5, gamma=None, beta=None) -> np.ndarray:
     Returns an array of x's shape.
     """
     return layer_norm_steps(x, eps, gamma, beta).output
+
+
+def _batch_norm_core(x: np.ndarray, eps: float) -> np.ndarray:
+    """batch_norm without the input checks and without γ, β: x a finite float64 (batch, …, d)."""
+    mean = np.add.reduce(x, axis=0, keepdims=True) / x.shape[0]           # (1, …, d)
+    dev = x - mean                                                        # (batch, …, d)
+    var = np.add.reduce(dev * dev, axis=0, keepdims=True) / x.shape[0]    # (1, …, d)
+    if eps == 0.0 and (var == 0.0).any():
+        raise ValueError(f"バッチ方向の分散が 0 の特徴があります（入力の形 {x.shape}）。eps を正の値にしてください。")
+    return dev / np.sqrt(var + eps)                                       # (batch, …, d)
 
 
 def batch_norm(x, eps: float = 1e-5, gamma=None, beta=None) -> np.ndarray:
@@ -131,13 +149,16 @@ def batch_norm(x, eps: float = 1e-5, gamma=None, beta=None) -> np.ndarray:
     the contrast with layer_norm, which the Transformer uses. x: (batch, d) or (batch, …, d).
     """
     x = as_matrix(x, "BatchNorm の入力 x", ndim=(2, 3))
-    eps = _check_eps(eps)
-    mean = x.mean(axis=0, keepdims=True)                     # (1, …, d)
-    var = np.mean((x - mean) ** 2, axis=0, keepdims=True)    # (1, …, d)
-    if eps == 0.0 and np.any(var == 0.0):
-        raise ValueError(f"バッチ方向の分散が 0 の特徴があります（入力の形 {x.shape}）。eps を正の値にしてください。")
-    normalized = (x - mean) / np.sqrt(var + eps)             # (batch, …, d)
+    normalized = _batch_norm_core(x, _check_eps(eps))        # (batch, …, d)
     return _affine(normalized, gamma, beta, x.shape[-1])
+
+
+def _rms_norm_core(x: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """(mean of squares (..., 1), x / √(ms + ε) (..., d)) without the input checks."""
+    ms = np.add.reduce(x * x, axis=-1, keepdims=True) / x.shape[-1]  # (..., 1)
+    if eps == 0.0 and (ms == 0.0).any():
+        raise ValueError(f"入力（形 {x.shape}）にすべて 0 の行があります。eps = 0 では割り算ができません。")
+    return ms, x / np.sqrt(ms + eps)                         # (..., 1), (..., d)
 
 
 def rms_norm(x, eps: float = 1e-5, gamma=None) -> np.ndarray:
@@ -148,11 +169,8 @@ def rms_norm(x, eps: float = 1e-5, gamma=None) -> np.ndarray:
     No mean is subtracted and there is no β. x: (..., d); gamma: (d,) or None.
     """
     x = as_matrix(x, "RMSNorm の入力 x", ndim=(1, 2, 3, 4))
-    eps = _check_eps(eps)
-    ms = np.mean(x ** 2, axis=-1, keepdims=True)             # (..., 1)
-    if eps == 0.0 and np.any(ms == 0.0):
-        raise ValueError(f"入力（形 {x.shape}）にすべて 0 の行があります。eps = 0 では割り算ができません。")
-    return _affine(x / np.sqrt(ms + eps), gamma, None, x.shape[-1])  # (..., d)
+    _, out = _rms_norm_core(x, _check_eps(eps))              # (..., d)
+    return _affine(out, gamma, None, x.shape[-1])            # (..., d)
 
 
 # ---------------------------------------------------------------------------

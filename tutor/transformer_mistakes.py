@@ -5,7 +5,7 @@ mirrors); every other value is ONE mistake a learner can make, computed with the
 engine steps. Quizzes call these so they never do arithmetic of their own.
 
 Positional encoding   pe_angle_mistake, pe_value_mistake, pe_input_mistake
-Normalisation         layer_norm_mistake, residual_block_mistake
+Normalisation         layer_norm_mistake(s), residual_block_mistake(s)
 Encoder / decoder     attention_sublayers
 Output                temperature_mistake, top_k_mistake, top_p_mistake
 Cost                  ops_mistake, cost_growth
@@ -14,12 +14,13 @@ Conventions as everywhere in tutor/: float64, inputs never mutated, Japanese Val
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from .core import as_matrix
-from .layers import batch_norm, layer_norm, layer_norm_steps, post_ln_block, residual, rms_norm
+from .layers import _batch_norm_core, _layer_norm_core, _rms_norm_core, residual
 from .position import positional_encoding, positional_encoding_swapped
 from .sampling import probabilities
 from .transformer_demos import pe_angle, pe_component
@@ -34,8 +35,10 @@ __all__ = [
     "NormResult",
     "LN_MISTAKES",
     "layer_norm_mistake",
+    "layer_norm_mistakes",
     "BLOCK_MISTAKES",
     "residual_block_mistake",
+    "residual_block_mistakes",
     "SUBLAYER_MISTAKES",
     "attention_sublayers",
     "TEMPERATURE_MISTAKES",
@@ -156,28 +159,44 @@ def layer_norm_mistake(batch, row: int = 0, mistake: str | None = None) -> NormR
     rms      — the mean not subtracted, divided by the root mean square (RMSNorm)
     batch    — statistics over the BATCH axis per feature (BatchNorm), row ``row`` returned
     """
-    _check(mistake, LN_MISTAKES, "layer_norm_mistake")
+    return layer_norm_mistakes(batch, row, (mistake,))[mistake]
+
+
+def layer_norm_mistakes(batch, row: int = 0, mistakes=(None,) + LN_MISTAKES) -> dict:
+    """{mistake: layer_norm_mistake(batch, row, mistake)} for several mistakes at once.
+
+    The input is checked once and μ, x − μ, σ², σ of the row are computed once; every
+    mistake is derived from these shared steps (same numbers as one call per mistake).
+    batch: (b, d); returns {None or name: NormResult with output (d,)}.
+    """
+    for mistake in mistakes:
+        _check(mistake, LN_MISTAKES, "layer_norm_mistake")
     b = as_matrix(batch, "バッチ", ndim=2)
     row = int(row)
     if not 0 <= row < b.shape[0]:
         raise ValueError(f"例の番号 {row} がバッチ（形 {b.shape}）の範囲外です。")
     x = b[row]                                                # (d,)
-    steps = layer_norm_steps(x, eps=0.0)
-    if mistake == "variance":
-        return NormResult(float(steps.mean), float(steps.var), steps.centered / steps.var)
-    if mistake == "sample":
-        d = x.size
-        if d < 2:
-            raise ValueError("標本分散には 2 個以上の値が必要です。")
-        spread = float(np.sqrt(np.sum(steps.centered ** 2) / (d - 1)))
-        return NormResult(float(steps.mean), spread, steps.centered / spread)
-    if mistake == "rms":
-        out = rms_norm(x, eps=0.0)
-        return NormResult(0.0, float(np.sqrt(np.mean(x ** 2))), out)
-    if mistake == "batch":
-        out = batch_norm(b, eps=1e-12)[row]                   # (d,)  a feature equal in every example → 0
-        return NormResult(float("nan"), float("nan"), out)
-    return NormResult(float(steps.mean), float(steps.std), steps.output)
+    steps = _layer_norm_core(x, 0.0)                          # μ, x − μ, σ², σ: once
+    mean = float(steps.mean)
+    out = {}
+    for mistake in mistakes:
+        if mistake == "variance":
+            out[mistake] = NormResult(mean, float(steps.var), steps.centered / steps.var)   # (d,)
+        elif mistake == "sample":
+            d = x.size
+            if d < 2:
+                raise ValueError("標本分散には 2 個以上の値が必要です。")
+            spread = math.sqrt(float(np.add.reduce(steps.centered * steps.centered)) / (d - 1))
+            out[mistake] = NormResult(mean, spread, steps.centered / spread)               # (d,)
+        elif mistake == "rms":
+            ms, normed = _rms_norm_core(x, 0.0)               # (1,), (d,)
+            out[mistake] = NormResult(0.0, math.sqrt(float(ms[0])), normed)
+        elif mistake == "batch":
+            normed = _batch_norm_core(b, 1e-12)[row]          # (d,)  a feature equal in every example → 0
+            out[mistake] = NormResult(float("nan"), float("nan"), normed)
+        else:
+            out[mistake] = NormResult(mean, float(steps.std), steps.output)                # (d,)
+    return out
 
 
 BLOCK_MISTAKES = ("no_residual", "no_norm", "norm_sublayer_only")
@@ -190,16 +209,34 @@ def residual_block_mistake(x, sublayer_out, mistake: str | None = None) -> np.nd
     no_norm            — the LayerNorm forgotten: x + Sublayer(x)
     norm_sublayer_only — normalised only the sub-layer's output: x + LayerNorm(Sublayer(x))
     """
-    _check(mistake, BLOCK_MISTAKES, "residual_block_mistake")
+    return residual_block_mistakes(x, sublayer_out, (mistake,))[mistake]
+
+
+def residual_block_mistakes(x, sublayer_out, mistakes=(None,) + BLOCK_MISTAKES) -> dict:
+    """{mistake: residual_block_mistake(x, sublayer_out, mistake)} for several mistakes at once.
+
+    x and Sublayer(x) are checked once and LayerNorm(Sublayer(x)) is computed at most once.
+    x, sublayer_out: (d,); returns {None or name: (d,) array}.
+    """
+    for mistake in mistakes:
+        _check(mistake, BLOCK_MISTAKES, "residual_block_mistake")
     x = as_matrix(x, "x", ndim=1)
     f = as_matrix(sublayer_out, "Sublayer(x)", ndim=1)
-    if mistake == "no_residual":
-        return layer_norm(f, eps=0.0)
-    if mistake == "no_norm":
-        return residual(x, f)
-    if mistake == "norm_sublayer_only":
-        return residual(x, layer_norm(f, eps=0.0))
-    return post_ln_block(x, lambda _z: f, eps=0.0).output
+    if x.shape != f.shape:
+        residual(x, f)                                        # raises its Japanese shape error
+    ln_f = None
+    out = {}
+    for mistake in mistakes:
+        if mistake == "no_norm":
+            out[mistake] = x + f                              # (d,)  = residual(x, f)
+            continue
+        if mistake is None:
+            out[mistake] = _layer_norm_core(x + f, 0.0).normalized   # (d,)  = post_ln_block(x, f).output
+            continue
+        if ln_f is None:
+            ln_f = _layer_norm_core(f, 0.0).normalized        # (d,)  = layer_norm(f, eps=0)
+        out[mistake] = ln_f if mistake == "no_residual" else x + ln_f   # (d,)
+    return out
 
 
 # ---------------------------------------------------------------------------
