@@ -11,9 +11,15 @@ time. Session i opens a learning page, and
 - goes to the home page through the sidebar (same session) and must see exactly one answered
   question and the accuracy of its own verdict.
 Then: no exception box anywhere, the server still answers /_stcore/health with 200, the
-process is alive, and its log has no uncaught exception. Bounded: 20 sessions, each ≤ 150 s.
-Measured on the 2-core machine, otherwise idle: all 20 done in 113 s (most of it is twenty
-Streamlit front ends starting at once: ~75 s until every page has painted).
+process is alive, and its log has no uncaught exception.
+
+All twenty sessions stay open until the last one has finished, so the server holds twenty live
+sessions at once. What the test paces is only the browser side: at most BOOT_AT_ONCE front ends
+are loading at the same moment (each Streamlit front end costs the browser ~4 s of CPU to start;
+twenty at once on 2 cores made every step wait ~90 s and a CI run time out), the others wait
+their turn with their sessions already open or about to open. Every step is retried until a
+deadline instead of a fixed number of attempts. Bounded: 20 sessions, all done within
+TIME_LIMIT_S. Measured on the 2-core machine, otherwise idle: see the printed timeline.
 """
 from __future__ import annotations
 
@@ -50,8 +56,9 @@ LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", 
                "--disable-background-timer-throttling", "--disable-backgrounding-occluded-windows",
                "--disable-renderer-backgrounding"]
 N_SESSIONS = int(os.environ.get("LOAD_SESSIONS", "20"))  # 20 in CI; fewer only for a local look
-TIME_LIMIT_S = 150
-STEP_TIMEOUT_MS = 90_000  # one step under full load (20 renderers + the server on 2 cores)
+BOOT_AT_ONCE = int(os.environ.get("LOAD_BOOT_AT_ONCE", "4"))  # front ends loading at the same moment
+TIME_LIMIT_S = 360          # the whole run: 20 sessions, each open until the last is done
+STEP_TIMEOUT_MS = 90_000    # one step under full load (the renderers + the server on 2 cores)
 
 if not Path(CHROMIUM).exists():  # pragma: no cover - CI installs it (.ci/install-browser)
     pytest.fail("Debian chromium is not installed: run `bash .ci/install-browser` first", pytrace=False)
@@ -161,7 +168,8 @@ async def type_into_editor(page, row: int, text: str) -> None:
     Checked through the grid's accessibility table; retried if a layout shift (charts still
     sizing themselves) made the click miss."""
     reset = page.get_by_role("button", name="教科書の値に戻す").first
-    for attempt in range(5):
+    deadline = time.monotonic() + STEP_TIMEOUT_MS / 1000
+    while time.monotonic() < deadline:
         await reset.scroll_into_view_if_needed()
         await page.wait_for_timeout(300)
         rb = await reset.bounding_box()
@@ -197,7 +205,39 @@ async def type_into_editor(page, row: int, text: str) -> None:
     raise AssertionError(f"could not type {text!r} into row {row} of the matrix editor")
 
 
-async def learner(browser, base: str, i: int, seen: dict) -> dict:
+QID = re.compile(r"^[\w.]+#\d+$")
+
+
+async def drawn(page) -> None:
+    """The whole learning page has been drawn: its quiz (the last section) shows a question id."""
+    await page.locator("code", has_text=QID).first.wait_for(timeout=STEP_TIMEOUT_MS)
+    await settled(page)
+
+
+async def answer_first_question(page, choice: int) -> None:
+    """Pick ``choice`` in the first quiz card and press 回答する until a verdict shows (a click
+    that lands while a rerun is still being drawn can be lost under load: try again)."""
+    radio = page.locator('[data-testid="stRadio"]').first
+    option = radio.locator('[data-testid="stRadioGroup"] label').nth(choice)
+    verdict = page.get_by_text(re.compile("正解です")).first
+    deadline = time.monotonic() + STEP_TIMEOUT_MS / 1000
+    while True:
+        await radio.scroll_into_view_if_needed()
+        if not await option.locator("input").is_checked():
+            await option.click()
+            await settled(page)
+        await page.get_by_role("button", name="回答する").first.click()
+        try:
+            await verdict.wait_for(timeout=20_000)
+            break
+        except Exception:  # noqa: BLE001 - not answered yet: check the choice and press again
+            if time.monotonic() > deadline:
+                raise
+    await settled(page)
+
+
+async def learner(browser, base: str, i: int, seen: dict, boot: asyncio.Semaphore,
+                  finished: asyncio.Event, left: list[int]) -> dict:
     info = plan(i)
     choice = i % 4
     ctx = await browser.new_context(viewport={"width": 1280, "height": 900}, locale="ja-JP")
@@ -209,8 +249,10 @@ async def learner(browser, base: str, i: int, seen: dict) -> dict:
     def mark(step: str) -> None:
         out["steps"].append(f"{step} {time.monotonic() - t0:.1f}s")
     try:
-        await page.goto(base + info.url, wait_until="domcontentloaded")
-        await settled(page)
+        async with boot:  # at most BOOT_AT_ONCE front ends loading at the same moment
+            mark("boot")
+            await page.goto(base + info.url, wait_until="domcontentloaded")
+            await drawn(page)
         await no_exception(page, f"session {i} {info.url}")
         mark("opened")
 
@@ -237,17 +279,11 @@ async def learner(browser, base: str, i: int, seen: dict) -> dict:
 
         mark("typed")
         # 2. the first quiz question, answered by clicking choice i % 4
-        qid_el = page.locator("code", has_text=re.compile(r"^[\w.]+#\d+$")).first
+        qid_el = page.locator("code", has_text=QID).first
         await qid_el.scroll_into_view_if_needed()
         qid = (await qid_el.inner_text()).strip()
         question = quizzes.from_id(qid)
-        radio = page.locator('[data-testid="stRadio"]').first
-        await radio.scroll_into_view_if_needed()
-        await radio.locator('[data-testid="stRadioGroup"] label').nth(choice).click()
-        await settled(page)
-        await page.get_by_role("button", name="回答する").first.click()
-        await page.get_by_text(re.compile("正解です")).first.wait_for(timeout=STEP_TIMEOUT_MS)
-        await settled(page)
+        await answer_first_question(page, choice)
         body = await page.inner_text("body")
         right = choice == question.answer
         verdict_right = re.search(r"(?<!不)正解です", body) is not None
@@ -279,17 +315,31 @@ async def learner(browser, base: str, i: int, seen: dict) -> dict:
             pass
         raise
     finally:
+        # keep this session open until every learner is done: the server holds all of them at once
+        left[0] -= 1
+        if left[0] == 0:
+            finished.set()
+        await finished.wait()
         await ctx.close()
 
 
 async def run_all(base: str, seen: dict) -> list:
-    """All learners at once; each one bounded by the time limit (a late one fails alone)."""
+    """All learners at once (at most BOOT_AT_ONCE front ends loading together); the whole run is
+    bounded by TIME_LIMIT_S."""
+    boot, finished, left = asyncio.Semaphore(BOOT_AT_ONCE), asyncio.Event(), [N_SESSIONS]
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
         try:
-            return await asyncio.gather(
-                *(asyncio.wait_for(learner(browser, base, i, seen), timeout=TIME_LIMIT_S) for i in range(N_SESSIONS)),
-                return_exceptions=True)
+            tasks = [asyncio.create_task(learner(browser, base, i, seen, boot, finished, left))
+                     for i in range(N_SESSIONS)]
+            _, pending = await asyncio.wait(tasks, timeout=TIME_LIMIT_S)
+            finished.set()  # on time-out: learners that are done close their sessions, the rest stop
+            late = [i for i, t in enumerate(tasks) if t in pending and not seen.get(i, {}).get("ok")]
+            for i in late:
+                tasks[i].cancel()
+            results = await asyncio.gather(*tasks, return_exceptions=True)
+            return [TimeoutError(f"not done within {TIME_LIMIT_S} s") if i in late else r
+                    for i, r in enumerate(results)]
         finally:
             await browser.close()
 
@@ -327,4 +377,4 @@ def test_twenty_concurrent_learners_are_isolated():
     assert len({r["qid"] for r in results}) >= N_SESSIONS // 2  # fresh questions per session
     print(f"\n{N_SESSIONS} concurrent sessions in {elapsed:.1f} s "
           f"({sum(r['right'] for r in results)} right answers, pages {sorted({r['page'] for r in results})})")
-    assert elapsed < TIME_LIMIT_S + 40
+    assert elapsed < TIME_LIMIT_S + 60
