@@ -1,6 +1,7 @@
 """⑥ 因果マスク: −∞ before softmax, exact zeros, rows renormalised, the classic mistake, padding."""
 import altair as alt
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 import tutor
@@ -32,6 +33,20 @@ def weights_with_sums(weights, sums, rows, cols, digits: int = 3):
     frame = ui.matrix_frame(weights, rows, cols, digits)
     frame["行の合計"] = [format_number(v, digits) for v in sums]
     return frame
+
+
+def exps_with_denominators(exps, denominators, tokens):
+    frame = ui.matrix_frame(exps, tokens, tokens, digits=2)
+    frame["分母（行の合計）"] = [format_number(v, 2) for v in denominators]
+    return frame
+
+
+def tasks_frame(sentence):
+    """The next-token problems one sentence gives at once under the causal mask."""
+    tasks = tutor.next_token_tasks(list(sentence))
+    return pd.DataFrame({"位置": [f"{k}" for k, _ in enumerate(tasks, start=1)],
+                         "見てよい語（因果マスクの行）": ["・".join(seen) for seen, _ in tasks],
+                         "当てる次の語": [target for _, target in tasks]})
 
 
 def mask_frame(mask, rows, cols):
@@ -72,7 +87,7 @@ st.markdown("決まりは、スコアに行列 $M$ を **足す** だけで表�
 st.latex(r"\mathrm{Attention}(Q,K,V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right)V")
 st.markdown("$M$ は対角とその左下が 0、右上（未来を見る組）が $-\\infty$ の三角形です。3 トークンなら次のとおりです。")
 st.caption("マスク行列 M（行 = クエリ、列 = キー）")
-st.dataframe(mask_frame(causal3, TOKENS, TOKENS), width="content")
+ui.cached_table(mask_frame, causal3, TOKENS, TOKENS)
 st.markdown(
     "softmax は各スコア $s$ を $e^{s}$ に変えてから行ごとに割ります。"
     "$e^{-\\infty} = 0$ なので、$-\\infty$ を足した位置の分子はちょうど 0 になり、"
@@ -89,12 +104,7 @@ st.markdown(
     "下の表は、6 語の文 1 本から同時に作られる問題です。"
 )
 tasks = tutor.next_token_tasks(SENTENCE)
-st.dataframe(
-    {"位置": [f"{k}" for k, _ in enumerate(tasks, start=1)],
-     "見てよい語（因果マスクの行）": ["・".join(seen) for seen, _ in tasks],
-     "当てる次の語": [target for _, target in tasks]},
-    hide_index=True, width="content",
-)
+ui.cached_table(tasks_frame, tuple(SENTENCE), hide_index=True)
 st.caption(f"{len(SENTENCE)} 語の文から {len(tasks)} 問。マスクがなければ、どの問題も答えが見えてしまいます。")
 
 # ---------------------------------------------------------------------------
@@ -105,12 +115,10 @@ with c1:
     ui.show_matrix(scaled, TOKENS, TOKENS, digits=2, caption="① スケール済みスコア QKᵀ/√2")
 with c2:
     ui.show_matrix(steps.masked, TOKENS, TOKENS, digits=2, caption="② QKᵀ/√2 + M")
-exp_frame = ui.matrix_frame(steps.exps, TOKENS, TOKENS, digits=2)
-exp_frame["分母（行の合計）"] = [format_number(v, 2) for v in steps.denominators]
 st.caption("③ 分子 e^s（e^(−∞) = 0）と分母")
-st.dataframe(exp_frame, width="content")
+ui.cached_table(exps_with_denominators, steps.exps, steps.denominators, TOKENS)
 st.caption("④ 重み = 分子 ÷ 分母（マスク付き）")
-st.dataframe(weights_with_sums(steps.weights, steps.sums, TOKENS, TOKENS), width="content")
+ui.cached_table(weights_with_sums, steps.weights, steps.sums, TOKENS, TOKENS)
 st.markdown(
     f"- 猫 の行：前に語がないので自分だけを見ます → ${vec(steps.weights[0])}$\n"
     f"- 魚 の行：猫 と自分のスコアが同じなので半分ずつ → ${vec(steps.weights[1])}$\n"
@@ -129,7 +137,7 @@ st.markdown(
 g_rows = ["マスクなし", "キー3 を隠す"]
 g_weights = np.vstack([g_plain.weights, g_masked.weights])
 g_sums = tutor.row_sums(g_weights)
-st.dataframe(weights_with_sums(g_weights, g_sums, g_rows, G_KEYS, digits=4), width="content")
+ui.cached_table(weights_with_sums, g_weights, g_sums, g_rows, G_KEYS, digits=4)
 st.markdown(
     f"隠す前は ${vec(g_plain.weights[0], 4)}$。キー3 のスコアを $-\\infty$ にすると、"
     f"残る 2 つで配り直されて ${vec(g_masked.weights[0, :2], 4)}$、合計は {format_number(g_sums[1], 4)} のままです。"
@@ -152,7 +160,7 @@ wrong_order = st.toggle("softmax を先に計算し、あとから未来の重�
                         key="mask_wrong_order", persist_state="session")
 order = tutor.compare_mask_order(scaled, causal3)
 if wrong_order:
-    st.dataframe(weights_with_sums(order.wrong, order.wrong_sums, TOKENS, TOKENS), width="content")
+    ui.cached_table(weights_with_sums, order.wrong, order.wrong_sums, TOKENS, TOKENS)
     st.error(
         f"行の合計が 1 になりません：猫 の行は {format_number(order.wrong_sums[0], 3)}、"
         f"魚 の行は {format_number(order.wrong_sums[1], 3)}。"
@@ -160,7 +168,7 @@ if wrong_order:
         "消えただけで、残りの重みは配り直されていません。出力ベクトルも小さく縮んでしまいます。",
     )
 else:
-    st.dataframe(weights_with_sums(order.right, order.right_sums, TOKENS, TOKENS), width="content")
+    ui.cached_table(weights_with_sums, order.right, order.right_sums, TOKENS, TOKENS)
     st.success(
         f"−∞ を softmax の前に足す正しい順番です。行の合計は {vec(order.right_sums)} で、"
         "見てよい位置だけで重みが配り直されています。",
@@ -180,12 +188,12 @@ both = tutor.combine_masks(causal, pad)
 c1, c2 = st.columns(2)
 with c1:
     st.caption("パディングマスク（エンコーダ）")
-    st.dataframe(mask_frame(pad, labels, labels), width="content")
+    ui.cached_table(mask_frame, pad, labels, labels)
 with c2:
     st.caption("因果マスク")
-    st.dataframe(mask_frame(causal, labels, labels), width="content")
+    ui.cached_table(mask_frame, causal, labels, labels)
 st.caption("両方（デコーダ）：どちらかで隠れる位置は隠す")
-st.dataframe(mask_frame(both, labels, labels), width="content")
+ui.cached_table(mask_frame, both, labels, labels)
 st.markdown(
     "スコアをすべて同じ値（0）にして softmax にかけると、見てよいキーに重みが均等に配られます。"
     "隠した列はちょうど 0 です。PAD の行の出力は、あとで損失を計算するときに捨てられます。"

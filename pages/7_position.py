@@ -83,7 +83,7 @@ ui.section("hand")
 st.markdown(f"$d_{{\\text{{model}}}} = {tb.D_MODEL}$、位置 $pos = 1$ の位置エンコーディングを 1 列ずつ求めます。"
             "列 $2i$ が sin、列 $2i+1$ が cos で、同じ $i$ の 2 列は同じ角度を使います。")
 entries = demos.pe_breakdown(1, tb.D_MODEL)
-st.table(pe_table(entries))
+ui.cached_table(pe_table, entries, static=True)
 st.latex(r"\begin{aligned}\mathrm{PE}(1) &= (\sin 1,\ \cos 1,\ \sin 0.01,\ \cos 0.01) \\ &= ("
          + ",\\ ".join(format_number(e.value, 5 if e.value > 0.9999 else 4) for e in entries) + r")\end{aligned}")
 st.caption("ゆっくり回る列（i = 1）は角度が 0.01 しかないので、sin はほぼ 0、cos はほぼ 1 です。"
@@ -93,9 +93,8 @@ st.caption("ゆっくり回る列（i = 1）は角度が 0.01 しかないので
 ui.section("visual")
 st.subheader("位置エンコーディングの模様（位置 × 次元）")
 VIS_N, VIS_D = 50, 64
-st.altair_chart(dense_heatmap(tutor.positional_encoding(VIS_N, VIS_D), x_title="次元（列）",
-                              y_title="位置 pos", title=f"PE（位置 {VIS_N} 個 × d_model = {VIS_D}）"),
-                width="stretch")
+ui.cached_chart(dense_heatmap, tutor.positional_encoding(VIS_N, VIS_D), x_title="次元（列）",
+                y_title="位置 pos", title=f"PE（位置 {VIS_N} 個 × d_model = {VIS_D}）", width="stretch")
 st.caption("左の列ほど縞が細かく（速く回る波）、右の列ほど位置が変わっても色がほとんど変わりません（ゆっくり回る波）。"
            "赤 = +1、青 = −1。")
 
@@ -126,7 +125,7 @@ Q_DEMO = np.array([1.0, 0.0, 1.0, 0.0])
 K_DEMO = np.array([1.0, 0.0, 1.0, 0.0])
 st.markdown("クエリとキーを同じベクトル $(1, 0, 1, 0)$ にして、位置だけを変えてスコアを比べます。")
 rows = demos.rope_offset_table(Q_DEMO, K_DEMO, [(1, 0), (5, 4), (12, 11), (3, 1), (10, 8)])
-st.dataframe(rope_frame(rows), hide_index=True)
+ui.cached_table(rope_frame, rows, hide_index=True, width="stretch")
 st.caption("ずれが同じ（1 と 1、2 と 2）なら RoPE のスコアは同じ値です。"
            "PE を足し算する方式では、同じずれでも絶対位置によって値が変わります。")
 
@@ -148,11 +147,11 @@ with c3:
     n_pos = st.slider("表示する位置の数", 2, 100, 30, key="pos_n", persist_state="session")
 entries_try = ui.compute("pos_try", demos.pe_breakdown, pos, d_model)
 if entries_try is not None:
-    st.dataframe(pe_table(entries_try), hide_index=True)
+    ui.cached_table(pe_table, entries_try, hide_index=True, width="stretch")
 pe_try = ui.compute("pos_try_table", tutor.positional_encoding, n_pos, d_model)
 if pe_try is not None:
-    st.altair_chart(dense_heatmap(pe_try, x_title="次元（列）", y_title="位置 pos",
-                                  title=f"PE（位置 {n_pos} 個 × d_model = {d_model}）"), width="stretch")
+    ui.cached_chart(dense_heatmap, pe_try, x_title="次元（列）", y_title="位置 pos",
+                    title=f"PE（位置 {n_pos} 個 × d_model = {d_model}）", width="stretch")
 
 st.subheader("並べ替えを変えてみる")
 perm_try_name = st.selectbox("並べ替えの順番", list(ORDERS), key="pos_perm", persist_state="session")
@@ -167,7 +166,7 @@ st.subheader("RoPE のずれを変えてみる")
 offset = st.slider("クエリとキーの位置のずれ m − n", -5, 10, 2, key="pos_rope_offset", persist_state="session")
 rows_try = ui.compute("pos_rope", demos.rope_shift_table, Q_DEMO, K_DEMO, offset, range(5, 30, 6))
 if rows_try is not None:
-    st.dataframe(rope_frame(rows_try), hide_index=True)
+    ui.cached_table(rope_frame, rows_try, hide_index=True, width="stretch")
     st.caption("RoPE の列はすべて同じ値、足し算の列は行ごとに違う値になっているはずです。")
 
 st.subheader("学習前の位置ベクトルを引き直す")

@@ -6,6 +6,7 @@ from typing import Callable, Sequence
 import altair as alt
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 from .state import plain
@@ -36,7 +37,9 @@ def matrix_frame(matrix, row_labels=None, col_labels=None, digits: int = 3) -> p
 def show_matrix(matrix, row_labels=None, col_labels=None, *, digits: int = 3, caption: str | None = None) -> None:
     if caption:
         st.caption(caption)
-    st.dataframe(matrix_frame(matrix, row_labels, col_labels, digits), width="content")
+    cached_table(matrix_frame, np.asarray(matrix, dtype=np.float64),
+                 None if row_labels is None else tuple(map(str, row_labels)),
+                 None if col_labels is None else tuple(map(str, col_labels)), int(digits))
 
 
 # ---------------------------------------------------------------------------
@@ -126,11 +129,32 @@ def cached_chart(build: Callable, *args, width="content", **kwargs) -> None:
     if _to_vega_lite is None:
         st.altair_chart(build(*args, **kwargs), width=width)
         return
+    st.vega_lite_chart(_chart_spec(build, _build_id(build), args, kwargs), width=width)
+
+
+def _build_id(build: Callable) -> str:
     # the builder's name AND where its code lives: two pages may both define a `_chart` of their own
     code = getattr(getattr(build, "__wrapped__", build), "__code__", None)
     where = f"@{code.co_filename}:{code.co_firstlineno}" if code is not None else ""
-    build_id = f"{getattr(build, '__module__', '')}.{getattr(build, '__qualname__', repr(build))}{where}"
-    st.vega_lite_chart(_chart_spec(build, build_id, args, kwargs), width=width)
+    return f"{getattr(build, '__module__', '')}.{getattr(build, '__qualname__', repr(build))}{where}"
+
+
+@st.cache_resource(show_spinner=False, max_entries=2048)
+def _frame_table(_build: Callable, build_id: str, args: tuple, kwargs: dict) -> pa.Table:
+    # shared and read-only: st.dataframe / st.table only serialise it
+    return pa.Table.from_pandas(_build(*args, **kwargs))
+
+
+def cached_table(build: Callable[..., pd.DataFrame], *args, static: bool = False, **kwargs) -> None:
+    """Show the DataFrame ``build(*args)`` (st.table if ``static``, else st.dataframe with
+    ``hide_index`` / ``width`` from kwargs), its Arrow form cached per input: a rerun with the same
+    numbers skips building the frame of formatted strings and converting it (~1 ms per table)."""
+    shown = {k: kwargs.pop(k) for k in ("hide_index", "width") if k in kwargs}
+    table = _frame_table(build, _build_id(build), args, kwargs)
+    if static:
+        st.table(table, **shown)
+    else:
+        st.dataframe(table, **{"width": "content", **shown})
 
 
 # ---------------------------------------------------------------------------
