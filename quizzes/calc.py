@@ -65,14 +65,23 @@ def calc_generator(generator_id: str, topic: str, params: Callable[[np.random.Ge
     return deco
 
 
+_FIXED = {nd: f".{nd}f" for nd in range(10)}    # format specs of num(), built once
+
+
 def num(x, nd: int = 3) -> str:
     """A number as shown in a choice: integers without decimals, others rounded to nd decimals
     (trailing zeros dropped: 0.750 → 0.75)."""
     x = float(x)
-    if abs(x - round(x)) < 1e-9:
-        return f"{int(round(x)):,}"
-    text = f"{x:.{nd}f}".rstrip("0").rstrip(".")
+    r = round(x)                                     # an int
+    if -1e-9 < x - r < 1e-9:                         # |x − round(x)| < 1e-9
+        return str(r) if -1000 < r < 1000 else f"{r:,}"
+    text = format(x, _FIXED.get(nd) or f".{nd}f").rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
+
+
+def _nums(xs, nd: int) -> list[str]:
+    """num() of every entry, row by row (Python floats: same values, no NumPy scalar per entry)."""
+    return [num(x, nd) for x in np.ravel(xs).tolist()]
 
 
 def tnum(x, nd: int = 3) -> str:
@@ -82,19 +91,19 @@ def tnum(x, nd: int = 3) -> str:
 
 def vec(xs, nd: int = 3) -> str:
     """(a, b, c) in math mode."""
-    return "$(" + ",\\ ".join(num(x, nd) for x in np.ravel(xs)) + ")$"
+    return "$(" + ",\\ ".join(_nums(xs, nd)) + ")$"
 
 
 def tex_mat(m, nd: int = 3) -> str:
     """A matrix as LaTeX pmatrix (no $)."""
     m = np.atleast_2d(np.asarray(m, dtype=float))
-    rows = " \\\\ ".join(" & ".join(num(x, nd) for x in row) for row in m)
+    rows = " \\\\ ".join(" & ".join([num(x, nd) for x in row]) for row in m.tolist())
     return "\\begin{pmatrix} " + rows + " \\end{pmatrix}"
 
 
 def tex_vec(xs, nd: int = 3) -> str:
     """(a, b, c) inside math (no $)."""
-    return "(" + ",\\ ".join(num(x, nd) for x in np.ravel(xs)) + ")"
+    return "(" + ",\\ ".join(_nums(xs, nd)) + ")"
 
 
 def ln_tex(coef: int, m: int) -> str:

@@ -21,6 +21,7 @@ import numpy as np
 __all__ = [
     "Question",
     "Draft",
+    "LazyDraft",
     "TOPICS",
     "KINDS",
     "GENERATORS",
@@ -86,38 +87,87 @@ class Draft:
     explanation: str
 
 
+class LazyDraft:
+    """A Draft whose long texts are written only when the registry keeps it.
+
+    Most redraws are decided by the four choice texts alone (they must be distinct), so a
+    generator may hand over the choices now and the rest later:
+
+        LazyDraft(correct, (wrong_1, wrong_2, wrong_3), texts)
+
+    where ``texts()`` returns ``(stem, (misconception_1, misconception_2, misconception_3),
+    explanation)``. ``stem``, ``wrong`` and ``explanation`` read exactly like a Draft's
+    (``texts`` is called once, on first use)."""
+
+    __slots__ = ("correct", "wrong_texts", "_texts", "_full")
+
+    def __init__(self, correct: str, wrong_texts: tuple[str, ...],
+                 texts: Callable[[], tuple[str, tuple[str, ...], str]]):
+        self.correct = correct
+        self.wrong_texts = tuple(wrong_texts)
+        self._texts = texts
+        self._full = None
+
+    def _fill(self) -> tuple[str, tuple[tuple[str, str], ...], str]:
+        if self._full is None:
+            stem, notes, explanation = self._texts()
+            self._full = (stem, tuple(zip(self.wrong_texts, notes, strict=True)), explanation)
+        return self._full
+
+    @property
+    def stem(self) -> str:
+        return self._fill()[0]
+
+    @property
+    def wrong(self) -> tuple[tuple[str, str], ...]:
+        return self._fill()[1]
+
+    @property
+    def explanation(self) -> str:
+        return self._fill()[2]
+
+
 GENERATORS: dict[str, Callable[[int], Question]] = {}
 GENERATOR_INFO: dict[str, tuple[str, str]] = {}  # id → (topic, kind)
 
 
-def _seed_rng(generator_id: str, seed: int, attempt: int) -> np.random.Generator:
+def _tag(generator_id: str) -> int:
+    return int.from_bytes(generator_id.encode("utf-8")[:8].ljust(8, b"\0"), "little")
+
+
+def _seed_rng(generator_id: str, seed: int, attempt: int, tag: int | None = None) -> np.random.Generator:
     # Same (generator, seed) → same stream, on every machine; generator id mixed in so
     # that two generators with the same seed do not draw the same numbers.
-    tag = int.from_bytes(generator_id.encode("utf-8")[:8].ljust(8, b"\0"), "little")
+    if tag is None:
+        tag = _tag(generator_id)
     return np.random.default_rng([int(seed) & 0xFFFFFFFF, attempt, tag & 0xFFFFFFFF, tag >> 32])
 
 
-def _assemble(generator_id: str, topic: str, kind: str, seed: int, draft: Draft, rng) -> Question | None:
-    texts = [draft.correct] + [w[0] for w in draft.wrong]
-    notes = [""] + [w[1] for w in draft.wrong]
+def _assemble(generator_id: str, topic: str, kind: str, seed: int, draft, rng) -> Question | None:
+    if type(draft) is LazyDraft:
+        texts = [draft.correct, *draft.wrong_texts]
+    else:
+        texts = [draft.correct] + [w[0] for w in draft.wrong]
     if len(texts) != 4 or len({t.strip() for t in texts}) != 4:
-        return None
+        return None                                  # rejected before any long text is written
+    notes = [""] + [w[1] for w in draft.wrong]
     if any(not n.strip() for n in notes[1:]):
         raise QuizError(f"{generator_id}: 誤答の選択肢に誤解の名前がありません。")
-    order = rng.permutation(4)
+    order = rng.permutation(4).tolist()
     return Question(
         id=f"{generator_id}#{int(seed)}",
         topic=topic,
         stem=draft.stem,
-        choices=tuple(texts[i] for i in order),
-        answer=int(np.flatnonzero(order == 0)[0]),
+        choices=tuple([texts[i] for i in order]),
+        answer=order.index(0),
         explanation=draft.explanation,
-        misconceptions=tuple(notes[i] for i in order),
+        misconceptions=tuple([notes[i] for i in order]),
         kind=kind,
     )
 
 
-def register(generator_id: str, topic: str, draft_fn: Callable[[np.random.Generator], Draft], kind: str = "calc"):
+def register(generator_id: str, topic: str, draft_fn: Callable[[np.random.Generator], "Draft | LazyDraft"],
+             kind: str = "calc"):
     """Register ``draft_fn`` under ``generator_id``; returns the ``seed -> Question`` callable."""
     if topic not in TOPICS:
         raise QuizError(f"未知のトピック {topic!r}")
@@ -126,9 +176,11 @@ def register(generator_id: str, topic: str, draft_fn: Callable[[np.random.Genera
     if "#" in generator_id or generator_id in GENERATORS:
         raise QuizError(f"生成器 id {generator_id!r} が不正か重複しています。")
 
+    tag = _tag(generator_id)
+
     def make(seed: int) -> Question:
         for attempt in range(MAX_ATTEMPTS):
-            rng = _seed_rng(generator_id, seed, attempt)
+            rng = _seed_rng(generator_id, seed, attempt, tag)
             question = _assemble(generator_id, topic, kind, seed, draft_fn(rng), rng)
             if question is not None:
                 return question

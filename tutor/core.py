@@ -9,6 +9,7 @@ Conventions (those of the seeds):
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,24 +45,39 @@ __all__ = [
 # ---------------------------------------------------------------------------
 # input checking
 # ---------------------------------------------------------------------------
+_F64 = np.dtype(np.float64)
+
+
+def _all_finite(arr: np.ndarray) -> bool:
+    """True when every entry of a float64 array is finite.
+
+    Fast path: Σ x² is finite only if every x is (NaN and ±inf propagate); a non-finite sum
+    may also be an overflow of huge finite values, so that case is checked entry by entry."""
+    flat = arr.ravel()
+    return math.isfinite(flat.dot(flat)) or bool(np.isfinite(arr).all())
+
+
 def as_matrix(x, name: str = "入力", *, ndim: int | tuple[int, ...] | None = None) -> np.ndarray:
     """Return ``x`` as a float64 array (a copy is never needed: we do not write to it).
 
     Raises ValueError (Japanese) for: non-numeric entries, empty arrays, NaN/inf,
     and a wrong number of dimensions when ``ndim`` is given.
     """
-    try:
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} に数値でない値が含まれています。") from exc
+    if type(x) is np.ndarray and x.dtype == _F64:
+        arr = x                                  # already float64: np.asarray would return x itself
+    else:
+        try:
+            arr = np.asarray(x, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name} に数値でない値が含まれています。") from exc
     if ndim is not None:
-        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
-        if arr.ndim not in allowed:
+        if arr.ndim != ndim and (isinstance(ndim, int) or arr.ndim not in ndim):
+            allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
             want = " または ".join(f"{d} 次元" for d in allowed)
             raise ValueError(f"{name} は {want} の配列が必要ですが、形は {arr.shape}（{arr.ndim} 次元）です。")
     if arr.size == 0:
         raise ValueError(f"{name} が空です（形 {arr.shape}）。少なくとも 1 つの値が必要です。")
-    if not np.all(np.isfinite(arr)):
+    if not _all_finite(arr):
         raise ValueError(f"{name} に NaN または無限大（inf）が含まれています。有限の数値を入れてください。")
     return arr
 
@@ -124,22 +140,28 @@ def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
     exact 0 (this is how masks work). A row whose entries are all -inf has no valid
     key and raises ValueError; NaN or +inf raise too.
     """
-    try:
-        x = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError("softmax の入力に数値でない値が含まれています。") from exc
+    if type(x) is not np.ndarray or x.dtype != _F64:
+        try:
+            x = np.asarray(x, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError("softmax の入力に数値でない値が含まれています。") from exc
     if x.size == 0:
         raise ValueError(f"softmax の入力が空です（形 {x.shape}）。")
-    if np.isnan(x).any() or np.isposinf(x).any():
+    row_max = np.maximum.reduce(x, axis=axis, keepdims=True)  # = x.max(axis, keepdims=True)
+    odd = not _all_finite(row_max)  # NaN / +inf somewhere in x, or a row that is all −∞
+    if odd and (np.isnan(x).any() or np.isposinf(x).any()):
         raise ValueError("softmax の入力に NaN または +∞ が含まれています。")
-    temperature = float(temperature)
-    if not np.isfinite(temperature) or temperature <= 0:
-        raise ValueError(f"温度 T は正の有限な数でなければなりません（T = {temperature}）。")
-    row_max = np.max(x, axis=axis, keepdims=True)
-    if np.isneginf(row_max).any():
+    if temperature != 1.0:
+        temperature = float(temperature)
+        if not math.isfinite(temperature) or temperature <= 0:
+            raise ValueError(f"温度 T は正の有限な数でなければなりません（T = {temperature}）。")
+    if odd and np.isneginf(row_max).any():
         raise ValueError("すべての要素が −∞（全部マスク）の行があります。少なくとも 1 つは見てよい位置が必要です。")
-    e = np.exp((x - row_max) / temperature)  # max → exp(0) = 1, -inf → exactly 0
-    return e / np.sum(e, axis=axis, keepdims=True)
+    if temperature == 1.0:
+        e = np.exp(x - row_max)                      # max → exp(0) = 1, -inf → exactly 0
+    else:
+        e = np.exp((x - row_max) / temperature)
+    return e / np.add.reduce(e, axis=axis, keepdims=True)    # = e.sum(axis, keepdims=True)
 
 
 # ---------------------------------------------------------------------------
@@ -230,6 +252,8 @@ def padding_mask(valid_lengths, n: int) -> np.ndarray:
 
 def _check_mask_shape(mask: np.ndarray, shape: tuple, what: str) -> None:
     """The mask must broadcast TO ``shape`` (never enlarge it, e.g. (3, 3) onto (1, 3))."""
+    if mask.shape == tuple(shape):
+        return
     try:
         fits = np.broadcast_shapes(mask.shape, shape) == tuple(shape)
     except ValueError:
@@ -291,8 +315,8 @@ def attention(q, k, v, mask=None, *, scale: bool = True) -> AttentionResult:
     """
     q, k, v = checked_qkv(q, k, v, same_leading=False)  # leading dims may broadcast here
     d_k = q.shape[-1]
-    divisor = float(np.sqrt(d_k)) if scale else 1.0
-    scores = q @ np.swapaxes(k, -1, -2)                      # (..., n_q, n_k)
+    divisor = math.sqrt(d_k) if scale else 1.0
+    scores = q @ k.swapaxes(-1, -2)                          # (..., n_q, n_k)
     scaled = scores / divisor                                # (..., n_q, n_k)
     if mask is None:
         masked = scaled

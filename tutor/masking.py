@@ -42,6 +42,10 @@ def _check_mask(mask, shape: tuple[int, ...]) -> np.ndarray:
     mask = np.asarray(mask)
     if mask.dtype != bool:
         raise ValueError(f"マスクは True / False の配列で指定してください（dtype {mask.dtype}）。")
+    if mask.shape == shape:                                    # nothing to broadcast
+        if not mask.any(axis=-1).all():
+            raise ValueError("すべてのキーがマスクされた行があります。少なくとも 1 つは見てよいキーが必要です。")
+        return mask
     try:
         shape_out = np.broadcast_shapes(mask.shape, shape)
     except ValueError:

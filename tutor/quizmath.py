@@ -39,6 +39,7 @@ from .core import (
     as_matrix,
     attention,
     causal_mask,
+    checked_qkv,
     head_dim,
     mask_after_softmax,
     merge_heads,
@@ -175,7 +176,8 @@ def attention_mistake(q, k, v, mask=None, *, mistake: str | None = None,
             raise ValueError(f"Q·K（転置なし）は d_k = n_k のときだけ計算できます（Q {q.shape}, K {k.shape}）。")
         scores = q @ k                                           # (n_q, n_k) — the wrong product
         return attention_from_scores(scores, v, d_k=d_k, mask=mask)
-    scores = attention(q, k, v, scale=False).scores              # (n_q, n_k) = Q Kᵀ
+    checked_qkv(q, k, v, same_leading=False)                     # the checks of tutor.attention
+    scores = q @ k.swapaxes(-1, -2)                              # (n_q, n_k) = Q Kᵀ, as tutor.attention
     return attention_from_scores(scores, v, d_k=d_k, mask=mask, mistake=mistake, d_model=d_model)
 
 
@@ -235,12 +237,11 @@ def naive_attention_mistake(x, mistake: str | None = None) -> NaiveAttentionResu
     for A·X, otherwise only .scores is defined and weights/output are None).
     """
     _check_mistake(mistake, NAIVE_MISTAKES, "naive_attention_mistake")
-    right = naive_attention(x)
     if mistake is None:
-        return right
+        return naive_attention(x)
     x = as_matrix(x, "埋め込み X", ndim=2)
     n, d = x.shape
-    s = right.scores                                             # (n, n)
+    s = x @ x.T                                                  # (n, n), as in tutor.naive_attention
     if mistake == "gram_transposed":
         g = x.T @ x                                              # (d, d) — the wrong Gram matrix
         if d != n:
