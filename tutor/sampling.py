@@ -20,6 +20,7 @@ kept set and the renormalised distribution, so a page can show each step.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -35,6 +36,7 @@ __all__ = [
     "sample",
     "top_k_sample",
     "top_p_sample",
+    "kept_distribution",
     "choose",
     "GenerationStep",
     "GenerationResult",
@@ -57,7 +59,7 @@ def _check_temperature(temperature) -> float:
         t = float(temperature)
     except (TypeError, ValueError):
         raise ValueError(f"温度 T は数値で指定してください（T = {temperature!r}）。") from None
-    if not np.isfinite(t) or t <= 0:
+    if not math.isfinite(t) or t <= 0:
         raise ValueError(f"温度 T は 0 より大きい有限の数でなければなりません（T = {temperature}）。")
     return t
 
@@ -71,9 +73,9 @@ def _check_logits(logits, name: str = "ロジット") -> np.ndarray:
         raise ValueError(f"{name} は語彙サイズの長さをもつ 1 次元の配列が必要ですが、形は {z.shape} です。")
     if z.size == 0:
         raise ValueError(f"{name} が空です。語彙が 1 つ以上必要です。")
-    if np.isnan(z).any() or np.isposinf(z).any():
+    if not (z < np.inf).all():                            # NaN < ∞ and +∞ < ∞ are both False
         raise ValueError(f"{name} に NaN または +∞ が含まれています。")
-    if np.isneginf(z).all():
+    if (z == -np.inf).all():
         raise ValueError(f"{name} がすべて −∞ です。選べるトークンが 1 つもありません。")
     return z
 
@@ -85,11 +87,11 @@ def _check_probs(probs) -> np.ndarray:
         raise ValueError("確率分布に数値でない値が含まれています。") from None
     if pr.ndim != 1 or pr.size == 0:
         raise ValueError(f"確率分布は空でない 1 次元の配列が必要ですが、形は {pr.shape} です。")
-    if not np.all(np.isfinite(pr)):
+    if not np.isfinite(pr).all():
         raise ValueError("確率分布に NaN または無限大が含まれています。")
     if (pr < 0).any():
         raise ValueError(f"確率分布に負の値があります（最小値 {pr.min():.4g}）。確率は 0 以上です。")
-    total = float(pr.sum())
+    total = float(np.add.reduce(pr))
     if abs(total - 1.0) > _SUM_TOL:
         raise ValueError(f"確率分布の合計が 1 になっていません（合計 {total:.6g}）。softmax を通した値を渡してください。")
     return pr
@@ -173,15 +175,17 @@ def _rank(probs: np.ndarray) -> np.ndarray:
 def _draw(strategy: str, probs: np.ndarray, ranking: np.ndarray, m: int, rng) -> Choice:
     """Renormalise over the first m ranked tokens and draw one by inverse CDF."""
     kept = ranking[:m]                                    # (m,)
-    mass = float(probs[kept].sum())
-    distribution = np.zeros_like(probs)                   # (vocab,)
-    distribution[kept] = probs[kept] / mass
-    cumulative = np.cumsum(distribution[kept])            # (m,)
+    kept_probs = probs[kept]                              # (m,)
+    mass = float(np.add.reduce(kept_probs))
+    renormalised = kept_probs / mass                      # (m,)
+    distribution = np.zeros(probs.shape)                  # (vocab,)
+    distribution[kept] = renormalised
+    cumulative = renormalised.cumsum()                    # (m,)
     if rng is None:  # greedy: no randomness at all
         return Choice(strategy, int(kept[0]), probs, ranking, kept, mass, distribution, cumulative, None)
     u = float(_check_rng(rng).random())
     pos = int(np.searchsorted(cumulative, u, side="right"))  # 最初に累積確率 > u となる位置
-    positive = np.flatnonzero(distribution[kept] > 0)
+    positive = np.flatnonzero(renormalised > 0)
     pos = min(pos, int(positive[-1]))                     # 丸め誤差で u ≥ 累積の最後 のときの保険
     return Choice(strategy, int(kept[pos]), probs, ranking, kept, mass, distribution, cumulative, u)
 
@@ -221,10 +225,36 @@ def top_p_sample(probs, p: float, rng: np.random.Generator) -> Choice:
     p = _check_p(p)
     _check_rng(rng)
     ranking = _rank(pr)                                   # (vocab,)
+    return _draw("top_p", pr, ranking, _top_p_count(pr, ranking, p), rng)
+
+
+def _top_p_count(pr: np.ndarray, ranking: np.ndarray, p: float) -> int:
+    """How many ranked tokens top-p keeps: the shortest prefix of ``ranking`` whose total
+    probability is ≥ p (all of them if rounding keeps the total just below p)."""
     cum = np.cumsum(pr[ranking])                          # (vocab,)
     reached = cum >= p - _CUM_TOL                         # 丸め誤差で 0.9999999 < 1 とならないように
-    m = int(np.argmax(reached)) + 1 if reached.any() else pr.size
-    return _draw("top_p", pr, ranking, m, rng)
+    return int(reached.argmax()) + 1 if reached.any() else pr.size
+
+
+def kept_distribution(probs, strategy: str, *, k: int | None = None, p: float | None = None) -> Choice:
+    """The kept set and renormalised distribution of a choice rule, WITHOUT a draw.
+
+    strategy "top_k" (needs k) or "top_p" (needs p): the same ``kept``, ``kept_mass`` and
+    ``distribution`` as top_k_sample / top_p_sample (they do not depend on the random number),
+    with ``index`` = the most probable kept token and ``u`` = None. For explaining or quizzing
+    the rule when no token is to be drawn. probs: (vocab,).
+    """
+    pr = _check_probs(probs)
+    ranking = _rank(pr)                                   # (vocab,)
+    if strategy == "top_k":
+        if k is None:
+            raise ValueError("top_k 戦略には k を指定してください。")
+        return _draw("top_k", pr, ranking, _check_k(k, pr.size), None)
+    if strategy == "top_p":
+        if p is None:
+            raise ValueError("top_p 戦略には p を指定してください。")
+        return _draw("top_p", pr, ranking, _top_p_count(pr, ranking, _check_p(p)), None)
+    raise ValueError(f"残す候補を決める選び方は top_k か top_p です（{strategy!r}）。")
 
 
 def choose(probs, strategy: str = "greedy", rng: np.random.Generator | None = None, *,

@@ -7,7 +7,7 @@ engine steps. Quizzes call these so they never do arithmetic of their own.
 Positional encoding   pe_angle_mistake, pe_value_mistake, pe_input_mistake
 Normalisation         layer_norm_mistake(s), residual_block_mistake(s)
 Encoder / decoder     attention_sublayers
-Output                temperature_mistake, top_k_mistake, top_p_mistake
+Output                temperature_mistake(s), top_k_mistake(s), top_p_mistake(s)
 Cost                  ops_mistake, cost_growth
 
 Conventions as everywhere in tutor/: float64, inputs never mutated, Japanese ValueError.
@@ -22,7 +22,7 @@ import numpy as np
 from .core import as_matrix
 from .layers import _batch_norm_core, _layer_norm_core, _rms_norm_core, residual
 from .position import positional_encoding, positional_encoding_swapped
-from .sampling import probabilities
+from .sampling import _check_k, _check_probs, _draw, _rank, kept_distribution, probabilities
 from .transformer_demos import pe_angle, pe_component
 
 __all__ = [
@@ -43,11 +43,14 @@ __all__ = [
     "attention_sublayers",
     "TEMPERATURE_MISTAKES",
     "temperature_mistake",
+    "temperature_mistakes",
     "TOP_K_MISTAKES",
     "top_k_mistake",
+    "top_k_mistakes",
     "TopPResult",
     "TOP_P_MISTAKES",
     "top_p_mistake",
+    "top_p_mistakes",
     "OPS_MISTAKES",
     "ops_mistake",
     "cost_growth",
@@ -279,17 +282,28 @@ TEMPERATURE_MISTAKES = ("inverted", "ignored", "no_normalise")
 def temperature_mistake(logits, temperature: float, mistake: str | None = None) -> np.ndarray:
     """softmax(z / T); or inverted → softmax(z · T) (the temperature turned upside down);
     ignored → softmax(z); no_normalise → exp(z / T) without dividing by the sum. (vocab,)"""
-    _check(mistake, TEMPERATURE_MISTAKES, "temperature_mistake")
+    return temperature_mistakes(logits, temperature, (mistake,))[mistake]
+
+
+def temperature_mistakes(logits, temperature: float, mistakes=(None,) + TEMPERATURE_MISTAKES) -> dict:
+    """{mistake: temperature_mistake(logits, temperature, mistake)} for several mistakes at once
+    (the logits and T are checked once). logits: (vocab,); returns {None or name: (vocab,)}."""
+    for mistake in mistakes:
+        _check(mistake, TEMPERATURE_MISTAKES, "temperature_mistake")
     z = as_matrix(logits, "ロジット", ndim=1)
     t = float(temperature)
-    if mistake == "inverted":
-        return probabilities(z, 1.0 / t)
-    if mistake == "ignored":
-        return probabilities(z, 1.0)
-    if mistake == "no_normalise":
-        probabilities(z, t)                                   # same checks as the right formula
-        return np.exp(z / t)
-    return probabilities(z, t)
+    right = probabilities(z, t)                               # (vocab,)  also checks T (same checks for every mistake)
+    out = {}
+    for mistake in mistakes:
+        if mistake == "inverted":
+            out[mistake] = probabilities(z, 1.0 / t)          # (vocab,)
+        elif mistake == "ignored":
+            out[mistake] = probabilities(z, 1.0)              # (vocab,)
+        elif mistake == "no_normalise":
+            out[mistake] = np.exp(z / t)                      # (vocab,)
+        else:
+            out[mistake] = right
+    return out
 
 
 TOP_K_MISTAKES = ("k_plus", "k_minus", "no_renormalise")
@@ -302,18 +316,34 @@ def top_k_mistake(probs, k: int, mistake: str | None = None) -> np.ndarray:
     no_renormalise   — the kept probabilities not divided by their sum
     Returns (vocab,), zero outside the kept set.
     """
-    from .sampling import top_k_sample
-    _check(mistake, TOP_K_MISTAKES, "top_k_mistake")
+    return top_k_mistakes(probs, k, (mistake,))[mistake]
+
+
+def top_k_mistakes(probs, k: int, mistakes=(None,) + TOP_K_MISTAKES) -> dict:
+    """{mistake: top_k_mistake(probs, k, mistake)} for several mistakes at once: probs checked
+    and ranked once; each kept set renormalised as top_k_sample does (its distribution does not
+    depend on the draw). probs: (vocab,); returns {None or name: (vocab,)}."""
+    for mistake in mistakes:
+        _check(mistake, TOP_K_MISTAKES, "top_k_mistake")
     k = int(k)
-    if mistake == "k_plus":
-        k += 1
-    elif mistake == "k_minus":
-        k -= 1
-    rng = np.random.default_rng(0)                            # the distribution does not use the draw
-    choice = top_k_sample(probs, k, rng)
-    if mistake == "no_renormalise":
-        return choice.distribution * choice.kept_mass
-    return choice.distribution
+    pr = _check_probs(probs)                                  # (vocab,)
+    ranking = _rank(pr)                                       # (vocab,)  most probable first
+
+    def kept(kk: int):
+        return _draw("top_k", pr, ranking, _check_k(kk, pr.size), None)
+
+    out, right = {}, None
+    for mistake in mistakes:
+        if mistake == "k_plus":
+            out[mistake] = kept(k + 1).distribution           # (vocab,)
+        elif mistake == "k_minus":
+            out[mistake] = kept(k - 1).distribution           # (vocab,)
+        else:
+            if right is None:
+                right = kept(k)
+            out[mistake] = (right.distribution * right.kept_mass if mistake == "no_renormalise"
+                            else right.distribution)          # (vocab,)
+    return out
 
 
 @dataclass(frozen=True)
@@ -331,19 +361,29 @@ def top_p_mistake(probs, p: float, mistake: str | None = None) -> TopPResult:
     stop_before — stopped at the last token BEFORE the total reaches p (never keeps fewer than 1)
     ascending   — added the LEAST probable tokens first until the total reaches p
     """
-    from .sampling import top_p_sample
-    _check(mistake, TOP_P_MISTAKES, "top_p_mistake")
+    return top_p_mistakes(probs, p, (mistake,))[mistake]
+
+
+def top_p_mistakes(probs, p: float, mistakes=(None,) + TOP_P_MISTAKES) -> dict:
+    """{mistake: top_p_mistake(probs, p, mistake)} for several mistakes at once (probs and p
+    checked and the right kept set found once). probs: (vocab,); returns {None or name: TopPResult}."""
+    for mistake in mistakes:
+        _check(mistake, TOP_P_MISTAKES, "top_p_mistake")
     pr = as_matrix(probs, "確率", ndim=1)
-    choice = top_p_sample(pr, p, np.random.default_rng(0))   # validates probs and p
-    kept = [int(i) for i in choice.kept]
-    if mistake == "stop_before":
-        kept = kept[:-1] or kept[:1]
-    elif mistake == "ascending":
-        order = np.argsort(pr, kind="stable")                 # smallest first
-        cum = np.cumsum(pr[order])
-        m = int(np.argmax(cum >= float(p) - 1e-12)) + 1
-        kept = [int(i) for i in order[:m]]
-    return TopPResult(tuple(kept), float(pr[kept].sum()))
+    choice = kept_distribution(pr, "top_p", p=p)              # validates probs and p
+    right = choice.kept.tolist()
+    out = {}
+    for mistake in mistakes:
+        kept = right
+        if mistake == "stop_before":
+            kept = kept[:-1] or kept[:1]
+        elif mistake == "ascending":
+            order = np.argsort(pr, kind="stable")             # smallest first
+            cum = np.cumsum(pr[order])
+            m = int((cum >= float(p) - 1e-12).argmax()) + 1
+            kept = order[:m].tolist()
+        out[mistake] = TopPResult(tuple(kept), float(np.add.reduce(pr[kept])))
+    return out
 
 
 # ---------------------------------------------------------------------------
