@@ -14,6 +14,24 @@ from tutor import transformer_mistakes as tm
 from .calc import BEST, BLANK, WORST, blank, calc_generator, mc, num
 from .core import Draft
 
+
+def _pick(rng: np.random.Generator, options):
+    """options[i] for one uniform index: the very draw of rng.choice(options) (same stream),
+    without its conversion of options to an array."""
+    return options[int(rng.integers(len(options)))]
+
+
+def _clash(choices: tuple[str, ...]) -> bool:
+    """True when two of the displayed choices would be the same (after strip): the registry
+    (quizzes.core) redraws such a draft, so its long texts need not be built."""
+    return len({c.strip() for c in choices}) != len(choices)
+
+
+def _redraw(choices: tuple[str, ...]) -> Draft:
+    """The draft of an attempt that the registry will reject (its choices clash): the same
+    choice texts, no stem or explanation (never shown)."""
+    return Draft("", choices[0], tuple((c, "") for c in choices[1:]), "")
+
 NS = (10, 20, 50, 100, 200, 500, 1000)
 DS = (64, 128, 256, 512, 1024)
 
@@ -23,7 +41,7 @@ def ops(x) -> str:
 
 
 def _params_nd(rng: np.random.Generator) -> dict:
-    return {"n": int(rng.choice(NS)), "d": int(rng.choice(DS))}
+    return {"n": _pick(rng, NS), "d": _pick(rng, DS)}
 
 
 # ---------------------------------------------------------------------------
@@ -48,7 +66,7 @@ def _self_attention_ops(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 def _params_growth(rng: np.random.Generator) -> dict:
-    return {"a": int(rng.choice((2, 3, 4, 10))), "b": int(rng.choice((1, 2, 3)))}
+    return {"a": _pick(rng, (2, 3, 4, 10)), "b": _pick(rng, (1, 2, 3))}
 
 
 @calc_generator("cost.growth", "cost", _params_growth)
@@ -70,8 +88,8 @@ def _growth(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 def _params_blank(rng: np.random.Generator) -> dict:
-    d = int(rng.choice(DS))
-    n = int(rng.choice([x for x in NS + (2000, 4000) if x != d]))
+    d = _pick(rng, DS)
+    n = _pick(rng, [x for x in NS + (2000, 4000) if x != d])
     return {"n": n, "d": d}
 
 
@@ -102,8 +120,8 @@ def _table_blank(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 def _params_mem(rng: np.random.Generator) -> dict:
-    return {"n": int(rng.choice((1024, 2048, 4096, 8192))), "h": int(rng.choice((4, 8, 16, 32))),
-            "bytes": int(rng.choice((2, 4))), "block": int(rng.choice((64, 128)))}
+    return {"n": _pick(rng, (1024, 2048, 4096, 8192)), "h": _pick(rng, (4, 8, 16, 32)),
+            "bytes": _pick(rng, (2, 4)), "block": _pick(rng, (64, 128))}
 
 
 @calc_generator("cost.memory", "cost", _params_mem)
@@ -127,9 +145,9 @@ def _memory(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 def _params_worst(rng: np.random.Generator) -> dict:
-    d = int(rng.choice((128, 256, 512, 1024)))
-    small = int(rng.choice([x for x in (10, 20, 50, 100) if x < d]))
-    large = int(rng.choice((2000, 4000, 8000)))
+    d = _pick(rng, (128, 256, 512, 1024))
+    small = _pick(rng, [x for x in (10, 20, 50, 100) if x < d])
+    large = _pick(rng, (2000, 4000, 8000))
     return {"d": d, "small": small, "large": large}
 
 

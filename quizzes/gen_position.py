@@ -17,6 +17,24 @@ from .calc import BEST, BLANK, blank, calc_generator, mc, num, vec
 from .core import Draft
 
 
+def _pick(rng: np.random.Generator, options):
+    """options[i] for one uniform index: the very draw of rng.choice(options) (same stream),
+    without its conversion of options to an array."""
+    return options[int(rng.integers(len(options)))]
+
+
+def _clash(choices: tuple[str, ...]) -> bool:
+    """True when two of the displayed choices would be the same (after strip): the registry
+    (quizzes.core) redraws such a draft, so its long texts need not be built."""
+    return len({c.strip() for c in choices}) != len(choices)
+
+
+def _redraw(choices: tuple[str, ...]) -> Draft:
+    """The draft of an attempt that the registry will reject (its choices clash): the same
+    choice texts, no stem or explanation (never shown)."""
+    return Draft("", choices[0], tuple((c, "") for c in choices[1:]), "")
+
+
 def sci(x: float) -> str:
     """A small positive number readably: 0.03, 0.0095, or 3×10⁻⁵ (math mode) when tiny."""
     x = float(x)
@@ -37,7 +55,7 @@ def _entry(pos: int, col: int, d: int):
 
 # ---------------------------------------------------------------------------
 def _params_angle(rng: np.random.Generator) -> dict:
-    d = int(rng.choice((4, 8)))
+    d = _pick(rng, (4, 8))
     return {"d": d, "pos": int(rng.integers(1, 10)), "col": int(rng.integers(2, d))}
 
 
@@ -67,7 +85,7 @@ def _pe_angle(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 def _params_value(rng: np.random.Generator) -> dict:
-    return {"d": 4, "pos": int(rng.integers(1, 6)), "col": int(rng.choice((2, 3)))}
+    return {"d": 4, "pos": int(rng.integers(1, 6)), "col": _pick(rng, (2, 3))}
 
 
 def f5(x: float) -> str:
@@ -98,8 +116,8 @@ def _pe_value(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 def _params_input(rng: np.random.Generator) -> dict:
-    return {"x": tuple(int(v) for v in rng.integers(-2, 3, size=4)), "pos": int(rng.integers(0, 2)),
-            "token": str(rng.choice(("猫", "魚", "それ", "本", "駅")))}
+    return {"x": tuple(rng.integers(-2, 3, size=4).tolist()), "pos": int(rng.integers(0, 2)),
+            "token": _pick(rng, ("猫", "魚", "それ", "本", "駅"))}
 
 
 @calc_generator("position.input_sum", "position", _params_input)
@@ -130,7 +148,7 @@ def _input_sum(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 def _params_blank(rng: np.random.Generator) -> dict:
-    d = int(rng.choice((4, 8)))
+    d = _pick(rng, (4, 8))
     return {"d": d, "col": int(rng.integers(2, d))}
 
 
