@@ -74,16 +74,20 @@ def _growth(p: dict) -> Draft:
     """How many times self-attention's n²·d grows when n ×= a and d ×= b."""
     a, b = p["a"], p["b"]
     right = tm.cost_growth("self_attention", a, b)
+    choices = (num(right), num(tm.cost_growth("recurrent", a, b)), num(tm.cost_growth("self_attention", a, b, "linear")),
+               num(tm.cost_growth("self_attention", a, b, "both_squared")))
+    if _clash(choices):
+        return _redraw(choices)
     change = f"系列長 $n$ を {a} 倍" + ("" if b == 1 else f"、表現の次元 $d$ を {b} 倍")
     stem = f"自己注意の層の計算量を $O(n^2 \\cdot d)$ とする。{change}にすると、1 層あたりの計算量はおよそ何倍になるか。その値{BEST}"
     wrong = (
-        (num(tm.cost_growth("recurrent", a, b)), mc("O(n²·d) と O(n·d²) の取り違え", "RNN の $n \\cdot d^2$ で見積もった。")),
-        (num(tm.cost_growth("self_attention", a, b, "linear")), mc("n² の見落とし", "計算量が $n$ に比例すると考えた。トークンの組は $n^2$ 通りある。")),
-        (num(tm.cost_growth("self_attention", a, b, "both_squared")), mc("d も 2 乗と誤解", "$d$ の倍率まで 2 乗した。")),
+        (choices[1], mc("O(n²·d) と O(n·d²) の取り違え", "RNN の $n \\cdot d^2$ で見積もった。")),
+        (choices[2], mc("n² の見落とし", "計算量が $n$ に比例すると考えた。トークンの組は $n^2$ 通りある。")),
+        (choices[3], mc("d も 2 乗と誤解", "$d$ の倍率まで 2 乗した。")),
     )
-    expl = (f"$n^2 \\cdot d$ で $n$ が {a} 倍、$d$ が {b} 倍になると、${a}^2 \\times {b} = {num(right)}$ 倍。"
+    expl = (f"$n^2 \\cdot d$ で $n$ が {a} 倍、$d$ が {b} 倍になると、${a}^2 \\times {b} = {choices[0]}$ 倍。"
             f"n だけを 2 倍にすると {num(tm.cost_growth('self_attention', 2, 1))} 倍になり、長い文ほど急に重くなる。")
-    return Draft(stem, num(right), wrong, expl)
+    return Draft(stem, choices[0], wrong, expl)
 
 
 # ---------------------------------------------------------------------------

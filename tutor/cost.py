@@ -26,6 +26,7 @@ __all__ = [
     "LAYER_LABELS",
     "LayerCost",
     "layer_cost",
+    "layer_operations",
     "table1",
     "crossover",
     "cheaper_layer",
@@ -59,32 +60,50 @@ class LayerCost:
     path_value: float        # value of the expression inside O(·): 1, n, log_k(n), n/r
 
 
+def layer_operations(layer_type: str, n: int, d: int, k: int = 3, r: int = 10) -> int:
+    """The per-layer operation count of Table 1 — ``layer_cost(...).operations`` without
+    building the rest of the row:
+
+        self_attention n²·d,  recurrent n·d²,  convolutional k·n·d²,  restricted r·n·d  (r capped at n)
+    """
+    n = positive_int(n, "系列長 n")
+    d = positive_int(d, "次元 d")
+    if layer_type == "self_attention":
+        return n * n * d
+    if layer_type == "recurrent":
+        return n * d * d
+    if layer_type == "convolutional":
+        k = positive_int(k, "カーネル幅 k")
+        if k < 2:
+            raise ValueError(f"カーネル幅 k は 2 以上が必要です（k = {k}）。log_k(n) の底になるためです。")
+        return k * n * d * d
+    if layer_type == "restricted_self_attention":
+        return min(positive_int(r, "近傍の大きさ r"), n) * n * d
+    raise ValueError(f"層の種類 {layer_type!r} は未対応です。{LAYER_TYPES} のいずれかを指定してください。")
+
+
 def layer_cost(layer_type: str, n: int, d: int, k: int = 3, r: int = 10) -> LayerCost:
     """One row of Table 1 for sequence length n and dimension d.
 
     k: kernel width of the convolution (≥ 2); r: neighbourhood size of restricted
     self-attention (≥ 1; values above n are capped at n, since a token has only n neighbours).
     """
-    n = positive_int(n, "系列長 n")
-    d = positive_int(d, "次元 d")
+    ops = layer_operations(layer_type, n, d, k, r)           # also checks n, d, k, r and the type
+    n, d = int(n), int(d)
     if layer_type == "self_attention":
         return LayerCost(layer_type, LAYER_LABELS[layer_type], n, d, None,
-                         n * n * d, "O(n^2 \\cdot d)", "O(1)", 1, "O(1)", 1.0)
+                         ops, "O(n^2 \\cdot d)", "O(1)", 1, "O(1)", 1.0)
     if layer_type == "recurrent":
         return LayerCost(layer_type, LAYER_LABELS[layer_type], n, d, None,
-                         n * d * d, "O(n \\cdot d^2)", "O(n)", n, "O(n)", float(n))
+                         ops, "O(n \\cdot d^2)", "O(n)", n, "O(n)", float(n))
     if layer_type == "convolutional":
-        k = positive_int(k, "カーネル幅 k")
-        if k < 2:
-            raise ValueError(f"カーネル幅 k は 2 以上が必要です（k = {k}）。log_k(n) の底になるためです。")
+        k = int(k)
         return LayerCost(layer_type, LAYER_LABELS[layer_type], n, d, k,
-                         k * n * d * d, "O(k \\cdot n \\cdot d^2)", "O(1)", 1,
+                         ops, "O(k \\cdot n \\cdot d^2)", "O(1)", 1,
                          "O(\\log_k(n))", math.log(n) / math.log(k))
-    if layer_type == "restricted_self_attention":
-        r = min(positive_int(r, "近傍の大きさ r"), n)
-        return LayerCost(layer_type, LAYER_LABELS[layer_type], n, d, r,
-                         r * n * d, "O(r \\cdot n \\cdot d)", "O(1)", 1, "O(n/r)", n / r)
-    raise ValueError(f"層の種類 {layer_type!r} は未対応です。{LAYER_TYPES} のいずれかを指定してください。")
+    r = min(int(r), n)                                       # restricted_self_attention
+    return LayerCost(layer_type, LAYER_LABELS[layer_type], n, d, r,
+                     ops, "O(r \\cdot n \\cdot d)", "O(1)", 1, "O(n/r)", n / r)
 
 
 def table1(n: int, d: int, k: int = 3, r: int = 10) -> tuple[LayerCost, ...]:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .core import as_matrix
+from .cost import layer_operations
 from .layers import _batch_norm_core, _layer_norm_core, _rms_norm_core, residual
 from .position import positional_encoding, positional_encoding_swapped
 from .sampling import _check_k, _check_probs, _draw, _rank, kept_distribution, probabilities
@@ -395,25 +396,23 @@ OPS_MISTAKES = ("swapped", "linear", "both_squared")
 def ops_mistake(n: int, d: int, mistake: str | None = None) -> int:
     """Operations of a self-attention layer, n²·d; or swapped → n·d² (the RNN's formula);
     linear → n·d (the n² forgotten); both_squared → n²·d²."""
-    from .cost import layer_cost
     _check(mistake, OPS_MISTAKES, "ops_mistake")
     if mistake == "swapped":
-        return layer_cost("recurrent", n, d).operations
+        return layer_operations("recurrent", n, d)
     if mistake == "linear":
-        return layer_cost("restricted_self_attention", n, d, r=1).operations   # r·n·d with r = 1
+        return layer_operations("restricted_self_attention", n, d, r=1)   # r·n·d with r = 1
     if mistake == "both_squared":
-        return layer_cost("self_attention", n, d).operations * int(d)
-    return layer_cost("self_attention", n, d).operations
+        return layer_operations("self_attention", n, d) * int(d)
+    return layer_operations("self_attention", n, d)
 
 
 def cost_growth(layer_type: str, factor_n: int, factor_d: int, mistake: str | None = None) -> float:
     """How many times the operations grow when n is multiplied by factor_n and d by factor_d.
 
     self_attention: factor_n² · factor_d; recurrent: factor_n · factor_d² (measured with
-    tutor.cost.layer_cost at a base n = d = 1). ``mistake`` as in :func:`ops_mistake`
+    tutor.cost.layer_operations at a base n = d = 1). ``mistake`` as in :func:`ops_mistake`
     (for the self-attention formula).
     """
-    from .cost import layer_cost
     a, b = int(factor_n), int(factor_d)
     if a < 1 or b < 1:
         raise ValueError(f"倍率は 1 以上の整数です（n を {a} 倍、d を {b} 倍）。")
@@ -421,7 +420,7 @@ def cost_growth(layer_type: str, factor_n: int, factor_d: int, mistake: str | No
         if layer_type != "self_attention":
             raise ValueError("誤りの式は自己注意の層についてだけ計算します。")
         return ops_mistake(a, b, mistake) / ops_mistake(1, 1, mistake)
-    return layer_cost(layer_type, a, b).operations / layer_cost(layer_type, 1, 1).operations
+    return layer_operations(layer_type, a, b) / layer_operations(layer_type, 1, 1)
 
 
 # ---------------------------------------------------------------------------
