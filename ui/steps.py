@@ -1,8 +1,11 @@
-"""Rendering the engine's hand-calculation steps (tutor.steps): one st.latex per element,
-one expander per matrix so that a phone screen is not flooded with formulas."""
+"""Rendering the engine's hand-calculation steps (tutor.steps): one st.latex per row of a matrix
+(its elements stacked, each line-broken for a phone), one expander per matrix so that a phone
+screen is not flooded with formulas. The LaTeX of a step depends only on its text, so the line
+breaking is memoised (the same numbers come back on every rerun)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -15,6 +18,7 @@ PENCIL_DECIMALS = 3
 LINE_CHARS = 30  # width units that fit on one line of a 390 px phone at st.latex's font size (~9.5 px each)
 
 
+@lru_cache(maxsize=8192)  # pure function of a short string
 def _visible_len(tex: str) -> int:
     """Rough width of a LaTeX snippet in character units: a fraction counts as its wider part,
     a binary operator or relation (+ × = ≈) as 3 (KaTeX puts space around it)."""
@@ -28,7 +32,11 @@ def _visible_len(tex: str) -> int:
 
 def fit(label: str, parts, tail: str, width: int = LINE_CHARS) -> str:
     """``label = p1 + p2 + … tail`` on one line if it is short, else broken into aligned lines."""
-    parts = list(parts)
+    return _fit(label, tuple(parts), tail, width)
+
+
+@lru_cache(maxsize=4096)  # pure function of its strings; a page shows at most a few hundred steps
+def _fit(label: str, parts: tuple[str, ...], tail: str, width: int) -> str:
     one = f"{label} = {' + '.join(parts)} {tail}".strip()
     if _visible_len(one) <= width or not parts:
         return one
@@ -59,6 +67,15 @@ def fit_list(items, width: int = LINE_CHARS) -> str:
 def element_latex(elem) -> str:
     """One tutor.ElementStep, line-broken for narrow screens."""
     return fit(elem.label, elem.parts, elem.tail) if elem.parts else elem.latex
+
+
+def stack(texs: Sequence[str]) -> str:
+    """Several formulas as ONE display block, one under the other (one st.latex instead of many:
+    each element costs the page a rerun message of its own)."""
+    texs = list(texs)
+    if not texs:
+        return ""
+    return texs[0] if len(texs) == 1 else r"\begin{gathered}" + r" \\[10pt] ".join(texs) + r"\end{gathered}"
 
 
 def softmax_row_latex(row) -> list[str]:
@@ -98,8 +115,7 @@ def matrix_steps(ms, *, title: str | None = None, expanded: bool = False, show_r
             st.latex(ms.note)
         for label, row in zip(ms.row_labels or [str(i + 1) for i in range(rows)], ms.elements):
             _row_caption(label)
-            for elem in row:
-                st.latex(element_latex(elem))
+            st.latex(stack([element_latex(elem) for elem in row]))
         if show_result:
             show_matrix(ms.result, ms.row_labels or None, ms.col_labels or None,
                         digits=0 if _all_int(ms.result) else digits_of(ms.decimals),
@@ -121,8 +137,7 @@ def softmax_steps(ss, *, title: str | None = None, expanded: bool = False) -> No
         st.latex(ss.formula)
         for row in ss.rows:
             _row_caption(row.label)
-            for tex in softmax_row_latex(row):
-                st.latex(tex)
+            st.latex(stack(softmax_row_latex(row)))
         show_matrix(ss.result, [r.label for r in ss.rows], [r.label for r in ss.rows]
                     if len(ss.rows) == len(ss.rows[0].weights) else None,
                     digits=digits_of(ss.decimals), caption="重み行列 A（各行の合計が 1）")
@@ -134,9 +149,8 @@ def weighted_sums(sums, row_labels: Sequence[str], *, title: str = "出力 Z：�
     with st.expander(title, expanded=expanded):
         for label, ws in zip(row_labels, sums):
             _row_caption(label)
-            st.latex(fit(ws.label, ws.parts, ws.tail) if ws.parts else ws.latex)
-            for elem in ws.components:
-                st.latex(element_latex(elem))
+            st.latex(stack([fit(ws.label, ws.parts, ws.tail) if ws.parts else ws.latex]
+                           + [element_latex(elem) for elem in ws.components]))
 
 
 def hand_calculation(hc, *, expanded_last: bool = True) -> None:
@@ -171,14 +185,13 @@ def prob_text(p: float) -> str:
 
 def show_elements(elems) -> None:
     """st.latex for each tutor.ElementStep (no expander)."""
-    for elem in elems:
-        st.latex(element_latex(elem))
+    if tex := stack([element_latex(elem) for elem in elems]):
+        st.latex(tex)
 
 
 def show_softmax_row(row) -> None:
     """st.latex for one tutor.SoftmaxRowStep: exponentials, denominator, weights."""
-    for tex in softmax_row_latex(row):
-        st.latex(tex)
+    st.latex(stack(softmax_row_latex(row)))
 
 
 def show_weighted_sum(ws) -> None:

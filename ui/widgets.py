@@ -177,6 +177,13 @@ def set_matrix(key: str, matrix) -> None:
     st.session_state.pop(valid_k, None)
 
 
+@st.cache_resource(show_spinner=False, max_entries=1024)
+def _editor_frame(cells: tuple, rows: tuple, cols: tuple) -> pd.DataFrame:
+    # shared and read-only: st.data_editor copies its input before applying a learner's edits
+    # (building this string frame on every rerun cost ~1 ms per editor, python -m bench)
+    return pd.DataFrame([list(r) for r in cells], index=list(rows), columns=list(cols), dtype="string")
+
+
 def matrix_editor(key: str, default, row_labels: Sequence[str], col_labels: Sequence[str], *,
                   label: str | None = None, reset_label: str = "教科書の値に戻す") -> np.ndarray:
     """An editable matrix. Returns the current matrix if every cell is valid; otherwise shows a
@@ -199,7 +206,7 @@ def matrix_editor(key: str, default, row_labels: Sequence[str], col_labels: Sequ
 
     if label:
         st.markdown(f"**{label}**")
-    base = pd.DataFrame(st.session_state[base_k], index=rows, columns=cols, dtype="string")
+    base = _editor_frame(tuple(map(tuple, st.session_state[base_k])), tuple(rows), tuple(cols))
     edited = st.data_editor(
         base, key=editor_key, num_rows="fixed", width="content",
         column_config={c: st.column_config.TextColumn(c, max_chars=24) for c in cols},
