@@ -31,6 +31,8 @@ __all__ = [
     "blank",
     "mc",
     "TOKEN_SETS",
+    "pick",
+    "sample",
     "BEST",
     "WORST",
     "BLANK",
@@ -51,6 +53,30 @@ TOKEN_SETS = (
     ("雨", "傘", "差す"),
     ("鳥", "空", "飛ぶ"),
 )
+
+
+def pick(rng: np.random.Generator, options):
+    """``rng.choice(options)`` for a sequence (or ``rng.choice(n)`` for ``range(n)``): the very
+    same single draw (Generator.choice with replace=True draws ``integers(0, len)``), without
+    choice()'s array handling. Returns the element itself."""
+    return options[int(rng.integers(len(options)))]
+
+
+def sample(rng: np.random.Generator, n: int, k: int) -> list[int]:
+    """``rng.choice(n, size=k, replace=False).tolist()`` with the very same draws: NumPy's
+    Generator.choice takes k distinct indices by Floyd's algorithm (one ``integers(0, j + 1)``
+    for j = n−k … n−1; a repeat is replaced by j) and then shuffles them (``integers(0, i + 1)``
+    for i = k−1 … 1). Valid for n ≤ 10,000 (beyond that NumPy uses another method)."""
+    if not 0 <= k <= n <= 10_000:
+        raise ValueError(f"sample: 0 ≤ k ≤ n ≤ 10000 が必要です（n = {n}, k = {k}）。")
+    found: list[int] = []
+    for j in range(n - k, n):
+        val = int(rng.integers(j + 1))
+        found.append(j if val in found else val)
+    for i in range(k - 1, 0, -1):
+        s = int(rng.integers(i + 1))
+        found[i], found[s] = found[s], found[i]
+    return found
 
 
 def calc_generator(generator_id: str, topic: str, params: Callable[[np.random.Generator], dict]):

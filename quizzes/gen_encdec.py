@@ -12,9 +12,10 @@ import numpy as np
 import tutor
 from tutor import quizmath as qm
 
-from .calc import BEST, BLANK, WORST, blank, calc_generator, ln_tex, mc, num, tex_vec
+from .calc import BEST, BLANK, WORST, blank, calc_generator, ln_tex, mc, num, pick, sample, tex_vec
 from .core import Draft
 
+LENGTHS = tuple(range(3, 13))  # source / target lengths (two different ones)
 HEAD_SPLITS = ((256, 4), (256, 8), (512, 8), (512, 16), (768, 12), (128, 2), (64, 4))
 
 
@@ -24,7 +25,7 @@ def shape(t: tuple) -> str:
 
 def _params_shape(rng: np.random.Generator) -> dict:
     d_model, h = HEAD_SPLITS[int(rng.integers(len(HEAD_SPLITS)))]
-    n_src, n_tgt = (int(v) for v in rng.choice(np.arange(3, 13), size=2, replace=False))
+    n_src, n_tgt = (LENGTHS[v] for v in sample(rng, len(LENGTHS), 2))
     return {"d_model": d_model, "h": h, "n_src": n_src, "n_tgt": n_tgt}
 
 
@@ -63,7 +64,7 @@ def _params_out(rng: np.random.Generator) -> dict:
         m = rng.integers(1, 6, size=3)
     v_enc = rng.integers(-2, 5, size=3)
     v_dec = rng.integers(-2, 5, size=3)
-    return {"m": tuple(int(x) for x in m), "d_k": int(rng.choice((4, 9, 16))),
+    return {"m": tuple(int(x) for x in m), "d_k": pick(rng, (4, 9, 16)),
             "v_enc": tuple(int(x) for x in v_enc), "v_dec": tuple(int(x) for x in v_dec)}
 
 

@@ -14,10 +14,11 @@ import numpy as np
 import tutor
 from tutor import quizmath as qm
 
-from .calc import BEST, BLANK, WORST, blank, calc_generator, ln_tex, mc, num, tex_mat, tex_vec, vec
+from .calc import BEST, BLANK, WORST, blank, calc_generator, ln_tex, mc, num, pick, sample, tex_mat, tex_vec, vec
 from .core import Draft
 
 D_K = 2
+SIZES = tuple(range(2, 10))   # n_q, n_k, d_k, d_v of the shapes item (four different ones)
 
 
 def _params_g(rng: np.random.Generator) -> dict:
@@ -70,7 +71,7 @@ def _g_weight(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 def _params_ln(rng: np.random.Generator) -> dict:
-    d_k = int(rng.choice((1, 4, 9)))
+    d_k = pick(rng, (1, 4, 9))
     m = rng.integers(1, 5, size=3)
     while len(set(m.tolist())) == 1:
         m = rng.integers(1, 5, size=3)
@@ -138,7 +139,7 @@ def _chain_blank(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 def _params_shapes(rng: np.random.Generator) -> dict:
-    n_q, n_k, d_k, d_v = (int(x) for x in rng.choice(np.arange(2, 10), size=4, replace=False))
+    n_q, n_k, d_k, d_v = (SIZES[v] for v in sample(rng, len(SIZES), 4))
     return {"n_q": n_q, "n_k": n_k, "d_k": d_k, "d_v": d_v, "lie": int(rng.integers(3))}
 
 

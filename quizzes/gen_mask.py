@@ -15,17 +15,17 @@ import numpy as np
 import tutor
 from tutor import quizmath as qm
 
-from .calc import BEST, BLANK, WORST, blank, calc_generator, ln_tex, mc, num, tex_vec, vec
+from .calc import BEST, BLANK, WORST, blank, calc_generator, ln_tex, mc, num, pick, tex_vec, vec
 from .core import Draft
 
 
 def _params_row(rng: np.random.Generator) -> dict:
-    n = int(rng.choice((3, 4)))
+    n = pick(rng, (3, 4))
     i = int(rng.integers(1, n - 1))              # at least two visible keys and one future key
     visible = rng.integers(1, 7, size=i + 1)
     future = rng.integers(2, 7, size=n - i - 1)  # m = 1 would give score 0 and hide the 0-fill mistake
     m = tuple(int(v) for v in np.concatenate([visible, future]))
-    return {"n": n, "i": i, "j": int(rng.integers(i + 1)), "m": m, "d_k": int(rng.choice((1, 4, 9)))}
+    return {"n": n, "i": i, "j": int(rng.integers(i + 1)), "m": m, "d_k": pick(rng, (1, 4, 9))}
 
 
 def _scores_text(p: dict) -> str:
@@ -123,12 +123,12 @@ def _allowed_pairs(p: dict) -> Draft:
 # ---------------------------------------------------------------------------
 def _params_pad(rng: np.random.Generator) -> dict:
     n = 4
-    length = int(rng.choice((2, 3)))
+    length = pick(rng, (2, 3))
     i = int(rng.integers(length))
     real = rng.integers(1, 7, size=length)
     pads = rng.integers(2, 7, size=n - length)   # m = 1 would give score 0 and hide the 0-fill mistake
     m = tuple(int(v) for v in np.concatenate([real, pads]))
-    return {"n": n, "length": length, "i": i, "j": int(rng.integers(length)), "m": m, "d_k": int(rng.choice((1, 4, 9)))}
+    return {"n": n, "length": length, "i": i, "j": int(rng.integers(length)), "m": m, "d_k": pick(rng, (1, 4, 9))}
 
 
 @calc_generator("mask.padding_weight", "mask", _params_pad)

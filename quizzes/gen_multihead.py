@@ -14,7 +14,7 @@ import numpy as np
 import tutor
 from tutor import quizmath as qm
 
-from .calc import BEST, BLANK, WORST, blank, calc_generator, mc, num, tex_mat, tex_vec, tnum
+from .calc import BEST, BLANK, WORST, blank, calc_generator, mc, num, pick, tex_mat, tex_vec, tnum
 from .core import Draft
 
 HEAD_DIMS = (8, 16, 32, 48, 64, 96, 128)
@@ -23,8 +23,8 @@ MODEL_DIMS = (64, 128, 256, 384, 512, 768, 1024)
 
 
 def _params_dims(rng: np.random.Generator) -> dict:
-    d_k = int(rng.choice(HEAD_DIMS))
-    h = int(rng.choice(HEADS))
+    d_k = pick(rng, HEAD_DIMS)
+    h = pick(rng, HEADS)
     return {"d_model": d_k * h, "h": h}
 
 
@@ -52,8 +52,8 @@ def _head_dim(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 def _params_count(rng: np.random.Generator) -> dict:
-    d_model = int(rng.choice(MODEL_DIMS))
-    h = int(rng.choice([x for x in (4, 8, 16) if d_model % x == 0]))
+    d_model = pick(rng, MODEL_DIMS)
+    h = pick(rng, [x for x in (4, 8, 16) if d_model % x == 0])
     return {"d_model": d_model, "h": h, "bias": bool(rng.integers(2))}
 
 
@@ -145,7 +145,7 @@ def _sizes_blank(p: dict) -> Draft:
 def _params_worst(rng: np.random.Generator) -> dict:
     p = _params_dims(rng)
     options = [x for x in HEADS if x != p["h"] and p["d_model"] % x == 0]
-    p["h2"] = int(rng.choice(options))
+    p["h2"] = pick(rng, options)
     return p
 
 

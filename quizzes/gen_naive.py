@@ -10,29 +10,43 @@ import numpy as np
 import tutor
 from tutor import quizmath as qm
 
-from .calc import BEST, BLANK, TOKEN_SETS, blank, calc_generator, mc, num, tex_mat, tex_vec
-from .core import Draft
+from .calc import BEST, BLANK, TOKEN_SETS, blank, calc_generator, mc, num, pick, sample, tex_mat, tex_vec
+from .core import Draft, LazyDraft
 
 N, D = 3, 4
+_EYE = np.eye(N, dtype=bool)
+_EYE.flags.writeable = False        # shared mask "each token sees only itself"; never written
 
 
 def _draw_x(rng: np.random.Generator, high: int = 2) -> np.ndarray:
     """(3, 4) embeddings with entries 0 … high−1, no zero row (a token with no embedding)."""
-    x = rng.integers(0, high, size=(N, D))
+    return np.array(_draw_rows(rng, high), dtype=float)
+
+
+def _draw_rows(rng: np.random.Generator, high: int) -> list[list[int]]:
+    rows = rng.integers(0, high, size=(N, D)).tolist()
     for i in range(N):
-        while not x[i].any():
-            x[i] = rng.integers(0, high, size=D)
-    return x.astype(float)
+        while not any(rows[i]):
+            rows[i] = rng.integers(0, high, size=D).tolist()
+    return rows
+
+
+def _varying_columns(rows: list[list[int]]) -> list[int]:
+    """Columns whose entries are not all equal (ascending)."""
+    first = rows[0]
+    return [c for c in range(D) if any(row[c] != first[c] for row in rows)]
 
 
 def _params(rng: np.random.Generator, high: int = 2) -> dict:
-    x = _draw_x(rng, high)
-    while not (x != x[0]).any(axis=0).any():    # need a column whose entries differ
-        x = _draw_x(rng, high)
+    rows = _draw_rows(rng, high)
+    cols = _varying_columns(rows)
+    while not cols:                             # need a column whose entries differ
+        rows = _draw_rows(rng, high)
+        cols = _varying_columns(rows)
     tokens = TOKEN_SETS[int(rng.integers(len(TOKEN_SETS)))]
-    i, j = (int(v) for v in rng.choice(N, size=2, replace=False))
-    c = int(rng.choice(np.flatnonzero((x != x[0]).any(axis=0))))   # a column that is not constant
-    return {"x": x, "tokens": tokens, "i": i, "j": j, "c": c}
+    i, j = sample(rng, N, 2)
+    c = pick(rng, cols)                         # a column that is not constant
+    return {"x": np.array(rows, dtype=float), "tokens": tokens, "i": i, "j": j, "c": c}
 
 
 def _x_block(p: dict) -> str:
@@ -58,22 +72,27 @@ def _params_score(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("naive.score_element", "naive", _params_score)
-def _score_element(p: dict) -> Draft:
+def _score_element(p: dict) -> LazyDraft:
     """An element of S = X Xᵀ."""
     x, t, i, j = p["x"], p["tokens"], p["i"], p["j"]
     right = tutor.naive_attention(x)
     gram = qm.naive_attention_mistake(x, "gram_transposed").scores
     s = right.scores
-    stem = (f"素朴な Self-Attention では、埋め込み行列 $X$（1 行が 1 トークン）からスコア $S = XX^\\top$ を作る。"
-            f"次の $X$ について、$S_{{{i + 1}{j + 1}}}$（「{t[i]}」から「{t[j]}」へのスコア）{BEST}\n\n" + _x_block(p))
-    wrong = (
-        (num(gram[i, j]), mc("XᵀX との混同", f"転置を左に掛けた $X^\\top X$ はトークンどうしではなく特徴の次元どうしの内積で、その ({i + 1},{j + 1}) 成分は {num(gram[i, j])} になる。")),
-        (num(s[i, i]), mc("自分自身とのスコア", f"$x_{{{i + 1}}}$ と $x_{{{j + 1}}}$ ではなく $x_{{{i + 1}}}$ 自身との内積を計算すると {num(s[i, i])} になる。")),
-        (num(right.weights[i, j]), mc("スコアと重みの混同", f"softmax の後の重み $A_{{{i + 1}{j + 1}}} \\approx {num(right.weights[i, j])}$ を答えたが、問われているのは softmax 前のスコア。")),
-    )
-    expl = (f"$S_{{{i + 1}{j + 1}}}$ は「{t[i]}」の行 ${tex_vec(x[i])}$ と「{t[j]}」の行 ${tex_vec(x[j])}$ の内積で、"
-            f"同じ位置どうしを掛けて足すと {num(s[i, j])}。$S$ は対称なので $S_{{{j + 1}{i + 1}}}$ も {num(s[j, i])} になる。")
-    return Draft(stem, num(s[i, j]), wrong, expl)
+    n_gram, n_self, n_weight = num(gram[i, j]), num(s[i, i]), num(right.weights[i, j])
+
+    def texts():
+        stem = (f"素朴な Self-Attention では、埋め込み行列 $X$（1 行が 1 トークン）からスコア $S = XX^\\top$ を作る。"
+                f"次の $X$ について、$S_{{{i + 1}{j + 1}}}$（「{t[i]}」から「{t[j]}」へのスコア）{BEST}\n\n" + _x_block(p))
+        notes = (
+            mc("XᵀX との混同", f"転置を左に掛けた $X^\\top X$ はトークンどうしではなく特徴の次元どうしの内積で、その ({i + 1},{j + 1}) 成分は {n_gram} になる。"),
+            mc("自分自身とのスコア", f"$x_{{{i + 1}}}$ と $x_{{{j + 1}}}$ ではなく $x_{{{i + 1}}}$ 自身との内積を計算すると {n_self} になる。"),
+            mc("スコアと重みの混同", f"softmax の後の重み $A_{{{i + 1}{j + 1}}} \\approx {n_weight}$ を答えたが、問われているのは softmax 前のスコア。"),
+        )
+        expl = (f"$S_{{{i + 1}{j + 1}}}$ は「{t[i]}」の行 ${tex_vec(x[i])}$ と「{t[j]}」の行 ${tex_vec(x[j])}$ の内積で、"
+                f"同じ位置どうしを掛けて足すと {num(s[i, j])}。$S$ は対称なので $S_{{{j + 1}{i + 1}}}$ も {num(s[j, i])} になる。")
+        return stem, notes, expl
+
+    return LazyDraft(num(s[i, j]), (n_gram, n_self, n_weight), texts)
 
 
 # ---------------------------------------------------------------------------
@@ -86,71 +105,86 @@ def _params_weight(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("naive.weight", "naive", _params_weight)
-def _weight(p: dict) -> Draft:
+def _weight(p: dict) -> LazyDraft:
     """An attention weight A_ij = softmax(S)_ij of naive self-attention."""
     x, t, i, j = p["x"], p["tokens"], p["i"], p["j"]
     right = tutor.naive_attention(x)
     col = qm.naive_attention_mistake(x, "column_softmax").weights
     prop = qm.naive_attention_mistake(x, "no_exp").weights
     s = right.scores
-    stem = (f"次の $X$ で素朴な Self-Attention を計算する（$S = XX^\\top$、$A = \\mathrm{{softmax}}(S)$ を行ごとに）。"
-            f"「{t[i]}」が「{t[j]}」に向ける重み $A_{{{i + 1}{j + 1}}}${BEST}"
-            f"必要なら {_exp_hint(s[i])} を使ってよい。\n\n" + _x_block(p))
-    wrong = (
-        (num(col[i, j]), mc("列方向の softmax", f"行 {i + 1} ではなく列 {j + 1} の中で正規化すると {num(col[i, j])} になり、各クエリの重みの和が 1 にならない。")),
-        (num(prop[i, j]), mc("exp の付け忘れ", f"スコアを $e^s$ にせずそのまま行の和で割る比例配分にすると {num(prop[i, j])} になる。")),
-        (num(s[i, j]), mc("softmax の省略", f"スコア $S_{{{i + 1}{j + 1}}} = {num(s[i, j])}$ をそのまま重みにした（行の和が 1 にならない）。")),
-    )
-    expl = (f"行 {i + 1} のスコアは ${tex_vec(s[i])}$。softmax は行ごとに $e^s$ をとって和で割るので、"
-            f"$A_{{{i + 1}{j + 1}}} = $ {_softmax_text(s[i], j)}。")
-    return Draft(stem, num(right.weights[i, j]), wrong, expl)
+    n_col, n_prop, n_s = num(col[i, j]), num(prop[i, j]), num(s[i, j])
+
+    def texts():
+        stem = (f"次の $X$ で素朴な Self-Attention を計算する（$S = XX^\\top$、$A = \\mathrm{{softmax}}(S)$ を行ごとに）。"
+                f"「{t[i]}」が「{t[j]}」に向ける重み $A_{{{i + 1}{j + 1}}}${BEST}"
+                f"必要なら {_exp_hint(s[i])} を使ってよい。\n\n" + _x_block(p))
+        notes = (
+            mc("列方向の softmax", f"行 {i + 1} ではなく列 {j + 1} の中で正規化すると {n_col} になり、各クエリの重みの和が 1 にならない。"),
+            mc("exp の付け忘れ", f"スコアを $e^s$ にせずそのまま行の和で割る比例配分にすると {n_prop} になる。"),
+            mc("softmax の省略", f"スコア $S_{{{i + 1}{j + 1}}} = {n_s}$ をそのまま重みにした（行の和が 1 にならない）。"),
+        )
+        expl = (f"行 {i + 1} のスコアは ${tex_vec(s[i])}$。softmax は行ごとに $e^s$ をとって和で割るので、"
+                f"$A_{{{i + 1}{j + 1}}} = $ {_softmax_text(s[i], j)}。")
+        return stem, notes, expl
+
+    return LazyDraft(num(right.weights[i, j]), (n_col, n_prop, n_s), texts)
 
 
 # ---------------------------------------------------------------------------
 @calc_generator("naive.output", "naive", _params)
-def _output(p: dict) -> Draft:
+def _output(p: dict) -> LazyDraft:
     """An element of the output Z = A X."""
     x, t, i, c = p["x"], p["tokens"], p["i"], p["c"]
     right = tutor.naive_attention(x)
     raw = qm.naive_attention_mistake(x, "no_softmax").output
     col = qm.naive_attention_mistake(x, "column_softmax").output
-    own = tutor.attention(x, x, x, mask=np.eye(N, dtype=bool)).output   # each token sees only itself
+    own = tutor.attention(x, x, x, mask=_EYE).output   # each token sees only itself
     a = right.weights
-    stem = (f"次の $X$ で素朴な Self-Attention の出力 $Z = AX$（$A = \\mathrm{{softmax}}(XX^\\top)$）を求める。"
-            f"「{t[i]}」の出力ベクトルの第 {c + 1} 成分 $Z_{{{i + 1}{c + 1}}}${BEST}"
-            f"重み $A$ の第 {i + 1} 行は ${tex_vec(a[i])}$（小数第 3 位まで）である。\n\n" + _x_block(p))
-    wrong = (
-        (num(raw[i, c]), mc("softmax の省略", f"正規化していないスコア $S$ でそのまま $SX$ を計算すると {num(raw[i, c])} になる。")),
-        (num(col[i, c]), mc("列方向の softmax", f"列ごとに正規化した重みで加重和をとると {num(col[i, c])} になる。")),
-        (num(own[i, c]), mc("自分だけを見ると誤解", f"「{t[i]}」が自分自身だけを見る（重みが自分に 1）と考え、自分の埋め込みの成分 {num(own[i, c])} をそのまま答えた。")),
-    )
-    expl = (f"出力は $X$ の第 {c + 1} 列 ${tex_vec(x[:, c])}$ を重み ${tex_vec(a[i])}$ で足し合わせたもの："
-            f"$Z_{{{i + 1}{c + 1}}} = \\sum_k A_{{{i + 1}k}} X_{{k{c + 1}}} \\approx {num(right.output[i, c])}$。")
-    return Draft(stem, num(right.output[i, c]), wrong, expl)
+    n_raw, n_col, n_own, n_right = num(raw[i, c]), num(col[i, c]), num(own[i, c]), num(right.output[i, c])
+
+    def texts():
+        stem = (f"次の $X$ で素朴な Self-Attention の出力 $Z = AX$（$A = \\mathrm{{softmax}}(XX^\\top)$）を求める。"
+                f"「{t[i]}」の出力ベクトルの第 {c + 1} 成分 $Z_{{{i + 1}{c + 1}}}${BEST}"
+                f"重み $A$ の第 {i + 1} 行は ${tex_vec(a[i])}$（小数第 3 位まで）である。\n\n" + _x_block(p))
+        notes = (
+            mc("softmax の省略", f"正規化していないスコア $S$ でそのまま $SX$ を計算すると {n_raw} になる。"),
+            mc("列方向の softmax", f"列ごとに正規化した重みで加重和をとると {n_col} になる。"),
+            mc("自分だけを見ると誤解", f"「{t[i]}」が自分自身だけを見る（重みが自分に 1）と考え、自分の埋め込みの成分 {n_own} をそのまま答えた。"),
+        )
+        expl = (f"出力は $X$ の第 {c + 1} 列 ${tex_vec(x[:, c])}$ を重み ${tex_vec(a[i])}$ で足し合わせたもの："
+                f"$Z_{{{i + 1}{c + 1}}} = \\sum_k A_{{{i + 1}k}} X_{{k{c + 1}}} \\approx {n_right}$。")
+        return stem, notes, expl
+
+    return LazyDraft(n_right, (n_raw, n_col, n_own), texts)
 
 
 # ---------------------------------------------------------------------------
 @calc_generator("naive.chain_blank", "naive", _params)
-def _chain_blank(p: dict) -> Draft:
+def _chain_blank(p: dict) -> LazyDraft:
     """(ア) S_ij, (イ) A_ij, (ウ) Z_ic along one naive-attention calculation."""
     x, t, i, j, c = p["x"], p["tokens"], p["i"], p["j"], p["c"]
     right = tutor.naive_attention(x)
 
-    def chain(r) -> str:
-        return blank(num(r.scores[i, j]), num(r.weights[i, j]), num(r.output[i, c]))
+    def chain(r) -> tuple[str, str, str]:
+        return num(r.scores[i, j]), num(r.weights[i, j]), num(r.output[i, c])
 
     col = qm.naive_attention_mistake(x, "column_softmax")
     prop = qm.naive_attention_mistake(x, "no_exp")
     raw = qm.naive_attention_mistake(x, "no_softmax")
-    stem = (f"{BLANK}\n\n次の $X$ で素朴な Self-Attention を計算する。「{t[i]}」と「{t[j]}」のスコア $S_{{{i + 1}{j + 1}}}$ は（ア）、"
-            f"softmax を行ごとにかけた重み $A_{{{i + 1}{j + 1}}}$ は（イ）、出力 $Z = AX$ の成分 $Z_{{{i + 1}{c + 1}}}$ は（ウ）である。"
-            f"必要なら {_exp_hint(right.scores[i])} を使ってよい。\n\n" + _x_block(p))
-    wrong = (
-        (chain(col), mc("列方向の softmax", f"列 {j + 1} の中で正規化したため、（イ）が {num(col.weights[i, j])}、（ウ）が {num(col.output[i, c])} になった。")),
-        (chain(prop), mc("exp の付け忘れ", f"スコアを行の和で割るだけの比例配分にしたため、（イ）が {num(prop.weights[i, j])} になった。")),
-        (chain(raw), mc("softmax の省略", f"スコアをそのまま重みに使ったため、（イ）が {num(raw.weights[i, j])}、（ウ）が {num(raw.output[i, c])} になった。")),
-    )
-    expl = (f"（ア）$S_{{{i + 1}{j + 1}}} = x_{{{i + 1}}} \\cdot x_{{{j + 1}}} = {num(right.scores[i, j])}$。"
-            f"（イ）行 {i + 1} のスコア ${tex_vec(right.scores[i])}$ に softmax をかけて {num(right.weights[i, j])}。"
-            f"（ウ）重み ${tex_vec(right.weights[i])}$ で $X$ の第 {c + 1} 列を足し合わせて {num(right.output[i, c])}。")
-    return Draft(stem, chain(right), wrong, expl)
+    c_right, c_col, c_prop, c_raw = chain(right), chain(col), chain(prop), chain(raw)
+
+    def texts():
+        stem = (f"{BLANK}\n\n次の $X$ で素朴な Self-Attention を計算する。「{t[i]}」と「{t[j]}」のスコア $S_{{{i + 1}{j + 1}}}$ は（ア）、"
+                f"softmax を行ごとにかけた重み $A_{{{i + 1}{j + 1}}}$ は（イ）、出力 $Z = AX$ の成分 $Z_{{{i + 1}{c + 1}}}$ は（ウ）である。"
+                f"必要なら {_exp_hint(right.scores[i])} を使ってよい。\n\n" + _x_block(p))
+        notes = (
+            mc("列方向の softmax", f"列 {j + 1} の中で正規化したため、（イ）が {c_col[1]}、（ウ）が {c_col[2]} になった。"),
+            mc("exp の付け忘れ", f"スコアを行の和で割るだけの比例配分にしたため、（イ）が {c_prop[1]} になった。"),
+            mc("softmax の省略", f"スコアをそのまま重みに使ったため、（イ）が {c_raw[1]}、（ウ）が {c_raw[2]} になった。"),
+        )
+        expl = (f"（ア）$S_{{{i + 1}{j + 1}}} = x_{{{i + 1}}} \\cdot x_{{{j + 1}}} = {c_right[0]}$。"
+                f"（イ）行 {i + 1} のスコア ${tex_vec(right.scores[i])}$ に softmax をかけて {c_right[1]}。"
+                f"（ウ）重み ${tex_vec(right.weights[i])}$ で $X$ の第 {c + 1} 列を足し合わせて {c_right[2]}。")
+        return stem, notes, expl
+
+    return LazyDraft(blank(*c_right), (blank(*c_col), blank(*c_prop), blank(*c_raw)), texts)

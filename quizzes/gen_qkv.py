@@ -11,7 +11,7 @@ import numpy as np
 import tutor
 from tutor import quizmath as qm
 
-from .calc import BEST, BLANK, TOKEN_SETS, blank, calc_generator, mc, num, tex_mat, vec
+from .calc import BEST, BLANK, TOKEN_SETS, blank, calc_generator, mc, num, sample, tex_mat, vec
 from .core import Draft
 from .gen_naive import _draw_x
 
@@ -27,7 +27,7 @@ def _params(rng: np.random.Generator) -> dict:
     x = _draw_x(rng)
     w = {m: _draw_w(rng) for m in MATS}
     tokens = TOKEN_SETS[int(rng.integers(len(TOKEN_SETS)))]
-    i, j = (int(v) for v in rng.choice(N, size=2, replace=False))
+    i, j = sample(rng, N, 2)
     which = MATS[int(rng.integers(3))]
     return {"x": x, "w_q": w["Q"], "w_k": w["K"], "w_v": w["V"], "tokens": tokens, "i": i, "j": j, "which": which}
 

@@ -14,16 +14,17 @@ import numpy as np
 import tutor
 from tutor import quizmath as qm
 
-from .calc import BEST, BLANK, blank, calc_generator, ln_tex, mc, num, tex_vec, vec
+from .calc import BEST, BLANK, blank, calc_generator, ln_tex, mc, num, pick, sample, tex_vec, vec
 from .core import Draft
 
 SQUARES = (4, 9, 16, 25, 36, 49, 64, 81, 100, 144)
 HEADS = (2, 4, 8, 12, 16)
+ROW_VALUES = (1, 2, 3, 4)    # a, b of the score row √d_k·(a, b, 0)
 
 
 def _params_dims(rng: np.random.Generator) -> dict:
-    d_k = int(rng.choice(SQUARES))
-    h = int(rng.choice(HEADS))
+    d_k = pick(rng, SQUARES)
+    h = pick(rng, HEADS)
     return {"d_k": d_k, "h": h, "d_model": d_k * h}
 
 
@@ -50,7 +51,7 @@ def _divisor(p: dict) -> Draft:
 # ---------------------------------------------------------------------------
 def _params_ln(rng: np.random.Generator) -> dict:
     p = _params_dims(rng)
-    p["d_k"] = int(rng.choice((4, 9, 16)))
+    p["d_k"] = pick(rng, (4, 9, 16))
     p["d_model"] = p["d_k"] * p["h"]
     m = rng.integers(1, 6, size=3)
     while len(set(m.tolist())) == 1:
@@ -90,7 +91,7 @@ def _weight_ln(p: dict) -> Draft:
 # ---------------------------------------------------------------------------
 def _params_row(rng: np.random.Generator) -> dict:
     p = _params_dims(rng)
-    a, b = sorted((int(v) for v in rng.choice(np.arange(1, 5), size=2, replace=False)), reverse=True)
+    a, b = sorted((ROW_VALUES[v] for v in sample(rng, len(ROW_VALUES), 2)), reverse=True)
     p["pattern"] = (a, b, 0)
     return p
 
@@ -121,7 +122,7 @@ def _scaled_row(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 def _params_var(rng: np.random.Generator) -> dict:
-    return {"d_k": int(rng.choice(SQUARES[2:]))}
+    return {"d_k": pick(rng, SQUARES[2:])}
 
 
 @calc_generator("scaling.variance_blank", "scaling", _params_var)

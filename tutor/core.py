@@ -51,8 +51,11 @@ _F64 = np.dtype(np.float64)
 def _all_finite(arr: np.ndarray) -> bool:
     """True when every entry of a float64 array is finite.
 
-    Fast path: Σ x² is finite only if every x is (NaN and ±inf propagate); a non-finite sum
-    may also be an overflow of huge finite values, so that case is checked entry by entry."""
+    Fast path for small arrays: Σ x² is finite only if every x is (NaN and ±inf propagate);
+    a non-finite sum may also be an overflow of huge finite values, so that case is checked
+    entry by entry."""
+    if arr.size > 256:      # large: one pass of isfinite (BLAS dot may start threads there)
+        return bool(np.isfinite(arr).all())
     flat = arr.ravel()
     return math.isfinite(flat.dot(flat)) or bool(np.isfinite(arr).all())
 
