@@ -1,0 +1,35 @@
+"""quizzes.calc.pick / sample draw exactly what Generator.choice draws (same values, same
+stream afterwards), so a generator may use them without changing what a seed means."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from quizzes.calc import pick, sample
+
+SHAPES = ((3, 2), (4, 2), (3, 3), (5, 3), (2, 1), (8, 4), (10, 2), (1, 1), (5, 0))
+
+
+@pytest.mark.parametrize("n,k", SHAPES)
+def test_sample_is_choice_without_replacement(n, k):
+    for seed in range(1500):
+        a, b = np.random.default_rng([seed, n, k]), np.random.default_rng([seed, n, k])
+        assert sample(b, n, k) == a.choice(n, size=k, replace=False).tolist()
+        assert a.integers(1 << 30) == b.integers(1 << 30)      # the streams go on alike
+
+
+def test_pick_is_choice():
+    opts = (8, 16, 32, 48, 64, 96, 128)
+    for seed in range(3000):
+        a, b = np.random.default_rng([seed, 7]), np.random.default_rng([seed, 7])
+        assert pick(b, opts) == int(a.choice(opts))
+        assert pick(b, range(5)) == int(a.choice(5))
+        assert pick(b, [0, 2, 3]) == int(a.choice(np.array([0, 2, 3])))
+        assert a.integers(1 << 30) == b.integers(1 << 30)
+
+
+def test_sample_refuses_what_numpy_does_otherwise():
+    with pytest.raises(ValueError):
+        sample(np.random.default_rng(0), 20_000, 3)
+    with pytest.raises(ValueError):
+        sample(np.random.default_rng(0), 3, 4)
