@@ -126,3 +126,60 @@ def test_knowledge_facts():
     assert f["paper_attention_sublayers"] == 18
     assert (f["cost_self_attention_ops"], f["cost_recurrent_ops"]) == (5_120_000, 26_214_400)
     assert (f["temp_max_t1"], f["temp_max_t05"], f["temp_max_t2"]) == (0.665, 0.867, 0.506)
+
+
+# --- the "all mistakes at once" forms give the very numbers of one call per mistake -------------
+
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(-5, 5), min_size=4, max_size=4).filter(lambda v: len(set(v)) > 1),
+       st.lists(st.integers(-5, 5), min_size=4, max_size=4))
+def test_layer_norm_mistakes_match_single_calls(x, other):
+    batch = np.array([x, [o + 11 for o in other]], float)           # every feature differs → BN defined
+    together = tm.layer_norm_mistakes(batch, 0)
+    for mistake in (None,) + tm.LN_MISTAKES:
+        one = tm.layer_norm_mistake(batch, 0, mistake)
+        np.testing.assert_array_equal(together[mistake].output, one.output)
+    xs = np.array(x, float)
+    np.testing.assert_array_equal(together[None].output, tutor.layer_norm(xs, eps=0))
+    np.testing.assert_array_equal(together["rms"].output, tutor.rms_norm(xs, eps=0))
+    np.testing.assert_array_equal(together["batch"].output, tutor.batch_norm(batch, eps=1e-12)[0])
+    assert together["variance"].spread == pytest.approx(np.var(xs))
+    assert together["sample"].spread == pytest.approx(np.std(xs, ddof=1))
+
+
+def test_residual_temperature_top_k_top_p_plural_forms():
+    x, f = np.array([1.0, -2.0, 0.0, 3.0]), np.array([2.0, 2.0, -1.0, 0.0])
+    r = tm.residual_block_mistakes(x, f)
+    np.testing.assert_array_equal(r[None], tutor.layer_norm(x + f, eps=0))
+    np.testing.assert_array_equal(r["norm_sublayer_only"], x + tutor.layer_norm(f, eps=0))
+    z = np.array([2.0, 1.0, 0.0])
+    t = tm.temperature_mistakes(z, 2.0)
+    np.testing.assert_array_equal(t["inverted"], tutor.probabilities(z, 0.5))
+    p = np.array([0.1, 0.4, 0.3, 0.2])
+    k = tm.top_k_mistakes(p, 2)
+    np.testing.assert_allclose(k[None], [0, 4 / 7, 3 / 7, 0])
+    np.testing.assert_allclose(k["k_minus"], [0, 1, 0, 0])
+    assert tm.top_p_mistakes([0.5, 0.3, 0.15, 0.05], 0.9)["ascending"].kept == (3, 2, 1, 0)
+    with pytest.raises(ValueError):
+        tm.top_k_mistakes(p, 1, ("k_minus",))                          # k − 1 = 0 tokens kept
+
+
+def test_kept_distribution_is_the_sampled_rules_distribution():
+    p = np.array([0.1, 0.4, 0.3, 0.2])
+    c = tutor.kept_distribution(p, "top_k", k=2)
+    s = tutor.top_k_sample(p, 2, np.random.default_rng(3))
+    np.testing.assert_array_equal(c.distribution, s.distribution)
+    assert c.kept_mass == pytest.approx(0.7) and c.u is None and c.index == 1
+    assert tutor.kept_distribution(p, "top_p", p=0.65).kept.tolist() == [1, 2]
+    with pytest.raises(ValueError, match="top_k"):
+        tutor.kept_distribution(p, "greedy")
+
+
+def test_layer_operations_is_the_table_rows_count():
+    for t in ("self_attention", "recurrent", "convolutional", "restricted_self_attention"):
+        assert tutor.layer_operations(t, 100, 512) == tutor.layer_cost(t, 100, 512).operations
+    assert tutor.layer_operations("self_attention", 100, 512) == 5_120_000
+    with pytest.raises(ValueError):
+        tutor.layer_operations("self_attention", 0, 512)
