@@ -6,13 +6,18 @@ empty page are taken in turn (round robin), so they share the same machine load.
 """
 from __future__ import annotations
 
+import os
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from .common import ROOT, Config, Row, median, ratio_samples, verdict
 
 EMPTY_SCRIPT = 'import streamlit as st\n\nst.title("empty")\n'
+# The app's own frame and nothing else: page config, session state, the sidebar with its links to
+# every page, the page title. Every page pays it; it shows how much of the 3× budget is left.
+SHELL_SCRIPT = 'import ui\n\nui.page("review")\n'
 TARGET_MS = 50.0
 TARGET_RATIO = 3.0
 
@@ -28,6 +33,14 @@ def _open(path: str, timeout: float):
     return at
 
 
+@contextmanager
+def _removed_after(path: Path):
+    try:
+        yield
+    finally:
+        path.unlink(missing_ok=True)
+
+
 def run(cfg: Config) -> list[Row]:
     import streamlit as st
     from streamlit.testing.v1 import AppTest
@@ -38,12 +51,18 @@ def run(cfg: Config) -> list[Row]:
     st.cache_data.clear()
     st.cache_resource.clear()
     apps: list[tuple[str, str, object, str]] = []  # (label, path, AppTest, error)
-    with tempfile.TemporaryDirectory() as tmp:
+    # a page of the app (the sidebar's links are resolved against app.py); AppTest reads the script
+    # again on every run, so it stays until the samples are taken
+    shell_path = ROOT / "pages" / f"_bench_shell_{os.getpid()}.py"
+    shell_path.write_text(SHELL_SCRIPT, encoding="utf-8")
+    with tempfile.TemporaryDirectory() as tmp, _removed_after(shell_path):
         empty_path = Path(tmp) / "empty_page.py"
         empty_path.write_text(EMPTY_SCRIPT, encoding="utf-8")
         empty = AppTest.from_file(str(empty_path), default_timeout=30)
         empty.run()
         apps.append(("empty page", "", empty, ""))
+        shell = _open(str(shell_path.relative_to(ROOT)), timeout=30)
+        apps.append(("app shell only", "", shell, "; ".join(str(e.value)[:80] for e in shell.exception)))
         for info in PAGES:
             if not info.exists:
                 continue
@@ -70,7 +89,12 @@ def run(cfg: Config) -> list[Row]:
     empty_ms = samples["empty page"]
     rows.append(Row("pages", "empty Streamlit page (AppTest rerun)", empty_ms, "ms",
                     note=f"reference; CPU {median(cpu['empty page']):.1f} ms"))
-    for label, path, at, err in apps[1:]:
+    shell_ms, shell_err = samples["app shell only"], apps[1][3]
+    rows.append(Row("pages", "app shell only: ui.page() = page config, sidebar with a link to each of the "
+                    "15 pages, title (reference)", shell_ms, "ms",
+                    ratio=f"{median(ratio_samples(shell_ms, empty_ms)):.2f}× empty",
+                    note=(f"exception: {shell_err}; " if shell_err else "") + f"CPU {median(cpu['app shell only']):.1f} ms"))
+    for label, path, at, err in apps[2:]:
         ms = samples[label]
         if not ms:
             rows.append(Row("pages", f"{label} rerun", [], "ms", target=f"≤ {TARGET_MS:.0f} ms, ≤ {TARGET_RATIO:.0f}× empty",
