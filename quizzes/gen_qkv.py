@@ -1,8 +1,8 @@
 """② Q・K・V: projections Q = X W_Q, K = X W_K, V = X W_V and the score table Q Kᵀ.
 
 Inputs: 3 × 4 embeddings of 0/1 (rows non-zero), 4 × 2 weights with entries −1 … 2.
-Answers and distractors: tutor.project_qkv, tutor.attention, tutor.quizmath.attention_mistake,
-tutor.naive_attention.
+Answers and distractors: tutor.project_qkv, tutor.quizmath.score_table (Q Kᵀ, the K Qᵀ mix-up,
+the naive X Xᵀ, Q Qᵀ — score tables alone, as the first step of tutor.attention).
 """
 from __future__ import annotations
 
@@ -12,20 +12,22 @@ import tutor
 from tutor import quizmath as qm
 
 from .calc import BEST, BLANK, TOKEN_SETS, blank, calc_generator, mc, num, sample, tex_mat, vec
-from .core import Draft
+from .core import LazyDraft
 from .gen_naive import _draw_x
 
 N, D_MODEL, D_K = 3, 4, 2
 MATS = ("Q", "K", "V")
 
 
-def _draw_w(rng: np.random.Generator) -> np.ndarray:
-    return rng.integers(-1, 3, size=(D_MODEL, D_K)).astype(float)
+def _draw_w(rng: np.random.Generator, count: int = 1) -> np.ndarray:
+    """count weight matrices (count, d_model, d_k) in one call: the same numbers, in the same
+    order, as count calls of rng.integers(-1, 3, size=(d_model, d_k))."""
+    return rng.integers(-1, 3, size=(count, D_MODEL, D_K)).astype(float)
 
 
 def _params(rng: np.random.Generator) -> dict:
     x = _draw_x(rng)
-    w = {m: _draw_w(rng) for m in MATS}
+    w = dict(zip(MATS, _draw_w(rng, len(MATS))))
     tokens = TOKEN_SETS[int(rng.integers(len(TOKEN_SETS)))]
     i, j = sample(rng, N, 2)
     which = MATS[int(rng.integers(3))]
@@ -38,7 +40,7 @@ def _qkv(p: dict) -> tutor.QKV:
 
 # ---------------------------------------------------------------------------
 @calc_generator("qkv.projection", "qkv", _params)
-def _projection(p: dict) -> Draft:
+def _projection(p: dict) -> LazyDraft:
     """One row of Q, K or V."""
     x, t, i, j, m = p["x"], p["tokens"], p["i"], p["j"], p["which"]
     r = _qkv(p)
@@ -46,17 +48,24 @@ def _projection(p: dict) -> Draft:
     roles = {"Q": "クエリ", "K": "キー", "V": "バリュー"}
     w_name = f"W_{m}"
     others = [o for o in MATS if o != m]
-    stem = (f"埋め込み $X$（1 行が 1 トークン）に重み行列を右から掛けて、クエリ・キー・バリューを作る。"
-            f"次の $X$ と重みについて、「{t[i]}」の{roles[m]} ${m.lower()}_{{{i + 1}}}$（${m} = X{w_name}$ の第 {i + 1} 行）{BEST}\n\n"
-            f"$$X = {tex_mat(x)},\\quad W_Q = {tex_mat(p['w_q'])},\\quad W_K = {tex_mat(p['w_k'])},\\quad W_V = {tex_mat(p['w_v'])}$$\n\n"
-            f"（$X$ の行の順に {'・'.join(t)}）")
-    wrong = tuple(
-        (vec(rows[o][i]), mc("重み行列の取り違え", f"$W_{m}$ の代わりに $W_{o}$ を掛けると、{roles[o]}の行 {vec(rows[o][i])} になる。"))
-        for o in others
-    ) + ((vec(rows[m][j]), mc("トークンの行の取り違え", f"「{t[i]}」ではなく「{t[j]}」の行 $x_{{{j + 1}}}$ に $W_{m}$ を掛けると {vec(rows[m][j])} になる。")),)
-    expl = (f"${m.lower()}_{{{i + 1}}} = x_{{{i + 1}}} W_{m}$：「{t[i]}」の行 {vec(x[i])} と $W_{m}$ の各列の内積をとると "
-            f"{vec(rows[m][i])}。同じ $x_{{{i + 1}}}$ でも、掛ける行列が違えばクエリ・キー・バリューは別のベクトルになる。")
-    return Draft(stem, vec(rows[m][i]), wrong, expl)
+    other_rows = [vec(rows[o][i]) for o in others]
+    token_row = vec(rows[m][j])
+    right = vec(rows[m][i])
+
+    def texts():
+        stem = (f"埋め込み $X$（1 行が 1 トークン）に重み行列を右から掛けて、クエリ・キー・バリューを作る。"
+                f"次の $X$ と重みについて、「{t[i]}」の{roles[m]} ${m.lower()}_{{{i + 1}}}$（${m} = X{w_name}$ の第 {i + 1} 行）{BEST}\n\n"
+                f"$$X = {tex_mat(x)},\\quad W_Q = {tex_mat(p['w_q'])},\\quad W_K = {tex_mat(p['w_k'])},\\quad W_V = {tex_mat(p['w_v'])}$$\n\n"
+                f"（$X$ の行の順に {'・'.join(t)}）")
+        notes = tuple(
+            mc("重み行列の取り違え", f"$W_{m}$ の代わりに $W_{o}$ を掛けると、{roles[o]}の行 {text} になる。")
+            for o, text in zip(others, other_rows)
+        ) + (mc("トークンの行の取り違え", f"「{t[i]}」ではなく「{t[j]}」の行 $x_{{{j + 1}}}$ に $W_{m}$ を掛けると {token_row} になる。"),)
+        expl = (f"${m.lower()}_{{{i + 1}}} = x_{{{i + 1}}} W_{m}$：「{t[i]}」の行 {vec(x[i])} と $W_{m}$ の各列の内積をとると "
+                f"{right}。同じ $x_{{{i + 1}}}$ でも、掛ける行列が違えばクエリ・キー・バリューは別のベクトルになる。")
+        return stem, notes, expl
+
+    return LazyDraft(right, (*other_rows, token_row), texts)
 
 
 # ---------------------------------------------------------------------------
@@ -70,54 +79,63 @@ def _params_asym(rng: np.random.Generator) -> dict:
     while True:
         p = _params(rng)
         r = _qkv(p)
-        s = tutor.attention(r.q, r.k, r.v).scores
+        s = qm.score_table(r.q, r.k)                 # Q Kᵀ
         if s[p["i"], p["j"]] != s[p["j"], p["i"]]:
             return p
 
 
+def _score_tables(p: dict):
+    """Q, K, V and the score tables behind both asymmetry items: right, swapped (K Qᵀ), naive (X Xᵀ), Q Qᵀ."""
+    r = _qkv(p)
+    right = qm.score_table(r.q, r.k)                                  # Q Kᵀ
+    swapped = qm.score_table(r.q, r.k, mistake="transposed_scores")  # K Qᵀ
+    naive = qm.score_table(p["x"], p["x"])                            # X Xᵀ, no weights at all
+    qq = qm.score_table(r.q, r.q)                                     # Q Qᵀ
+    return r, right, swapped, naive, qq
+
+
 @calc_generator("qkv.score_element", "qkv", _params_asym)
-def _score_element(p: dict) -> Draft:
+def _score_element(p: dict) -> LazyDraft:
     """An element of Q Kᵀ (non-symmetric in general)."""
     t, i, j = p["tokens"], p["i"], p["j"]
-    r = _qkv(p)
-    right = tutor.attention(r.q, r.k, r.v).scores
-    swapped = qm.attention_mistake(r.q, r.k, r.v, mistake="transposed_scores").scores
-    naive = tutor.naive_attention(p["x"]).scores
-    qq = tutor.attention(r.q, r.q, r.v).scores
-    stem = (f"クエリ $Q$ とキー $K$ が次のとき、スコア表 $QK^\\top$ の ({i + 1},{j + 1}) 成分"
-            f"（「{t[i]}」がクエリとして「{t[j]}」のキーを見るときのスコア）{BEST}\n\n" + _qk_block(p, r))
-    wrong = (
-        (num(swapped[i, j]), mc("クエリとキーの取り違え", f"$k_{{{i + 1}}} \\cdot q_{{{j + 1}}}$（$KQ^\\top$ の成分）を計算すると、対称とは限らない $QK^\\top$ では別の値 {num(swapped[i, j])} になる。")),
-        (num(naive[i, j]), mc("重みを通さない素朴なスコア", f"$W_Q, W_K$ を使わず $XX^\\top$ の成分を計算すると {num(naive[i, j])} になる。")),
-        (num(qq[i, j]), mc("キーの代わりにクエリ", f"$q_{{{i + 1}}} \\cdot q_{{{j + 1}}}$ とクエリどうしの内積をとると {num(qq[i, j])} になる。")),
-    )
-    expl = (f"$(QK^\\top)_{{{i + 1}{j + 1}}} = q_{{{i + 1}}} \\cdot k_{{{j + 1}}}$：{vec(r.q[i])} と {vec(r.k[j])} の内積で "
-            f"{num(right[i, j])}。逆向きの $q_{{{j + 1}}} \\cdot k_{{{i + 1}}}$ は {num(right[j, i])} で、$W_Q \\neq W_K$ のとき両者は一般に等しくない。")
-    return Draft(stem, num(right[i, j]), wrong, expl)
+    r, right, swapped, naive, qq = _score_tables(p)
+    n_swapped, n_naive, n_qq, n_right = num(swapped[i, j]), num(naive[i, j]), num(qq[i, j]), num(right[i, j])
+
+    def texts():
+        stem = (f"クエリ $Q$ とキー $K$ が次のとき、スコア表 $QK^\\top$ の ({i + 1},{j + 1}) 成分"
+                f"（「{t[i]}」がクエリとして「{t[j]}」のキーを見るときのスコア）{BEST}\n\n" + _qk_block(p, r))
+        notes = (
+            mc("クエリとキーの取り違え", f"$k_{{{i + 1}}} \\cdot q_{{{j + 1}}}$（$KQ^\\top$ の成分）を計算すると、対称とは限らない $QK^\\top$ では別の値 {n_swapped} になる。"),
+            mc("重みを通さない素朴なスコア", f"$W_Q, W_K$ を使わず $XX^\\top$ の成分を計算すると {n_naive} になる。"),
+            mc("キーの代わりにクエリ", f"$q_{{{i + 1}}} \\cdot q_{{{j + 1}}}$ とクエリどうしの内積をとると {n_qq} になる。"),
+        )
+        expl = (f"$(QK^\\top)_{{{i + 1}{j + 1}}} = q_{{{i + 1}}} \\cdot k_{{{j + 1}}}$：{vec(r.q[i])} と {vec(r.k[j])} の内積で "
+                f"{n_right}。逆向きの $q_{{{j + 1}}} \\cdot k_{{{i + 1}}}$ は {num(right[j, i])} で、$W_Q \\neq W_K$ のとき両者は一般に等しくない。")
+        return stem, notes, expl
+
+    return LazyDraft(n_right, (n_swapped, n_naive, n_qq), texts)
 
 
 # ---------------------------------------------------------------------------
 @calc_generator("qkv.asymmetry_blank", "qkv", _params_asym)
-def _asymmetry_blank(p: dict) -> Draft:
+def _asymmetry_blank(p: dict) -> LazyDraft:
     """(ア) q_i·k_j, (イ) q_j·k_i, (ウ) whether Q Kᵀ is symmetric."""
     t, i, j = p["tokens"], p["i"], p["j"]
-    r = _qkv(p)
-    right = tutor.attention(r.q, r.k, r.v).scores
-    swapped = qm.attention_mistake(r.q, r.k, r.v, mistake="transposed_scores").scores
-    naive = tutor.naive_attention(p["x"]).scores
-    qq = tutor.attention(r.q, r.q, r.v).scores
+    r, right, swapped, naive, qq = _score_tables(p)
     not_sym, sym = "対称とは限らない", "常に対称である"
-    stem = (f"{BLANK}\n\n次の $Q, K$ で、「{t[i]}」から「{t[j]}」へのスコア $q_{{{i + 1}}} \\cdot k_{{{j + 1}}}$ は（ア）、"
-            f"「{t[j]}」から「{t[i]}」へのスコア $q_{{{j + 1}}} \\cdot k_{{{i + 1}}}$ は（イ）である。"
-            f"このように、スコア表 $QK^\\top$ は（ウ）。\n\n" + _qk_block(p, r))
-    wrong = (
-        (blank(num(swapped[i, j]), num(swapped[j, i]), not_sym),
-         mc("クエリとキーの取り違え", f"$q$ と $k$ を入れ替えて $k \\cdot q$ を計算したため、（ア）と（イ）が逆の {num(swapped[i, j])} と {num(swapped[j, i])} になった。")),
-        (blank(num(naive[i, j]), num(naive[j, i]), sym),
-         mc("重みを通さない素朴なスコア", f"$XX^\\top$ で計算すると両方 {num(naive[i, j])} になり対称に見えるが、$W_Q \\neq W_K$ なら $QK^\\top$ は対称でない。")),
-        (blank(num(qq[i, j]), num(qq[j, i]), sym),
-         mc("キーの代わりにクエリ", f"クエリどうしの内積 $QQ^\\top$ は対称で、両方 {num(qq[i, j])} になってしまう。")),
-    )
-    expl = (f"（ア）{vec(r.q[i])}·{vec(r.k[j])} = {num(right[i, j])}、（イ）{vec(r.q[j])}·{vec(r.k[i])} = {num(right[j, i])}。"
-            f"クエリとキーを別々の行列 $W_Q, W_K$ で作るので、「誰が誰を見るか」は向きによって違い、（ウ）{not_sym}。")
-    return Draft(stem, blank(num(right[i, j]), num(right[j, i]), not_sym), wrong, expl)
+    sw, na, q2, ri = ((num(s[i, j]), num(s[j, i])) for s in (swapped, naive, qq, right))
+
+    def texts():
+        stem = (f"{BLANK}\n\n次の $Q, K$ で、「{t[i]}」から「{t[j]}」へのスコア $q_{{{i + 1}}} \\cdot k_{{{j + 1}}}$ は（ア）、"
+                f"「{t[j]}」から「{t[i]}」へのスコア $q_{{{j + 1}}} \\cdot k_{{{i + 1}}}$ は（イ）である。"
+                f"このように、スコア表 $QK^\\top$ は（ウ）。\n\n" + _qk_block(p, r))
+        notes = (
+            mc("クエリとキーの取り違え", f"$q$ と $k$ を入れ替えて $k \\cdot q$ を計算したため、（ア）と（イ）が逆の {sw[0]} と {sw[1]} になった。"),
+            mc("重みを通さない素朴なスコア", f"$XX^\\top$ で計算すると両方 {na[0]} になり対称に見えるが、$W_Q \\neq W_K$ なら $QK^\\top$ は対称でない。"),
+            mc("キーの代わりにクエリ", f"クエリどうしの内積 $QQ^\\top$ は対称で、両方 {q2[0]} になってしまう。"),
+        )
+        expl = (f"（ア）{vec(r.q[i])}·{vec(r.k[j])} = {ri[0]}、（イ）{vec(r.q[j])}·{vec(r.k[i])} = {ri[1]}。"
+                f"クエリとキーを別々の行列 $W_Q, W_K$ で作るので、「誰が誰を見るか」は向きによって違い、（ウ）{not_sym}。")
+        return stem, notes, expl
+
+    return LazyDraft(blank(*ri, not_sym), (blank(*sw, not_sym), blank(*na, sym), blank(*q2, sym)), texts)

@@ -167,3 +167,24 @@ def test_inputs_not_mutated():
 def test_knowledge_facts_computed():
     f = qm.quiz_knowledge_facts()
     assert f["paper_mha_params"] == 1_048_576 and f["paper_concat_width"] == 512
+
+
+@FAST
+@given(hnp.arrays(np.float64, (3, 2), elements=small), hnp.arrays(np.float64, (3, 2), elements=small),
+       hnp.arrays(np.float64, (3, 4), elements=small))
+def test_score_table_is_the_first_step_of_attention(q, k, v):
+    np.testing.assert_array_equal(qm.score_table(q, k), tutor.attention(q, k, v).scores)
+    np.testing.assert_array_equal(qm.score_table(q, k, mistake="transposed_scores"),
+                                  qm.attention_mistake(q, k, v, mistake="transposed_scores").scores)
+    np.testing.assert_array_equal(qm.score_table(q, q), tutor.attention(q, q, v).scores)
+
+
+def test_score_table_on_the_g_kentei_example_and_errors():
+    # q = (1, 0), keys (1, 0), (0, 1), (1, 1) → scores (1, 0, 1)
+    np.testing.assert_array_equal(qm.score_table(tb.G_QUERY, tb.G_KEYS)[0], [1, 0, 1])
+    with pytest.raises(ValueError, match="d_k"):
+        qm.score_table(np.ones((2, 3)), np.ones((2, 2)))
+    with pytest.raises(ValueError, match="n_q = n_k"):
+        qm.score_table(np.ones((2, 2)), np.ones((3, 2)), mistake="transposed_scores")
+    with pytest.raises(ValueError):
+        qm.score_table(np.ones((2, 2)), np.ones((2, 2)), mistake="no_scale")

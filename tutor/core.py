@@ -78,8 +78,13 @@ def as_matrix(x, name: str = "入力", *, ndim: int | tuple[int, ...] | None = N
             allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
             want = " または ".join(f"{d} 次元" for d in allowed)
             raise ValueError(f"{name} は {want} の配列が必要ですが、形は {arr.shape}（{arr.ndim} 次元）です。")
-    if arr.size == 0:
+    size = arr.size
+    if size == 0:
         raise ValueError(f"{name} が空です（形 {arr.shape}）。少なくとも 1 つの値が必要です。")
+    if size <= 256:                              # _all_finite's fast path, inlined (called very often)
+        flat = arr.ravel()
+        if math.isfinite(flat.dot(flat)):
+            return arr
     if not _all_finite(arr):
         raise ValueError(f"{name} に NaN または無限大（inf）が含まれています。有限の数値を入れてください。")
     return arr

@@ -52,6 +52,8 @@ __all__ = [
     "ATTENTION_MISTAKES",
     "attention_from_scores",
     "attention_mistake",
+    "SCORE_MISTAKES",
+    "score_table",
     "ln_scores",
     "exp_values",
     "score_divisor",
@@ -179,6 +181,28 @@ def attention_mistake(q, k, v, mask=None, *, mistake: str | None = None,
     checked_qkv(q, k, v, same_leading=False)                     # the checks of tutor.attention
     scores = q @ k.swapaxes(-1, -2)                              # (n_q, n_k) = Q Kᵀ, as tutor.attention
     return attention_from_scores(scores, v, d_k=d_k, mask=mask, mistake=mistake, d_model=d_model)
+
+
+SCORE_MISTAKES = ("transposed_scores",)
+
+
+def score_table(q, k, *, mistake: str | None = None) -> np.ndarray:
+    """The score table alone, the first step of tutor.attention: S = Q Kᵀ (= tutor.attention(q, k, v).scores),
+    or with mistake='transposed_scores' K Qᵀ, whose entry (i, j) is k_i · q_j (needs n_q = n_k).
+
+    q: (n_q, d_k), k: (n_k, d_k) → (n_q, n_k). With q = k = X it is the naive table X Xᵀ.
+    For a question that needs only scores: no softmax and no output are computed."""
+    _check_mistake(mistake, SCORE_MISTAKES, "score_table")
+    q = as_matrix(q, "Q", ndim=2)
+    k = as_matrix(k, "K", ndim=2)
+    if q.shape[1] != k.shape[1]:
+        raise ValueError(f"Q（形 {q.shape}）と K（形 {k.shape}）の d_k が一致しません。内積 QKᵀ がとれません。")
+    scores = q @ k.swapaxes(-1, -2)                              # (n_q, n_k), as in tutor.attention
+    if mistake == "transposed_scores":
+        if q.shape[0] != k.shape[0]:
+            raise ValueError(f"K Qᵀ の取り違えは n_q = n_k のときだけ定義できます（Q {q.shape}, K {k.shape}）。")
+        return scores.swapaxes(-1, -2)                           # (n_k, n_q): entry (i, j) = k_i · q_j
+    return scores
 
 
 def ln_scores(multipliers, d_k: int) -> np.ndarray:
