@@ -8,15 +8,13 @@ tutor.quizmath.allowed_pairs.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 import tutor
 from tutor import quizmath as qm
 
 from .calc import BEST, BLANK, WORST, blank, calc_generator, ln_tex, mc, num, pick, tex_vec, vec
-from .core import Draft
+from .core import Draft, LazyDraft
 
 
 def _params_row(rng: np.random.Generator) -> dict:
@@ -24,7 +22,7 @@ def _params_row(rng: np.random.Generator) -> dict:
     i = int(rng.integers(1, n - 1))              # at least two visible keys and one future key
     visible = rng.integers(1, 7, size=i + 1)
     future = rng.integers(2, 7, size=n - i - 1)  # m = 1 would give score 0 and hide the 0-fill mistake
-    m = tuple(int(v) for v in np.concatenate([visible, future]))
+    m = tuple(visible.tolist() + future.tolist())
     return {"n": n, "i": i, "j": int(rng.integers(i + 1)), "m": m, "d_k": pick(rng, (1, 4, 9))}
 
 
@@ -34,35 +32,39 @@ def _scores_text(p: dict) -> str:
     return f"$({row})$"
 
 
-def _row(p: dict, mask_row, mistake=None):
-    s = qm.ln_scores(p["m"], p["d_k"])
+def _row(p: dict, mask_row, mistake=None, s=None):
+    if s is None:
+        s = qm.ln_scores(p["m"], p["d_k"])
     return qm.attention_from_scores(s, d_k=p["d_k"], mask=mask_row, mistake=mistake)
 
 
 # ---------------------------------------------------------------------------
 @calc_generator("mask.causal_weight", "mask", _params_row)
-def _causal_weight(p: dict) -> Draft:
+def _causal_weight(p: dict) -> LazyDraft:
     """A weight of a causally masked row."""
     n, i, j, d_k = p["n"], p["i"], p["j"], p["d_k"]
     mask = tutor.causal_mask(n)[i][None, :]                        # (1, n)
-    right = _row(p, mask)
+    s = qm.ln_scores(p["m"], d_k)                                  # the row, computed once
+    right = _row(p, mask, s=s)
+    n_after, n_uniform, n_zero = (num(_row(p, mask, mistake, s).weights[0, j])
+                                  for mistake in ("mask_after_softmax", "uniform", "zero_fill"))
+    n_right = num(right.weights[0, j])
 
-    @lru_cache(maxsize=None)  # each mistake computed once per question
-    def w(mistake):
-        return _row(p, mask, mistake).weights[0, j]
+    def texts():
+        stem = (f"デコーダの Masked Self-Attention（因果マスク）で、{n} トークンの系列の {i + 1} 番目のクエリが"
+                f"全 {n} キーに対して持つスコア $QK^\\top$ の行が {_scores_text(p)} だった（$d_k = {d_k}$、$\\ln$ は自然対数）。"
+                f"マスク後の重みのうち、キー {j + 1} への重み{BEST}")
+        notes = (
+            mc("softmax の後でマスク", f"全キーで softmax してから未来の重みを 0 にすると、残りが正規化し直されず {n_after} になる。"),
+            mc("単純平均との混同", f"スコアを無視して、見てよい {i + 1} 個のキーに均等に {n_uniform} ずつ配った。"),
+            mc("マスク位置を 0 で埋めた", f"未来のスコアを $-\\infty$ ではなく 0 にすると $e^0 = 1$ が分母に残り {n_zero} になる。"),
+        )
+        expl = (f"キー {i + 2} 以降は未来なので $-\\infty$ を足して重みを 0 にし、見てよいキー 1〜{i + 1} だけで softmax する。"
+                f"$\\sqrt{{d_k}}$ で割ると $e^{{\\ln m}} = m$ なので、重みは ${tex_vec(p['m'][: i + 1])}$ を和で割った値で、"
+                f"行全体は ${tex_vec(right.weights[0])}$、キー {j + 1} は {n_right}。")
+        return stem, notes, expl
 
-    stem = (f"デコーダの Masked Self-Attention（因果マスク）で、{n} トークンの系列の {i + 1} 番目のクエリが"
-            f"全 {n} キーに対して持つスコア $QK^\\top$ の行が {_scores_text(p)} だった（$d_k = {d_k}$、$\\ln$ は自然対数）。"
-            f"マスク後の重みのうち、キー {j + 1} への重み{BEST}")
-    wrong = (
-        (num(w("mask_after_softmax")), mc("softmax の後でマスク", f"全キーで softmax してから未来の重みを 0 にすると、残りが正規化し直されず {num(w('mask_after_softmax'))} になる。")),
-        (num(w("uniform")), mc("単純平均との混同", f"スコアを無視して、見てよい {i + 1} 個のキーに均等に {num(w('uniform'))} ずつ配った。")),
-        (num(w("zero_fill")), mc("マスク位置を 0 で埋めた", f"未来のスコアを $-\\infty$ ではなく 0 にすると $e^0 = 1$ が分母に残り {num(w('zero_fill'))} になる。")),
-    )
-    expl = (f"キー {i + 2} 以降は未来なので $-\\infty$ を足して重みを 0 にし、見てよいキー 1〜{i + 1} だけで softmax する。"
-            f"$\\sqrt{{d_k}}$ で割ると $e^{{\\ln m}} = m$ なので、重みは ${tex_vec(p['m'][: i + 1])}$ を和で割った値で、"
-            f"行全体は ${tex_vec(right.weights[0])}$、キー {j + 1} は {num(right.weights[0, j])}。")
-    return Draft(stem, num(right.weights[0, j]), wrong, expl)
+    return LazyDraft(n_right, (n_after, n_uniform, n_zero), texts)
 
 
 # ---------------------------------------------------------------------------
@@ -72,30 +74,37 @@ ZERO = "0 に置き換えてから softmax する"
 
 
 @calc_generator("mask.order_blank", "mask", _params_row)
-def _order_blank(p: dict) -> Draft:
+def _order_blank(p: dict) -> LazyDraft:
     """(ア) how to mask, (イ) a weight, (ウ) the row sum."""
     n, i, j, d_k = p["n"], p["i"], p["j"], p["d_k"]
     mask = tutor.causal_mask(n)[i][None, :]
-    right = _row(p, mask)
+    s = qm.ln_scores(p["m"], d_k)                                  # the row, computed once
+    right = _row(p, mask, s=s)
 
-    def chain(op: str, r) -> str:
-        return blank(op, num(r.weights[0, j]), num(tutor.row_sums(r.weights)[0]))
+    def chain(r) -> tuple[str, str]:
+        return num(r.weights[0, j]), num(tutor.row_sums(r.weights)[0])
 
-    after = _row(p, mask, "mask_after_softmax")
-    zero = _row(p, mask, "zero_fill")
-    none = _row(p, mask, "no_mask")
-    stem = (f"{BLANK}\n\n{n} トークンの系列の {i + 1} 番目のクエリのスコア $QK^\\top$ の行が {_scores_text(p)}"
-            f"（$d_k = {d_k}$、$\\ln$ は自然対数）のとき、因果マスクでは未来のキーのスコアに（ア）。"
-            f"するとキー {j + 1} への重みは（イ）となり、この行の重みの和は（ウ）になる。")
-    wrong = (
-        (chain(AFTER, after), mc("softmax の後でマスク", f"後から 0 にすると正規化し直されず、重みが {num(after.weights[0, j])}、和が {num(tutor.row_sums(after.weights)[0])} になる。")),
-        (chain(ZERO, zero), mc("マスク位置を 0 で埋めた", f"スコア 0 でも $e^0 = 1$ の重みが未来に残り、キー {j + 1} は {num(zero.weights[0, j])} になる。")),
-        (chain(ADD_INF, none), mc("マスク忘れ", f"（ア）は正しいが、（イ）で未来のキーも含めて計算し {num(none.weights[0, j])} とした。")),
-    )
-    expl = (f"$-\\infty$ を足すと $e^{{-\\infty}} = 0$ となり、未来の重みはちょうど 0、残りのキーだけで正規化される。"
-            f"重みの行は ${tex_vec(right.weights[0])}$ で、キー {j + 1} は {num(right.weights[0, j])}、和は "
-            f"{num(tutor.row_sums(right.weights)[0])}。")
-    return Draft(stem, chain(ADD_INF, right), wrong, expl)
+    after = _row(p, mask, "mask_after_softmax", s)
+    zero = _row(p, mask, "zero_fill", s)
+    none = _row(p, mask, "no_mask", s)
+    c_right, c_after, c_zero, c_none = chain(right), chain(after), chain(zero), chain(none)
+
+    def texts():
+        stem = (f"{BLANK}\n\n{n} トークンの系列の {i + 1} 番目のクエリのスコア $QK^\\top$ の行が {_scores_text(p)}"
+                f"（$d_k = {d_k}$、$\\ln$ は自然対数）のとき、因果マスクでは未来のキーのスコアに（ア）。"
+                f"するとキー {j + 1} への重みは（イ）となり、この行の重みの和は（ウ）になる。")
+        notes = (
+            mc("softmax の後でマスク", f"後から 0 にすると正規化し直されず、重みが {c_after[0]}、和が {c_after[1]} になる。"),
+            mc("マスク位置を 0 で埋めた", f"スコア 0 でも $e^0 = 1$ の重みが未来に残り、キー {j + 1} は {c_zero[0]} になる。"),
+            mc("マスク忘れ", f"（ア）は正しいが、（イ）で未来のキーも含めて計算し {c_none[0]} とした。"),
+        )
+        expl = (f"$-\\infty$ を足すと $e^{{-\\infty}} = 0$ となり、未来の重みはちょうど 0、残りのキーだけで正規化される。"
+                f"重みの行は ${tex_vec(right.weights[0])}$ で、キー {j + 1} は {c_right[0]}、和は "
+                f"{c_right[1]}。")
+        return stem, notes, expl
+
+    return LazyDraft(blank(ADD_INF, *c_right),
+                     (blank(AFTER, *c_after), blank(ZERO, *c_zero), blank(ADD_INF, *c_none)), texts)
 
 
 # ---------------------------------------------------------------------------
@@ -104,20 +113,25 @@ def _params_n(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("mask.allowed_pairs", "mask", _params_n)
-def _allowed_pairs(p: dict) -> Draft:
+def _allowed_pairs(p: dict) -> LazyDraft:
     """How many (query, key) pairs a causal mask lets through."""
     n = p["n"]
     right = qm.allowed_pairs(n)
-    stem = (f"長さ $n = {n}$ の系列に因果マスクをかけた Self-Attention で、重みが 0 にならない"
-            f"（クエリ $i$ がキー $j$ を見てよい）組 $(i, j)$ の数{BEST}")
-    wrong = (
-        (num(qm.allowed_pairs(n, "strict")), mc("自分自身まで隠した", f"対角（自分自身）も隠すと考え、$n(n-1)/2 = {qm.allowed_pairs(n, 'strict')}$ とした。")),
-        (num(qm.allowed_pairs(n, "no_mask")), mc("マスク忘れ", f"マスクなしの全組 $n^2 = {qm.allowed_pairs(n, 'no_mask')}$ を数えた。")),
-        (num(qm.allowed_pairs(n, "diagonal_only")), mc("自分だけを見ると誤解", f"各トークンが自分自身だけを見ると考え、{qm.allowed_pairs(n, 'diagonal_only')} とした。")),
-    )
-    expl = (f"クエリ $i$ はキー $1, \\dots, i$ の $i$ 個を見てよいので、合計 $1 + 2 + \\cdots + {n} = n(n+1)/2 = {right}$。"
-            f"残りの {qm.allowed_pairs(n, 'masked')} 組（対角より右上）が $-\\infty$ で隠される。")
-    return Draft(stem, num(right), wrong, expl)
+    strict, full, diagonal = (qm.allowed_pairs(n, mistake) for mistake in ("strict", "no_mask", "diagonal_only"))
+
+    def texts():
+        stem = (f"長さ $n = {n}$ の系列に因果マスクをかけた Self-Attention で、重みが 0 にならない"
+                f"（クエリ $i$ がキー $j$ を見てよい）組 $(i, j)$ の数{BEST}")
+        notes = (
+            mc("自分自身まで隠した", f"対角（自分自身）も隠すと考え、$n(n-1)/2 = {strict}$ とした。"),
+            mc("マスク忘れ", f"マスクなしの全組 $n^2 = {full}$ を数えた。"),
+            mc("自分だけを見ると誤解", f"各トークンが自分自身だけを見ると考え、{diagonal} とした。"),
+        )
+        expl = (f"クエリ $i$ はキー $1, \\dots, i$ の $i$ 個を見てよいので、合計 $1 + 2 + \\cdots + {n} = n(n+1)/2 = {right}$。"
+                f"残りの {qm.allowed_pairs(n, 'masked')} 組（対角より右上）が $-\\infty$ で隠される。")
+        return stem, notes, expl
+
+    return LazyDraft(num(right), (num(strict), num(full), num(diagonal)), texts)
 
 
 # ---------------------------------------------------------------------------
@@ -127,33 +141,36 @@ def _params_pad(rng: np.random.Generator) -> dict:
     i = int(rng.integers(length))
     real = rng.integers(1, 7, size=length)
     pads = rng.integers(2, 7, size=n - length)   # m = 1 would give score 0 and hide the 0-fill mistake
-    m = tuple(int(v) for v in np.concatenate([real, pads]))
+    m = tuple(real.tolist() + pads.tolist())
     return {"n": n, "length": length, "i": i, "j": int(rng.integers(length)), "m": m, "d_k": pick(rng, (1, 4, 9))}
 
 
 @calc_generator("mask.padding_weight", "mask", _params_pad)
-def _padding_weight(p: dict) -> Draft:
+def _padding_weight(p: dict) -> LazyDraft:
     """A weight with a padding mask (encoder, no causal mask)."""
     n, length, i, j, d_k = p["n"], p["length"], p["i"], p["j"], p["d_k"]
     mask = tutor.padding_mask(length, n)[i][None, :]               # (1, n)
-    right = _row(p, mask)
+    s = qm.ln_scores(p["m"], d_k)                                  # the row, computed once
+    right = _row(p, mask, s=s)
+    n_none, n_uniform, n_zero = (num(_row(p, mask, mistake, s).weights[0, j])
+                                 for mistake in ("no_mask", "uniform", "zero_fill"))
+    n_right = num(right.weights[0, j])
 
-    @lru_cache(maxsize=None)  # each mistake computed once per question
-    def w(mistake):
-        return _row(p, mask, mistake).weights[0, j]
+    def texts():
+        stem = (f"長さを {n} にそろえたバッチで、ある文は実際のトークンが {length} 個、残り {n - length} 個がパディング（[PAD]）である。"
+                f"エンコーダの Self-Attention（因果マスクなし、パディングマスクあり）で、{i + 1} 番目のトークンのクエリのスコア行が "
+                f"{_scores_text(p)}（$d_k = {d_k}$、$\\ln$ は自然対数）のとき、キー {j + 1} への重み{BEST}")
+        notes = (
+            mc("パディングのマスク忘れ", f"[PAD] のキーも含めて softmax すると {n_none} になり、意味のない位置に注意が漏れる（softmax の後で [PAD] を 0 にしても同じ値のまま、和が 1 にならない）。"),
+            mc("単純平均との混同", f"スコアを無視して実トークン {length} 個に均等に {n_uniform} ずつ配った。"),
+            mc("マスク位置を 0 で埋めた", f"[PAD] のスコアを 0 にしても $e^0 = 1$ が分母に残り {n_zero} になる。"),
+        )
+        expl = (f"[PAD] のキー {length + 1}〜{n} に $-\\infty$ を足して除き、実トークン 1〜{length} だけで softmax する。"
+                f"重みは ${tex_vec(p['m'][:length])}$ を和で割った値で、行全体は ${tex_vec(right.weights[0])}$、"
+                f"キー {j + 1} は {n_right}。")
+        return stem, notes, expl
 
-    stem = (f"長さを {n} にそろえたバッチで、ある文は実際のトークンが {length} 個、残り {n - length} 個がパディング（[PAD]）である。"
-            f"エンコーダの Self-Attention（因果マスクなし、パディングマスクあり）で、{i + 1} 番目のトークンのクエリのスコア行が "
-            f"{_scores_text(p)}（$d_k = {d_k}$、$\\ln$ は自然対数）のとき、キー {j + 1} への重み{BEST}")
-    wrong = (
-        (num(w("no_mask")), mc("パディングのマスク忘れ", f"[PAD] のキーも含めて softmax すると {num(w('no_mask'))} になり、意味のない位置に注意が漏れる（softmax の後で [PAD] を 0 にしても同じ値のまま、和が 1 にならない）。")),
-        (num(w("uniform")), mc("単純平均との混同", f"スコアを無視して実トークン {length} 個に均等に {num(w('uniform'))} ずつ配った。")),
-        (num(w("zero_fill")), mc("マスク位置を 0 で埋めた", f"[PAD] のスコアを 0 にしても $e^0 = 1$ が分母に残り {num(w('zero_fill'))} になる。")),
-    )
-    expl = (f"[PAD] のキー {length + 1}〜{n} に $-\\infty$ を足して除き、実トークン 1〜{length} だけで softmax する。"
-            f"重みは ${tex_vec(p['m'][:length])}$ を和で割った値で、行全体は ${tex_vec(right.weights[0])}$、"
-            f"キー {j + 1} は {num(right.weights[0, j])}。")
-    return Draft(stem, num(right.weights[0, j]), wrong, expl)
+    return LazyDraft(n_right, (n_none, n_uniform, n_zero), texts)
 
 
 # ---------------------------------------------------------------------------

@@ -239,7 +239,8 @@ def causal_mask(n: int) -> np.ndarray:
     n = int(n)
     if n <= 0:
         raise ValueError(f"系列長 n は 1 以上が必要です（n = {n}）。")
-    return np.tril(np.ones((n, n), dtype=bool))
+    idx = np.arange(n)
+    return idx[:, None] >= idx                              # (n, n), = np.tril(np.ones((n, n), bool))
 
 
 def padding_mask(valid_lengths, n: int) -> np.ndarray:

@@ -125,10 +125,12 @@ def attention_from_scores(scores, v=None, *, d_k: int, mask=None, mistake: str |
         masked = scaled
         m = np.ones(s.shape, dtype=bool)
     else:
-        m = np.broadcast_to(np.asarray(mask, dtype=bool), s.shape)
+        m = np.asarray(mask, dtype=bool)
+        if m.shape != s.shape:
+            m = np.broadcast_to(m, s.shape)                      # (..., n_q, n_k)
         if mistake == "mask_transposed":
             m = np.swapaxes(m, -1, -2)                           # hides the past instead of the future
-        if not m.any(axis=-1).all():
+        if not np.logical_or.reduce(m, axis=-1).all():          # = m.any(axis=-1).all()
             raise ValueError("すべてのキーがマスクされた行があります。少なくとも 1 つは見てよいキーが必要です。")
         if mistake == "mask_after_softmax":
             masked = scaled                                      # the mask comes later, after softmax
@@ -225,7 +227,7 @@ def exp_values(x) -> np.ndarray:
 def score_divisor(d_k) -> float:
     """√d_k, the number Q Kᵀ is divided by."""
     d_k = float(d_k)
-    if not np.isfinite(d_k) or d_k <= 0:
+    if not math.isfinite(d_k) or d_k <= 0:
         raise ValueError(f"d_k は正の数が必要です（d_k = {d_k}）。")
     return math.sqrt(d_k)
 
