@@ -9,6 +9,7 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
+from .memo import Memo
 from .state import plain
 from .validate import CellError, format_number, parse_matrix
 
@@ -58,9 +59,6 @@ def heatmap_frame(matrix, row_labels, col_labels, digits: int = 3) -> pd.DataFra
     return pd.DataFrame.from_records(records)
 
 
-# Cached per input (shared, read-only): building an Altair chart re-infers and re-validates every
-# encoding (~10 ms per chart, python -m bench). Callers may derive from it (.properties() copies).
-@st.cache_resource(show_spinner=False, max_entries=1024)
 def heatmap_chart(matrix, row_labels, col_labels, *, digits: int = 3,
                   x_title: str = "キー（見られる側）", y_title: str = "クエリ（見る側）",
                   title: str | None = None) -> alt.LayerChart:
@@ -102,34 +100,26 @@ except ImportError:  # pragma: no cover - another Streamlit version: no caching,
     _to_vega_lite = None
 
 
-@st.cache_data(show_spinner=False, max_entries=1024)
-def _heatmap_spec(matrix: np.ndarray, row_labels: tuple, col_labels: tuple, options: tuple) -> dict:
-    # Building the Altair chart and validating it against the Vega-Lite schema took ~25 ms per
-    # heatmap on every rerun (python -m bench); the finished spec is cached per input instead.
-    return _to_vega_lite(heatmap_chart(matrix, list(row_labels), list(col_labels), **dict(options)))
+# Finished Vega-Lite specs: building an Altair chart and validating it against the Vega-Lite schema
+# took ~25 ms per chart on every rerun (python -m bench). One dict per input, shared read-only:
+# st.vega_lite_chart clones the spec before it moves the datasets out (Streamlit 1.67,
+# _prepare_vega_lite_spec; tests/test_widgets.py checks that showing a chart leaves it intact).
+_SPECS = Memo(maxsize=1024)
 
 
 def heatmap(matrix, row_labels, col_labels, **kwargs) -> None:
-    if _to_vega_lite is None:
-        st.altair_chart(heatmap_chart(matrix, row_labels, col_labels, **kwargs), width="content")
-        return
-    spec = _heatmap_spec(np.asarray(matrix, dtype=np.float64), tuple(map(str, row_labels)),
-                         tuple(map(str, col_labels)), tuple(sorted(kwargs.items())))
-    st.vega_lite_chart(spec, width="content")
-
-
-@st.cache_data(show_spinner=False, max_entries=1024)
-def _chart_spec(_build: Callable, build_id: str, args: tuple, kwargs: dict) -> dict:
-    return _to_vega_lite(_build(*args, **kwargs))
+    cached_chart(heatmap_chart, np.asarray(matrix, dtype=np.float64), [str(r) for r in row_labels],
+                 [str(c) for c in col_labels], **kwargs)
 
 
 def cached_chart(build: Callable, *args, width="content", **kwargs) -> None:
-    """st.altair_chart(build(*args, **kwargs), width=width), with the finished Vega-Lite spec cached
+    """st.altair_chart(build(*args, **kwargs), width=width), with the finished Vega-Lite spec kept
     per input: a rerun with the same numbers skips building and schema-validating the chart."""
     if _to_vega_lite is None:
         st.altair_chart(build(*args, **kwargs), width=width)
         return
-    st.vega_lite_chart(_chart_spec(build, _build_id(build), args, kwargs), width=width)
+    spec = _SPECS.get((_build_id(build), args, kwargs), lambda: _to_vega_lite(build(*args, **kwargs)))
+    st.vega_lite_chart(spec, width=width)
 
 
 def _build_id(build: Callable) -> str:
@@ -139,10 +129,8 @@ def _build_id(build: Callable) -> str:
     return f"{getattr(build, '__module__', '')}.{getattr(build, '__qualname__', repr(build))}{where}"
 
 
-@st.cache_resource(show_spinner=False, max_entries=2048)
-def _frame_table(_build: Callable, build_id: str, args: tuple, kwargs: dict) -> pa.Table:
-    # shared and read-only: st.dataframe / st.table only serialise it
-    return pa.Table.from_pandas(_build(*args, **kwargs))
+_TABLES = Memo(maxsize=2048)   # Arrow tables: immutable, st.dataframe / st.table only serialise them
+_EDITOR_FRAMES = Memo(maxsize=1024)  # st.data_editor copies its input before applying edits
 
 
 def cached_table(build: Callable[..., pd.DataFrame], *args, static: bool = False, **kwargs) -> None:
@@ -150,7 +138,7 @@ def cached_table(build: Callable[..., pd.DataFrame], *args, static: bool = False
     ``hide_index`` / ``width`` from kwargs), its Arrow form cached per input: a rerun with the same
     numbers skips building the frame of formatted strings and converting it (~1 ms per table)."""
     shown = {k: kwargs.pop(k) for k in ("hide_index", "width") if k in kwargs}
-    table = _frame_table(build, _build_id(build), args, kwargs)
+    table = _TABLES.get((_build_id(build), args, kwargs), lambda: pa.Table.from_pandas(build(*args, **kwargs)))
     if static:
         st.table(table, **shown)
     else:
@@ -177,13 +165,6 @@ def set_matrix(key: str, matrix) -> None:
     st.session_state.pop(valid_k, None)
 
 
-@st.cache_resource(show_spinner=False, max_entries=1024)
-def _editor_frame(cells: tuple, rows: tuple, cols: tuple) -> pd.DataFrame:
-    # shared and read-only: st.data_editor copies its input before applying a learner's edits
-    # (building this string frame on every rerun cost ~1 ms per editor, python -m bench)
-    return pd.DataFrame([list(r) for r in cells], index=list(rows), columns=list(cols), dtype="string")
-
-
 def matrix_editor(key: str, default, row_labels: Sequence[str], col_labels: Sequence[str], *,
                   label: str | None = None, reset_label: str = "教科書の値に戻す") -> np.ndarray:
     """An editable matrix. Returns the current matrix if every cell is valid; otherwise shows a
@@ -206,7 +187,10 @@ def matrix_editor(key: str, default, row_labels: Sequence[str], col_labels: Sequ
 
     if label:
         st.markdown(f"**{label}**")
-    base = _editor_frame(tuple(map(tuple, st.session_state[base_k])), tuple(rows), tuple(cols))
+    cells = st.session_state[base_k]
+    # building this string frame on every rerun cost ~1 ms per editor (python -m bench)
+    base = _EDITOR_FRAMES.get((cells, rows, cols),
+                              lambda: pd.DataFrame(cells, index=rows, columns=cols, dtype="string"))
     edited = st.data_editor(
         base, key=editor_key, num_rows="fixed", width="content",
         column_config={c: st.column_config.TextColumn(c, max_chars=24) for c in cols},

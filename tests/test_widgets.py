@@ -1,0 +1,128 @@
+"""ui.memo and the display objects the widgets share between reruns and sessions.
+
+What is kept must be keyed by VALUE (a changed matrix never shows the old table) and must never be
+changed by the code that shows it (every session sees the same object).
+"""
+from __future__ import annotations
+
+import copy
+import json
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui.memo import Memo, freeze
+
+
+@dataclass(frozen=True)
+class Rec:
+    x: float
+    label: str
+
+
+@dataclass(frozen=True, eq=False)
+class ById:  # hashed by identity: a recycled id must never match a stale value
+    x: float
+
+
+def test_freeze_is_by_value():
+    a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    assert freeze(a) == freeze(a.copy())
+    assert freeze(a) != freeze(a.T)                      # same bytes count, other content
+    assert freeze(a) != freeze(a.reshape(4))              # same bytes, other shape
+    assert freeze(a) != freeze(a.astype(np.float32))      # other dtype
+    assert freeze([1, 2]) != freeze((1, 2))               # list vs tuple kept apart
+    assert freeze(1) != freeze(1.0) and freeze(True) != freeze(1)
+    assert freeze({"b": 1, "a": [np.zeros(2)]}) == freeze({"a": [np.zeros(2)], "b": 1})
+    assert freeze(Rec(1.0, "猫")) == freeze(Rec(1.0, "猫")) != freeze(Rec(1.0, "魚"))
+    assert freeze(range(5, 30, 6)) == freeze(range(5, 30, 6))
+    # eq=False dataclasses are frozen field by field too, not by identity
+    assert freeze(ById(2.0)) == freeze(ById(2.0)) != freeze(ById(3.0))
+    with pytest.raises(TypeError):
+        freeze(object())
+    with pytest.raises(TypeError):
+        freeze(lambda: 1)
+
+
+def test_memo_keeps_by_value_and_evicts_least_recent():
+    calls = []
+    m = Memo(maxsize=2)
+
+    def make(v):
+        calls.append(v)
+        return {"v": v}
+
+    a = np.array([1.0, 2.0])
+    first = m.get(("t", a), lambda: make(1))
+    assert m.get(("t", a.copy()), lambda: make(99)) is first          # same value → kept object
+    b = a.copy()
+    b[0] = 5.0
+    assert m.get(("t", b), lambda: make(2)) == {"v": 2}                # changed matrix → new value
+    m.get(("t", a), lambda: make(99))                                  # a is now most recent
+    m.get(("t", np.zeros(3)), lambda: make(3))                         # evicts b, not a
+    assert len(m) == 2
+    assert m.get(("t", a), lambda: make(99)) is first
+    assert m.get(("t", b), lambda: make(4)) == {"v": 4}
+    assert calls == [1, 2, 3, 4]
+
+
+def test_memo_without_a_value_key_simply_computes():
+    m = Memo(maxsize=4)
+    unhashable = object()
+    assert m.get(("x", unhashable), lambda: 1) == 1
+    assert m.get(("x", unhashable), lambda: 2) == 2
+    assert len(m) == 0
+
+
+def test_memo_is_safe_across_threads():
+    m = Memo(maxsize=50)
+    errors = []
+
+    def work(t):
+        try:
+            for i in range(400):
+                k = (t * 7 + i) % 80
+                assert m.get(("k", k), lambda: k * 10) == k * 10
+        except AssertionError as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors and len(m) <= 50
+
+
+CHART_PAGE = """
+import numpy as np
+import streamlit as st
+import ui
+ui.heatmap(np.array([[0.5, 0.5], [0.25, 0.75]]), ["猫", "魚"], ["猫", "魚"], title="t")
+ui.show_matrix(np.array([[1.0, 2.0], [3.0, 4.0]]), ["猫", "魚"], ["1", "2"], digits=0)
+"""
+
+
+def test_showing_a_kept_chart_or_table_leaves_it_intact():
+    """st.vega_lite_chart moves the datasets out of the dict it is given (on a clone, in
+    Streamlit 1.67): the kept spec must come out of two reruns unchanged, with its data."""
+    from ui import widgets
+
+    widgets._SPECS.clear()
+    widgets._TABLES.clear()
+    at = AppTest.from_string(CHART_PAGE).run()
+    assert not at.exception
+    [spec] = list(widgets._SPECS._store.values())
+    [table] = list(widgets._TABLES._store.values())
+    before = copy.deepcopy(spec)
+    at.run()
+    at.run()
+    assert not at.exception
+    assert spec == before and spec.get("datasets"), "the kept chart spec was changed by showing it"
+    assert table.to_pandas().loc["魚", "2"] == "4"
+    # what the page received is the chart of these numbers
+    proto = at.get("vega_lite_chart")[0].proto
+    assert json.loads(proto.spec)["layer"] and len(proto.datasets) == 1

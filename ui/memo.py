@@ -1,0 +1,73 @@
+"""A small process-wide memo for read-only display objects (Arrow tables, editor frames).
+
+st.cache_resource hashes its arguments with Streamlit's general hasher: ~170 µs per call
+(python -m bench), more than a small table costs to show. The inputs here are small NumPy
+arrays, strings, numbers, the engine's frozen records and tuples of them, so a plain dict key
+is enough: an array becomes (dtype, shape, bytes), a dataclass its type and field values.
+Like st.cache_resource, one value is shared by every session, so only values that nobody
+mutates may be kept here (pyarrow tables are immutable; st.data_editor copies its input frame).
+"""
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections import OrderedDict
+from typing import Callable, TypeVar
+
+import numpy as np
+
+__all__ = ["Memo", "freeze"]
+
+T = TypeVar("T")
+_VALUES = (str, int, float, bool, bytes, type(None), np.generic)
+
+
+def freeze(obj):
+    """A hashable key that equals another key exactly when the values are equal. Arrays by
+    content, lists/tuples/dicts/dataclasses element by element; TypeError for anything else
+    (an object hashed by identity could be a stale match once its id is reused)."""
+    if isinstance(obj, _VALUES):
+        return (type(obj).__name__, obj)
+    if isinstance(obj, np.ndarray):
+        return ("nd", obj.dtype.str, obj.shape, obj.tobytes())
+    if isinstance(obj, (list, tuple, range)):
+        return (type(obj).__name__, tuple(freeze(x) for x in obj))
+    if isinstance(obj, dict):
+        return ("dict", tuple(sorted((freeze(k), freeze(v)) for k, v in obj.items())))
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return (type(obj).__qualname__,
+                tuple(freeze(getattr(obj, f.name)) for f in dataclasses.fields(obj)))
+    raise TypeError(f"no value key for {type(obj).__name__}")
+
+
+class Memo:
+    """Least-recently-used store of at most ``maxsize`` values, safe across session threads."""
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._store: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key, make: Callable[[], T]) -> T:
+        """The value kept for ``key`` (see freeze), else ``make()`` — kept for next time."""
+        try:
+            frozen = freeze(key)
+        except TypeError:
+            return make()
+        with self._lock:
+            if frozen in self._store:
+                self._store.move_to_end(frozen)
+                return self._store[frozen]
+        value = make()
+        with self._lock:
+            self._store[frozen] = value
+            while len(self._store) > self.maxsize:
+                self._store.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._store.clear()
+
+    def __len__(self) -> int:
+        return len(self._store)
