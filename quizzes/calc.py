@@ -107,7 +107,8 @@ def num(x, nd: int = 3) -> str:
 
 def _nums(xs, nd: int) -> list[str]:
     """num() of every entry, row by row (Python floats: same values, no NumPy scalar per entry)."""
-    return [num(x, nd) for x in np.ravel(xs).tolist()]
+    flat = xs.ravel() if type(xs) is np.ndarray else np.ravel(xs)
+    return [num(x, nd) for x in flat.tolist()]
 
 
 def tnum(x, nd: int = 3) -> str:

@@ -2,8 +2,9 @@
 
 Inputs: the 3-key example of the G検定 page with fresh small integers (one query, d_k = 2),
 rows √d_k · ln m for exact outputs, and sizes n_q, n_k, d_k, d_v for shape questions.
-Answers and distractors: tutor.attention, tutor.quizmath (attention_mistake,
-attention_from_scores, ln_scores, exp_values, attention_shapes).
+Answers and distractors: tutor.attention, tutor.quizmath (attention_from_scores on the score
+table tutor.attention computed — what attention_mistake does —, ln_scores, exp_values,
+attention_shapes).
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import tutor
 from tutor import quizmath as qm
 
 from .calc import BEST, BLANK, WORST, blank, calc_generator, ln_tex, mc, num, pick, sample, tex_mat, tex_vec, vec
-from .core import Draft
+from .core import Draft, LazyDraft
 
 D_K = 2
 SIZES = tuple(range(2, 10))   # n_q, n_k, d_k, d_v of the shapes item (four different ones)
@@ -47,26 +48,34 @@ def _hint(scaled_row) -> str:
 
 
 # ---------------------------------------------------------------------------
+def _mistake(right, v, mistake):
+    """attention_mistake(q, k, v, mistake=…) from the score table right.scores = qKᵀ that tutor.attention
+    already computed (attention_mistake computes the same qKᵀ and then calls attention_from_scores)."""
+    return qm.attention_from_scores(right.scores, v, d_k=D_K, mistake=mistake)
+
+
 @calc_generator("formula.g_weight", "formula", _params_g)
-def _g_weight(p: dict) -> Draft:
+def _g_weight(p: dict) -> LazyDraft:
     """One weight of the 3-key example (one query, d_k = 2)."""
     q, k, v, j = p["q"], p["k"], p["v"], p["j"]
     right = tutor.attention(q, k, v)
+    n_no_scale, n_by_dk, n_raw = (num(_mistake(right, v, mistake).weights[0, j])
+                                  for mistake in ("no_scale", "divide_by_d_k", "no_softmax"))
+    n_right = num(right.weights[0, j])
 
-    @lru_cache(maxsize=None)  # each mistake computed once per question
-    def w(mistake):
-        return qm.attention_mistake(q, k, v, mistake=mistake).weights[0, j]
+    def texts():
+        stem = (f"{_g_block(p, with_v=False)}について、Scaled Dot-Product Attention "
+                f"$\\mathrm{{softmax}}(qK^\\top/\\sqrt{{d_k}})$ のキー {j + 1} への重み{BEST}{_hint(right.scaled[0])}")
+        notes = (
+            mc("√d_k で割り忘れ", f"内積 ${tex_vec(right.scores[0])}$ をそのまま softmax に入れると {n_no_scale} になり、差が強調されすぎる。"),
+            mc("√ の付け忘れ", f"$d_k = 2$ で割ると {n_by_dk} になる。"),
+            mc("softmax の省略", f"スケーリング後のスコア {num(right.scaled[0, j])} をそのまま重みにした（和が 1 にならない）。"),
+        )
+        expl = (f"内積 $qK^\\top = {tex_vec(right.scores[0])}$ を $\\sqrt{{2}}$ で割って ${tex_vec(right.scaled[0])}$。"
+                f"softmax で重み ${tex_vec(right.weights[0])}$ となり、キー {j + 1} は {n_right}。")
+        return stem, notes, expl
 
-    stem = (f"{_g_block(p, with_v=False)}について、Scaled Dot-Product Attention "
-            f"$\\mathrm{{softmax}}(qK^\\top/\\sqrt{{d_k}})$ のキー {j + 1} への重み{BEST}{_hint(right.scaled[0])}")
-    wrong = (
-        (num(w("no_scale")), mc("√d_k で割り忘れ", f"内積 ${tex_vec(right.scores[0])}$ をそのまま softmax に入れると {num(w('no_scale'))} になり、差が強調されすぎる。")),
-        (num(w("divide_by_d_k")), mc("√ の付け忘れ", f"$d_k = 2$ で割ると {num(w('divide_by_d_k'))} になる。")),
-        (num(w("no_softmax")), mc("softmax の省略", f"スケーリング後のスコア {num(right.scaled[0, j])} をそのまま重みにした（和が 1 にならない）。")),
-    )
-    expl = (f"内積 $qK^\\top = {tex_vec(right.scores[0])}$ を $\\sqrt{{2}}$ で割って ${tex_vec(right.scaled[0])}$。"
-            f"softmax で重み ${tex_vec(right.weights[0])}$ となり、キー {j + 1} は {num(right.weights[0, j])}。")
-    return Draft(stem, num(right.weights[0, j]), wrong, expl)
+    return LazyDraft(n_right, (n_no_scale, n_by_dk, n_raw), texts)
 
 
 # ---------------------------------------------------------------------------
@@ -76,11 +85,11 @@ def _params_ln(rng: np.random.Generator) -> dict:
     while len(set(m.tolist())) == 1:
         m = rng.integers(1, 5, size=3)
     v = rng.integers(0, 7, size=(3, 2))
-    return {"d_k": d_k, "m": tuple(int(x) for x in m), "v": v.astype(float), "c": int(rng.integers(2))}
+    return {"d_k": d_k, "m": tuple(m.tolist()), "v": v.astype(float), "c": int(rng.integers(2))}
 
 
 @calc_generator("formula.output_ln", "formula", _params_ln)
-def _output_ln(p: dict) -> Draft:
+def _output_ln(p: dict) -> LazyDraft:
     """An output element z_c = Σ_j a_j v_jc for a row √d_k·ln m (exact weights m/Σm)."""
     d_k, m, v, c = p["d_k"], p["m"], p["v"], p["c"]
     root = qm.score_divisor(d_k)
@@ -89,52 +98,61 @@ def _output_ln(p: dict) -> Draft:
 
     @lru_cache(maxsize=None)  # each mistake computed once per question
     def z(mistake):
-        return qm.attention_from_scores(s, v, d_k=d_k, mistake=mistake).output[0, c]
+        return num(qm.attention_from_scores(s, v, d_k=d_k, mistake=mistake).output[0, c])
 
-    row = ",\\ ".join(ln_tex(root, x) for x in m)
-    values = "、".join(f"$v_{{{n + 1}}} = {tex_vec(row)}$" for n, row in enumerate(v))
-    stem = (f"$d_k = {d_k}$ のヘッドで、あるクエリのスコア $QK^\\top$ の行が "
-            f"$({row})$、バリューが {values} である。"
-            f"このクエリの出力 $z = \\mathrm{{softmax}}(QK^\\top/\\sqrt{{d_k}})V$ の第 {c + 1} 成分{BEST}"
-            f"（$\\ln$ は自然対数）")
-    wrong = (
-        (num(z("no_normalise")), mc("softmax の分母の付け忘れ", f"$e^{{\\ln m}} = m$ の {vec(m)} を和で割らずに重みにすると {num(z('no_normalise'))} になる。")),
-        (num(z("uniform")), mc("単純平均との混同", f"スコアを無視してバリューを平均すると {num(z('uniform'))} になる。")),
-        (num(z("no_scale")) if d_k > 1 else num(z("no_softmax")),
-         mc("√d_k で割り忘れ", f"スコアをそのまま softmax に入れると $m^{{{num(root)}}}$ の比になり {num(z('no_scale'))} になる。") if d_k > 1
-         else mc("softmax の省略", f"スコア（$\\ln m$）をそのまま重みにすると {num(z('no_softmax'))} になる。")),
-    )
-    expl = (f"$\\sqrt{{d_k}} = {num(root)}$ で割るとスコアは $({', '.join(ln_tex(1, x) for x in m)})$、softmax は $m$ の比なので"
-            f"重みは ${tex_vec(right.weights[0])}$。出力はバリューの第 {c + 1} 成分 ${tex_vec(v[:, c])}$ の加重和で "
-            f"{num(right.output[0, c])}。")
-    return Draft(stem, num(right.output[0, c]), wrong, expl)
+    third = z("no_scale") if d_k > 1 else z("no_softmax")
+    n_right = num(right.output[0, c])
+
+    def texts():
+        row = ",\\ ".join(ln_tex(root, x) for x in m)
+        values = "、".join(f"$v_{{{n + 1}}} = {tex_vec(row)}$" for n, row in enumerate(v))
+        stem = (f"$d_k = {d_k}$ のヘッドで、あるクエリのスコア $QK^\\top$ の行が "
+                f"$({row})$、バリューが {values} である。"
+                f"このクエリの出力 $z = \\mathrm{{softmax}}(QK^\\top/\\sqrt{{d_k}})V$ の第 {c + 1} 成分{BEST}"
+                f"（$\\ln$ は自然対数）")
+        notes = (
+            mc("softmax の分母の付け忘れ", f"$e^{{\\ln m}} = m$ の {vec(m)} を和で割らずに重みにすると {z('no_normalise')} になる。"),
+            mc("単純平均との混同", f"スコアを無視してバリューを平均すると {z('uniform')} になる。"),
+            mc("√d_k で割り忘れ", f"スコアをそのまま softmax に入れると $m^{{{num(root)}}}$ の比になり {z('no_scale')} になる。") if d_k > 1
+            else mc("softmax の省略", f"スコア（$\\ln m$）をそのまま重みにすると {z('no_softmax')} になる。"),
+        )
+        expl = (f"$\\sqrt{{d_k}} = {num(root)}$ で割るとスコアは $({', '.join(ln_tex(1, x) for x in m)})$、softmax は $m$ の比なので"
+                f"重みは ${tex_vec(right.weights[0])}$。出力はバリューの第 {c + 1} 成分 ${tex_vec(v[:, c])}$ の加重和で "
+                f"{n_right}。")
+        return stem, notes, expl
+
+    return LazyDraft(n_right, (z("no_normalise"), z("uniform"), third), texts)
 
 
 # ---------------------------------------------------------------------------
 @calc_generator("formula.chain_blank", "formula", _params_g)
-def _chain_blank(p: dict) -> Draft:
+def _chain_blank(p: dict) -> LazyDraft:
     """(ア) q·k_j, (イ) weight a_j, (ウ) output z_c of the 3-key example."""
     q, k, v, j, c = p["q"], p["k"], p["v"], p["j"], p["c"]
     right = tutor.attention(q, k, v)
 
-    def chain(r) -> str:
-        return blank(num(r.scores[0, j]), num(r.weights[0, j]), num(r.output[0, c]))
+    def chain(r) -> tuple[str, str, str]:
+        return num(r.scores[0, j]), num(r.weights[0, j]), num(r.output[0, c])
 
-    no_scale = qm.attention_mistake(q, k, v, mistake="no_scale")
-    by_dk = qm.attention_mistake(q, k, v, mistake="divide_by_d_k")
-    raw = qm.attention_mistake(q, k, v, mistake="no_softmax")
-    stem = (f"{BLANK}\n\n{_g_block(p)}で Scaled Dot-Product Attention を計算する。"
-            f"キー {j + 1} との内積 $q \\cdot k_{{{j + 1}}}$ は（ア）、その重みは（イ）、出力 $z$ の第 {c + 1} 成分は（ウ）である。"
-            f"{_hint(right.scaled[0])}")
-    wrong = (
-        (chain(no_scale), mc("√d_k で割り忘れ", f"内積をそのまま softmax に入れたため、（イ）が {num(no_scale.weights[0, j])}、（ウ）が {num(no_scale.output[0, c])} になった。")),
-        (chain(by_dk), mc("√ の付け忘れ", f"$d_k = 2$ で割ったため、（イ）が {num(by_dk.weights[0, j])} になった。")),
-        (chain(raw), mc("softmax の省略", f"スケーリング後のスコアをそのまま重みにしたため、（イ）が {num(raw.weights[0, j])}、（ウ）が {num(raw.output[0, c])} になった。")),
-    )
-    expl = (f"（ア）$q \\cdot k_{{{j + 1}}} = {num(right.scores[0, j])}$。（イ）内積 ${tex_vec(right.scores[0])}$ を $\\sqrt{{2}}$ で割り softmax して"
-            f" ${tex_vec(right.weights[0])}$、キー {j + 1} は {num(right.weights[0, j])}。"
-            f"（ウ）バリューの第 {c + 1} 成分 ${tex_vec(v[:, c])}$ の加重和で {num(right.output[0, c])}。")
-    return Draft(stem, chain(right), wrong, expl)
+    c_no_scale, c_by_dk, c_raw = (chain(_mistake(right, v, mistake))
+                                  for mistake in ("no_scale", "divide_by_d_k", "no_softmax"))
+    c_right = chain(right)
+
+    def texts():
+        stem = (f"{BLANK}\n\n{_g_block(p)}で Scaled Dot-Product Attention を計算する。"
+                f"キー {j + 1} との内積 $q \\cdot k_{{{j + 1}}}$ は（ア）、その重みは（イ）、出力 $z$ の第 {c + 1} 成分は（ウ）である。"
+                f"{_hint(right.scaled[0])}")
+        notes = (
+            mc("√d_k で割り忘れ", f"内積をそのまま softmax に入れたため、（イ）が {c_no_scale[1]}、（ウ）が {c_no_scale[2]} になった。"),
+            mc("√ の付け忘れ", f"$d_k = 2$ で割ったため、（イ）が {c_by_dk[1]} になった。"),
+            mc("softmax の省略", f"スケーリング後のスコアをそのまま重みにしたため、（イ）が {c_raw[1]}、（ウ）が {c_raw[2]} になった。"),
+        )
+        expl = (f"（ア）$q \\cdot k_{{{j + 1}}} = {c_right[0]}$。（イ）内積 ${tex_vec(right.scores[0])}$ を $\\sqrt{{2}}$ で割り softmax して"
+                f" ${tex_vec(right.weights[0])}$、キー {j + 1} は {c_right[1]}。"
+                f"（ウ）バリューの第 {c + 1} 成分 ${tex_vec(v[:, c])}$ の加重和で {c_right[2]}。")
+        return stem, notes, expl
+
+    return LazyDraft(blank(*c_right), (blank(*c_no_scale), blank(*c_by_dk), blank(*c_raw)), texts)
 
 
 # ---------------------------------------------------------------------------

@@ -123,7 +123,7 @@ def attention_from_scores(scores, v=None, *, d_k: int, mask=None, mistake: str |
     scaled = s / divisor                                         # (..., n_q, n_k)
     if mask is None or mistake == "no_mask":
         masked = scaled
-        m = np.ones(s.shape, dtype=bool)
+        m = None                                                 # every key visible (made below if needed)
     else:
         m = np.asarray(mask, dtype=bool)
         if m.shape != s.shape:
@@ -145,8 +145,12 @@ def attention_from_scores(scores, v=None, *, d_k: int, mask=None, mistake: str |
     elif mistake == "no_normalise":
         weights = np.exp(masked)                                 # e^s, never divided by the row sum
     elif mistake == "uniform":
+        if m is None:
+            m = np.ones(s.shape, dtype=bool)
         weights = m / m.sum(axis=-1, keepdims=True)              # plain average over visible keys
     elif mistake == "mask_after_softmax":
+        if m is None:
+            m = np.ones(s.shape, dtype=bool)
         weights = mask_after_softmax(softmax(scaled), m)         # rows no longer sum to 1
     else:
         weights = softmax(masked)                                # (..., n_q, n_k)
