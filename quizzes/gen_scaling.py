@@ -15,7 +15,7 @@ import tutor
 from tutor import quizmath as qm
 
 from .calc import BEST, BLANK, blank, calc_generator, ln_tex, mc, num, pick, sample, tex_vec, vec
-from .core import Draft
+from .core import Draft, LazyDraft
 
 SQUARES = (4, 9, 16, 25, 36, 49, 64, 81, 100, 144)
 HEADS = (2, 4, 8, 12, 16)
@@ -53,39 +53,44 @@ def _params_ln(rng: np.random.Generator) -> dict:
     p = _params_dims(rng)
     p["d_k"] = pick(rng, (4, 9, 16))
     p["d_model"] = p["d_k"] * p["h"]
-    m = rng.integers(1, 6, size=3)
-    while len(set(m.tolist())) == 1:
-        m = rng.integers(1, 6, size=3)
-    p["m"] = tuple(int(v) for v in m)
+    m = rng.integers(1, 6, size=3).tolist()
+    while len(set(m)) == 1:
+        m = rng.integers(1, 6, size=3).tolist()
+    p["m"] = tuple(m)
     p["j"] = int(rng.integers(3))
     return p
 
 
 @calc_generator("scaling.weight_ln", "scaling", _params_ln)
-def _weight_ln(p: dict) -> Draft:
+def _weight_ln(p: dict) -> LazyDraft:
     """A weight of softmax(s/√d_k) for a row s = √d_k · ln m (exact fractions)."""
     d_k, h, d_model, m, j = p["d_k"], p["h"], p["d_model"], p["m"], p["j"]
     c = qm.score_divisor(d_k)
     s = qm.ln_scores(m, d_k)
-    row = ",\\ ".join(ln_tex(c, v) for v in m)
 
     @lru_cache(maxsize=None)  # each mistake computed once per question
-    def w(mistake=None) -> float:
-        return qm.attention_from_scores(s, d_k=d_k, mistake=mistake, d_model=d_model).weights[0, j]
+    def w(mistake=None) -> str:
+        return num(qm.attention_from_scores(s, d_k=d_k, mistake=mistake, d_model=d_model).weights[0, j])
 
-    stem = (f"$d_{{\\text{{model}}}} = {d_model}$、$h = {h}$ のモデルの 1 つのヘッドで、あるクエリの 3 つのキーに対する"
-            f"スコア $QK^\\top$ の行が $({row})$ だった。Scaled Dot-Product Attention の重みのうち、"
-            f"キー {j + 1} への重み{BEST}（$\\ln$ は自然対数。$e^{{\\ln m}} = m$ を使うとよい）")
-    wrong = (
-        (num(w("no_scale")), mc("√d_k で割り忘れ", f"スコアをそのまま softmax に入れると $e^{{{num(c)}\\ln m}} = m^{{{num(c)}}}$ の比になり {num(w('no_scale'))} になる。")),
-        (num(w("divide_by_d_k")), mc("√ の付け忘れ", f"$d_k = {d_k}$ で割ると指数が小さくなりすぎ、重みが平らになって {num(w('divide_by_d_k'))} になる。")),
-        (num(w("d_model")), mc("d_model と d_k の混同", f"$\\sqrt{{d_{{\\text{{model}}}}}} = \\sqrt{{{d_model}}}$ で割ると {num(w('d_model'))} になる。")),
-    )
     steps = qm.attention_from_scores(s, d_k=d_k)
-    expl = (f"$d_k = {d_model}/{h} = {d_k}$ なので $\\sqrt{{d_k}} = {num(c)}$ で割ると、スコアは "
-            f"$({', '.join(ln_tex(1, v) for v in m)})$。softmax は $e^{{\\ln m}} = m$ の比になり、"
-            f"重みは ${tex_vec(steps.weights[0])}$（= ${tex_vec(m)}$ を和 で割った値）。キー {j + 1} は {num(steps.weights[0, j])}。")
-    return Draft(stem, num(steps.weights[0, j]), wrong, expl)
+    n_right = num(steps.weights[0, j])
+
+    def texts():
+        row = ",\\ ".join(ln_tex(c, v) for v in m)
+        stem = (f"$d_{{\\text{{model}}}} = {d_model}$、$h = {h}$ のモデルの 1 つのヘッドで、あるクエリの 3 つのキーに対する"
+                f"スコア $QK^\\top$ の行が $({row})$ だった。Scaled Dot-Product Attention の重みのうち、"
+                f"キー {j + 1} への重み{BEST}（$\\ln$ は自然対数。$e^{{\\ln m}} = m$ を使うとよい）")
+        notes = (
+            mc("√d_k で割り忘れ", f"スコアをそのまま softmax に入れると $e^{{{num(c)}\\ln m}} = m^{{{num(c)}}}$ の比になり {w('no_scale')} になる。"),
+            mc("√ の付け忘れ", f"$d_k = {d_k}$ で割ると指数が小さくなりすぎ、重みが平らになって {w('divide_by_d_k')} になる。"),
+            mc("d_model と d_k の混同", f"$\\sqrt{{d_{{\\text{{model}}}}}} = \\sqrt{{{d_model}}}$ で割ると {w('d_model')} になる。"),
+        )
+        expl = (f"$d_k = {d_model}/{h} = {d_k}$ なので $\\sqrt{{d_k}} = {num(c)}$ で割ると、スコアは "
+                f"$({', '.join(ln_tex(1, v) for v in m)})$。softmax は $e^{{\\ln m}} = m$ の比になり、"
+                f"重みは ${tex_vec(steps.weights[0])}$（= ${tex_vec(m)}$ を和 で割った値）。キー {j + 1} は {n_right}。")
+        return stem, notes, expl
+
+    return LazyDraft(n_right, (w("no_scale"), w("divide_by_d_k"), w("d_model")), texts)
 
 
 # ---------------------------------------------------------------------------
@@ -97,27 +102,31 @@ def _params_row(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("scaling.scaled_row", "scaling", _params_row)
-def _scaled_row(p: dict) -> Draft:
+def _scaled_row(p: dict) -> LazyDraft:
     """The row Q Kᵀ / √d_k for a row that is √d_k · (a, b, 0)."""
     d_k, h, d_model = p["d_k"], p["h"], p["d_model"]
     c = qm.score_divisor(d_k)
     s = c * np.asarray(p["pattern"], float)  # the displayed score row: √d_k · (a, b, 0)
 
     @lru_cache(maxsize=None)  # each mistake computed once per question
-    def scaled(mistake=None):
-        return qm.attention_from_scores(s, d_k=d_k, mistake=mistake, d_model=d_model).scaled[0]
+    def scaled(mistake=None) -> str:
+        return vec(qm.attention_from_scores(s, d_k=d_k, mistake=mistake, d_model=d_model).scaled[0])
 
     right = scaled()
-    stem = (f"$d_{{\\text{{model}}}} = {d_model}$、$h = {h}$ の Multi-Head Attention の 1 つのヘッドで、"
-            f"スコア $QK^\\top$ のある行が ${tex_vec(s)}$ だった。スケーリング後の行 $QK^\\top/\\sqrt{{d_k}}${BEST}")
-    wrong = (
-        (vec(scaled("divide_by_d_k")), mc("√ の付け忘れ", f"$d_k = {d_k}$ で割ると {vec(scaled('divide_by_d_k'))} になり、値が小さくなりすぎる。")),
-        (vec(scaled("d_model")), mc("d_model と d_k の混同", f"$\\sqrt{{{d_model}}}$ で割ると {vec(scaled('d_model'))} になる。")),
-        (vec(scaled("no_scale")), mc("√d_k で割り忘れ", "スケーリングを省き、スコアをそのまま答えた。")),
-    )
-    expl = (f"$d_k = {d_model}/{h} = {d_k}$、$\\sqrt{{d_k}} = {num(c)}$ なので、各成分を {num(c)} で割って {vec(right)}。"
-            f"割らないと差が {num(c)} 倍に広がり、softmax の重みが 1 つに偏る（飽和する）。")
-    return Draft(stem, vec(right), wrong, expl)
+
+    def texts():
+        stem = (f"$d_{{\\text{{model}}}} = {d_model}$、$h = {h}$ の Multi-Head Attention の 1 つのヘッドで、"
+                f"スコア $QK^\\top$ のある行が ${tex_vec(s)}$ だった。スケーリング後の行 $QK^\\top/\\sqrt{{d_k}}${BEST}")
+        notes = (
+            mc("√ の付け忘れ", f"$d_k = {d_k}$ で割ると {scaled('divide_by_d_k')} になり、値が小さくなりすぎる。"),
+            mc("d_model と d_k の混同", f"$\\sqrt{{{d_model}}}$ で割ると {scaled('d_model')} になる。"),
+            mc("√d_k で割り忘れ", "スケーリングを省き、スコアをそのまま答えた。"),
+        )
+        expl = (f"$d_k = {d_model}/{h} = {d_k}$、$\\sqrt{{d_k}} = {num(c)}$ なので、各成分を {num(c)} で割って {right}。"
+                f"割らないと差が {num(c)} 倍に広がり、softmax の重みが 1 つに偏る（飽和する）。")
+        return stem, notes, expl
+
+    return LazyDraft(right, (scaled("divide_by_d_k"), scaled("d_model"), scaled("no_scale")), texts)
 
 
 # ---------------------------------------------------------------------------
