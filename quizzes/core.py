@@ -140,7 +140,13 @@ def _seed_rng(generator_id: str, seed: int, attempt: int, tag: int | None = None
     # that two generators with the same seed do not draw the same numbers.
     if tag is None:
         tag = _tag(generator_id)
-    return np.random.default_rng([int(seed) & 0xFFFFFFFF, attempt, tag & 0xFFFFFFFF, tag >> 32])
+    words = (int(seed) & 0xFFFFFFFF, attempt, tag & 0xFFFFFFFF, tag >> 32)
+    if words[3] and 0 <= attempt <= 0xFFFFFFFF:
+        # The same entropy as the list of four words, passed as ONE integer (SeedSequence cuts an int
+        # into 32-bit words, lowest first, and stops after the highest non-zero word — here the 4th,
+        # non-zero for every id of 5 or more bytes): the same stream, built ~3 µs faster.
+        return np.random.default_rng(words[0] | words[1] << 32 | words[2] << 64 | words[3] << 96)
+    return np.random.default_rng(list(words))
 
 
 def _assemble(generator_id: str, topic: str, kind: str, seed: int, draft, rng) -> Question | None:

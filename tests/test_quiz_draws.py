@@ -33,3 +33,19 @@ def test_sample_refuses_what_numpy_does_otherwise():
         sample(np.random.default_rng(0), 20_000, 3)
     with pytest.raises(ValueError):
         sample(np.random.default_rng(0), 3, 4)
+
+
+def test_seed_rng_is_the_documented_four_word_seed():
+    """quizzes.core._seed_rng may build its Generator faster, but from the very same entropy
+    [seed, attempt, tag_lo, tag_hi] (so every id keeps its question)."""
+    import quizzes
+    from quizzes import core
+
+    ids = sorted(quizzes.GENERATORS) + ["ab", "abcd", "abcde", "日本語のid"]
+    for gid in ids:
+        tag = int.from_bytes(gid.encode("utf-8")[:8].ljust(8, b"\0"), "little")
+        for seed in (0, 1, 7, 2**32 - 1, 2**32 + 5, 123456789012):
+            for attempt in (0, 1, 199):
+                want = np.random.default_rng([seed & 0xFFFFFFFF, attempt, tag & 0xFFFFFFFF, tag >> 32])
+                got = core._seed_rng(gid, seed, attempt)
+                assert got.integers(1 << 62, size=4).tolist() == want.integers(1 << 62, size=4).tolist()
