@@ -7,13 +7,16 @@ score_divisor, allowed_pairs), tutor.attention_sublayers and tutor.head_dim.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+from types import MappingProxyType
+
 import numpy as np
 
 import tutor
 from tutor import quizmath as qm
 
 from .calc import BEST, BLANK, WORST, blank, calc_generator, ln_tex, mc, num, pick, sample, tex_vec
-from .core import Draft
+from .core import Draft, LazyDraft
 
 LENGTHS = tuple(range(3, 13))  # source / target lengths (two different ones)
 HEAD_SPLITS = ((256, 4), (256, 8), (512, 8), (512, 16), (768, 12), (128, 2), (64, 4))
@@ -29,9 +32,14 @@ def _params_shape(rng: np.random.Generator) -> dict:
     return {"d_model": d_model, "h": h, "n_src": n_src, "n_tgt": n_tgt}
 
 
-def _shapes(n_q: int, n_k: int, p: dict) -> dict:
-    d_k = tutor.head_dim(p["d_model"], p["h"])
-    return qm.attention_shapes(n_q, n_k, d_k, d_k)
+def _shapes(n_q: int, n_k: int, p: dict) -> MappingProxyType:
+    return _measured_shapes(n_q, n_k, tutor.head_dim(p["d_model"], p["h"]))
+
+
+@lru_cache(maxsize=512)  # bounded: n_q, n_k ∈ LENGTHS (10 values), d_k = d_model/h of HEAD_SPLITS (3 values) → ≤ 300 keys
+def _measured_shapes(n_q: int, n_k: int, d_k: int) -> MappingProxyType:
+    """qm.attention_shapes (tutor.attention run on ones) — the same shapes every time for the same sizes."""
+    return MappingProxyType(qm.attention_shapes(n_q, n_k, d_k, d_k))
 
 
 # ---------------------------------------------------------------------------
@@ -59,17 +67,16 @@ def _cross_shape(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 def _params_out(rng: np.random.Generator) -> dict:
-    m = rng.integers(1, 6, size=3)
-    while len(set(m.tolist())) == 1:
-        m = rng.integers(1, 6, size=3)
-    v_enc = rng.integers(-2, 5, size=3)
-    v_dec = rng.integers(-2, 5, size=3)
-    return {"m": tuple(int(x) for x in m), "d_k": pick(rng, (4, 9, 16)),
-            "v_enc": tuple(int(x) for x in v_enc), "v_dec": tuple(int(x) for x in v_dec)}
+    m = rng.integers(1, 6, size=3).tolist()
+    while len(set(m)) == 1:
+        m = rng.integers(1, 6, size=3).tolist()
+    v_enc = rng.integers(-2, 5, size=3).tolist()
+    v_dec = rng.integers(-2, 5, size=3).tolist()
+    return {"m": tuple(m), "d_k": pick(rng, (4, 9, 16)), "v_enc": tuple(v_enc), "v_dec": tuple(v_dec)}
 
 
 @calc_generator("encdec.cross_output", "encdec", _params_out)
-def _cross_output(p: dict) -> Draft:
+def _cross_output(p: dict) -> LazyDraft:
     """Output of Source-Target Attention for one decoder query over three encoder tokens."""
     m, d_k = p["m"], p["d_k"]
     s = qm.ln_scores(m, d_k)                                     # (3,)
@@ -77,24 +84,31 @@ def _cross_output(p: dict) -> Draft:
     v_enc = np.array(p["v_enc"], float)[:, None]                 # (3, 1)
     v_dec = np.array(p["v_dec"], float)[:, None]                 # (3, 1)
 
-    def out(v, mistake=None) -> float:
-        return float(qm.attention_from_scores(s, v, d_k=d_k, mistake=mistake).output[0, 0])
+    def attend(v, mistake=None):
+        return qm.attention_from_scores(s, v, d_k=d_k, mistake=mistake)
 
-    right = out(v_enc)
-    row = ",\\ ".join(ln_tex(root, x) for x in m)
-    stem = (f"翻訳モデルのデコーダの Source-Target Attention（$d_k = {d_k}$）で、いま作っている位置のクエリと、"
-            f"エンコーダ出力の 3 トークンのキーとの内積 $QK^\\top$ が $({row})$ だった（$\\ln$ は自然対数）。"
-            f"エンコーダ出力から作ったバリュー（1 次元）は ${tex_vec(p['v_enc'])}$、デコーダ側の 3 トークンから作った値は "
-            f"${tex_vec(p['v_dec'])}$ である。この Source-Target Attention の出力{BEST}")
-    wrong = (
-        (num(out(v_dec)), mc("バリューの出どころの取り違え", "バリューをデコーダ側から取った。キーとバリューはどちらもエンコーダ出力から作る。")),
-        (num(out(v_enc, "no_scale")), mc("√d_k で割り忘れ", f"内積を $\\sqrt{{d_k}} = {num(root)}$ で割らずに softmax に入れた。")),
-        (num(out(v_enc, "uniform")), mc("重みを均等と誤解", "スコアを使わず、3 つのバリューの単純平均をとった。")),
-    )
-    w = qm.attention_from_scores(s, v_enc, d_k=d_k).weights[0]
-    expl = (f"$\\sqrt{{d_k}} = {num(root)}$ で割るとスコアは $({', '.join(ln_tex(1, x) for x in m)})$ になり、softmax の重みは "
-            f"$e^{{\\ln m}} = m$ の比 ${tex_vec(w)}$。これでエンコーダ側のバリュー ${tex_vec(p['v_enc'])}$ を重み付き平均して {num(right)}。")
-    return Draft(stem, num(right), wrong, expl)
+    right = attend(v_enc)
+    n_right = num(float(right.output[0, 0]))
+    n_dec, n_no_scale, n_uniform = (num(float(attend(v, mistake).output[0, 0]))
+                                    for v, mistake in ((v_dec, None), (v_enc, "no_scale"), (v_enc, "uniform")))
+
+    def texts():
+        row = ",\\ ".join(ln_tex(root, x) for x in m)
+        stem = (f"翻訳モデルのデコーダの Source-Target Attention（$d_k = {d_k}$）で、いま作っている位置のクエリと、"
+                f"エンコーダ出力の 3 トークンのキーとの内積 $QK^\\top$ が $({row})$ だった（$\\ln$ は自然対数）。"
+                f"エンコーダ出力から作ったバリュー（1 次元）は ${tex_vec(p['v_enc'])}$、デコーダ側の 3 トークンから作った値は "
+                f"${tex_vec(p['v_dec'])}$ である。この Source-Target Attention の出力{BEST}")
+        notes = (
+            mc("バリューの出どころの取り違え", "バリューをデコーダ側から取った。キーとバリューはどちらもエンコーダ出力から作る。"),
+            mc("√d_k で割り忘れ", f"内積を $\\sqrt{{d_k}} = {num(root)}$ で割らずに softmax に入れた。"),
+            mc("重みを均等と誤解", "スコアを使わず、3 つのバリューの単純平均をとった。"),
+        )
+        w = right.weights[0]                                     # the same weights for any V
+        expl = (f"$\\sqrt{{d_k}} = {num(root)}$ で割るとスコアは $({', '.join(ln_tex(1, x) for x in m)})$ になり、softmax の重みは "
+                f"$e^{{\\ln m}} = m$ の比 ${tex_vec(w)}$。これでエンコーダ側のバリュー ${tex_vec(p['v_enc'])}$ を重み付き平均して {n_right}。")
+        return stem, notes, expl
+
+    return LazyDraft(n_right, (n_dec, n_no_scale, n_uniform), texts)
 
 
 # ---------------------------------------------------------------------------
@@ -145,6 +159,7 @@ def _sublayer_count(p: dict) -> Draft:
     return Draft(stem, num(right), wrong, expl)
 
 
+@lru_cache(maxsize=128)  # bounded: n_tgt, n_src ∈ LENGTHS (10 values) → ≤ 100 keys
 def _row_sum(n_tgt: int, n_src: int) -> float:
     """Row sum of a cross-attention weight matrix, measured on the engine (ones as Q, K, V)."""
     w = tutor.attention(np.ones((n_tgt, 2)), np.ones((n_src, 2)), np.ones((n_src, 2))).weights
