@@ -15,7 +15,7 @@ import tutor
 from tutor import quizmath as qm
 
 from .calc import BEST, BLANK, WORST, blank, calc_generator, mc, num, pick, tex_mat, tex_vec, tnum
-from .core import Draft
+from .core import Draft, LazyDraft
 
 HEAD_DIMS = (8, 16, 32, 48, 64, 96, 128)
 HEADS = (2, 4, 6, 8, 12, 16)
@@ -94,26 +94,28 @@ def _params_combine(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("multihead.combine", "multihead", _params_combine)
-def _combine(p: dict) -> Draft:
+def _combine(p: dict) -> LazyDraft:
     """One element of Concat(head_1, head_2) · W_O for one token."""
     heads, w_o, c = p["heads"], p["w_o"], p["c"]
     right = tutor.combine_heads([row[None, :] for row in heads], w_o)
+    n_no_w_o, n_reversed, n_transposed = (num(qm.combine_heads_mistake(heads, w_o, mistake)[0, c])
+                                          for mistake in ("no_w_o", "reversed_order", "w_o_transposed"))
+    n_right = num(right.output[0, c])
 
-    @lru_cache(maxsize=None)  # each mistake computed once per question
-    def out(mistake):
-        return qm.combine_heads_mistake(heads, w_o, mistake)[0, c]
+    def texts():
+        stem = (f"2 ヘッドの Multi-Head Attention で、あるトークンのヘッド 1 の出力が ${tex_vec(heads[0])}$、"
+                f"ヘッド 2 の出力が ${tex_vec(heads[1])}$ だった。$\\mathrm{{Concat}}(\\text{{head}}_1, \\text{{head}}_2)\\,W_O$ の"
+                f"第 {c + 1} 成分{BEST}\n\n$$W_O = {tex_mat(w_o)}$$")
+        notes = (
+            mc("W_O の掛け忘れ", f"連結したベクトル ${tex_vec(right.concat[0])}$ の第 {c + 1} 成分をそのまま答えた。"),
+            mc("連結順の取り違え", f"ヘッド 2、ヘッド 1 の順に並べてから $W_O$ を掛けると {n_reversed} になる。"),
+            mc("W_O の行と列の取り違え", f"$W_O$ の第 {c + 1} 列ではなく第 {c + 1} 行との内積をとると {n_transposed} になる。"),
+        )
+        expl = (f"連結すると ${tex_vec(right.concat[0])}$。これと $W_O$ の第 {c + 1} 列 ${tex_vec(w_o[:, c])}$ の内積で "
+                f"{n_right}。$W_O$ は各ヘッドの結果を混ぜ合わせて $d_{{\\text{{model}}}}$ 次元に戻す。")
+        return stem, notes, expl
 
-    stem = (f"2 ヘッドの Multi-Head Attention で、あるトークンのヘッド 1 の出力が ${tex_vec(heads[0])}$、"
-            f"ヘッド 2 の出力が ${tex_vec(heads[1])}$ だった。$\\mathrm{{Concat}}(\\text{{head}}_1, \\text{{head}}_2)\\,W_O$ の"
-            f"第 {c + 1} 成分{BEST}\n\n$$W_O = {tex_mat(w_o)}$$")
-    wrong = (
-        (num(out("no_w_o")), mc("W_O の掛け忘れ", f"連結したベクトル ${tex_vec(right.concat[0])}$ の第 {c + 1} 成分をそのまま答えた。")),
-        (num(out("reversed_order")), mc("連結順の取り違え", f"ヘッド 2、ヘッド 1 の順に並べてから $W_O$ を掛けると {num(out('reversed_order'))} になる。")),
-        (num(out("w_o_transposed")), mc("W_O の行と列の取り違え", f"$W_O$ の第 {c + 1} 列ではなく第 {c + 1} 行との内積をとると {num(out('w_o_transposed'))} になる。")),
-    )
-    expl = (f"連結すると ${tex_vec(right.concat[0])}$。これと $W_O$ の第 {c + 1} 列 ${tex_vec(w_o[:, c])}$ の内積で "
-            f"{num(right.output[0, c])}。$W_O$ は各ヘッドの結果を混ぜ合わせて $d_{{\\text{{model}}}}$ 次元に戻す。")
-    return Draft(stem, num(right.output[0, c]), wrong, expl)
+    return LazyDraft(n_right, (n_no_w_o, n_reversed, n_transposed), texts)
 
 
 # ---------------------------------------------------------------------------
