@@ -100,7 +100,7 @@ def _params_weight(rng: np.random.Generator) -> dict:
     """Like _params, redrawn until S_ij ≠ 0 (a zero score would make two distractors coincide)."""
     while True:
         p = _params(rng)
-        if tutor.naive_attention(p["x"]).scores[p["i"], p["j"]] != 0:
+        if qm.score_table(p["x"], p["x"])[p["i"], p["j"]] != 0:     # S = X Xᵀ, as in tutor.naive_attention
             return p
 
 
