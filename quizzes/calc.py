@@ -108,7 +108,16 @@ def num(x, nd: int = 3) -> str:
 def _nums(xs, nd: int) -> list[str]:
     """num() of every entry, row by row (Python floats: same values, no NumPy scalar per entry)."""
     flat = xs.ravel() if type(xs) is np.ndarray else np.ravel(xs)
-    return [num(x, nd) for x in flat.tolist()]
+    return _num_list(flat.tolist(), nd)
+
+
+def _num_list(values: list, nd: int) -> list[str]:
+    out = []
+    for x in values:
+        r = round(x)
+        # num()'s first case inlined for the many small whole numbers of a matrix
+        out.append(str(r) if -1e-9 < x - r < 1e-9 and -1000 < r < 1000 else num(x, nd))
+    return out
 
 
 def tnum(x, nd: int = 3) -> str:
@@ -124,7 +133,7 @@ def vec(xs, nd: int = 3) -> str:
 def tex_mat(m, nd: int = 3) -> str:
     """A matrix as LaTeX pmatrix (no $)."""
     m = np.atleast_2d(np.asarray(m, dtype=float))
-    rows = " \\\\ ".join(" & ".join([num(x, nd) for x in row]) for row in m.tolist())
+    rows = " \\\\ ".join(" & ".join(_num_list(row, nd)) for row in m.tolist())
     return "\\begin{pmatrix} " + rows + " \\end{pmatrix}"
 
 

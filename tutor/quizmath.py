@@ -130,7 +130,7 @@ def attention_from_scores(scores, v=None, *, d_k: int, mask=None, mistake: str |
             m = np.broadcast_to(m, s.shape)                      # (..., n_q, n_k)
         if mistake == "mask_transposed":
             m = np.swapaxes(m, -1, -2)                           # hides the past instead of the future
-        if not np.logical_or.reduce(m, axis=-1).all():          # = m.any(axis=-1).all()
+        if not np.logical_and.reduce(np.logical_or.reduce(m, axis=-1), axis=None):  # = m.any(axis=-1).all()
             raise ValueError("すべてのキーがマスクされた行があります。少なくとも 1 つは見てよいキーが必要です。")
         if mistake == "mask_after_softmax":
             masked = scaled                                      # the mask comes later, after softmax
@@ -215,7 +215,7 @@ def ln_scores(multipliers, d_k: int) -> np.ndarray:
     """Scores s_j = √d_k · ln m_j: after dividing by √d_k they are ln m_j, and softmax gives
     exactly m_j / Σ m. Makes a hand-calculable row (m = 3, 1, 2 → weights 1/2, 1/6, 1/3)."""
     m = as_matrix(multipliers, "倍率 m", ndim=(1, 2))
-    if (m <= 0).any():
+    if np.minimum.reduce(m, axis=None) <= 0:                     # = (m <= 0).any()
         raise ValueError(f"倍率 m は正の数が必要です（{m.tolist()}）。")
     return score_divisor(d_k) * np.log(m)
 
