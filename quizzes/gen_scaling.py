@@ -2,8 +2,8 @@
 
 Inputs: d_k a perfect square (so √d_k is an integer), h heads (d_model = h·d_k), score rows
 √d_k·ln m (exact softmax) or √d_k·(a, b, 0).
-Answers and distractors: tutor.quizmath (score_divisor, attention_from_scores, ln_scores,
-dot_product_variance, scaled_variance, head_dim_mistake) and tutor.head_dim.
+Answers and distractors: tutor.quizmath (score_divisor, attention_from_scores, scale_scores,
+ln_scores, dot_product_variance, scaled_variance, head_dim_mistake) and tutor.head_dim.
 """
 from __future__ import annotations
 
@@ -110,7 +110,7 @@ def _scaled_row(p: dict) -> LazyDraft:
 
     @lru_cache(maxsize=None)  # each mistake computed once per question
     def scaled(mistake=None) -> str:
-        return vec(qm.attention_from_scores(s, d_k=d_k, mistake=mistake, d_model=d_model).scaled[0])
+        return vec(qm.scale_scores(s, d_k, mistake=mistake, d_model=d_model)[0])   # QKᵀ/√d_k or a mistake
 
     right = scaled()
 

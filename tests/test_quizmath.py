@@ -188,3 +188,22 @@ def test_score_table_on_the_g_kentei_example_and_errors():
         qm.score_table(np.ones((2, 2)), np.ones((3, 2)), mistake="transposed_scores")
     with pytest.raises(ValueError):
         qm.score_table(np.ones((2, 2)), np.ones((2, 2)), mistake="no_scale")
+
+
+@FAST
+@given(hnp.arrays(np.float64, (2, 3), elements=small), st.sampled_from((1, 4, 9, 16)))
+def test_scale_scores_is_the_scaled_step(s, d_k):
+    for mistake in (None,) + qm.SCALE_MISTAKES:
+        np.testing.assert_array_equal(qm.scale_scores(s, d_k, mistake=mistake, d_model=64),
+                                      qm.attention_from_scores(s, d_k=d_k, mistake=mistake, d_model=64).scaled)
+
+
+def test_scale_scores_values_and_errors():
+    row = [3.0, 6.0, 0.0]
+    np.testing.assert_array_equal(qm.scale_scores(row, 9), [[1.0, 2.0, 0.0]])                 # ÷ √9
+    np.testing.assert_array_equal(qm.scale_scores(row, 9, mistake="divide_by_d_k"), [[1 / 3, 2 / 3, 0.0]])
+    np.testing.assert_array_equal(qm.scale_scores(row, 9, mistake="no_scale"), [row])
+    np.testing.assert_array_equal(qm.scale_scores(row, 9, mistake="d_model", d_model=36), [[0.5, 1.0, 0.0]])
+    for bad in ({"d_k": 0}, {"d_k": 4, "mistake": "uniform"}, {"d_k": 4, "mistake": "d_model"}):
+        with pytest.raises(ValueError):
+            qm.scale_scores(row, **bad)

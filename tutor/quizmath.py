@@ -51,6 +51,8 @@ from .layers import mha_param_count
 __all__ = [
     "ATTENTION_MISTAKES",
     "attention_from_scores",
+    "SCALE_MISTAKES",
+    "scale_scores",
     "attention_mistake",
     "SCORE_MISTAKES",
     "score_table",
@@ -98,6 +100,25 @@ def _divisor(d_k: int, mistake, d_model) -> float:
             raise ValueError("誤り 'd_model'（√d_model で割る）には d_model の指定が必要です。")
         return score_divisor(d_model)
     return score_divisor(d_k)
+
+
+SCALE_MISTAKES = ("no_scale", "divide_by_d_k", "d_model")
+
+
+def scale_scores(scores, d_k: int, *, mistake: str | None = None, d_model: int | None = None) -> np.ndarray:
+    """The scaling step alone: S / √d_k (= attention_from_scores(S, d_k=d_k).scaled), or with one
+    divisor mistake: no_scale → S itself, divide_by_d_k → S / d_k, d_model → S / √d_model.
+
+    scores: (n_q, n_k) or one row (n_k,), returned as (1, n_k) as in attention_from_scores.
+    For a question that asks only for the scaled scores: no softmax is computed."""
+    _check_mistake(mistake, SCALE_MISTAKES, "scale_scores")
+    s = as_matrix(scores, "スコア QKᵀ", ndim=(1, 2, 3))
+    if s.ndim == 1:
+        s = s[None, :]                                           # (1, n_k)
+    d_k = int(d_k)
+    if d_k <= 0:
+        raise ValueError(f"d_k は 1 以上が必要です（d_k = {d_k}）。")
+    return s / _divisor(d_k, mistake, d_model)                   # (..., n_q, n_k)
 
 
 def attention_from_scores(scores, v=None, *, d_k: int, mask=None, mistake: str | None = None,
