@@ -86,11 +86,11 @@ def _param_count(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 def _params_combine(rng: np.random.Generator) -> dict:
-    heads = rng.integers(0, 4, size=(2, 2)).astype(float)        # (h = 2, d_v = 2): one token
-    while (heads[0] == heads[1]).all():                          # equal heads hide the order mistake
-        heads = rng.integers(0, 4, size=(2, 2)).astype(float)
+    heads = rng.integers(0, 4, size=(2, 2)).tolist()             # (h = 2, d_v = 2): one token
+    while heads[0] == heads[1]:                                  # equal heads hide the order mistake
+        heads = rng.integers(0, 4, size=(2, 2)).tolist()
     w_o = rng.integers(-1, 3, size=(4, 4)).astype(float)         # (h·d_v, d_model)
-    return {"heads": heads, "w_o": w_o, "c": int(rng.integers(4))}
+    return {"heads": np.array(heads, dtype=float), "w_o": w_o, "c": int(rng.integers(4))}
 
 
 @calc_generator("multihead.combine", "multihead", _params_combine)
