@@ -10,6 +10,9 @@ A calculation generator is written as two pure functions:
 The registered draft is ``build(params(rng))``. ``CALC[gid] = (params, build)`` lets the item
 quality gate (tests/test_quizzes.py) redraw the very inputs of a question and recompute its
 answer with the engine on its own. Formatting is the only thing done here: no arithmetic.
+
+``build`` may return a ``LazyDraft`` (quizzes.core) so that a redrawn attempt writes no long
+text; ``pick`` / ``sample`` are ``rng.choice`` with the very same draws, only cheaper.
 """
 from __future__ import annotations
 

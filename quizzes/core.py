@@ -10,6 +10,10 @@ from a NAMED misconception), and registers it:
 The registry turns it into ``callable(seed) -> Question``: it redraws (up to
 ``MAX_ATTEMPTS`` times) until the four displayed choices are distinct, then shuffles them
 with the seed so that every answer position is equally likely.
+
+Speed: a draft may be a ``LazyDraft`` (the four choices now, the stem, misconceptions and
+explanation from a function called only for the draft that is kept), so a redraw costs no
+long text. The stream of a seed never changes: ``_seed_rng`` is part of every question id.
 """
 from __future__ import annotations
 
