@@ -2,7 +2,7 @@
 where Q, K and V come from (blank), the number of attention sub-layers, and a 不適切 item
 about the three weight matrices of an encoder-decoder.
 
-Answers and distractors: tutor.quizmath (attention_shapes, attention_from_scores, ln_scores,
+Answers and distractors: tutor.quizmath (attention_shapes, attention_from_scores, attention_variants, ln_scores,
 score_divisor, allowed_pairs), tutor.attention_sublayers and tutor.head_dim.
 """
 from __future__ import annotations
@@ -84,13 +84,10 @@ def _cross_output(p: dict) -> LazyDraft:
     v_enc = np.array(p["v_enc"], float)[:, None]                 # (3, 1)
     v_dec = np.array(p["v_dec"], float)[:, None]                 # (3, 1)
 
-    def attend(v, mistake=None):
-        return qm.attention_from_scores(s, v, d_k=d_k, mistake=mistake)
-
-    right = attend(v_enc)
+    right, no_scale, uniform = qm.attention_variants(s, v_enc, d_k=d_k, mistakes=(None, "no_scale", "uniform"))
+    dec = qm.attention_from_scores(s, v_dec, d_k=d_k)            # the values taken from the wrong side
     n_right = num(float(right.output[0, 0]))
-    n_dec, n_no_scale, n_uniform = (num(float(attend(v, mistake).output[0, 0]))
-                                    for v, mistake in ((v_dec, None), (v_enc, "no_scale"), (v_enc, "uniform")))
+    n_dec, n_no_scale, n_uniform = (num(float(r.output[0, 0])) for r in (dec, no_scale, uniform))
 
     def texts():
         row = ",\\ ".join(ln_tex(root, x) for x in m)

@@ -2,13 +2,11 @@
 
 Inputs: the 3-key example of the G検定 page with fresh small integers (one query, d_k = 2),
 rows √d_k · ln m for exact outputs, and sizes n_q, n_k, d_k, d_v for shape questions.
-Answers and distractors: tutor.attention, tutor.quizmath (attention_from_scores on the score
-table tutor.attention computed — what attention_mistake does —, ln_scores, exp_values,
-attention_shapes).
+Answers and distractors: tutor.attention, tutor.quizmath (attention_variants = attention_from_scores
+for several mistakes, on the score table tutor.attention computed — what attention_mistake does —,
+ln_scores, exp_values, attention_shapes).
 """
 from __future__ import annotations
-
-from functools import lru_cache
 
 import numpy as np
 
@@ -48,10 +46,11 @@ def _hint(scaled_row) -> str:
 
 
 # ---------------------------------------------------------------------------
-def _mistake(right, v, mistake):
-    """attention_mistake(q, k, v, mistake=…) from the score table right.scores = qKᵀ that tutor.attention
-    already computed (attention_mistake computes the same qKᵀ and then calls attention_from_scores)."""
-    return qm.attention_from_scores(right.scores, v, d_k=D_K, mistake=mistake)
+def _mistakes(right, v, mistakes):
+    """attention_mistake(q, k, v, mistake=…) for each mistake, from the score table right.scores = qKᵀ
+    that tutor.attention already computed (attention_mistake computes the same qKᵀ and then calls
+    attention_from_scores)."""
+    return qm.attention_variants(right.scores, v, d_k=D_K, mistakes=mistakes)
 
 
 @calc_generator("formula.g_weight", "formula", _params_g)
@@ -59,8 +58,8 @@ def _g_weight(p: dict) -> LazyDraft:
     """One weight of the 3-key example (one query, d_k = 2)."""
     q, k, v, j = p["q"], p["k"], p["v"], p["j"]
     right = tutor.attention(q, k, v)
-    n_no_scale, n_by_dk, n_raw = (num(_mistake(right, v, mistake).weights[0, j])
-                                  for mistake in ("no_scale", "divide_by_d_k", "no_softmax"))
+    n_no_scale, n_by_dk, n_raw = (num(r.weights[0, j])
+                                  for r in _mistakes(right, v, ("no_scale", "divide_by_d_k", "no_softmax")))
     n_right = num(right.weights[0, j])
 
     def texts():
@@ -94,13 +93,12 @@ def _output_ln(p: dict) -> LazyDraft:
     d_k, m, v, c = p["d_k"], p["m"], p["v"], p["c"]
     root = qm.score_divisor(d_k)
     s = qm.ln_scores(m, d_k)
-    right = qm.attention_from_scores(s, v, d_k=d_k)
-
-    @lru_cache(maxsize=None)  # each mistake computed once per question
-    def z(mistake):
-        return num(qm.attention_from_scores(s, v, d_k=d_k, mistake=mistake).output[0, c])
-
-    third = z("no_scale") if d_k > 1 else z("no_softmax")
+    third_mistake = "no_scale" if d_k > 1 else "no_softmax"
+    mistakes = ("no_normalise", "uniform", third_mistake)
+    right, *mistaken = qm.attention_variants(s, v, d_k=d_k, mistakes=(None, *mistakes))
+    outputs = {mistake: num(r.output[0, c]) for mistake, r in zip(mistakes, mistaken)}
+    z = outputs.__getitem__
+    third = z(third_mistake)
     n_right = num(right.output[0, c])
 
     def texts():
@@ -134,8 +132,7 @@ def _chain_blank(p: dict) -> LazyDraft:
     def chain(r) -> tuple[str, str, str]:
         return num(r.scores[0, j]), num(r.weights[0, j]), num(r.output[0, c])
 
-    c_no_scale, c_by_dk, c_raw = (chain(_mistake(right, v, mistake))
-                                  for mistake in ("no_scale", "divide_by_d_k", "no_softmax"))
+    c_no_scale, c_by_dk, c_raw = (chain(r) for r in _mistakes(right, v, ("no_scale", "divide_by_d_k", "no_softmax")))
     c_right = chain(right)
 
     def texts():

@@ -2,7 +2,8 @@
 
 Inputs: a score row √d_k · ln m (so the visible weights are exactly m_j / Σ visible m),
 n = 3 or 4 tokens, the query position, a valid length for padding.
-Answers: tutor.causal_mask / tutor.padding_mask with tutor.quizmath.attention_from_scores;
+Answers: tutor.causal_mask / tutor.padding_mask with tutor.quizmath.attention_variants
+(attention_from_scores for several mistakes of one row at once);
 distractors: the same with a named mistake (mask_after_softmax, zero_fill, no_mask, …) and
 tutor.quizmath.allowed_pairs.
 """
@@ -32,10 +33,10 @@ def _scores_text(p: dict) -> str:
     return f"$({row})$"
 
 
-def _row(p: dict, mask_row, mistake=None, s=None):
-    if s is None:
-        s = qm.ln_scores(p["m"], p["d_k"])
-    return qm.attention_from_scores(s, d_k=p["d_k"], mask=mask_row, mistake=mistake)
+def _rows(p: dict, mask_row, mistakes) -> tuple:
+    """The masked row, correct (None) or with each named mistake, on the scores √d_k·ln m."""
+    s = qm.ln_scores(p["m"], p["d_k"])
+    return qm.attention_variants(s, d_k=p["d_k"], mask=mask_row, mistakes=mistakes)
 
 
 # ---------------------------------------------------------------------------
@@ -44,10 +45,8 @@ def _causal_weight(p: dict) -> LazyDraft:
     """A weight of a causally masked row."""
     n, i, j, d_k = p["n"], p["i"], p["j"], p["d_k"]
     mask = tutor.causal_mask(n)[i][None, :]                        # (1, n)
-    s = qm.ln_scores(p["m"], d_k)                                  # the row, computed once
-    right = _row(p, mask, s=s)
-    n_after, n_uniform, n_zero = (num(_row(p, mask, mistake, s).weights[0, j])
-                                  for mistake in ("mask_after_softmax", "uniform", "zero_fill"))
+    right, *mistaken = _rows(p, mask, (None, "mask_after_softmax", "uniform", "zero_fill"))
+    n_after, n_uniform, n_zero = (num(r.weights[0, j]) for r in mistaken)
     n_right = num(right.weights[0, j])
 
     def texts():
@@ -78,15 +77,11 @@ def _order_blank(p: dict) -> LazyDraft:
     """(ア) how to mask, (イ) a weight, (ウ) the row sum."""
     n, i, j, d_k = p["n"], p["i"], p["j"], p["d_k"]
     mask = tutor.causal_mask(n)[i][None, :]
-    s = qm.ln_scores(p["m"], d_k)                                  # the row, computed once
-    right = _row(p, mask, s=s)
+    right, after, zero, none = _rows(p, mask, (None, "mask_after_softmax", "zero_fill", "no_mask"))
 
     def chain(r) -> tuple[str, str]:
         return num(r.weights[0, j]), num(tutor.row_sums(r.weights)[0])
 
-    after = _row(p, mask, "mask_after_softmax", s)
-    zero = _row(p, mask, "zero_fill", s)
-    none = _row(p, mask, "no_mask", s)
     c_right, c_after, c_zero, c_none = chain(right), chain(after), chain(zero), chain(none)
 
     def texts():
@@ -150,10 +145,8 @@ def _padding_weight(p: dict) -> LazyDraft:
     """A weight with a padding mask (encoder, no causal mask)."""
     n, length, i, j, d_k = p["n"], p["length"], p["i"], p["j"], p["d_k"]
     mask = tutor.padding_mask(length, n)[i][None, :]               # (1, n)
-    s = qm.ln_scores(p["m"], d_k)                                  # the row, computed once
-    right = _row(p, mask, s=s)
-    n_none, n_uniform, n_zero = (num(_row(p, mask, mistake, s).weights[0, j])
-                                 for mistake in ("no_mask", "uniform", "zero_fill"))
+    right, *mistaken = _rows(p, mask, (None, "no_mask", "uniform", "zero_fill"))
+    n_none, n_uniform, n_zero = (num(r.weights[0, j]) for r in mistaken)
     n_right = num(right.weights[0, j])
 
     def texts():
@@ -187,8 +180,7 @@ def _matrix_worst(p: dict) -> Draft:
     d_k, m = p["d_k"], p["m"]
     mask = tutor.causal_mask(3)
     s = np.broadcast_to(qm.ln_scores(m, d_k), (3, 3))              # every query sees the same score row
-    right = qm.attention_from_scores(s, d_k=d_k, mask=mask)
-    after = qm.attention_from_scores(s, d_k=d_k, mask=mask, mistake="mask_after_softmax")
+    right, after = qm.attention_variants(s, d_k=d_k, mask=mask, mistakes=(None, "mask_after_softmax"))
     stem = (f"3 トークンの系列で、どのクエリのスコア $QK^\\top$ の行も {_scores_text(p)}（$d_k = {d_k}$、$\\ln$ は自然対数）"
             f"だったとする。因果マスクをかけた Self-Attention の重み行列 $A$ についての記述{WORST}")
     answer = f"第 2 行（2 番目のクエリ）の重みは {vec(after.weights[1])} である。"

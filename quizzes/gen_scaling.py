@@ -2,7 +2,7 @@
 
 Inputs: d_k a perfect square (so √d_k is an integer), h heads (d_model = h·d_k), score rows
 √d_k·ln m (exact softmax) or √d_k·(a, b, 0).
-Answers and distractors: tutor.quizmath (score_divisor, attention_from_scores, scale_scores,
+Answers and distractors: tutor.quizmath (score_divisor, attention_variants, scale_scores,
 ln_scores, dot_product_variance, scaled_variance, head_dim_mistake) and tutor.head_dim.
 """
 from __future__ import annotations
@@ -68,11 +68,9 @@ def _weight_ln(p: dict) -> LazyDraft:
     c = qm.score_divisor(d_k)
     s = qm.ln_scores(m, d_k)
 
-    @lru_cache(maxsize=None)  # each mistake computed once per question
-    def w(mistake=None) -> str:
-        return num(qm.attention_from_scores(s, d_k=d_k, mistake=mistake, d_model=d_model).weights[0, j])
-
-    steps = qm.attention_from_scores(s, d_k=d_k)
+    mistakes = ("no_scale", "divide_by_d_k", "d_model")
+    steps, *mistaken = qm.attention_variants(s, d_k=d_k, mistakes=(None, *mistakes), d_model=d_model)
+    w = {mistake: num(r.weights[0, j]) for mistake, r in zip(mistakes, mistaken)}.__getitem__
     n_right = num(steps.weights[0, j])
 
     def texts():

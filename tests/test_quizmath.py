@@ -207,3 +207,26 @@ def test_scale_scores_values_and_errors():
     for bad in ({"d_k": 0}, {"d_k": 4, "mistake": "uniform"}, {"d_k": 4, "mistake": "d_model"}):
         with pytest.raises(ValueError):
             qm.scale_scores(row, **bad)
+
+
+@FAST
+@given(hnp.arrays(np.float64, (3, 3), elements=small), hnp.arrays(np.float64, (3, 2), elements=small),
+       hnp.arrays(np.bool_, (3, 3)), st.lists(st.sampled_from((None,) + qm.ATTENTION_MISTAKES), min_size=1, max_size=5))
+def test_attention_variants_are_attention_from_scores_one_by_one(s, v, mask, mistakes):
+    mask[:, 0] = True                                         # every row sees at least one key …
+    for use_mask in (None, mask):
+        for m in (mistakes, list(reversed(mistakes))):
+            one = []
+            for mistake in m:
+                try:
+                    one.append(qm.attention_from_scores(s, v, d_k=4, mask=use_mask, mistake=mistake, d_model=9))
+                except ValueError:                            # … but a transposed mask may hide a whole row
+                    with pytest.raises(ValueError):
+                        qm.attention_variants(s, v, d_k=4, mask=use_mask, mistakes=m, d_model=9)
+                    break
+            else:
+                many = qm.attention_variants(s, v, d_k=4, mask=use_mask, mistakes=m, d_model=9)
+                for a, b in zip(one, many):
+                    for field in ("scores", "scaled", "masked", "weights", "output"):
+                        np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+                    assert a.divisor == b.divisor

@@ -51,6 +51,7 @@ from .layers import mha_param_count
 __all__ = [
     "ATTENTION_MISTAKES",
     "attention_from_scores",
+    "attention_variants",
     "SCALE_MISTAKES",
     "scale_scores",
     "attention_mistake",
@@ -129,13 +130,39 @@ def attention_from_scores(scores, v=None, *, d_k: int, mask=None, mistake: str |
     mask: bool broadcastable to scores, True = may attend. Returns AttentionResult with every step.
     """
     _check_mistake(mistake, ATTENTION_MISTAKES, "attention_from_scores")
+    s, d_k = _checked_scores(scores, d_k)
+    return _from_scores(s, v, d_k, mask, mistake, d_model, None)
+
+
+def attention_variants(scores, v=None, *, d_k: int, mask=None, mistakes=(None,),
+                       d_model: int | None = None) -> tuple[AttentionResult, ...]:
+    """attention_from_scores for several mistakes of the SAME scores / V / mask at once:
+    ``tuple(attention_from_scores(scores, v, d_k=d_k, mask=mask, mistake=m, d_model=d_model)
+    for m in mistakes)`` with the same numbers; the checks of S, V and the mask and the additive
+    mask M are done once. None in ``mistakes`` is the correct formula. Each result owns its arrays."""
+    for mistake in mistakes:
+        _check_mistake(mistake, ATTENTION_MISTAKES, "attention_variants")
+    s, d_k = _checked_scores(scores, d_k)
+    shared: dict = {}
+    return tuple(_from_scores(s, v, d_k, mask, mistake, d_model, shared) for mistake in mistakes)
+
+
+def _checked_scores(scores, d_k) -> tuple[np.ndarray, int]:
     s = as_matrix(scores, "スコア QKᵀ", ndim=(1, 2, 3))
     if s.ndim == 1:
         s = s[None, :]                                           # (1, n_k)
-    n_q, n_k = s.shape[-2:]
     d_k = int(d_k)
     if d_k <= 0:
         raise ValueError(f"d_k は 1 以上が必要です（d_k = {d_k}）。")
+    return s, d_k
+
+
+def _from_scores(s, v, d_k: int, mask, mistake, d_model, shared: dict | None) -> AttentionResult:
+    """The body of attention_from_scores for checked scores s (..., n_q, n_k). ``shared`` (or None)
+    keeps what does not depend on the mistake — the broadcast mask and its check, the additive
+    mask M, the checked V — for the next call on the same inputs (never returned, never written)."""
+    shared = {} if shared is None else shared
+    n_q, n_k = s.shape[-2:]
     if mistake == "transposed_scores":
         if n_q != n_k:
             raise ValueError(f"K Qᵀ の取り違えは n_q = n_k のときだけ定義できます（形 {s.shape}）。")
@@ -146,19 +173,30 @@ def attention_from_scores(scores, v=None, *, d_k: int, mask=None, mistake: str |
         masked = scaled
         m = None                                                 # every key visible (made below if needed)
     else:
-        m = np.asarray(mask, dtype=bool)
-        if m.shape != s.shape:
-            m = np.broadcast_to(m, s.shape)                      # (..., n_q, n_k)
+        if "mask" in shared:
+            m = shared["mask"]
+        else:
+            m = np.asarray(mask, dtype=bool)
+            if m.shape != s.shape:
+                m = np.broadcast_to(m, s.shape)                  # (..., n_q, n_k)
+            shared["mask"] = m
         if mistake == "mask_transposed":
             m = np.swapaxes(m, -1, -2)                           # hides the past instead of the future
-        if not np.logical_and.reduce(np.logical_or.reduce(m, axis=-1), axis=None):  # = m.any(axis=-1).all()
-            raise ValueError("すべてのキーがマスクされた行があります。少なくとも 1 つは見てよいキーが必要です。")
+        if mistake == "mask_transposed" or "mask_ok" not in shared:
+            if not np.logical_and.reduce(np.logical_or.reduce(m, axis=-1), axis=None):  # = m.any(axis=-1).all()
+                raise ValueError("すべてのキーがマスクされた行があります。少なくとも 1 つは見てよいキーが必要です。")
+            if mistake != "mask_transposed":
+                shared["mask_ok"] = True
         if mistake == "mask_after_softmax":
             masked = scaled                                      # the mask comes later, after softmax
         elif mistake == "zero_fill":
             masked = np.where(m, scaled, 0.0)                    # 0 instead of −∞: still e⁰ = 1
+        elif mistake == "mask_transposed":
+            masked = scaled + additive_mask(m)                   # −∞ where the transposed mask hides
         else:
-            masked = scaled + additive_mask(m)                   # −∞ where hidden
+            if "additive" not in shared:
+                shared["additive"] = additive_mask(m)            # M: 0 / −∞
+            masked = scaled + shared["additive"]                 # −∞ where hidden
     if mistake == "column_softmax":
         weights = softmax(masked, axis=-2)                       # each COLUMN sums to 1
     elif mistake == "no_softmax":
@@ -177,7 +215,10 @@ def attention_from_scores(scores, v=None, *, d_k: int, mask=None, mistake: str |
         weights = softmax(masked)                                # (..., n_q, n_k)
     output = None
     if v is not None:
-        v = as_matrix(v, "V", ndim=(2, 3))
+        if "v" in shared:
+            v = shared["v"]
+        else:
+            v = shared["v"] = as_matrix(v, "V", ndim=(2, 3))
         if v.shape[-2] != n_k:
             raise ValueError(f"スコア（形 {s.shape}）のキー数 {n_k} と V（形 {v.shape}）の行数が一致しません。")
         output = weights @ v                                     # (..., n_q, d_v)
