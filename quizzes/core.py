@@ -160,20 +160,13 @@ def _assemble(generator_id: str, topic: str, kind: str, seed: int, draft, rng) -
         texts = [draft.correct] + [w[0] for w in draft.wrong]
     if len(texts) != 4 or len({t.strip() for t in texts}) != 4:
         return None                                  # rejected before any long text is written
-    notes = [""] + [w[1] for w in draft.wrong]
-    if any(not n.strip() for n in notes[1:]):
+    notes = ["", *[w[1] for w in draft.wrong]]
+    if not (notes[1].strip() and notes[2].strip() and notes[3].strip()):
         raise QuizError(f"{generator_id}: 誤答の選択肢に誤解の名前がありません。")
-    order = rng.permutation(4).tolist()
-    return Question(
-        id=f"{generator_id}#{int(seed)}",
-        topic=topic,
-        stem=draft.stem,
-        choices=tuple([texts[i] for i in order]),
-        answer=order.index(0),
-        explanation=draft.explanation,
-        misconceptions=tuple([notes[i] for i in order]),
-        kind=kind,
-    )
+    a, b, c, d = order = rng.permutation(4).tolist()
+    return Question(f"{generator_id}#{int(seed)}", topic, draft.stem,
+                    (texts[a], texts[b], texts[c], texts[d]), order.index(0), draft.explanation,
+                    (notes[a], notes[b], notes[c], notes[d]), kind)
 
 
 def register(generator_id: str, topic: str, draft_fn: Callable[[np.random.Generator], "Draft | LazyDraft"],
