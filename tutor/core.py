@@ -332,7 +332,7 @@ def attention(q, k, v, mask=None, *, scale: bool = True) -> AttentionResult:
     else:
         mask = as_bool_mask(mask)
         _check_mask_shape(mask, scaled.shape, "スコア")
-        if not mask.any(axis=-1).all():
+        if not np.logical_and.reduce(np.logical_or.reduce(mask, axis=-1), axis=None):  # = mask.any(-1).all()
             raise ValueError("すべてのキーがマスクされた行があります。少なくとも 1 つは見てよいキーが必要です。")
         masked = scaled + additive_mask(mask)                # (..., n_q, n_k), -inf where hidden
     weights = softmax(masked, axis=-1)                       # (..., n_q, n_k)

@@ -343,8 +343,8 @@ def naive_attention_mistake(x, mistake: str | None = None) -> NaiveAttentionResu
     if mistake == "column_softmax":
         a = softmax(s, axis=0)                                   # (n, n), columns sum to 1
     elif mistake == "no_exp":
-        sums = s.sum(axis=1, keepdims=True)                      # (n, 1)
-        if (sums <= 0).any():
+        sums = np.add.reduce(s, axis=1, keepdims=True)           # (n, 1), = s.sum(axis=1, keepdims=True)
+        if np.minimum.reduce(sums, axis=None) <= 0:              # = (sums <= 0).any()
             raise ValueError("行和が 0 以下の行があるため、比例配分の誤りは定義できません。")
         a = s / sums                                             # (n, n)
     else:  # no_softmax
