@@ -110,8 +110,11 @@ def num(x, nd: int = 3) -> str:
 
 def _nums(xs, nd: int) -> list[str]:
     """num() of every entry, row by row (Python floats: same values, no NumPy scalar per entry)."""
-    flat = xs.ravel() if type(xs) is np.ndarray else np.ravel(xs)
-    return _num_list(flat.tolist(), nd)
+    if type(xs) is np.ndarray:
+        return _num_list(xs.ravel().tolist(), nd)
+    if type(xs) in (tuple, list) and all(type(x) in (float, int) for x in xs):
+        return _num_list(xs, nd)                     # already plain Python numbers: no array needed
+    return _num_list(np.ravel(xs).tolist(), nd)
 
 
 def _num_list(values: list, nd: int) -> list[str]:

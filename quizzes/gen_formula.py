@@ -31,10 +31,10 @@ def _params_g(rng: np.random.Generator) -> dict:
 
 
 def _g_block(p: dict, with_v: bool = True) -> str:
-    keys = "、".join(f"$k_{{{n + 1}}} = {tex_vec(row)}$" for n, row in enumerate(p["k"]))
+    keys = "、".join(f"$k_{{{n + 1}}} = {tex_vec(row)}$" for n, row in enumerate(p["k"].tolist()))
     text = f"クエリ $q = {tex_vec(p['q'])}$、キー {keys}"
     if with_v:
-        text += "、バリュー " + "、".join(f"$v_{{{n + 1}}} = {tex_vec(row)}$" for n, row in enumerate(p["v"]))
+        text += "、バリュー " + "、".join(f"$v_{{{n + 1}}} = {tex_vec(row)}$" for n, row in enumerate(p["v"].tolist()))
     return text + f"（$d_k = {D_K}$）"
 
 
@@ -103,7 +103,7 @@ def _output_ln(p: dict) -> LazyDraft:
 
     def texts():
         row = ",\\ ".join(ln_tex(root, x) for x in m)
-        values = "、".join(f"$v_{{{n + 1}}} = {tex_vec(row)}$" for n, row in enumerate(v))
+        values = "、".join(f"$v_{{{n + 1}}} = {tex_vec(row)}$" for n, row in enumerate(v.tolist()))
         stem = (f"$d_k = {d_k}$ のヘッドで、あるクエリのスコア $QK^\\top$ の行が "
                 f"$({row})$、バリューが {values} である。"
                 f"このクエリの出力 $z = \\mathrm{{softmax}}(QK^\\top/\\sqrt{{d_k}})V$ の第 {c + 1} 成分{BEST}"
