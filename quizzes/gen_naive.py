@@ -11,7 +11,7 @@ import tutor
 from tutor import quizmath as qm
 
 from .calc import BEST, BLANK, TOKEN_SETS, blank, calc_generator, mc, num, pick, sample, tex_mat, tex_vec
-from .core import Draft, LazyDraft
+from .core import LazyDraft
 
 N, D = 3, 4
 _EYE = np.eye(N, dtype=bool)
