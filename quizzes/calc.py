@@ -72,6 +72,8 @@ def sample(rng: np.random.Generator, n: int, k: int) -> list[int]:
     for i = k−1 … 1). Valid for n ≤ 10,000 (beyond that NumPy uses another method)."""
     if not 0 <= k <= n <= 10_000:
         raise ValueError(f"sample: 0 ≤ k ≤ n ≤ 10000 が必要です（n = {n}, k = {k}）。")
+    if k > 2:                                        # 2k − 1 scalar draws cost more than choice() itself
+        return rng.choice(n, size=k, replace=False).tolist()
     found: list[int] = []
     for j in range(n - k, n):
         val = int(rng.integers(j + 1))
