@@ -69,6 +69,26 @@ def test_memo_keeps_by_value_and_evicts_least_recent():
     assert calls == [1, 2, 3, 4]
 
 
+def test_memo_keeps_within_its_byte_budget():
+    m = Memo(maxsize=100, max_bytes=1000, weigh=len)
+    for i in range(10):
+        m.get(("blob", i), lambda: b"x" * 300)
+    assert m.nbytes <= 1000 and len(m) == 3                        # the three most recent
+    assert m.get(("blob", 9), lambda: b"new") == b"x" * 300
+    assert m.get(("blob", 0), lambda: b"y" * 10) == b"y" * 10       # evicted long ago: made again
+    big = m.get(("big",), lambda: b"z" * 5000)                      # larger than the budget alone:
+    assert big == b"z" * 5000 and len(m) == 1 and m.nbytes == 5000  # kept, everything else out
+
+
+def test_display_memos_are_bounded():
+    """The shared display memos of ui.widgets have a count and (for charts, tables) a byte cap:
+    the largest PE chart of ⑦-1 (100 positions × d_model 128) is ~0.5 MB of Arrow data."""
+    from ui import widgets
+
+    assert widgets._SPECS.max_bytes == 32 << 20 and widgets._TABLES.max_bytes == 16 << 20
+    assert widgets._EDITOR_FRAMES.maxsize <= 1024
+
+
 def test_memo_without_a_value_key_simply_computes():
     m = Memo(maxsize=4)
     unhashable = object()
@@ -115,8 +135,8 @@ def test_showing_a_kept_chart_or_table_leaves_it_intact():
     widgets._TABLES.clear()
     at = AppTest.from_string(CHART_PAGE).run()
     assert not at.exception
-    [spec] = list(widgets._SPECS._store.values())
-    [table] = list(widgets._TABLES._store.values())
+    [spec] = widgets._SPECS.values()
+    [table] = widgets._TABLES.values()
     before = copy.deepcopy(spec)
     at.run()
     at.run()

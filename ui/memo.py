@@ -41,11 +41,15 @@ def freeze(obj):
 
 
 class Memo:
-    """Least-recently-used store of at most ``maxsize`` values, safe across session threads."""
+    """Least-recently-used store of at most ``maxsize`` values and, if ``weigh`` is given, at most
+    ``max_bytes`` of them by that measure (a learner trying many inputs cannot grow memory without
+    end); safe across session threads."""
 
-    def __init__(self, maxsize: int) -> None:
-        self.maxsize = maxsize
-        self._store: OrderedDict = OrderedDict()
+    def __init__(self, maxsize: int, *, max_bytes: int | None = None,
+                 weigh: Callable[[object], int] | None = None) -> None:
+        self.maxsize, self.max_bytes, self._weigh = maxsize, max_bytes, weigh
+        self._store: OrderedDict = OrderedDict()   # key → (value, bytes)
+        self._bytes = 0
         self._lock = threading.Lock()
 
     def get(self, key, make: Callable[[], T]) -> T:
@@ -57,17 +61,31 @@ class Memo:
         with self._lock:
             if frozen in self._store:
                 self._store.move_to_end(frozen)
-                return self._store[frozen]
+                return self._store[frozen][0]
         value = make()
+        size = self._weigh(value) if self._weigh is not None else 0
         with self._lock:
-            self._store[frozen] = value
-            while len(self._store) > self.maxsize:
-                self._store.popitem(last=False)
+            if frozen in self._store:  # another session made it meanwhile
+                self._bytes -= self._store.pop(frozen)[1]
+            self._store[frozen] = (value, size)
+            self._bytes += size
+            while len(self._store) > self.maxsize or (
+                    self.max_bytes is not None and self._bytes > self.max_bytes and len(self._store) > 1):
+                self._bytes -= self._store.popitem(last=False)[1][1]
         return value
 
     def clear(self) -> None:
         with self._lock:
             self._store.clear()
+            self._bytes = 0
+
+    def values(self) -> list:
+        with self._lock:
+            return [v for v, _ in self._store.values()]
+
+    @property
+    def nbytes(self) -> int:
+        return self._bytes
 
     def __len__(self) -> int:
         return len(self._store)

@@ -104,7 +104,8 @@ except ImportError:  # pragma: no cover - another Streamlit version: no caching,
 # took ~25 ms per chart on every rerun (python -m bench). One dict per input, shared read-only:
 # st.vega_lite_chart clones the spec before it moves the datasets out (Streamlit 1.67,
 # _prepare_vega_lite_spec; tests/test_widgets.py checks that showing a chart leaves it intact).
-_SPECS = Memo(maxsize=1024)
+_SPECS = Memo(maxsize=1024, max_bytes=32 << 20, weigh=lambda spec: 2048 + sum(
+    len(d) if isinstance(d, bytes) else 0 for d in spec.get("datasets", {}).values()))
 
 
 def heatmap(matrix, row_labels, col_labels, **kwargs) -> None:
@@ -129,8 +130,9 @@ def _build_id(build: Callable) -> str:
     return f"{getattr(build, '__module__', '')}.{getattr(build, '__qualname__', repr(build))}{where}"
 
 
-_TABLES = Memo(maxsize=2048)   # Arrow tables: immutable, st.dataframe / st.table only serialise them
-_EDITOR_FRAMES = Memo(maxsize=1024)  # st.data_editor copies its input before applying edits
+# Arrow tables: immutable, st.dataframe / st.table only serialise them
+_TABLES = Memo(maxsize=2048, max_bytes=16 << 20, weigh=lambda table: table.nbytes)
+_EDITOR_FRAMES = Memo(maxsize=512)  # a few cells each; st.data_editor copies its input before applying edits
 
 
 def cached_table(build: Callable[..., pd.DataFrame], *args, static: bool = False, **kwargs) -> None:
