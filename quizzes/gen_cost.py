@@ -11,26 +11,9 @@ import numpy as np
 import tutor
 from tutor import transformer_mistakes as tm
 
-from .calc import BEST, BLANK, WORST, blank, calc_generator, mc, num
-from .core import Draft
+from .calc import BEST, BLANK, WORST, blank, calc_generator, mc, num, pick
+from .core import Draft, LazyDraft
 
-
-def _pick(rng: np.random.Generator, options):
-    """options[i] for one uniform index: the very draw of rng.choice(options) (same stream),
-    without its conversion of options to an array."""
-    return options[int(rng.integers(len(options)))]
-
-
-def _clash(choices: tuple[str, ...]) -> bool:
-    """True when two of the displayed choices would be the same (after strip): the registry
-    (quizzes.core) redraws such a draft, so its long texts need not be built."""
-    return len({c.strip() for c in choices}) != len(choices)
-
-
-def _redraw(choices: tuple[str, ...]) -> Draft:
-    """The draft of an attempt that the registry will reject (its choices clash): the same
-    choice texts, no stem or explanation (never shown)."""
-    return Draft("", choices[0], tuple((c, "") for c in choices[1:]), "")
 
 NS = (10, 20, 50, 100, 200, 500, 1000)
 DS = (64, 128, 256, 512, 1024)
@@ -41,7 +24,7 @@ def ops(x) -> str:
 
 
 def _params_nd(rng: np.random.Generator) -> dict:
-    return {"n": _pick(rng, NS), "d": _pick(rng, DS)}
+    return {"n": pick(rng, NS), "d": pick(rng, DS)}
 
 
 # ---------------------------------------------------------------------------
@@ -66,34 +49,36 @@ def _self_attention_ops(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 def _params_growth(rng: np.random.Generator) -> dict:
-    return {"a": _pick(rng, (2, 3, 4, 10)), "b": _pick(rng, (1, 2, 3))}
+    return {"a": pick(rng, (2, 3, 4, 10)), "b": pick(rng, (1, 2, 3))}
 
 
 @calc_generator("cost.growth", "cost", _params_growth)
-def _growth(p: dict) -> Draft:
+def _growth(p: dict) -> LazyDraft:
     """How many times self-attention's n²·d grows when n ×= a and d ×= b."""
     a, b = p["a"], p["b"]
     right = tm.cost_growth("self_attention", a, b)
     choices = (num(right), num(tm.cost_growth("recurrent", a, b)), num(tm.cost_growth("self_attention", a, b, "linear")),
                num(tm.cost_growth("self_attention", a, b, "both_squared")))
-    if _clash(choices):
-        return _redraw(choices)
-    change = f"系列長 $n$ を {a} 倍" + ("" if b == 1 else f"、表現の次元 $d$ を {b} 倍")
-    stem = f"自己注意の層の計算量を $O(n^2 \\cdot d)$ とする。{change}にすると、1 層あたりの計算量はおよそ何倍になるか。その値{BEST}"
-    wrong = (
-        (choices[1], mc("O(n²·d) と O(n·d²) の取り違え", "RNN の $n \\cdot d^2$ で見積もった。")),
-        (choices[2], mc("n² の見落とし", "計算量が $n$ に比例すると考えた。トークンの組は $n^2$ 通りある。")),
-        (choices[3], mc("d も 2 乗と誤解", "$d$ の倍率まで 2 乗した。")),
-    )
-    expl = (f"$n^2 \\cdot d$ で $n$ が {a} 倍、$d$ が {b} 倍になると、${a}^2 \\times {b} = {choices[0]}$ 倍。"
-            f"n だけを 2 倍にすると {num(tm.cost_growth('self_attention', 2, 1))} 倍になり、長い文ほど急に重くなる。")
-    return Draft(stem, choices[0], wrong, expl)
+
+    def texts():
+        change = f"系列長 $n$ を {a} 倍" + ("" if b == 1 else f"、表現の次元 $d$ を {b} 倍")
+        stem = f"自己注意の層の計算量を $O(n^2 \\cdot d)$ とする。{change}にすると、1 層あたりの計算量はおよそ何倍になるか。その値{BEST}"
+        notes = (
+            mc("O(n²·d) と O(n·d²) の取り違え", "RNN の $n \\cdot d^2$ で見積もった。"),
+            mc("n² の見落とし", "計算量が $n$ に比例すると考えた。トークンの組は $n^2$ 通りある。"),
+            mc("d も 2 乗と誤解", "$d$ の倍率まで 2 乗した。"),
+        )
+        expl = (f"$n^2 \\cdot d$ で $n$ が {a} 倍、$d$ が {b} 倍になると、${a}^2 \\times {b} = {choices[0]}$ 倍。"
+                f"n だけを 2 倍にすると {num(tm.cost_growth('self_attention', 2, 1))} 倍になり、長い文ほど急に重くなる。")
+        return stem, notes, expl
+
+    return LazyDraft(choices[0], choices[1:], texts)
 
 
 # ---------------------------------------------------------------------------
 def _params_blank(rng: np.random.Generator) -> dict:
-    d = _pick(rng, DS)
-    n = _pick(rng, [x for x in NS + (2000, 4000) if x != d])
+    d = pick(rng, DS)
+    n = pick(rng, [x for x in NS + (2000, 4000) if x != d])
     return {"n": n, "d": d}
 
 
@@ -124,8 +109,8 @@ def _table_blank(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 def _params_mem(rng: np.random.Generator) -> dict:
-    return {"n": _pick(rng, (1024, 2048, 4096, 8192)), "h": _pick(rng, (4, 8, 16, 32)),
-            "bytes": _pick(rng, (2, 4)), "block": _pick(rng, (64, 128))}
+    return {"n": pick(rng, (1024, 2048, 4096, 8192)), "h": pick(rng, (4, 8, 16, 32)),
+            "bytes": pick(rng, (2, 4)), "block": pick(rng, (64, 128))}
 
 
 @calc_generator("cost.memory", "cost", _params_mem)
@@ -149,9 +134,9 @@ def _memory(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 def _params_worst(rng: np.random.Generator) -> dict:
-    d = _pick(rng, (128, 256, 512, 1024))
-    small = _pick(rng, [x for x in (10, 20, 50, 100) if x < d])
-    large = _pick(rng, (2000, 4000, 8000))
+    d = pick(rng, (128, 256, 512, 1024))
+    small = pick(rng, [x for x in (10, 20, 50, 100) if x < d])
+    large = pick(rng, (2000, 4000, 8000))
     return {"d": d, "small": small, "large": large}
 
 

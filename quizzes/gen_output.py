@@ -12,8 +12,8 @@ import numpy as np
 import tutor
 from tutor import transformer_mistakes as tm
 
-from .calc import BEST, BLANK, WORST, blank, calc_generator, ln_tex, mc, num, tex_vec
-from .core import Draft
+from .calc import BEST, BLANK, WORST, blank, calc_generator, ln_tex, mc, num, pick, sample, tex_vec
+from .core import Draft, LazyDraft
 
 WORDS = ("猫", "魚", "犬", "鳥", "本", "駅", "雨", "空")
 # (temperature, coefficient c of the logits c·ln m): c / T is 1 or 2, so softmax(z/T) ∝ m or m²
@@ -22,67 +22,48 @@ TEMPS = ((0.5, 1), (2.0, 2), (3.0, 3), (2.0, 4), (0.5, 1))
 
 def _labels(rng: np.random.Generator, n: int) -> tuple[str, ...]:
     # the very draw of rng.choice(WORDS, size=n, replace=False), without turning WORDS into an array
-    return tuple(WORDS[i] for i in rng.choice(len(WORDS), size=n, replace=False).tolist())
-
-
-def _pick(rng: np.random.Generator, options: tuple):
-    """options[i] for one uniform index: the very draw of rng.choice(options) (same stream),
-    without its conversion of options to an array."""
-    return options[int(rng.integers(len(options)))]
-
-
-def _clash(choices: tuple[str, ...]) -> bool:
-    """True when two of the displayed choices would be the same (after strip): the registry
-    (quizzes.core) redraws such a draft, so its long texts need not be built."""
-    return len({c.strip() for c in choices}) != len(choices)
-
-
-def _redraw(choices: tuple[str, ...]) -> Draft:
-    """The draft of an attempt that the registry will reject (its choices clash): the same
-    choice texts, no stem or explanation (never shown)."""
-    return Draft("", choices[0], tuple((c, "") for c in choices[1:]), "")
+    return tuple(WORDS[i] for i in sample(rng, len(WORDS), n))
 
 
 # ---------------------------------------------------------------------------
 def _params_temp(rng: np.random.Generator) -> dict:
     t, c = TEMPS[int(rng.integers(len(TEMPS)))]
-    m = tuple(i + 1 for i in rng.choice(5, size=3, replace=False).tolist())   # = rng.choice(np.arange(1, 6), 3, replace=False)
+    m = tuple(i + 1 for i in sample(rng, 5, 3))   # = rng.choice(np.arange(1, 6), 3, replace=False)
     return {"t": t, "c": c, "m": m, "j": int(rng.integers(3)), "words": _labels(rng, 3)}
 
 
 @calc_generator("output.temperature", "output", _params_temp)
-def _temperature(p: dict) -> Draft:
+def _temperature(p: dict) -> LazyDraft:
     """P(token j) = softmax(z / T)_j for logits z = c·ln m."""
     t, c, m, j, words = p["t"], p["c"], p["m"], p["j"], p["words"]
     z = c * np.log(np.array(m, float))                            # the logits shown in the stem: c·ln m
     r = tm.temperature_mistakes(z, t)                             # the right one and every mistake, checked once
     right = r[None]
     choices = (num(right[j]), num(r["inverted"][j]), num(r["ignored"][j]), num(r["no_normalise"][j]))
-    if _clash(choices):
-        return _redraw(choices)
-    row = ",\\ ".join(ln_tex(c, v) for v in m)
-    stem = (f"言語モデルの出力層で、次のトークンの候補「{words[0]}」「{words[1]}」「{words[2]}」のロジットが $({row})$ だった"
-            f"（$\\ln$ は自然対数）。温度 $T = {num(t, 1)}$ で $\\mathrm{{softmax}}(z/T)$ を計算したときの「{words[j]}」の確率{BEST}")
-    wrong = (
-        (choices[1],
-         mc("温度の向きの取り違え", f"ロジットを $T$ で割らずに $T = {num(t, 1)}$ を掛けてしまった。")),
-        (choices[2],
-         mc("温度の無視", "温度を使わず、ロジットをそのまま softmax に入れた。")),
-        (choices[3],
-         mc("正規化の忘れ", "$e^{z_j/T}$ を計算したところで止め、合計で割らなかった。確率は合計 1 になるように割る。")),
-    )
-    scaled = tutor.temperature_table(z, [t])[0].scaled
-    expl = (f"ロジットを $T = {num(t, 1)}$ で割ると $z/T \\approx ({', '.join(num(v, 3) for v in scaled)})$ で、"
-            f"$e^{{z_j/T}}$ はちょうど ${tex_vec(r['no_normalise'])}$ になる。合計で割ると ${tex_vec(right)}$ なので、"
-            f"「{words[j]}」は {choices[0]}。")
-    return Draft(stem, choices[0], wrong, expl)
+
+    def texts():
+        row = ",\\ ".join(ln_tex(c, v) for v in m)
+        stem = (f"言語モデルの出力層で、次のトークンの候補「{words[0]}」「{words[1]}」「{words[2]}」のロジットが $({row})$ だった"
+                f"（$\\ln$ は自然対数）。温度 $T = {num(t, 1)}$ で $\\mathrm{{softmax}}(z/T)$ を計算したときの「{words[j]}」の確率{BEST}")
+        notes = (
+            mc("温度の向きの取り違え", f"ロジットを $T$ で割らずに $T = {num(t, 1)}$ を掛けてしまった。"),
+            mc("温度の無視", "温度を使わず、ロジットをそのまま softmax に入れた。"),
+            mc("正規化の忘れ", "$e^{z_j/T}$ を計算したところで止め、合計で割らなかった。確率は合計 1 になるように割る。"),
+        )
+        scaled = tutor.temperature_table(z, [t])[0].scaled
+        expl = (f"ロジットを $T = {num(t, 1)}$ で割ると $z/T \\approx ({', '.join(num(v, 3) for v in scaled)})$ で、"
+                f"$e^{{z_j/T}}$ はちょうど ${tex_vec(r['no_normalise'])}$ になる。合計で割ると ${tex_vec(right)}$ なので、"
+                f"「{words[j]}」は {choices[0]}。")
+        return stem, notes, expl
+
+    return LazyDraft(choices[0], choices[1:], texts)
 
 
 # ---------------------------------------------------------------------------
 def _twentieths(rng: np.random.Generator) -> tuple[int, ...]:
     """Five different counts that add up to 20 (probabilities = counts / 20)."""
     while True:
-        cut = [0] + sorted(i + 1 for i in rng.choice(19, size=4, replace=False).tolist()) + [20]   # = rng.choice(np.arange(1, 20), …)
+        cut = [0] + sorted(i + 1 for i in sample(rng, 19, 4)) + [20]   # = rng.choice(np.arange(1, 20), …)
         counts = tuple(b - a for a, b in zip(cut, cut[1:]))    # the gaps (np.diff)
         if len(set(counts)) == 5:
             return counts
@@ -90,7 +71,7 @@ def _twentieths(rng: np.random.Generator) -> tuple[int, ...]:
 
 def _params_topk(rng: np.random.Generator) -> dict:
     counts = _twentieths(rng)
-    k = _pick(rng, (2, 3))
+    k = pick(rng, (2, 3))
     ranked = sorted(range(len(counts)), key=lambda i: -counts[i])   # largest first, ties by index (a stable sort)
     return {"counts": counts, "k": k, "tok": ranked[int(rng.integers(k))], "words": _labels(rng, 5)}
 
@@ -104,38 +85,37 @@ def _prob_list(words, probs) -> str:
 
 
 @calc_generator("output.top_k", "output", _params_topk)
-def _top_k(p: dict) -> Draft:
+def _top_k(p: dict) -> LazyDraft:
     """Probability of one token after top-k (k most probable kept and renormalised)."""
     probs, k, tok, words = _probs(p["counts"]), p["k"], p["tok"], p["words"]
     r = tm.top_k_mistakes(probs, k)                               # the right one and every mistake at once
     right = r[None]
     choices = (num(right[tok]), num(r["k_plus"][tok]), num(r["k_minus"][tok]), num(r["no_renormalise"][tok]))
-    if _clash(choices):
-        return _redraw(choices)
-    stem = (f"次のトークンの確率が {_prob_list(words, probs)} だった。top-k サンプリング（$k = {k}$）で、"
-            f"確率の高い順に残した候補の確率を合計 1 になるように直したとき、「{words[tok]}」が選ばれる確率{BEST}")
-    wrong = (
-        (choices[1],
-         mc("k の数え間違い（多い）", f"候補を {k} 個ではなく 1 個多く残して正規化し直した。")),
-        (choices[2],
-         mc("k の数え間違い（少ない）", f"候補を {k} 個ではなく 1 個少なく残して正規化し直した。")),
-        (choices[3],
-         mc("正規化し直しの忘れ", "残した候補の確率を元のまま使った。残した候補の合計で割って、合計 1 に直す。")),
-    )
-    kept = [int(i) for i in np.flatnonzero(right > 0)]
-    mass = tutor.kept_distribution(probs, "top_k", k=k).kept_mass   # = top_k_sample(…).kept_mass, no draw needed
-    expl = (f"確率の高い {k} 個（{'、'.join(words[i] for i in kept)}）を残すと、その合計は {num(mass, 2)}。"
-            f"「{words[tok]}」の {num(probs[tok], 2)} をこれで割って {choices[0]}。")
-    return Draft(stem, choices[0], wrong, expl)
+
+    def texts():
+        stem = (f"次のトークンの確率が {_prob_list(words, probs)} だった。top-k サンプリング（$k = {k}$）で、"
+                f"確率の高い順に残した候補の確率を合計 1 になるように直したとき、「{words[tok]}」が選ばれる確率{BEST}")
+        notes = (
+            mc("k の数え間違い（多い）", f"候補を {k} 個ではなく 1 個多く残して正規化し直した。"),
+            mc("k の数え間違い（少ない）", f"候補を {k} 個ではなく 1 個少なく残して正規化し直した。"),
+            mc("正規化し直しの忘れ", "残した候補の確率を元のまま使った。残した候補の合計で割って、合計 1 に直す。"),
+        )
+        kept = [int(i) for i in np.flatnonzero(right > 0)]
+        mass = tutor.kept_distribution(probs, "top_k", k=k).kept_mass   # = top_k_sample(…).kept_mass, no draw needed
+        expl = (f"確率の高い {k} 個（{'、'.join(words[i] for i in kept)}）を残すと、その合計は {num(mass, 2)}。"
+                f"「{words[tok]}」の {num(probs[tok], 2)} をこれで割って {choices[0]}。")
+        return stem, notes, expl
+
+    return LazyDraft(choices[0], choices[1:], texts)
 
 
 # ---------------------------------------------------------------------------
 def _params_topp(rng: np.random.Generator) -> dict:
-    return {"counts": _twentieths(rng), "p": float(_pick(rng, (0.5, 0.6, 0.7, 0.8, 0.9))), "words": _labels(rng, 5)}
+    return {"counts": _twentieths(rng), "p": float(pick(rng, (0.5, 0.6, 0.7, 0.8, 0.9))), "words": _labels(rng, 5)}
 
 
 @calc_generator("output.top_p_blank", "output", _params_topp)
-def _top_p_blank(p: dict) -> Draft:
+def _top_p_blank(p: dict) -> LazyDraft:
     """(ア) the greedy token, (イ) how many tokens top-p keeps, (ウ) their total probability."""
     probs, top_p, words = _probs(p["counts"]), p["p"], p["words"]
     g = tutor.greedy(probs)
@@ -146,27 +126,29 @@ def _top_p_blank(p: dict) -> Draft:
         return blank(f"「{words[first]}」", f"{len(r.kept)} 個", num(r.mass, 2))
 
     choices = (triple(g.index), triple(g.index, "stop_before"), triple(g.index, "ascending"), triple(int(g.ranking[-1])))
-    if _clash(choices):
-        return _redraw(choices)
 
-    stem = (f"{BLANK}\n\n次のトークンの確率が {_prob_list(words, probs)} だった。貪欲法で選ばれるのは（ア）である。"
-            f"top-p サンプリング（$p = {num(top_p, 1)}$）では、確率の高い順に足していき合計が $p$ 以上になったところまでの"
-            f"（イ）の候補を残し、その元の確率の合計は（ウ）になる。")
-    wrong = (
-        (choices[1], mc("p に届く手前で止めた", f"合計が {num(top_p, 1)} を超えない所で止めた。top-p は合計が p 以上になる最初の所までを残す。")),
-        (choices[2], mc("低い順に足した", "確率の低いトークンから足していった。top-p は高い順に足して、珍しいトークンを切り捨てる方法である。")),
-        (choices[3], mc("貪欲法の取り違え", "確率がいちばん低いトークンを選ぶと考えた。貪欲法は確率が最大のトークンを選ぶ。")),
-    )
-    r = rs[None]
-    expl = (f"貪欲法は最大の「{words[g.index]}」（{num(probs[g.index], 2)}）。高い順に足すと、"
-            f"{'、'.join(words[i] for i in r.kept)} で合計 {num(r.mass, 2)} となり、初めて $p = {num(top_p, 1)}$ 以上になる。"
-            f"残すのは {len(r.kept)} 個で、その中で正規化し直してからくじを引く。")
-    return Draft(stem, choices[0], wrong, expl)
+    def texts():
+
+        stem = (f"{BLANK}\n\n次のトークンの確率が {_prob_list(words, probs)} だった。貪欲法で選ばれるのは（ア）である。"
+                f"top-p サンプリング（$p = {num(top_p, 1)}$）では、確率の高い順に足していき合計が $p$ 以上になったところまでの"
+                f"（イ）の候補を残し、その元の確率の合計は（ウ）になる。")
+        notes = (
+            mc("p に届く手前で止めた", f"合計が {num(top_p, 1)} を超えない所で止めた。top-p は合計が p 以上になる最初の所までを残す。"),
+            mc("低い順に足した", "確率の低いトークンから足していった。top-p は高い順に足して、珍しいトークンを切り捨てる方法である。"),
+            mc("貪欲法の取り違え", "確率がいちばん低いトークンを選ぶと考えた。貪欲法は確率が最大のトークンを選ぶ。"),
+        )
+        r = rs[None]
+        expl = (f"貪欲法は最大の「{words[g.index]}」（{num(probs[g.index], 2)}）。高い順に足すと、"
+                f"{'、'.join(words[i] for i in r.kept)} で合計 {num(r.mass, 2)} となり、初めて $p = {num(top_p, 1)}$ 以上になる。"
+                f"残すのは {len(r.kept)} 個で、その中で正規化し直してからくじを引く。")
+        return stem, notes, expl
+
+    return LazyDraft(choices[0], choices[1:], texts)
 
 
 # ---------------------------------------------------------------------------
 def _params_worst(rng: np.random.Generator) -> dict:
-    a, b = sorted((i + 1 for i in rng.choice(4, size=2, replace=False).tolist()), reverse=True)   # = rng.choice(np.arange(1, 5), …)
+    a, b = sorted((i + 1 for i in sample(rng, 4, 2)), reverse=True)   # = rng.choice(np.arange(1, 5), …)
     return {"z": (a, b, 0), "words": _labels(rng, 3)}
 
 

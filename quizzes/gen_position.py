@@ -13,26 +13,8 @@ import numpy as np
 import tutor
 from tutor import transformer_mistakes as tm
 
-from .calc import BEST, BLANK, blank, calc_generator, mc, num, vec
+from .calc import BEST, BLANK, blank, calc_generator, mc, num, pick, vec
 from .core import Draft
-
-
-def _pick(rng: np.random.Generator, options):
-    """options[i] for one uniform index: the very draw of rng.choice(options) (same stream),
-    without its conversion of options to an array."""
-    return options[int(rng.integers(len(options)))]
-
-
-def _clash(choices: tuple[str, ...]) -> bool:
-    """True when two of the displayed choices would be the same (after strip): the registry
-    (quizzes.core) redraws such a draft, so its long texts need not be built."""
-    return len({c.strip() for c in choices}) != len(choices)
-
-
-def _redraw(choices: tuple[str, ...]) -> Draft:
-    """The draft of an attempt that the registry will reject (its choices clash): the same
-    choice texts, no stem or explanation (never shown)."""
-    return Draft("", choices[0], tuple((c, "") for c in choices[1:]), "")
 
 
 def sci(x: float) -> str:
@@ -55,7 +37,7 @@ def _entry(pos: int, col: int, d: int):
 
 # ---------------------------------------------------------------------------
 def _params_angle(rng: np.random.Generator) -> dict:
-    d = _pick(rng, (4, 8))
+    d = pick(rng, (4, 8))
     return {"d": d, "pos": int(rng.integers(1, 10)), "col": int(rng.integers(2, d))}
 
 
@@ -85,7 +67,7 @@ def _pe_angle(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 def _params_value(rng: np.random.Generator) -> dict:
-    return {"d": 4, "pos": int(rng.integers(1, 6)), "col": _pick(rng, (2, 3))}
+    return {"d": 4, "pos": int(rng.integers(1, 6)), "col": pick(rng, (2, 3))}
 
 
 def f5(x: float) -> str:
@@ -117,7 +99,7 @@ def _pe_value(p: dict) -> Draft:
 # ---------------------------------------------------------------------------
 def _params_input(rng: np.random.Generator) -> dict:
     return {"x": tuple(rng.integers(-2, 3, size=4).tolist()), "pos": int(rng.integers(0, 2)),
-            "token": _pick(rng, ("猫", "魚", "それ", "本", "駅"))}
+            "token": pick(rng, ("猫", "魚", "それ", "本", "駅"))}
 
 
 @calc_generator("position.input_sum", "position", _params_input)
@@ -148,7 +130,7 @@ def _input_sum(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 def _params_blank(rng: np.random.Generator) -> dict:
-    d = _pick(rng, (4, 8))
+    d = pick(rng, (4, 8))
     return {"d": d, "col": int(rng.integers(2, d))}
 
 

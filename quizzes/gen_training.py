@@ -11,26 +11,9 @@ import numpy as np
 
 import tutor
 
-from .calc import BEST, calc_generator, ln_tex, mc, num, tex_vec
+from .calc import BEST, calc_generator, ln_tex, mc, num, pick, sample, tex_vec
 from .core import Draft
 
-
-def _pick(rng: np.random.Generator, options):
-    """options[i] for one uniform index: the very draw of rng.choice(options) (same stream),
-    without its conversion of options to an array."""
-    return options[int(rng.integers(len(options)))]
-
-
-def _clash(choices: tuple[str, ...]) -> bool:
-    """True when two of the displayed choices would be the same (after strip): the registry
-    (quizzes.core) redraws such a draft, so its long texts need not be built."""
-    return len({c.strip() for c in choices}) != len(choices)
-
-
-def _redraw(choices: tuple[str, ...]) -> Draft:
-    """The draft of an attempt that the registry will reject (its choices clash): the same
-    choice texts, no stem or explanation (never shown)."""
-    return Draft("", choices[0], tuple((c, "") for c in choices[1:]), "")
 
 # probability vectors whose −ln is a combination of ln 2 and ln 5
 PROB_TEMPLATES = (
@@ -99,12 +82,12 @@ def _softmax_grad(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 def _params_bias_step(rng: np.random.Generator) -> dict:
-    k = np.sort(rng.choice(np.arange(1, 10), size=2, replace=False))   # cut 10 into 3 positive parts
+    k = sorted(i + 1 for i in sample(rng, 9, 2))   # = np.sort(rng.choice(np.arange(1, 10), 2, replace=False)): cut 10 into 3 positive parts
     tenths = (int(k[0]), int(k[1] - k[0]), int(10 - k[1]))
     return {"p_tenths": tuple(int(v) for v in rng.permutation(tenths)),
             "b": tuple(int(v) for v in rng.integers(-2, 3, size=3)),
             "target": int(rng.integers(3)), "j": int(rng.integers(3)),
-            "lr": float(_pick(rng, LEARNING_RATES))}
+            "lr": float(pick(rng, LEARNING_RATES))}
 
 
 @calc_generator("training.bias_sgd", "training", _params_bias_step)
