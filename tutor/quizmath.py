@@ -113,12 +113,7 @@ def scale_scores(scores, d_k: int, *, mistake: str | None = None, d_model: int |
     scores: (n_q, n_k) or one row (n_k,), returned as (1, n_k) as in attention_from_scores.
     For a question that asks only for the scaled scores: no softmax is computed."""
     _check_mistake(mistake, SCALE_MISTAKES, "scale_scores")
-    s = as_matrix(scores, "スコア QKᵀ", ndim=(1, 2, 3))
-    if s.ndim == 1:
-        s = s[None, :]                                           # (1, n_k)
-    d_k = int(d_k)
-    if d_k <= 0:
-        raise ValueError(f"d_k は 1 以上が必要です（d_k = {d_k}）。")
+    s, d_k = _checked_scores(scores, d_k)                        # (..., n_q, n_k); one row → (1, n_k)
     return s / _divisor(d_k, mistake, d_model)                   # (..., n_q, n_k)
 
 
