@@ -12,7 +12,7 @@ import numpy as np
 import tutor
 
 from .calc import BEST, calc_generator, ln_tex, mc, num, pick, sample, tex_vec
-from .core import Draft
+from .core import Draft, LazyDraft
 
 
 # probability vectors whose −ln is a combination of ln 2 and ln 5
@@ -48,27 +48,28 @@ def _softmax_grad(p: dict) -> Draft:
     m, i, j = p["m"], p["i"], p["j"]
     s = np.log(np.array(m, dtype=float))
     a = tutor.softmax(s)
-    right = tutor.softmax_grad_mistake(s, i, j)
+    g = tutor.softmax_grad_mistakes(s, i, j)                # the right value and every mistake, one softmax
+    right = g[None]
     s_tex = ",\\ ".join(ln_tex(1, v) for v in m)
     stem = (f"3 つのスコア $s = ({s_tex})$ を softmax に通して重み $a = \\mathrm{{softmax}}(s)$ を得た。"
             f"重み $a_{{{i + 1}}}$ をスコア ${_s(j)}$ で偏微分した値 $\\partial a_{{{i + 1}}} / \\partial {_s(j)}$"
             f"（小数第 4 位まで）{BEST}")
     if i == j:
         wrong = (
-            (num(tutor.softmax_grad_mistake(s, i, j, "no_delta"), 4),
+            (num(g["no_delta"], 4),
              mc("δ_ij の付け忘れ", f"$-a_i a_j$ を対角成分にも使った。$i = j$ のときは $a_i(1 - a_i)$ になる。")),
-            (num(tutor.softmax_grad_mistake(s, i, j, "exp_only"), 4),
+            (num(g["exp_only"], 4),
              mc("分母の微分を忘れた", "分子 $e^{s_i}$ だけを微分して $a_i$ とした。分母の $\\sum_k e^{s_k}$ も $s_i$ を含む。")),
-            (num(tutor.softmax_grad_mistake(s, i, j, "sign"), 4),
+            (num(g["sign"], 4),
              mc("符号の取り違え", "$a_i(a_j - \\delta_{ij})$ と逆向きにした。自分のスコアを上げれば自分の重みは増える（正の値）。")),
         )
     else:
         wrong = (
-            (num(tutor.softmax_grad_mistake(s, i, j, "exp_only"), 4),
+            (num(g["exp_only"], 4),
              mc("ほかのスコアは無関係と考えた", f"$a_{{{i + 1}}}$ は ${_s(j)}$ を含まないと考えて 0 とした。分母を通してすべてのスコアがつながっている。")),
-            (num(tutor.softmax_grad_mistake(s, i, j, "sign"), 4),
+            (num(g["sign"], 4),
              mc("符号の取り違え", "ほかのスコアが上がると自分の重みは減るので、値は負になる。")),
-            (num(tutor.softmax_grad_mistake(s, i, j, "diagonal_formula"), 4),
+            (num(g["diagonal_formula"], 4),
              mc("対角成分の式を流用", f"$i \\ne j$ なのに $a_i(1 - a_i)$ を使った。正しくは $-a_{{{i + 1}}} a_{{{j + 1}}}$。")),
         )
     a_tex = tex_vec(a, 4)
@@ -91,30 +92,34 @@ def _params_bias_step(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("training.bias_sgd", "training", _params_bias_step)
-def _bias_sgd(p: dict) -> Draft:
+def _bias_sgd(p: dict) -> LazyDraft:
     """One SGD step on the output bias with ∂L/∂b = p − y."""
     probs = np.array(p["p_tenths"], dtype=float) / 10.0
     b, t, j, lr = np.array(p["b"], dtype=float), p["target"], p["j"], p["lr"]
-    right = tutor.bias_step_mistake(b, probs, t, j, lr)
-    grad = tutor.cross_entropy_grad(np.log(probs), t)       # p − y (the logits ln p give back p)
-    stem = (f"3 クラス分類の出力層で、バイアスが $b = {tex_vec(b)}$、softmax の出力確率が $p = {tex_vec(probs)}$、"
-            f"正解はクラス {t + 1} だった。交差エントロピー損失 $L = -\\log p_{{{t + 1}}}$ を、学習率 $\\eta = {num(lr)}$ の"
-            f"勾配降下法で 1 回更新したあとの $b_{{{j + 1}}}$ {BEST}")
-    onehot_why = ("正解の 1 を引き忘れ、勾配を $p_j$ とした。" if j == t
-                  else f"クラス {j + 1} を正解と取り違え、$p_{{{j + 1}}} - 1$ を勾配とした。")
-    wrong = (
-        (num(tutor.bias_step_mistake(b, probs, t, j, lr, "ascent"), 3),
-         mc("勾配の向きの取り違え", "$b + \\eta\\,\\partial L/\\partial b$ と足してしまった。損失を減らすには勾配と逆向きに進む。")),
-        (num(tutor.bias_step_mistake(b, probs, t, j, lr, "onehot"), 3),
-         mc("one-hot の扱いの誤り", onehot_why)),
-        (num(tutor.bias_step_mistake(b, probs, t, j, lr, "no_lr"), 3),
-         mc("学習率の掛け忘れ", f"勾配をそのまま引いた。1 回に動く量は勾配の $\\eta = {num(lr)}$ 倍。")),
-    )
-    expl = (f"softmax と交差エントロピーを組み合わせると、ロジット（したがってバイアス）についての勾配は $p - y$"
-            f"（$y$ は正解だけ 1 の one-hot）になる。$\\partial L/\\partial b_{{{j + 1}}} = {num(probs[j])} - {1 if j == t else 0}"
-            f" = {num(grad[j])}$ なので、$b_{{{j + 1}}} \\leftarrow {num(b[j])} - {num(lr)} \\times ({num(grad[j])}) = {num(right, 3)}$。"
-            "正解クラスのバイアスは上がり、ほかのクラスのバイアスは下がる。")
-    return Draft(stem, num(right, 3), wrong, expl)
+    steps = tutor.bias_step_mistakes(b, probs, t, j, lr)    # the right step and every mistake, checked once
+    n_right = num(steps[None], 3)
+
+    def texts():
+        n_lr = num(lr)
+        grad = tutor.cross_entropy_grad(np.log(probs), t)   # p − y (the logits ln p give back p)
+        stem = (f"3 クラス分類の出力層で、バイアスが $b = {tex_vec(b)}$、softmax の出力確率が $p = {tex_vec(probs)}$、"
+                f"正解はクラス {t + 1} だった。交差エントロピー損失 $L = -\\log p_{{{t + 1}}}$ を、学習率 $\\eta = {n_lr}$ の"
+                f"勾配降下法で 1 回更新したあとの $b_{{{j + 1}}}$ {BEST}")
+        onehot_why = ("正解の 1 を引き忘れ、勾配を $p_j$ とした。" if j == t
+                      else f"クラス {j + 1} を正解と取り違え、$p_{{{j + 1}}} - 1$ を勾配とした。")
+        notes = (
+            mc("勾配の向きの取り違え", "$b + \\eta\\,\\partial L/\\partial b$ と足してしまった。損失を減らすには勾配と逆向きに進む。"),
+            mc("one-hot の扱いの誤り", onehot_why),
+            mc("学習率の掛け忘れ", f"勾配をそのまま引いた。1 回に動く量は勾配の $\\eta = {n_lr}$ 倍。"),
+        )
+        n_grad = num(grad[j])
+        expl = (f"softmax と交差エントロピーを組み合わせると、ロジット（したがってバイアス）についての勾配は $p - y$"
+                f"（$y$ は正解だけ 1 の one-hot）になる。$\\partial L/\\partial b_{{{j + 1}}} = {num(probs[j])} - {1 if j == t else 0}"
+                f" = {n_grad}$ なので、$b_{{{j + 1}}} \\leftarrow {num(b[j])} - {n_lr} \\times ({n_grad}) = {n_right}$。"
+                "正解クラスのバイアスは上がり、ほかのクラスのバイアスは下がる。")
+        return stem, notes, expl
+
+    return LazyDraft(n_right, (num(steps["ascent"], 3), num(steps["onehot"], 3), num(steps["no_lr"], 3)), texts)
 
 
 # ---------------------------------------------------------------------------

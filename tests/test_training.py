@@ -157,6 +157,33 @@ def test_softmax_jacobian_and_cross_entropy():
         T.cross_entropy([0.5, 0.6], 0)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-8, 8), min_size=2, max_size=5), st.data())
+def test_quiz_mistakes_all_at_once_equal_the_array_forms(scores, data):
+    n = len(scores)
+    i, j = data.draw(st.integers(0, n - 1)), data.draw(st.integers(0, n - 1))
+    g = T.softmax_grad_mistakes(scores, i, j)
+    a = tutor.softmax(np.array(scores))
+    assert g[None] == T.softmax_jacobian(scores)[i, j]                  # the very float of diag(a) − a aᵀ
+    assert g["no_delta"] == -a[i] * a[j] and g["diagonal_formula"] == a[i] * (1 - a[i])
+    assert g["sign"] == pytest.approx(-g[None], abs=1e-15)
+    assert all(T.softmax_grad_mistake(scores, i, j, m) == g[m] for m in g)
+    b = np.array(data.draw(st.lists(st.integers(-3, 3), min_size=n, max_size=n)), float)
+    p = a                                                               # any probability vector
+    t, lr = data.draw(st.integers(0, n - 1)), data.draw(st.sampled_from((0.1, 0.2, 0.5, 2.0)))
+    y = np.eye(n)[t]
+    steps = T.bias_step_mistakes(b, p, t, j, lr)
+    assert steps[None] == T.sgd_step(b, p - y, lr)[j]
+    assert steps["ascent"] == T.sgd_step(b, y - p, lr)[j]
+    assert steps["no_lr"] == T.sgd_step(b, p - y, 1.0)[j]
+    assert steps["onehot"] == T.sgd_step(b, p - (np.eye(n)[j] if j != t else 0), lr)[j]
+    assert all(T.bias_step_mistake(b, p, t, j, lr, m) == steps[m] for m in steps)
+    with pytest.raises(ValueError, match="未知の誤り"):
+        T.bias_step_mistakes(b, p, t, j, lr, ("typo",))
+    with pytest.raises(ValueError, match="未知の誤り"):
+        T.softmax_grad_mistakes(scores, i, j, (None, "typo"))
+
+
 # ---------------------------------------------------------------------------
 # training: the default config, determinism
 # ---------------------------------------------------------------------------

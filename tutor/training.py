@@ -103,7 +103,9 @@ __all__ = [
     "BIAS_STEP_MISTAKES",
     "CROSS_ENTROPY_MISTAKES",
     "softmax_grad_mistake",
+    "softmax_grad_mistakes",
     "bias_step_mistake",
+    "bias_step_mistakes",
     "cross_entropy_mistake",
 ]
 
@@ -808,19 +810,28 @@ def softmax_grad_mistake(scores, i: int, j: int, mistake: str | None = None) -> 
     - "sign": a_i(a_j − δ_ij), the sign flipped;
     - "diagonal_formula": used a_i(1 − a_i) for every j.
     """
-    a = softmax(np.asarray(scores, dtype=np.float64).ravel())        # (n,)
+    return softmax_grad_mistakes(scores, i, j, (mistake,))[mistake]
+
+
+def softmax_grad_mistakes(scores, i: int, j: int, mistakes=(None,) + SOFTMAX_GRAD_MISTAKES) -> dict:
+    """{mistake: softmax_grad_mistake(scores, i, j, mistake)} for several mistakes with ONE softmax.
+
+    s (n,) → a = softmax(s) (n,); correct: ∂a_i/∂s_j = a_i(δ_ij − a_j), the entry [i, j] of
+    softmax_jacobian(s) = diag(a) − a aᵀ (the same float: δ_ij·a_i − a_i a_j)."""
+    for mistake in mistakes:
+        if mistake is not None and mistake not in SOFTMAX_GRAD_MISTAKES:
+            raise ValueError(f"未知の誤り {mistake!r}（{SOFTMAX_GRAD_MISTAKES}）")
+    a = softmax(np.asarray(scores, dtype=np.float64).ravel()).tolist()   # (n,) as Python floats
+    a_i, a_j = a[i], a[j]
     delta = 1.0 if i == j else 0.0
-    if mistake is None:
-        return float(softmax_jacobian(scores)[i, j])
-    if mistake == "no_delta":
-        return float(-a[i] * a[j])
-    if mistake == "exp_only":
-        return float(delta * a[i])
-    if mistake == "sign":
-        return float(a[i] * (a[j] - delta))
-    if mistake == "diagonal_formula":
-        return float(a[i] * (1.0 - a[i]))
-    raise ValueError(f"未知の誤り {mistake!r}（{SOFTMAX_GRAD_MISTAKES}）")
+    values = {
+        None: (a_i if i == j else 0.0) - a_i * a_j,                  # diag(a)[i, j] − (a aᵀ)[i, j]
+        "no_delta": -a_i * a_j,
+        "exp_only": delta * a_i,
+        "sign": a_i * (a_j - delta),
+        "diagonal_formula": a_i * (1.0 - a_i),
+    }
+    return {mistake: values[mistake] for mistake in mistakes}
 
 
 def bias_step_mistake(bias, probs, target: int, j: int, lr: float, mistake: str | None = None) -> float:
@@ -830,25 +841,34 @@ def bias_step_mistake(bias, probs, target: int, j: int, lr: float, mistake: str 
     - "onehot": the one-hot y misplaced (forgotten for the target, put on j otherwise);
     - "no_lr": b − (p − y), forgot the learning rate.
     """
+    return bias_step_mistakes(bias, probs, target, j, lr, (mistake,))[mistake]
+
+
+def bias_step_mistakes(bias, probs, target: int, j: int, lr: float,
+                       mistakes=(None,) + BIAS_STEP_MISTAKES) -> dict:
+    """{mistake: bias_step_mistake(bias, probs, target, j, lr, mistake)} with the inputs checked once.
+
+    b, p (n,); only entry j is needed, so each value is the scalar form of
+    sgd_step(b, g, η)[j] = b_j − η·g_j with g = p − y (the same float as the array form)."""
+    for mistake in mistakes:
+        if mistake is not None and mistake not in BIAS_STEP_MISTAKES:
+            raise ValueError(f"未知の誤り {mistake!r}（{BIAS_STEP_MISTAKES}）")
     b = np.asarray(bias, dtype=np.float64).ravel()                    # (n,)
     p = np.asarray(probs, dtype=np.float64).ravel()                   # (n,)
     if b.shape != p.shape:
         raise ValueError(f"バイアスの形 {b.shape} と確率の形 {p.shape} が違います。")
-    y = np.zeros_like(p)                                              # (n,)
-    y[int(target)] = 1.0
-    grad = p - y                                                      # (n,)
-    if mistake is None:
-        return float(sgd_step(b, grad, lr)[j])
-    if mistake == "ascent":
-        return float(sgd_step(b, -grad, lr)[j])
-    if mistake == "onehot":
-        wrong_y = np.zeros_like(p)                                    # (n,)
-        if j != int(target):
-            wrong_y[j] = 1.0
-        return float(sgd_step(b, p - wrong_y, lr)[j])
-    if mistake == "no_lr":
-        return float(sgd_step(b, grad, 1.0)[j])
-    raise ValueError(f"未知の誤り {mistake!r}（{BIAS_STEP_MISTAKES}）")
+    n = range(p.size)
+    target, j, lr = n[int(target)], n[int(j)], float(lr)              # IndexError outside, as y[target] / b[j]
+    b_j, p_j = float(b[j]), float(p[j])
+    g_j = p_j - (1.0 if j == target else 0.0)                         # (p − y)_j
+    wrong_g_j = p_j - (1.0 if j != target else 0.0)                   # one-hot misplaced
+    values = {
+        None: b_j - lr * g_j,
+        "ascent": b_j - lr * -g_j,                                     # sgd_step(b, −g, η)
+        "onehot": b_j - lr * wrong_g_j,
+        "no_lr": b_j - 1.0 * g_j,                                      # sgd_step(b, g, 1)
+    }
+    return {mistake: values[mistake] for mistake in mistakes}
 
 
 def cross_entropy_mistake(probs, target: int, mistake: str | None = None, other: int | None = None) -> float:
