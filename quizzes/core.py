@@ -139,17 +139,21 @@ def _tag(generator_id: str) -> int:
     return int.from_bytes(generator_id.encode("utf-8")[:8].ljust(8, b"\0"), "little")
 
 
+_Generator, _PCG64, _SeedSequence = np.random.Generator, np.random.PCG64, np.random.SeedSequence
+
+
 def _seed_rng(generator_id: str, seed: int, attempt: int, tag: int | None = None) -> np.random.Generator:
     # Same (generator, seed) → same stream, on every machine; generator id mixed in so
     # that two generators with the same seed do not draw the same numbers.
     if tag is None:
         tag = _tag(generator_id)
     words = (int(seed) & 0xFFFFFFFF, attempt, tag & 0xFFFFFFFF, tag >> 32)
-    if words[3] and 0 <= attempt <= 0xFFFFFFFF:
-        # The same entropy as the list of four words, passed as ONE integer (SeedSequence cuts an int
-        # into 32-bit words, lowest first, and stops after the highest non-zero word — here the 4th,
-        # non-zero for every id of 5 or more bytes): the same stream, built ~3 µs faster.
-        return np.random.default_rng(words[0] | words[1] << 32 | words[2] << 64 | words[3] << 96)
+    if 0 <= attempt <= 0xFFFFFFFF and tag >> 64 == 0:
+        # The same entropy as the list of four words, handed to SeedSequence as ONE uint32 array
+        # (a list of ints is coerced word by word into exactly these four uint32 words; an array
+        # skips that Python-level coercion): the same stream, ~3 µs faster. default_rng(s) is
+        # Generator(PCG64(SeedSequence(s))).
+        return _Generator(_PCG64(_SeedSequence(np.array(words, dtype=np.uint32))))
     return np.random.default_rng(list(words))
 
 
