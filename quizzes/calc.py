@@ -120,11 +120,16 @@ def _nums(xs, nd: int) -> list[str]:
 
 
 def _num_list(values: list, nd: int) -> list[str]:
+    """num(x, nd) of every entry of a list of Python numbers (num() inlined: same text)."""
+    spec = _FIXED.get(nd) or f".{nd}f"
     out = []
     for x in values:
         r = round(x)
-        # num()'s first case inlined for the many small whole numbers of a matrix
-        out.append(str(r) if -1e-9 < x - r < 1e-9 and -1000 < r < 1000 else num(x, nd))
+        if -1e-9 < x - r < 1e-9:
+            out.append(str(r) if -1000 < r < 1000 else num(x, nd))
+        else:
+            text = format(x, spec).rstrip("0").rstrip(".")
+            out.append("0" if text in ("-0", "") else text)
     return out
 
 

@@ -21,10 +21,10 @@ HINT = "（$\\sqrt{2} \\approx 1.414$、$\\sqrt{5} \\approx 2.236$）"
 
 
 def _nice_vector(rng: np.random.Generator) -> tuple[int, ...]:
-    pattern = np.array(PATTERNS[int(rng.integers(len(PATTERNS)))])
-    rng.shuffle(pattern)
+    pattern = list(PATTERNS[int(rng.integers(len(PATTERNS)))])
+    rng.shuffle(pattern)                              # the very draws of shuffling np.array(pattern), on a list
     mu = int(rng.integers(-2, 5))
-    return tuple(int(v) for v in mu + pattern)
+    return tuple(mu + v for v in pattern)
 
 
 # ---------------------------------------------------------------------------
@@ -65,12 +65,12 @@ def _layer_norm(p: dict) -> LazyDraft:
 
 # ---------------------------------------------------------------------------
 def _params_block(rng: np.random.Generator) -> dict:
-    s = np.array(_nice_vector(rng))
+    s = _nice_vector(rng)
     while True:
-        x = rng.integers(-2, 4, size=4)
-        f = s - x                                     # Sublayer(x), chosen so that x + F = s is "nice"
-        if len(set(f.tolist())) > 1:
-            return {"x": tuple(int(v) for v in x), "f": tuple(int(v) for v in f)}
+        x = rng.integers(-2, 4, size=4).tolist()
+        f = [a - b for a, b in zip(s, x)]             # Sublayer(x), chosen so that x + F = s is "nice"
+        if len(set(f)) > 1:
+            return {"x": tuple(x), "f": tuple(f)}
 
 
 @calc_generator("block.post_ln", "block", _params_block)
@@ -82,7 +82,7 @@ def _post_ln(p: dict) -> LazyDraft:
 
     def texts():
         stem = (f"原論文の Transformer のサブレイヤー（Post-LN：$\\mathrm{{LayerNorm}}(x + \\mathrm{{Sublayer}}(x))$）で、"
-                f"入力が $x = {tex_vec(x)}$、サブレイヤーの出力が $\\mathrm{{Sublayer}}(x) = {tex_vec(f)}$ だった。"
+                f"入力が $x = {tex_vec(p['x'])}$、サブレイヤーの出力が $\\mathrm{{Sublayer}}(x) = {tex_vec(p['f'])}$ だった。"
                 f"このサブレイヤーの出力（$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$、小数第 3 位まで）{BEST}{HINT}")
         notes = (
             mc("残差接続の足し忘れ", "$\\mathrm{Sublayer}(x)$ だけを正規化した。入力 $x$ を足してから正規化する。"),

@@ -92,7 +92,7 @@ def _layer_norm_core(x: np.ndarray, eps: float) -> LayerNormSteps:
     mean = np.add.reduce(x, axis=-1) / d                     # (...,)   = x.mean(axis=-1), without the wrapper
     centered = x - mean[..., None]                           # (..., d)
     var = np.add.reduce(centered * centered, axis=-1) / d    # (...,)   = mean((x − μ)²)
-    if eps == 0.0 and (var == 0.0).any():
+    if eps == 0.0 and (not var if var.ndim == 0 else (var == 0.0).any()):   # one row: a NumPy scalar, no .any() call
         raise ValueError(
             f"入力（形 {x.shape}）にすべての値が同じ行（分散 0）があります。eps = 0 では割り算ができません。"
             "eps を正の値にしてください。"
