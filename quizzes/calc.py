@@ -145,8 +145,12 @@ def vec(xs, nd: int = 3) -> str:
 
 def tex_mat(m, nd: int = 3) -> str:
     """A matrix as LaTeX pmatrix (no $)."""
-    m = np.atleast_2d(np.asarray(m, dtype=float))
-    rows = " \\\\ ".join(" & ".join(_num_list(row, nd)) for row in m.tolist())
+    m = np.asarray(m, dtype=float)
+    if m.ndim < 2:
+        m = m.reshape(1, -1)                            # = np.atleast_2d for a number or a vector
+    cols = m.shape[-1]
+    cells = _num_list(m.ravel().tolist(), nd)           # every entry in one pass, then cut into rows
+    rows = " \\\\ ".join([" & ".join(cells[k:k + cols]) for k in range(0, len(cells), cols)])
     return "\\begin{pmatrix} " + rows + " \\end{pmatrix}"
 
 
