@@ -102,30 +102,41 @@ def _params_input(rng: np.random.Generator) -> dict:
             "token": pick(rng, ("猫", "魚", "それ", "本", "駅"))}
 
 
+_HINT_ENTRIES = tutor.pe_breakdown(1, 4)              # sin 1, cos 1, sin 0.01, cos 0.01: the same for every draft
+INPUT_HINT = (f"（$\\sin 1 \\approx {num(_HINT_ENTRIES[0].value, 2)}$、$\\cos 1 \\approx {num(_HINT_ENTRIES[1].value, 2)}$、"
+              f"$\\sin 0.01 \\approx {num(_HINT_ENTRIES[2].value, 2)}$、$\\cos 0.01 \\approx {num(_HINT_ENTRIES[3].value, 2)}$）")
+
+
+def _pe_text(pos: int) -> str:
+    ent = tutor.pe_breakdown(pos, 4)
+    pe = [e.value for e in ent]
+    return (f"位置 {pos} の位置エンコーディングは $(\\sin {num(ent[0].angle, 2)}, \\cos {num(ent[1].angle, 2)}, "
+            f"\\sin {num(ent[2].angle, 2)}, \\cos {num(ent[3].angle, 2)}) \\approx {vec(pe, 2)[1:-1]}$")
+
+
+PE_TEXT = {pos: _pe_text(pos) for pos in (0, 1)}      # the two positions _params_input draws (d_model = 4)
+
+
 @calc_generator("position.input_sum", "position", _params_input)
 def _input_sum(p: dict) -> Draft:
     """The first layer's input x + PE(pos) for d_model = 4, pos ∈ {0, 1}."""
     x, pos, tok = np.array(p["x"], float), p["pos"], p["token"]
-    right = tm.pe_input_mistake(x, pos)
-    hint = tutor.pe_breakdown(1, 4)
-    stem = (f"{dm(4)} の Transformer で、トークン「{tok}」の埋め込みが ${vec(x, 0)[1:-1]}$ である。"
+    r = tm.pe_input_mistakes(x, pos)                      # the right input and every mistake, x checked once
+    right = vec(r[None], 2)
+    x_tex = vec(p["x"], 0)[1:-1]
+    stem = (f"{dm(4)} の Transformer で、トークン「{tok}」の埋め込みが ${x_tex}$ である。"
             f"このトークンが位置 $pos = {pos}$（先頭を 0 とする）にあるとき、第 1 層に入るベクトル"
-            f"（埋め込み + 正弦波の位置エンコーディング、小数第 2 位まで）{BEST}"
-            f"（$\\sin 1 \\approx {num(hint[0].value, 2)}$、$\\cos 1 \\approx {num(hint[1].value, 2)}$、"
-            f"$\\sin 0.01 \\approx {num(hint[2].value, 2)}$、$\\cos 0.01 \\approx {num(hint[3].value, 2)}$）")
+            f"（埋め込み + 正弦波の位置エンコーディング、小数第 2 位まで）{BEST}{INPUT_HINT}")
     wrong = (
-        (vec(tm.pe_input_mistake(x, pos, "no_pe"), 2),
+        (vec(r["no_pe"], 2),
          mc("位置エンコーディングの足し忘れ", "埋め込みをそのまま入れると、Self-Attention には語順がまったく伝わらない。")),
-        (vec(tm.pe_input_mistake(x, pos, "swapped"), 2),
+        (vec(r["swapped"], 2),
          mc("sin と cos の取り違え", "偶数列に cos、奇数列に sin を足してしまった。")),
-        (vec(tm.pe_input_mistake(x, pos, "one_based"), 2),
+        (vec(r["one_based"], 2),
          mc("位置を 1 から数えた", f"先頭を位置 1 と数え、1 つ後ろの位置の $\\mathrm{{PE}}({pos}+1)$ を足してしまった。")),
     )
-    ent = tutor.pe_breakdown(pos, 4)
-    pe = [e.value for e in ent]
-    expl = (f"位置 {pos} の位置エンコーディングは $(\\sin {num(ent[0].angle, 2)}, \\cos {num(ent[1].angle, 2)}, "
-            f"\\sin {num(ent[2].angle, 2)}, \\cos {num(ent[3].angle, 2)}) \\approx {vec(pe, 2)[1:-1]}$。これを埋め込み ${vec(x, 0)[1:-1]}$ に成分ごとに足して {vec(right, 2)}。")
-    return Draft(stem, vec(right, 2), wrong, expl)
+    expl = f"{PE_TEXT[pos]}。これを埋め込み ${x_tex}$ に成分ごとに足して {right}。"
+    return Draft(stem, right, wrong, expl)
 
 
 # ---------------------------------------------------------------------------

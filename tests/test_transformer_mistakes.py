@@ -48,6 +48,20 @@ def test_pe_input_mistakes():
     np.testing.assert_array_equal(x, [1.0, -1.0, 0.0, 2.0])                   # input not mutated
 
 
+@FAST
+@given(st.integers(0, 40), st.sampled_from((2, 4, 8, 16)))
+def test_pe_input_mistakes_at_once_equal_the_tables(pos, d):
+    x = np.arange(d, dtype=float) - 1.0
+    r = tm.pe_input_mistakes(x, pos)
+    np.testing.assert_array_equal(r[None], x + tutor.positional_encoding(pos + 1, d)[pos])          # bit for bit
+    np.testing.assert_array_equal(r["swapped"], x + tutor.positional_encoding_swapped(pos + 1, d)[pos])
+    np.testing.assert_array_equal(r["one_based"], x + tutor.positional_encoding(pos + 2, d)[pos + 1])
+    np.testing.assert_array_equal(r["no_pe"], x)
+    assert r["no_pe"] is not x
+    with pytest.raises(ValueError):
+        tm.pe_input_mistakes(x, -1)
+
+
 def test_layer_norm_mistakes():
     batch = np.array([[1.0, 2, 3, 4], [0, 5, 1, 1]])
     right = tm.layer_norm_mistake(batch, 0)

@@ -33,6 +33,7 @@ __all__ = [
     "pe_value_mistake",
     "PE_INPUT_MISTAKES",
     "pe_input_mistake",
+    "pe_input_mistakes",
     "NormResult",
     "LN_MISTAKES",
     "layer_norm_mistake",
@@ -128,18 +129,33 @@ def pe_input_mistake(x_row, pos: int, mistake: str | None = None) -> np.ndarray:
     one_based — positions counted from 1 (PE(pos + 1) added)
     Returns (d_model,).
     """
-    _check(mistake, PE_INPUT_MISTAKES, "pe_input_mistake")
+    return pe_input_mistakes(x_row, pos, (mistake,))[mistake]
+
+
+def pe_input_mistakes(x_row, pos: int, mistakes=(None,) + PE_INPUT_MISTAKES) -> dict:
+    """{mistake: pe_input_mistake(x_row, pos, mistake)} for several mistakes at once.
+
+    x is checked once and ONE table PE is built for positions 0 … pos + 1 (row pos of a table
+    does not depend on how many rows it has: each entry is sin or cos of pos · ω_i). The
+    swapped row is row pos with each (sin, cos) pair exchanged — the very entries of
+    positional_encoding_swapped(pos + 1, d)[pos]. x_row: (d_model,); returns {None or name: (d_model,) array}.
+    """
+    for mistake in mistakes:
+        _check(mistake, PE_INPUT_MISTAKES, "pe_input_mistake")
     x = as_matrix(x_row, "埋め込み x", ndim=1)
     pos, d = int(pos), x.size
     if pos < 0:
         raise ValueError(f"位置 pos は 0 以上です（{pos}）。")
-    if mistake == "no_pe":
-        return x.copy()
-    if mistake == "swapped":
-        return x + positional_encoding_swapped(pos + 1, d)[pos]
-    if mistake == "one_based":
-        return x + positional_encoding(pos + 2, d)[pos + 1]
-    return x + positional_encoding(pos + 1, d)[pos]
+    pe = positional_encoding(pos + 2, d)                               # (pos + 2, d): rows pos and pos + 1
+    out = {}
+    for mistake in mistakes:
+        if mistake == "no_pe":
+            out[mistake] = x.copy()                                    # (d,)
+        elif mistake == "swapped":
+            out[mistake] = x + pe[pos].reshape(-1, 2)[:, ::-1].ravel()  # (d,)  (cos, sin) in each pair
+        else:
+            out[mistake] = x + pe[pos + 1 if mistake == "one_based" else pos]   # (d,)
+    return out
 
 
 # ---------------------------------------------------------------------------
