@@ -156,12 +156,11 @@ def _params_worst(rng: np.random.Generator) -> dict:
 def _temperature_worst(p: dict) -> Draft:
     """Statements about the largest probability at T = 0.5, 1, 2; the wrong one inverts T."""
     z, words = np.array(p["z"], float), p["words"]
-    at_1 = tm.temperature_mistake(z, 1.0)                         # = tutor.probabilities(z)
+    at_1, at_05, at_2 = (row.probs for row in tutor.temperature_table(z, (1.0, 0.5, 2.0)))   # softmax(z / T), z checked once
     top = int(tutor.greedy(at_1).index)
-    at_2 = tm.temperature_mistakes(z, 2.0, (None, "inverted"))
-    p1, p05, p2, p2_inv = (num(at_1[top]), num(tm.temperature_mistake(z, 0.5)[top]), num(at_2[None][top]),
-                           num(at_2["inverted"][top]))
-    stem = (f"次のトークンの候補「{words[0]}」「{words[1]}」「{words[2]}」のロジットが ${tex_vec(z)}$ の言語モデルで、"
+    p1, p05, p2, p2_inv = (num(at_1[top]), num(at_05[top]), num(at_2[top]),
+                           num(tm.temperature_mistake(z, 2.0, "inverted")[top]))
+    stem = (f"次のトークンの候補「{words[0]}」「{words[1]}」「{words[2]}」のロジットが ${tex_vec(p['z'])}$ の言語モデルで、"
             f"温度 $T$ を変えて $\\mathrm{{softmax}}(z/T)$ を計算した。「{words[top]}」の確率についての記述{WORST}")
     answer = f"$T = 2$ にすると、「{words[top]}」の確率は {p2_inv} になる。"
     wrong = (

@@ -73,6 +73,8 @@ def _check_logits(logits, name: str = "ロジット") -> np.ndarray:
         raise ValueError(f"{name} は語彙サイズの長さをもつ 1 次元の配列が必要ですが、形は {z.shape} です。")
     if z.size == 0:
         raise ValueError(f"{name} が空です。語彙が 1 つ以上必要です。")
+    if z.size <= 256 and math.isfinite(z.dot(z)):         # Σ z² finite ⇒ every z finite: nothing more to check
+        return z
     if not (z < np.inf).all():                            # NaN < ∞ and +∞ < ∞ are both False
         raise ValueError(f"{name} に NaN または +∞ が含まれています。")
     if (z == -np.inf).all():
@@ -87,9 +89,9 @@ def _check_probs(probs) -> np.ndarray:
         raise ValueError("確率分布に数値でない値が含まれています。") from None
     if pr.ndim != 1 or pr.size == 0:
         raise ValueError(f"確率分布は空でない 1 次元の配列が必要ですが、形は {pr.shape} です。")
-    if not np.isfinite(pr).all():
+    if not (pr.size <= 256 and math.isfinite(pr.dot(pr))) and not np.isfinite(pr).all():   # Σ p² finite ⇒ all finite
         raise ValueError("確率分布に NaN または無限大が含まれています。")
-    if (pr < 0).any():
+    if np.minimum.reduce(pr) < 0:                         # = (pr < 0).any() for finite pr, without the wrapper
         raise ValueError(f"確率分布に負の値があります（最小値 {pr.min():.4g}）。確率は 0 以上です。")
     total = float(np.add.reduce(pr))
     if abs(total - 1.0) > _SUM_TOL:
@@ -143,6 +145,12 @@ def probabilities(logits, temperature: float = 1.0) -> np.ndarray:
     if z.ndim == 1:
         z = _check_logits(z)
     return softmax(z / t, axis=-1)                        # (..., vocab)
+
+
+def _probabilities_of_checked(z: np.ndarray, temperature: float) -> np.ndarray:
+    """probabilities(z, T) for logits z that a caller has already checked (a finite float64
+    (vocab,) array, e.g. from as_matrix): only T is checked here. Same numbers."""
+    return softmax(z / _check_temperature(temperature), axis=-1)   # (vocab,)
 
 
 # ---------------------------------------------------------------------------

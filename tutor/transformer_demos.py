@@ -24,7 +24,7 @@ from .cost import attention_memory_bytes, tiled_memory_bytes
 from .tiled import TiledAttentionResult, tiled_attention
 from .layers import batch_norm, layer_norm
 from .position import add_positional_encoding, pe_angle_rates, positional_encoding, rope_score
-from .sampling import GenerationStep, generate, probabilities
+from .sampling import GenerationStep, _probabilities_of_checked, generate, probabilities
 
 __all__ = [
     "PermutationDemo",
@@ -326,7 +326,7 @@ def temperature_table(logits, temperatures: Sequence[float]) -> list[Temperature
     z = as_matrix(logits, "ロジット", ndim=1)
     rows = []
     for t in temperatures:
-        probs = probabilities(z, t)                          # checks T > 0
+        probs = _probabilities_of_checked(z, t)              # = probabilities(z, t); checks T > 0
         rows.append(TemperatureRow(float(t), z / float(t), probs))
     return rows
 

@@ -23,7 +23,7 @@ from .core import as_matrix
 from .cost import layer_operations
 from .layers import _batch_norm_core, _layer_norm_core, _rms_norm_core, residual
 from .position import positional_encoding, positional_encoding_swapped
-from .sampling import _check_k, _check_probs, _draw, _rank, kept_distribution, probabilities
+from .sampling import _check_k, _check_probs, _check_temperature, _draw, _probabilities_of_checked, _rank, kept_distribution, probabilities
 from .transformer_demos import pe_angle, pe_component
 
 __all__ = [
@@ -307,19 +307,18 @@ def temperature_mistakes(logits, temperature: float, mistakes=(None,) + TEMPERAT
     (the logits and T are checked once). logits: (vocab,); returns {None or name: (vocab,)}."""
     for mistake in mistakes:
         _check(mistake, TEMPERATURE_MISTAKES, "temperature_mistake")
-    z = as_matrix(logits, "ロジット", ndim=1)
-    t = float(temperature)
-    right = probabilities(z, t)                               # (vocab,)  also checks T (same checks for every mistake)
+    z = as_matrix(logits, "ロジット", ndim=1)                  # finite float64: probabilities' logit checks hold
+    t = _check_temperature(temperature)                       # the check probabilities(z, t) makes, for every mistake
     out = {}
     for mistake in mistakes:
         if mistake == "inverted":
-            out[mistake] = probabilities(z, 1.0 / t)          # (vocab,)
+            out[mistake] = _probabilities_of_checked(z, 1.0 / t)   # (vocab,)  = probabilities(z, 1/t)
         elif mistake == "ignored":
-            out[mistake] = probabilities(z, 1.0)              # (vocab,)
+            out[mistake] = _probabilities_of_checked(z, 1.0)  # (vocab,)  = probabilities(z)
         elif mistake == "no_normalise":
             out[mistake] = np.exp(z / t)                      # (vocab,)
         else:
-            out[mistake] = right
+            out[mistake] = _probabilities_of_checked(z, t)    # (vocab,)  = probabilities(z, t)
     return out
 
 
