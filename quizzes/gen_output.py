@@ -37,8 +37,9 @@ def _temperature(p: dict) -> LazyDraft:
     """P(token j) = softmax(z / T)_j for logits z = c·ln m."""
     t, c, m, j, words = p["t"], p["c"], p["m"], p["j"], p["words"]
     z = c * np.log(np.array(m, float))                            # the logits shown in the stem: c·ln m
-    r = tm.temperature_mistakes(z, t)                             # the right one and every mistake, checked once
-    right = r[None]
+    row_t = tutor.temperature_table(z, [t])[0]                    # z / T and the right softmax(z / T)
+    right = row_t.probs
+    r = tm.temperature_mistakes(z, t, tm.TEMPERATURE_MISTAKES)   # every mistake, checked once
     choices = (num(right[j]), num(r["inverted"][j]), num(r["ignored"][j]), num(r["no_normalise"][j]))
 
     def texts():
@@ -50,8 +51,7 @@ def _temperature(p: dict) -> LazyDraft:
             mc("温度の無視", "温度を使わず、ロジットをそのまま softmax に入れた。"),
             mc("正規化の忘れ", "$e^{z_j/T}$ を計算したところで止め、合計で割らなかった。確率は合計 1 になるように割る。"),
         )
-        scaled = tutor.temperature_table(z, [t])[0].scaled
-        expl = (f"ロジットを $T = {num(t, 1)}$ で割ると $z/T \\approx ({', '.join(num(v, 3) for v in scaled)})$ で、"
+        expl = (f"ロジットを $T = {num(t, 1)}$ で割ると $z/T \\approx ({', '.join(num(v, 3) for v in row_t.scaled)})$ で、"
                 f"$e^{{z_j/T}}$ はちょうど ${tex_vec(r['no_normalise'])}$ になる。合計で割ると ${tex_vec(right)}$ なので、"
                 f"「{words[j]}」は {choices[0]}。")
         return stem, notes, expl
