@@ -1,7 +1,8 @@
 """① 素朴なAttention: S = X Xᵀ, A = softmax(S), Z = A X — calculation questions.
 
 Inputs: a 3 × 4 matrix of 0/1 embeddings (every row non-zero), three token labels.
-Answers and distractors: tutor.naive_attention / tutor.quizmath.naive_attention_mistake.
+Answers and distractors: tutor.quizmath.naive_attention_variants (tutor.naive_attention and
+naive_attention_mistake for one X at once).
 """
 from __future__ import annotations
 
@@ -75,8 +76,8 @@ def _params_score(rng: np.random.Generator) -> dict:
 def _score_element(p: dict) -> LazyDraft:
     """An element of S = X Xᵀ."""
     x, t, i, j = p["x"], p["tokens"], p["i"], p["j"]
-    right = tutor.naive_attention(x)
-    gram = qm.naive_attention_mistake(x, "gram_transposed").scores
+    right, gram_r = qm.naive_attention_variants(x, (None, "gram_transposed"))   # X checked, S = X Xᵀ once
+    gram = gram_r.scores
     s = right.scores
     n_gram, n_self, n_weight = num(gram[i, j]), num(s[i, i]), num(right.weights[i, j])
 
@@ -108,9 +109,8 @@ def _params_weight(rng: np.random.Generator) -> dict:
 def _weight(p: dict) -> LazyDraft:
     """An attention weight A_ij = softmax(S)_ij of naive self-attention."""
     x, t, i, j = p["x"], p["tokens"], p["i"], p["j"]
-    right = tutor.naive_attention(x)
-    col = qm.naive_attention_mistake(x, "column_softmax").weights
-    prop = qm.naive_attention_mistake(x, "no_exp").weights
+    right, col_r, prop_r = qm.naive_attention_variants(x, (None, "column_softmax", "no_exp"))
+    col, prop = col_r.weights, prop_r.weights
     s = right.scores
     n_col, n_prop, n_s = num(col[i, j]), num(prop[i, j]), num(s[i, j])
 
@@ -135,9 +135,8 @@ def _weight(p: dict) -> LazyDraft:
 def _output(p: dict) -> LazyDraft:
     """An element of the output Z = A X."""
     x, t, i, c = p["x"], p["tokens"], p["i"], p["c"]
-    right = tutor.naive_attention(x)
-    raw = qm.naive_attention_mistake(x, "no_softmax").output
-    col = qm.naive_attention_mistake(x, "column_softmax").output
+    right, raw_r, col_r = qm.naive_attention_variants(x, (None, "no_softmax", "column_softmax"))
+    raw, col = raw_r.output, col_r.output
     own = tutor.attention(x, x, x, mask=_EYE).output   # each token sees only itself
     a = right.weights
     n_raw, n_col, n_own, n_right = num(raw[i, c]), num(col[i, c]), num(own[i, c]), num(right.output[i, c])
@@ -163,14 +162,11 @@ def _output(p: dict) -> LazyDraft:
 def _chain_blank(p: dict) -> LazyDraft:
     """(ア) S_ij, (イ) A_ij, (ウ) Z_ic along one naive-attention calculation."""
     x, t, i, j, c = p["x"], p["tokens"], p["i"], p["j"], p["c"]
-    right = tutor.naive_attention(x)
+    right, col, prop, raw = qm.naive_attention_variants(x, (None, "column_softmax", "no_exp", "no_softmax"))
 
     def chain(r) -> tuple[str, str, str]:
         return num(r.scores[i, j]), num(r.weights[i, j]), num(r.output[i, c])
 
-    col = qm.naive_attention_mistake(x, "column_softmax")
-    prop = qm.naive_attention_mistake(x, "no_exp")
-    raw = qm.naive_attention_mistake(x, "no_softmax")
     c_right, c_col, c_prop, c_raw = chain(right), chain(col), chain(prop), chain(raw)
 
     def texts():

@@ -101,6 +101,22 @@ def test_naive_mistakes_on_the_textbook_example():
         qm.naive_attention_mistake(np.zeros((2, 2)) + [[1, 0], [0, 0]], "no_exp")
 
 
+@FAST
+@given(hnp.arrays(np.float64, st.sampled_from([(3, 4), (3, 3), (2, 5)]), elements=st.integers(0, 2).map(float)))
+def test_naive_variants_equal_one_call_per_mistake(x):
+    mistakes = (None, "column_softmax", "no_softmax", "gram_transposed")
+    if (x @ x.T).sum(axis=1).min() > 0:
+        mistakes += ("no_exp",)
+    for m, r in zip(mistakes, qm.naive_attention_variants(x, mistakes)):
+        one = qm.naive_attention_mistake(x, m)
+        for got, want in ((r.scores, one.scores), (r.weights, one.weights), (r.output, one.output)):
+            assert (got is None and want is None) or np.array_equal(got, want)     # bit for bit
+    right = qm.naive_attention_variants(x, (None,))[0]
+    np.testing.assert_array_equal(right.weights, tutor.naive_attention(x).weights)
+    with pytest.raises(ValueError):
+        qm.naive_attention_variants(x, ("typo",))
+
+
 def test_scaling_facts():
     assert qm.score_divisor(64) == 8.0
     assert qm.dot_product_variance(64) == 64.0

@@ -64,6 +64,7 @@ __all__ = [
     "scaled_variance",
     "NAIVE_MISTAKES",
     "naive_attention_mistake",
+    "naive_attention_variants",
     "attention_shapes",
     "HEAD_DIM_MISTAKES",
     "head_dim_mistake",
@@ -327,15 +328,33 @@ def naive_attention_mistake(x, mistake: str | None = None) -> NaiveAttentionResu
     if mistake is None:
         return naive_attention(x)
     x = as_matrix(x, "埋め込み X", ndim=2)
-    n, d = x.shape
+    return _naive_from_scores(x, x @ x.T, mistake)              # S: (n, n), as in tutor.naive_attention
+
+
+def naive_attention_variants(x, mistakes=(None,) + NAIVE_MISTAKES) -> tuple[NaiveAttentionResult, ...]:
+    """naive_attention_mistake for several mistakes of the SAME X at once:
+    ``tuple(naive_attention_mistake(x, m) for m in mistakes)`` with the same numbers; X is checked
+    and S = X Xᵀ computed once (the results share that score array: read it, never write it).
+    None in ``mistakes`` is tutor.naive_attention itself (S, A = softmax(S), Z = A X). x: (n, d)."""
+    for mistake in mistakes:
+        _check_mistake(mistake, NAIVE_MISTAKES, "naive_attention_variants")
+    x = as_matrix(x, "埋め込み X", ndim=2)
     s = x @ x.T                                                  # (n, n), as in tutor.naive_attention
-    if mistake == "gram_transposed":
+    return tuple(_naive_from_scores(x, s, mistake) for mistake in mistakes)
+
+
+def _naive_from_scores(x: np.ndarray, s: np.ndarray, mistake) -> NaiveAttentionResult:
+    """The body of naive_attention(_mistake) for a checked X (n, d) and its S = X Xᵀ (n, n)."""
+    n, d = x.shape
+    if mistake is None:
+        a = softmax(s)                                           # (n, n), as tutor.naive_attention
+    elif mistake == "gram_transposed":
         g = x.T @ x                                              # (d, d) — the wrong Gram matrix
         if d != n:
             return NaiveAttentionResult(g, None, None)
         a = softmax(g)
         return NaiveAttentionResult(g, a, a @ x)
-    if mistake == "column_softmax":
+    elif mistake == "column_softmax":
         a = softmax(s, axis=0)                                   # (n, n), columns sum to 1
     elif mistake == "no_exp":
         sums = np.add.reduce(s, axis=1, keepdims=True)           # (n, 1), = s.sum(axis=1, keepdims=True)
