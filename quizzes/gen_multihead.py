@@ -1,9 +1,9 @@
 """⑤ Multi-Head Attention: d_k = d_model / h, Concat(head_1 … head_h) W_O, parameter counts.
 
 Inputs: d_model = h · d_k from small tables; per-head outputs and a 0/1 W_O for one token.
-Answers: tutor.head_dim, tutor.mha_param_count, tutor.combine_heads (tutor.multihead);
-distractors: tutor.quizmath (head_dim_mistake, concat_width, mha_param_count_mistake,
-combine_heads_mistake).
+Answers: tutor.head_dim, tutor.mha_param_count, Concat · W_O (tutor.quizmath.combine_heads_variants,
+= tutor.combine_heads); distractors: tutor.quizmath (head_dim_mistake, concat_width,
+mha_param_count_mistake, combine_heads_variants).
 """
 from __future__ import annotations
 
@@ -97,21 +97,20 @@ def _params_combine(rng: np.random.Generator) -> dict:
 def _combine(p: dict) -> LazyDraft:
     """One element of Concat(head_1, head_2) · W_O for one token."""
     heads, w_o, c = p["heads"], p["w_o"], p["c"]
-    right = tutor.combine_heads([row[None, :] for row in heads], w_o)
-    n_no_w_o, n_reversed, n_transposed = (num(qm.combine_heads_mistake(heads, w_o, mistake)[0, c])
-                                          for mistake in ("no_w_o", "reversed_order", "w_o_transposed"))
-    n_right = num(right.output[0, c])
+    right, concat, reversed_, transposed = qm.combine_heads_variants(heads, w_o)   # (1, ·) each; checked once
+    n_no_w_o, n_reversed, n_transposed = num(concat[0, c]), num(reversed_[0, c]), num(transposed[0, c])
+    n_right = num(right[0, c])
 
     def texts():
         stem = (f"2 ヘッドの Multi-Head Attention で、あるトークンのヘッド 1 の出力が ${tex_vec(heads[0])}$、"
                 f"ヘッド 2 の出力が ${tex_vec(heads[1])}$ だった。$\\mathrm{{Concat}}(\\text{{head}}_1, \\text{{head}}_2)\\,W_O$ の"
                 f"第 {c + 1} 成分{BEST}\n\n$$W_O = {tex_mat(w_o)}$$")
         notes = (
-            mc("W_O の掛け忘れ", f"連結したベクトル ${tex_vec(right.concat[0])}$ の第 {c + 1} 成分をそのまま答えた。"),
+            mc("W_O の掛け忘れ", f"連結したベクトル ${tex_vec(concat[0])}$ の第 {c + 1} 成分をそのまま答えた。"),
             mc("連結順の取り違え", f"ヘッド 2、ヘッド 1 の順に並べてから $W_O$ を掛けると {n_reversed} になる。"),
             mc("W_O の行と列の取り違え", f"$W_O$ の第 {c + 1} 列ではなく第 {c + 1} 行との内積をとると {n_transposed} になる。"),
         )
-        expl = (f"連結すると ${tex_vec(right.concat[0])}$。これと $W_O$ の第 {c + 1} 列 ${tex_vec(w_o[:, c])}$ の内積で "
+        expl = (f"連結すると ${tex_vec(concat[0])}$。これと $W_O$ の第 {c + 1} 列 ${tex_vec(w_o[:, c])}$ の内積で "
                 f"{n_right}。$W_O$ は各ヘッドの結果を混ぜ合わせて $d_{{\\text{{model}}}}$ 次元に戻す。")
         return stem, notes, expl
 

@@ -246,3 +246,19 @@ def test_attention_variants_are_attention_from_scores_one_by_one(s, v, mask, mis
                     for field in ("scores", "scaled", "masked", "weights", "output"):
                         np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
                     assert a.divisor == b.divisor
+
+
+@FAST
+@given(hnp.arrays(np.float64, (2, 2), elements=st.integers(0, 3).map(float)),
+       hnp.arrays(np.float64, (4, 4), elements=st.integers(-1, 2).map(float)))
+def test_combine_heads_variants_equal_one_call_per_mistake(heads, w_o):
+    mistakes = (None,) + qm.COMBINE_MISTAKES
+    got = qm.combine_heads_variants(heads, w_o, mistakes)
+    for m, r in zip(mistakes, got):
+        np.testing.assert_array_equal(r, qm.combine_heads_mistake(heads, w_o, m))          # bit for bit
+    engine = tutor.combine_heads([row[None, :] for row in heads], w_o)
+    np.testing.assert_array_equal(got[0], engine.output)
+    np.testing.assert_array_equal(got[1], engine.concat)
+    np.testing.assert_array_equal(got[2], np.concatenate([heads[1], heads[0]])[None, :] @ w_o)
+    with pytest.raises(ValueError):
+        qm.combine_heads_variants(heads, w_o[:3])

@@ -73,6 +73,7 @@ __all__ = [
     "mha_param_count_mistake",
     "COMBINE_MISTAKES",
     "combine_heads_mistake",
+    "combine_heads_variants",
     "allowed_pairs",
     "quiz_knowledge_facts",
 ]
@@ -449,22 +450,36 @@ def combine_heads_mistake(head_rows, w_o, mistake: str | None = None) -> np.ndar
     w_o_transposed → Concat · W_Oᵀ (needs a square W_O).
     """
     _check_mistake(mistake, COMBINE_MISTAKES, "combine_heads_mistake")
+    return combine_heads_variants(head_rows, w_o, (mistake,))[0]
+
+
+def combine_heads_variants(head_rows, w_o, mistakes=(None,) + COMBINE_MISTAKES) -> tuple[np.ndarray, ...]:
+    """combine_heads_mistake for several mistakes of the SAME heads and W_O at once:
+    ``tuple(combine_heads_mistake(head_rows, w_o, m) for m in mistakes)`` with the same numbers;
+    the inputs are checked and Concat(head_1, …, head_h) (n, h·d_v) is built once.
+    None in ``mistakes`` is the correct Concat · W_O (n, d_model), as tutor.combine_heads."""
+    for mistake in mistakes:
+        _check_mistake(mistake, COMBINE_MISTAKES, "combine_heads_variants")
     heads = as_matrix(head_rows, "各ヘッドの出力", ndim=(2, 3))
     if heads.ndim == 2:
         heads = heads[:, None, :]                                # (h, 1, d_v)
     w_o = as_matrix(w_o, "W_O", ndim=2)
-    if mistake == "reversed_order":
-        heads = heads[::-1]
     concat = merge_heads(heads)                                  # (n, h·d_v)
     if concat.shape[1] != w_o.shape[0]:
         raise ValueError(f"Concat の幅 {concat.shape[1]} と W_O（形 {w_o.shape}）の行数が一致しません。")
-    if mistake == "no_w_o":
-        return concat
-    if mistake == "w_o_transposed":
-        if w_o.shape[0] != w_o.shape[1]:
-            raise ValueError(f"W_Oᵀ の取り違えは正方行列のときだけ定義できます（形 {w_o.shape}）。")
-        return concat @ w_o.T                                    # (n, d_model)
-    return concat @ w_o                                          # (n, d_model)
+    out = []
+    for mistake in mistakes:
+        if mistake == "no_w_o":
+            out.append(concat)                                   # (n, h·d_v)
+        elif mistake == "reversed_order":
+            out.append(merge_heads(heads[::-1]) @ w_o)           # (n, d_model): head_h, …, head_1
+        elif mistake == "w_o_transposed":
+            if w_o.shape[0] != w_o.shape[1]:
+                raise ValueError(f"W_Oᵀ の取り違えは正方行列のときだけ定義できます（形 {w_o.shape}）。")
+            out.append(concat @ w_o.T)                           # (n, d_model)
+        else:
+            out.append(concat @ w_o)                             # (n, d_model)
+    return tuple(out)
 
 
 # ---------------------------------------------------------------------------
