@@ -54,8 +54,7 @@ def _layer_norm(p: dict) -> LazyDraft:
             mc("分散で割った", f"標準偏差 {num(right.spread)} ではなく分散 {num(r['variance'].spread)} で割ってしまった。"),
             mc("平均の引き忘れ（RMSNorm との混同）", "平均を引かずに二乗平均平方根で割った。それは RMSNorm の計算である。"),
         )
-        centered = tutor.layer_norm_steps(batch[0], eps=0.0).centered
-        expl = (f"例 1 の平均は $\\mu = {num(right.mean)}$、$x - \\mu = {tex_vec(centered)}$、"
+        expl = (f"例 1 の平均は $\\mu = {num(right.mean)}$、$x - \\mu = {tex_vec(right.centered)}$、"
                 f"標準偏差は {num(right.spread)}。よって LayerNorm は ${tex_vec(right.output)}$ で、第 {j + 1} 成分は {num(right.output[j])}。"
                 "例 2 の値は使わない。")
         return stem, notes, expl
@@ -153,8 +152,7 @@ def _ln_blank(p: dict) -> LazyDraft:
             mc("RMSNorm との混同", "平均を引かず、二乗平均平方根で割った。それは RMSNorm である。"),
         )
         r = rs[None]
-        centered = tutor.layer_norm_steps(x[0], eps=0.0).centered
-        expl = (f"平均は {num(r.mean)}、各成分から引くと ${tex_vec(centered)}$。その 2 乗の平均が分散で、平方根の標準偏差は "
+        expl = (f"平均は {num(r.mean)}、各成分から引くと ${tex_vec(r.centered)}$。その 2 乗の平均が分散で、平方根の標準偏差は "
                 f"{num(r.spread)}。割ると ${tex_vec(r.output)}$ なので、第 {j + 1} 成分は {num(r.output[j])}。")
         return stem, notes, expl
 

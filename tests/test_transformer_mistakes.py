@@ -161,6 +161,10 @@ def test_layer_norm_mistakes_match_single_calls(x, other):
     np.testing.assert_array_equal(together["batch"].output, tutor.batch_norm(batch, eps=1e-12)[0])
     assert together["variance"].spread == pytest.approx(np.var(xs))
     assert together["sample"].spread == pytest.approx(np.std(xs, ddof=1))
+    centered = tutor.layer_norm_steps(xs, eps=0).centered                # x − μ, shown in the explanations
+    for mistake in (None, "variance", "sample"):
+        np.testing.assert_array_equal(together[mistake].centered, centered)
+    assert together["rms"].centered is None and together["batch"].centered is None
 
 
 def test_residual_temperature_top_k_top_p_plural_forms():

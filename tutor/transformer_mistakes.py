@@ -166,6 +166,7 @@ class NormResult:
     mean: float          # the mean that was subtracted (0 when none was)
     spread: float        # the number divided by
     output: np.ndarray   # (d,)
+    centered: np.ndarray | None = None   # (d,) x − μ that was divided (None when no mean was subtracted, or for BatchNorm)
 
 
 LN_MISTAKES = ("variance", "sample", "rms", "batch")
@@ -201,13 +202,13 @@ def layer_norm_mistakes(batch, row: int = 0, mistakes=(None,) + LN_MISTAKES) -> 
     out = {}
     for mistake in mistakes:
         if mistake == "variance":
-            out[mistake] = NormResult(mean, float(steps.var), steps.centered / steps.var)   # (d,)
+            out[mistake] = NormResult(mean, float(steps.var), steps.centered / steps.var, steps.centered)   # (d,)
         elif mistake == "sample":
             d = x.size
             if d < 2:
                 raise ValueError("標本分散には 2 個以上の値が必要です。")
             spread = math.sqrt(float(np.add.reduce(steps.centered * steps.centered)) / (d - 1))
-            out[mistake] = NormResult(mean, spread, steps.centered / spread)               # (d,)
+            out[mistake] = NormResult(mean, spread, steps.centered / spread, steps.centered)               # (d,)
         elif mistake == "rms":
             ms, normed = _rms_norm_core(x, 0.0)               # (1,), (d,)
             out[mistake] = NormResult(0.0, math.sqrt(float(ms[0])), normed)
@@ -215,7 +216,7 @@ def layer_norm_mistakes(batch, row: int = 0, mistakes=(None,) + LN_MISTAKES) -> 
             normed = _batch_norm_core(b, 1e-12)[row]          # (d,)  a feature equal in every example → 0
             out[mistake] = NormResult(float("nan"), float("nan"), normed)
         else:
-            out[mistake] = NormResult(mean, float(steps.std), steps.output)                # (d,)
+            out[mistake] = NormResult(mean, float(steps.std), steps.output, steps.centered)                # (d,)
     return out
 
 
