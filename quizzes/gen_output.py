@@ -2,8 +2,8 @@
 and a 不適切 item about how the temperature changes the distribution.
 
 Inputs: logits c·ln m (exact softmax: probabilities ∝ m^(c/T)), probabilities in twentieths.
-Answers and distractors: tutor.temperature_mistake, tutor.top_k_mistake, tutor.top_p_mistake,
-tutor.greedy and tutor.probabilities.
+Answers and distractors: tutor.temperature_table (softmax(z/T) for given T), tutor.temperature_mistakes,
+tutor.top_k_mistakes, tutor.top_p_mistakes, tutor.greedy and tutor.probabilities.
 """
 from __future__ import annotations
 

@@ -4,7 +4,8 @@ X + PE, and the structure of the sin/cos pairs.
 Inputs: d_model ∈ {4, 8} (so 10000^(2i/d_model) is a power of 10), small positions and
 integer embeddings. Answers and distractors: tutor.pe_breakdown, tutor.pe_angle_rates and the
 named mistakes of tutor.transformer_mistakes (pe_angle_mistake, pe_value_mistake,
-pe_input_mistake).
+pe_input_mistakes). Texts that depend only on a drawn position (the sin/cos hint, the PE of
+pos = 0 and 1) are built once at import.
 """
 from __future__ import annotations
 

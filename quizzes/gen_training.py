@@ -2,8 +2,9 @@
 cross-entropy loss.
 
 Inputs: scores ln m (so softmax(s) = m/Σm exactly), probabilities in tenths or quarters,
-small integer biases. Answers and distractors: tutor.training (softmax_grad_mistake,
-bias_step_mistake, cross_entropy_mistake — each wrong choice is one named mistake).
+small integer biases. Answers and distractors: tutor.training (softmax_grad_mistakes,
+bias_step_mistakes — the right value and every named mistake from one call —, cross_entropy_mistake;
+each wrong choice is one named mistake).
 """
 from __future__ import annotations
 
