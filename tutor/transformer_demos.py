@@ -24,7 +24,7 @@ from .cost import attention_memory_bytes, tiled_memory_bytes
 from .tiled import TiledAttentionResult, tiled_attention
 from .layers import batch_norm, layer_norm
 from .position import add_positional_encoding, pe_angle_rates, positional_encoding, rope_score
-from .sampling import GenerationStep, _probabilities_of_checked, generate, probabilities
+from .sampling import GenerationStep, _probabilities_of_checked, generate
 
 __all__ = [
     "PermutationDemo",
