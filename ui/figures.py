@@ -1,6 +1,7 @@
 """Charts of the ⑦ pages (full Transformer): large heatmaps, probability bars, cost curves.
 
-Only display code: every number comes in already computed by the engine.
+Only display code: every number comes in already computed by the engine. The pages show them
+through ui.cached_chart, which keeps the finished spec per input.
 """
 from __future__ import annotations
 
@@ -9,12 +10,10 @@ from typing import Sequence
 import altair as alt
 import numpy as np
 import pandas as pd
-import streamlit as st
 
 from .validate import format_number
 
 
-@st.cache_resource(show_spinner=False, max_entries=512)  # shared, read-only chart per input
 def dense_heatmap(matrix, *, x_title: str, y_title: str, title: str = "", digits: int = 4,
                   scheme: str = "redblue", domain: tuple[float, float] | None = (-1.0, 1.0),
                   ) -> alt.Chart:
@@ -40,7 +39,6 @@ def dense_heatmap(matrix, *, x_title: str, y_title: str, title: str = "", digits
     ).properties(height=max(6, min(22, 400 // max(n_rows, 1))) * n_rows + 60)   # width: the container's
 
 
-@st.cache_resource(show_spinner=False, max_entries=512)  # shared, read-only chart per input
 def prob_bars(probs, labels: Sequence[str], *, title: str = "", highlight: Sequence[int] = (),
               value_title: str = "確率") -> alt.LayerChart:
     """Horizontal bars of a distribution over tokens, the value printed next to each bar;
@@ -65,11 +63,6 @@ def prob_bars(probs, labels: Sequence[str], *, title: str = "", highlight: Seque
     return (bars + text).properties(height=100 + 36 * len(labels))
 
 
-def show(chart) -> None:
-    st.altair_chart(chart, width="stretch")
-
-
-@st.cache_resource(show_spinner=False, max_entries=512)  # shared, read-only chart per input
 def cost_chart(ns, curves: dict, labels: dict, *, crossover: int, n_mark: int | None = None,
                marks: dict | None = None, title: str = "") -> alt.LayerChart:
     """Operations per layer against the sequence length n, both axes on a log scale.
