@@ -8,8 +8,7 @@ from __future__ import annotations
 import re
 import time
 
-from .common import (CHROMIUM, LAUNCH_ARGS, Config, Row, browser_available, healthy, median, rss_mb,
-                     streamlit_server)
+from .common import CHROMIUM, LAUNCH_ARGS, Config, Row, browser_available, median, rss_mb, streamlit_server
 
 TARGET_GROWTH_MB = 5.0
 TARGET_BASELINE_MB = 690.0
@@ -35,11 +34,12 @@ def run_coldstart(cfg: Config) -> list[Row]:
             warm.goto("about:blank")
             warm.close()
             for i in range(reps):
-                with streamlit_server(wait_healthy=False) as (proc, base, t0):
+                with streamlit_server(wait_healthy=False) as server:
+                    base, t0 = server.base, server.t0
                     deadline = time.monotonic() + 60
-                    while not healthy(base):
-                        if proc.poll() is not None or time.monotonic() > deadline:
-                            raise RuntimeError("streamlit did not start")
+                    while not server.healthy():
+                        if server.proc.poll() is not None or time.monotonic() > deadline:
+                            raise RuntimeError("streamlit did not start: " + server.log()[-2000:])
                         time.sleep(0.02)
                     t_health.append(time.perf_counter() - t0)
                     page = browser.new_page()
@@ -84,7 +84,8 @@ def run_memory(cfg: Config) -> list[Row]:
     n_sessions = 3 if cfg.quick else 20
     pages = available_pages()
     settle = 1.0 if cfg.quick else 3.0
-    with sync_playwright() as p, streamlit_server() as (proc, base, _t0):
+    with sync_playwright() as p, streamlit_server() as server:
+        proc, base = server.proc, server.base
         browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
         contexts = []
         try:

@@ -13,11 +13,13 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # pages do `import ui`, `import tutor` (AppTest adds only pages/)
@@ -131,28 +133,51 @@ def healthy(base: str) -> bool:
         return False
 
 
-@contextmanager
-def streamlit_server(wait_healthy: bool = True, timeout: float = 60):
-    """Start `streamlit run app.py` on a free 127.0.0.1 port; yields (proc, base URL, t_start).
+@dataclass
+class Server:
+    """A running `streamlit run app.py` (see streamlit_server)."""
+    proc: subprocess.Popen
+    base: str        # http://127.0.0.1:<port>
+    t0: float        # time.perf_counter() just before the process was started
+    _log: IO[bytes]
 
+    def log(self) -> str:
+        """Everything the server printed so far (stdout and stderr)."""
+        self._log.seek(0)
+        return self._log.read().decode(errors="replace")
+
+    def healthy(self) -> bool:
+        return healthy(self.base)
+
+
+@contextmanager
+def streamlit_server(*, wait_healthy: bool = True, timeout: float = 60, watch_files: bool = True) -> Iterator[Server]:
+    """Start `streamlit run app.py` on a free 127.0.0.1 port; yields a Server. Used by the
+    benchmark and by the browser and load tests.
+
+    Its output goes to a temporary file, never a pipe (a chatty server would block on a full
+    pipe). ``watch_files=False`` turns Streamlit's file watcher off (tests do not edit files).
     The process is always terminated (then killed) on exit.
     """
     port = free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
            "--server.address", "127.0.0.1", "--server.port", str(port),
            "--browser.gatherUsageStats", "false"]
+    if not watch_files:
+        cmd += ["--server.fileWatcherType", "none"]
+    log = tempfile.TemporaryFile()
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    base = f"http://127.0.0.1:{port}"
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    server = Server(proc, f"http://127.0.0.1:{port}", t0, log)
     try:
         if wait_healthy:
             deadline = time.monotonic() + timeout
-            while not healthy(base):
+            while not server.healthy():
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("streamlit did not start: "
-                                       + proc.stderr.read().decode(errors="replace")[-1500:])
+                    raise RuntimeError("streamlit did not start: " + server.log()[-2000:])
                 time.sleep(0.05)
-        yield proc, base, t0
+        yield server
     finally:
         proc.terminate()
         try:
@@ -160,6 +185,7 @@ def streamlit_server(wait_healthy: bool = True, timeout: float = 60):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+        log.close()
 
 
 def rss_mb(pid: int) -> float:

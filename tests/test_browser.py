@@ -7,15 +7,8 @@ in test-artifacts/.
 """
 from __future__ import annotations
 
-import os
 import shutil
-import socket
-import subprocess
-import sys
-import tempfile
-import time
 import urllib.parse
-import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -36,44 +29,14 @@ if not Path(CHROMIUM).exists():  # pragma: no cover - CI installs it (.ci/instal
 
 from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from bench.common import streamlit_server as start_server  # noqa: E402
 
 
 @contextmanager
 def streamlit_server():
-    """A fresh `streamlit run app.py` on 127.0.0.1; yields its base URL; always terminated."""
-    port = _free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-           "--server.address", "127.0.0.1", "--server.port", str(port),
-           "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-    log = tempfile.TemporaryFile()  # a file, not a pipe: a chatty server can never block on a full pipe
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=1) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.seek(0)
-                raise RuntimeError(f"streamlit did not start: {log.read().decode(errors='replace')[-2000:]}")
-            time.sleep(0.2)
-        yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+    """A fresh `streamlit run app.py` on 127.0.0.1 (bench.common's); yields its base URL."""
+    with start_server(watch_files=False, timeout=30) as server:
+        yield server.base
 
 
 @pytest.fixture(scope="module")

@@ -27,13 +27,7 @@ import asyncio
 import os
 import re
 import shutil
-import socket
-import subprocess
-import sys
-import tempfile
 import time
-import urllib.request
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +36,7 @@ import pytest
 import quizzes
 import tutor
 from tutor import textbook as tb
+from bench.common import streamlit_server
 from ui.nav import PAGES
 from ui.validate import format_number
 
@@ -82,54 +77,6 @@ def expected_naive_metrics(v: float) -> dict[str, str]:
     x[IT, 3] = v
     w = tutor.naive_weaknesses(x).result.weights
     return {f"それ → {t}": format_number(w[IT, TOKENS.index(t)], 3) for t in ("猫", "魚", "それ")}
-
-
-# ---------------------------------------------------------------------------
-# server (kept as a Popen so the test can check it is alive; log to a file, never a full pipe)
-# ---------------------------------------------------------------------------
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def health(base: str) -> int:
-    try:
-        with urllib.request.urlopen(f"{base}/_stcore/health", timeout=5) as r:
-            return r.status
-    except OSError:
-        return 0
-
-
-@contextmanager
-def streamlit_server():
-    port = _free_port()
-    log = tempfile.TemporaryFile()
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-           "--server.address", "127.0.0.1", "--server.port", str(port),
-           "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while health(base) != 200:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.seek(0)
-                raise RuntimeError(f"streamlit did not start: {log.read().decode(errors='replace')[-2000:]}")
-            time.sleep(0.2)
-
-        def read_log() -> str:
-            log.seek(0)
-            return log.read().decode(errors="replace")
-        yield base, proc, read_log
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 # ---------------------------------------------------------------------------
@@ -356,7 +303,8 @@ def test_expected_metrics_come_from_the_engine():
 
 def test_twenty_concurrent_learners_are_isolated():
     t0 = time.monotonic()
-    with streamlit_server() as (base, proc, read_log):
+    with streamlit_server(watch_files=False) as server:
+        base = server.base
         seen: dict[int, dict] = {}
         results = asyncio.run(run_all(base, seen))
         elapsed = time.monotonic() - t0
@@ -366,9 +314,9 @@ def test_twenty_concurrent_learners_are_isolated():
                     f"{type(r).__name__}: {str(r)[:500]}"
                     for i, r in enumerate(results) if isinstance(r, BaseException)]
         assert not failures, "\n".join(failures)
-        assert health(base) == 200, "the server stopped answering /_stcore/health"
-        assert proc.poll() is None, "the server process died"
-        log = read_log()
+        assert server.healthy(), "the server stopped answering /_stcore/health"
+        assert server.proc.poll() is None, "the server process died"
+        log = server.log()
     assert "Traceback" not in log and "Uncaught app exception" not in log, log[-3000:]
     assert len(results) == N_SESSIONS and all(r["ok"] for r in results)
     naive = [r for r in results if r["page"] == "naive"]
