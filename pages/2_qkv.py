@@ -59,13 +59,8 @@ visual_box = st.container()
 ui.section("try")
 st.markdown("変換行列の数値を書き換えてみましょう。たとえば $W_Q$ と $W_K$ を同じ行列にすると、"
             "スコア表はどうなるでしょうか。埋め込み $X$ は前のページと同じ値に固定しています。")
-c1, c2, c3 = st.columns(3)
-with c1:
-    w_q = ui.matrix_editor("qkv_wq", tb.W_Q, W_ROWS, W_COLS, label="W_Q（クエリ用）")
-with c2:
-    w_k = ui.matrix_editor("qkv_wk", tb.W_K, W_ROWS, W_COLS, label="W_K（キー用）")
-with c3:
-    w_v = ui.matrix_editor("qkv_wv", tb.W_V, W_ROWS, W_COLS, label="W_V（バリュー用）")
+w_q, w_k, w_v = ui.weight_editors("qkv", (tb.W_Q, tb.W_K, tb.W_V), W_ROWS, W_COLS,
+                                  labels=("W_Q（クエリ用）", "W_K（キー用）", "W_V（バリュー用）"))
 cmp = ui.compute("qkv", tutor.compare_naive_qkv, tb.X, w_q, w_k, w_v)
 hc = ui.compute("qkv_steps", tutor.hand_calculation, tb.X, w_q, w_k, w_v, tokens=TOKENS)
 if cmp is None or hc is None:

@@ -59,13 +59,7 @@ visual_box = st.container()
 ui.section("try")
 st.markdown("入力と変換行列を書き換えると、このページの手計算・形の表・ヒートマップがすべて計算し直されます。")
 x = ui.matrix_editor("formula_x", tb.X, TOKENS, DIMS, label="埋め込み X")
-c1, c2, c3 = st.columns(3)
-with c1:
-    w_q = ui.matrix_editor("formula_wq", tb.W_Q, DIMS, W_COLS, label="W_Q")
-with c2:
-    w_k = ui.matrix_editor("formula_wk", tb.W_K, DIMS, W_COLS, label="W_K")
-with c3:
-    w_v = ui.matrix_editor("formula_wv", tb.W_V, DIMS, W_COLS, label="W_V")
+w_q, w_k, w_v = ui.weight_editors("formula", (tb.W_Q, tb.W_K, tb.W_V), DIMS, W_COLS)
 hc = ui.compute("formula_steps", tutor.hand_calculation, x, w_q, w_k, w_v, decimals=decimals, tokens=TOKENS)
 qkv = ui.compute("formula_qkv", tutor.project_qkv, x, w_q, w_k, w_v)
 if hc is None or qkv is None:

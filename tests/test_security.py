@@ -151,7 +151,8 @@ def _editors(at) -> list[str]:
 
 EDITOR_PAGES = []
 for _p in EXISTING:
-    if "matrix_editor(" in (ROOT / _p.path).read_text(encoding="utf-8"):
+    _src = (ROOT / _p.path).read_text(encoding="utf-8")
+    if "matrix_editor(" in _src or "weight_editors(" in _src:   # ui.weight_editors = three matrix editors
         EDITOR_PAGES.append(_p)
 
 

@@ -209,6 +209,16 @@ def matrix_editor(key: str, default, row_labels: Sequence[str], col_labels: Sequ
     return value.copy()
 
 
+def weight_editors(prefix: str, defaults, row_labels: Sequence[str], col_labels: Sequence[str],
+                   labels: Sequence[str] = ("W_Q", "W_K", "W_V")) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """W_Q, W_K, W_V side by side (editor keys <prefix>_wq, _wk, _wv); each as matrix_editor returns it."""
+    out = []
+    for column, name, default, label in zip(st.columns(3), ("wq", "wk", "wv"), defaults, labels):
+        with column:
+            out.append(matrix_editor(f"{prefix}_{name}", default, row_labels, col_labels, label=label))
+    return out[0], out[1], out[2]
+
+
 # ---------------------------------------------------------------------------
 # engine calls that may refuse the input
 # ---------------------------------------------------------------------------
