@@ -97,12 +97,20 @@ def calc_generator(generator_id: str, topic: str, params: Callable[[np.random.Ge
 
 
 _FIXED = {nd: f".{nd}f" for nd in range(10)}    # format specs of num(), built once
+# The text of every whole number −999 … 999, keyed by its float (a constant table of 1,999 entries
+# built at import, not a cache): 2.0, 2 and −0.0 (== 0.0) find "2" and "0" exactly as num() would
+# write them; anything else (non-whole, near-whole such as 2.0000000001, large, NaN) is not found
+# and takes the formatting path below.
+_INT_TEXT = {float(k): str(k) for k in range(-999, 1000)}
 
 
 def num(x, nd: int = 3) -> str:
     """A number as shown in a choice: integers without decimals, others rounded to nd decimals
     (trailing zeros dropped: 0.750 → 0.75)."""
     x = float(x)
+    text = _INT_TEXT.get(x)                          # a whole number −999 … 999: its text at once
+    if text is not None:
+        return text
     r = round(x)                                     # an int
     if -1e-9 < x - r < 1e-9:                         # |x − round(x)| < 1e-9
         return str(r) if -1000 < r < 1000 else f"{r:,}"
@@ -122,14 +130,19 @@ def _nums(xs, nd: int) -> list[str]:
 def _num_list(values: list, nd: int) -> list[str]:
     """num(x, nd) of every entry of a list of Python numbers (num() inlined: same text)."""
     spec = _FIXED.get(nd) or f".{nd}f"
+    get = _INT_TEXT.get
     out = []
     for x in values:
-        r = round(x)
-        if -1e-9 < x - r < 1e-9:
-            out.append(str(r) if -1000 < r < 1000 else num(x, nd))
-        else:
-            text = format(x, spec).rstrip("0").rstrip(".")
-            out.append("0" if text in ("-0", "") else text)
+        text = get(x)                                # whole −999 … 999: the table's text
+        if text is None:
+            r = round(x)
+            if -1e-9 < x - r < 1e-9:
+                text = str(r) if -1000 < r < 1000 else num(x, nd)
+            else:
+                text = format(x, spec).rstrip("0").rstrip(".")
+                if text in ("-0", ""):
+                    text = "0"
+        out.append(text)
     return out
 
 

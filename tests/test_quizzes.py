@@ -330,3 +330,27 @@ def test_placeholders_are_engine_numbers():
     raw = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "quizzes" / "data").glob("*.json"))
     for name in set(re.findall(r"\[\[([a-z0-9_]+)\]\]", raw)):
         assert name in facts, f"unknown placeholder [[{name}]]"
+
+
+def _num_by_formatting(x, nd=3):
+    """num() without the whole-number table: the formatting rule itself."""
+    x = float(x)
+    r = round(x)
+    if -1e-9 < x - r < 1e-9:
+        return str(r) if -1000 < r < 1000 else f"{r:,}"
+    text = format(x, f".{nd}f").rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def test_num_whole_number_table_writes_what_formatting_writes():
+    from quizzes.calc import _num_list
+    rng = np.random.default_rng(7)
+    values = ([float(v) for v in rng.normal(0, 300, 4000)] + [float(v) for v in np.round(rng.normal(0, 700, 4000))]
+              + [-0.0, 0.0, 1e-10, -1e-10, 999.0, -999.0, 1000.0, -1000.0, 2.0000000001, 1.9999999999,
+                 0.0004, -0.0004, 12345.0] + list(range(-1200, 1200)))
+    for nd in (0, 2, 3, 4):
+        want = [_num_by_formatting(v, nd) for v in values]
+        assert _num_list(values, nd) == want
+        assert [num(v, nd) for v in values] == want
+        assert [num(np.float64(v), nd) for v in values[:3000]] == want[:3000]
+    assert num(-0.0) == "0" and num(2.0000000001) == "2" and num(-1000.0) == "-1,000" and num(0.7500) == "0.75"
