@@ -170,3 +170,18 @@ def test_temperature_table_figures():
     np.testing.assert_allclose(rows[2].scaled, [1, 0.5, 0])
     with pytest.raises(ValueError, match="温度"):
         demos.temperature_table([2, 1, 0], [0.0])
+
+
+@settings(max_examples=300, deadline=None)
+@given(hnp.arrays(np.float64, st.integers(1, 9), elements=st.floats(-1e3, 1e3)),
+       st.lists(st.floats(1e-2, 1e2), min_size=1, max_size=5))
+def test_temperature_table_rows_are_one_softmax_per_temperature_bit_for_bit(z, temps):
+    """The stacked softmax gives every row exactly what probabilities(z, T) gives alone."""
+    z_before = z.copy()
+    rows = demos.temperature_table(z, temps)
+    assert [r.temperature for r in rows] == [float(t) for t in temps]
+    for row, t in zip(rows, temps):
+        assert np.array_equal(row.scaled, z / float(t))
+        assert np.array_equal(row.probs, tutor.probabilities(z, t))
+    assert np.array_equal(z, z_before)
+    assert demos.temperature_table(z, []) == []

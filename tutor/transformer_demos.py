@@ -19,12 +19,12 @@ from typing import Sequence
 
 import numpy as np
 
-from .core import as_matrix, attention, causal_mask
+from .core import as_matrix, attention, causal_mask, softmax
 from .cost import attention_memory_bytes, tiled_memory_bytes
 from .tiled import TiledAttentionResult, tiled_attention
 from .layers import batch_norm, layer_norm
 from .position import add_positional_encoding, pe_angle_rates, positional_encoding, rope_score
-from .sampling import GenerationStep, _probabilities_of_checked, generate
+from .sampling import GenerationStep, _check_temperature, generate
 
 __all__ = [
     "PermutationDemo",
@@ -324,11 +324,15 @@ def temperature_table(logits, temperatures: Sequence[float]) -> list[Temperature
     """z / T and softmax(z / T) for each temperature. (2, 1, 0) with T = 1, 0.5, 2 →
     (0.665, 0.245, 0.090), (0.867, 0.117, 0.016), (0.506, 0.307, 0.186)."""
     z = as_matrix(logits, "ロジット", ndim=1)
-    rows = []
-    for t in temperatures:
-        probs = _probabilities_of_checked(z, t)              # = probabilities(z, t); checks T > 0
-        rows.append(TemperatureRow(float(t), z / float(t), probs))
-    return rows
+    ts = [_check_temperature(t) for t in temperatures]      # the T > 0 check probabilities(z, t) makes
+    if not ts:
+        return []
+    # every temperature in one stacked softmax: row r is z / T_r and softmax(z / T_r) bit for bit
+    # (the same element-wise division, row max, exp and row sum; tested against one
+    # probabilities(z, T) per temperature)
+    scaled = z / np.array(ts)[:, None]                      # (m, vocab)
+    probs = softmax(scaled, axis=-1)                        # (m, vocab)
+    return [TemperatureRow(t, s, pr) for t, s, pr in zip(ts, scaled, probs)]
 
 
 def generation_step(ids: Sequence[int], strategy: str, seed: int, temperature: float = 1.0,
