@@ -246,6 +246,9 @@ def test_attention_variants_are_attention_from_scores_one_by_one(s, v, mask, mis
                     for field in ("scores", "scaled", "masked", "weights", "output"):
                         np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
                     assert a.divisor == b.divisor
+                for x in range(len(many)):                    # each result owns its weights (a shared softmax is copied)
+                    for y in range(x):
+                        assert not np.shares_memory(many[x].weights, many[y].weights)
 
 
 @FAST
@@ -262,3 +265,21 @@ def test_combine_heads_variants_equal_one_call_per_mistake(heads, w_o):
     np.testing.assert_array_equal(got[2], np.concatenate([heads[1], heads[0]])[None, :] @ w_o)
     with pytest.raises(ValueError):
         qm.combine_heads_variants(heads, w_o[:3])
+
+
+def test_attention_variants_shared_softmax_of_the_scaled_scores():
+    """no mask, no_mask and mask_after_softmax share one softmax(S / √d_k): same numbers as one by
+    one, and no two results share a weights array."""
+    s = np.array([[2.0, 4.0, 0.0], [1.0, -3.0, 5.0], [0.5, 0.5, 7.0]])
+    mask = tutor.causal_mask(3)
+    for use_mask in (None, mask):
+        mistakes = (None, "no_mask", "mask_after_softmax", None, "no_mask", "no_scale", "zero_fill")
+        many = qm.attention_variants(s, d_k=4, mask=use_mask, mistakes=mistakes)
+        for mistake, got in zip(mistakes, many):
+            one = qm.attention_from_scores(s, d_k=4, mask=use_mask, mistake=mistake)
+            np.testing.assert_array_equal(got.weights, one.weights)
+        for x in range(len(many)):
+            for y in range(x):
+                assert not np.shares_memory(many[x].weights, many[y].weights)
+    np.testing.assert_allclose(many[1].weights[0], tutor.softmax(s[0] / 2))
+    np.testing.assert_allclose(many[2].weights[0], tutor.softmax(s[0] / 2) * [1, 0, 0])

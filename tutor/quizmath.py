@@ -154,6 +154,23 @@ def _checked_scores(scores, d_k) -> tuple[np.ndarray, int]:
     return s, d_k
 
 
+def _softmax_of_scaled(shared: dict, scaled: np.ndarray, divisor: float, mistake, *,
+                       as_weights: bool = False) -> np.ndarray:
+    """softmax(S / divisor) of the untransposed checked scores S, computed once per divisor for
+    all the variants of one attention_variants call (no mask, no_mask, mask_after_softmax all
+    need it; S / divisor is the same array of numbers each time, so the softmax is too). A
+    second variant that returns it as its weights gets a copy: each result owns its arrays."""
+    key = ("softmax", divisor)
+    weights = shared.get(key)
+    if weights is None:
+        weights = shared[key] = softmax(scaled)                  # (..., n_q, n_k)
+    if as_weights:
+        if ("given", divisor) in shared:
+            return weights.copy()
+        shared[("given", divisor)] = mistake
+    return weights
+
+
 def _from_scores(s, v, d_k: int, mask, mistake, d_model, shared: dict | None) -> AttentionResult:
     """The body of attention_from_scores for checked scores s (..., n_q, n_k). ``shared`` (or None)
     keeps what does not depend on the mistake — the broadcast mask and its check, the additive
@@ -207,7 +224,9 @@ def _from_scores(s, v, d_k: int, mask, mistake, d_model, shared: dict | None) ->
     elif mistake == "mask_after_softmax":
         if m is None:
             m = np.ones(s.shape, dtype=bool)
-        weights = mask_after_softmax(softmax(scaled), m)         # rows no longer sum to 1
+        weights = mask_after_softmax(_softmax_of_scaled(shared, scaled, divisor, mistake), m)   # rows no longer sum to 1
+    elif masked is scaled and mistake != "transposed_scores":
+        weights = _softmax_of_scaled(shared, scaled, divisor, mistake, as_weights=True)   # softmax(S / d), unmasked
     else:
         weights = softmax(masked)                                # (..., n_q, n_k)
     output = None
