@@ -14,7 +14,7 @@ import numpy as np
 import tutor
 from tutor import quizmath as qm
 
-from .calc import BEST, BLANK, WORST, blank, calc_generator, ln_tex, mc, num, pick, tex_vec, vec
+from .calc import BEST, BLANK, WORST, _nums, blank, calc_generator, ln_tex, mc, num, pick, tex_vec, vec
 from .core import Draft, LazyDraft
 
 
@@ -79,10 +79,10 @@ def _order_blank(p: dict) -> LazyDraft:
     mask = tutor.causal_mask(n)[i][None, :]
     right, after, zero, none = _rows(p, mask, (None, "mask_after_softmax", "zero_fill", "no_mask"))
 
-    def chain(r) -> tuple[str, str]:
-        return num(r.weights[0, j]), num(tutor.row_sums(r.weights)[0])
-
-    c_right, c_after, c_zero, c_none = chain(right), chain(after), chain(zero), chain(none)
+    rows = (right, after, zero, none)
+    w = np.concatenate([r.weights for r in rows])                      # (4, n): one row per variant
+    w_text = _nums(w[:, j].tolist() + tutor.row_sums(w).tolist(), 3)   # num() of each weight, then each row sum
+    c_right, c_after, c_zero, c_none = ((w_text[k], w_text[4 + k]) for k in range(4))
 
     def texts():
         stem = (f"{BLANK}\n\n{n} トークンの系列の {i + 1} 番目のクエリのスコア $QK^\\top$ の行が {_scores_text(p)}"
