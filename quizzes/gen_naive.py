@@ -11,7 +11,7 @@ import numpy as np
 import tutor
 from tutor import quizmath as qm
 
-from .calc import BEST, BLANK, TOKEN_SETS, blank, calc_generator, mc, num, pick, sample, tex_mat, tex_vec
+from .calc import BEST, BLANK, TOKEN_SETS, _nums, blank, calc_generator, mc, num, pick, sample, tex_mat, tex_vec
 from .core import LazyDraft
 
 N, D = 3, 4
@@ -61,10 +61,15 @@ def _exp_hint(row) -> str:
     return "、".join(f"$e^{{{v}}} \\approx {num(e)}$" for v, e in zip(vals, exps))
 
 
-def _softmax_text(row, j: int) -> str:
-    steps = tutor.masked_softmax_steps(np.asarray(row, float)[None, :], np.ones((1, len(row)), bool))
-    return (f"$e^{{{num(row[j])}}} / ({' + '.join(num(e) for e in steps.exps[0])}) = "
-            f"{num(steps.exps[0, j])} / {num(steps.denominators[0])} \\approx {num(steps.weights[0, j])}$")
+def _softmax_text(row, j: int, weight) -> str:
+    """e^{s_j} / (Σ e^s) = … ≈ A_ij for one score row (nothing masked) and its weight A_ij from the
+    engine's softmax: the e^s a learner writes down (no max subtracted) from qm.exp_values and their
+    sum from tutor.row_sums — the very exps / denominators of tutor.masked_softmax_steps with an
+    all-True mask (S + 0 = S), without its mask checks (tested against it)."""
+    exps = qm.exp_values(row)                                  # (n,) e^s
+    e = _nums(exps.tolist(), 3)                                # num() of each e^s
+    return (f"$e^{{{num(row[j])}}} / ({' + '.join(e)}) = "
+            f"{e[j]} / {num(tutor.row_sums(exps))} \\approx {num(weight)}$")
 
 
 # ---------------------------------------------------------------------------
@@ -124,7 +129,7 @@ def _weight(p: dict) -> LazyDraft:
             mc("softmax の省略", f"スコア $S_{{{i + 1}{j + 1}}} = {n_s}$ をそのまま重みにした（行の和が 1 にならない）。"),
         )
         expl = (f"行 {i + 1} のスコアは ${tex_vec(s[i])}$。softmax は行ごとに $e^s$ をとって和で割るので、"
-                f"$A_{{{i + 1}{j + 1}}} = $ {_softmax_text(s[i], j)}。")
+                f"$A_{{{i + 1}{j + 1}}} = $ {_softmax_text(s[i], j, right.weights[i, j])}。")
         return stem, notes, expl
 
     return LazyDraft(num(right.weights[i, j]), (n_col, n_prop, n_s), texts)

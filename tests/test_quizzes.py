@@ -366,3 +366,21 @@ def test_qkv_asymmetry_build_recomputes_when_the_inputs_are_rebound():
     p["w_k"] = p["w_k"] + 1.0
     want = num((p["x"][p["i"]] @ p["w_q"]) @ (p["x"][p["j"]] @ p["w_k"]))
     assert build(p).correct == want
+
+
+def test_naive_softmax_text_is_the_masked_softmax_steps_text():
+    """naive.weight's e^s / Σ e^s line from exp_values + row_sums + the weight of the softmax of S
+    reads exactly as it did from tutor.masked_softmax_steps with nothing masked."""
+    from quizzes.gen_naive import _softmax_text
+    rng = np.random.default_rng(5)
+    for _ in range(3000):
+        x = rng.integers(0, int(rng.integers(2, 4)), size=(3, 4)).astype(float)
+        s = x @ x.T
+        weights = tutor.naive_attention(x).weights
+        for i in range(3):
+            steps = tutor.masked_softmax_steps(s[i][None, :], np.ones((1, 3), bool))
+            for j in range(3):
+                old = (f"$e^{{{num(s[i, j])}}} / ({' + '.join(num(e) for e in steps.exps[0])}) = "
+                       f"{num(steps.exps[0, j])} / {num(steps.denominators[0])} \\approx {num(steps.weights[0, j])}$")
+                assert _softmax_text(s[i], j, weights[i, j]) == old
+                assert steps.weights[0, j] == weights[i, j]
