@@ -283,3 +283,24 @@ def test_attention_variants_shared_softmax_of_the_scaled_scores():
                 assert not np.shares_memory(many[x].weights, many[y].weights)
     np.testing.assert_allclose(many[1].weights[0], tutor.softmax(s[0] / 2))
     np.testing.assert_allclose(many[2].weights[0], tutor.softmax(s[0] / 2) * [1, 0, 0])
+
+
+@FAST
+@given(hnp.arrays(np.float64, st.sampled_from([(3,), (1, 3), (3, 3), (2, 2, 4)]), elements=small),
+       st.lists(st.sampled_from((None,) + qm.SCALE_MISTAKES), min_size=2, max_size=6), st.booleans())
+def test_scale_only_variants_one_stacked_softmax_bit_for_bit(s, mistakes, with_v):
+    """No mask and only divisor mistakes: one division and one softmax over the stack, each slice
+    exactly attention_from_scores of that mistake; no two results share memory."""
+    v = np.arange(2.0 * s.shape[-1]).reshape(s.shape[-1], 2) if with_v else None
+    many = qm.attention_variants(s, v, d_k=4, mistakes=mistakes, d_model=9)
+    for mistake, got in zip(mistakes, many):
+        one = qm.attention_from_scores(s, v, d_k=4, mistake=mistake, d_model=9)
+        assert got.divisor == one.divisor
+        for field in ("scores", "scaled", "masked", "weights", "output"):
+            a, b = getattr(one, field), getattr(got, field)
+            assert (a is None and b is None) or (a.shape == b.shape and np.array_equal(a, b))
+    for x in range(len(many)):
+        for y in range(x):
+            assert not np.shares_memory(many[x].weights, many[y].weights)
+    with pytest.raises(ValueError):
+        qm.attention_variants(s, np.ones((s.shape[-1] + 1, 2)), d_k=4, mistakes=mistakes, d_model=9)
