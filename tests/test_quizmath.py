@@ -287,7 +287,7 @@ def test_attention_variants_shared_softmax_of_the_scaled_scores():
 
 @FAST
 @given(hnp.arrays(np.float64, st.sampled_from([(3,), (1, 3), (3, 3), (2, 2, 4)]), elements=small),
-       st.lists(st.sampled_from((None,) + qm.SCALE_MISTAKES), min_size=2, max_size=6), st.booleans())
+       st.lists(st.sampled_from((None, "no_softmax") + qm.SCALE_MISTAKES), min_size=2, max_size=6), st.booleans())
 def test_scale_only_variants_one_stacked_softmax_bit_for_bit(s, mistakes, with_v):
     """No mask and only divisor mistakes: one division and one softmax over the stack, each slice
     exactly attention_from_scores of that mistake; no two results share memory."""

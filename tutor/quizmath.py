@@ -140,15 +140,19 @@ def attention_variants(scores, v=None, *, d_k: int, mask=None, mistakes=(None,),
     for mistake in mistakes:
         _check_mistake(mistake, ATTENTION_MISTAKES, "attention_variants")
     s, d_k = _checked_scores(scores, d_k)
-    if mask is None and len(mistakes) > 1 and all(m is None or m in SCALE_MISTAKES for m in mistakes):
+    if mask is None and len(mistakes) > 1 and all(m is None or m in _SCALE_FAMILY for m in mistakes):
         return _scale_variants(s, v, d_k, mistakes, d_model)
     shared: dict = {}
     return tuple(_from_scores(s, v, d_k, mask, mistake, d_model, shared) for mistake in mistakes)
 
 
+# the mistakes _scale_variants runs together (no mask): the divisor ones, and no_softmax (S / √d_k as weights)
+_SCALE_FAMILY = SCALE_MISTAKES + ("no_softmax",)
+
+
 def _scale_variants(s: np.ndarray, v, d_k: int, mistakes, d_model) -> tuple[AttentionResult, ...]:
     """attention_variants with no mask when every variant differs only in its divisor (the right
-    √d_k, no_scale, divide_by_d_k, d_model): S / d for all divisors in one division and
+    √d_k, no_scale, divide_by_d_k, d_model) or skips softmax (no_softmax): S / d for all divisors in one division and
     softmax(S / d) in one softmax over the stack. Both work element by element / row by row along
     the last axis, so each slice is bit for bit S / d and softmax(S / d) of that variant alone
     (tested against attention_from_scores); the slices are disjoint (each result owns its arrays)."""
@@ -159,8 +163,13 @@ def _scale_variants(s: np.ndarray, v, d_k: int, mistakes, d_model) -> tuple[Atte
         v = as_matrix(v, "V", ndim=(2, 3))
         if v.shape[-2] != s.shape[-1]:
             raise ValueError(f"スコア（形 {s.shape}）のキー数 {s.shape[-1]} と V（形 {v.shape}）の行数が一致しません。")
-    return tuple(AttentionResult(s, scaled[r], scaled[r], weights[r], None if v is None else weights[r] @ v, divisors[r])
-                 for r in range(len(mistakes)))
+    results = []
+    for r, mistake in enumerate(mistakes):
+        w = weights[r]
+        if mistake == "no_softmax":
+            w = np.where(np.isneginf(scaled[r]), 0.0, scaled[r])   # scores used as weights (its softmax row unused)
+        results.append(AttentionResult(s, scaled[r], scaled[r], w, None if v is None else w @ v, divisors[r]))
+    return tuple(results)
 
 
 def _checked_scores(scores, d_k) -> tuple[np.ndarray, int]:
