@@ -167,6 +167,14 @@ def tex_mat(m, nd: int = 3) -> str:
     return "\\begin{pmatrix} " + rows + " \\end{pmatrix}"
 
 
+def tex_rows(m, nd: int = 3) -> list[str]:
+    """tex_vec() of every row of a 2-D array (or one row for a vector), formatted in one pass."""
+    m = np.asarray(m, dtype=float)
+    cols = m.shape[-1] if m.ndim else 1
+    cells = _num_list(m.ravel().tolist(), nd)
+    return ["(" + ",\\ ".join(cells[k:k + cols]) + ")" for k in range(0, len(cells), cols)]
+
+
 def tex_vec(xs, nd: int = 3) -> str:
     """(a, b, c) inside math (no $)."""
     return "(" + ",\\ ".join(_nums(xs, nd)) + ")"

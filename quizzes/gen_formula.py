@@ -16,7 +16,7 @@ import numpy as np
 import tutor
 from tutor import quizmath as qm
 
-from .calc import BEST, BLANK, WORST, blank, calc_generator, ln_tex, mc, num, pick, sample, tex_mat, tex_vec, vec
+from .calc import BEST, BLANK, WORST, blank, calc_generator, ln_tex, mc, num, pick, sample, tex_mat, tex_rows, tex_vec, vec
 from .core import Draft, LazyDraft
 
 D_K = 2
@@ -34,10 +34,10 @@ def _params_g(rng: np.random.Generator) -> dict:
 
 
 def _g_block(p: dict, with_v: bool = True) -> str:
-    keys = "、".join(f"$k_{{{n + 1}}} = {tex_vec(row)}$" for n, row in enumerate(p["k"].tolist()))
+    keys = "、".join(f"$k_{{{n + 1}}} = {row}$" for n, row in enumerate(tex_rows(p["k"])))
     text = f"クエリ $q = {tex_vec(p['q'])}$、キー {keys}"
     if with_v:
-        text += "、バリュー " + "、".join(f"$v_{{{n + 1}}} = {tex_vec(row)}$" for n, row in enumerate(p["v"].tolist()))
+        text += "、バリュー " + "、".join(f"$v_{{{n + 1}}} = {row}$" for n, row in enumerate(tex_rows(p["v"])))
     return text + f"（$d_k = {D_K}$）"
 
 
@@ -66,14 +66,15 @@ def _g_weight(p: dict) -> LazyDraft:
     n_right = num(right.weights[0, j])
 
     def texts():
+        scores = tex_vec(right.scores[0])
         stem = (f"{_g_block(p, with_v=False)}について、Scaled Dot-Product Attention "
                 f"$\\mathrm{{softmax}}(qK^\\top/\\sqrt{{d_k}})$ のキー {j + 1} への重み{BEST}{_hint(right.scaled[0])}")
         notes = (
-            mc("√d_k で割り忘れ", f"内積 ${tex_vec(right.scores[0])}$ をそのまま softmax に入れると {n_no_scale} になり、差が強調されすぎる。"),
+            mc("√d_k で割り忘れ", f"内積 ${scores}$ をそのまま softmax に入れると {n_no_scale} になり、差が強調されすぎる。"),
             mc("√ の付け忘れ", f"$d_k = 2$ で割ると {n_by_dk} になる。"),
             mc("softmax の省略", f"スケーリング後のスコア {num(right.scaled[0, j])} をそのまま重みにした（和が 1 にならない）。"),
         )
-        expl = (f"内積 $qK^\\top = {tex_vec(right.scores[0])}$ を $\\sqrt{{2}}$ で割って ${tex_vec(right.scaled[0])}$。"
+        expl = (f"内積 $qK^\\top = {scores}$ を $\\sqrt{{2}}$ で割って ${tex_vec(right.scaled[0])}$。"
                 f"softmax で重み ${tex_vec(right.weights[0])}$ となり、キー {j + 1} は {n_right}。")
         return stem, notes, expl
 

@@ -14,7 +14,7 @@ import numpy as np
 import tutor
 from tutor import quizmath as qm
 
-from .calc import BEST, BLANK, WORST, blank, calc_generator, mc, num, pick, tex_mat, tex_vec, tnum
+from .calc import BEST, BLANK, WORST, blank, calc_generator, mc, num, pick, tex_mat, tex_rows, tex_vec, tnum
 from .core import Draft, LazyDraft
 
 HEAD_DIMS = (8, 16, 32, 48, 64, 96, 128)
@@ -102,15 +102,17 @@ def _combine(p: dict) -> LazyDraft:
     n_right = num(right[0, c])
 
     def texts():
-        stem = (f"2 ヘッドの Multi-Head Attention で、あるトークンのヘッド 1 の出力が ${tex_vec(heads[0])}$、"
-                f"ヘッド 2 の出力が ${tex_vec(heads[1])}$ だった。$\\mathrm{{Concat}}(\\text{{head}}_1, \\text{{head}}_2)\\,W_O$ の"
+        head_1, head_2 = tex_rows(heads)
+        concat_text = tex_vec(concat[0])
+        stem = (f"2 ヘッドの Multi-Head Attention で、あるトークンのヘッド 1 の出力が ${head_1}$、"
+                f"ヘッド 2 の出力が ${head_2}$ だった。$\\mathrm{{Concat}}(\\text{{head}}_1, \\text{{head}}_2)\\,W_O$ の"
                 f"第 {c + 1} 成分{BEST}\n\n$$W_O = {tex_mat(w_o)}$$")
         notes = (
-            mc("W_O の掛け忘れ", f"連結したベクトル ${tex_vec(concat[0])}$ の第 {c + 1} 成分をそのまま答えた。"),
+            mc("W_O の掛け忘れ", f"連結したベクトル ${concat_text}$ の第 {c + 1} 成分をそのまま答えた。"),
             mc("連結順の取り違え", f"ヘッド 2、ヘッド 1 の順に並べてから $W_O$ を掛けると {n_reversed} になる。"),
             mc("W_O の行と列の取り違え", f"$W_O$ の第 {c + 1} 列ではなく第 {c + 1} 行との内積をとると {n_transposed} になる。"),
         )
-        expl = (f"連結すると ${tex_vec(concat[0])}$。これと $W_O$ の第 {c + 1} 列 ${tex_vec(w_o[:, c])}$ の内積で "
+        expl = (f"連結すると ${concat_text}$。これと $W_O$ の第 {c + 1} 列 ${tex_vec(w_o[:, c])}$ の内積で "
                 f"{n_right}。$W_O$ は各ヘッドの結果を混ぜ合わせて $d_{{\\text{{model}}}}$ 次元に戻す。")
         return stem, notes, expl
 

@@ -384,3 +384,16 @@ def test_naive_softmax_text_is_the_masked_softmax_steps_text():
                        f"{num(steps.exps[0, j])} / {num(steps.denominators[0])} \\approx {num(steps.weights[0, j])}$")
                 assert _softmax_text(s[i], j, weights[i, j]) == old
                 assert steps.weights[0, j] == weights[i, j]
+
+
+def test_tex_rows_is_tex_vec_of_each_row():
+    from quizzes.calc import tex_rows, tex_vec
+    rng = np.random.default_rng(11)
+    for _ in range(2000):
+        shape = (int(rng.integers(1, 5)), int(rng.integers(1, 5)))
+        m = rng.normal(0, 50, shape)
+        if rng.random() < 0.5:
+            m = np.round(m)
+        assert tex_rows(m) == [tex_vec(row) for row in m]
+        assert tex_rows(m, 2) == [tex_vec(row, 2) for row in m]
+    assert tex_rows([1.0, 0.5]) == ["(1,\\ 0.5)"]
