@@ -140,14 +140,6 @@ def _tag(generator_id: str) -> int:
 
 
 _Generator, _PCG64, _SeedSequence = np.random.Generator, np.random.PCG64, np.random.SeedSequence
-_raw_generate_state = getattr(_SeedSequence.generate_state, "__wrapped__", None)
-if _raw_generate_state is not None:
-    class _SeedSequence(np.random.SeedSequence):   # noqa: N801  (stands in for SeedSequence below)
-        """SeedSequence whose generate_state skips the np.errstate(over="ignore") wrapper NumPy
-        puts around it (a Python-level context, ~0.7 µs of every attempt; functools.wraps keeps
-        the method itself as __wrapped__). Its uint32 hashing is C arithmetic that sets no
-        floating-point flags, so the state words — and the stream — are the very same (tested)."""
-        generate_state = _raw_generate_state
 
 
 def _seed_rng(generator_id: str, seed: int, attempt: int, tag: int | None = None) -> np.random.Generator:
