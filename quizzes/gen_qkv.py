@@ -81,24 +81,13 @@ def _params_asym(rng: np.random.Generator) -> dict:
         r = _qkv(p)
         s = qm.score_table(r.q, r.k)                 # Q Kᵀ
         if s[p["i"], p["j"]] != s[p["j"], p["i"]]:
-            # hand Q, K, V and Q Kᵀ on to the build, with the very arrays they came from
-            p["_qkv"] = (p["x"], p["w_q"], p["w_k"], p["w_v"], r, s)
             return p
-
-
-def _qkv_and_scores(p: dict) -> tuple[tutor.QKV, np.ndarray]:
-    """Q, K, V and Q Kᵀ of p: those _params_asym computed for its check when p still holds the very
-    arrays they were computed from (not rebound since), else computed here."""
-    known = p.get("_qkv")
-    if known is not None and all(a is b for a, b in zip(known[:4], (p["x"], p["w_q"], p["w_k"], p["w_v"]))):
-        return known[4], known[5]
-    r = _qkv(p)
-    return r, qm.score_table(r.q, r.k)                                # Q Kᵀ
 
 
 def _score_tables(p: dict):
     """Q, K, V and the score tables behind both asymmetry items: right, swapped (K Qᵀ), naive (X Xᵀ), Q Qᵀ."""
-    r, right = _qkv_and_scores(p)                                     # Q Kᵀ
+    r = _qkv(p)
+    right = qm.score_table(r.q, r.k)                                  # Q Kᵀ
     swapped = qm.score_table(r.q, r.k, mistake="transposed_scores")  # K Qᵀ
     naive = qm.score_table(p["x"], p["x"])                            # X Xᵀ, no weights at all
     qq = qm.score_table(r.q, r.q)                                     # Q Qᵀ
