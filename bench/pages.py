@@ -18,6 +18,12 @@ EMPTY_SCRIPT = 'import streamlit as st\n\nst.title("empty")\n'
 # The app's own frame and nothing else: page config, session state, the sidebar with its links to
 # every page, the page title. Every page pays it; it shows how much of the 3× budget is left.
 SHELL_SCRIPT = 'import ui\n\nui.page("review")\n'
+# The price of one element, for the README's argument: the empty page plus N links to the app's pages
+# (the sidebar's element) and plus N Markdown paragraphs (the commonest element); (row − empty) / N.
+N_ELEMENTS = 15
+LINKS_SCRIPT = ('import streamlit as st\n\nfrom ui.nav import PAGES\n\nst.title("empty")\n'
+                f'for info in PAGES[:{N_ELEMENTS}]:\n    st.page_link(info.path, label=info.label)\n')
+MARKDOWN_SCRIPT = EMPTY_SCRIPT + f'for k in range({N_ELEMENTS}):\n    st.markdown(f"段落 {{k}}")\n'
 TARGET_MS = 50.0
 TARGET_RATIO = 3.0
 
@@ -54,15 +60,20 @@ def run(cfg: Config) -> list[Row]:
     # a page of the app (the sidebar's links are resolved against app.py); AppTest reads the script
     # again on every run, so it stays until the samples are taken
     shell_path = ROOT / "pages" / f"_bench_shell_{os.getpid()}.py"
+    links_path = ROOT / "pages" / f"_bench_links_{os.getpid()}.py"
     shell_path.write_text(SHELL_SCRIPT, encoding="utf-8")
-    with tempfile.TemporaryDirectory() as tmp, _removed_after(shell_path):
-        empty_path = Path(tmp) / "empty_page.py"
-        empty_path.write_text(EMPTY_SCRIPT, encoding="utf-8")
-        empty = AppTest.from_file(str(empty_path), default_timeout=30)
-        empty.run()
-        apps.append(("empty page", "", empty, ""))
-        shell = _open(str(shell_path.relative_to(ROOT)), timeout=30)
-        apps.append(("app shell only", "", shell, "; ".join(str(e.value)[:80] for e in shell.exception)))
+    links_path.write_text(LINKS_SCRIPT, encoding="utf-8")
+    with tempfile.TemporaryDirectory() as tmp, _removed_after(shell_path), _removed_after(links_path):
+        for label, script in (("empty page", EMPTY_SCRIPT), ("markdown", MARKDOWN_SCRIPT)):
+            path = Path(tmp) / f"{label.replace(' ', '_')}.py"
+            path.write_text(script, encoding="utf-8")
+            at = AppTest.from_file(str(path), default_timeout=30)
+            at.run()
+            apps.append((label, "", at, ""))
+        for label, path in (("links", links_path), ("app shell only", shell_path)):
+            at = _open(str(path.relative_to(ROOT)), timeout=30)
+            apps.append((label, "", at, "; ".join(str(e.value)[:80] for e in at.exception)))
+        n_references = len(apps)
         for info in PAGES:
             if not info.exists:
                 continue
@@ -89,12 +100,17 @@ def run(cfg: Config) -> list[Row]:
     empty_ms = samples["empty page"]
     rows.append(Row("pages", "empty Streamlit page (AppTest rerun)", empty_ms, "ms",
                     note=f"reference; CPU {median(cpu['empty page']):.1f} ms"))
-    shell_ms, shell_err = samples["app shell only"], apps[1][3]
+    for label, what in (("links", "st.page_link"), ("markdown", "st.markdown")):
+        per = [(a - b) / N_ELEMENTS * 1e3 for a, b in zip(cpu[label], cpu["empty page"])]   # µs CPU per element
+        rows.append(Row("pages", f"empty page + {N_ELEMENTS} × {what} (reference)", samples[label], "ms",
+                        ratio=f"{median(ratio_samples(samples[label], empty_ms)):.2f}× empty",
+                        note=f"CPU {median(cpu[label]):.1f} ms, ≈ {median(per):.0f} µs CPU per {what}"))
+    shell_ms, shell_err = samples["app shell only"], apps[n_references - 1][3]
     rows.append(Row("pages", "app shell only: ui.page() = page config, sidebar with a link to each of the "
                     "15 pages, title (reference)", shell_ms, "ms",
                     ratio=f"{median(ratio_samples(shell_ms, empty_ms)):.2f}× empty",
                     note=(f"exception: {shell_err}; " if shell_err else "") + f"CPU {median(cpu['app shell only']):.1f} ms"))
-    for label, path, at, err in apps[2:]:
+    for label, path, at, err in apps[n_references:]:
         ms = samples[label]
         if not ms:
             rows.append(Row("pages", f"{label} rerun", [], "ms", target=f"≤ {TARGET_MS:.0f} ms, ≤ {TARGET_RATIO:.0f}× empty",
