@@ -16,6 +16,7 @@ text; ``pick`` / ``sample`` are ``rng.choice`` with the very same draws, only ch
 """
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Callable
 
 import numpy as np
@@ -26,6 +27,7 @@ __all__ = [
     "CALC",
     "calc_generator",
     "num",
+    "shown",
     "tnum",
     "vec",
     "tex_mat",
@@ -97,6 +99,13 @@ def calc_generator(generator_id: str, topic: str, params: Callable[[np.random.Ge
 
 
 _FIXED = {nd: f".{nd}f" for nd in range(10)}    # format specs of num(), built once
+_SCALE = {nd: 10.0 ** nd for nd in range(10)}    # 10^nd
+# A value whose digits beyond place nd are within ~2e-9 of "5" (|x·10^nd| mod 1 near 0.5) may be a
+# decimal tie such as 0.3125 or 0.31249999999999994 (float noise): such values, and only they, take
+# the exact path (_half_up). round(x, 9) moves x by at most 5e-10, so outside this window format()
+# and 四捨五入 of round(x, 9) give the same digits.
+_TIE = {nd: 2e-9 * 10.0 ** nd for nd in range(10)}
+_QUANT = {nd: Decimal(1).scaleb(-nd) for nd in range(10)}
 # The text of every whole number −999 … 999, keyed by its float (a constant table of 1,999 entries
 # built at import, not a cache): 2.0, 2 and −0.0 (== 0.0) find "2" and "0" exactly as num() would
 # write them; anything else (non-whole, near-whole such as 2.0000000001, large, NaN) is not found
@@ -104,9 +113,20 @@ _FIXED = {nd: f".{nd}f" for nd in range(10)}    # format specs of num(), built o
 _INT_TEXT = {float(k): str(k) for k in range(-999, 1000)}
 
 
+def _half_up(x: float, nd: int) -> str:
+    """四捨五入 to nd places of x snapped to 9 places (Decimal ROUND_HALF_UP: halves away from zero,
+    -0.0625 → -0.063), trailing zeros dropped. The slow path of num() for near-ties only."""
+    d = Decimal(repr(round(x, 9))).quantize(_QUANT.get(nd) or Decimal(1).scaleb(-nd), ROUND_HALF_UP)
+    text = f"{d:f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
 def num(x, nd: int = 3) -> str:
-    """A number as shown in a choice: integers without decimals, others rounded to nd decimals
-    (trailing zeros dropped: 0.750 → 0.75)."""
+    """A number as shown in a choice: integers without decimals, others rounded to nd decimals by
+    四捨五入 (exact decimal halves up, away from zero: 0.3125 → 0.313, -0.0625 → -0.063, also when
+    float noise made them 0.31249999999999994), trailing zeros dropped (0.750 → 0.75)."""
     x = float(x)
     text = _INT_TEXT.get(x)                          # a whole number −999 … 999: its text at once
     if text is not None:
@@ -114,7 +134,14 @@ def num(x, nd: int = 3) -> str:
     r = round(x)                                     # an int
     if -1e-9 < x - r < 1e-9:                         # |x − round(x)| < 1e-9
         return str(r) if -1000 < r < 1000 else f"{r:,}"
-    text = format(x, _FIXED.get(nd) or f".{nd}f").rstrip("0").rstrip(".")
+    y = abs(x) * (_SCALE.get(nd) or 10.0 ** nd)
+    f = y - int(y) - 0.5
+    tie = _TIE.get(nd) or 2e-9 * 10.0 ** nd
+    if -tie < f < tie:                               # a (near) decimal tie: exact 四捨五入
+        return _half_up(x, nd)
+    text = format(x, _FIXED.get(nd) or f".{nd}f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
 
 
@@ -130,6 +157,8 @@ def _nums(xs, nd: int) -> list[str]:
 def _num_list(values: list, nd: int) -> list[str]:
     """num(x, nd) of every entry of a list of Python numbers (num() inlined: same text)."""
     spec = _FIXED.get(nd) or f".{nd}f"
+    scale = _SCALE.get(nd) or 10.0 ** nd
+    tie = _TIE.get(nd) or 2e-9 * 10.0 ** nd
     get = _INT_TEXT.get
     out = []
     for x in values:
@@ -139,11 +168,26 @@ def _num_list(values: list, nd: int) -> list[str]:
             if -1e-9 < x - r < 1e-9:
                 text = str(r) if -1000 < r < 1000 else num(x, nd)
             else:
-                text = format(x, spec).rstrip("0").rstrip(".")
-                if text in ("-0", ""):
-                    text = "0"
+                y = abs(x) * scale
+                f = y - int(y) - 0.5
+                if -tie < f < tie:
+                    text = _half_up(float(x), nd)
+                else:
+                    text = format(x, spec)
+                    if "." in text:
+                        text = text.rstrip("0").rstrip(".")
+                    if text in ("-0", ""):
+                        text = "0"
         out.append(text)
     return out
+
+
+def shown(xs, nd: int = 3) -> np.ndarray:
+    """The numbers exactly as num() shows them, back as float64 (same shape): 0.93660 → 0.937.
+    For a question whose stem gives rounded values (weights, e^s hints) as its data, so that the
+    engine computes the answer FROM THE DISPLAYED NUMBERS (what the learner is told to use)."""
+    a = np.asarray(xs, dtype=float)
+    return np.array([float(t.replace(",", "")) for t in _num_list(a.ravel().tolist(), nd)], dtype=float).reshape(a.shape)
 
 
 def tnum(x, nd: int = 3) -> str:

@@ -24,10 +24,13 @@ import os
 import re
 import threading
 from collections import Counter
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import quizzes
 import tutor
@@ -332,28 +335,64 @@ def test_placeholders_are_engine_numbers():
         assert name in facts, f"unknown placeholder [[{name}]]"
 
 
-def _num_by_formatting(x, nd=3):
-    """num() without the whole-number table: the formatting rule itself."""
+def _num_reference(x, nd=3):
+    """num() by its definition: whole numbers (within 1e-9) without decimals (thousands separators
+    from 1,000), others 四捨五入 = Decimal ROUND_HALF_UP of round(x, 9), trailing zeros dropped."""
     x = float(x)
     r = round(x)
     if -1e-9 < x - r < 1e-9:
         return str(r) if -1000 < r < 1000 else f"{r:,}"
-    text = format(x, f".{nd}f").rstrip("0").rstrip(".")
+    d = Decimal(repr(round(x, 9))).quantize(Decimal(1).scaleb(-nd), rounding=ROUND_HALF_UP)
+    text = f"{d:f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
 
 
-def test_num_whole_number_table_writes_what_formatting_writes():
+def test_num_whole_number_table_and_fast_path_write_the_reference_text():
     from quizzes.calc import _num_list
     rng = np.random.default_rng(7)
     values = ([float(v) for v in rng.normal(0, 300, 4000)] + [float(v) for v in np.round(rng.normal(0, 700, 4000))]
               + [-0.0, 0.0, 1e-10, -1e-10, 999.0, -999.0, 1000.0, -1000.0, 2.0000000001, 1.9999999999,
                  0.0004, -0.0004, 12345.0] + list(range(-1200, 1200)))
     for nd in (0, 2, 3, 4):
-        want = [_num_by_formatting(v, nd) for v in values]
+        want = [_num_reference(v, nd) for v in values]
         assert _num_list(values, nd) == want
         assert [num(v, nd) for v in values] == want
         assert [num(np.float64(v), nd) for v in values[:3000]] == want[:3000]
     assert num(-0.0) == "0" and num(2.0000000001) == "2" and num(-1000.0) == "-1,000" and num(0.7500) == "0.75"
+
+
+def test_num_rounds_exact_ties_half_up_as_in_school():
+    """四捨五入: the values of audit B (output.top_k 0.25/0.8, mask 1/16, 13/16) and their float-noise twins."""
+    assert num(0.25 / 0.8) == num(0.3125) == num(0.31249999999999994) == num(0.3125000000000001) == "0.313"
+    assert num(1 / 16) == "0.063" and num(-1 / 16) == "-0.063" and num(13 / 16) == "0.813"
+    assert num(2.675, 2) == "2.68" and num(-2.675, 2) == "-2.68" and num(0.09375, 4) == "0.0938"
+    assert num(0.3124999) == "0.312" and num(0.3125001) == "0.313"        # not ties: ordinary rounding
+    from quizzes.calc import _num_list
+    assert _num_list([0.3125, 0.31249999999999994, -0.0625, 0.8125], 3) == ["0.313", "0.313", "-0.063", "0.813"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(
+    st.floats(min_value=-1e5, max_value=1e5, allow_nan=False),
+    st.integers(-10**8, 10**8).map(lambda k: k / 10_000),              # exact 4-place decimals: many ties
+    st.integers(-10**8, 10**8).map(lambda k: k / 16),                  # binary-exact halves (0.0625 …)
+    st.integers(-10**6, 10**6).map(lambda k: (k + 0.5) / 1000 + 1e-16 * k),   # ties with float noise
+), st.sampled_from((0, 1, 2, 3, 4, 5)))
+def test_num_is_decimal_round_half_up_of_round_9(x, nd):
+    from quizzes.calc import _num_list
+    want = _num_reference(x, nd)
+    assert num(x, nd) == want
+    assert _num_list([x], nd) == [want]
+
+
+def test_shown_gives_back_the_displayed_numbers():
+    from quizzes.calc import shown
+    a = np.array([[0.06289, 0.46855], [0.3125, 1234.5678]])
+    got = shown(a)
+    assert got.shape == (2, 2) and got.tolist() == [[0.063, 0.469], [0.313, 1234.568]]
+    assert shown([2.675], 2).tolist() == [2.68]
 
 
 def test_naive_softmax_text_is_the_masked_softmax_steps_text():
