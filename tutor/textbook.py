@@ -57,6 +57,13 @@ PAPER_LAYERS = 6
 PAPER_D_FF = 2048
 PE_BASE = 10000.0
 
+# Results reported by the paper (seed 004; textbook-figures.md): WMT 2014 translation, BLEU
+# scores of the big model, and its training cost on English→French.
+PAPER_BLEU_EN_DE = 28.4     # WMT 2014 English→German
+PAPER_BLEU_EN_FR = 41.8     # WMT 2014 English→French (single model, state of the art then)
+PAPER_TRAIN_DAYS = 3.5      # training time for EN-FR
+PAPER_TRAIN_GPUS = 8        # on 8 GPUs
+
 # --- temperature example (logits over a 3-word vocabulary) --------------------------------
 TEMPERATURE_LOGITS = _ro([2, 1, 0])
 TEMPERATURES = (1.0, 0.5, 2.0)
