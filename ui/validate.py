@@ -64,3 +64,21 @@ def format_number(x: float, digits: int = 3) -> str:
         return "∞"
     text = f"{x:.{digits}f}"
     return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def format_tiny(x: float, digits: int = 5, *, below: float = 1e-3, tex: bool = False) -> str:
+    """format_number, except that a value with 0 < |x| < ``below`` is written 4.5×10⁻⁵
+    (LaTeX ``4.5\\times 10^{-5}`` with ``tex``): never the programmer's "4.5e-05", and never
+    "0.00000" for a number that is not zero. An exact 0 prints as "0"."""
+    x = float(x)
+    if x == 0:
+        return "0"
+    if not math.isfinite(x) or abs(x) >= below:
+        return format_number(x, digits)
+    mantissa, exponent = f"{x:.1e}".split("e")
+    if tex:
+        return rf"{mantissa}\times 10^{{{int(exponent)}}}"
+    return f"{mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
