@@ -93,11 +93,14 @@ def _is_integer(x: float) -> bool:
     return math.isfinite(x) and abs(x) < 1e15 and float(x).is_integer()
 
 
-def latex_number(x: float, digits: int, *, as_integer: bool | None = None, paren: bool = False) -> str:
+def latex_number(x: float, digits: int, *, as_integer: bool | None = None, paren: bool = False,
+                 sci_below: float | None = None) -> str:
     """A number as the stepper prints it in LaTeX.
 
     Integers print without decimals (2), others with ``digits`` fixed decimals (0.490);
-    tiny non-zero values in scientific form; −∞ as -\\infty. ``paren`` wraps negatives
+    tiny non-zero values in scientific form (when the fixed form would read 0: 4.54\\times 10^{-5};
+    with ``sci_below``, every value below it, with 2 significant digits as ui.validate.format_tiny
+    writes it: 4.5\\times 10^{-5}); −∞ as -\\infty. ``paren`` wraps negatives
     in parentheses (for a factor inside a sum: 1\\times (-1)).
     """
     x = float(x)
@@ -109,8 +112,8 @@ def latex_number(x: float, digits: int, *, as_integer: bool | None = None, paren
         integer = _is_integer(x) if as_integer is None else as_integer
         if integer and _is_integer(x):
             text = str(int(x))
-        elif x != 0 and abs(x) < 0.5 * 10.0 ** (-digits):
-            mantissa, exponent = f"{x:.2e}".split("e")
+        elif x != 0 and abs(x) < (0.5 * 10.0 ** (-digits) if sci_below is None else sci_below):
+            mantissa, exponent = f"{x:.2e}".split("e") if sci_below is None else f"{x:.1e}".split("e")
             text = rf"{mantissa}\times 10^{{{int(exponent)}}}"
         else:
             text = f"{x:.{digits}f}"
@@ -351,8 +354,11 @@ def scale_steps(s, d_k: int, *, symbol: str = r"\tilde{s}", name: str = r"QK^\to
 
 
 def softmax_row_step(scores, *, row: int = 0, label: str = "", symbol: str = "a",
-                     decimals: int | None = None) -> SoftmaxRowStep:
+                     decimals: int | None = None, digits: int | None = None) -> SoftmaxRowStep:
     """One row of softmax written out: a_j = e^{s_j} / Σ_k e^{s_k}.
+
+    ``digits`` (exact mode only) prints every number with that many decimals instead of 4, and
+    a weight below 10^(1 − digits) in scientific form (digits=5: 0.99995, 4.5×10⁻⁵).
 
     scores: (n,), −∞ allowed (masked: e^{−∞} = 0) but not a row of only −∞. When e^{s}
     would be unreadable (max > 30, or underflow in pencil mode) every exponent is shifted
@@ -379,7 +385,10 @@ def softmax_row_step(scores, *, row: int = 0, label: str = "", symbol: str = "a"
     else:
         total = pencil_round(float(np.sum(exps)), decimals)
         weights = pencil_round(exps / total, decimals)                   # (n,)
-    digits = _digits(decimals)
+    if digits is not None and (decimals is not None or int(digits) != digits or digits < 0):
+        raise ValueError(f"表示桁数 digits（{digits}）は 0 以上の整数で、丸めなし（decimals=None）のときだけ使えます。")
+    sci_below = None if digits is None else 10.0 ** (1 - digits)
+    digits = _digits(decimals) if digits is None else int(digits)
 
     def power(v: float) -> str:
         if shift == 0.0:
@@ -397,7 +406,8 @@ def softmax_row_step(scores, *, row: int = 0, label: str = "", symbol: str = "a"
         symbolic = rf"\frac{{{powers[j]}}}{{{denominator}}}"
         numeric = rf"\frac{{{exp_texts[j]}}}{{{latex_number(total, digits)}}}"
         expression = rf"{symbolic} \approx {numeric}"
-        tail = rf"\approx {numeric} \approx {latex_number(weights[j], digits, as_integer=False)}"
+        weight = latex_number(weights[j], digits, as_integer=False, sci_below=sci_below)
+        tail = rf"\approx {numeric} \approx {weight}"
         elements.append(ElementStep(lab, row, j, "softmax", ((float(exps[j]), total),), expression,
                                     float(weights[j]), f"{lab} = {symbolic} {tail}", (symbolic,), tail))
     exp_parts = tuple(f"{p} " + ("=" if e in (0.0, 1.0) else r"\approx") + f" {t}"

@@ -11,7 +11,7 @@ from typing import Sequence
 import numpy as np
 import streamlit as st
 
-from .validate import format_number
+from .validate import format_number, format_tiny
 from .widgets import show_matrix
 
 PENCIL_DECIMALS = 3
@@ -131,16 +131,17 @@ def auto_digits(matrix, digits: int = 3) -> int:
     return 0 if _all_int(matrix) else digits
 
 
-def softmax_steps(ss, *, title: str | None = None, expanded: bool = False) -> None:
+def softmax_steps(ss, *, title: str | None = None, expanded: bool = False, show_result: bool = True) -> None:
     """Each softmax row of a tutor.SoftmaxSteps: exponentials, their sum, every weight."""
     with st.expander(title or f"${ss.name}$：行ごとの softmax", expanded=expanded):
         st.latex(ss.formula)
         for row in ss.rows:
             _row_caption(row.label)
             st.latex(stack(softmax_row_latex(row)))
-        show_matrix(ss.result, [r.label for r in ss.rows], [r.label for r in ss.rows]
-                    if len(ss.rows) == len(ss.rows[0].weights) else None,
-                    digits=digits_of(ss.decimals), caption="重み行列 A（各行の合計が 1）")
+        if show_result:
+            show_matrix(ss.result, [r.label for r in ss.rows], [r.label for r in ss.rows]
+                        if len(ss.rows) == len(ss.rows[0].weights) else None,
+                        digits=digits_of(ss.decimals), caption="注意の重み A（各行の合計が 1）")
 
 
 def weighted_sums(sums, row_labels: Sequence[str], *, title: str = "出力 Z：バリューの重み付き和",
@@ -158,9 +159,9 @@ def hand_calculation(hc, *, expanded_last: bool = True) -> None:
     matrix_steps(hc.q, title="① $Q = XW_Q$（クエリ）")
     matrix_steps(hc.k, title="② $K = XW_K$（キー）")
     matrix_steps(hc.v, title="③ $V = XW_V$（バリュー）")
-    matrix_steps(hc.scores, title=r"④ スコア $S = QK^\top$")
-    matrix_steps(hc.scaled, title=r"⑤ $\sqrt{d_k}$ で割る")
-    softmax_steps(hc.softmax, title="⑥ 行ごとに softmax → 重み $A$")
+    matrix_steps(hc.scores, title=r"④ スコア $S = QK^\top$（成分 $s_{ij}$）")
+    matrix_steps(hc.scaled, title=r"⑤ $\sqrt{d_k}$ で割る → $\tilde{S}$（成分 $\tilde{s}_{ij}$）")
+    softmax_steps(hc.softmax, title=r"⑥ $\tilde{S}$ の行ごとに softmax → 重み $A$")
     weighted_sums(hc.weighted_sums, hc.tokens, title="⑦ 出力 $Z = AV$（バリューの重み付き和）",
                   expanded=expanded_last)
     show_matrix(hc.z, hc.tokens, [f"z{j + 1}" for j in range(hc.z.shape[1])], digits=digits_of(hc.decimals),
@@ -178,9 +179,14 @@ def vector(values, digits: int = 3) -> str:
 
 
 def prob_text(p: float) -> str:
-    """A probability that may be tiny: 0.99995, 0.00005 → 4.54e-05 style below 1e-4."""
-    p = float(p)
-    return f"{p:.5f}" if p == 0 or p >= 1e-4 else f"{p:.2e}".replace("e-0", "e-")
+    """A probability that may be tiny, as plain text for tables and metrics: 0.99995, 0.00034,
+    and below 10⁻⁴ 4.5×10⁻⁵ (ui.validate.format_tiny: never the programmer's "e-5")."""
+    return format_tiny(p, 5, below=1e-4)
+
+
+def prob_tex(p: float) -> str:
+    """prob_text for st.latex: 0.99995, 4.5\\times 10^{-5}."""
+    return format_tiny(p, 5, below=1e-4, tex=True)
 
 
 def show_elements(elems) -> None:
