@@ -158,7 +158,7 @@ def test_scaling_slider_shows_saturation_and_persists_across_pages():
     at.slider(key="scaling_factor").set_value(10.0).run()
     p = tutor.saturation_point(tb.SATURATION_SCORES[0], 10.0)
     assert metric(at, "最大の重み") == "0.99995" == f"{p.max_weight:.5f}"
-    assert metric(at, "勾配の大きさ max|∂a/∂s|") == "4.54e-5"
+    assert metric(at, "勾配の大きさ max|∂a/∂s|") == "4.5×10⁻⁵"
     at.switch_page(NAIVE).run()
     at.switch_page(SCALING).run()
     assert not at.exception
