@@ -20,6 +20,9 @@ ex = tutor.textbook_two_heads()
 comb = ex.combined
 paper = tutor.head_cost(tb.COST_N, tb.PAPER_D_MODEL, tb.PAPER_HEADS)
 paper_one = tutor.head_cost(tb.COST_N, tb.PAPER_D_MODEL, 1)
+# head 1 exactly as ④ shows it by default (pencil mode: rounded to 3 decimals at each step, Z 猫 = 1.510, 0.492)
+hand = tutor.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=ui.steps.PENCIL_DECIMALS, tokens=TOKENS)
+hand_comb = tutor.combine_heads([hand.z, ex.head2_output], tb.W_O)   # concat (3, 4), output (3, 4)
 
 
 def vec(values, digits: int = 3) -> str:
@@ -67,12 +70,15 @@ st.markdown(
 # ---------------------------------------------------------------------------
 ui.section("explain")
 st.markdown(
-    "文の中では、いくつもの関係が同時に成り立っています。「それ」が「魚」を指す **照応**、"
-    "「食べた」の主語が「猫」という **主語と述語**、すぐ前の語とのつながりという **位置の関係** などです。"
+    "文を読むとき、手がかりにしたい語と語のつながりはいくつもあります。代名詞がどの名詞を受けるか"
+    "（**照応**：それ → 魚）、動作をしたのは誰か（**主語と述語**：食べた → 猫）、"
+    "すぐ隣にどの語があるか（**位置の関係**）など、性質の違う手がかりが同じ文の中に重なっています。"
 )
 st.markdown(
-    "ところが 1 組の $W_Q, W_K, W_V$ から作れる注意の重みは、クエリ 1 つにつき **合計 1 の配分がただ 1 つ** です。"
-    "④ までの手計算のヘッド（照応係）で、魚 の行と、教科書のもう 1 つのヘッド（直前の語を見る係）の 魚 の行を比べます。"
+    "一方で注意の重み $A$ は、クエリ 1 つにつき **足して 1 になる配分を 1 通り** しか持てません。"
+    "変換行列 $W_Q, W_K, W_V$ が 1 組だけなら、1 つのクエリが 2 つの相手へ同時に大きな重みを向けることはできないのです。"
+    "下の表では、クエリ「魚」について、④ で手計算したヘッド（照応係）と、"
+    "教科書に出てくるもう 1 つのヘッド（直前の語を見る係）の配分を並べました。"
 )
 blend_half = tutor.blend_weights(ex.head1.weights, ex.head2_weights, 0.5)
 compare = np.stack([ex.head1.weights[SAKANA], ex.head2_weights[SAKANA], blend_half[SAKANA]])
@@ -90,29 +96,32 @@ st.markdown(
     "あとから「照応の情報」と「位置の情報」を取り出せません。"
 )
 st.markdown(
-    "そこで、**小さな Attention をいくつも並べて同時に走らせます**。1 つ 1 つを **ヘッド** と呼び、"
-    "ヘッド $i$ は自分専用の $W_Q^{(i)}, W_K^{(i)}, W_V^{(i)}$ を持ちます。"
-    "各ヘッドの出力は横につなぎ（連結）、最後に $W_O$ を掛けて混ぜ、元の $d_{\\text{model}}$ 次元に戻します。"
+    "解決策は、注意の計算を **何組も用意して並行に行う** ことです。この 1 組ぶんを **ヘッド（head）** と呼びます。"
+    "$i$ 番目のヘッドには、そのヘッドだけが使う変換行列 $W_Q^{(i)},\\ W_K^{(i)},\\ W_V^{(i)}$ があり、"
+    "そのため同じ入力からでも、ヘッドごとに違うクエリ・キー・バリューが得られます。"
+    "全ヘッドの結果はトークンごとに横一列に並べ（連結、Concat）、変換行列 $W_O$ を掛けて "
+    "$d_{\\text{model}}$ 次元のベクトルにまとめ直します。"
 )
 st.latex(r"\mathrm{head}_i = \mathrm{Attention}\!\left(XW_Q^{(i)},\ XW_K^{(i)},\ XW_V^{(i)}\right)")
 st.latex(r"\mathrm{MultiHead}(X) = \mathrm{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h)\,W_O")
 st.latex(r"d_k = d_v = \frac{d_{\text{model}}}{h}")
 st.markdown(
-    "各ヘッドの幅は $d_{\\text{model}}$ を $h$ 等分した $d_k$ にするのが定番です。"
-    f"原論文では $d_{{\\text{{model}}}} = {paper.d_model}$、$h = {paper.n_heads}$ なので、"
-    f"各ヘッドは $d_k = {paper.d_k}$ 次元で働きます。"
+    "ヘッドの幅はふつう、$d_{\\text{model}}$ をヘッド数 $h$ で等分して決めます。"
+    f"論文 \"Attention Is All You Need\" の設定に当てはめると $d_k = {paper.d_model} / {paper.n_heads} = {paper.d_k}$ で、"
+    f"{paper.n_heads} 本のヘッドがそれぞれ {paper.d_k} 次元のクエリ・キー・バリューを扱います。"
 )
 st.markdown(
-    "**パラメータ数**：ヘッド $i$ の $W_Q^{(i)}$ は $d_{\\text{model}} \\times d_k$。これが $h$ 個あると、"
-    "横に並べて $d_{\\text{model}} \\times d_{\\text{model}}$ の行列 1 枚と同じ大きさです。"
-    "$W_K, W_V, W_O$ も同じなので、バイアスを除くと合計は次のとおりで、**ヘッド数 $h$ によりません**。"
+    "**パラメータ数**：$W_Q^{(i)}$ の形は $d_{\\text{model}} \\times d_k$ です。"
+    "$h$ 枚を横につなげると列の数は $h \\cdot d_k = d_{\\text{model}}$ になり、ちょうど正方行列 1 枚ぶんです。"
+    "$W_K$、$W_V$ と、連結の後に掛ける $W_O$ も同じ大きさなので、バイアスを数えなければ合計は次の式になり、"
+    "**$h$ をいくつにしても変わりません**。"
 )
 st.latex(r"4\,d_{\text{model}}^2 = 4 \times " + f"{paper.d_model}^2 = {paper.params:,}".replace(",", "{,}"))
 st.markdown(
     f"計算量も同じです。{paper.n_heads} 個の {paper.d_k} 次元ヘッドがスコアに使う積和は、"
     f"1 個の {paper_one.d_k} 次元ヘッドと同じ数になります（トークン数 {paper.n} の場合、"
     f"{paper.macs_scores:,} 回と {paper_one.macs_scores:,} 回）。増えるのは softmax の回数だけです。"
-    "つまり、**ほぼ同じコストで、見方の違う係を何人も持てる** のがマルチヘッドの利点です。"
+    "コストをほとんど増やさずに、注目のしかたの違うヘッドを何本も持てる — これがマルチヘッドを使う理由です。"
 )
 st.dataframe(cost_frame(paper, paper_one), hide_index=True, width="content")
 st.caption(f"原論文の大きさ（d_model = {paper.d_model}、トークン数 n = {paper.n}、バイアスなし）。積和 = 掛け算と足し算 1 組の回数。")
@@ -120,28 +129,35 @@ st.caption(f"原論文の大きさ（d_model = {paper.d_model}、トークン数
 # ---------------------------------------------------------------------------
 ui.section("hand")
 st.markdown(
-    f"教科書の例です：$d_{{\\text{{model}}}} = {tb.D_MODEL}$、$h = {comb.head_outputs.shape[0]}$、"
-    f"各ヘッド $d_k = d_v = {comb.head_outputs.shape[2]}$。"
+    f"ここからは小さな例で計算します。埋め込みは $d_{{\\text{{model}}}} = {tb.D_MODEL}$ 次元、"
+    f"ヘッドは $h = {comb.head_outputs.shape[0]}$ 本なので、1 本あたり "
+    f"$d_k = d_v = {tb.D_MODEL} / {comb.head_outputs.shape[0]} = {comb.head_outputs.shape[2]}$ 次元です。"
 )
-st.subheader("ヘッド 1（照応係）：④ の手計算そのもの")
+st.subheader("ヘッド 1（照応係）：④ の手計算と同じ")
 c1, c2, c3 = st.columns(3)
 with c1:
-    ui.show_matrix(ex.qkv1.q, TOKENS, ["1", "2"], digits=0, caption="Q = X W_Q")
+    ui.show_matrix(hand.q.result, TOKENS, ["1", "2"], digits=0, caption="Q = X W_Q")
 with c2:
-    ui.show_matrix(ex.qkv1.k, TOKENS, ["1", "2"], digits=0, caption="K = X W_K")
+    ui.show_matrix(hand.k.result, TOKENS, ["1", "2"], digits=0, caption="K = X W_K")
 with c3:
-    ui.show_matrix(ex.qkv1.v, TOKENS, ["1", "2"], digits=0, caption="V = X W_V")
+    ui.show_matrix(hand.v.result, TOKENS, ["1", "2"], digits=0, caption="V = X W_V")
 c1, c2 = st.columns(2)
 with c1:
-    ui.show_matrix(ex.head1.weights, TOKENS, TOKENS, caption="重み A⁽¹⁾ = softmax(QKᵀ/√2)")
+    ui.show_matrix(hand.weights, TOKENS, TOKENS, digits=3, caption="重み A⁽¹⁾ = softmax(QKᵀ/√2)")
 with c2:
-    ui.show_matrix(ex.head1.output, TOKENS, ["1", "2"], caption="出力 Z⁽¹⁾ = A⁽¹⁾ V")
-st.markdown(f"「それ」の行は $z^{{(1)}}_{{\\text{{それ}}}} = {vec(ex.head1.output[SORE])}$ です。")
+    ui.show_matrix(hand.z, TOKENS, ["1", "2"], digits=3, caption="出力 Z⁽¹⁾ = A⁽¹⁾ V")
+st.caption(
+    "④ の鉛筆モードと同じく、途中の値を小数第 3 位に丸めながら計算した値です"
+    f"（丸めずに計算すると 猫 の行は {vec(ex.head1.output[0], 4)}）。"
+)
+st.markdown(f"ヘッド 1 が「それ」に返すベクトル：$z^{{(1)}}_{{\\text{{それ}}}} = {vec(hand.z[SORE])}$")
 
 st.subheader("ヘッド 2（直前の語を見る係）")
 st.markdown(
-    "教科書はヘッド 2 の $W_Q^{(2)}, W_K^{(2)}, W_V^{(2)}$ を省き、重みとバリューだけを与えています。"
-    "どの行も 1 つ前のトークンに重みが集まっています（先頭の 猫 は前がないので自分を見ます）。"
+    "ヘッド 2 については、変換行列を使った途中の計算を省き、注意の重み $A^{(2)}$ とバリュー $V^{(2)}$ を"
+    "例として決めた値で与えます。行ごとに大きな重みの欄をたどると、それ は 魚 を、魚 は 猫 を、"
+    "というように、どのクエリも自分のすぐ左隣の語を強く見ています。"
+    f"猫 は文の先頭で左隣がないため、自分自身に {format_number(ex.head2_weights[0, 0], 2)} を向けています。"
 )
 c1, c2, c3 = st.columns(3)
 with c1:
@@ -149,30 +165,36 @@ with c1:
 with c2:
     ui.show_matrix(ex.head2_values, TOKENS, ["1", "2"], digits=0, caption="バリュー V⁽²⁾（与えられた値）")
 with c3:
-    ui.show_matrix(ex.head2_output, TOKENS, ["1", "2"], digits=1, caption="出力 Z⁽²⁾ = A⁽²⁾ V⁽²⁾")
+    ui.show_matrix(ex.head2_output, TOKENS, ["1", "2"], digits=2, caption="出力 Z⁽²⁾ = A⁽²⁾ V⁽²⁾")
 terms = [f"{format_number(w, 2)} \\times {vec(v, 0)}" for w, v in zip(ex.head2_weights[SORE], ex.head2_values)]
 st.latex(r"\begin{aligned} z^{(2)}_{\text{それ}} &= " + " + ".join(terms[:2]) + r" \\ &\quad + "
-         + " + ".join(terms[2:]) + " = " + vec(ex.head2_output[SORE], 1) + r" \end{aligned}")
+         + " + ".join(terms[2:]) + " = " + vec(ex.head2_output[SORE], 2) + r" \end{aligned}")
 
 st.subheader("連結（Concat）")
-st.markdown("2 つのヘッドの出力を横につなぐと、2 + 2 = 4 次元に戻ります。前半が照応係のメモ、後半が直前の語の係のメモです。")
+st.markdown(
+    "トークンごとに、ヘッド 1 の成分の後ろへヘッド 2 の成分を続けて書くと、"
+    f"{hand_comb.concat.shape[1]} 次元のベクトルになります。"
+    "左の列（h1-1, h1-2）が照応係の結果、右の列（h2-1, h2-2）が直前の語の係の結果です。"
+)
 concat_cols = ["h1-1", "h1-2", "h2-1", "h2-2"]
-ui.show_matrix(comb.concat, TOKENS, concat_cols, caption="Concat(head₁, head₂)")
-st.latex(r"\mathrm{Concat}_{\text{それ}} = " + vec(comb.concat[SORE]))
+ui.show_matrix(hand_comb.concat, TOKENS, concat_cols, caption="Concat(head₁, head₂)")
+st.latex(r"\mathrm{Concat}_{\text{それ}} = " + vec(hand_comb.concat[SORE]))
 
 st.subheader("W_O で混ぜる")
 c1, c2 = st.columns(2)
 with c1:
-    ui.show_matrix(comb.w_o, concat_cols, ["1", "2", "3", "4"], digits=0, caption="W_O（説明用の値）")
+    ui.show_matrix(hand_comb.w_o, concat_cols, ["1", "2", "3", "4"], digits=0, caption="W_O（この例のために決めた値）")
 with c2:
-    ui.show_matrix(comb.output, TOKENS, ["1", "2", "3", "4"], caption="MultiHead(X) = Concat · W_O")
-first = [f"{format_number(c, 3)} \\times {format_number(w, 0)}" for c, w in zip(comb.concat[SORE], comb.w_o[:, 0])]
+    ui.show_matrix(hand_comb.output, TOKENS, ["1", "2", "3", "4"], caption="MultiHead(X) = Concat · W_O")
+first = [f"{format_number(c, 3)} \\times {format_number(w, 0)}"
+         for c, w in zip(hand_comb.concat[SORE], hand_comb.w_o[:, 0])]
 st.latex(r"\begin{aligned} \text{それの第 1 成分} &= " + " + ".join(first[:2]) + r" \\ &\quad + "
-         + " + ".join(first[2:]) + " = " + format_number(comb.output[SORE, 0], 3) + r" \end{aligned}")
-st.latex(r"\mathrm{MultiHead}(X)_{\text{それ}} = " + vec(comb.output[SORE]))
+         + " + ".join(first[2:]) + " = " + format_number(hand_comb.output[SORE, 0], 3) + r" \end{aligned}")
+st.latex(r"\mathrm{MultiHead}(X)_{\text{それ}} = " + vec(hand_comb.output[SORE]))
 st.markdown(
-    f"「それ」の最終出力は ${vec(comb.output[SORE])}$。2 人の係のメモが混ざった "
-    f"{comb.output.shape[1]} 次元のベクトルで、これが次の層へ渡ります。"
+    f"こうして「それ」には、照応係と直前の語の係の両方の結果を合わせ持つ "
+    f"{hand_comb.output.shape[1]} 次元のベクトル ${vec(hand_comb.output[SORE])}$ が割り当てられ、"
+    "次の層の入力になります。"
 )
 
 # ---------------------------------------------------------------------------
