@@ -23,6 +23,13 @@ scaled = ex.head1.scaled                 # QKᵀ/√2, (3, 3)
 causal3 = tutor.causal_mask(len(TOKENS))
 steps = tutor.masked_softmax_steps(scaled, causal3)
 unmasked = tutor.softmax(scaled)
+# the hand calculation as ④ shows it by default (pencil mode: every step rounded to 3 decimals)
+hand = tutor.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=ui.steps.PENCIL_DECIMALS, tokens=TOKENS)
+hand_scaled = hand.scaled.result                                     # S̃ = QKᵀ/√2, (3, 3)
+hand_masked = tutor.masked_softmax_steps(hand_scaled, causal3).masked  # S̃ + M, (3, 3)
+hand_sm = tutor.softmax_steps(hand_masked, decimals=ui.steps.PENCIL_DECIMALS, row_labels=TOKENS)
+hand_exps = np.array([row.exps for row in hand_sm.rows])             # e^s̃ as written, (3, 3)
+hand_denominators = np.array([row.total for row in hand_sm.rows])    # (3,)
 
 
 def vec(values, digits: int = 3) -> str:
@@ -36,8 +43,8 @@ def weights_with_sums(weights, sums, rows, cols, digits: int = 3):
 
 
 def exps_with_denominators(exps, denominators, tokens):
-    frame = ui.matrix_frame(exps, tokens, tokens, digits=2)
-    frame["分母（行の合計）"] = [format_number(v, 2) for v in denominators]
+    frame = ui.matrix_frame(exps, tokens, tokens, digits=3)
+    frame["分母（行の合計）"] = [format_number(v, 3) for v in denominators]
     return frame
 
 
@@ -77,31 +84,41 @@ st.markdown(
 # ---------------------------------------------------------------------------
 ui.section("explain")
 st.markdown(
-    "言語モデルの仕事は、ここまでの語から **次の語を当てる** ことです。"
-    "「猫 は 魚 を」まで読んで「食べた」を当てるとき、「食べた」そのものが見えていたら、答えを見ながら答えるのと同じです。"
-    "ところが Attention はすべての組のスコアを計算するので、何もしなければ前の位置から後ろの位置も見えてしまいます。"
-    "そこで、**各位置は自分と、自分より前だけを見てよい** という決まりを入れます。"
-    "原因（過去）から結果（未来）への向きを守らせるので、**因果マスク** と呼びます。"
+    "文章を作るモデル（言語モデル）は、それまでに出た語を手がかりに **続く 1 語を予想する** 練習を重ねて学びます。"
+    "たとえば「猫 は 魚 を」の続きとして「食べた」を予想させるとき、モデルの目に「食べた」自体が入っていたら、"
+    "問題用紙に正解が印刷されているようなもので、練習になりません。"
+    "注意の計算は、何も手を打たなければ文中のあらゆる組み合わせのスコアを出すので、前の語から後ろの語がまる見えです。"
+    "そこで「**どの位置も、自分自身とそれより前の語にしか注意を向けない**」という制限をかけます。"
+    "情報が過去から未来へ一方向にしか流れないようにする目隠しなので、**因果マスク（causal mask）** と呼ばれます。"
 )
-st.markdown("決まりは、スコアに行列 $M$ を **足す** だけで表せます。")
+st.markdown(
+    "この制限は、スケール済みのスコア $\\tilde{S} = QK^\\top/\\sqrt{d_k}$ に行列 $M$ を **足す** だけで書けます。"
+)
 st.latex(r"\mathrm{Attention}(Q,K,V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right)V")
-st.markdown("$M$ は対角とその左下が 0、右上（未来を見る組）が $-\\infty$ の三角形です。3 トークンなら次のとおりです。")
+st.markdown(
+    "$M$ の成分は、クエリ $i$ がキー $j$ を見てよい（$j \\le i$）なら 0、"
+    "キーのほうが後ろにあって見てはいけない（$j > i$）なら $-\\infty$ です。"
+    "猫・魚・それ の 3 語なら、対角より右上の欄だけが $-\\infty$ になります。"
+)
 st.caption("マスク行列 M（行 = クエリ、列 = キー）")
 ui.cached_table(mask_frame, causal3, TOKENS, TOKENS)
 st.markdown(
-    "softmax は各スコア $s$ を $e^{s}$ に変えてから行ごとに割ります。"
-    "$e^{-\\infty} = 0$ なので、$-\\infty$ を足した位置の分子はちょうど 0 になり、"
-    "残りの見てよい位置だけで合計 1 に配り直されます。場合分けを書かずに、足し算だけで「禁止」を表しているのです。"
+    "なぜ足し算で済むのでしょうか。softmax の分子は $e^{\\tilde{s}}$ で、指数関数は $-\\infty$ で 0 になります。"
+    "$-\\infty$ を足された欄は分子が 0、つまり重みはぴったり 0 になり、分母も見てよい欄の分子だけの和になります。"
+    "その結果、見てよい欄の重みだけで合計がきちんと 1 になります。"
+    "「この組は計算しない」という特別扱いを書かなくても、行列を 1 つ足すだけで同じ効果が得られるわけです。"
 )
 st.latex(r"e^{-\infty} = 0")
 st.markdown(
-    "**どこでマスクを使うか**：翻訳の原文を読む **エンコーダ** は文全体を一度に見てよいので、マスクなしの自己注意です。"
-    "文を 1 語ずつ作る **デコーダ**（GPT のようなデコーダだけのモデルも）は、因果マスク付きの自己注意を使います。"
+    "**マスクが要る場所・要らない場所**：翻訳で原文を読み込む **エンコーダ** には入力文が最初から全部そろっているので、"
+    "前後どちらの語を見てもかまいません（マスクなしの自己注意）。"
+    "訳文を 1 語ずつ書き出していく **デコーダ** や、GPT のようにデコーダだけでできたモデルは、"
+    "まだ書いていない語を見てはいけないので、自己注意に因果マスクをかけます。"
 )
 st.markdown(
-    "**学習が速くなる理由**：因果マスクがあれば、どの位置もカンニングせずに予測していると保証されます。"
-    "だから 1 つの文を 1 回計算するだけで、すべての位置の「次の語当て」を同時に採点できます。"
-    "下の表は、6 語の文 1 本から同時に作られる問題です。"
+    "**学習が速くなる理由**：因果マスクをかけておけば、どの位置の予想も「自分より後ろは見ていない」ことが保証されます。"
+    "そのため、1 本の文を 1 回通すだけで、各位置の「次の 1 語」の予想をまとめて答え合わせできます。"
+    f"下の表は、{len(SENTENCE)} 語の文 1 本から一度に得られる練習問題です。"
 )
 tasks = tutor.next_token_tasks(SENTENCE)
 ui.cached_table(tasks_frame, tuple(SENTENCE), hide_index=True)
@@ -109,23 +126,32 @@ st.caption(f"{len(SENTENCE)} 語の文から {len(tasks)} 問。マスクがな�
 
 # ---------------------------------------------------------------------------
 ui.section("hand")
-st.markdown("④ の手計算（猫・魚・それ、$d_k = 2$）のスケール済みスコアにマスクをかけます。")
+st.markdown(
+    "④ の手計算（猫・魚・それ、$d_k = 2$）のスケール済みスコア $\\tilde{S}$ に $M$ を足し、行ごとに softmax をとります。"
+    "④ の鉛筆モードと同じく、どの段階の値も小数第 3 位に丸めてから次の段階に使うので、"
+    "表の数だけで手計算をたどれます。"
+)
 c1, c2 = st.columns(2)
 with c1:
-    ui.show_matrix(scaled, TOKENS, TOKENS, digits=2, caption="① スケール済みスコア QKᵀ/√2")
+    ui.show_matrix(hand_scaled, TOKENS, TOKENS, digits=3, caption="① スケール済みスコア S̃ = QKᵀ/√2")
 with c2:
-    ui.show_matrix(steps.masked, TOKENS, TOKENS, digits=2, caption="② QKᵀ/√2 + M")
-st.caption("③ 分子 e^s（e^(−∞) = 0）と分母")
-ui.cached_table(exps_with_denominators, steps.exps, steps.denominators, TOKENS)
+    ui.show_matrix(hand_masked, TOKENS, TOKENS, digits=3, caption="② S̃ + M")
+st.caption("③ 分子 e^s̃（e^(−∞) = 0）と分母（行の合計）")
+ui.cached_table(exps_with_denominators, hand_exps, hand_denominators, TOKENS)
 st.caption("④ 重み = 分子 ÷ 分母（マスク付き）")
-ui.cached_table(weights_with_sums, steps.weights, steps.sums, TOKENS, TOKENS)
+ui.cached_table(weights_with_sums, hand_sm.result, tutor.row_sums(hand_sm.result), TOKENS, TOKENS)
+with st.expander("行ごとの式（分子・分母・重み）"):
+    for row in hand_sm.rows:
+        st.markdown(f"**{row.label} の行**")
+        ui.steps.show_softmax_row(row)
 st.markdown(
-    f"- 猫 の行：前に語がないので自分だけを見ます → ${vec(steps.weights[0])}$\n"
-    f"- 魚 の行：猫 と自分のスコアが同じなので半分ずつ → ${vec(steps.weights[1])}$\n"
-    f"- それ の行：最後の語なので隠すものがなく、マスクなしと同じ → ${vec(steps.weights[SORE])}$"
-    f"（マスクなし ${vec(unmasked[SORE])}$）\n\n"
-    "右上の三角形はちょうど 0 で、どの行も合計 1 のままです。"
-    "そして「それ → 魚」の照応は無傷です。魚 は それ より **前** にあるので、見てよい範囲に入っています。"
+    f"- 猫 の行：文の先頭なので、見てよいキーは自分 1 つだけ → ${vec(hand_sm.result[0])}$\n"
+    f"- 魚 の行：見てよい 猫 と 魚 のスコアがどちらも {format_number(hand_scaled[1, 0], 3)} で等しいので、"
+    f"重みも半分ずつ → ${vec(hand_sm.result[1])}$\n"
+    f"- それ の行：いちばん後ろの語なので隠れる欄がなく、マスクなしと同じ値 → ${vec(hand_sm.result[SORE])}$\n\n"
+    "右上の三角形の重みはどれも 0 ちょうどで、各行の合計は 1 のままです。"
+    "照応（それ → 魚）も失われていません。魚 は それ より **前** に出てくる語なので、"
+    "それ の行から見てよい範囲にもともと入っています。"
 )
 
 st.subheader("G検定の例：3 番目のキーを隠す")
@@ -140,7 +166,7 @@ g_sums = tutor.row_sums(g_weights)
 ui.cached_table(weights_with_sums, g_weights, g_sums, g_rows, G_KEYS, digits=4)
 st.markdown(
     f"隠す前は ${vec(g_plain.weights[0], 4)}$。キー3 のスコアを $-\\infty$ にすると、"
-    f"残る 2 つで配り直されて ${vec(g_masked.weights[0, :2], 4)}$、合計は {format_number(g_sums[1], 4)} のままです。"
+    f"残る 2 つで配り直されて ${vec(g_masked.weights[0, :2], 4)}$、合計はやはり {format_number(g_sums[1], 4)} です。"
 )
 
 # ---------------------------------------------------------------------------
