@@ -12,6 +12,11 @@ from ui.validate import format_number
 
 ui.page("position")
 
+
+def vec(values, digits: int = 3) -> str:
+    return "(" + ", ".join(format_number(v, digits) for v in values) + ")"
+
+
 TOKENS = list(tb.TOKENS)
 ORDERS = {
     "それ・猫・魚": [2, 0, 1],
@@ -35,9 +40,9 @@ def pe_table(entries) -> pd.DataFrame:
 
 def rope_frame(rows) -> pd.DataFrame:
     return pd.DataFrame({
-        "クエリの位置 m": [r.pos_q for r in rows],
-        "キーの位置 n": [r.pos_k for r in rows],
-        "ずれ m − n": [r.offset for r in rows],
+        "クエリの位置": [r.pos_q for r in rows],
+        "キーの位置": [r.pos_k for r in rows],
+        "ずれ（クエリ − キー）": [r.offset for r in rows],
         "RoPE のスコア": [format_number(r.rope, 4) for r in rows],
         "PE を足した場合のスコア": [format_number(r.additive, 4) for r in rows],
     })
@@ -46,32 +51,34 @@ def rope_frame(rows) -> pd.DataFrame:
 # ---------------------------------------------------------------------------
 ui.section("aim")
 st.markdown(
-    "- Transformer の入口で、単語の **意味のベクトル（トークン埋め込み）** に **位置のベクトル** を足す理由を説明できる。\n"
+    "- Transformer の入口で、各トークンの **トークン埋め込み** に **位置を表すベクトル** を足す理由を説明できる。\n"
     "- 論文の **正弦波の位置エンコーディング** を 1 成分ずつ手で計算できる。\n"
     "- 学習で覚える位置ベクトルと、回転で位置を入れる **RoPE** の違いを数値で確かめる。"
 )
 
 ui.section("explain")
 st.markdown(
-    "文章はまずトークンに区切られ、トークンごとに意味を表すベクトル（**トークン埋め込み**）に置き換えられます。"
-    "ここで困ったことが起きます。Self-Attention はすべてのトークンを **一度に** 見比べるので、"
-    "どれが前でどれが後ろかという情報をどこにも持っていません。"
-    "トークンの順番を入れ替えると、出力も同じように入れ替わるだけで、中身は変わらないのです"
-    "（下の「可視化」で実際に確かめます）。RNN は 1 語ずつ順に読むので順番が自然に入りますが、"
-    "Transformer には順番を別に教える仕組みが要ります。"
+    "入力の文は、まずトークンの列に切り分けられ、各トークンが学習済みのベクトル（**トークン埋め込み**）に置き換えられます。"
+    "このベクトルが表すのは「何という語か」だけで、「文の何番目にあるか」は入っていません。"
+    "しかも **自己注意（Self-Attention）** は、全トークンの組を同じ式でいっせいに比べるので、語順を知る手段をもともと持っていません。"
+    "実際、入力の並びを入れ替えても、各トークンの出力ベクトルは変わらず、並び順が入れ替わるだけです"
+    "（下の「可視化」で確かめます）。RNN のように先頭から 1 語ずつ読む仕組みなら、読む順番そのものが語順の手がかりになりますが、"
+    "自己注意にはそれがないので、位置を外から与える必要があります。"
 )
 st.markdown(
-    "そこで、位置ごとに決まったベクトルを埋め込みに **足し算** します。これが **位置エンコーディング** です。"
-    "元の Transformer は、周期の違う sin 波と cos 波を並べたベクトルを使いました。"
-    "列の番号が小さいほど速く回る波、大きいほどゆっくり回る波になっていて、"
-    "その組み合わせで位置ごとに違う模様ができます。"
+    "やり方は、位置 0, 1, 2, … のそれぞれに 1 本ずつベクトルを決めておき、その位置のトークン埋め込みに **足す** ことです。"
+    "このベクトルを **位置エンコーディング（positional encoding, PE）** と呼びます。"
+    "原論文の PE は、列ごとに波長を変えた sin と cos の値でできています。"
+    "左の列ほど、位置が 1 つ進むたびに角度が大きく進み（短い周期）、右の列ほど角度はゆっくりしか進みません（長い周期）。"
+    "時計の秒針・分針・時針を合わせて読むと時刻が 1 つに決まるように、速さの違う波の値を組にすると、"
+    "位置ごとに別々のベクトルになります。"
 )
 st.latex(r"\mathrm{PE}(pos,\,2i) = \sin\!\left(\frac{pos}{10000^{2i/d_{\mathrm{model}}}}\right)")
 st.latex(r"\mathrm{PE}(pos,\,2i+1) = \cos\!\left(\frac{pos}{10000^{2i/d_{\mathrm{model}}}}\right)")
 st.latex(r"\text{第 1 層の入力} = \text{トークン埋め込み} + \mathrm{PE}")
 st.markdown(
     "位置の入れ方はほかにもあります。\n\n"
-    "- **学習で覚える位置ベクトル**（BERT や GPT）: 位置ごとに 1 本のベクトルを用意し、重みと同じように学習します。"
+    "- **学習で覚える位置ベクトル**（BERT や GPT）: 位置ごとに 1 本のベクトルを用意し、ほかのパラメータと同じように学習します。"
     "式はありませんが、学習で用意した長さより先の位置には使えるベクトルがありません。\n"
     "- **RoPE（回転位置埋め込み）**: 足し算ではなく、クエリとキーを位置に比例した角度だけ **回転** させます。"
     "回転させたクエリとキーの内積は、2 つの位置の **差** だけで決まります。"
@@ -82,6 +89,8 @@ st.markdown(
 ui.section("hand")
 st.markdown(f"$d_{{\\text{{model}}}} = {tb.D_MODEL}$、位置 $pos = 1$ の位置エンコーディングを 1 列ずつ求めます。"
             "列 $2i$ が sin、列 $2i+1$ が cos で、同じ $i$ の 2 列は同じ角度を使います。")
+st.info("このページでは、論文の式に合わせて **PE の位置 pos と列の番号を 0 から** 数えます"
+        "（先頭のトークンが pos = 0、いちばん左の列が列 0）。ほかのページの「次元 1〜4」とは番号が 1 ずれます。")
 entries = demos.pe_breakdown(1, tb.D_MODEL)
 ui.cached_table(pe_table, entries, static=True)
 st.latex(r"\begin{aligned}\mathrm{PE}(1) &= (\sin 1,\ \cos 1,\ \sin 0.01,\ \cos 0.01) \\ &= ("
@@ -101,9 +110,10 @@ st.caption("左の列ほど縞が細かく（速く回る波）、右の列ほ�
 st.subheader("並べ替えの実験：位置の情報がないと順番は見えない")
 perm_name = "それ・猫・魚"
 perm = ORDERS[perm_name]
-st.markdown(f"猫・魚・それ（第 8 章の埋め込みと $W_Q, W_K, W_V$）を **{perm_name}** の順に並べ替えて、"
-            "Self-Attention を計算し直します。比べるのは「並べ替えてから計算した出力」と「計算してから並べ替えた出力」です。")
+st.markdown(f"猫・魚・それ（④ と同じ埋め込みと変換行列 $W_Q, W_K, W_V$）を **{perm_name}** の順に並べ替えて、"
+            "自己注意を計算し直します。比べるのは「並べ替えてから計算した出力」と「計算してから並べ替えた出力」です。")
 pe3 = tutor.positional_encoding(len(TOKENS), tb.D_MODEL)
+pencil = tutor.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=ui.steps.PENCIL_DECIMALS)   # ④'s default view
 no_pe = demos.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, perm)
 with_pe = demos.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, perm, pe3)
 order_labels = [TOKENS[i] for i in perm]
@@ -116,7 +126,9 @@ with c2:
     ui.show_matrix(with_pe.output_of_permuted, order_labels, ["z1", "z2"], caption="PE あり：並べ替えてから計算")
     ui.show_matrix(with_pe.output_permuted, order_labels, ["z1", "z2"], caption="PE あり：計算してから並べ替え")
     st.metric("差の最大値（PE あり）", format_number(with_pe.max_diff, 3))
-st.markdown("PE がないと 2 つの表は完全に一致します（差 0）。Attention は **どのトークンがあるか** しか見ておらず、"
+st.caption("表の値は途中で丸めずに計算しています。そのため PE なしの 猫 の行は、"
+           f"④ の鉛筆モード（小数第 3 位で丸めながら計算）の {vec(pencil.z[0])} と最後の桁が違います。")
+st.markdown("PE がないと 2 つの表は完全に一致します（差 0）。自己注意は **どのトークンがあるか** しか見ておらず、"
             "**どこにあるか** を区別できないからです。PE を足すと、位置ベクトルはトークンと一緒に動かず位置に残るので、"
             "並べ替えると出力の中身そのものが変わります。")
 
@@ -163,7 +175,7 @@ c1.metric(f"{perm_try_name}：差の最大値（PE なし）", format_number(no_
 c2.metric(f"{perm_try_name}：差の最大値（PE あり）", format_number(with_pe_try.max_diff, 3))
 
 st.subheader("RoPE のずれを変えてみる")
-offset = st.slider("クエリとキーの位置のずれ m − n", -5, 10, 2, key="pos_rope_offset", persist_state="session")
+offset = st.slider("位置のずれ（クエリの位置 − キーの位置）", -5, 10, 2, key="pos_rope_offset", persist_state="session")
 rows_try = ui.compute("pos_rope", demos.rope_shift_table, Q_DEMO, K_DEMO, offset, range(5, 30, 6))
 if rows_try is not None:
     ui.cached_table(rope_frame, rows_try, hide_index=True, width="stretch")
