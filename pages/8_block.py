@@ -61,17 +61,22 @@ st.markdown(
 
 ui.section("explain")
 st.markdown(
-    "**FFN（位置ごとの全結合層）**：Attention がトークンどうしの情報を混ぜるのに対し、FFN は **トークン 1 つずつ別々に** "
-    "表現を作り替えます。いったん広い次元 $d_{ff}$ に広げ、非線形の活性化関数を通し、元の $d_{\\text{model}}$ に戻します。"
-    "非線形がなければ、何層重ねても 1 つの行列の掛け算にまとまってしまいます。"
+    "**FFN（位置ごとの全結合層、position-wise feed-forward network）**：Attention の役目がほかのトークンの情報を"
+    "取り込むことだとすれば、FFN の役目は、集まった情報をトークンごとに加工することです。"
+    "同じ 2 層の全結合ネットワークを、各トークンのベクトルに **1 本ずつ別々に** 当てはめます（トークンどうしは混ざりません）。"
+    "1 層目の $W_1$ で $d_{\\text{model}}$ 次元を $d_{ff}$ 次元まで大きくし、活性化関数で曲げてから、"
+    "2 層目の $W_2$ で $d_{\\text{model}}$ 次元へ縮めます。"
+    "途中の活性化関数（非線形の関数）を抜くと、$W_1$ と $W_2$ を続けて掛けることは 1 枚の行列 $W_1 W_2$ を掛けることと同じになり、"
+    "何層積んでも 1 回の行列の掛け算以上のことはできません。"
 )
 st.latex(r"\mathrm{FFN}(x) = \mathrm{act}(x W_1 + b_1)\,W_2 + b_2")
 st.latex(r"\begin{aligned}&\mathrm{SwiGLU}(x) \\ &\quad = \big(\mathrm{SiLU}(x W_{\text{gate}}) \odot x W_{\text{up}}\big)\,W_{\text{down}}\end{aligned}")
 st.markdown(
     "活性化関数は、原論文が **ReLU**、BERT や GPT が **GELU**、LLaMA などの最近のモデルがゲート付きの **SwiGLU** です。\n\n"
-    "**残差接続**：サブレイヤー（Attention や FFN）の出力に、その入力をそのまま足します。"
-    "サブレイヤーは「入力からの変化分」だけを学べばよく、勾配も足し算の道を通って深い層まで届くので、"
-    "層を深く積んでも **勾配消失** が起きにくくなります。\n\n"
+    "**残差接続**：サブレイヤー（Attention や FFN）の出力に、そのサブレイヤーへの入力を足し合わせます"
+    "（$x + \\mathrm{Sublayer}(x)$）。サブレイヤーの出力が 0 なら入力がそのまま次へ進むので、"
+    "各サブレイヤーは入力を「どれだけ直すか」だけを覚えればよくなります。"
+    "逆伝播でも、足し算の枝は勾配を 1 倍のまま通すので、層を深く積んでも **勾配消失** が起きにくくなります。\n\n"
     "**層正規化（LayerNorm）**：1 つのトークンの $d$ 個の値について平均を引き、標準偏差で割ってそろえます。"
     "統計は **そのトークン自身の中だけ** で計算します。これに対し **バッチ正規化** は、ミニバッチ内のほかの例と"
     "同じ特徴どうしで平均・分散をとるので、結果が一緒にバッチに入った例に左右されます。"
@@ -91,14 +96,15 @@ with c1:
 with c2:
     st.markdown("**Pre-LN — GPT-2 以降の多くのモデル**")
     st.latex(r"\text{出力} = x + \mathrm{Sublayer}\big(\mathrm{LayerNorm}(x)\big)")
-    st.caption("正規化してからサブレイヤーへ。残差の道が素通しになり、深いモデルを学習しやすい。最後に LayerNorm を 1 回足します。")
+    st.caption("正規化してからサブレイヤーへ。残差の道には何も挟まらないので、深いモデルでも学習が安定しやすい。"
+               "最後の層の後ろ（出力の直前）に LayerNorm をもう 1 つ置きます。")
 
 st.subheader("原論文の大きさ")
 d_k = tutor.head_dim(tb.PAPER_D_MODEL, tb.PAPER_HEADS)
 mha_params = tutor.mha_param_count(tb.PAPER_D_MODEL)
 ffn_params = tutor.ffn_param_count(tb.PAPER_D_MODEL, tb.PAPER_D_FF)
 st.table(pd.DataFrame({
-    "記号": ["N", "d_model", "h", "d_k = d_v", "d_ff", "Multi-Head Attention の重み（W_Q, W_K, W_V, W_O）", "FFN の重み（W_1, b_1, W_2, b_2）"],
+    "記号": ["N", "d_model", "h", "d_k = d_v", "d_ff", "Multi-Head Attention のパラメータ（W_Q, W_K, W_V, W_O）", "FFN のパラメータ（W_1, b_1, W_2, b_2）"],
     "意味": ["エンコーダ・デコーダそれぞれの層の数", "各層の入出力の次元", "ヘッドの数", "1 ヘッドあたりの次元（d_model / h）",
            "FFN の中間の次元", "1 層の Attention のパラメータ数（4·d_model²）", "1 層の FFN のパラメータ数"],
     "値": [f"{tb.PAPER_LAYERS}", f"{tb.PAPER_D_MODEL}", f"{tb.PAPER_HEADS}", f"{d_k}", f"{tb.PAPER_D_FF:,}",
@@ -125,6 +131,8 @@ st.subheader("2. FFN → 残差接続 → 層正規化")
 ff = tutor.ffn(X_HAND, W1_HAND, None, W2_HAND, None, activation="relu")
 post = tutor.post_ln_block(X_HAND, hand_ffn, eps=0.0)
 pre = tutor.pre_ln_block(X_HAND, hand_ffn, eps=0.0)
+st.markdown(f"入力は $x = {vec(X_HAND, 0)}$ です（$d_{{\\text{{model}}}} = {X_HAND.shape[1]}$ の小さな例で、"
+            "1. の $x$ とは別のベクトル）。$W_1$ と $W_2$ は下の値、バイアスは 0、活性化関数は ReLU とします。")
 c1, c2 = st.columns(2)
 with c1:
     ui.show_matrix(W1_HAND, ["1", "2"], ["1", "2", "3", "4"], digits=0, caption="W₁（2 → 4 に広げる）")
@@ -140,7 +148,7 @@ st.latex(rf"""\begin{{aligned}}
 x + \mathrm{{FFN}}(x) &= {vec(post.residual_sum, 0)} \\
 \mathrm{{LayerNorm}}\big(x + \mathrm{{FFN}}(x)\big) &= {vec(post.output, 2)}
 \end{{aligned}}""")
-st.markdown("**Pre-LN（GPT 系）**：同じ重みで、正規化してからサブレイヤーへ")
+st.markdown("**Pre-LN（GPT 系）**：同じ $W_1, W_2$ で、正規化してからサブレイヤーへ")
 st.latex(rf"""\begin{{aligned}}
 \mathrm{{LayerNorm}}(x) &= {vec(pre.sublayer_input, 2)} \\
 \mathrm{{FFN}}\big(\mathrm{{LayerNorm}}(x)\big) &= {vec(pre.sublayer_output, 0)} \\
@@ -152,8 +160,16 @@ st.caption("Post-LN の出力は正規化済み、Pre-LN の出力は正規化�
 ui.section("visual")
 st.subheader("層正規化とバッチ正規化：ほかの例を変えると？")
 st.markdown("例 1 を同じにしたまま、同じバッチに入るほかの 2 例だけを大きく変えた 2 つのバッチを正規化し、**例 1 の結果** を比べます。")
-demo = demos.norm_batch_dependence(np.vstack([BATCH_ROW0, OTHERS_A]), np.vstack([BATCH_ROW0, OTHERS_B]))
+batch_a = np.vstack([BATCH_ROW0, OTHERS_A])       # (3, 4)
+batch_b = np.vstack([BATCH_ROW0, OTHERS_B])       # (3, 4)
+demo = demos.norm_batch_dependence(batch_a, batch_b)
 cols = [f"特徴 {j + 1}" for j in range(4)]
+examples = ["例 1", "例 2", "例 3"]
+c1, c2 = st.columns(2)
+with c1:
+    ui.show_matrix(batch_a, examples, cols, digits=0, caption="バッチ A（入力）")
+with c2:
+    ui.show_matrix(batch_b, examples, cols, digits=0, caption="バッチ B（入力：例 1 は同じ、例 2・例 3 だけ違う）")
 c1, c2 = st.columns(2)
 with c1:
     ui.show_matrix(np.vstack([demo.ln_a[0], demo.ln_b[0]]), ["バッチ A", "バッチ B"], cols, caption="層正規化：例 1 の出力")
@@ -161,7 +177,8 @@ with c1:
 with c2:
     ui.show_matrix(np.vstack([demo.bn_a[0], demo.bn_b[0]]), ["バッチ A", "バッチ B"], cols, caption="バッチ正規化：例 1 の出力")
     st.metric("例 1 の差（バッチ正規化）", format_number(demo.bn_row_diff, 3))
-st.caption("層正規化は例 1 の中だけで平均と分散をとるので、ほかの例をどう変えても結果は同じです。"
+st.caption("「差」は、バッチ A と B で例 1 の出力を成分ごとに比べたときの、差の絶対値の最大です。"
+           "層正規化は例 1 の中だけで平均と分散をとるので、ほかの例をどう変えても結果は同じです。"
            "バッチ正規化は特徴ごとにバッチ全体で平均と分散をとるので、例 1 の結果まで変わってしまいます。")
 
 st.subheader("活性化関数のかたち")
@@ -182,8 +199,7 @@ if steps_try is not None and rms_try is not None:
 st.subheader("バッチのほかの例を書き換える")
 st.markdown(f"例 1 は ${vec(BATCH_ROW0, 0)}$ に固定です。例 2・例 3 を書き換えて、例 1 の正規化結果がどう変わるかを見ます。")
 others = ui.matrix_editor("block_batch_others", OTHERS_B, ["例 2", "例 3"], cols)
-demo_try = ui.compute("block_batch", demos.norm_batch_dependence, np.vstack([BATCH_ROW0, OTHERS_A]),
-                      np.vstack([BATCH_ROW0, others]))
+demo_try = ui.compute("block_batch", demos.norm_batch_dependence, batch_a, np.vstack([BATCH_ROW0, others]))
 if demo_try is not None:
     c1, c2 = st.columns(2)
     c1.metric("例 1 の差：層正規化", format_number(demo_try.ln_row_diff, 3))
@@ -199,7 +215,7 @@ with c2:
     d_ff = st.select_slider("中間の次元 d_ff", options=[4, 8, 16, 32, 64], value=16, key="block_dff",
                             persist_state="session")
 with c3:
-    seed = st.number_input("重みのシード", min_value=0, max_value=10_000, value=0, step=1, key="block_seed",
+    seed = st.number_input("W₁, W₂ を作る乱数のシード", min_value=0, max_value=10_000, value=0, step=1, key="block_seed",
                            persist_state="session")
 ffn_res, per_token = ffn_try(act, int(d_ff), int(seed))
 st.markdown(f"猫・魚・それ（$d_{{\\text{{model}}}} = {tb.D_MODEL}$）を、$d_{{ff}} = {int(d_ff)}$ に広げて戻します。"
