@@ -35,7 +35,7 @@ def test_multihead_textbook_numbers(mh):
     # それ: head 1 (0.159, 1.841), head 2 (1.0, 1.7), concat, W_O output (1.859, 2.841, 1.0, 1.7)
     assert "(0.159, 1.841, 1.000, 1.700)" in text
     assert "(1.859, 2.841, 1.000, 1.700)" in text
-    assert "(1.0, 1.7)" in text
+    assert "(1.00, 1.70)" in text          # head 2 of それ, 2 decimals like its table (0.15 is not shown as 0.2)
     assert format_number(ex.combined.output[2, 0], 3) == "1.859"  # the page's number is the engine's
     # the seed's two-head figures as tables
     assert "0.894" in text and "0.053" in text
@@ -126,9 +126,9 @@ def test_mask_textbook_numbers(mask):
     # masked rows 1.000 / 0.500 0.500 / 0.053 0.894 0.053; それ unchanged
     assert "(1.000, 0.000, 0.000)" in text
     assert "(0.500, 0.500, 0.000)" in text
-    assert "(0.053, 0.894, 0.053)$（マスクなし $(0.053, 0.894, 0.053)$" in text
-    # M with −∞ above the diagonal, e^s numerators 16.92 and 4.11
-    assert "−∞" in text and "16.92" in text and "4.11" in text
+    assert "マスクなしと同じ値 → $(0.053, 0.894, 0.053)$" in text
+    # M with −∞ above the diagonal, pencil-mode numerators e^2.828 = 16.912 and e^1.414 = 4.112 (as ④)
+    assert "−∞" in text and "16.912" in text and "4.112" in text and "8.224" in text
     # G検定: key 3 hidden → (0.6698, 0.3302), sum still 1
     assert "(0.6698, 0.3302)" in text
     assert "0.4011" in text and "0.1978" in text
