@@ -16,7 +16,8 @@ import numpy as np
 import tutor
 from tutor import quizmath as qm
 
-from .calc import BEST, BLANK, WORST, blank, calc_generator, ln_tex, mc, num, pick, sample, tex_mat, tex_rows, tex_vec, vec
+from .calc import (BEST, BLANK, WORST, _nums, blank, blank_diff, calc_generator, ln_tex, mc, num, pick, sample, shown,
+                   tex_mat, tex_rows, tex_vec, vec)
 from .core import Draft, LazyDraft
 
 D_K = 2
@@ -56,14 +57,23 @@ def _mistakes(right, v, mistakes):
     return qm.attention_variants(right.scores, v, d_k=D_K, mistakes=mistakes)
 
 
+def _hand(r):
+    """(e^s as shown, the weights a learner computes from them) for the scaled row of one variant:
+    the e^{qKᵀ/√d_k} rounded to 3 places as the hint gives them, then e_j / Σ e (qm.softmax_from_exps)."""
+    exps = shown(qm.exp_values(np.round(r.scaled[0], 6)))      # (3,) the hint's e^s (exponents as _hint takes them)
+    return exps, qm.softmax_from_exps(exps)                    # (3,), (3,)
+
+
 @calc_generator("formula.g_weight", "formula", _params_g)
 def _g_weight(p: dict) -> LazyDraft:
-    """One weight of the 3-key example (one query, d_k = 2)."""
+    """One weight of the 3-key example (one query, d_k = 2), from the e^s values the hint gives."""
     q, k, v, j = p["q"], p["k"], p["v"], p["j"]
     right = tutor.attention(q, k, v)
-    n_no_scale, n_by_dk, n_raw = (num(r.weights[0, j])
-                                  for r in _mistakes(right, v, ("no_scale", "divide_by_d_k", "no_softmax")))
-    n_right = num(right.weights[0, j])
+    no_scale, by_dk, raw = _mistakes(right, v, ("no_scale", "divide_by_d_k", "no_softmax"))
+    n_no_scale, n_by_dk = (num(_hand(r)[1][j]) for r in (no_scale, by_dk))
+    n_raw = num(raw.weights[0, j])                              # the scaled score itself
+    exps, weights = _hand(right)
+    n_right = num(weights[j])
 
     def texts():
         scores = tex_vec(right.scores[0])
@@ -72,10 +82,11 @@ def _g_weight(p: dict) -> LazyDraft:
         notes = (
             mc("√d_k で割り忘れ", f"内積 ${scores}$ をそのまま softmax に入れると {n_no_scale} になり、差が強調されすぎる。"),
             mc("√ の付け忘れ", f"$d_k = 2$ で割ると {n_by_dk} になる。"),
-            mc("softmax の省略", f"スケーリング後のスコア {num(right.scaled[0, j])} をそのまま重みにした（和が 1 にならない）。"),
+            mc("softmax の省略", f"スケーリング後のスコア {n_raw} をそのまま重みにした（和が 1 にならない）。"),
         )
         expl = (f"内積 $qK^\\top = {scores}$ を $\\sqrt{{2}}$ で割って ${tex_vec(right.scaled[0])}$。"
-                f"softmax で重み ${tex_vec(right.weights[0])}$ となり、キー {j + 1} は {n_right}。")
+                f"$e^s$ は ${tex_vec(exps)}$（和 {num(tutor.row_sums(exps))}）なので、"
+                f"softmax の重みは ${tex_vec(weights)}$ となり、キー {j + 1} は {n_right}。")
         return stem, notes, expl
 
     return LazyDraft(n_right, (n_no_scale, n_by_dk, n_raw), texts)
@@ -129,31 +140,47 @@ def _output_ln(p: dict) -> LazyDraft:
 # ---------------------------------------------------------------------------
 @calc_generator("formula.chain_blank", "formula", _params_g)
 def _chain_blank(p: dict) -> LazyDraft:
-    """(ア) q·k_j, (イ) weight a_j, (ウ) output z_c of the 3-key example."""
+    """(ア) q·k_j, (イ) weight a_j, (ウ) output z_c of the 3-key example, by hand: the weights from the
+    e^s of the hint (3 places), the output from the weights rounded to 3 places."""
     q, k, v, j, c = p["q"], p["k"], p["v"], p["j"], p["c"]
     right = tutor.attention(q, k, v)
+    column = v[:, c]                                           # (3,) the value components summed
 
-    def chain(r) -> tuple[str, str, str]:
-        return num(r.scores[0, j]), num(r.weights[0, j]), num(r.output[0, c])
+    def chain(r, weights) -> tuple[str, str, str]:
+        return num(r.scores[0, j]), num(weights[j]), num(qm.weighted_sum(shown(weights), column))
 
-    c_no_scale, c_by_dk, c_raw = (chain(r) for r in _mistakes(right, v, ("no_scale", "divide_by_d_k", "no_softmax")))
-    c_right = chain(right)
+    no_scale, by_dk = _mistakes(right, v, ("no_scale", "divide_by_d_k"))
+    exps, weights = _hand(right)
+    c_right = chain(right, weights)
+    c_no_scale, c_by_dk = chain(no_scale, _hand(no_scale)[1]), chain(by_dk, _hand(by_dk)[1])
+    # (ア) mistaken: scores with the values instead of the keys (the whole chain follows), or — when
+    # q·v_j happens to equal q·k_j — the hint's e^{q·k_j/√2} written as the inner product
+    kv = tutor.attention(q, v, v)                              # softmax(q Vᵀ/√d_k) V: keys and values mixed up
+    if kv.scores[0, j] != right.scores[0, j]:
+        c_third = chain(kv, _hand(kv)[1])
+        third_name, third_why = "キーとバリューの取り違え", "キーの代わりにバリューと内積をとって計算を進めた"
+    else:
+        c_third = (num(exps[j]), c_right[1], c_right[2])
+        third_name, third_why = "softmax の分子との混同", f"内積ではなくヒントの $e^{{q \\cdot k_{{{j + 1}}}/\\sqrt{{2}}}}$ の値を（ア）にした"
 
     def texts():
         stem = (f"{BLANK}\n\n{_g_block(p)}で Scaled Dot-Product Attention を計算する。"
-                f"キー {j + 1} との内積 $q \\cdot k_{{{j + 1}}}$ は（ア）、その重みは（イ）、出力 $z$ の第 {c + 1} 成分は（ウ）である。"
-                f"{_hint(right.scaled[0])}")
+                f"キー {j + 1} との内積 $q \\cdot k_{{{j + 1}}}$ は（ア）、その重みは（イ）、出力 $z$ の第 {c + 1} 成分は（ウ）である"
+                f"（重みは小数第 3 位まで求めてから使う）。{_hint(right.scaled[0])}")
         notes = (
-            mc("√d_k で割り忘れ", f"内積をそのまま softmax に入れたため、（イ）が {c_no_scale[1]}、（ウ）が {c_no_scale[2]} になった。"),
-            mc("√ の付け忘れ", f"$d_k = 2$ で割ったため、（イ）が {c_by_dk[1]} になった。"),
-            mc("softmax の省略", f"スケーリング後のスコアをそのまま重みにしたため、（イ）が {c_raw[1]}、（ウ）が {c_raw[2]} になった。"),
+            mc("√d_k で割り忘れ", f"内積をそのまま softmax に入れたため、{blank_diff(c_right, c_no_scale)} になった。"),
+            mc("√ の付け忘れ", f"$d_k = 2$ で割ったため、{blank_diff(c_right, c_by_dk)} になった。"),
+            mc(third_name, f"{third_why}ため、{blank_diff(c_right, c_third)} になった。"),
         )
-        expl = (f"（ア）$q \\cdot k_{{{j + 1}}} = {c_right[0]}$。（イ）内積 ${tex_vec(right.scores[0])}$ を $\\sqrt{{2}}$ で割り softmax して"
-                f" ${tex_vec(right.weights[0])}$、キー {j + 1} は {c_right[1]}。"
-                f"（ウ）バリューの第 {c + 1} 成分 ${tex_vec(v[:, c])}$ の加重和で {c_right[2]}。")
+        w_shown = shown(weights)
+        terms = " + ".join(f"{a} \\times {b}" for a, b in zip(_nums(w_shown, 3), _nums(column, 3)))
+        expl = (f"（ア）$q \\cdot k_{{{j + 1}}} = {c_right[0]}$。（イ）内積 ${tex_vec(right.scores[0])}$ を $\\sqrt{{2}}$ で割ると"
+                f" ${tex_vec(right.scaled[0])}$、$e^s$ は ${tex_vec(exps)}$（和 {num(tutor.row_sums(exps))}）で、重みは"
+                f" ${tex_vec(weights)}$、キー {j + 1} は {c_right[1]}。"
+                f"（ウ）バリューの第 {c + 1} 成分 ${tex_vec(column)}$ の加重和で ${terms} = {c_right[2]}$。")
         return stem, notes, expl
 
-    return LazyDraft(blank(*c_right), (blank(*c_no_scale), blank(*c_by_dk), blank(*c_raw)), texts)
+    return LazyDraft(blank(*c_right), (blank(*c_no_scale), blank(*c_by_dk), blank(*c_third)), texts)
 
 
 # ---------------------------------------------------------------------------

@@ -11,7 +11,8 @@ import numpy as np
 import tutor
 from tutor import quizmath as qm
 
-from .calc import BEST, BLANK, TOKEN_SETS, _nums, blank, calc_generator, mc, num, pick, sample, tex_mat, tex_vec
+from .calc import (BEST, BLANK, TOKEN_SETS, _nums, blank, blank_diff, calc_generator, mc, num, pick, sample, shown,
+                   tex_mat, tex_vec)
 from .core import LazyDraft
 
 N, D = 3, 4
@@ -61,15 +62,24 @@ def _exp_hint(row) -> str:
     return "、".join(f"$e^{{{v}}} \\approx {num(e)}$" for v, e in zip(vals, exps))
 
 
-def _softmax_text(row, j: int, weight) -> str:
-    """e^{s_j} / (Σ e^s) = … ≈ A_ij for one score row (nothing masked) and its weight A_ij from the
-    engine's softmax: the e^s a learner writes down (no max subtracted) from qm.exp_values and their
-    sum from tutor.row_sums — the very exps / denominators of tutor.masked_softmax_steps with an
-    all-True mask (S + 0 = S), without its mask checks (tested against it)."""
-    exps = qm.exp_values(row)                                  # (n,) e^s
-    e = _nums(exps.tolist(), 3)                                # num() of each e^s
+def _softmax_text(row, j: int, exps, weight) -> str:
+    """e^{s_j} / (Σ e^s) = … ≈ A_ij for one score row (nothing masked), written with the e^s as the
+    stem's hint shows them (exps: shown(e^s), 3 places) and their sum (tutor.row_sums), and the weight
+    computed from those very numbers (qm.softmax_from_exps): every number checks by hand."""
+    e = _nums(exps, 3)                                         # the e^s as shown
     return (f"$e^{{{num(row[j])}}} / ({' + '.join(e)}) = "
             f"{e[j]} / {num(tutor.row_sums(exps))} \\approx {num(weight)}$")
+
+
+def _hand_weights(row):
+    """(e^s as the hint shows them, the softmax a learner computes from them) for one score row."""
+    exps = shown(qm.exp_values(row))                           # (n,) e^s rounded to 3 places
+    return exps, qm.softmax_from_exps(exps)                    # (n,), (n,)
+
+
+def _sum_text(weights_shown, column) -> str:
+    """'0.063 \\times 0 + 0.468 \\times 1 + …' for Σ_k a_k x_kc (weights as shown)."""
+    return " + ".join(f"{a} \\times {v}" for a, v in zip(_nums(weights_shown, 3), _nums(column, 3)))
 
 
 # ---------------------------------------------------------------------------
@@ -112,12 +122,15 @@ def _params_weight(rng: np.random.Generator) -> dict:
 
 @calc_generator("naive.weight", "naive", _params_weight)
 def _weight(p: dict) -> LazyDraft:
-    """An attention weight A_ij = softmax(S)_ij of naive self-attention."""
+    """An attention weight A_ij = softmax(S)_ij of naive self-attention, computed from the e^s the
+    stem's hint gives (3 places), as a learner does it by hand."""
     x, t, i, j = p["x"], p["tokens"], p["i"], p["j"]
-    right, col_r, prop_r = qm.naive_attention_variants(x, (None, "column_softmax", "no_exp"))
-    col, prop = col_r.weights, prop_r.weights
-    s = right.scores
-    n_col, n_prop, n_s = num(col[i, j]), num(prop[i, j]), num(s[i, j])
+    (prop_r,) = qm.naive_attention_variants(x, ("no_exp",))   # S = X Xᵀ and the proportional weights
+    s, prop = prop_r.scores, prop_r.weights
+    exps, weights = _hand_weights(s[i])                        # row i: e^s as shown, softmax from them
+    _, col = _hand_weights(s[:, j])                            # column j normalised (the mistake)
+    n_col, n_prop, n_s = num(col[i]), num(prop[i, j]), num(s[i, j])
+    n_right = num(weights[j])
 
     def texts():
         stem = (f"次の $X$ で素朴な Self-Attention を計算する（$S = XX^\\top$、$A = \\mathrm{{softmax}}(S)$ を行ごとに）。"
@@ -129,34 +142,37 @@ def _weight(p: dict) -> LazyDraft:
             mc("softmax の省略", f"スコア $S_{{{i + 1}{j + 1}}} = {n_s}$ をそのまま重みにした（行の和が 1 にならない）。"),
         )
         expl = (f"行 {i + 1} のスコアは ${tex_vec(s[i])}$。softmax は行ごとに $e^s$ をとって和で割るので、"
-                f"$A_{{{i + 1}{j + 1}}} = $ {_softmax_text(s[i], j, right.weights[i, j])}。")
+                f"$A_{{{i + 1}{j + 1}}} = $ {_softmax_text(s[i], j, exps, weights[j])}。")
         return stem, notes, expl
 
-    return LazyDraft(num(right.weights[i, j]), (n_col, n_prop, n_s), texts)
+    return LazyDraft(n_right, (n_col, n_prop, n_s), texts)
 
 
 # ---------------------------------------------------------------------------
 @calc_generator("naive.output", "naive", _params)
 def _output(p: dict) -> LazyDraft:
-    """An element of the output Z = A X."""
+    """An element of the output Z = A X, from the row of A as the stem shows it (3 places)."""
     x, t, i, c = p["x"], p["tokens"], p["i"], p["c"]
-    right, raw_r, col_r = qm.naive_attention_variants(x, (None, "no_softmax", "column_softmax"))
-    raw, col = raw_r.output, col_r.output
+    right, col_r = qm.naive_attention_variants(x, (None, "column_softmax"))
+    column = x[:, c]                                           # (n,) the column of X that is summed
+    a_row, col_row = shown(right.weights[i]), shown(col_r.weights[i])   # weights as rounded in the stem
     own = tutor.attention(x, x, x, mask=_EYE).output   # each token sees only itself
-    a = right.weights
-    n_raw, n_col, n_own, n_right = num(raw[i, c]), num(col[i, c]), num(own[i, c]), num(right.output[i, c])
+    n_raw = num(qm.weighted_sum(right.scores[i], column))      # S X: raw scores as weights
+    n_col, n_own = num(qm.weighted_sum(col_row, column)), num(own[i, c])
+    n_right = num(qm.weighted_sum(a_row, column))
 
     def texts():
         stem = (f"次の $X$ で素朴な Self-Attention の出力 $Z = AX$（$A = \\mathrm{{softmax}}(XX^\\top)$）を求める。"
                 f"「{t[i]}」の出力ベクトルの第 {c + 1} 成分 $Z_{{{i + 1}{c + 1}}}${BEST}"
-                f"重み $A$ の第 {i + 1} 行は ${tex_vec(a[i])}$（小数第 3 位まで）である。\n\n" + _x_block(p))
+                f"重み $A$ の第 {i + 1} 行は小数第 3 位までで ${tex_vec(a_row)}$ である（この値を使って計算すること）。\n\n"
+                + _x_block(p))
         notes = (
             mc("softmax の省略", f"正規化していないスコア $S$ でそのまま $SX$ を計算すると {n_raw} になる。"),
-            mc("列方向の softmax", f"列ごとに正規化した重みで加重和をとると {n_col} になる。"),
+            mc("列方向の softmax", f"列ごとに正規化した重み ${tex_vec(col_row)}$ で加重和をとると {n_col} になる。"),
             mc("自分だけを見ると誤解", f"「{t[i]}」が自分自身だけを見る（重みが自分に 1）と考え、自分の埋め込みの成分 {n_own} をそのまま答えた。"),
         )
-        expl = (f"出力は $X$ の第 {c + 1} 列 ${tex_vec(x[:, c])}$ を重み ${tex_vec(a[i])}$ で足し合わせたもの："
-                f"$Z_{{{i + 1}{c + 1}}} = \\sum_k A_{{{i + 1}k}} X_{{k{c + 1}}} \\approx {n_right}$。")
+        expl = (f"出力は $X$ の第 {c + 1} 列 ${tex_vec(column)}$ を重み ${tex_vec(a_row)}$ で足し合わせたもの："
+                f"$Z_{{{i + 1}{c + 1}}} = \\sum_k A_{{{i + 1}k}} X_{{k{c + 1}}} = {_sum_text(a_row, column)} = {n_right}$。")
         return stem, notes, expl
 
     return LazyDraft(n_right, (n_raw, n_col, n_own), texts)
@@ -165,27 +181,52 @@ def _output(p: dict) -> LazyDraft:
 # ---------------------------------------------------------------------------
 @calc_generator("naive.chain_blank", "naive", _params)
 def _chain_blank(p: dict) -> LazyDraft:
-    """(ア) S_ij, (イ) A_ij, (ウ) Z_ic along one naive-attention calculation."""
+    """(ア) S_ij, (イ) A_ij, (ウ) Z_ic along one naive-attention calculation, by hand: the weights from
+    the e^s of the hint (3 places), the output from the weights rounded to 3 places."""
     x, t, i, j, c = p["x"], p["tokens"], p["i"], p["j"], p["c"]
-    right, col, prop, raw = qm.naive_attention_variants(x, (None, "column_softmax", "no_exp", "no_softmax"))
+    (prop_r,) = qm.naive_attention_variants(x, ("no_exp",))   # S = X Xᵀ and the proportional weights
+    s = prop_r.scores
+    column = x[:, c]
+    exps_all = shown(qm.exp_values(s))                         # (n, n) e^S as a learner rounds them
+    exps, weights = exps_all[i], qm.softmax_from_exps(exps_all[i])
+    col_weights = qm.softmax_from_exps(exps_all, axis=0)[i]    # column softmax (the mistake), row i
 
-    def chain(r) -> tuple[str, str, str]:
-        return num(r.scores[i, j]), num(r.weights[i, j]), num(r.output[i, c])
+    def chain(score, row) -> tuple[str, str, str]:
+        return num(score), num(row[j]), num(qm.weighted_sum(shown(row), column))
 
-    c_right, c_col, c_prop, c_raw = chain(right), chain(col), chain(prop), chain(raw)
+    c_right = chain(s[i, j], weights)
+    c_col, c_prop = chain(s[i, j], col_weights), chain(s[i, j], prop_r.weights[i])
+    # Saved ids keep their inputs: the earlier version of this item also offered "softmax の省略" (raw
+    # scores as weights) and redrew the attempt when that choice coincided with another; such attempts
+    # are still redrawn (four equal texts make the registry draw the next attempt).
+    raw = (c_right[0], num(s[i, j]), num(qm.weighted_sum(s[i], column)))
+    if raw in (c_right, c_col, c_prop):
+        return LazyDraft(blank(*c_right), (blank(*c_right),) * 3, lambda: ("", ("", "", ""), ""))
+    # (ア) mistaken: the first of these named score mistakes that gives another number than S_ij
+    gram = qm.score_table(x.T, x.T)                            # Xᵀ X (d, d): features, not tokens
+    score_mistakes = (
+        (gram[i, j], "XᵀX との混同", f"転置を左に掛けた $X^\\top X$ の ({i + 1},{j + 1}) 成分（特徴の次元どうしの内積）を（ア）にした"),
+        (s[i, i], "自分自身とのスコア", f"$x_{{{i + 1}}} \\cdot x_{{{j + 1}}}$ ではなく $x_{{{i + 1}}}$ 自身との内積を（ア）にした"),
+        (s[j, j], "相手どうしのスコア", f"$x_{{{i + 1}}} \\cdot x_{{{j + 1}}}$ ではなく $x_{{{j + 1}}}$ 自身との内積を（ア）にした"),
+        (weights[j], "スコアと重みの混同", "softmax 前のスコアではなく softmax 後の重みを（ア）にした"),   # always ≠ S_ij
+    )
+    wrong_score, score_name, score_why = next((m for m in score_mistakes if m[0] != s[i, j]), score_mistakes[0])
+    c_score = (num(wrong_score), c_right[1], c_right[2])
 
     def texts():
         stem = (f"{BLANK}\n\n次の $X$ で素朴な Self-Attention を計算する。「{t[i]}」と「{t[j]}」のスコア $S_{{{i + 1}{j + 1}}}$ は（ア）、"
-                f"softmax を行ごとにかけた重み $A_{{{i + 1}{j + 1}}}$ は（イ）、出力 $Z = AX$ の成分 $Z_{{{i + 1}{c + 1}}}$ は（ウ）である。"
-                f"必要なら {_exp_hint(right.scores[i])} を使ってよい。\n\n" + _x_block(p))
+                f"softmax を行ごとにかけた重み $A_{{{i + 1}{j + 1}}}$ は（イ）、出力 $Z = AX$ の成分 $Z_{{{i + 1}{c + 1}}}$ は（ウ）である"
+                f"（重みは小数第 3 位まで求めてから使う）。必要なら {_exp_hint(s[i])} を使ってよい。\n\n" + _x_block(p))
         notes = (
-            mc("列方向の softmax", f"列 {j + 1} の中で正規化したため、（イ）が {c_col[1]}、（ウ）が {c_col[2]} になった。"),
-            mc("exp の付け忘れ", f"スコアを行の和で割るだけの比例配分にしたため、（イ）が {c_prop[1]} になった。"),
-            mc("softmax の省略", f"スコアをそのまま重みに使ったため、（イ）が {c_raw[1]}、（ウ）が {c_raw[2]} になった。"),
+            mc("列方向の softmax", f"列 {j + 1} の中で正規化したため、{blank_diff(c_right, c_col)} になった。"),
+            mc("exp の付け忘れ", f"スコアを行の和で割るだけの比例配分にしたため、{blank_diff(c_right, c_prop)} になった。"),
+            mc(score_name, f"{score_why}ため、{blank_diff(c_right, c_score)} になった（（イ）（ウ）は正しい）。"),
         )
+        w_shown = shown(weights)
         expl = (f"（ア）$S_{{{i + 1}{j + 1}}} = x_{{{i + 1}}} \\cdot x_{{{j + 1}}} = {c_right[0]}$。"
-                f"（イ）行 {i + 1} のスコア ${tex_vec(right.scores[i])}$ に softmax をかけて {c_right[1]}。"
-                f"（ウ）重み ${tex_vec(right.weights[i])}$ で $X$ の第 {c + 1} 列を足し合わせて {c_right[2]}。")
+                f"（イ）行 {i + 1} のスコア ${tex_vec(s[i])}$ に softmax をかけて {_softmax_text(s[i], j, exps, weights[j])}。"
+                f"（ウ）重み ${tex_vec(w_shown)}$ で $X$ の第 {c + 1} 列 ${tex_vec(column)}$ を足し合わせて "
+                f"${_sum_text(w_shown, column)} = {c_right[2]}$。")
         return stem, notes, expl
 
-    return LazyDraft(blank(*c_right), (blank(*c_col), blank(*c_prop), blank(*c_raw)), texts)
+    return LazyDraft(blank(*c_right), (blank(*c_col), blank(*c_prop), blank(*c_score)), texts)

@@ -304,3 +304,32 @@ def test_scale_only_variants_one_stacked_softmax_bit_for_bit(s, mistakes, with_v
             assert not np.shares_memory(many[x].weights, many[y].weights)
     with pytest.raises(ValueError):
         qm.attention_variants(s, np.ones((s.shape[-1] + 1, 2)), d_k=4, mistakes=mistakes, d_model=9)
+
+
+# ---------------------------------------------------------------------------
+# hand calculation from the numbers a question shows (rounded e^s, rounded weights)
+# ---------------------------------------------------------------------------
+def test_softmax_from_exps_with_the_hint_values():
+    """e^1 ≈ 2.718, e^2 ≈ 7.389, e^0 = 1 as a stem gives them: 2.718 / 11.107 = 0.24471…"""
+    w = qm.softmax_from_exps([2.718, 7.389, 1.0])
+    np.testing.assert_allclose(w, [2.718 / 11.107, 7.389 / 11.107, 1 / 11.107])
+    assert abs(w.sum() - 1) < 1e-12
+    col = qm.softmax_from_exps([[1.0, 2.0], [3.0, 2.0]], axis=0)
+    np.testing.assert_allclose(col, [[0.25, 0.5], [0.75, 0.5]])
+    with pytest.raises(ValueError):
+        qm.softmax_from_exps([1.0, 0.0, 2.0])
+
+
+@FAST
+@given(hnp.arrays(np.float64, (2, 4), elements=small))
+def test_softmax_from_exact_exps_is_the_engine_softmax(s):
+    np.testing.assert_allclose(qm.softmax_from_exps(np.exp(s)), tutor.softmax(s), rtol=1e-12)
+    np.testing.assert_allclose(qm.softmax_from_exps(np.exp(s), axis=0), tutor.softmax(s, axis=0), rtol=1e-12)
+
+
+def test_weighted_sum_of_shown_weights():
+    """naive.output#0 of audit B: weights (0.063, 0.468, 0.468) on the column (0, 1, 1) give 0.936."""
+    assert float(qm.weighted_sum([0.063, 0.468, 0.468], [0.0, 1.0, 1.0])) == 0.936
+    np.testing.assert_allclose(qm.weighted_sum([[0.5, 0.5]], [[1.0, 2.0], [3.0, 4.0]]), [[2.0, 3.0]])
+    with pytest.raises(ValueError):
+        qm.weighted_sum([0.5, 0.5], [1.0, 2.0, 3.0])

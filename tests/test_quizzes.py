@@ -221,16 +221,32 @@ def _softmax(x):
     return e / e.sum()
 
 
+def _d3(x) -> Decimal:
+    """x rounded to 3 places by 四捨五入 (Decimal ROUND_HALF_UP of round(x, 9)), independent of num()."""
+    return Decimal(repr(round(float(x), 9))).quantize(Decimal("0.001"), rounding=ROUND_HALF_UP)
+
+
+def _text(d) -> str:
+    return _num_reference(float(d))
+
+
+def _hand_softmax(row) -> list[Decimal]:
+    """softmax by hand: e^s rounded to 3 places (as the hints show them), each divided by their sum."""
+    e = [_d3(math.exp(round(float(v), 6))) for v in row]
+    return [x / sum(e) for x in e]
+
+
 EXPECTED = {
     "naive.score_element": lambda p: num(p["x"][p["i"]] @ p["x"][p["j"]]),
-    "naive.weight": lambda p: num(_softmax(p["x"][p["i"]] @ p["x"].T)[p["j"]]),
-    "naive.output": lambda p: num(_softmax(p["x"][p["i"]] @ p["x"].T) @ p["x"][:, p["c"]]),
-    "qkv.score_element": lambda p: num((p["x"][p["i"]] @ p["w_q"]) @ (p["x"][p["j"]] @ p["w_k"])),
+    "naive.weight": lambda p: _text(_hand_softmax(p["x"][p["i"]] @ p["x"].T)[p["j"]]),
+    "naive.output": lambda p: _text(sum(_d3(a) * Decimal(int(x)) for a, x in
+                                        zip(_softmax(p["x"][p["i"]] @ p["x"].T), p["x"][:, p["c"]]))),
+"qkv.score_element": lambda p: num((p["x"][p["i"]] @ p["w_q"]) @ (p["x"][p["j"]] @ p["w_k"])),
     "qkv.projection": lambda p: vec(p["x"][p["i"]] @ p[{"Q": "w_q", "K": "w_k", "V": "w_v"}[p["which"]]]),
     "scaling.divisor": lambda p: num(math.sqrt(p["d_model"] / p["h"]), 2),
     "scaling.weight_ln": lambda p: num(p["m"][p["j"]] / sum(p["m"])),
     "scaling.variance_blank": lambda p: blank(num(p["d_k"]), num(math.sqrt(p["d_k"])), num(1, 4)),
-    "formula.g_weight": lambda p: num(_softmax(p["q"][0] @ p["k"].T / math.sqrt(2))[p["j"]]),
+    "formula.g_weight": lambda p: _text(_hand_softmax(p["q"][0] @ p["k"].T / math.sqrt(2))[p["j"]]),
     "formula.output_ln": lambda p: num(np.array(p["m"]) / sum(p["m"]) @ p["v"][:, p["c"]]),
     "multihead.head_dim": lambda p: num(p["d_model"] // p["h"]),
     "multihead.param_count": lambda p: num(4 * p["d_model"] ** 2 + (4 * p["d_model"] if p["bias"] else 0)),
@@ -262,10 +278,10 @@ def test_a_hard_coded_answer_would_be_caught():
 
 
 def test_engine_mistakes_behind_a_distractor_are_real():
-    """The 'forgot √d_k' distractor of formula.g_weight is softmax(qKᵀ) — recomputed here."""
+    """The 'forgot √d_k' distractor of formula.g_weight is softmax(qKᵀ) by hand (e^s to 3 places) — recomputed here."""
     for seed in range(50):
         p, q = _drawn("formula.g_weight", seed)
-        want = num(tutor.softmax(p["q"][0] @ p["k"].T)[p["j"]])
+        want = _text(_hand_softmax(p["q"][0] @ p["k"].T)[p["j"]])
         i = next(i for i, m in enumerate(q.misconceptions) if m.startswith("√d_k で割り忘れ"))
         assert q.choices[i] == want
 
@@ -395,24 +411,6 @@ def test_shown_gives_back_the_displayed_numbers():
     assert shown([2.675], 2).tolist() == [2.68]
 
 
-def test_naive_softmax_text_is_the_masked_softmax_steps_text():
-    """naive.weight's e^s / Σ e^s line from exp_values + row_sums + the weight of the softmax of S
-    reads exactly as it did from tutor.masked_softmax_steps with nothing masked."""
-    from quizzes.gen_naive import _softmax_text
-    rng = np.random.default_rng(5)
-    for _ in range(3000):
-        x = rng.integers(0, int(rng.integers(2, 4)), size=(3, 4)).astype(float)
-        s = x @ x.T
-        weights = tutor.naive_attention(x).weights
-        for i in range(3):
-            steps = tutor.masked_softmax_steps(s[i][None, :], np.ones((1, 3), bool))
-            for j in range(3):
-                old = (f"$e^{{{num(s[i, j])}}} / ({' + '.join(num(e) for e in steps.exps[0])}) = "
-                       f"{num(steps.exps[0, j])} / {num(steps.denominators[0])} \\approx {num(steps.weights[0, j])}$")
-                assert _softmax_text(s[i], j, weights[i, j]) == old
-                assert steps.weights[0, j] == weights[i, j]
-
-
 def test_tex_rows_is_tex_vec_of_each_row():
     from quizzes.calc import tex_rows, tex_vec
     rng = np.random.default_rng(11)
@@ -424,3 +422,83 @@ def test_tex_rows_is_tex_vec_of_each_row():
         assert tex_rows(m) == [tex_vec(row) for row in m]
         assert tex_rows(m, 2) == [tex_vec(row, 2) for row in m]
     assert tex_rows([1.0, 0.5]) == ["(1,\\ 0.5)"]
+
+
+# ---------------------------------------------------------------------------
+# audit B: the numbers a stem shows are the numbers the answer is computed from
+# ---------------------------------------------------------------------------
+HINT = re.compile(r"e\^\{([-\d.]+)\} \\approx ([\d.]+)")
+SHOWN_ROW = re.compile(r"小数第 3 位までで \$\(([^)]*)\)\$")
+HAND_SEEDS = range(300)
+
+
+def _hints(stem: str) -> dict[str, Decimal]:
+    """{exponent text: e^exponent as shown} from the stem's '必要なら e^{1} ≈ 2.718 …'."""
+    return {a: Decimal(b) for a, b in HINT.findall(stem)}
+
+
+def _from_hints(stem: str, scaled_row) -> list[Decimal]:
+    """The weights a learner computes from the hint: e^s looked up by the exponent as shown."""
+    hints = _hints(stem)
+    e = [hints[_num_reference(v)] for v in scaled_row]
+    return [x / sum(e) for x in e]
+
+
+def _blanks(choice: str) -> list[str]:
+    return re.findall(r"（.）(\S+)", choice)
+
+
+def test_naive_output_answer_from_the_weights_the_stem_shows():
+    """naive.output#0 of audit B: weights (0.063, 0.468, 0.468) on the column (0, 1, 1) → 0.936 (not 0.937)."""
+    q0 = quizzes.from_id("naive.output#0")
+    assert "(0.063,\\ 0.468,\\ 0.468)" in q0.stem and q0.choices[q0.answer] == "0.936"
+    for seed in HAND_SEEDS:
+        p, q = _drawn("naive.output", seed)
+        row = [Decimal(t) for t in SHOWN_ROW.search(q.stem).group(1).split(",\\ ")]
+        z = sum(a * Decimal(int(x)) for a, x in zip(row, p["x"][:, p["c"]]))
+        assert q.choices[q.answer] == _text(z), f"#{seed}"
+
+
+def test_naive_weight_and_chain_from_the_hints_the_stem_shows():
+    for seed in HAND_SEEDS:
+        p, q = _drawn("naive.weight", seed)
+        s = p["x"] @ p["x"].T
+        w = _from_hints(q.stem, s[p["i"]])
+        assert q.choices[q.answer] == _text(w[p["j"]]), f"naive.weight#{seed}"
+
+        p, q = _drawn("naive.chain_blank", seed)
+        s = p["x"] @ p["x"].T
+        i, j, c = p["i"], p["j"], p["c"]
+        w = _from_hints(q.stem, s[i])
+        z = sum(_d3(a) * Decimal(int(x)) for a, x in zip(w, p["x"][:, c]))
+        assert _blanks(q.choices[q.answer]) == [num(s[i, j]), _text(w[j]), _text(z)], f"naive.chain_blank#{seed}"
+
+
+def test_formula_weight_and_chain_from_the_hints_the_stem_shows():
+    for seed in HAND_SEEDS:
+        p, q = _drawn("formula.g_weight", seed)
+        scores = p["q"][0] @ p["k"].T
+        w = _from_hints(q.stem, scores / math.sqrt(2))
+        assert q.choices[q.answer] == _text(w[p["j"]]), f"formula.g_weight#{seed}"
+
+        p, q = _drawn("formula.chain_blank", seed)
+        scores = p["q"][0] @ p["k"].T
+        j, c = p["j"], p["c"]
+        w = _from_hints(q.stem, scores / math.sqrt(2))
+        z = sum(_d3(a) * Decimal(int(x)) for a, x in zip(w, p["v"][:, c]))
+        assert _blanks(q.choices[q.answer]) == [num(scores[j]), _text(w[j]), _text(z)], f"formula.chain_blank#{seed}"
+
+
+@pytest.mark.parametrize("gid", ["naive.chain_blank", "formula.chain_blank"])
+def test_chain_blanks_test_every_blank_and_name_what_changes(gid):
+    """Some distractor differs in (ア) (audit B defect 2), and every note names each blank its choice
+    changes, with the value shown in that choice (defect 3)."""
+    for seed in HAND_SEEDS:
+        q = quizzes.GENERATORS[gid](seed)
+        right = _blanks(q.choices[q.answer])
+        assert any(_blanks(ch)[0] != right[0] for ch in q.choices), f"{gid}#{seed}: （ア）is the same in every choice"
+        for ch, note in zip(q.choices, q.misconceptions):
+            if note:
+                for label, r, w in zip(("（ア）", "（イ）", "（ウ）"), right, _blanks(ch)):
+                    if r != w:
+                        assert f"{label}が {w}" in note, f"{gid}#{seed}: note does not name {label}{w}: {note}"

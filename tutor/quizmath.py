@@ -59,6 +59,8 @@ __all__ = [
     "score_table",
     "ln_scores",
     "exp_values",
+    "softmax_from_exps",
+    "weighted_sum",
     "score_divisor",
     "dot_product_variance",
     "scaled_variance",
@@ -329,6 +331,33 @@ def ln_scores(multipliers, d_k: int) -> np.ndarray:
 def exp_values(x) -> np.ndarray:
     """e^x element-wise (for the hints a hand calculation needs, e.g. e² ≈ 7.389)."""
     return np.exp(as_matrix(x, "x"))
+
+
+def softmax_from_exps(exps, axis: int = -1) -> np.ndarray:
+    """softmax as a hand calculation does it from GIVEN values e_k of e^{s_k}: a_j = e_j / Σ_k e_k
+    along ``axis`` (the last axis: one row per query; axis=0: the column-softmax mistake).
+
+    For a question whose stem gives e^s rounded (e² ≈ 7.389): with those rounded e_k the weights are
+    what a learner gets from the stem's numbers (with the exact e^s this is tutor.softmax).
+    exps: (n,) or (..., n_q, n_k), every entry > 0."""
+    e = as_matrix(exps, "e^s の値")
+    if np.minimum.reduce(e, axis=None) <= 0:                     # = (e <= 0).any()
+        raise ValueError(f"e^s の値は正の数が必要です（{e.tolist()}）。")
+    return e / np.add.reduce(e, axis=axis, keepdims=True)        # same shape as exps
+
+
+def weighted_sum(weights, values) -> np.ndarray:
+    """Z = A V for GIVEN weights A (e.g. rounded as a question's stem shows them): z_ic = Σ_k a_ik v_kc.
+
+    weights: (n_k,) or (n_q, n_k); values: (n_k,) or (n_k, d_v). Returns (n_q, d_v), (n_q,), (d_v,)
+    or a 0-d array, as ``weights @ values``."""
+    a = as_matrix(weights, "重み", ndim=(1, 2))
+    v = as_matrix(values, "バリュー", ndim=(1, 2))
+    n_k = a.shape[-1]
+    if v.shape[0] != n_k:
+        raise ValueError(f"重みの列数 {n_k} とバリューの行数 {v.shape[0]} が一致しません"
+                         f"（重み {a.shape}、バリュー {v.shape}）。")
+    return a @ v                                                 # (n_q, d_v) / (n_q,) / (d_v,) / ()
 
 
 # ---------------------------------------------------------------------------
