@@ -15,31 +15,38 @@ DIMS = ["次元1", "次元2", "次元3", "次元4"]
 # ---------------------------------------------------------------------------
 ui.section("aim")
 st.markdown(
-    "- 単語の意味が **前後の単語** によって決まることを、例文「猫は魚を見つけた。それを食べた。」で確かめる。\n"
-    "- 学習する重みを 1 つも使わない **素朴な Attention**（内積 → softmax → 重み付き平均）を手で計算できる。\n"
-    "- 数値を見て、この素朴版の **4 つの弱点** を説明できる。"
+    "- 「それ」のような語が何を指すかは、その語だけでは決まらず周りの語で決まる。"
+    "このことを「猫は魚を見つけた。それを食べた。」の 2 文で確かめる。\n"
+    "- 学習パラメータを 1 つも持たない **素朴な Attention** を、スコア → 重み → 混合の "
+    "3 段階に分けて手で計算できる。\n"
+    "- 計算結果の数値を根拠に、素朴版に足りない点を **4 つ** 挙げられる。"
 )
 
 ui.section("explain")
 st.markdown(
-    "例文の「それ」が指しているのは「魚」です。ところが、単語をベクトルに変える **埋め込み** は、"
-    "辞書を引くのと同じで、どんな文脈でも「それ」に同じベクトルを返します。"
-    "「それ」のベクトルに「魚」の情報を混ぜ込めれば、後の計算は「魚を食べた」と分かった状態で進められます。"
+    "2 文目の「それ」は魚のことです。ところが、トークンをベクトルに置き換える **埋め込み** は"
+    "単語ごとの表を引くだけの処理なので、前後に何が書かれていても「それ」のベクトルは 1 通りしかありません。"
+    "もし「それ」のベクトルに魚の情報を足し込めれば、その先の計算は「食べたのは魚だ」と分かったうえで進められます。"
 )
 st.markdown(
-    "そこで、各トークンが文中の全トークンを見渡し、**関係が深いトークンほど多く** 情報をもらう仕組みを作ります。"
-    "材料はこれまでに学んだ 3 つの道具だけです。"
+    "考え方は単純です。どのトークンも、文中のすべてのトークン（自分も含む）に目を通し、"
+    "**つながりの強い相手からより多く** 情報を受け取ります。"
+    "必要なのは内積と softmax と重み付き平均の 3 つだけで、どれもすでに扱った道具です。"
 )
 st.markdown(
-    "1. **スコア**：トークン $i$ と $j$ の関係の深さを内積で測る（向きがそろうほど大きい）。\n"
-    "2. **重み**：スコアの行を softmax に通し、合計 1 の割合にする。\n"
-    "3. **混合**：その割合で全トークンの埋め込みを混ぜ、新しいベクトル $\\mathbf{z}_i$ を作る。"
+    "1. **スコアを測る**：$\\mathbf{x}_i$ と $\\mathbf{x}_j$ の内積を $s_{ij}$ とします。"
+    "2 つのベクトルが同じ方向を向いているほど、内積は大きくなります。\n"
+    "2. **割合に直す**：トークン $i$ のスコアの並び（$S$ の $i$ 行目）を softmax に入れ、"
+    "足すと 1 になる重み $a_{ij}$ にします。\n"
+    "3. **混ぜ合わせる**：重み $a_{ij}$ の割合で全トークンの埋め込みを足し合わせ、"
+    "それを $\\mathbf{z}_i$ とします。文脈を取り込んだ、$i$ 番目のトークンの新しい表現です。"
 )
 st.latex(r"s_{ij} = \mathbf{x}_i \cdot \mathbf{x}_j")
 st.latex(r"a_{ij} = \frac{e^{s_{ij}}}{\sum_{k} e^{s_{ik}}}")
 st.latex(r"\mathbf{z}_i = \sum_{j} a_{ij}\,\mathbf{x}_j")
-st.markdown("行列でまとめて書くと $S = XX^\\top$、$A = \\mathrm{softmax}(S)$（行ごと）、$Z = AX$ です。"
-            "$X$ は 1 行が 1 トークンの埋め込みを表す $n \\times d_{\\text{model}}$ の行列です。")
+st.markdown("3 つを行列の式でまとめると $S = XX^\\top$、$A = \\mathrm{softmax}(S)$（行ごと）、$Z = AX$ です。"
+            "$X$ は各トークンの埋め込みを 1 行ずつ積み重ねたもので、形は $n \\times d_{\\text{model}}$"
+            "（$n$ はトークン数）です。")
 
 ui.section("hand")
 hand_box = st.container()
@@ -63,64 +70,72 @@ c3.metric("それ → それ", ui.steps.number(res.weights[IT, IT], 3))
 
 # ---------------------------------------------------------------------------
 with hand_box:
-    st.markdown("3 語 [猫, 魚, それ] だけを取り出し、4 次元の埋め込みで計算します"
-                "（説明用に選んだ単純な値です。本物の埋め込みは学習で決まります）。")
+    st.markdown("手で追える大きさにするため、文から 猫・魚・それ の 3 トークンだけを使い、埋め込みは 4 次元にします。"
+                "値は計算しやすいように選んだ仮のもので、実際のモデルでは埋め込みも学習で決まります。")
     ui.show_matrix(x, TOKENS, DIMS, digits=ui.steps.auto_digits(x), caption="埋め込み X")
-    st.markdown("**手順 1　スコア $S = XX^\\top$**：全ペアの内積です。行が「見る側」、列が「見られる側」。")
-    ui.steps.matrix_steps(steps.scores, title="$S = XX^\\top$ の全要素")
+    st.markdown("**手順 1　スコア $S = XX^\\top$**：すべての組で内積をとります。"
+                "$s_{ij}$ は、$i$ 番目のトークンが $j$ 番目のトークンにつける点数です。")
+    ui.steps.matrix_steps(steps.scores, title="$S = XX^\\top$ の全要素", show_result=False)
     ui.show_matrix(steps.scores.result, TOKENS, TOKENS, digits=ui.steps.auto_digits(steps.scores.result),
-                   caption="スコア行列 S")
+                   caption="スコア S（行 = 見る側、列 = 見られる側）")
     st.markdown("**手順 2　行ごとに softmax**：各行の $e^{s}$ を合計で割ります"
                 "（ここでは教科書と同じく小数第 3 位に丸めながら計算します）。")
-    ui.steps.softmax_steps(steps.softmax, title="重み $A$：行ごとの softmax")
-    ui.show_matrix(steps.weights, TOKENS, TOKENS, caption="重み行列 A（各行の合計が 1）")
+    ui.steps.softmax_steps(steps.softmax, title="重み $A$：行ごとの softmax", show_result=False)
+    ui.show_matrix(steps.weights, TOKENS, TOKENS, caption="注意の重み A（各行の合計が 1）")
     st.markdown("**手順 3　重み付き平均 $Z = AX$**：重みの割合で埋め込みを混ぜます。")
     ui.steps.weighted_sums(steps.weighted_sums, TOKENS, title="$Z = AX$：埋め込みの重み付き和", expanded=True)
     ui.show_matrix(steps.z, TOKENS, DIMS, caption="新しいベクトル Z（文脈を取り込んだ埋め込み）")
 
 with visual_box:
-    st.markdown("重み行列 $A$ を色で表します。色が明るいほど重みが大きい組です。")
+    st.markdown("注意の重み $A$ をヒートマップにしました。明るいマスほど重みが大きい組です。")
     ui.heatmap(res.weights, TOKENS, TOKENS, title="素朴な Attention の重み A")
     st.markdown(
-        f"「それ」の行を見てください。指しているはずの魚への重みは **{ui.steps.number(res.weights[IT, FISH], 3)}** で、"
-        f"猫への重み **{ui.steps.number(res.weights[IT, CAT], 3)}** と変わりません。"
-        f"いちばん大きい **{ui.steps.number(res.weights[IT, IT], 3)}** は自分自身に向いています。"
-        "照応（それ → 魚）をつかめていません。"
+        f"「それ」の行に注目します。魚への重みは **{ui.steps.number(res.weights[IT, FISH], 3)}**、"
+        f"猫への重みは **{ui.steps.number(res.weights[IT, CAT], 3)}**、"
+        f"自分自身への重みは **{ui.steps.number(res.weights[IT, IT], 3)}** です。"
+        + ("重みの 1 位は「それ」自身で、指している魚には集まっていません。"
+           "素朴な Attention では、代名詞と指す相手の関係（照応）を拾えていないということです。"
+           if weak.self_top[IT] else
+           "いまの埋め込みでは、重みの 1 位は「それ」自身ではありません。")
     )
     st.subheader("数値が示す 4 つの弱点")
     with st.container(border=True):
         st.markdown(
-            f"**弱点 1：自分ばかり見る。** 自分とのスコア $s_{{ii}} = |\\mathbf{{x}}_i|^2$ は "
-            f"{vector(weak.self_scores, ui.steps.auto_digits(weak.self_scores))}、"
-            f"ほかとの最大スコアは {vector(weak.max_other_scores, ui.steps.auto_digits(weak.max_other_scores))} です。"
-            f"{len(TOKENS)} 行のうち **{weak.n_self_top} 行** で、自分への重みがいちばん大きくなっています"
-            f"（それ：自分 {ui.steps.number(weak.self_weights[IT], 3)}、ほかの最大 "
+            f"**弱点 1：自分自身への重みが大きくなりやすい。** $s_{{ii}} = |\\mathbf{{x}}_i|^2$ はベクトルの長さの 2 乗です。"
+            "どのベクトルも長さが等しければ、自分との内積を上回る組はありません（コーシー・シュワルツの不等式）。"
+            f"いまの値では、自分とのスコアが {vector(weak.self_scores, ui.steps.auto_digits(weak.self_scores))}、"
+            f"自分以外で最大のスコアが {vector(weak.max_other_scores, ui.steps.auto_digits(weak.max_other_scores))} です。"
+            f"{len(TOKENS)} 行中 **{weak.n_self_top} 行** で、重みの 1 位が自分自身になっています"
+            f"（「それ」の行：自分 {ui.steps.number(weak.self_weights[IT], 3)}、自分以外の最大 "
             f"{ui.steps.number(weak.max_other_weights[IT], 3)}）。"
         )
     with st.container(border=True):
         sym = "対称" if weak.symmetric else "非対称"
         sd = ui.steps.auto_digits(res.scores)
         st.markdown(
-            f"**弱点 2：単語どうしの似かたしか測れない。** それ → 魚 のスコアは "
-            f"{ui.steps.number(res.scores[IT, FISH], sd)}、それ → 猫 も {ui.steps.number(res.scores[IT, CAT], sd)} です。"
-            "代名詞と名詞は単語として似ていないので、「前に出た名詞を探す」という役割の関係は内積に現れません。"
-            f"しかも $S$ は **{sym}**（魚 → それ も {ui.steps.number(res.scores[FISH, IT], sd)}）で、"
-            "「見る側」と「見られる側」の区別がつきません。"
+            f"**弱点 2：役割のつながりを測れず、向きの区別もない。** それ → 魚 のスコアは "
+            f"{ui.steps.number(res.scores[IT, FISH], sd)}、それ → 猫 は {ui.steps.number(res.scores[IT, CAT], sd)} です。"
+            "代名詞と、それが指す名詞とは、意味の似た語ではありません。"
+            "知りたいのは「この代名詞はどの名詞の代わりか」という役割のつながりですが、"
+            "埋め込みどうしの内積が測るのは意味の近さです。"
+            f"さらに $S$ は **{sym}** で（魚 → それ も {ui.steps.number(res.scores[FISH, IT], sd)}）、"
+            "見る側と見られる側を入れ替えても同じ点数になります。"
         )
     with st.container(border=True):
         st.markdown(
-            f"**弱点 3：探す目印と渡す中身が同じ。** 魚のスコアを決めたのも、それに混ぜられる中身も、"
-            f"同じ埋め込み {vector(x[FISH], ui.steps.auto_digits(x))} です。"
-            "「見つけてもらうための目印」と「見つけた相手に渡す情報」を別々に持てません。"
+            "**弱点 3：1 本のベクトルが目印と中身を兼ねている。** 魚が選ばれるかどうかを決めるスコアにも、"
+            f"選ばれたあと「それ」に流れ込む情報にも、同じ埋め込み {vector(x[FISH], ui.steps.auto_digits(x))} が使われます。"
+            "相手に探し当ててもらうための特徴と、相手に届けたい情報とを、分けて持つことができません。"
         )
     with st.container(border=True):
         st.markdown(
-            f"**弱点 4：学習の余地がない。** 素朴版の学習パラメータは **{weak.n_params} 個** です。"
-            "データから「代名詞は前の名詞を探すとよい」と覚える場所がありません。"
-            f"次のページの $W_Q, W_K, W_V$（各 {x.shape[1]}×2）を入れると "
-            f"**{tutor.qkv_param_count(x.shape[1], 2, 2)} 個** の数値を学習で調整できるようになります。"
+            f"**弱点 4：調整できるパラメータが 1 つもない。** 素朴版で学習によって変えられる数は **{weak.n_params} 個** です。"
+            "たくさんの文章から「代名詞は前に出た名詞に注目するとよい」といったこつを覚えようにも、書き込む場所がありません。"
+            f"次のページで $W_Q, W_K, W_V$（各 {x.shape[1]}×2）を加えると、調整できる数が "
+            f"**{tutor.qkv_param_count(x.shape[1], 2, 2)} 個** になります。"
         )
-    st.info("この 4 つをまとめて解決するのが、次のページのクエリ・キー・バリュー（Q・K・V）です。")
+    st.info(f"4 つの弱点への答えが、次のページ「{ui.PAGE_BY_KEY['qkv'].label}」です。"
+            "埋め込みから役割の違う 3 本のベクトルを学習で作ることで、どの弱点も解消されます。")
 
 ui.quiz_section("naive")
 ui.next_link("naive")

@@ -23,31 +23,38 @@ st.markdown(
 
 ui.section("explain")
 st.markdown(
-    "図書館で調べものをする場面にたとえます。あなたの頭の中にある「知りたいこと」が **クエリ**、"
-    "棚に並んだ本の背に貼られた分類ラベルが **キー**、本を開いて読める本文が **バリュー** です。"
-    "ラベルは本を見つけてもらうための短い目印で、本文そのものではありません。"
-    "そして、知りたいことと照らし合わせるのはラベルのほうで、持ち帰るのは本文のほうです。"
+    "勉強会の交流タイムを思い浮かべてください。参加者はみな、次の 3 つを持っています。\n\n"
+    "- 手帳に書いた「いま聞きたいこと」のメモ\n"
+    "- 胸の名札に書いた「得意分野」\n"
+    "- 話しかけられたときに教えられる、実際の知識\n\n"
+    "あなたは自分のメモと周りの人の名札を見比べ、話が合いそうな人ほど長く話を聞いて、"
+    "聞いた知識をノートにまとめます。名札は短い目印にすぎず、知識そのものではありません。"
+    "また、自分のメモと自分の名札が似ている必要もありません。"
 )
 st.markdown(
-    "Attention でも、各トークンが 3 つの役割別のベクトルを持ちます。\n\n"
-    "- **クエリ** $\\mathbf{q}_i$：自分はどんな情報を探しているか\n"
-    "- **キー** $\\mathbf{k}_j$：自分はどんな情報を持っているか（見つけてもらうための目印）\n"
-    "- **バリュー** $\\mathbf{v}_j$：選ばれたときに相手へ渡す中身\n\n"
-    "3 つは、埋め込みに別々の行列を右から掛けて作ります。行列 $W_Q, W_K, W_V$ の中身は"
-    "学習で調整される **パラメータ** です。「代名詞は前に出た名詞を探す」といった見方は、"
-    "人が設計するのではなく、大量の文章で次の単語を当てる訓練の中で身につきます。"
+    "Attention では、メモが **クエリ**、名札が **キー**、知識が **バリュー** にあたります。"
+    "トークンごとに、役割の違う 3 本のベクトルを用意するわけです。\n\n"
+    "- **クエリ** $\\mathbf{q}_i$：トークン $i$ がどんな相手を探しているか\n"
+    "- **キー** $\\mathbf{k}_j$：トークン $j$ が「自分はこういう者だ」と示す目印\n"
+    "- **バリュー** $\\mathbf{v}_j$：トークン $j$ が選ばれたときに差し出す情報\n\n"
+    "3 本とも、同じ埋め込み $\\mathbf{x}_i$ に別々の **変換行列** $W_Q, W_K, W_V$ を右から掛けて作ります。"
+    "変換行列の成分は、学習で調整される **パラメータ** です。"
+    "「代名詞は前に出た名詞に注目する」のような注目の仕方は、誰かがプログラムに書き込むわけではありません。"
+    "次の単語を予測する練習をたくさんの文で繰り返すうちに、変換行列の値として身についていきます。"
 )
 st.latex(r"\mathbf{q}_i = \mathbf{x}_i W_Q,\quad \mathbf{k}_i = \mathbf{x}_i W_K,\quad \mathbf{v}_i = \mathbf{x}_i W_V")
 st.latex(r"W_Q,\ W_K:\ d_{\text{model}}\times d_k")
 st.latex(r"W_V:\ d_{\text{model}}\times d_v")
-st.latex(r"s_{ij} = \mathbf{q}_i\cdot\mathbf{k}_j")
-st.latex(r"a_{ij} = \mathrm{softmax}(s_{i1},\dots,s_{in})_j")
+st.latex(r"s_{ij} = \mathbf{q}_i\cdot\mathbf{k}_j,\qquad \tilde{s}_{ij} = \frac{s_{ij}}{\sqrt{d_k}}")
+st.latex(r"a_{ij} = \frac{e^{\tilde{s}_{ij}}}{\sum_{m} e^{\tilde{s}_{im}}}")
 st.latex(r"\mathbf{z}_i = \sum_j a_{ij}\,\mathbf{v}_j")
 st.markdown(
-    "クエリとキーは内積をとるので同じ次元 $d_k$ が必要です。見る側はクエリ、見られる側はキーと、"
-    "**別の顔** を使うので、「それ → 魚」と「魚 → それ」のスコアが違ってもかまわなくなります。"
-    "自分のクエリと自分のキーが似ている必要もありません。渡す中身もバリューという別のベクトルです。"
-    "（ここでは $\\sqrt{d_k}$ で割る操作も入れています。理由は次のページで扱います。）"
+    "クエリとキーは内積をとる相手どうしなので、どちらも $d_k$ 次元にそろえます。"
+    "スコアを計算するとき、見る側 $i$ はクエリを、見られる側 $j$ はキーを出すので、"
+    "$s_{ij}$ と $s_{ji}$ は一般に別の値になります。"
+    "「それ → 魚」は強く「魚 → それ」は弱い、という向きのある関係が書けるようになるわけです。"
+    "このページでも、スコア $s_{ij}$ を $\\sqrt{d_k}$ で割った $\\tilde{s}_{ij}$ を softmax に通しています。"
+    f"割る理由は次のページ「{ui.PAGE_BY_KEY['scaling'].label}」で扱います。"
 )
 
 ui.section("hand")
@@ -74,8 +81,12 @@ m3.metric("それ → 魚 の重み", number(attn.weights[IT, FISH], 3))
 
 # ---------------------------------------------------------------------------
 with hand_box:
-    st.markdown("埋め込み $X$ は前のページと同じです。$d_k = d_v = 2$ の変換行列を掛けます。")
+    st.markdown("埋め込み $X$ は前のページと同じです。これに $d_k = d_v = 2$ の変換行列を掛けます。")
     ui.show_matrix(tb.X, TOKENS, W_ROWS, digits=0, caption="埋め込み X（3×4）")
+    c1, c2, c3 = st.columns(3)
+    for col, w, name in ((c1, w_q, "W_Q"), (c2, w_k, "W_K"), (c3, w_v, "W_V")):
+        with col:
+            ui.show_matrix(w, W_ROWS, W_COLS, digits=auto_digits(w), caption=f"変換行列 {name}")
     st.markdown("**クエリ $Q = XW_Q$**：$X$ の行と $W_Q$ の列の内積を並べます。")
     ui.steps.matrix_steps(hc.q, title="$Q = XW_Q$ の全要素", expanded=True)
     ui.steps.matrix_steps(hc.k, title="$K = XW_K$ の全要素")
@@ -88,17 +99,20 @@ with hand_box:
     with c3:
         ui.show_matrix(hc.v.result, TOKENS, ["v1", "v2"], digits=auto_digits(hc.v.result), caption="V")
     st.markdown(
-        f"「それ」のクエリ {vector(hc.q.result[IT], auto_digits(hc.q.result))} と、"
-        f"「魚」のキー {vector(hc.k.result[FISH], auto_digits(hc.k.result))} を比べてください。"
-        f"埋め込みどうし（それ {vector(tb.X[IT], 0)}、魚 {vector(tb.X[FISH], 0)}）はあまり似ていないのに、"
-        "別々の変換を通すと「探している顔」と「探される顔」が近づきます。"
+        f"「それ」のクエリ {vector(hc.q.result[IT], auto_digits(hc.q.result))} と"
+        f"「魚」のキー {vector(hc.k.result[FISH], auto_digits(hc.k.result))} を並べてみます。"
+        f"元の埋め込み（それ {vector(tb.X[IT], 0)}、魚 {vector(tb.X[FISH], 0)}）どうしの内積は "
+        f"{number(cmp.naive.scores[IT, FISH], auto_digits(cmp.naive.scores))} でしたが、"
+        f"クエリとキーの内積は {number(attn.scores[IT, FISH], sd)} です。"
+        "クエリ用とキー用で異なる変換行列を通したことで、「それ」が探すものと魚が掲げる目印とが結びつきました。"
     )
-    st.markdown("**スコア $S = QK^\\top$**：$(i, j)$ 成分は $\\mathbf{q}_i\\cdot\\mathbf{k}_j$ です。")
+    st.markdown("**スコア $S = QK^\\top$**：$(i, j)$ 成分は $s_{ij} = \\mathbf{q}_i\\cdot\\mathbf{k}_j$ です。")
     ui.steps.matrix_steps(hc.scores, title="$S = QK^\\top$ の全要素")
+    ui.steps.matrix_steps(hc.scaled, title="$\\tilde{S} = S/\\sqrt{d_k}$ の全要素")
 
 with visual_box:
-    st.markdown("素朴版のスコア $XX^\\top$ と、Q・K・V 版のスコア $QK^\\top$ を並べます。"
-                "行が見る側、列が見られる側です。")
+    st.markdown("① の素朴版のスコア $XX^\\top$ と、Q・K・V 版のスコア $QK^\\top$ を左右に置きます。"
+                "どちらも行が見る側、列が見られる側です。")
     c1, c2 = st.columns(2)
     with c1:
         ui.heatmap(cmp.naive.scores, TOKENS, TOKENS, digits=auto_digits(cmp.naive.scores),
@@ -109,19 +123,22 @@ with visual_box:
         st.warning("いまの $W_Q, W_K$ では $QK^\\top$ が対称です。見る側と見られる側の区別が消えています。")
     else:
         st.markdown(
-            f"素朴版は左右対称でしたが、$QK^\\top$ は **非対称** です。"
-            f"それ → 魚 は **{number(attn.scores[IT, FISH], sd)}**、逆向きの 魚 → それ は "
+            f"左の表は対角線をはさんで対称ですが、右の $QK^\\top$ は **非対称** です。"
+            f"それ → 魚 が **{number(attn.scores[IT, FISH], sd)}** なのに対し、逆向きの 魚 → それ は "
             f"**{number(attn.scores[FISH, IT], sd)}** です。"
-            f"向きによって値が違う組が {len(cmp.asymmetric)} 組あります。"
+            f"向きを入れ替えると値が変わる組は {len(cmp.asymmetric)} 組あります。"
         )
     st.subheader("「それ」の行：前と後")
-    st.markdown("素朴版の重みと、Q・K・V 版（$\\sqrt{d_k}$ で割って softmax）の重みを比べます。")
-    ui.show_matrix([cmp.naive.weights[IT], attn.weights[IT]], ["素朴版（Q・K・V なし）", "Q・K・V 版"], TOKENS,
+    st.markdown("① の素朴版の重みと、Q・K・V 版（$\\tilde{s}$ に softmax）の重みを並べます。")
+    ui.show_matrix([cmp.naive.weights[IT], attn.weights[IT]], ["① 内積だけ", "② Q・K・V あり"], TOKENS,
                    caption="「それ」から各トークンへの重み")
     st.markdown(
-        f"素朴版では自分に {number(cmp.naive.weights[IT, IT], 3)} と偏っていましたが、"
-        f"Q・K・V 版では魚に **{number(attn.weights[IT, FISH], 3)}** の重みが向き、"
-        f"自分へは {number(attn.weights[IT, IT], 3)} に下がりました。照応（それ → 魚）をつかめています。"
+        f"素朴版では「それ」自身に {number(cmp.naive.weights[IT, IT], 3)} が集まっていました。"
+        f"Q・K・V 版では、魚への重みが **{number(attn.weights[IT, FISH], 3)}**、"
+        f"自分への重みが {number(attn.weights[IT, IT], 3)} です。"
+        + ("指している魚に重みの大半が向き、照応（それ → 魚）をとらえています。"
+           if max(range(len(TOKENS)), key=lambda j: attn.weights[IT, j]) == FISH else
+           "いまの変換行列では、重みの 1 位は魚ではありません。")
     )
     ui.heatmap(attn.weights, TOKENS, TOKENS, title="Q・K・V 版の重み A")
     st.caption(f"学習で調整できる数値：$W_Q, W_K, W_V$ 合わせて {cmp.n_params} 個（素朴版は 0 個）。")

@@ -7,7 +7,7 @@ import streamlit as st
 import tutor
 import ui
 from tutor import textbook as tb
-from ui.steps import auto_digits, number, prob_text, vector
+from ui.steps import auto_digits, number, prob_tex, prob_text, vector
 
 ui.page("scaling")
 
@@ -88,43 +88,53 @@ st.markdown(
 
 ui.section("explain")
 st.markdown(
-    "softmax はスコアの **比** ではなく **差** に反応します。$(2, 1, 0)$ と、それを 10 倍した $(20, 10, 0)$ は"
-    "大小の順番が同じでも、後者では差が大きいので 1 位がほぼすべての重みを取ります。"
-    "こうなると困ることが 2 つあります。"
+    "softmax の結果を決めるのは、スコアどうしの **差** です（全部に同じ数を足しても重みは変わりません）。"
+    "$(2, 1, 0)$ を 10 倍して $(20, 10, 0)$ にすると、並び順は同じでも差が 10 倍に開き、"
+    "重みはほぼ全部が 1 位に集まります。重みがこのように一点に集まると、2 つの不都合が起きます。"
 )
 st.markdown(
-    "1. **情報を混ぜられない**：1 つのトークンをそのままコピーするだけになり、複数から情報を集める意味がなくなる。\n"
-    "2. **学習が進まない**：重みがほぼ 1 と 0 に張り付くと、スコアを少し動かしても重みが変わらない。"
-    "つまり勾配がほぼ 0 になり、$W_Q, W_K$ を直す手がかりが消える。"
+    "1. **出力が 1 語の写しになる**：Attention の持ち味は、いくつものトークンの情報を割合に応じて合成できることです。"
+    "重みが $(1, 0, 0)$ に近いと、出力は 1 位のバリューとほぼ同じになり、その持ち味が失われます。\n"
+    "2. **勾配が消える**：重みが 1 や 0 に張り付いた状態では、スコアを多少動かしても重みはほとんど変わりません。"
+    "変化がない、つまり勾配がほぼ 0 なので、誤差逆伝播で $W_Q, W_K$ を更新しようにも、"
+    "どちらへ動かせばよいかの情報が届きません。"
 )
 st.latex(r"\frac{\partial a_i}{\partial s_j} = a_i\,(\delta_{ij} - a_j)")
 st.caption("どれかの重み $a_i$ が 1 に近い（残りがほぼ 0 の）とき、この値はどの $i, j$ でもほぼ 0 になります。")
 st.markdown(
-    "では、なぜスコアが大きくなるのでしょうか。内積は $d_k$ 個の積の足し算です。"
-    "各成分が平均 0・分散 1 のばらばらな値なら、足す項が増えるほど合計のばらつきも増え、"
-    "分散はちょうど $d_k$、標準偏差（ばらつきの典型的な幅）は $\\sqrt{d_k}$ になります。"
-    "サイコロを 1 個振るより 64 個振って合計したほうが、合計の散らばりが大きいのと同じ理屈です。"
-    "そこで、内積を $\\sqrt{d_k}$ で割って、次元がいくつでも幅が 1 前後になるようにそろえます。"
+    "スコアが大きくなりすぎる原因は、次元 $d_k$ にあります。"
+    "内積 $\\mathbf{q}\\cdot\\mathbf{k} = q_1k_1 + \\dots + q_{d_k}k_{d_k}$ は $d_k$ 個の積の合計です。"
+    "成分どうしが独立で、どれも平均 0・分散 1 なら、積の 1 つ 1 つも平均 0・分散 1 になります。"
+    "独立な量を足すと分散も足し算になるので、内積の分散は $d_k$、"
+    "標準偏差（ばらつきの典型的な幅）は $\\sqrt{d_k}$ です。"
 )
-st.latex(r"s_{ij} = \frac{\mathbf{q}_i\cdot\mathbf{k}_j}{\sqrt{d_k}}")
+st.markdown(
+    "身近な例は、表なら +1・裏なら −1 としてコインを投げ続けたときの合計です。"
+    "1 回だけなら ±1 ですが、64 回分の合計はおよそ ±8（$= \\sqrt{64}$）の範囲でぶれます。"
+    "対策は、内積 $s_{ij}$ を $\\sqrt{d_k}$ で割ってから softmax に渡すことです。"
+    "これで $d_k$ がいくつでも、スコアのぶれ幅は 1 程度に収まります。"
+)
+st.latex(r"s_{ij} = \mathbf{q}_i\cdot\mathbf{k}_j,\qquad \tilde{s}_{ij} = \frac{s_{ij}}{\sqrt{d_k}}")
+st.caption("このアプリでは、割る前のスコアを $s$、$\\sqrt{d_k}$ で割ったあとのスコアを $\\tilde{s}$（エス・チルダ）と書きます。")
 
 # ---------------------------------------------------------------------------
 ui.section("hand")
 st.subheader("softmax が尖る様子")
 points = [tutor.saturation_point(s) for s in tb.SATURATION_SCORES]
-scaled_1608 = tutor.scale_steps([tb.SATURATION_SCORES[2]], tb.SATURATION_D_K, symbol="s'", name="S")
+scaled_1608 = tutor.scale_steps([tb.SATURATION_SCORES[2]], tb.SATURATION_D_K, name="S")
 fixed = tutor.saturation_point(scaled_1608.result[0])
 st.table(weights_frame(points + [fixed], [vector(p.scores, 0) for p in points]
                        + [f"(16, 8, 0) ÷ √{tb.SATURATION_D_K} = {vector(fixed.scores, auto_digits(fixed.scores, 2))}"]))
-st.caption("勾配の大きさ = 重みをスコアで微分した値 ∂a_i/∂s_j の絶対値の最大。0 に近いほど学習の手がかりが弱い。")
+st.caption("勾配の大きさ = 重みをスコアで微分した値 ∂a_i/∂s_j の絶対値の最大。0 に近いほど学習の手がかりが弱い。"
+           "10⁻⁴ より小さい値は 4.5×10⁻⁵（= 0.000045）の形で書いています。")
 for label, s in (("(2, 1, 0)", tb.SATURATION_SCORES[0]), ("(20, 10, 0)", tb.SATURATION_SCORES[1])):
     with st.expander(f"softmax{label} の計算"):
-        ui.steps.show_softmax_row(tutor.softmax_row_step(s))
+        ui.steps.show_softmax_row(tutor.softmax_row_step(s, digits=5))
 st.markdown(
-    f"$d_k = {tb.SATURATION_D_K}$ で内積が $(16, 8, 0)$ と出たとします。そのままでは 1 位の重みが "
-    f"**{prob_text(points[2].max_weight)}** でほぼ独り占めです。"
-    f"$\\sqrt{{{tb.SATURATION_D_K}}}$ で割ると次のようにスコアが縮み、重みは "
-    f"**{vector(fixed.weights, 3)}** のほどよい配分に戻ります。"
+    f"表の下の 2 行は $d_k = {tb.SATURATION_D_K}$ の例です。内積 $s = (16, 8, 0)$ を割らずに softmax へ通すと、"
+    f"1 位の重みは **{prob_text(points[2].max_weight)}** に達し、残りの 2 つはほとんど 0 です。"
+    f"$\\sqrt{{{tb.SATURATION_D_K}}}$ で割った $\\tilde{{s}}$ を使えば、重みは **{vector(fixed.weights, 3)}** となり、"
+    "3 つのキーのどれからも情報が入ります。割り算の中身は次のとおりです。"
 )
 ui.steps.show_elements(scaled_1608.flat)
 
@@ -136,16 +146,16 @@ st.markdown(f"クエリ $\\mathbf{{q}} = {vector(tb.G_QUERY[0], 0)}$、"
 g_on = tutor.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, query_labels=["q"], key_labels=G_KEY_LABELS)
 g_off = tutor.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, scale=False, query_labels=["q"],
                               key_labels=G_KEY_LABELS)
-st.markdown("**内積 $\\mathbf{q}\\cdot\\mathbf{k}_j$**")
+st.markdown("**スコア $s_{1j} = \\mathbf{q}\\cdot\\mathbf{k}_j$（割る前）**")
 ui.steps.show_elements(g_on.scores.flat)
-st.markdown("**$\\sqrt{2}$ で割ってから softmax（正しい手順）**")
+st.markdown("**$\\tilde{s}_{1j} = s_{1j}/\\sqrt{2}$ にしてから softmax（正しい手順）**")
 ui.steps.show_elements(g_on.scaled.flat)
 ui.steps.show_softmax_row(g_on.softmax.rows[0])
 st.markdown("**出力：バリューの重み付き和**")
 ui.steps.show_weighted_sum(g_on.weighted_sums[0])
-with st.expander("割らない場合（√d_k を忘れた計算）"):
+with st.expander("割らない場合（$s$ を直接 softmax へ通した計算）"):
     ui.steps.show_softmax_row(g_off.softmax.rows[0])
-ui.show_matrix([g_on.weights[0], g_off.weights[0]], ["√2 で割る", "割らない"], G_KEY_LABELS, digits=4,
+ui.show_matrix([g_on.weights[0], g_off.weights[0]], ["√2 で割る（s̃）", "割らない（s）"], G_KEY_LABELS, digits=4,
                caption="重みの比較（小数第 4 位）")
 st.markdown(
     f"割らないと、似ているキー（k1, k3）の重みが {number(g_on.weights[0, 0], 4)} から "
@@ -186,7 +196,7 @@ factor = st.slider("スコアの倍率 c", min_value=0.5, max_value=20.0, value=
 point = ui.compute("scaling_point", tutor.saturation_point, BASE, factor)
 if point is not None:
     st.latex(r"\begin{aligned}&\mathrm{softmax}" + vector(point.scores, auto_digits(point.scores, 1))
-             + r" \\ &\approx (" + ", ".join(prob_text(w) for w in point.weights) + r")\end{aligned}")
+             + r" \\ &\approx (" + ", ".join(prob_tex(w) for w in point.weights) + r")\end{aligned}")
     m1, m2 = st.columns(2)
     m1.metric("最大の重み", prob_text(point.max_weight))
     m2.metric("勾配の大きさ max|∂a/∂s|", prob_text(point.gradient))

@@ -16,40 +16,43 @@ W_COLS = ["列1", "列2"]
 
 # What each matrix is, in words (the shapes come from the engine's result).
 MEANING = {
-    "X": ("埋め込みを縦に積む", "入力（1 行 = 1 トークン）"),
-    "Q": ("X W_Q（学習される変換）", "全トークンのクエリ（探す顔）"),
-    "K": ("X W_K（学習される変換）", "全トークンのキー（探される顔）"),
-    "V": ("X W_V（学習される変換）", "全トークンのバリュー（渡す中身）"),
-    r"QK^\top": ("行列積", "全ペアの内積スコア"),
-    r"QK^\top/\sqrt{d_k}": ("√d_k で割る", "スケールをそろえたスコア"),
-    "A": ("行ごとに softmax", "Attention の重み（各行の合計 1）"),
-    "Z": ("A V（行列積）", "出力（文脈を取り込んだベクトル）"),
+    "X": ("入力そのもの", "トークン i の埋め込みが i 行目に入る"),
+    "Q": ("X に W_Q を右から掛ける", "各トークンが何を探しているか"),
+    "K": ("X に W_K を右から掛ける", "各トークンがどんな目印を掲げるか"),
+    "V": ("X に W_V を右から掛ける", "選ばれたときに各トークンが渡す情報"),
+    r"QK^\top": ("Q と Kᵀ の行列積", "i 行 j 列が q_i と k_j の内積 s_ij"),
+    r"QK^\top/\sqrt{d_k}": ("全成分を √d_k で割る", "ぶれ幅を 1 程度にそろえたスコア s̃_ij"),
+    "A": ("各行に softmax", "注意の重み a_ij（どの行も足すと 1）"),
+    "Z": ("A と V の行列積", "文脈の情報を取り込んだ各トークンの新しいベクトル"),
 }
-PLAIN = {r"QK^\top": "QKᵀ", r"QK^\top/\sqrt{d_k}": "QKᵀ/√d_k"}
+PLAIN = {r"QK^\top": "S = QKᵀ", r"QK^\top/\sqrt{d_k}": "S̃ = QKᵀ/√d_k"}
 
 # ---------------------------------------------------------------------------
 ui.section("aim")
 st.markdown(
-    "- 完成形 $\\mathrm{Attention}(Q, K, V) = \\mathrm{softmax}(QK^\\top/\\sqrt{d_k})\\,V$ を、"
-    "各行列の **形** と一緒に読めるようになる。\n"
+    "- $\\mathrm{Attention}(Q, K, V) = \\mathrm{softmax}(QK^\\top/\\sqrt{d_k})\\,V$ を、"
+    "途中に出てくる行列の **形** と合わせて読める。\n"
     "- 3 トークンの例で、入力から出力まで **すべての要素** を自分で計算できる。\n"
-    "- 自己注意（Self-Attention）と交差注意（Source-Target Attention）の違い、"
-    "行列で書けることが **全トークン同時処理** を意味する理由を説明できる。"
+    "- 自己注意（Self-Attention）と交差注意（Source-Target Attention）の違いと、"
+    "行列で書けることが **全トークン同時処理** につながる理由を説明できる。"
 )
 
 ui.section("explain")
-st.markdown("ここまでの 3 ページの部品を 1 本の式にまとめると、論文 “Attention Is All You Need” の "
-            "**Scaled Dot-Product Attention** になります。")
+st.markdown("内積でスコアを出し、$\\sqrt{d_k}$ で割り、softmax で重みにし、その重みでバリューを混ぜる。"
+            "① 〜 ③ で作ったこの手順を行列でまとめて書くと、次の 1 行になります。"
+            "Transformer の論文 “Attention Is All You Need” では、これを **Scaled Dot-Product Attention** と呼んでいます。")
 st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V")
 st.markdown(
-    "$QK^\\top$ の $(i, j)$ 成分は $\\mathbf{q}_i\\cdot\\mathbf{k}_j$ です（$K^\\top$ の第 $j$ 列が $\\mathbf{k}_j$ だから）。"
-    "つまり 1 回の行列積で **全ペアの内積** がそろいます。それを $\\sqrt{d_k}$ で割り、行ごとに softmax をとり、"
-    "その重みでバリューを混ぜれば出力です。"
+    "この式のかなめは、行列積 $QK^\\top$ がそのままスコアの表になることです。"
+    "$K^\\top$ は $K$ の行を列に立て直した行列なので、その $j$ 列目は $\\mathbf{k}_j$ です。"
+    "$Q$ の $i$ 行目 $\\mathbf{q}_i$ と掛け合わせると $s_{ij} = \\mathbf{q}_i\\cdot\\mathbf{k}_j$ が出ます。"
+    "すべての $(i, j)$ の組の内積が、1 回の行列積で表になって出てくるわけです。"
+    "$\\sqrt{d_k}$ で割ったスコアを $\\tilde{s}_{ij}$ と書きます。"
 )
 
 ui.section("hand")
-st.markdown("3 語 [猫, 魚, それ]、$d_{\\text{model}} = 4$、$d_k = d_v = 2$ で、入口から出口まで全要素を追います。"
-            "各ステップを開くと、要素 1 つずつの計算式が出ます。")
+st.markdown("① と同じ 3 トークン [猫, 魚, それ] を、$d_{\\text{model}} = 4$、$d_k = d_v = 2$ で最初から最後まで計算します。"
+            "各ステップを開くと、成分 1 つずつの計算式が出ます。")
 decimals = ui.rounding_toggle("formula_pencil")
 hand_box = st.container()
 ui.section("visual")
@@ -74,10 +77,17 @@ st.markdown(f"「それ」の出力：**{vector(hc.z[IT], ui.steps.digits_of(dec
 
 # ---------------------------------------------------------------------------
 with hand_box:
+    st.subheader("入力：埋め込みと変換行列")
+    st.markdown("計算に使う 4 つの行列です（下の「試してみよう」で書き換えられます）。")
+    ui.show_matrix(x, TOKENS, DIMS, digits=auto_digits(x), caption="埋め込み X（1 行 = 1 トークン）")
+    c1, c2, c3 = st.columns(3)
+    for col, w, name in ((c1, w_q, "W_Q"), (c2, w_k, "W_K"), (c3, w_v, "W_V")):
+        with col:
+            ui.show_matrix(w, DIMS, W_COLS, digits=auto_digits(w), caption=f"変換行列 {name}")
     st.subheader("形の表")
     st.table(pd.DataFrame(
         [(PLAIN.get(sym, sym), "×".join(str(d) for d in shape), *MEANING[sym]) for sym, shape in hc.shapes()],
-        columns=["記号", "形", "作り方", "意味"]).set_index("記号"))
+        columns=["行列", "大きさ", "計算のしかた", "中に入っているもの"]).set_index("行列"))
     st.caption("$n$ = トークン数、$d_{\\text{model}}$ = 埋め込みの次元。"
                "$X$ は $n\\times d_{\\text{model}}$、$QK^\\top$ と $A$ は $n\\times n$、$Z$ は $n\\times d_v$ です。")
     st.subheader("全要素の計算")
@@ -87,11 +97,18 @@ with hand_box:
         st.caption(f"鉛筆モード：各ステップの入力を小数第 {decimals} 位に丸めてから計算し、結果も丸めて書いています。"
                    "教科書の手計算と同じ数字になります。")
     ui.steps.hand_calculation(hc)
-    st.markdown(
-        f"「それ」の出力 {vector(hc.z[IT], ui.steps.digits_of(decimals))} を、魚のバリュー "
-        f"{vector(hc.v.result[FISH], auto_digits(hc.v.result))} と見比べてください。"
-        "Attention を 1 回通っただけで、「それ」のベクトルの中身がほぼ魚の情報に置き換わりました。"
-    )
+    it_row = hc.softmax.result[IT]
+    if max(range(len(TOKENS)), key=lambda j: it_row[j]) == FISH:
+        st.markdown(
+            f"「それ」の行では重みの {number(it_row[FISH], decimals)} が魚に向いています。"
+            f"そのため「それ」の出力 {vector(hc.z[IT], ui.steps.digits_of(decimals))} は、"
+            f"魚のバリュー {vector(hc.v.result[FISH], auto_digits(hc.v.result))} にかなり近くなりました。"
+            "この層を通ったあと、「それ」の位置のベクトルは魚の情報をほとんどそのまま運んでいます。"
+            "後に続く層は、この位置を「魚」として扱えるわけです。"
+        )
+    else:
+        st.markdown(f"いまの値では、「それ」の重みがいちばん大きい相手は魚ではありません。"
+                    f"「それ」の出力は {vector(hc.z[IT], ui.steps.digits_of(decimals))} です。")
     if decimals is not None:
         st.caption(f"丸めずに計算すると、猫の出力は {vector(exact.output[CAT], 4)} です。"
                    "鉛筆モードとの小さな差は、途中で丸めたことによるものです。")
@@ -99,16 +116,18 @@ with hand_box:
 with visual_box:
     st.subheader("重みのヒートマップ")
     st.markdown("行が見る側（クエリ）、列が見られる側（キー）です。各行の合計は 1 です。")
-    ui.heatmap(exact.weights, TOKENS, TOKENS, title="Attention の重み A")
-    st.markdown(f"「それ」の行は魚の列だけが明るく（{number(exact.weights[IT, FISH], 3)}）、"
-                "照応がとれていることが一目で分かります。")
+    ui.heatmap(exact.weights, TOKENS, TOKENS, title="注意の重み A")
+    st.markdown(f"「それ」の行では、魚の列（{number(exact.weights[IT, FISH], 3)}）が明るく光ります。"
+                "どの語がどの語を参照しているかが、色の濃さでひと目で読み取れます。")
 
     st.subheader("自己注意と交差注意")
     st.markdown(
-        "ここまでの計算は、クエリ・キー・バリューが **同じ文** $X$ から作られる **自己注意（Self-Attention）** です。"
-        "翻訳のデコーダでは、クエリを **訳しかけの文** から、キーとバリューを **原文（エンコーダの出力）** から作ります。"
-        "これが **交差注意（Source-Target Attention）** です。重みの表は「訳文のトークン数 × 原文のトークン数」になり、"
-        "正方形とは限りません。"
+        "上の計算では、Q・K・V の 3 つとも同じ入力 $X$ から作りました。"
+        "1 つの文が文の中を見渡すこの形を **自己注意**（Self-Attention）といいます。"
+        "一方、翻訳モデルのデコーダには、訳文を書き進める側が原文を参照する層があります。"
+        "そこでは Q を訳文側の入力から、K と V をエンコーダが原文から作った表現から計算します。"
+        "これが **交差注意**（Source-Target Attention）です。"
+        "重みの表は（訳文のトークン数）×（原文のトークン数）になるので、縦と横の長さが違ってかまいません。"
     )
     st.markdown(f"例：英訳を書いている途中のデコーダに {len(tutor.CROSS_DEC_TOKENS)} 語 "
                 f"（{', '.join(tutor.CROSS_DEC_TOKENS)}）があり、原文は [猫, 魚, それ] です。"
@@ -117,15 +136,16 @@ with visual_box:
     ui.heatmap(cross.weights, list(tutor.CROSS_DEC_TOKENS), TOKENS, x_title="原文のキー", y_title="訳文のクエリ",
                title=f"交差注意の重み（{cross.weights.shape[0]}×{cross.weights.shape[1]}）")
     st.table(pd.DataFrame(
-        [("自己注意", "文 X 自身", "文 X 自身", "×".join(map(str, exact.weights.shape))),
-         ("交差注意", "デコーダ側の文", "エンコーダ側の文", "×".join(map(str, cross.weights.shape)))],
-        columns=["種類", "クエリの出どころ", "キー・バリューの出どころ", "重みの形"]).set_index("種類"))
+        [("自己注意", "X（同じ文）", "X（同じ文）", "×".join(map(str, exact.weights.shape))),
+         ("交差注意", "訳文側（デコーダ）の入力", "原文側（エンコーダ）の出力", "×".join(map(str, cross.weights.shape)))],
+        columns=["注意の種類", "Q を作る入力", "K・V を作る入力", "重みの形"]).set_index("注意の種類"))
 
     st.subheader("行列で書ける = 全トークン同時に計算できる")
     st.markdown(
-        "RNN は $\\mathbf{h}_2$ を作るのに $\\mathbf{h}_1$ を待ち、$\\mathbf{h}_3$ は $\\mathbf{h}_2$ を待つ、という"
-        "順番待ちの計算でした。Attention の $Z$ の $i$ 行目に必要なのは $\\mathbf{q}_i$ と全体の $K, V$ だけで、"
-        "ほかの行の結果は要りません。だから全行を 1 回の行列積でまとめて計算でき、GPU の並列計算が活きます。"
+        "RNN では、隠れ状態 $\\mathbf{h}_t$ を求める式に $\\mathbf{h}_{t-1}$ が入っているので、"
+        "前のトークンの計算が終わるまで次に進めません。"
+        "Attention の出力 $\\mathbf{z}_i$ は $\\mathbf{q}_i$ と $K, V$ だけから決まり、ほかの行の $\\mathbf{z}$ を参照しません。"
+        "行どうしが互いを待たないので、全行を 1 回の行列積として GPU にまとめて計算させられます。"
     )
     agree = "一致しました" if par.rows_agree else "一致しませんでした"
     st.markdown(f"確かめ：$Z$ を行ごとに **後ろの行から** 1 行ずつ計算しても、まとめて計算した $Z$ と {agree}。")
@@ -133,8 +153,8 @@ with visual_box:
         [("順番に待つ計算の回数", par.rnn_sequential_steps, par.attention_sequential_steps),
          ("最初と最後のトークンの間の距離", par.rnn_max_path, par.attention_max_path)],
         columns=[f"n = {par.n} のとき", "RNN", "Attention"]).set_index(f"n = {par.n} のとき"))
-    st.caption("遠いトークンどうしも 1 回の内積で直接結ばれるので、RNN のように情報が伝言ゲームで薄れません。"
-               "その代わりスコア表は n×n なので、計算量は文の長さの 2 乗に比例して増えます。")
+    st.caption("先頭と末尾のトークンも内積 1 回で直接つながるため、何段も受け渡すうちに情報が弱まる心配がありません。"
+               "その代わりスコアの表が $n\\times n$ あるので、計算量は $n^2$ に比例して増えます。")
 
 ui.quiz_section("formula")
 ui.next_link("formula")
