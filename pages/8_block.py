@@ -84,7 +84,8 @@ st.markdown(
 )
 st.latex(r"\mathrm{LayerNorm}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}} + \beta")
 st.latex(r"\mu = \frac{1}{d}\sum_j x_j,\qquad \sigma^2 = \frac{1}{d}\sum_j (x_j - \mu)^2")
-st.markdown("最近の大規模言語モデルでは、平均を引かずに大きさ（二乗平均平方根）だけでそろえる **RMSNorm** もよく使われます。")
+st.markdown("**RMSNorm** は平均を引く手間を省き、値の大きさ（二乗平均平方根）で割るだけにした簡略版です。"
+            "LLaMA をはじめ、最近の大規模言語モデルで広く採用されています。")
 st.latex(r"\mathrm{RMSNorm}(x) = \gamma \odot \frac{x}{\sqrt{\frac{1}{d}\sum_j x_j^2 + \varepsilon}}")
 
 st.subheader("正規化を置く場所：Post-LN（原論文）と Pre-LN（GPT 系）")
