@@ -111,7 +111,7 @@ st.markdown(
 st.markdown(
     "身近な例は、表なら +1・裏なら −1 としてコインを投げ続けたときの合計です。"
     "1 回だけなら ±1 ですが、64 回分の合計はおよそ ±8（$= \\sqrt{64}$）の範囲でぶれます。"
-    "対策は、内積 $s_{ij}$ を $\\sqrt{d_k}$ で割ってから softmax に渡すことです。"
+    "対策は、内積 $s_{ij}$ を $\\sqrt{d_k}$ で割り、その商を softmax に渡すことです。"
     "これで $d_k$ がいくつでも、スコアのぶれ幅は 1 程度に収まります。"
 )
 st.latex(r"s_{ij} = \mathbf{q}_i\cdot\mathbf{k}_j,\qquad \tilde{s}_{ij} = \frac{s_{ij}}{\sqrt{d_k}}")
