@@ -120,7 +120,9 @@ def _ffn_params(p: dict) -> LazyDraft:
             mc("Attention の重みとの混同", f"Multi-Head Attention の $W_Q, W_K, W_V, W_O$（$4 d_{{\\text{{model}}}}^2$）を数えた。"),
         )
         expl = (f"$W_1$ は ${d} \\times {d_ff}$、$W_2$ は ${d_ff} \\times {d}$、$b_1$ は {d_ff} 個、$b_2$ は {d} 個。"
-                f"合計 {choices[0]}。原論文（512, 2048）では {num(tutor.ffn_param_count(512, 2048))} になる。")
+                f"合計 {choices[0]}。"
+                + ("これは原論文と同じ大きさである。" if (d, d_ff) == (512, 2048)
+                   else f"原論文（512, 2048）では {num(tutor.ffn_param_count(512, 2048))} になる。"))
         return stem, notes, expl
 
     return LazyDraft(choices[0], choices[1:], texts)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 import tutor
+from tutor import quizmath as qm
 from tutor import transformer_mistakes as tm
 
 from .calc import BEST, BLANK, WORST, blank, calc_generator, mc, num, pick
@@ -113,18 +114,24 @@ def _params_mem(rng: np.random.Generator) -> dict:
             "bytes": pick(rng, (2, 4)), "block": pick(rng, (64, 128))}
 
 
+def _mib(nbytes: int) -> str:
+    """A size in MiB as every choice of cost.memory shows it: '8,192 MiB', '0.03125 MiB' (exact: the
+    sizes are powers of two, at least 2^15 bytes, so 5 decimals suffice)."""
+    return f"{num(qm.bytes_to_mib(nbytes), 5)} MiB"
+
+
 @calc_generator("cost.memory", "cost", _params_mem)
 def _memory(p: dict) -> Draft:
     """Memory of the full n × n score matrices of h heads: h · n² · bytes."""
     n, h, b, blk = p["n"], p["h"], p["bytes"], p["block"]
-    right = tutor.human_bytes(tutor.attention_memory_bytes(n, h, b))
+    right = _mib(tutor.attention_memory_bytes(n, h, b))
     kind = {2: "16 ビット（2 バイト）", 4: "32 ビット（4 バイト）"}[b]
     stem = (f"系列長 $n = {n}$、ヘッド数 $h = {h}$ の Multi-Head Attention で、全ヘッドの $n \\times n$ のスコア行列を"
-            f"{kind}の浮動小数点数で一度にメモリに置く。その大きさ（1 MiB = $2^{{20}}$ バイト）{BEST}")
+            f"{kind}の浮動小数点数で一度にメモリに置く。その大きさを MiB（1 MiB = $2^{{20}}$ バイト）で表した値{BEST}")
     wrong = (
-        (tutor.human_bytes(tutor.attention_memory_bytes(n, 1, b)), mc("ヘッド数の掛け忘れ", f"1 ヘッド分だけを数えた。スコア行列はヘッドごとに {h} 枚ある。")),
-        (tutor.human_bytes(tutor.attention_memory_bytes(n, h, 1)), mc("要素のバイト数の掛け忘れ", f"要素の個数をそのままバイト数とした。1 要素は {b} バイトである。")),
-        (tutor.human_bytes(tutor.tiled_memory_bytes(n, blk, h, b)),
+        (_mib(tutor.attention_memory_bytes(n, 1, b)), mc("ヘッド数の掛け忘れ", f"1 ヘッド分だけを数えた。スコア行列はヘッドごとに {h} 枚ある。")),
+        (_mib(tutor.attention_memory_bytes(n, h, 1)), mc("要素のバイト数の掛け忘れ", f"要素の個数をそのままバイト数とした。1 要素は {b} バイトである。")),
+        (_mib(tutor.tiled_memory_bytes(n, blk, h, b)),
          mc("タイル分割との混同", f"FlashAttention のように {blk} × {blk} のブロックずつ計算する場合の量と取り違えた。ここでは表をまるごと置く。")),
     )
     expl = (f"1 ヘッドのスコア行列は ${n} \\times {n}$ 要素。{h} ヘッド分で {b} バイトずつなので、"

@@ -158,7 +158,8 @@ def _padding_weight(p: dict) -> LazyDraft:
             mc("単純平均との混同", f"スコアを無視して実トークン {length} 個に均等に {n_uniform} ずつ配った。"),
             mc("マスク位置を 0 で埋めた", f"[PAD] のスコアを 0 にしても $e^0 = 1$ が分母に残り {n_zero} になる。"),
         )
-        expl = (f"[PAD] のキー {length + 1}〜{n} に $-\\infty$ を足して除き、実トークン 1〜{length} だけで softmax する。"
+        pad_keys = f"{n}" if length + 1 == n else f"{length + 1}〜{n}"
+        expl = (f"[PAD] のキー {pad_keys} に $-\\infty$ を足して除き、実トークン 1〜{length} だけで softmax する。"
                 f"重みは ${tex_vec(p['m'][:length])}$ を和で割った値で、行全体は ${tex_vec(right.weights[0])}$、"
                 f"キー {j + 1} は {n_right}。")
         return stem, notes, expl

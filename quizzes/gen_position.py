@@ -72,7 +72,7 @@ def _params_value(rng: np.random.Generator) -> dict:
 
 
 def f5(x: float) -> str:
-    return f"{float(x):.5f}".replace("-", "−")
+    return f"{float(x):.5f}"                          # ASCII "-" as every other generator writes it
 
 
 @calc_generator("position.pe_value", "position", _params_value)

@@ -85,7 +85,7 @@ def _weight_ln(p: dict) -> LazyDraft:
         )
         expl = (f"$d_k = {d_model}/{h} = {d_k}$ なので $\\sqrt{{d_k}} = {num(c)}$ で割ると、スコアは "
                 f"$({', '.join(ln_tex(1, v) for v in m)})$。softmax は $e^{{\\ln m}} = m$ の比になり、"
-                f"重みは ${tex_vec(steps.weights[0])}$（= ${tex_vec(m)}$ を和 で割った値）。キー {j + 1} は {n_right}。")
+                f"重みは ${tex_vec(steps.weights[0])}$（= ${tex_vec(m)}$ を和 {num(tutor.row_sums(np.array(m, float)))} で割った値）。キー {j + 1} は {n_right}。")
         return stem, notes, expl
 
     return LazyDraft(n_right, (w("no_scale"), w("divide_by_d_k"), w("d_model")), texts)

@@ -502,3 +502,36 @@ def test_chain_blanks_test_every_blank_and_name_what_changes(gid):
                 for label, r, w in zip(("（ア）", "（イ）", "（ウ）"), right, _blanks(ch)):
                     if r != w:
                         assert f"{label}が {w}" in note, f"{gid}#{seed}: note does not name {label}{w}: {note}"
+
+
+def test_cost_memory_all_choices_in_the_unit_the_stem_defines():
+    """Audit B defect 5 (cost.memory#1 showed '2.0 GiB' among MiB/KiB choices): every choice in MiB."""
+    for seed in range(300):
+        p, q = _drawn("cost.memory", seed)
+        assert "1 MiB = $2^{20}$ バイト" in q.stem
+        assert all(c.endswith(" MiB") for c in q.choices), f"#{seed}: {q.choices}"
+        mib = Decimal(p["h"] * p["n"] ** 2 * p["bytes"]) / Decimal(2 ** 20)
+        assert Decimal(q.choices[q.answer][:-4].replace(",", "")) == mib, f"#{seed}"
+
+
+def test_audit_b_text_slips_are_gone():
+    for seed in range(100):
+        p, q = _drawn("scaling.weight_ln", seed)
+        assert f"を和 {sum(p['m'])} で割った値" in q.explanation, f"scaling.weight_ln#{seed}"
+        p, q = _drawn("mask.padding_weight", seed)
+        assert "〜4 に" not in q.explanation or p["length"] == 2
+        if p["length"] == 3:
+            assert "[PAD] のキー 4 に" in q.explanation
+        p, q = _drawn("block.ffn_params", seed)
+        assert q.explanation.count("2,099,712") <= 1, f"block.ffn_params#{seed}: {q.explanation}"
+        q = quizzes.GENERATORS["qkv.asymmetry_blank"](seed)
+        assert "対称でない" not in "".join(q.misconceptions)
+        for gid in ("multihead.head_dim", "multihead.param_count", "multihead.heads_worst", "multihead.sizes_blank"):
+            q = quizzes.GENERATORS[gid](seed)
+            assert not re.search(r"(?<![\d{,])\d{4,}", q.stem + q.explanation), f"{gid}#{seed}: a number ≥ 1,000 without separator"
+    q = quizzes.from_id("kb.training.k02#0")
+    assert "Multi-Head Attention" in q.stem and "W_O" in q.stem
+    for gid in CALC_IDS:                                            # one minus sign: ASCII "-"
+        for seed in range(20):
+            q = quizzes.GENERATORS[gid](seed)
+            assert "\u2212" not in q.stem + "".join(q.choices) + q.explanation, f"{gid}#{seed}"

@@ -61,6 +61,8 @@ __all__ = [
     "exp_values",
     "softmax_from_exps",
     "weighted_sum",
+    "MIB",
+    "bytes_to_mib",
     "score_divisor",
     "dot_product_variance",
     "scaled_variance",
@@ -358,6 +360,17 @@ def weighted_sum(weights, values) -> np.ndarray:
         raise ValueError(f"重みの列数 {n_k} とバリューの行数 {v.shape[0]} が一致しません"
                          f"（重み {a.shape}、バリュー {v.shape}）。")
     return a @ v                                                 # (n_q, d_v) / (n_q,) / (d_v,) / ()
+
+
+MIB = 2 ** 20    # bytes in one MiB
+
+
+def bytes_to_mib(nbytes) -> float:
+    """A byte count in MiB (1 MiB = 2^20 bytes): 8,589,934,592 → 8192.0, 32,768 → 0.03125."""
+    nbytes = int(nbytes)
+    if nbytes < 0:
+        raise ValueError(f"バイト数は 0 以上が必要です（{nbytes}）。")
+    return nbytes / MIB
 
 
 # ---------------------------------------------------------------------------
