@@ -129,7 +129,7 @@ st.caption(f"原論文の大きさ（d_model = {paper.d_model}、トークン数
 # ---------------------------------------------------------------------------
 ui.section("hand")
 st.markdown(
-    f"ここからは小さな例で計算します。埋め込みは $d_{{\\text{{model}}}} = {tb.D_MODEL}$ 次元、"
+    f"ここからは小さな例で計算します。トークン 1 つのベクトルが $d_{{\\text{{model}}}} = {tb.D_MODEL}$ 次元、"
     f"ヘッドは $h = {comb.head_outputs.shape[0]}$ 本なので、1 本あたり "
     f"$d_k = d_v = {tb.D_MODEL} / {comb.head_outputs.shape[0]} = {comb.head_outputs.shape[2]}$ 次元です。"
 )
