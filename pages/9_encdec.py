@@ -14,9 +14,9 @@ ui.page("encdec")
 
 SRC_DEFAULT = "猫 は 魚 を 食べた 。"
 TGT_DEFAULT = "<bos> the cat ate fish"
-# hand example: two decoder-side tokens (their embeddings happen to equal 猫 and 魚)
-DEC_TOKENS = ["cat", "fish"]
-X_DEC = np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0]])
+# hand example: ④'s cross-attention example (ate, it → 猫, 魚, それ), here with every step
+DEC_TOKENS = list(tutor.CROSS_DEC_TOKENS)
+DIMS = ["1", "2", "3", "4"]
 
 DIAGRAM = r"""
 digraph transformer {
@@ -25,7 +25,7 @@ digraph transformer {
   edge  [color="#555555", arrowsize=0.6];
   subgraph cluster_enc {
     label="エンコーダ（× N = 6）"; color="#999999"; fontname="Noto Sans CJK JP"; style="rounded,dashed";
-    e_self [label="Self-Attention（マスクなし）\n⑤ Multi-Head"];
+    e_self [label="自己注意（マスクなし）\n⑤ Multi-Head"];
     e_an1  [label="残差接続 + 層正規化 ⑦-2"];
     e_ffn  [label="FFN ⑦-2"];
     e_an2  [label="残差接続 + 層正規化 ⑦-2"];
@@ -33,7 +33,7 @@ digraph transformer {
   }
   subgraph cluster_dec {
     label="デコーダ（× N = 6）"; color="#999999"; fontname="Noto Sans CJK JP"; style="rounded,dashed";
-    d_self [label="マスク付き Self-Attention\n⑥ 因果マスク"];
+    d_self [label="マスク付き自己注意\n⑥ 因果マスク"];
     d_an1  [label="残差接続 + 層正規化"];
     d_cross [label="Source-Target Attention\n⑦-3（Q はデコーダ、K・V はエンコーダ）", fillcolor="#fdf1dc"];
     d_an2  [label="残差接続 + 層正規化"];
@@ -43,22 +43,15 @@ digraph transformer {
   }
   src [label="入力文のトークン埋め込み\n+ 位置エンコーディング ⑦-1", fillcolor="#ffffff"];
   tgt [label="出力文（ここまで）の埋め込み\n+ 位置エンコーディング ⑦-1", fillcolor="#ffffff"];
-  out [label="線形層 → ソフトマックス ⑦-4\n次のトークンの確率", fillcolor="#e8f5e9"];
+  out [label="線形層 → softmax ⑦-4\n次のトークンの確率", fillcolor="#e8f5e9"];
   src -> e_self;
   tgt -> d_self;
   e_an2 -> d_cross [label=" K, V", fontsize=10, fontname="Noto Sans CJK JP"];
   d_an3 -> out;
 }
 """
-DIAGRAM_LINKS = [
-    ("position", "⑦-1 入力：埋め込み + 位置エンコーディング"),
-    ("formula", "④ Attention の式（クエリ・キー・バリュー）"),
-    ("multihead", "⑤ Multi-Head Attention"),
-    ("mask", "⑥ デコーダの因果マスク"),
-    ("block", "⑦-2 FFN・残差接続・層正規化"),
-    ("output", "⑦-4 線形層とソフトマックス、生成"),
-    ("cost", "⑦-5 計算量（n² の重さ）"),
-]
+# the pages that explain the boxes of the diagram (linked with their own titles, ui.nav)
+DIAGRAM_LINKS = ["position", "formula", "multihead", "mask", "block", "output", "cost"]
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -95,69 +88,100 @@ def parse_tokens(text: str, what: str):
 # ---------------------------------------------------------------------------
 ui.section("aim")
 st.markdown(
-    "- 元の Transformer が **エンコーダ** と **デコーダ** の 2 つでできた **Seq2Seq**（系列から系列への変換）モデルであることを説明できる。\n"
-    "- エンコーダの Self-Attention、デコーダのマスク付き Self-Attention、**Source-Target Attention** の違いを、"
-    "クエリ・キー・バリューがどこから来るかで区別できる。\n"
-    "- いまの大規模言語モデル（デコーダだけ）と翻訳モデル（エンコーダ + デコーダ）、**BERT** と **GPT** の違いを整理する。"
+    "- 元の Transformer が、**エンコーダ** と **デコーダ** を組み合わせた **Seq2Seq**（系列を別の系列に変換する）"
+    "モデルであることを説明できる。\n"
+    "- エンコーダの自己注意、デコーダのマスク付き自己注意、**Source-Target Attention** の 3 つを、"
+    "クエリ・キー・バリューをどの文から作るかで見分けられる。\n"
+    "- GPT のようなデコーダだけの構成、翻訳向けのエンコーダ + デコーダの構成、BERT のようなエンコーダだけの構成を"
+    "比べて整理する。"
 )
 
 ui.section("explain")
 st.markdown(
-    "Transformer はもともと翻訳のためのモデルです。RNN の **Seq2Seq** と同じく、入力文を読み取る **エンコーダ** と、"
-    "出力文を 1 語ずつ作る **デコーダ** からなりますが、どちらも RNN を使わず Attention だけで組み立てています。\n\n"
-    "- **エンコーダ**（同じ層を N = 6 段）：Self-Attention（マスクなし）→ FFN。各トークンは文の前も後ろも自由に見て、"
-    "文脈を含んだ表現を作ります。\n"
-    "- **デコーダ**（同じ層を N = 6 段）：① **マスク付き** Self-Attention（まだ作っていない未来の語は見ない）→ "
+    "Transformer が最初に取り組んだ課題は機械翻訳です。形は RNN 時代の **Seq2Seq** と同じ二部構成で、"
+    "原文（**ソース**）を読み込んで表現に直す **エンコーダ** と、その表現を手がかりに訳文（**ターゲット**）を"
+    "トークン 1 つずつ書き出す **デコーダ** に分かれます。違うのは、どちらにも RNN がなく、"
+    "注意の計算だけで組まれている点です。\n\n"
+    "- **エンコーダ**（同じ構造の層を N = 6 回重ねる）：自己注意（Self-Attention、マスクなし）→ FFN。"
+    "マスクがないので、どのトークンも自分より左の語と右の語の両方から情報を集められます。\n"
+    "- **デコーダ**（こちらも N = 6 層）：① **マスク付き** 自己注意（訳文のうち、まだ書いていない位置は参照しない）→ "
     "② **Source-Target Attention** → ③ FFN。\n"
-    "- どのサブレイヤーにも、残差接続と層正規化が付いています（⑦-2）。"
+    "- エンコーダとデコーダのどのサブレイヤーにも、残差接続と層正規化が付きます（⑦-2）。"
 )
 st.markdown(
-    "**Source-Target Attention**（エンコーダ・デコーダ注意、交差注意とも）は、訳文を作りながら原文のどこを見るかを決める部品です。"
-    "**クエリはデコーダ側** から、**キーとバリューはエンコーダの出力** から作ります。"
-    "そのため注意の重みは「出力側のトークン数 × 入力側のトークン数」の長方形になります。"
+    "**Source-Target Attention**（交差注意、エンコーダ・デコーダ注意とも呼ばれます）は、デコーダがエンコーダの結果を"
+    "受け取る唯一の入り口です。**クエリ** はデコーダ側のいまの表現から、**キーとバリュー** はエンコーダが最後に出した"
+    "表現から計算します。ターゲットの各トークンは、ここで「ソースのどの語の情報を借りるか」を決めます。"
+    "クエリとキーの個数は違ってよいので、注意の重み $A$ は「ターゲットのトークン数 × ソースのトークン数」の"
+    "長方形になります。"
 )
 st.latex(r"\begin{aligned}&\mathrm{Attention}(Q_{\text{dec}},\,K_{\text{enc}},\,V_{\text{enc}}) \\ "
          r"&\quad = \mathrm{softmax}\!\left(\frac{Q_{\text{dec}} K_{\text{enc}}^\top}{\sqrt{d_k}}\right) V_{\text{enc}}\end{aligned}")
-st.latex(r"\text{重み行列の形}: n_{\text{tgt}} \times n_{\text{src}}")
+st.latex(r"\text{注意の重み } A \text{ の形}: n_{\text{tgt}} \times n_{\text{src}}")
+st.markdown(
+    f"論文はこの構成で、WMT 2014 の英語→ドイツ語の翻訳で {tb.PAPER_BLEU_EN_DE} BLEU、英語→フランス語で "
+    f"{tb.PAPER_BLEU_EN_FR} BLEU を報告しました（BLEU は機械の訳と人の訳で語の並びがどれだけ重なるかを測る"
+    "翻訳の評価指標で、高いほど良い）。学習にかかった時間は ⑦-5 で扱います。"
+)
 
-st.subheader("Transformer の全体像")
+st.subheader("構成図：エンコーダとデコーダのつながり")
 st.graphviz_chart(DIAGRAM, width="stretch")
-st.caption("図は下から上へ流れます。点線の枠がエンコーダとデコーダ（それぞれ同じ層を N = 6 段）で、"
-           "エンコーダの出力が矢印「K, V」でデコーダの Source-Target Attention に入ります。")
+st.caption("下から上へ読みます。点線の枠がエンコーダとデコーダで、どちらも同じ層を N = 6 段重ねます。"
+           "エンコーダの出力は「K, V」の矢印でデコーダの Source-Target Attention に渡ります。")
 with st.container(border=True):
     st.markdown("**図の部品を説明しているページ**")
-    for key, label in DIAGRAM_LINKS:
+    for key in DIAGRAM_LINKS:
         info = ui.PAGE_BY_KEY[key]
         if info.exists:
-            st.page_link(info.path, label=label)
+            st.page_link(info.path, label=info.label)
         else:
-            st.caption(f"{label}（準備中）")
+            st.caption(f"{info.label}（準備中）")
 
 # ---------------------------------------------------------------------------
 ui.section("hand")
-st.markdown("第 8 章の 猫・魚・それ をエンコーダ側（ソース）、2 語をデコーダ側（ターゲット）として、"
-            "同じ $W_Q, W_K, W_V$（$d_k = 2$）で Source-Target Attention を計算します。")
-cross = tutor.cross_attention(X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
+st.markdown(f"④ の最後に出てきた例を、ここでは途中の数までたどります。ソースは第 8 章の 猫・魚・それ、"
+            f"ターゲットは書きかけの英訳 {len(DEC_TOKENS)} 語（{', '.join(DEC_TOKENS)}）です。"
+            "3 つの変換行列（$W_Q, W_K, W_V$、$d_k = 2$）も ④ と同じです。")
+cross = tutor.cross_example(tutor.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
+steps = tutor.attention_steps(cross.q, cross.k, cross.v, decimals=ui.steps.PENCIL_DECIMALS,
+                              query_labels=DEC_TOKENS, key_labels=list(tb.TOKENS))
+with st.expander("入力：2 つの文の埋め込みと変換行列", expanded=True):
+    c1, c2 = st.columns(2)
+    with c1:
+        ui.show_matrix(tutor.CROSS_X_DEC, DEC_TOKENS, DIMS, digits=0, caption="X_dec：ターゲットの埋め込み")
+    with c2:
+        ui.show_matrix(tb.X, list(tb.TOKENS), DIMS, digits=0, caption="X_enc：ソースの埋め込み")
+    c1, c2, c3 = st.columns(3)
+    for col, w, name in ((c1, tb.W_Q, "W_Q"), (c2, tb.W_K, "W_K"), (c3, tb.W_V, "W_V")):
+        with col:
+            ui.show_matrix(w, DIMS, ["1", "2"], digits=0, caption=name)
 c1, c2 = st.columns(2)
 with c1:
-    ui.show_matrix(X_DEC, DEC_TOKENS, ["1", "2", "3", "4"], digits=0, caption="デコーダ側の入力（ターゲット）")
-    ui.show_matrix(cross.q, DEC_TOKENS, ["q1", "q2"], digits=0, caption="Q = X_dec W_Q（デコーダから）")
+    ui.show_matrix(cross.q, DEC_TOKENS, ["q1", "q2"], digits=0, caption="Q = X_dec W_Q（ターゲットから）")
+    ui.show_matrix(steps.scores.result, DEC_TOKENS, list(tb.TOKENS), digits=0, caption="S = Q Kᵀ（2 × 3）")
 with c2:
-    ui.show_matrix(cross.k, list(tb.TOKENS), ["k1", "k2"], digits=0, caption="K = X_enc W_K（エンコーダから）")
-    ui.show_matrix(cross.v, list(tb.TOKENS), ["v1", "v2"], digits=0, caption="V = X_enc W_V（エンコーダから）")
-ui.show_matrix(cross.attn.scores, DEC_TOKENS, list(tb.TOKENS), digits=0, caption="Q Kᵀ（2 × 3）")
-ui.show_matrix(cross.attn.scaled, DEC_TOKENS, list(tb.TOKENS), digits=3,
-               caption=f"Q Kᵀ / √d_k（√2 ≈ {format_number(cross.attn.divisor, 3)} で割る）")
-ui.heatmap(cross.weights, DEC_TOKENS, list(tb.TOKENS), x_title="ソース（キー・バリュー）",
-           y_title="ターゲット（クエリ）", title="Source-Target Attention の重み（2 × 3）")
-ui.show_matrix(cross.output, DEC_TOKENS, ["z1", "z2"], caption="出力 = 重み × V（ターゲットの各語に、ソースの情報が混ざる）")
-st.caption("重みの行は 2 つ（ターゲットの語数）、列は 3 つ（ソースの語数）。各行の和は 1 です。"
-           "cat は Q が猫と同じなので猫に、fish は猫と魚に同じだけ注目しています。")
+    ui.show_matrix(cross.k, list(tb.TOKENS), ["k1", "k2"], digits=0, caption="K = X_enc W_K（ソースから）")
+    ui.show_matrix(cross.v, list(tb.TOKENS), ["v1", "v2"], digits=0, caption="V = X_enc W_V（ソースから）")
+ui.show_matrix(steps.scaled.result, DEC_TOKENS, list(tb.TOKENS), digits=ui.steps.PENCIL_DECIMALS,
+               caption=f"S̃ = S / √d_k（√{steps.d_k} ≈ {format_number(cross.attn.divisor, 3)} で割り、小数第 3 位に丸める）")
+with st.expander("A：行ごとの softmax（指数、分母、重み）"):
+    for row in steps.softmax.rows:
+        st.markdown(f"**{row.label} の行**")
+        st.latex(ui.steps.stack(ui.steps.softmax_row_latex(row)))
+ui.heatmap(steps.weights, DEC_TOKENS, list(tb.TOKENS), x_title="ソース（キー・バリュー）",
+           y_title="ターゲット（クエリ）", title="Source-Target Attention の重み A（2 × 3）")
+ui.steps.weighted_sums(steps.weighted_sums, DEC_TOKENS, title="出力 Z = AV：バリューの重み付き和")
+ui.show_matrix(steps.z, DEC_TOKENS, ["z1", "z2"], digits=ui.steps.PENCIL_DECIMALS,
+               caption="出力 Z（ターゲットの各トークンに、ソースの情報が混ざったもの）")
+st.caption(f"途中の値は ④ の鉛筆モードと同じく小数第 3 位に丸めながら計算しているので、表の数だけで検算できます。"
+           f"A は 2 行（ターゲットの語数）× 3 列（ソースの語数）で、各行の合計は 1 です。"
+           f"{DEC_TOKENS[0]} の行は猫に {format_number(steps.weights[0, 0], 3)}、"
+           f"{DEC_TOKENS[1]} の行は魚に {format_number(steps.weights[1, 1], 3)} の重みを置きます。")
 
 # ---------------------------------------------------------------------------
 ui.section("visual")
-st.markdown("乱数で初期化した小さなエンコーダ・デコーダ（2 層、2 ヘッド、$d_{\\text{model}} = 8$、学習なし）に、"
-            "ソース「猫 は 魚 を 食べた 。」とターゲット「<bos> the cat ate fish」を入れて、3 種類の注意の重みを並べます。"
+st.markdown("学習していない、乱数を入れただけの小さなエンコーダ・デコーダ（2 層、2 ヘッド、$d_{\\text{model}} = 8$）に"
+            "ソース「猫 は 魚 を 食べた 。」とターゲット「<bos> the cat ate fish」を通し、3 種類の注意の重みを比べます。"
             .replace("<bos>", "〈bos〉"))
 src_ids = tutor.token_ids(SRC_DEFAULT)
 tgt_ids = tutor.token_ids(TGT_DEFAULT)
@@ -166,22 +190,24 @@ src_labels = [vis["vocab"][i] for i in src_ids]
 tgt_labels = [vis["vocab"][i] for i in tgt_ids]
 wide_heatmap(vis["cross"][0][0], tgt_labels, src_labels, x_title="ソース（エンコーダ出力：K・V）",
            y_title="ターゲット（デコーダ：Q）", title="Source-Target Attention（層 1・ヘッド 1）n_tgt × n_src")
-tab_enc, tab_dec = st.tabs(["エンコーダの Self-Attention", "デコーダのマスク付き Self-Attention"])
+tab_enc, tab_dec = st.tabs(["エンコーダの自己注意", "デコーダのマスク付き自己注意"])
 with tab_enc:
-    wide_heatmap(vis["enc_self"][0][0], src_labels, src_labels, title="エンコーダの Self-Attention（マスクなし）")
+    wide_heatmap(vis["enc_self"][0][0], src_labels, src_labels, title="エンコーダの自己注意（マスクなし）")
 with tab_dec:
-    wide_heatmap(vis["dec_self"][0][0], tgt_labels, tgt_labels, title="デコーダのマスク付き Self-Attention")
-st.caption("エンコーダの重みはどのマスにも値があります。デコーダの Self-Attention は対角より右上（未来）がちょうど 0 です。"
-           "Source-Target Attention は長方形で、ターゲットの各語がソースのすべての語を見られます。"
-           "学習していないので、どこに注目するかにまだ意味はありません。")
+    wide_heatmap(vis["dec_self"][0][0], tgt_labels, tgt_labels, title="デコーダのマスク付き自己注意")
+st.caption("エンコーダの重みは、どのマスも 0 ではありません。デコーダの自己注意では、対角線より右上（未来の位置）が"
+           "ぴったり 0 です。Source-Target Attention は長方形で、ターゲットのどの語もソースの全部の語を参照できます。"
+           "学習前なので、どこが明るいかにはまだ意味がありません。")
 
-st.subheader("デコーダだけのモデルと、エンコーダ・デコーダ")
+st.subheader("3 つの構成：エンコーダ + デコーダ、デコーダだけ、エンコーダだけ")
 st.markdown(
-    "- **エンコーダ・デコーダ**（元の Transformer、T5 など）：入力と出力がはっきり分かれる仕事（翻訳、要約）向き。"
-    "入力はエンコーダで一度だけ読み、デコーダが Source-Target Attention で何度も参照します。\n"
-    "- **デコーダだけ**（GPT など、いまの大規模言語モデルの多く）：指示文も答えも 1 本の列につなげ、"
-    "マスク付き Self-Attention だけで次のトークンを予測し続けます。Source-Target Attention はありません。\n"
-    "- **エンコーダだけ**（BERT）：文全体を双方向に見て、分類や抽出などの「理解」に使います。"
+    "- **エンコーダ + デコーダ**（元の Transformer、T5 など）：入力の文と出力の文が別物で、その対応づけが要る仕事"
+    "（翻訳、要約など）に使います。ソースはエンコーダが最初に 1 回だけ読み込み、デコーダは 1 語書くたびに "
+    "Source-Target Attention でその結果を見直します。\n"
+    "- **デコーダだけ**（GPT など。現在の主な大規模言語モデルもこの形）：質問と回答を区切らずに 1 本のトークン列として扱い、"
+    "マスク付き自己注意だけで列の続きを 1 トークンずつ予測します。Source-Target Attention の層はありません。\n"
+    "- **エンコーダだけ**（BERT）：マスクなしの自己注意で文全体を左右両方から読み、文の分類や語句の抜き出しのような"
+    "「読み取る」仕事に使います。"
 )
 st.table(pd.DataFrame({
     "": ["使う部品", "注意が見る範囲", "事前学習の課題", "得意なこと", "Source-Target Attention"],
@@ -218,7 +244,7 @@ if src_try is not None and tgt_try is not None:
     st.metric("Source-Target Attention の重みの形（n_tgt × n_src）", f"{w.shape[0]} × {w.shape[1]}")
     wide_heatmap(w, t_lab, s_lab, x_title="ソース（K・V）", y_title="ターゲット（Q）",
                title=f"Source-Target Attention（層 {layer}・ヘッド {head}、シード {int(seed)}）")
-    with st.expander("デコーダのマスク付き Self-Attention（同じ層・ヘッド）"):
+    with st.expander("デコーダのマスク付き自己注意（同じ層・ヘッド）"):
         wide_heatmap(res["dec_self"][layer - 1][head - 1], t_lab, t_lab)
 
 ui.quiz_section("encdec")
