@@ -7,7 +7,7 @@ import tutor
 import ui
 from tutor import textbook as tb
 from ui.figures import cost_chart
-from ui.validate import format_number
+from ui.validate import format_number, format_tiny
 
 ui.page("cost")
 
@@ -19,7 +19,7 @@ def ops(x: int) -> str:
 
 
 def table1_markdown(rows) -> str:
-    lines = ["| 層の種類 | 層ごとの計算量 | 逐次操作の数 | 位置間の最大経路長 |", "|---|---|---|---|"]
+    lines = ["| 層 | 計算量（1 層） | 逐次操作 | 最大経路長 |", "| :-- | :-: | :-: | :-: |"]
     for r in rows:
         lines.append(f"| {r.label} | ${r.complexity}$ | ${r.sequential}$ | ${r.max_path_length}$ |")
     return "\n".join(lines)
@@ -34,33 +34,39 @@ def run_tiled(n: int, d_k: int, block: int, causal: bool, seed: int):
 # ---------------------------------------------------------------------------
 ui.section("aim")
 st.markdown(
-    "- 論文の表 1 を読み、Self-Attention と RNN の **計算量** の違いを説明できる。\n"
-    "- n = 100、d = 512 の例で、どちらの層が軽いかを数で確かめる。\n"
-    "- 長い系列で Self-Attention が重くなる理由と、それを和らげる 3 つの方向を知る。"
+    "- 論文の表 1 を読み、自己注意（Self-Attention）と RNN の **計算量** の違いを説明できる。\n"
+    "- トークン 100 個・512 次元の例に数を入れて、どちらの層の演算が少ないかを確かめる。\n"
+    "- 系列が長くなると自己注意のコストが急に増える理由と、その対策として研究されている 3 つのアプローチを挙げられる。"
 )
 
 ui.section("explain")
 st.markdown(
-    "Self-Attention は、すべてのトークンの組について内積をとります。トークンが n 個なら組は $n^2$ 通りで、"
-    "1 組あたり d 回の掛け算が要るので、層ごとの計算量は $O(n^2 \\cdot d)$ です。"
-    "RNN は 1 トークンごとに $d \\times d$ の行列を掛けるので $O(n \\cdot d^2)$ です。"
-    "表 1 は、ほかに「順番に待たなければならない操作の数」と「離れた 2 つの位置を情報が行き来するまでの段数」も比べています。"
+    "自己注意では、クエリとキーの内積をトークンのあらゆる組み合わせについて計算します。n 個のトークンなら組み合わせは "
+    "$n^2$ 個、内積 1 回に掛け算が d 回なので、1 層の計算量は $O(n^2 \\cdot d)$ です。"
+    "RNN は各時刻で $d \\times d$ の行列を 1 回掛け、それを n 時刻分くり返すので $O(n \\cdot d^2)$ になります。"
+    "表 1 には計算量のほかに 2 つの列があります。**逐次操作** は、前の結果を待たないと始められない操作が何回続くか、"
+    "**最大経路長** は、系列の両端にある 2 つの位置の間を情報が伝わるのに何段かかるかです。"
 )
 rows_paper = tutor.table1(tb.COST_N, tb.COST_D)
 st.markdown(table1_markdown(rows_paper))
-st.caption("n：系列長、d：表現の次元、k：畳み込みのカーネル幅、r：制限付き自己注意で見る近傍の大きさ。")
+st.caption("n：トークン数（系列長）、d：表現の次元、k：畳み込みのカーネル幅、r：制限付き自己注意が見る近傍の大きさ。")
 st.markdown(
-    "- **逐次操作の数**：Self-Attention はすべての組を同時に計算できるので $O(1)$。RNN は前の時刻の結果を待つので $O(n)$ で、"
-    "学習を並列化しにくい原因です。\n"
-    "- **最大経路長**：Self-Attention では、どの 2 つの位置も 1 段で直接つながります（$O(1)$）。"
-    "RNN では最大 n 段を伝わる必要があり、遠い位置の関係を学ぶのが難しくなります（勾配消失の問題ともつながります）。"
+    "- **逐次操作**：自己注意は全部の組を一斉に計算できるので $O(1)$。RNN は時刻 t の計算に時刻 t − 1 の結果が要るので "
+    "$O(n)$ で、文が長いほど GPU の並列計算を活かせません。\n"
+    "- **最大経路長**：自己注意では、どの 2 つの位置も 1 回の注意で直接結ばれます（$O(1)$）。RNN では端から端まで"
+    "最大 n ステップを経由するので（$O(n)$）、遠く離れた語どうしの関係を学びにくくなります（勾配消失とも関係します）。"
+)
+st.markdown(
+    f"並列に計算できる効果は、論文の学習時間に表れています。英語→フランス語の翻訳モデルは GPU {tb.PAPER_TRAIN_GPUS} 台で "
+    f"{tb.PAPER_TRAIN_DAYS} 日学習し、{tb.PAPER_BLEU_EN_FR} BLEU（1 つのモデルでの成績として、発表時点で最も高い値）に届きました。"
+    f"英語→ドイツ語では {tb.PAPER_BLEU_EN_DE} BLEU です（BLEU は翻訳の自動評価の指標で、高いほど良い）。"
 )
 
 # ---------------------------------------------------------------------------
 ui.section("hand")
 sa, rnn = (tutor.layer_cost(t, tb.COST_N, tb.COST_D) for t in MAIN)
-st.markdown(f"論文の設定に近い n = {tb.COST_N}（1 文のトークン数）、d = {tb.COST_D}（$d_{{\\text{{model}}}}$）で、"
-            "O(·) の中の式に数を入れてみます。")
+st.markdown(f"1 文が n = {tb.COST_N} トークン、表現の次元が d = {tb.COST_D}（論文の $d_{{\\text{{model}}}}$ と同じ）"
+            "の場合を考え、O(·) の中身に数をそのまま代入します。")
 st.latex(rf"\begin{{aligned}}\text{{自己注意}}:\ n^2 \cdot d &= {tb.COST_N}^2 \times {tb.COST_D} \\ &= {sa.operations:,}"
          r"\end{aligned}".replace(",", "{,}"))
 st.latex(rf"\begin{{aligned}}\text{{再帰（RNN）}}:\ n \cdot d^2 &= {tb.COST_N} \times {tb.COST_D}^2 \\ &= {rnn.operations:,}"
@@ -69,8 +75,9 @@ c1, c2 = st.columns(2)
 c1.metric("自己注意 n²·d（n = 100, d = 512）", ops(sa.operations))
 c2.metric("再帰 n·d²（n = 100, d = 512）", ops(rnn.operations))
 cheap = tutor.cheaper_layer(tb.COST_N, tb.COST_D)
-st.markdown(f"n = {tb.COST_N} が d = {tb.COST_D} より小さいので、軽いのは **{tutor.LAYER_LABELS[cheap]}** です。"
-            "2 つの式を $n \\cdot d$ で割ると $n$ と $d$ の比較になるので、分かれ目は $n = d$ です。")
+st.markdown("2 つの式の比は $n^2 d \\,/\\, (n d^2) = n / d$ です。トークン数 n が次元 d より少なければ自己注意、"
+            f"多ければ RNN のほうが演算は少なくなり、境目は $n = d$ です。ここでは n = {tb.COST_N}、d = {tb.COST_D} なので、"
+            f"軽いのは **{tutor.LAYER_LABELS[cheap]}** です。")
 st.latex(r"n^2 d < n d^2 \iff n < d")
 
 # ---------------------------------------------------------------------------
@@ -82,7 +89,7 @@ ui.widgets.cached_chart(cost_chart, ns_vis, {t: curve[t] for t in MAIN}, tutor.L
                            crossover=tutor.crossover(tb.COST_D), n_mark=tb.COST_N,
                            marks={t: tutor.layer_cost(t, tb.COST_N, tb.COST_D).operations for t in MAIN},
                            title=f"層ごとの演算量（d = {tb.COST_D}）", width="stretch")
-st.caption("点は n = 100 の値。2 本の線は n = d で交わり、そこより右では自己注意の方が重くなります。")
+st.caption(f"点は n = {tb.COST_N} のときの値です。2 本の線は n = d で交差し、それより右（長い系列）では自己注意のほうが重くなります。")
 
 # ---------------------------------------------------------------------------
 ui.section("try")
@@ -110,14 +117,14 @@ if rows_try is not None:
                                marks={"self_attention": sa_try.operations, "recurrent": rnn_try.operations},
                                title=f"層ごとの演算量（d = {int(d):,}）", width="stretch")
 
-st.subheader("長い系列への 3 つの処方")
+st.subheader("長い系列に対応する 3 つのアプローチ")
 st.markdown(
-    "1. **計算の順番を工夫する（FlashAttention の考え方）**：結果はまったく同じまま、$n \\times n$ の表を一度に作らず、"
-    "小さなブロックごとに計算してメモリの読み書きを減らします。下で実際に動かします。\n"
-    "2. **見る相手を絞る**：近くのトークンや一部の代表だけを見ると、組の数が減ります。"
-    "表 1 の「制限付き自己注意」（近傍 r 個だけを見る）は $O(r \\cdot n \\cdot d)$ です。\n"
-    "3. **位置の表し方を変える（RoPE）**：クエリとキーを回転させて位置の差を入れる方式は、"
-    "学習より長い文章にも比較的なじみやすく、長い文脈を扱うモデルで広く使われています。"
+    "1. **同じ計算を、メモリに優しい順番で行う（FlashAttention）**：$n \\times n$ のスコアの表を丸ごとメモリに置かず、"
+    "ブロック単位で計算しては捨てていきます。答えは（丸め誤差を除いて）同じまま、遅いメモリとのやり取りが減ります。下で試せます。\n"
+    "2. **注意を向ける相手を減らす**：全トークンではなく、近くの r 個や、まとめ役の少数のトークンだけを参照させると、"
+    "組み合わせの数そのものが減ります。表 1 の「制限付き自己注意」（近傍 r 個だけ）は $O(r \\cdot n \\cdot d)$ です。\n"
+    "3. **位置の入れ方を見直す（RoPE）**：クエリとキーのベクトルを位置に応じた角度だけ回転させ、内積に 2 つの位置の"
+    "差が現れるようにします。訓練のときより長い入力にも対応しやすく、長い文脈を扱う最近のモデルの多くが採用しています。"
 )
 restricted = tutor.layer_cost("restricted_self_attention", int(n), int(d), r=64)
 st.caption(f"例：n = {int(n):,}、d = {int(d):,} で近傍 r = {restricted.param} だけを見ると、"
@@ -141,7 +148,7 @@ causal = st.toggle("因果マスクあり（未来のブロックは計算しな
 cmp = ui.compute("cost_tiled", run_tiled, int(n_t), 16, int(block), bool(causal), int(seed))
 if cmp is not None:
     c1, c2 = st.columns(2)
-    c1.metric("出力の差の最大値 |ふつう − タイル|", f"{cmp.max_diff:.1e}")
+    c1.metric("出力の差の最大値 |ふつう − タイル|", format_tiny(cmp.max_diff, 3))
     c2.metric("計算したブロック / 飛ばしたブロック", f"{cmp.tiled.blocks_computed} / {cmp.tiled.blocks_skipped}")
     c1, c2 = st.columns(2)
     c1.metric("ふつうの Attention が抱えるスコア", f"{cmp.full_elements:,} 個",
@@ -149,7 +156,7 @@ if cmp is not None:
     c2.metric("タイル版が一度に抱えるスコア", f"{cmp.peak_elements:,} 個", help="ブロック × ブロックの小さな表だけ")
     st.markdown(f"float64 で数えると、ふつうは **{tutor.human_bytes(cmp.full_bytes)}**、"
                 f"タイル版は **{tutor.human_bytes(cmp.tiled_bytes)}** です。"
-                "差は丸め誤差（10⁻¹⁵ 程度）だけで、結果は同じです。近似ではありません。")
+                "出力の差は上の最大値のとおり浮動小数点の丸め誤差の大きさしかなく、近似ではなく同じ計算です。")
     ui.show_matrix(np.vstack([cmp.plain_output[0, :4], cmp.tiled.output[0, :4]]), ["ふつう", "タイル"],
                    [f"出力 {j + 1}" for j in range(4)], digits=6, caption="1 行目の出力（先頭 4 列）")
 
