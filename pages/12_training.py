@@ -10,7 +10,7 @@ import tutor
 import ui
 from tutor import textbook as tb
 from ui.steps import vector
-from ui.validate import format_number
+from ui.validate import format_number, format_tiny
 
 ui.page("training")
 
@@ -91,42 +91,50 @@ st.markdown(
 
 ui.section("explain")
 st.markdown(
-    "これまでのページでは、$W_Q$・$W_K$・$W_V$ に説明用の値を使ってきました。本物のモデルでは、これらは"
-    "**乱数から出発して、予測が当たるように少しずつ直されていく** パラメータです。"
+    "これまでのページの $W_Q$・$W_K$・$W_V$ は、計算を追いやすいように選んだ値でした。実際のモデルでは、"
+    "**最初は乱数を入れておき、訓練データで予測を外すたびに勾配降下法で少しずつ修正して** 決めます。"
     "ここでは「A は B を 見つけた 。 それ を 食べた」の形の短い文をたくさん作り、"
     "**「それ」の位置の出力だけから B を当てる** 課題で、1 層の Attention を学習させます。"
     "文には「昨日」「森で」「すぐに」などの語がときどき入り、B や「それ」の位置は文ごとに変わります。"
 )
-st.latex(r"\mathbf{a} = \mathrm{softmax}\!\left(\frac{\mathbf{q}_{\text{それ}} K^\top}{\sqrt{d_k}}\right),\quad"
-         r"\mathbf{y} = (\mathbf{a} V)\,W_O,\quad \mathbf{p} = \mathrm{softmax}(\mathbf{y} W_{\text{out}} + \mathbf{b})")
-st.latex(r"L = -\log p_{B}\qquad(\text{交差エントロピー})")
+st.latex(r"\tilde{\mathbf{s}} = \frac{\mathbf{q}_{\text{それ}} K^\top}{\sqrt{d_k}},\quad"
+         r"\mathbf{a} = \mathrm{softmax}(\tilde{\mathbf{s}}),\quad \mathbf{h} = (\mathbf{a} V)\,W_O")
+st.latex(r"\mathbf{z} = \mathbf{h} W_{\text{out}} + \mathbf{b},\quad \mathbf{p} = \mathrm{softmax}(\mathbf{z}),\quad "
+         r"L = -\ln p_{B}\quad(\text{交差エントロピー})")
+st.markdown("$\\tilde{\\mathbf{s}}$ は √d_k で割ったあとのスコア、$\\mathbf{a}$ は注意の重み、$\\mathbf{h}$ は注意の出力、"
+            "$\\mathbf{z}$ は語彙の各単語のロジット、$\\mathbf{p}$ はその確率です。"
+            "正解 B の位置だけが 1 のベクトル（one-hot）を $\\mathbf{t}$ と書きます。")
 st.markdown(
     "損失 $L$ を下げるために、誤差逆伝播で各パラメータの勾配を求めます。勾配は順伝播を逆にたどり、"
-    "出力層 → $W_O$ → 重み付き和 → **softmax** → スコア → $W_Q$・$W_K$ と流れます。"
+    "出力層 → $W_O$ → 重み付き和 → **softmax** → スコア $\\tilde{\\mathbf{s}}$ → $W_Q$・$W_K$ と流れます。"
     "$W_Q$ と $W_K$ に届く勾配は、必ず softmax の微分を掛けられてから届きます。"
 )
-st.latex(r"\frac{\partial a_i}{\partial s_j} = a_i\,(\delta_{ij} - a_j),\qquad "
-         r"\frac{\partial L}{\partial \mathbf{z}} = \mathbf{p} - \mathbf{y}")
+st.latex(r"\frac{\partial a_i}{\partial \tilde{s}_j} = a_i\,(\delta_{ij} - a_j),\qquad "
+         r"\frac{\partial L}{\partial \mathbf{z}} = \mathbf{p} - \mathbf{t}")
 st.caption("このページのモデルの勾配はすべて NumPy で手書きし、テストで数値微分（中心差分）と照合しています。")
 
 # ---------------------------------------------------------------------------
 ui.section("hand")
 st.subheader("softmax の微分：飽和すると勾配が消える")
+st.caption("0.001 未満の数は「仮数 × 10 の累乗」で書きます（例：2.5×10⁻⁵ = 0.000025）。")
 for scores, note in ((tb.SATURATION_SCORES[0], ""), (tb.SATURATION_SCORES[1], "（飽和）")):
     jac = tutor.softmax_jacobian(scores)
-    st.markdown(f"スコア $s = {vector(scores, 0)}${note} → 重み $a = {vector(tutor.softmax(scores), 5)}$")
-    ui.show_matrix(jac, [f"a{i + 1}" for i in range(3)], [f"s{j + 1}" for j in range(3)], digits=5,
-                   caption="∂a_i/∂s_j = a_i(δ_ij − a_j)")
-st.markdown("飽和した側では、どの成分も 0 にきわめて近くなります。スコアを動かしても重みがほとんど変わらないので、"
-            "$W_Q$・$W_K$ を直す手がかりが届きません。")
+    weights_tex = ", ".join(format_tiny(a, 5, tex=True) for a in tutor.softmax(scores))
+    st.markdown(f"softmax に入るスコア $\\tilde{{s}} = {vector(scores, 0)}${note} → 重み $a = ({weights_tex})$")
+    st.table(pd.DataFrame([[format_tiny(v, 5) for v in row] for row in jac],
+                          index=[f"a{i + 1}" for i in range(3)], columns=[f"s̃{j + 1}" for j in range(3)]))
+    st.caption("∂a_i/∂s̃_j = a_i(δ_ij − a_j)")
+st.markdown("飽和した例のヤコビ行列は、どの成分も 0 に近い小さな値です。スコアを多少ずらしても重みはほぼ動かない、"
+            "ということです。誤差逆伝播で $W_Q$・$W_K$ へ戻る勾配もこの小さな成分を掛けられるので、ほとんど残りません。")
 
-st.subheader("出力層の勾配 $p - y$")
+st.subheader("出力層の勾配 $p - t$")
 logits = tb.TEMPERATURE_LOGITS
 ce_probs = tutor.softmax(logits)
-st.markdown(f"ロジット $z = {vector(logits, 0)}$ の確率は $p = {vector(ce_probs, 3)}$。正解がクラス 2 のとき、"
-            f"損失 $L = -\\ln p_2 = {format_number(tutor.cross_entropy(ce_probs, 1), 3)}$、"
-            f"ロジットの勾配 $p - y = {vector(tutor.cross_entropy_grad(logits, 1), 3)}$。"
-            "勾配降下法はこの逆向きに進むので、正解のロジットは上がり、ほかは下がります。")
+target = np.eye(logits.size)[1]  # one-hot of class 2 (index 1)
+st.markdown(f"ロジット $z = {vector(logits, 0)}$ の確率は $p = {vector(ce_probs, 3)}$。正解がクラス 2 のとき "
+            f"$t = {vector(target, 0)}$ で、損失 $L = -\\ln p_2 = {format_number(tutor.cross_entropy(ce_probs, 1), 3)}$、"
+            f"ロジットの勾配 $p - t = {vector(tutor.cross_entropy_grad(logits, 1), 3)}$。"
+            "勾配降下法はこの勾配と逆の向きにロジットを動かすので、正解のロジットは上がり、ほかは下がります。")
 
 # ---------------------------------------------------------------------------
 ui.section("visual")
@@ -253,7 +261,7 @@ else:
             st.success(
                 f"割らないと「それ」の行がすぐ 1 つのトークンに張り付き（最大の重み {format_number(run_b.heldout.peak_weight, 3)}）、"
                 f"損失が {format_number(float(run_b.loss[-1]), 3)} と大きいまま、$W_Q$ への勾配が "
-                f"{run_b.grad_norm_of('W_Q')[-1]:.1e} まで消えました。教科書の「飽和すると学習が止まる」が再現されています。")
+                f"{format_tiny(run_b.grad_norm_of('W_Q')[-1], 3)} まで消えました。教科書の「飽和すると学習が止まる」が再現されています。")
         else:
             st.warning("このシードでは、割らなくても学習できました。Adam は小さな勾配も同じくらいの一歩に直して進むため、"
                        "いつも止まるとは限りません。別のシードや「SGD」でも試してみてください。")
