@@ -33,21 +33,23 @@ shown = False
 if n_due:
     st.page_link(ui.PAGE_BY_KEY["review"].path, label=f"今日の復習が {n_due} 問あります", icon=":material/replay:")
     shown = True
+# a link's label does not wrap: on a 390 px phone it must stay short, the details go in a caption
 if weak and ui.PAGE_BY_KEY[weak[0][0]].exists:
     w = ui.PAGE_BY_KEY[weak[0][0]]
-    st.page_link(w.path, label=f"いちばん弱いトピックを学び直す：{w.label}（直近の正答率 {weak[0][1]['recent_accuracy']:.0%}）",
-                 icon=":material/menu_book:")
+    st.caption(f"いちばん弱いトピックを学び直す（直近の正答率 {weak[0][1]['recent_accuracy']:.0%}）：")
+    st.page_link(w.path, label=w.label, icon=":material/menu_book:")
     shown = True
 if todo_key is not None:
     todo = ui.PAGE_BY_KEY[todo_key]
-    verb = "に進む" if not progress["visited"].get(todo_key) else "の確認クイズで習得をめざす"
-    st.page_link(todo.path, label=f"{todo.label} {verb}", icon=":material/arrow_forward:")
+    st.caption("次のページに進む：" if not progress["visited"].get(todo_key) else "確認クイズで習得をめざす：")
+    st.page_link(todo.path, label=todo.label, icon=":material/arrow_forward:")
     shown = True
 elif learning:
     st.success("すべてのページを習得しました。模擬試験で仕上げましょう。")
 exam_info = ui.PAGE_BY_KEY["exam"]
 if exam_info.exists:
-    st.page_link(exam_info.path, label="模擬試験を受ける（時間を計って全トピックから出題）", icon=":material/timer:")
+    st.caption("時間を計って、全トピックから出題します：")
+    st.page_link(exam_info.path, label="模擬試験を受ける", icon=":material/timer:")
 if not shown and not learning:
     st.info("学習ページは準備中です。")
 

@@ -241,8 +241,8 @@ def result_screen(res: dict) -> None:
     if info is not None and info.exists:
         st.caption("いちばん弱かったトピックを学び直す：")
         st.page_link(info.path, label=info.label, icon=":material/menu_book:")
-    if result["wrong"]:
-        st.caption(f"間違えた {result['wrong']} 問は復習の予定に入りました。")
+    if result["wrong"] or result["unanswered"]:
+        st.caption(ex.review_note(result))
         st.page_link(ui.PAGE_BY_KEY["review"].path, label="復習と進捗へ", icon=":material/replay:")
 
     st.subheader("1 問ずつの振り返り")

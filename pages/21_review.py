@@ -137,6 +137,8 @@ else:
 
 st.file_uploader("進捗ファイルを読み込む（今の進捗と置き換わります）", type=["json"],
                  key=ui.state.UPLOAD_KEY, on_change=ui.state.import_uploaded)
+# the uploader's own button and hint are Streamlit's English ("Upload", "1MB per file • JSON")
+st.caption("「Upload」を押して、このページで書き出した JSON ファイル（1 MB まで）を選んでください。")
 msg = st.session_state.get(ui.state.IMPORT_MSG_KEY)
 if msg is not None:
     kind, text = msg

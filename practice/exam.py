@@ -14,6 +14,7 @@ from datetime import datetime
 from quizzes.core import GENERATOR_INFO, TOPICS, Question
 
 from .progress import apply_answers
+from .review import schedule_wrong
 
 LENGTHS = (10, 20, 40)
 DEFAULT_PACE_S = 40          # seconds per question (about 145 questions in 100 minutes)
@@ -142,6 +143,12 @@ def score_exam(questions: list[Question], answers: dict[int, int | None]) -> dic
             "by_topic": by_topic, "items": items}
 
 
+def review_note(result: dict) -> str:
+    """What the result page says about the questions that went into the review schedule."""
+    parts = [f"{label} {n} 問" for label, n in (("間違えた", result["wrong"]), ("未回答の", result["unanswered"])) if n]
+    return "と".join(parts) + "は復習の予定に入りました。" if parts else ""
+
+
 def topic_rows(result: dict) -> list[dict]:
     """Per-topic rows for the result chart, in the learning path's order."""
     return [{"topic": t, "label": TOPICS[t], "correct": v["correct"], "total": v["total"],
@@ -174,10 +181,15 @@ def record_exam(progress: dict, result: dict, started_at: datetime, finished_at:
                 pace_s: int) -> dict:
     """Progress after a finished exam: each answered question recorded as an attempt
     (source "exam", wrong ones into the review schedule) and the result in the history.
-    Unanswered questions are scored wrong but neither recorded nor scheduled."""
+    Unanswered questions are scored wrong and go into the review schedule like wrong answers
+    (a learner who ran out of time sees them again), but are not recorded as attempts: no
+    choice was made, so they do not count in a page's answer statistics."""
     answered = [(it["qid"], it["topic"], it["correct"], it["choice"])
                 for it in result["items"] if it["choice"] is not None]
     out = apply_answers(progress, answered, "exam", finished_at)  # a fresh copy
+    for it in result["items"]:
+        if it["choice"] is None:
+            out["review"] = schedule_wrong(out["review"], it["qid"], it["topic"], finished_at.date())
     out["exams"].append(history_record(result, started_at, finished_at, pace_s))
     del out["exams"][:-MAX_EXAMS_KEPT]
     return out

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import tomllib
+from pathlib import Path
 from datetime import datetime, timedelta
 from types import SimpleNamespace
 
@@ -12,6 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import quizzes
+import ui
 import ui.state as state
 from practice import exam as ex
 from practice.progress import apply_answer, new_progress
@@ -142,17 +145,17 @@ def test_whole_mock_exam_answer_flag_revisit_submit():
     assert labels[0].startswith("問1　○ 正解") and labels[1].startswith("問2　× 不正解") and "未回答" in labels[3]
     text = page_text(at)
     assert qs[1].misconceptions[wrong(qs[1])] in text and qs[1].explanation in text
-    assert "間違えた 1 問は復習の予定に入りました。" in text
+    assert "間違えた 1 問と未回答の 7 問は復習の予定に入りました。" in text
     assert "復習と進捗へ" in [p.label for p in at.get("page_link")]
 
-    # saved: history, attempts (source exam), the wrong one scheduled for review
+    # saved: history, attempts (source exam), the wrong and the unanswered ones scheduled for review
     progress = at.session_state["progress"]
     assert len(progress["exams"]) == 1
     rec = progress["exams"][0]
     assert (rec["score"], rec["total"], rec["pace"]) == (2, 10, 40) and 0 <= rec["seconds"] <= 400
     assert [(a["qid"], a["correct"], a["source"]) for a in progress["attempts"]] == [
         (qs[0].id, True, "exam"), (qs[1].id, False, "exam"), (qs[2].id, True, "exam")]
-    assert list(progress["review"]) == [qs[1].id]
+    assert sorted(progress["review"]) == sorted(q.id for q in qs[1:2] + qs[3:])  # wrong + unanswered
 
     at.toggle(key="exam_only_wrong").set_value(True)
     no_exception(at.run())
@@ -307,13 +310,16 @@ def test_export_download_has_the_progress():
 def test_import_good_file_through_the_uploader():
     good = saved_progress()
     at = no_exception(open_page(REVIEW))
+    # the uploader's English button and hint are explained in Japanese, with the configured size cap
+    config = tomllib.loads((Path(__file__).parent.parent / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert f"JSON ファイル（{config['server']['maxUploadSize']} MB まで）" in page_text(at)
     at.file_uploader(key=state.UPLOAD_KEY).set_value(("progress.json", export_bytes(good), "application/json"))
     no_exception(at.run())
     now = at.session_state["progress"]
     assert {k: v for k, v in now.items() if k != "visited"} == {k: v for k, v in good.items() if k != "visited"}
     assert now["visited"] == {"review": True}  # the file's (none) + this page's visit after the import
-    assert any("進捗を読み込みました（解答 8 件・模擬試験 1 回・復習予定 1 問）" in s.value for s in at.success)
-    assert metric(at, "復習予定の全体") == "1 問"
+    assert any("進捗を読み込みました（解答 8 件・模擬試験 1 回・復習予定 4 問）" in s.value for s in at.success)
+    assert metric(at, "復習予定の全体") == "4 問"
     no_exception(at.switch_page("app.py").run())
     assert "7/10" in page_text(at)  # the imported exam is on the dashboard
 
@@ -411,8 +417,12 @@ def test_dashboard_after_some_answers():
     text = page_text(at)
     assert "訪問済み・1/2 問正解（50%）" in text
     links = [pl.label for pl in at.get("page_link")]
-    assert "今日の復習が 1 問あります" in links
-    assert any(lbl.startswith("いちばん弱いトピックを学び直す：") and "50%" in lbl for lbl in links)
+    assert "今日の復習が 10 問あります" in links  # the wrong page answer + the exam's 9 unanswered
+    main_links = [pl.label for pl in at.main.get("page_link")]
+    # the page where one of two answers was wrong, right after its caption; then the next page and the exam
+    assert main_links[:2] == ["今日の復習が 10 問あります", ui.PAGE_BY_KEY[topic].label]
+    assert main_links[3] == "模擬試験を受ける"  # after the next page's link
+    assert "いちばん弱いトピックを学び直す（直近の正答率 50%）：" in [c.value for c in at.caption]
     hist = chart_data(at, 0)
     assert list(hist["正答率"]) == [10.0] and list(hist["得点"]) == ["1/10"]
     assert "1/10 問正解" in text
@@ -424,7 +434,8 @@ def test_dashboard_fresh_session():
     assert "まだ模擬試験を受けていません" in page_text(at)
     links = [pl.label for pl in at.get("page_link")]
     assert not any(lbl.startswith("今日の復習") for lbl in links)
-    assert any(lbl.endswith("に進む") for lbl in links)
+    assert "次のページに進む：" in [c.value for c in at.caption]
+    assert [pl.label for pl in at.main.get("page_link")][:2] == [ui.PAGE_BY_KEY["naive"].label, "模擬試験を受ける"]
 
 
 # ---------------------------------------------------------------------------
@@ -435,7 +446,7 @@ def test_sqlite_persistence_loads_and_saves(monkeypatch, tmp_path):
     sqlite_save(db, saved_progress())
     monkeypatch.setenv("ATTENTION_TUTOR_DB", str(db))
     at = no_exception(open_page(REVIEW))
-    assert metric(at, "復習予定の全体") == "1 問"
+    assert metric(at, "復習予定の全体") == "4 問"  # the page's wrong answer + the exam's 3 unanswered
     assert "自動で保存しています" in page_text(at)
     stored = sqlite_load(db)
     assert stored["visited"] == {"home": True, "review": True}  # the visits were saved
