@@ -146,3 +146,32 @@ def test_showing_a_kept_chart_or_table_leaves_it_intact():
     # what the page received is the chart of these numbers
     proto = at.get("vega_lite_chart")[0].proto
     assert json.loads(proto.spec)["layer"] and len(proto.datasets) == 1
+
+
+# ---------------------------------------------------------------------------
+# heatmaps on a phone (390 px wide; the page leaves ~358 px)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6, 7])
+def test_heatmap_cells_and_legend_fit_a_phone(n):
+    from ui.widgets import heatmap_chart
+
+    labels = [f"t{k}" for k in range(n)]
+    spec = heatmap_chart(np.eye(n), labels, labels).to_dict()
+    # the cells take at most 264 px (≈ 358 px minus the query axis), never smaller than 36 px
+    assert spec["width"] == n * max(36, min(60, 264 // n)) and spec["width"] <= max(264, 36 * n)
+    assert spec["height"] == spec["width"]
+    legend = spec["layer"][0]["encoding"]["color"]["condition"]["legend"]
+    assert legend["orient"] == "bottom"          # under the cells, not beside them
+
+
+def test_long_chart_titles_are_cut_into_lines():
+    from ui.widgets import _title_lines, heatmap_chart
+
+    assert _title_lines("注意の重み A") == "注意の重み A"
+    assert _title_lines("Source-Target Attention（層 1・ヘッド 1）n_tgt × n_src") == [
+        "Source-Target Attention（層 1・ヘッド 1）", "n_tgt × n_src"]
+    # never a line that starts with a particle
+    lines = _title_lines("とても長い説明のための見出しです（その一） そして の続きがあります 本当に長い")
+    assert all(not line.startswith(("の", "が", "を", "に", "は")) for line in lines)
+    spec = heatmap_chart(np.eye(2), ["a", "b"], ["a", "b"], title="Source-Target Attention（層 1・ヘッド 1）n_tgt × n_src").to_dict()
+    assert spec["layer"][0]["title"] == ["Source-Target Attention（層 1・ヘッド 1）", "n_tgt × n_src"]

@@ -1,6 +1,7 @@
 """Shared Streamlit pieces: heatmap, matrix table, matrix editor, guarded engine calls."""
 from __future__ import annotations
 
+import re
 from typing import Callable, Sequence
 
 import altair as alt
@@ -69,7 +70,7 @@ def heatmap_chart(matrix, row_labels, col_labels, *, digits: int = 3,
     if hi <= lo:  # a constant matrix (uniform weights): a domain around it; a zero-width one is invalid
         lo, hi = (min(lo, 0.0), max(hi, 0.0)) if lo != 0 else (0.0, 1.0)
     mid = (lo + hi) / 2
-    base = alt.Chart(df, title=title or "").encode(
+    base = alt.Chart(df, title=_title_lines(title or "")).encode(
         x=alt.X("col:N", sort=cols, title=x_title, axis=alt.Axis(labelAngle=0, orient="top")),
         y=alt.Y("row:N", sort=rows, title=y_title),
     )
@@ -78,7 +79,8 @@ def heatmap_chart(matrix, row_labels, col_labels, *, digits: int = 3,
         color=alt.condition(
             "isValid(datum.value)",
             alt.Color("value:Q", scale=alt.Scale(scheme="viridis", domain=[lo, hi]),
-                      legend=alt.Legend(title="値")),
+                      # below the cells, not beside them: the width goes to the cells on a phone
+                      legend=alt.Legend(title="値", orient="bottom", direction="horizontal", gradientLength=160)),
             alt.value("#9e9e9e"),
         ),
         tooltip=[alt.Tooltip("row:N", title=y_title), alt.Tooltip("col:N", title=x_title),
@@ -88,10 +90,28 @@ def heatmap_chart(matrix, row_labels, col_labels, *, digits: int = 3,
         text="text:N",
         color=alt.condition(f"isValid(datum.value) && datum.value > {mid!r}", alt.value("#111"), alt.value("#fff")),
     )
-    size = max(40, min(60, 420 // max(len(cols), 1)))  # 3 columns + axis + legend fit a 390 px phone
+    # a 390 px phone leaves ~358 px; the query axis (title + labels) takes ~90: 6 columns still fit
+    size = max(36, min(60, 264 // max(len(cols), 1)))
     # autosize "pad": Streamlit would otherwise squeeze axes + legend INTO width×height (cells ~30 px)
     return (rect + text).properties(width=size * len(cols), height=size * len(rows),
                                     autosize=alt.AutoSizeParams(type="pad"))
+
+
+def _title_lines(title: str, max_width: float = 22.0) -> str | list[str]:
+    """A chart title cut into lines (a Vega title never wraps): after a closing bracket or at a
+    space, so that no line is wider than ``max_width`` full-width characters (ASCII counts half)."""
+    def width(text: str) -> float:
+        return sum(0.55 if ord(ch) < 128 else 1.0 for ch in text)
+
+    if width(title) <= max_width:
+        return title
+    lines, line = [], ""
+    for piece in re.split(r"(?<=[）)])|(?<= )(?![\u3040-\u309f])", title):   # never before a particle
+        if line and width(line + piece) > max_width:
+            lines.append(line.strip())
+            line = ""
+        line += piece
+    return [*lines, line.strip()] if line.strip() else lines
 
 
 try:  # Streamlit's own Altair → Vega-Lite conversion (same spec and Arrow datasets as st.altair_chart)
