@@ -106,6 +106,16 @@ _SCALE = {nd: 10.0 ** nd for nd in range(10)}    # 10^nd
 # the exact path (_half_up). round(x, 9) moves x by at most 5e-10, so outside this window format()
 # and 四捨五入 of round(x, 9) give the same digits.
 _TIE = {nd: 2e-9 * 10.0 ** nd for nd in range(10)}
+# (x·10^nd) mod 1 within (_LO, _HI) = 0.5 ± _TIE: a (near) tie, also for negative x (Python's % is ≥ 0)
+_LO = {nd: 0.5 - t for nd, t in _TIE.items()}
+_HI = {nd: 0.5 + t for nd, t in _TIE.items()}
+_RULES = {nd: (_FIXED[nd], _SCALE[nd], _LO[nd], _HI[nd]) for nd in range(10)}   # one lookup in num()
+
+
+def _rule(nd: int) -> tuple[str, float, float, float]:
+    """(format spec, 10^nd, lower and upper tie bound) for an nd outside 0 … 9."""
+    tie = 2e-9 * 10.0 ** nd
+    return f".{nd}f", 10.0 ** nd, 0.5 - tie, 0.5 + tie
 _QUANT = {nd: Decimal(1).scaleb(-nd) for nd in range(10)}
 # The text of every whole number −999 … 999, keyed by its float (a constant table of 1,999 entries
 # built at import, not a cache): 2.0, 2 and −0.0 (== 0.0) find "2" and "0" exactly as num() would
@@ -132,16 +142,16 @@ def num(x, nd: int = 3) -> str:
     text = _INT_TEXT.get(x)                          # a whole number −999 … 999: its text at once
     if text is not None:
         return text
-    r = round(x)                                     # an int
-    if -1e-9 < x - r < 1e-9:                         # |x − round(x)| < 1e-9
-        return str(r) if -1000 < r < 1000 else f"{r:,}"
-    y = abs(x) * (_SCALE.get(nd) or 10.0 ** nd)
-    f = y - int(y) - 0.5
-    tie = _TIE.get(nd) or 2e-9 * 10.0 ** nd
-    if -tie < f < tie:                               # a (near) decimal tie: exact 四捨五入
+    if not -999.5 < x < 999.5:                       # (also NaN: round() raises, as always)
+        r = round(x)                                 # an int
+        if -1e-9 < x - r < 1e-9:                     # |x − round(x)| < 1e-9: a whole number, 1,000 style
+            return str(r) if -1000 < r < 1000 else f"{r:,}"
+    # below 999.5 a near-whole x (|x − r| < 1e-9) needs no branch: format() writes "2.000" → "2"
+    spec, scale, lo, hi = _RULES.get(nd) or _rule(nd)
+    if lo < (x * scale) % 1.0 < hi:                  # a (near) decimal tie: exact 四捨五入
         return _half_up(x, nd)
-    text = format(x, _FIXED.get(nd) or f".{nd}f")
-    if "." in text:
+    text = format(x, spec)
+    if nd:
         text = text.rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
 
@@ -157,28 +167,22 @@ def _nums(xs, nd: int) -> list[str]:
 
 def _num_list(values: list, nd: int) -> list[str]:
     """num(x, nd) of every entry of a list of Python numbers (num() inlined: same text)."""
-    spec = _FIXED.get(nd) or f".{nd}f"
-    scale = _SCALE.get(nd) or 10.0 ** nd
-    tie = _TIE.get(nd) or 2e-9 * 10.0 ** nd
+    spec, scale, lo, hi = _RULES.get(nd) or _rule(nd)
     get = _INT_TEXT.get
     out = []
     for x in values:
         text = get(x)                                # whole −999 … 999: the table's text
         if text is None:
-            r = round(x)
-            if -1e-9 < x - r < 1e-9:
-                text = str(r) if -1000 < r < 1000 else num(x, nd)
+            if not -999.5 < x < 999.5:
+                text = num(x, nd)                    # large (or NaN): num() itself
+            elif lo < (x * scale) % 1.0 < hi:        # a (near) decimal tie: exact 四捨五入
+                text = _half_up(float(x), nd)
             else:
-                y = abs(x) * scale
-                f = y - int(y) - 0.5
-                if -tie < f < tie:
-                    text = _half_up(float(x), nd)
-                else:
-                    text = format(x, spec)
-                    if "." in text:
-                        text = text.rstrip("0").rstrip(".")
-                    if text in ("-0", ""):
-                        text = "0"
+                text = format(x, spec)
+                if nd:
+                    text = text.rstrip("0").rstrip(".")
+                if text in ("-0", ""):
+                    text = "0"
         out.append(text)
     return out
 
@@ -186,9 +190,21 @@ def _num_list(values: list, nd: int) -> list[str]:
 def shown(xs, nd: int = 3) -> np.ndarray:
     """The numbers exactly as num() shows them, back as float64 (same shape): 0.93660 → 0.937.
     For a question whose stem gives rounded values (weights, e^s hints) as its data, so that the
-    engine computes the answer FROM THE DISPLAYED NUMBERS (what the learner is told to use)."""
+    engine computes the answer FROM THE DISPLAYED NUMBERS (what the learner is told to use).
+
+    round(x·10^nd) / 10^nd is the float of num()'s text wherever x is not near a decimal tie (there
+    format() and np.round round alike, and the division of two whole floats is correctly rounded);
+    the near-ties that num() rounds half up are read back from num()'s own text (tested)."""
     a = np.asarray(xs, dtype=float)
-    return np.array([float(t.replace(",", "")) for t in _num_list(a.ravel().tolist(), nd)], dtype=float).reshape(a.shape)
+    _, scale, lo, hi = _RULES.get(nd) or _rule(nd)
+    out = []
+    for x in a.ravel().tolist():
+        y = x * scale
+        if lo < y % 1.0 < hi:                        # a (near) tie: num()'s own 四捨五入
+            out.append(float(num(x, nd).replace(",", "")))
+        else:
+            out.append(round(y) / scale)
+    return np.array(out).reshape(a.shape)
 
 
 def tnum(x, nd: int = 3) -> str:

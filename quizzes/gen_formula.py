@@ -57,34 +57,38 @@ def _mistakes(right, v, mistakes):
     return qm.attention_variants(right.scores, v, d_k=D_K, mistakes=mistakes)
 
 
-def _hand(r):
-    """(e^s as shown, the weights a learner computes from them) for the scaled row of one variant:
-    the e^{qKᵀ/√d_k} rounded to 3 places as the hint gives them, then e_j / Σ e (qm.softmax_from_exps)."""
-    exps = shown(qm.exp_values(np.round(r.scaled[0], 6)))      # (3,) the hint's e^s (exponents as _hint takes them)
-    return exps, qm.softmax_from_exps(exps)                    # (3,), (3,)
+def _hand(scaled) -> tuple[np.ndarray, np.ndarray]:
+    """For rows of scaled scores (m, 3): the e^s as the hint gives them (3 places; exponents taken as
+    _hint takes them) and the weights a learner computes from them, e_j / Σ e (qm.softmax_from_exps)."""
+    exps = shown(qm.exp_values(np.round(scaled, 6)))           # (m, 3)
+    return exps, qm.softmax_from_exps(exps)                    # (m, 3), (m, 3)
+
+
+def _scaled_rows(scores, mistakes) -> np.ndarray:
+    """The row q Kᵀ / √d_k (None) or with each divisor mistake, stacked: (m, 3) (qm.scale_scores)."""
+    return np.concatenate([qm.scale_scores(scores, D_K, mistake=m) for m in mistakes])
 
 
 @calc_generator("formula.g_weight", "formula", _params_g)
 def _g_weight(p: dict) -> LazyDraft:
     """One weight of the 3-key example (one query, d_k = 2), from the e^s values the hint gives."""
-    q, k, v, j = p["q"], p["k"], p["v"], p["j"]
-    right = tutor.attention(q, k, v)
-    no_scale, by_dk, raw = _mistakes(right, v, ("no_scale", "divide_by_d_k", "no_softmax"))
-    n_no_scale, n_by_dk = (num(_hand(r)[1][j]) for r in (no_scale, by_dk))
-    n_raw = num(raw.weights[0, j])                              # the scaled score itself
-    exps, weights = _hand(right)
-    n_right = num(weights[j])
+    q, k, j = p["q"], p["k"], p["j"]
+    scores = qm.score_table(q, k)                              # (1, 3) q Kᵀ, as in tutor.attention
+    scaled = _scaled_rows(scores, (None, "no_scale", "divide_by_d_k"))   # (3, 3)
+    exps_all, hand = _hand(scaled)
+    exps, weights = exps_all[0], hand[0]
+    n_right, n_no_scale, n_by_dk, n_raw = _nums((*hand[:, j].tolist(), scaled[0, j]), 3)   # raw: the scaled score itself
 
     def texts():
-        scores = tex_vec(right.scores[0])
+        score_text = tex_vec(scores[0])
         stem = (f"{_g_block(p, with_v=False)}について、Scaled Dot-Product Attention "
-                f"$\\mathrm{{softmax}}(qK^\\top/\\sqrt{{d_k}})$ のキー {j + 1} への重み{BEST}{_hint(right.scaled[0])}")
+                f"$\\mathrm{{softmax}}(qK^\\top/\\sqrt{{d_k}})$ のキー {j + 1} への重み{BEST}{_hint(scaled[0])}")
         notes = (
-            mc("√d_k で割り忘れ", f"内積 ${scores}$ をそのまま softmax に入れると {n_no_scale} になり、差が強調されすぎる。"),
+            mc("√d_k で割り忘れ", f"内積 ${score_text}$ をそのまま softmax に入れると {n_no_scale} になり、差が強調されすぎる。"),
             mc("√ の付け忘れ", f"$d_k = 2$ で割ると {n_by_dk} になる。"),
             mc("softmax の省略", f"スケーリング後のスコア {n_raw} をそのまま重みにした（和が 1 にならない）。"),
         )
-        expl = (f"内積 $qK^\\top = {scores}$ を $\\sqrt{{2}}$ で割って ${tex_vec(right.scaled[0])}$。"
+        expl = (f"内積 $qK^\\top = {score_text}$ を $\\sqrt{{2}}$ で割って ${tex_vec(scaled[0])}$。"
                 f"$e^s$ は ${tex_vec(exps)}$（和 {num(tutor.row_sums(exps))}）なので、"
                 f"softmax の重みは ${tex_vec(weights)}$ となり、キー {j + 1} は {n_right}。")
         return stem, notes, expl
@@ -143,21 +147,21 @@ def _chain_blank(p: dict) -> LazyDraft:
     """(ア) q·k_j, (イ) weight a_j, (ウ) output z_c of the 3-key example, by hand: the weights from the
     e^s of the hint (3 places), the output from the weights rounded to 3 places."""
     q, k, v, j, c = p["q"], p["k"], p["v"], p["j"], p["c"]
-    right = tutor.attention(q, k, v)
     column = v[:, c]                                           # (3,) the value components summed
-
-    def chain(r, weights) -> tuple[str, str, str]:
-        return num(r.scores[0, j]), num(weights[j]), num(qm.weighted_sum(shown(weights), column))
-
-    no_scale, by_dk = _mistakes(right, v, ("no_scale", "divide_by_d_k"))
-    exps, weights = _hand(right)
-    c_right = chain(right, weights)
-    c_no_scale, c_by_dk = chain(no_scale, _hand(no_scale)[1]), chain(by_dk, _hand(by_dk)[1])
+    scores = qm.score_table(q, k)                              # (1, 3) q Kᵀ, as in tutor.attention
+    kv_scores = qm.score_table(q, v)                           # (1, 3) q Vᵀ: keys and values mixed up
+    scaled = np.concatenate((_scaled_rows(scores, (None, "no_scale", "divide_by_d_k")),
+                             qm.scale_scores(kv_scores, D_K)))  # (4, 3): right, no √, ÷ d_k, values as keys
+    exps_all, hand = _hand(scaled)
+    exps, weights = exps_all[0], hand[0]
+    outputs = qm.weighted_sum(shown(hand), column)             # (4,) from the weights rounded to 3 places
+    texts_ = _nums([scores[0, j], kv_scores[0, j], *hand[:, j].tolist(), *outputs.tolist()], 3)
+    n_s, n_kv = texts_[0], texts_[1]
+    c_right, c_no_scale, c_by_dk, c_kv = ((n_s if m < 3 else n_kv, texts_[2 + m], texts_[6 + m]) for m in range(4))
     # (ア) mistaken: scores with the values instead of the keys (the whole chain follows), or — when
     # q·v_j happens to equal q·k_j — the hint's e^{q·k_j/√2} written as the inner product
-    kv = tutor.attention(q, v, v)                              # softmax(q Vᵀ/√d_k) V: keys and values mixed up
-    if kv.scores[0, j] != right.scores[0, j]:
-        c_third = chain(kv, _hand(kv)[1])
+    if kv_scores[0, j] != scores[0, j]:
+        c_third = c_kv
         third_name, third_why = "キーとバリューの取り違え", "キーの代わりにバリューと内積をとって計算を進めた"
     else:
         c_third = (num(exps[j]), c_right[1], c_right[2])
@@ -166,7 +170,7 @@ def _chain_blank(p: dict) -> LazyDraft:
     def texts():
         stem = (f"{BLANK}\n\n{_g_block(p)}で Scaled Dot-Product Attention を計算する。"
                 f"キー {j + 1} との内積 $q \\cdot k_{{{j + 1}}}$ は（ア）、その重みは（イ）、出力 $z$ の第 {c + 1} 成分は（ウ）である"
-                f"（重みは小数第 3 位まで求めてから使う）。{_hint(right.scaled[0])}")
+                f"（重みは小数第 3 位まで求めてから使う）。{_hint(scaled[0])}")
         notes = (
             mc("√d_k で割り忘れ", f"内積をそのまま softmax に入れたため、{blank_diff(c_right, c_no_scale)} になった。"),
             mc("√ の付け忘れ", f"$d_k = 2$ で割ったため、{blank_diff(c_right, c_by_dk)} になった。"),
@@ -174,8 +178,8 @@ def _chain_blank(p: dict) -> LazyDraft:
         )
         w_shown = shown(weights)
         terms = " + ".join(f"{a} \\times {b}" for a, b in zip(_nums(w_shown, 3), _nums(column, 3)))
-        expl = (f"（ア）$q \\cdot k_{{{j + 1}}} = {c_right[0]}$。（イ）内積 ${tex_vec(right.scores[0])}$ を $\\sqrt{{2}}$ で割ると"
-                f" ${tex_vec(right.scaled[0])}$、$e^s$ は ${tex_vec(exps)}$（和 {num(tutor.row_sums(exps))}）で、重みは"
+        expl = (f"（ア）$q \\cdot k_{{{j + 1}}} = {c_right[0]}$。（イ）内積 ${tex_vec(scores[0])}$ を $\\sqrt{{2}}$ で割ると"
+                f" ${tex_vec(scaled[0])}$、$e^s$ は ${tex_vec(exps)}$（和 {num(tutor.row_sums(exps))}）で、重みは"
                 f" ${tex_vec(weights)}$、キー {j + 1} は {c_right[1]}。"
                 f"（ウ）バリューの第 {c + 1} 成分 ${tex_vec(column)}$ の加重和で ${terms} = {c_right[2]}$。")
         return stem, notes, expl

@@ -71,12 +71,6 @@ def _softmax_text(row, j: int, exps, weight) -> str:
             f"{e[j]} / {num(tutor.row_sums(exps))} \\approx {num(weight)}$")
 
 
-def _hand_weights(row):
-    """(e^s as the hint shows them, the softmax a learner computes from them) for one score row."""
-    exps = shown(qm.exp_values(row))                           # (n,) e^s rounded to 3 places
-    return exps, qm.softmax_from_exps(exps)                    # (n,), (n,)
-
-
 def _sum_text(weights_shown, column) -> str:
     """'0.063 \\times 0 + 0.468 \\times 1 + …' for Σ_k a_k x_kc (weights as shown)."""
     return " + ".join(f"{a} \\times {v}" for a, v in zip(_nums(weights_shown, 3), _nums(column, 3)))
@@ -127,10 +121,10 @@ def _weight(p: dict) -> LazyDraft:
     x, t, i, j = p["x"], p["tokens"], p["i"], p["j"]
     (prop_r,) = qm.naive_attention_variants(x, ("no_exp",))   # S = X Xᵀ and the proportional weights
     s, prop = prop_r.scores, prop_r.weights
-    exps, weights = _hand_weights(s[i])                        # row i: e^s as shown, softmax from them
-    _, col = _hand_weights(s[:, j])                            # column j normalised (the mistake)
-    n_col, n_prop, n_s = num(col[i]), num(prop[i, j]), num(s[i, j])
-    n_right = num(weights[j])
+    both = shown(qm.exp_values(np.stack((s[i], s[:, j]))))     # (2, n) e^s of row i and column j, as shown
+    hand = qm.softmax_from_exps(both)                          # (2, n) row i softmax; column j normalised (the mistake)
+    exps, weights = both[0], hand[0]
+    n_right, n_col, n_prop, n_s = _nums((hand[0, j], hand[1, i], prop[i, j], s[i, j]), 3)
 
     def texts():
         stem = (f"次の $X$ で素朴な Self-Attention を計算する（$S = XX^\\top$、$A = \\mathrm{{softmax}}(S)$ を行ごとに）。"
@@ -155,11 +149,10 @@ def _output(p: dict) -> LazyDraft:
     x, t, i, c = p["x"], p["tokens"], p["i"], p["c"]
     right, col_r = qm.naive_attention_variants(x, (None, "column_softmax"))
     column = x[:, c]                                           # (n,) the column of X that is summed
-    a_row, col_row = shown(right.weights[i]), shown(col_r.weights[i])   # weights as rounded in the stem
+    rows = shown(np.stack((right.weights[i], col_r.weights[i], right.scores[i])))   # (3, n) as rounded in the stem
+    a_row, col_row = rows[0], rows[1]                          # right weights; column-softmax weights; raw S row
     own = tutor.attention(x, x, x, mask=_EYE).output   # each token sees only itself
-    n_raw = num(qm.weighted_sum(right.scores[i], column))      # S X: raw scores as weights
-    n_col, n_own = num(qm.weighted_sum(col_row, column)), num(own[i, c])
-    n_right = num(qm.weighted_sum(a_row, column))
+    n_right, n_col, n_raw, n_own = _nums([*qm.weighted_sum(rows, column).tolist(), own[i, c]], 3)   # S X for raw
 
     def texts():
         stem = (f"次の $X$ で素朴な Self-Attention の出力 $Z = AX$（$A = \\mathrm{{softmax}}(XX^\\top)$）を求める。"
@@ -188,18 +181,16 @@ def _chain_blank(p: dict) -> LazyDraft:
     s = prop_r.scores
     column = x[:, c]
     exps_all = shown(qm.exp_values(s))                         # (n, n) e^S as a learner rounds them
-    exps, weights = exps_all[i], qm.softmax_from_exps(exps_all[i])
+    exps = exps_all[i]
+    weights = qm.softmax_from_exps(exps)                       # (n,) row i
     col_weights = qm.softmax_from_exps(exps_all, axis=0)[i]    # column softmax (the mistake), row i
-
-    def chain(score, row) -> tuple[str, str, str]:
-        return num(score), num(row[j]), num(qm.weighted_sum(shown(row), column))
-
-    c_right = chain(s[i, j], weights)
-    c_col, c_prop = chain(s[i, j], col_weights), chain(s[i, j], prop_r.weights[i])
+    rows = np.stack((weights, col_weights, prop_r.weights[i], s[i]))   # (4, n): right, column, proportional, raw
+    texts_ = _nums([*rows[:, j].tolist(), *qm.weighted_sum(shown(rows), column).tolist()], 3)   # (イ) ×4, (ウ) ×4
+    n_s = num(s[i, j])
+    c_right, c_col, c_prop, raw = ((n_s, texts_[k], texts_[4 + k]) for k in range(4))
     # Saved ids keep their inputs: the earlier version of this item also offered "softmax の省略" (raw
     # scores as weights) and redrew the attempt when that choice coincided with another; such attempts
     # are still redrawn (four equal texts make the registry draw the next attempt).
-    raw = (c_right[0], num(s[i, j]), num(qm.weighted_sum(s[i], column)))
     if raw in (c_right, c_col, c_prop):
         return LazyDraft(blank(*c_right), (blank(*c_right),) * 3, lambda: ("", ("", "", ""), ""))
     # (ア) mistaken: the first of these named score mistakes that gives another number than S_ij

@@ -535,3 +535,16 @@ def test_audit_b_text_slips_are_gone():
         for seed in range(20):
             q = quizzes.GENERATORS[gid](seed)
             assert "\u2212" not in q.stem + "".join(q.choices) + q.explanation, f"{gid}#{seed}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(
+    st.floats(min_value=-2e4, max_value=2e4, allow_nan=False),
+    st.integers(-10**7, 10**7).map(lambda k: k / 10_000),
+    st.integers(-10**6, 10**6).map(lambda k: (k + 0.5) / 1000 + 1e-16 * k),
+), min_size=1, max_size=9), st.sampled_from((0, 2, 3, 4)))
+def test_shown_is_the_float_of_num_text(values, nd):
+    """calc.shown (round(x·10^nd)/10^nd off the ties, num()'s text on them) = float(num(x, nd))."""
+    from quizzes.calc import shown
+    want = [float(num(v, nd).replace(",", "")) for v in values]
+    assert shown(values, nd).tolist() == want
