@@ -50,13 +50,6 @@ def _hint(scaled_row) -> str:
 
 
 # ---------------------------------------------------------------------------
-def _mistakes(right, v, mistakes):
-    """attention_mistake(q, k, v, mistake=…) for each mistake, from the score table right.scores = qKᵀ
-    that tutor.attention already computed (attention_mistake computes the same qKᵀ and then calls
-    attention_from_scores)."""
-    return qm.attention_variants(right.scores, v, d_k=D_K, mistakes=mistakes)
-
-
 def _hand(scaled) -> tuple[np.ndarray, np.ndarray]:
     """For rows of scaled scores (m, 3): the e^s as the hint gives them (3 places; exponents taken as
     _hint takes them) and the weights a learner computes from them, e_j / Σ e (qm.softmax_from_exps)."""
