@@ -37,15 +37,16 @@ def _dm(d_model: int, h: int) -> str:
 def _head_dim(p: dict) -> Draft:
     """d_k = d_model / h."""
     d_model, h = p["d_model"], p["h"]
+    dm = tnum(d_model)                                   # d_model as written in math: 1{,}152
     d_k = tutor.head_dim(d_model, h)
     stem = (f"{_dm(d_model, h)} の Multi-Head Attention で、各ヘッドのクエリ・キーの次元 $d_k$ "
             f"（論文と同じく $d_k = d_v$ とし、全ヘッドの次元の合計が $d_{{\\text{{model}}}}$ になるように分ける）{BEST}")
     wrong = (
-        (num(qm.head_dim_mistake(d_model, h, "no_split")), mc("分割の見落とし", f"各ヘッドが $d_{{\\text{{model}}}} = {tnum(d_model)}$ 次元をまるごと持つと考えた。")),
+        (num(qm.head_dim_mistake(d_model, h, "no_split")), mc("分割の見落とし", f"各ヘッドが $d_{{\\text{{model}}}} = {dm}$ 次元をまるごと持つと考えた。")),
         (num(qm.head_dim_mistake(d_model, h, "multiplied")), mc("割り算と掛け算の取り違え", f"$d_{{\\text{{model}}}} \\times h = {tnum(qm.head_dim_mistake(d_model, h, 'multiplied'))}$ と掛けてしまった。")),
         (num(qm.head_dim_mistake(d_model, h, "swapped")), mc("ヘッド数と次元の取り違え", f"ヘッドの数 $h = {h}$ をヘッドあたりの次元と読み違えた。")),
     )
-    expl = (f"$d_{{\\text{{model}}}}$ 次元を $h$ 個のヘッドで分け合うので $d_k = d_{{\\text{{model}}}}/h = {tnum(d_model)}/{h} = {d_k}$。"
+    expl = (f"$d_{{\\text{{model}}}}$ 次元を $h$ 個のヘッドで分け合うので $d_k = d_{{\\text{{model}}}}/h = {dm}/{h} = {d_k}$。"
             f"連結すると $h \\cdot d_k = {tnum(qm.concat_width(d_model, h))}$ 次元に戻る。")
     return Draft(stem, num(d_k), wrong, expl)
 
@@ -61,6 +62,7 @@ def _params_count(rng: np.random.Generator) -> dict:
 def _param_count(p: dict) -> Draft:
     """Parameters of W_Q, W_K, W_V, W_O (optionally with biases)."""
     d_model, h, bias = p["d_model"], p["h"], p["bias"]
+    dm = tnum(d_model)                                   # d_model as written in math: 1{,}152
     right = tutor.mha_param_count(d_model, bias=bias)
 
     @lru_cache(maxsize=None)  # each mistake computed once per question
@@ -69,17 +71,17 @@ def _param_count(p: dict) -> Draft:
 
     b_text = "バイアスも含めた" if bias else "バイアスを除いた"
     stem = (f"{_dm(d_model, h)} の Multi-Head Attention 1 層で、射影 $W_Q, W_K, W_V, W_O$（すべて "
-            f"${tnum(d_model)} \\times {tnum(d_model)}$ 相当）の{b_text}パラメータ数{BEST}")
+            f"${dm} \\times {dm}$ 相当）の{b_text}パラメータ数{BEST}")
     wrong = [
         (num(count("no_w_o")), mc("W_O の数え忘れ", f"$W_Q, W_K, W_V$ の 3 つだけを数えると {num(count('no_w_o'))} になる。")),
-        (num(count("per_head_full")), mc("ヘッドごとに全行列があると誤解", f"各ヘッドが ${tnum(d_model)} \\times {tnum(d_model)}$ の行列を 4 つずつ持つと考え、{h} 倍の {num(count('per_head_full'))} にした。")),
+        (num(count("per_head_full")), mc("ヘッドごとに全行列があると誤解", f"各ヘッドが ${dm} \\times {dm}$ の行列を 4 つずつ持つと考え、{h} 倍の {num(count('per_head_full'))} にした。")),
     ]
     if bias:
         wrong.append((num(count("no_bias")), mc("バイアスの数え忘れ", f"重み行列 4 つ分の {num(count('no_bias'))} だけを数え、バイアス $4 d_{{\\text{{model}}}}$ を足し忘れた。")))
     else:
-        wrong.append((num(count("one_matrix")), mc("4 つの行列の見落とし", f"${tnum(d_model)} \\times {tnum(d_model)}$ の行列 1 つ分 {num(count('one_matrix'))} だけを数えた。")))
-    expl = (f"4 つの行列はどれも ${tnum(d_model)} \\times {tnum(d_model)}$ なので $4 \\times {tnum(d_model)}^2$"
-            + (f"、バイアス $4 \\times {tnum(d_model)}$ を足して" if bias else "")
+        wrong.append((num(count("one_matrix")), mc("4 つの行列の見落とし", f"${dm} \\times {dm}$ の行列 1 つ分 {num(count('one_matrix'))} だけを数えた。")))
+    expl = (f"4 つの行列はどれも ${dm} \\times {dm}$ なので $4 \\times {dm}^2$"
+            + (f"、バイアス $4 \\times {dm}$ を足して" if bias else "")
             + f" $= {tnum(right)}$。ヘッドに分けても列を分け合うだけなので、ヘッド数 $h = {h}$ によらない。")
     return Draft(stem, num(right), tuple(wrong), expl)
 
@@ -124,6 +126,7 @@ def _combine(p: dict) -> LazyDraft:
 def _sizes_blank(p: dict) -> Draft:
     """(ア) d_k, (イ) concat width, (ウ) parameter count without biases."""
     d_model, h = p["d_model"], p["h"]
+    dm = tnum(d_model)                                   # d_model as written in math: 1{,}152
     d_k = tutor.head_dim(d_model, h)
     width = qm.concat_width(d_model, h)
     params = tutor.mha_param_count(d_model)
@@ -135,12 +138,12 @@ def _sizes_blank(p: dict) -> Draft:
     summed = (d_k, qm.concat_width(d_model, h, "summed"), params)
     one = (d_k, width, qm.mha_param_count_mistake(d_model, h, "one_matrix"))
     wrong = (
-        (blank(*(num(x) for x in ns)), mc("分割の見落とし", f"各ヘッドが {tnum(d_model)} 次元をまるごと持つと考えたため、連結幅が {num(ns[1])}、パラメータ数が {num(ns[2])} に膨らんだ。")),
+        (blank(*(num(x) for x in ns)), mc("分割の見落とし", f"各ヘッドが {dm} 次元をまるごと持つと考えたため、連結幅が {num(ns[1])}、パラメータ数が {num(ns[2])} に膨らんだ。")),
         (blank(*(num(x) for x in summed)), mc("連結と和の混同", f"ヘッドの出力を連結せず足し合わせると考え、幅を {num(summed[1])} とした。")),
-        (blank(*(num(x) for x in one)), mc("4 つの行列の見落とし", f"${tnum(d_model)} \\times {tnum(d_model)}$ の行列 1 つ分の {num(one[2])} だけを数えた。")),
+        (blank(*(num(x) for x in one)), mc("4 つの行列の見落とし", f"${dm} \\times {dm}$ の行列 1 つ分の {num(one[2])} だけを数えた。")),
     )
-    expl = (f"（ア）$d_k = {tnum(d_model)}/{h} = {d_k}$。（イ）$h \\cdot d_v = {h} \\times {d_k} = {tnum(width)}$ で $d_{{\\text{{model}}}}$ に戻る。"
-            f"（ウ）$4 \\times {tnum(d_model)}^2 = {tnum(params)}$ で、ヘッド数によらない。")
+    expl = (f"（ア）$d_k = {dm}/{h} = {d_k}$。（イ）$h \\cdot d_v = {h} \\times {d_k} = {tnum(width)}$ で $d_{{\\text{{model}}}}$ に戻る。"
+            f"（ウ）$4 \\times {dm}^2 = {tnum(params)}$ で、ヘッド数によらない。")
     return Draft(stem, blank(num(d_k), num(width), num(params)), wrong, expl)
 
 
@@ -156,21 +159,22 @@ def _params_worst(rng: np.random.Generator) -> dict:
 def _heads_worst(p: dict) -> Draft:
     """What changes when the number of heads changes (d_model fixed): the wrong statement."""
     d_model, h, h2 = p["d_model"], p["h"], p["h2"]
+    dm = tnum(d_model)                                   # d_model as written in math: 1{,}152
     d_k, d_k2 = tutor.head_dim(d_model, h), tutor.head_dim(d_model, h2)
     params, params2 = tutor.mha_param_count(d_model), tutor.mha_param_count(d_model)
     lie = qm.mha_param_count_mistake(d_model, h2, "per_head_full")
-    stem = (f"$d_{{\\text{{model}}}} = {tnum(d_model)}$ の Multi-Head Attention で、ヘッド数を $h = {h}$ から $h = {h2}$ に変える"
+    stem = (f"$d_{{\\text{{model}}}} = {dm}$ の Multi-Head Attention で、ヘッド数を $h = {h}$ から $h = {h2}$ に変える"
             f"（$d_k = d_v = d_{{\\text{{model}}}}/h$、バイアスなし）。この変更についての記述{WORST}")
     answer = f"$W_Q, W_K, W_V, W_O$ のパラメータ数は ${tnum(lie)}$ になる。"
     wrong = (
         (f"各ヘッドの次元 $d_k$ は {d_k} から {d_k2} になる。",
-         mc("正しい記述（ヘッドの次元）", f"$d_k = {tnum(d_model)}/h$ なので、$h = {h2}$ では確かに {d_k2}。")),
+         mc("正しい記述（ヘッドの次元）", f"$d_k = {dm}/h$ なので、$h = {h2}$ では確かに {d_k2}。")),
         (f"ヘッドの出力を連結した幅は {num(qm.concat_width(d_model, h2))} のまま変わらない。",
          mc("正しい記述（連結幅）", f"$h \\cdot d_k = {h2} \\times {d_k2} = {tnum(qm.concat_width(d_model, h2))}$ で、常に $d_{{\\text{{model}}}}$ に戻る。")),
         (f"$h = {h}$ のときのパラメータ数は ${tnum(params)}$ である。",
-         mc("正しい記述（パラメータ数）", f"$4 \\times {tnum(d_model)}^2 = {tnum(params)}$ で正しい。")),
+         mc("正しい記述（パラメータ数）", f"$4 \\times {dm}^2 = {tnum(params)}$ で正しい。")),
     )
     expl = (f"ヘッドごとに全行列を持つと考える誤り：ヘッドは $d_{{\\text{{model}}}}$ 個の列を分け合うだけなので、"
-            f"パラメータ数はヘッド数によらず $4 \\times {tnum(d_model)}^2 = {tnum(params2)}$ のまま。"
-            f"${tnum(lie)}$ は各ヘッドが ${tnum(d_model)} \\times {tnum(d_model)}$ の行列を 4 つずつ持つとした値。")
+            f"パラメータ数はヘッド数によらず $4 \\times {dm}^2 = {tnum(params2)}$ のまま。"
+            f"${tnum(lie)}$ は各ヘッドが ${dm} \\times {dm}$ の行列を 4 つずつ持つとした値。")
     return Draft(stem, answer, wrong, expl)
