@@ -63,7 +63,7 @@ st.markdown(
     "入力側の埋め込み行列 $E$ をここでも使いました（$z = h E^\\top$、重み共有）。"
 )
 st.latex(r"z = h\,E^\top \in \mathbb{R}^{|V|}")
-st.latex(r"P(\text{次のトークン} = j) = \mathrm{softmax}(z / T)_j = \frac{e^{z_j / T}}{\sum_{k} e^{z_k / T}}")
+st.latex(r"\begin{aligned}P(\text{次のトークン} = j) &= \mathrm{softmax}(z / T)_j \\ &= \frac{e^{z_j / T}}{\sum_{k} e^{z_k / T}}\end{aligned}")
 st.markdown(
     "**温度** $T$ はロジットを割る数です。$T < 1$ では差が広がって分布が尖り（$T \\to 0$ で貪欲法と同じ）、"
     "$T > 1$ では差が縮んで分布が平らになります（$T \\to \\infty$ で一様分布）。\n\n"
@@ -109,8 +109,8 @@ probs_m = tutor.probabilities(logits_m, 1.0)
 c1, c2 = st.columns(2)
 with c1:
     st.caption(f"ロジット z = h Eᵀ（語彙 {len(vocab_m)} 語）")
-    st.dataframe(pd.DataFrame({"トークン": list(vocab_m), "ロジット": [format_number(v, 3) for v in logits_m]}),
-                 hide_index=True, height=300)
+    ui.show_table(pd.DataFrame({"トークン": list(vocab_m), "ロジット": [format_number(v, 3) for v in logits_m]}),
+                  hide_index=True, height=300)
 with c2:
     cached_chart(prob_bars, probs_m, vocab_m, title="softmax(z)：次のトークンの確率", width="stretch")
 

@@ -163,7 +163,7 @@ if cmp is not None:
 st.markdown("**オンライン softmax の中身**：1 行のスコア (1, 3, 2, 5) をブロック 2 つずつ読みながら、"
             "最大値 m と合計 l を更新します。新しいブロックで最大値が上がったら、それまでの合計に $e^{m - m'}$ を掛けて直します。")
 steps, probs = tutor.online_softmax_trace(np.array([1.0, 3.0, 2.0, 5.0]), 2)
-st.dataframe(pd.DataFrame({
+ui.show_table(pd.DataFrame({
     "ブロック": [", ".join(format_number(x, 0) for x in s.block) for s in steps],
     "m（前）": [format_number(s.max_before, 0) for s in steps],
     "m'（後）": [format_number(s.max_after, 0) for s in steps],

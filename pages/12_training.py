@@ -98,9 +98,9 @@ st.markdown(
     "文には「昨日」「森で」「すぐに」などの語がときどき入り、B や「それ」の位置は文ごとに変わります。"
 )
 st.latex(r"\tilde{\mathbf{s}} = \frac{\mathbf{q}_{\text{それ}} K^\top}{\sqrt{d_k}},\quad"
-         r"\mathbf{a} = \mathrm{softmax}(\tilde{\mathbf{s}}),\quad \mathbf{h} = (\mathbf{a} V)\,W_O")
-st.latex(r"\mathbf{z} = \mathbf{h} W_{\text{out}} + \mathbf{b},\quad \mathbf{p} = \mathrm{softmax}(\mathbf{z}),\quad "
-         r"L = -\ln p_{B}\quad(\text{交差エントロピー})")
+         r"\mathbf{a} = \mathrm{softmax}(\tilde{\mathbf{s}})")
+st.latex(r"\mathbf{h} = (\mathbf{a} V)\,W_O,\quad \mathbf{z} = \mathbf{h} W_{\text{out}} + \mathbf{b}")
+st.latex(r"\begin{aligned}\mathbf{p} &= \mathrm{softmax}(\mathbf{z}) \\ L &= -\ln p_{B}\ \ (\text{交差エントロピー})\end{aligned}")
 st.markdown("$\\tilde{\\mathbf{s}}$ は √d_k で割ったあとのスコア、$\\mathbf{a}$ は注意の重み、$\\mathbf{h}$ は注意の出力、"
             "$\\mathbf{z}$ は語彙の各単語のロジット、$\\mathbf{p}$ はその確率です。"
             "正解 B の位置だけが 1 のベクトル（one-hot）を $\\mathbf{t}$ と書きます。")

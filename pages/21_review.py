@@ -99,7 +99,7 @@ with metrics:
 
 st.subheader("箱ごとの問題数")
 counts = rv.box_counts(sched)
-st.dataframe(pd.DataFrame({
+ui.show_table(pd.DataFrame({
     "箱": [f"箱 {b}" for b in range(1, rv.N_BOXES + 1)],
     "正解したら次に出るまで": [f"{d} 日後" for d in rv.INTERVAL_DAYS[1:]] + ["卒業（予定から外れる）"],
     "問題数": counts,

@@ -86,7 +86,7 @@ compare_sums = tutor.row_sums(compare)
 frame = ui.matrix_frame(compare, ["照応係（ヘッド 1）", "直前の語の係（ヘッド 2）", "1 つのヘッドで半分ずつ"], TOKENS)
 frame["行の合計"] = [format_number(v, 3) for v in compare_sums]
 st.caption("クエリ「魚」の行：どのキーにどれだけ注目するか")
-st.dataframe(frame, width="content")
+ui.show_table(frame)
 st.markdown(
     f"照応係は 猫 と 魚 に {format_number(ex.head1.weights[SAKANA, 0], 3)} ずつ、"
     f"直前の語の係は 直前の 猫 に {format_number(ex.head2_weights[SAKANA, 0], 2)} を向けます。"
@@ -102,8 +102,8 @@ st.markdown(
     "全ヘッドの結果はトークンごとに横一列に並べ（連結、Concat）、変換行列 $W_O$ を掛けて "
     "$d_{\\text{model}}$ 次元のベクトルにまとめ直します。"
 )
-st.latex(r"\mathrm{head}_i = \mathrm{Attention}\!\left(XW_Q^{(i)},\ XW_K^{(i)},\ XW_V^{(i)}\right)")
-st.latex(r"\mathrm{MultiHead}(X) = \mathrm{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h)\,W_O")
+st.latex(r"\begin{aligned}&\mathrm{head}_i \\ &\quad = \mathrm{Attention}\!\left(XW_Q^{(i)},\ XW_K^{(i)},\ XW_V^{(i)}\right)\end{aligned}")
+st.latex(r"\begin{aligned}&\mathrm{MultiHead}(X) \\ &\quad = \mathrm{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h)\,W_O\end{aligned}")
 st.latex(r"d_k = d_v = \frac{d_{\text{model}}}{h}")
 st.markdown(
     "ヘッドの幅はふつう、$d_{\\text{model}}$ をヘッド数 $h$ で等分して決めます。"
@@ -123,7 +123,7 @@ st.markdown(
     f"{paper.macs_scores:,} 回と {paper_one.macs_scores:,} 回）。増えるのは softmax の回数だけです。"
     "コストをほとんど増やさずに、注目のしかたの違うヘッドを何本も持てる — これがマルチヘッドを使う理由です。"
 )
-st.dataframe(cost_frame(paper, paper_one), hide_index=True, width="content")
+ui.show_table(cost_frame(paper, paper_one), hide_index=True)
 st.caption(f"原論文の大きさ（d_model = {paper.d_model}、トークン数 n = {paper.n}、バイアスなし）。積和 = 掛け算と足し算 1 組の回数。")
 
 # ---------------------------------------------------------------------------
@@ -188,9 +188,9 @@ with c2:
     ui.show_matrix(hand_comb.output, TOKENS, ["1", "2", "3", "4"], caption="MultiHead(X) = Concat · W_O")
 first = [f"{format_number(c, 3)} \\times {format_number(w, 0)}"
          for c, w in zip(hand_comb.concat[SORE], hand_comb.w_o[:, 0])]
-st.latex(r"\begin{aligned} \text{それの第 1 成分} &= " + " + ".join(first[:2]) + r" \\ &\quad + "
+st.latex(r"\begin{aligned} &\text{それの第 1 成分} \\ &= " + " + ".join(first[:2]) + r" \\ &\quad + "
          + " + ".join(first[2:]) + " = " + format_number(hand_comb.output[SORE, 0], 3) + r" \end{aligned}")
-st.latex(r"\mathrm{MultiHead}(X)_{\text{それ}} = " + vec(hand_comb.output[SORE]))
+st.latex(r"\begin{aligned}&\mathrm{MultiHead}(X)_{\text{それ}} \\ &\quad = " + vec(hand_comb.output[SORE]) + r"\end{aligned}")
 st.markdown(
     f"こうして「それ」には、照応係と直前の語の係の両方の結果を合わせ持つ "
     f"{hand_comb.output.shape[1]} 次元のベクトル ${vec(hand_comb.output[SORE])}$ が割り当てられ、"
@@ -216,7 +216,7 @@ t = st.slider("ヘッド 2（直前の語の係）の配分の割合 t", 0.0, 1.
 blended = tutor.blend_weights(ex.head1.weights, ex.head2_weights, t)
 blend_frame = ui.matrix_frame(blended, TOKENS, TOKENS)
 blend_frame["行の合計"] = [format_number(v, 3) for v in tutor.row_sums(blended)]
-st.dataframe(blend_frame, width="content")
+ui.show_table(blend_frame)
 st.caption("(1 − t)·(照応係の重み) + t·(直前の語の係の重み)。t を動かしても行の合計は 1 のまま。"
            "片方の関係を強めれば、もう片方は必ず弱まります。")
 
@@ -260,7 +260,7 @@ if live is not None:
         f"パラメータ数は $4 \\times {cost.d_model}^2 = {cost.params:,}$（$h$ を変えても同じ）。"
         "下の表で、同じ $d_{\\text{model}}$ を 1 ヘッドで使う場合と比べてください。"
     )
-    st.dataframe(cost_frame(live.cost, live.cost_one_head), hide_index=True, width="content")
+    ui.show_table(cost_frame(live.cost, live.cost_one_head), hide_index=True)
 
 ui.quiz_section("multihead")
 ui.next_link("multihead")

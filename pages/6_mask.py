@@ -94,7 +94,7 @@ st.markdown(
 st.markdown(
     "この制限は、スケール済みのスコア $\\tilde{S} = QK^\\top/\\sqrt{d_k}$ に行列 $M$ を **足す** だけで書けます。"
 )
-st.latex(r"\mathrm{Attention}(Q,K,V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right)V")
+st.latex(r"\begin{aligned}&\mathrm{Attention}(Q,K,V) \\ &\quad = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right)V\end{aligned}")
 st.markdown(
     "$M$ の成分は、クエリ $i$ がキー $j$ を見てよい（$j \\le i$）なら 0、"
     "キーのほうが後ろにあって見てはいけない（$j > i$）なら $-\\infty$ です。"

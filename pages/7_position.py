@@ -92,8 +92,8 @@ st.markdown(f"$d_{{\\text{{model}}}} = {tb.D_MODEL}$、位置 $pos = 1$ の位�
 st.info("このページでは、論文の式に合わせて **PE の位置 pos と列の番号を 0 から** 数えます"
         "（先頭のトークンが pos = 0、いちばん左の列が列 0）。ほかのページの「次元 1〜4」とは番号が 1 ずれます。")
 entries = demos.pe_breakdown(1, tb.D_MODEL)
-ui.cached_table(pe_table, entries, static=True)
-st.latex(r"\begin{aligned}\mathrm{PE}(1) &= (\sin 1,\ \cos 1,\ \sin 0.01,\ \cos 0.01) \\ &= ("
+ui.cached_table(pe_table, entries)
+st.latex(r"\begin{aligned}&\mathrm{PE}(1) \\ &= (\sin 1,\ \cos 1,\ \sin 0.01,\ \cos 0.01) \\ &= ("
          + ",\\ ".join(format_number(e.value, 5 if e.value > 0.9999 else 4) for e in entries) + r")\end{aligned}")
 st.caption("ゆっくり回る列（i = 1）は角度が 0.01 しかないので、sin はほぼ 0、cos はほぼ 1 です。"
            "cos 0.01 は 4 桁に丸めると 1.0000、5 桁で 0.99995 です。")

@@ -142,7 +142,7 @@ with c2:
 st.latex(rf"""\begin{{aligned}}
 x W_1 &= {vec(ff.pre_activation, 0)} \\
 \mathrm{{ReLU}}(x W_1) &= {vec(ff.hidden, 0)} \\
-\mathrm{{FFN}}(x) = \mathrm{{ReLU}}(x W_1)\,W_2 &= {vec(ff.output, 0)}
+\mathrm{{FFN}}(x) &= \mathrm{{ReLU}}(x W_1)\,W_2 \\ &= {vec(ff.output, 0)}
 \end{{aligned}}""")
 st.markdown("**Post-LN（原論文）**：残差を足してから正規化")
 st.latex(rf"""\begin{{aligned}}

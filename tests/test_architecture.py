@@ -308,3 +308,10 @@ def test_engine_import_does_not_pull_in_streamlit_or_pandas():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ""
+
+
+@pytest.mark.parametrize("path", VIEW_FILES, ids=_rel)
+def test_read_only_tables_are_static(path):
+    """Read-only tables go through ui.show_table / ui.cached_table (st.table): st.dataframe's
+    toolbar is always shown on a touch screen and covers the caption that names the table."""
+    assert "st.dataframe(" not in code_without_prose(path.read_text(encoding="utf-8")).replace(" ", ""), _rel(path)

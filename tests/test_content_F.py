@@ -75,11 +75,11 @@ def lesson_text(at) -> str:
 
 
 def frames_after(at, caption: str) -> list[pd.DataFrame]:
-    """Every dataframe shown right after a caption containing ``caption``."""
+    """Every table shown right after a caption containing ``caption``."""
     els, found = lesson_elements(at), []
     for i, el in enumerate(els):
         if getattr(el, "type", "") == "caption" and caption in el.value:
-            nxt = next((e for e in els[i + 1:] if getattr(e, "type", "") == "dataframe"), None)
+            nxt = next((e for e in els[i + 1:] if getattr(e, "type", "") == "table"), None)
             if nxt is not None:
                 found.append(nxt.value)
     return found
@@ -257,7 +257,7 @@ def test_qkv_hand_calculation_shows_the_weights(pages):
 def test_naive_shows_s_and_a_once(pages):
     at = pages[NAIVE]
     res = tutor.naive_attention(tb.X)
-    frames = [e.value for e in lesson_elements(at) if getattr(e, "type", "") == "dataframe"]
+    frames = [e.value for e in lesson_elements(at) if getattr(e, "type", "") == "table"]
     same_s = [f for f in frames if f.shape == (3, 3) and np.allclose(numbers(f), res.scores)]
     same_a = [f for f in frames if f.shape == (3, 3) and np.allclose(numbers(f), res.weights, atol=5e-4)]
     assert len(same_s) == 1 and len(same_a) == 1, (len(same_s), len(same_a))

@@ -75,14 +75,14 @@ def lesson_text(at) -> str:
 
 
 def frame_after(at, caption: str) -> pd.DataFrame:
-    """The dataframe shown right after the caption that contains ``caption``."""
+    """The table shown right after the caption that contains ``caption``."""
     els = lesson_elements(at)
     for i, el in enumerate(els):
         if getattr(el, "type", "") == "caption" and caption in el.value:
             for nxt in els[i + 1:]:
-                if getattr(nxt, "type", "") == "dataframe":
+                if getattr(nxt, "type", "") == "table":
                     return nxt.value
-    raise AssertionError(f"no dataframe after caption {caption!r}")
+    raise AssertionError(f"no table after caption {caption!r}")
 
 
 @pytest.fixture(scope="module")

@@ -118,9 +118,8 @@ def results_signature(at) -> tuple:
         parts.append(("latex", el.value))
     for el in at.markdown:
         parts.append(("md", el.value))
-    for df in at.dataframe:
-        if df.proto.editing_mode == 0:  # READ_ONLY: st.dataframe, not st.data_editor
-            parts.append(("df", df.value.to_string()))
+    for table in at.table:  # read-only tables (ui.show_table); the editors are st.data_editor
+        parts.append(("table", table.value.to_string()))
     for ch in at.get("vega_lite_chart"):
         parts.append(("chart", tuple(bytes(ds.data.data) for ds in ch.proto.datasets)))
     return tuple(parts)

@@ -16,7 +16,7 @@ def heatmaps(at) -> int:
 
 
 def dataframe_texts(at) -> list[str]:
-    return [df.value.to_string() for df in at.dataframe]
+    return [df.value.to_string() for df in at.table]
 
 
 # ---------------------------------------------------------------------------
@@ -136,14 +136,14 @@ def test_mask_textbook_numbers(mask):
 
 
 def test_mask_matrix_table(mask):
-    m_table = mask.dataframe[0].value
+    m_table = mask.table[0].value
     assert m_table.loc["猫", "魚"] == "−∞" and m_table.loc["猫", "猫"] == "0"
     assert m_table.loc["それ", "猫"] == "0" and m_table.loc["魚", "それ"] == "−∞"
 
 
 def test_mask_toggle_changes_row_sums(mask):
     def sums_shown(at):
-        frames = [df.value for df in at.dataframe if "行の合計" in df.value.columns and "猫" in df.value.index]
+        frames = [df.value for df in at.table if "行の合計" in df.value.columns and "猫" in df.value.index]
         return list(frames[-1]["行の合計"])
 
     assert sums_shown(mask) == ["1.000", "1.000", "1.000"]
@@ -158,7 +158,7 @@ def test_mask_toggle_changes_row_sums(mask):
 
 def test_padding_slider_changes_mask(mask):
     def padding_table(at):  # the first 5 × 5 table is the padding mask
-        return next(df.value for df in at.dataframe if df.value.shape == (5, 5))
+        return next(df.value for df in at.table if df.value.shape == (5, 5))
 
     before = padding_table(mask)             # valid length 3: two PAD
     assert list(before.columns) == ["猫", "は", "魚", "PAD", "PAD(2)"]

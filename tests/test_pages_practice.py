@@ -242,7 +242,7 @@ def test_review_session_wrong_on_page_then_due_then_box_moves():
     assert item["box"] == 2 and item["due"] == tomorrow
     assert f"箱 2 に進みました。次は {tomorrow} に出ます。" in page_text(at)
     assert metric(at, "今日が期限の問題") == "0 問"
-    assert list(at.dataframe[0].value["問題数"]) == [0, 1, 0, 0, 0]
+    assert list(at.table[0].value["問題数"]) == [0, 1, 0, 0, 0]
     assert [a["source"] for a in at.session_state["progress"]["attempts"]] == ["page", "review"]
     at.button(key="review_next").click()
     no_exception(at.run())

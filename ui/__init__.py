@@ -14,12 +14,12 @@ from .nav import LEARNING_KEYS, PAGE_BY_KEY, PAGES, available_pages, next_page, 
 from .quiz import feedback, question_card, quiz_section
 from .steps import rounding_toggle
 from .widgets import (cached_chart, cached_table, compute, heatmap, heatmap_chart, heatmap_frame, matrix_editor,
-                      matrix_frame, set_matrix, show_matrix, unique_labels, weight_editors)
+                      matrix_frame, set_matrix, show_matrix, show_table, unique_labels, weight_editors)
 
 __all__ = [
     "page", "section", "next_link", "PAGES", "PAGE_BY_KEY", "LEARNING_KEYS", "available_pages",
     "next_page", "quiz_section", "question_card", "feedback", "compute", "cached_chart", "cached_table",
-    "heatmap", "heatmap_chart", "heatmap_frame", "matrix_editor", "matrix_frame", "set_matrix", "show_matrix",
+    "heatmap", "heatmap_chart", "heatmap_frame", "matrix_editor", "matrix_frame", "set_matrix", "show_matrix", "show_table",
     "unique_labels", "weight_editors",
     "state", "steps", "rounding_toggle",
 ]

@@ -155,16 +155,20 @@ _TABLES = Memo(maxsize=2048, max_bytes=16 << 20, weigh=lambda table: table.nbyte
 _EDITOR_FRAMES = Memo(maxsize=512)  # a few cells each; st.data_editor copies its input before applying edits
 
 
-def cached_table(build: Callable[..., pd.DataFrame], *args, static: bool = False, **kwargs) -> None:
-    """Show the DataFrame ``build(*args)`` (st.table if ``static``, else st.dataframe with
-    ``hide_index`` / ``width`` from kwargs), its Arrow form cached per input: a rerun with the same
-    numbers skips building the frame of formatted strings and converting it (~1 ms per table)."""
-    shown = {k: kwargs.pop(k) for k in ("hide_index", "width") if k in kwargs}
+def cached_table(build: Callable[..., pd.DataFrame], *args, **kwargs) -> None:
+    """Show the DataFrame ``build(*args)`` as a static table (``hide_index`` / ``width`` from
+    kwargs), its Arrow form cached per input: a rerun with the same numbers skips building the
+    frame of formatted strings and converting it (~1 ms per table)."""
+    shown = {k: kwargs.pop(k) for k in ("hide_index", "width", "height") if k in kwargs}
     table = _TABLES.get((_build_id(build), args, kwargs), lambda: pa.Table.from_pandas(build(*args, **kwargs)))
-    if static:
-        st.table(table, **shown)
-    else:
-        st.dataframe(table, **{"width": "content", **shown})
+    show_table(table, **shown)
+
+
+def show_table(data, *, hide_index: bool | None = None, width="content", height="content") -> None:
+    """A read-only table: st.table, never st.dataframe. The app's tables are a few formatted cells
+    to read and recompute; st.dataframe's toolbar (search, download, full screen) has nothing to
+    offer there, and on a touch screen it is always shown and covers the caption above the table."""
+    st.table(data, hide_index=hide_index, width=width, height=height)
 
 
 # ---------------------------------------------------------------------------
