@@ -137,7 +137,7 @@ with visual_box:
         f"Q・K・V 版では、魚への重みが **{number(attn.weights[IT, FISH], 3)}**、"
         f"自分への重みが {number(attn.weights[IT, IT], 3)} です。"
         + ("指している魚に重みの大半が向き、照応（それ → 魚）をとらえています。"
-           if max(range(len(TOKENS)), key=lambda j: attn.weights[IT, j]) == FISH else
+           if tutor.most_attended(attn.weights, IT) == FISH else
            "いまの変換行列では、重みの 1 位は魚ではありません。")
     )
     ui.heatmap(attn.weights, TOKENS, TOKENS, title="Q・K・V 版の重み A")

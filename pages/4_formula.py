@@ -98,7 +98,7 @@ with hand_box:
                    "教科書の手計算と同じ数字になります。")
     ui.steps.hand_calculation(hc)
     it_row = hc.softmax.result[IT]
-    if max(range(len(TOKENS)), key=lambda j: it_row[j]) == FISH:
+    if tutor.most_attended(hc.softmax.result, IT) == FISH:
         st.markdown(
             f"「それ」の行では重みの {number(it_row[FISH], decimals)} が魚に向いています。"
             f"そのため「それ」の出力 {vector(hc.z[IT], ui.steps.digits_of(decimals))} は、"

@@ -223,3 +223,20 @@ def test_attention_steps_g_kentei_with_and_without_scaling():
     np.testing.assert_array_equal(np.round(without.weights, 4), [[0.4223, 0.1554, 0.4223]])
     np.testing.assert_array_equal(np.round(with_s.z, 3), [[1.203, 1.192]])
     assert without.scaled is None and with_s.softmax.rows[0].total == pytest.approx(5.056, abs=1e-3)
+
+
+def test_most_attended_on_the_textbook_weights(pencil):
+    # ④: 「それ」 (row 3) gives 0.894 to 魚 (key 2); 猫 (row 1) gives 0.673 to itself
+    assert tutor.most_attended(pencil.softmax.result, 2) == 1
+    assert tutor.most_attended(pencil.softmax.result, 0) == 0
+    assert tutor.most_attended([[0.5, 0.5]], 0) == 0          # a tie: the first key
+    with pytest.raises(ValueError, match="範囲外"):
+        tutor.most_attended([[1.0]], 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(arrays(np.float64, (3, 4), elements=st.floats(0, 1)), st.integers(0, 2))
+def test_most_attended_is_the_row_argmax(a, i):
+    before = a.copy()
+    assert tutor.most_attended(a, i) == int(np.argmax(a[i]))
+    assert np.array_equal(a, before)

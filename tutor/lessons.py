@@ -20,6 +20,7 @@ from .core import (AttentionResult, CrossAttentionResult, NaiveAttentionResult, 
                    cross_attention, naive_attention, project_qkv, softmax)
 
 __all__ = [
+    "most_attended",
     "NaiveWeaknesses",
     "naive_weaknesses",
     "qkv_param_count",
@@ -57,6 +58,16 @@ class NaiveWeaknesses:
     n_self_top: int              # how many rows look at themselves the most
     same_vector: bool            # the vector compared (key role) is the vector mixed (value role): always True
     n_params: int                # learnable parameters: 0
+
+
+def most_attended(weights, query: int) -> int:
+    """Index of the key that query ``query`` gives the largest weight (the first on a tie):
+    argmax_j A[query, j]. weights: (n_q, n_k). Lets a page say "「それ」 looks mostly at 魚"
+    only when the learner's numbers make it true."""
+    a = as_matrix(weights, "重み", ndim=2)
+    if not 0 <= int(query) < a.shape[0]:
+        raise ValueError(f"クエリの番号 {query} が重み（形 {a.shape}）の範囲外です。")
+    return int(np.argmax(a[int(query)]))
 
 
 def naive_weaknesses(x) -> NaiveWeaknesses:
