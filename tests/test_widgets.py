@@ -175,3 +175,15 @@ def test_long_chart_titles_are_cut_into_lines():
     assert all(not line.startswith(("の", "が", "を", "に", "は")) for line in lines)
     spec = heatmap_chart(np.eye(2), ["a", "b"], ["a", "b"], title="Source-Target Attention（層 1・ヘッド 1）n_tgt × n_src").to_dict()
     assert spec["layer"][0]["title"] == ["Source-Target Attention（層 1・ヘッド 1）", "n_tgt × n_src"]
+
+
+@pytest.mark.parametrize("crossover, align", [(512, "right"), (8, "left")])
+def test_cost_chart_crossover_label_stays_inside_the_chart(crossover, align):
+    """The label sits on the side of the dashed rule with more room (a 390 px chart clipped it)."""
+    from ui.figures import cost_chart
+
+    ns = np.array([1, 64, 4096])
+    curves = {"self": ns ** 2 * 512.0, "rnn": ns * 512.0 ** 2}
+    spec = cost_chart(ns, curves, {"self": "自己注意", "rnn": "再帰"}, crossover=crossover).to_dict()
+    label = next(layer for layer in spec["layer"] if layer["mark"].get("type") == "text")
+    assert label["mark"]["align"] == align and (label["mark"]["dx"] < 0) == (align == "right")

@@ -5,6 +5,7 @@ through ui.cached_chart, which keeps the finished spec per input.
 """
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import altair as alt
@@ -89,8 +90,10 @@ def cost_chart(ns, curves: dict, labels: dict, *, crossover: int, n_mark: int | 
     )
     rule_df = pd.DataFrame({"n": [int(crossover)], "label": [f"交差点 n = d = {int(crossover):,}"]})
     rule = alt.Chart(rule_df).mark_rule(strokeDash=[6, 4], color="#888").encode(x="n:Q")
-    rule_text = alt.Chart(rule_df).mark_text(align="left", dx=4, dy=-6, color="#666").encode(
-        x="n:Q", y=alt.value(12), text="label:N")
+    # the label on the side of the rule with more room (a phone-wide chart clips what crosses its edge)
+    right_half = math.log(max(crossover, 1)) > math.log(max(min(ns), 1) * max(max(ns), 1)) / 2
+    rule_text = alt.Chart(rule_df).mark_text(align="right" if right_half else "left", dx=-4 if right_half else 4,
+                                             dy=-6, color="#666").encode(x="n:Q", y=alt.value(12), text="label:N")
     layers = [lines, rule, rule_text]
     if n_mark is not None and marks:
         pts = pd.DataFrame({"n": [int(n_mark)] * len(marks), "ops": [float(v) for v in marks.values()],
