@@ -51,7 +51,7 @@ def _cross_shape(p: dict) -> Draft:
     d_k = tutor.head_dim(p["d_model"], p["h"])
     stem = (f"$d_{{\\text{{model}}}} = {p['d_model']}$、ヘッド数 $h = {p['h']}$ のエンコーダ・デコーダ型 Transformer で、"
             f"入力文（ソース）が {n_src} トークン、ここまでに作った出力文（ターゲット）が {n_tgt} トークンある。"
-            f"デコーダの Source-Target Attention の 1 つのヘッドの注意の重み行列（行がクエリ、列がキー）の形{BEST}")
+            f"デコーダの Source-Target Attention の 1 つのヘッドの注意の重みの行列（行がクエリ、列がキー）の形{BEST}")
     wrong = (
         (shape(_shapes(n_src, n_tgt, p)["weights"]),
          mc("クエリとキーの出どころの取り違え", "クエリをエンコーダ側、キーをデコーダ側から作ると考えた。クエリはデコーダ側である。")),
@@ -116,7 +116,7 @@ def _roles_blank(p: dict) -> Draft:
     dec, enc = "デコーダ側の表現", "エンコーダの出力"
     stem = (f"{BLANK}\n\nエンコーダ・デコーダ型の Transformer の Source-Target Attention では、クエリは（ア）から、"
             f"キーとバリューは（イ）から作られる。ソースが {n_src} トークン、ターゲットが {n_tgt} トークンのとき、"
-            f"1 つのヘッドの注意の重み行列（行がクエリ、列がキー）の形は（ウ）である。")
+            f"1 つのヘッドの注意の重みの行列（行がクエリ、列がキー）の形は（ウ）である。")
     right = blank(dec, enc, shape(_shapes(n_tgt, n_src, p)["weights"]))
     wrong = (
         (blank(enc, dec, shape(_shapes(n_src, n_tgt, p)["weights"])),
@@ -127,7 +127,7 @@ def _roles_blank(p: dict) -> Draft:
          mc("エンコーダの Self-Attention との混同", "すべてエンコーダ側から来るのは、エンコーダの Self-Attention である。")),
     )
     expl = (f"Source-Target Attention は、デコーダ側の {n_tgt} 語のそれぞれがエンコーダ出力の {n_src} 語のどこを見るかを決める。"
-            f"クエリはデコーダ、キーとバリューはエンコーダから来るので、重みは {shape(_shapes(n_tgt, n_src, p)['weights'])}。")
+            f"クエリがデコーダ側、キーとバリューがエンコーダ側から作られるので、注意の重みは {shape(_shapes(n_tgt, n_src, p)['weights'])}。")
     return Draft(stem, right, wrong, expl)
 
 
@@ -169,17 +169,17 @@ def _weights_worst(p: dict) -> Draft:
     """Which statement about the three attention weight matrices is wrong (Source-Target shape swapped)."""
     n_src, n_tgt = p["n_src"], p["n_tgt"]
     stem = (f"ソースが {n_src} トークン、ターゲットが {n_tgt} トークンのエンコーダ・デコーダ型 Transformer の、"
-            f"1 つのヘッドの注意の重み行列（行がクエリ、列がキー）についての記述{WORST}")
-    answer = f"Source-Target Attention の重み行列は {shape(_shapes(n_src, n_tgt, p)['weights'])} である。"
+            f"1 つのヘッドの注意の重みの行列（行がクエリ、列がキー）についての記述{WORST}")
+    answer = f"Source-Target Attention の注意の重みは {shape(_shapes(n_src, n_tgt, p)['weights'])} である。"
     wrong = (
-        (f"エンコーダの Self-Attention の重み行列は {shape(_shapes(n_src, n_src, p)['weights'])} で、0 に固定される成分はない。",
+        (f"エンコーダの Self-Attention の注意の重みは {shape(_shapes(n_src, n_src, p)['weights'])} で、0 に固定される成分はない。",
          mc("正しい記述（エンコーダ）", "エンコーダではマスクをかけないので、どのトークンも文全体を見られる。")),
-        (f"デコーダのマスク付き Self-Attention の重み行列は {shape(_shapes(n_tgt, n_tgt, p)['weights'])} で、"
+        (f"デコーダのマスク付き Self-Attention の注意の重みは {shape(_shapes(n_tgt, n_tgt, p)['weights'])} で、"
          f"0 でない成分は最大 {num(qm.allowed_pairs(n_tgt))} 個である。",
          mc("正しい記述（デコーダのマスク）", "因果マスクで未来の位置が 0 になるので、見てよい組は対角とその左下だけになる。")),
-        (f"Source-Target Attention の重み行列の各行の和は {num(_row_sum(n_tgt, n_src))} である。",
+        (f"Source-Target Attention の注意の重みの各行の和は {num(_row_sum(n_tgt, n_src))} である。",
          mc("正しい記述（行の和）", "softmax は各クエリ（行）ごとにキー方向で正規化するので、どの行も和が 1 になる。")),
     )
     expl = (f"Source-Target Attention はデコーダ側の {n_tgt} 語がクエリ、エンコーダ出力の {n_src} 語がキーなので、"
-            f"重み行列は {shape(_shapes(n_tgt, n_src, p)['weights'])} であり、{shape(_shapes(n_src, n_tgt, p)['weights'])} ではない。")
+            f"注意の重みの行列は {shape(_shapes(n_tgt, n_src, p)['weights'])} であり、{shape(_shapes(n_src, n_tgt, p)['weights'])} ではない。")
     return Draft(stem, answer, wrong, expl)

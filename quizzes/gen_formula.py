@@ -123,7 +123,7 @@ def _output_ln(p: dict) -> LazyDraft:
         notes = (
             mc("softmax の分母の付け忘れ", f"$e^{{\\ln m}} = m$ の {vec(m)} を和で割らずに重みにすると {z('no_normalise')} になる。"),
             mc("単純平均との混同", f"スコアを無視してバリューを平均すると {z('uniform')} になる。"),
-            mc("√d_k で割り忘れ", f"スコアをそのまま softmax に入れると $m^{{{num(root)}}}$ の比になり {z('no_scale')} になる。") if d_k > 1
+            mc("√d_k で割り忘れ", f"スコアを割らないまま softmax にかけると $m^{{{num(root)}}}$ の比になり {z('no_scale')} になる。") if d_k > 1
             else mc("softmax の省略", f"スコア（$\\ln m$）をそのまま重みにすると {z('no_softmax')} になる。"),
         )
         expl = (f"$\\sqrt{{d_k}} = {num(root)}$ で割るとスコアは $({', '.join(ln_tex(1, x) for x in m)})$、softmax は $m$ の比なので"
@@ -205,7 +205,7 @@ def _shapes_worst(p: dict) -> Draft:
     lies = (
         ((sh["V"][0], sh["output"][1]), "キー側の長さとの混同", f"出力の行数はキーの数 {n_k} ではなくクエリの数 {n_q}"),
         ((sh["Q"][0], sh["Q"][1]), "d_k と d_v の混同", f"出力の列数は $d_k = {d_k}$ ではなくバリューの次元 $d_v = {d_v}$"),
-        ((sh["weights"][0], sh["weights"][1]), "重み行列の形との混同", f"{_shape(sh['weights'])} は重み $A$ の形で、出力 $AV$ は {_shape(sh['output'])}"),
+        ((sh["weights"][0], sh["weights"][1]), "注意の重みの形との混同", f"{_shape(sh['weights'])} は注意の重み $A$ の形で、出力 $AV$ は {_shape(sh['output'])}"),
     )
     bad_shape, name, why = lies[p["lie"]]
     stem = (f"Source-Target Attention で、デコーダ側の {n_q} トークンからクエリ $Q$（{_shape(sh['Q'])}）を、"

@@ -183,7 +183,7 @@ def _matrix_worst(p: dict) -> Draft:
     s = np.broadcast_to(qm.ln_scores(m, d_k), (3, 3))              # every query sees the same score row
     right, after = qm.attention_variants(s, d_k=d_k, mask=mask, mistakes=(None, "mask_after_softmax"))
     stem = (f"3 トークンの系列で、どのクエリのスコア $QK^\\top$ の行も {_scores_text(p)}（$d_k = {d_k}$、$\\ln$ は自然対数）"
-            f"だったとする。因果マスクをかけた Self-Attention の重み行列 $A$ についての記述{WORST}")
+            f"だったとする。因果マスクをかけた Self-Attention の注意の重み $A$（行列）についての記述{WORST}")
     answer = f"第 2 行（2 番目のクエリ）の重みは {vec(after.weights[1])} である。"
     wrong = (
         (f"第 1 行の重みは {vec(right.weights[0])} である。",

@@ -77,7 +77,7 @@ def _param_count(p: dict) -> Draft:
         (num(count("per_head_full")), mc("ヘッドごとに全行列があると誤解", f"各ヘッドが ${dm} \\times {dm}$ の行列を 4 つずつ持つと考え、{h} 倍の {num(count('per_head_full'))} にした。")),
     ]
     if bias:
-        wrong.append((num(count("no_bias")), mc("バイアスの数え忘れ", f"重み行列 4 つ分の {num(count('no_bias'))} だけを数え、バイアス $4 d_{{\\text{{model}}}}$ を足し忘れた。")))
+        wrong.append((num(count("no_bias")), mc("バイアスの数え忘れ", f"変換行列 4 つ分の {num(count('no_bias'))} だけを数え、バイアス $4 d_{{\\text{{model}}}}$ を足し忘れた。")))
     else:
         wrong.append((num(count("one_matrix")), mc("4 つの行列の見落とし", f"${dm} \\times {dm}$ の行列 1 つ分 {num(count('one_matrix'))} だけを数えた。")))
     expl = (f"4 つの行列はどれも ${dm} \\times {dm}$ なので $4 \\times {dm}^2$"

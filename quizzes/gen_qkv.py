@@ -53,12 +53,12 @@ def _projection(p: dict) -> LazyDraft:
     right = vec(rows[m][i])
 
     def texts():
-        stem = (f"埋め込み $X$（1 行が 1 トークン）に重み行列を右から掛けて、クエリ・キー・バリューを作る。"
+        stem = (f"埋め込み $X$（1 行が 1 トークン）に変換行列を右から掛けて、クエリ・キー・バリューを作る。"
                 f"次の $X$ と重みについて、「{t[i]}」の{roles[m]} ${m.lower()}_{{{i + 1}}}$（${m} = X{w_name}$ の第 {i + 1} 行）{BEST}\n\n"
                 f"$$X = {tex_mat(x)},\\quad W_Q = {tex_mat(p['w_q'])},\\quad W_K = {tex_mat(p['w_k'])},\\quad W_V = {tex_mat(p['w_v'])}$$\n\n"
                 f"（$X$ の行の順に {'・'.join(t)}）")
         notes = tuple(
-            mc("重み行列の取り違え", f"$W_{m}$ の代わりに $W_{o}$ を掛けると、{roles[o]}の行 {text} になる。")
+            mc("変換行列の取り違え", f"$W_{m}$ の代わりに $W_{o}$ を掛けると、{roles[o]}の行 {text} になる。")
             for o, text in zip(others, other_rows)
         ) + (mc("トークンの行の取り違え", f"「{t[i]}」ではなく「{t[j]}」の行 $x_{{{j + 1}}}$ に $W_{m}$ を掛けると {token_row} になる。"),)
         expl = (f"${m.lower()}_{{{i + 1}}} = x_{{{i + 1}}} W_{m}$：「{t[i]}」の行 {vec(x[i])} と $W_{m}$ の各列の内積をとると "

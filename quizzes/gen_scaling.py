@@ -79,7 +79,7 @@ def _weight_ln(p: dict) -> LazyDraft:
                 f"スコア $QK^\\top$ の行が $({row})$ だった。Scaled Dot-Product Attention の重みのうち、"
                 f"キー {j + 1} への重み{BEST}（$\\ln$ は自然対数。$e^{{\\ln m}} = m$ を使うとよい）")
         notes = (
-            mc("√d_k で割り忘れ", f"スコアをそのまま softmax に入れると $e^{{{num(c)}\\ln m}} = m^{{{num(c)}}}$ の比になり {w('no_scale')} になる。"),
+            mc("√d_k で割り忘れ", f"スコアを割らないまま softmax にかけると $e^{{{num(c)}\\ln m}} = m^{{{num(c)}}}$ の比になり {w('no_scale')} になる。"),
             mc("√ の付け忘れ", f"$d_k = {d_k}$ で割ると指数が小さくなりすぎ、重みが平らになって {w('divide_by_d_k')} になる。"),
             mc("d_model と d_k の混同", f"$\\sqrt{{d_{{\\text{{model}}}}}} = \\sqrt{{{d_model}}}$ で割ると {w('d_model')} になる。"),
         )
