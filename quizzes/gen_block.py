@@ -98,9 +98,12 @@ def _post_ln(p: dict) -> LazyDraft:
 
 
 # ---------------------------------------------------------------------------
+FFN_DS = (32, 64, 96, 128, 192, 256, 384, 512, 768, 1024)
+FFN_MULTS = (3, 4, 8)   # d_ff = 2·d_model would make the no-bias count 2·d·d_ff equal Attention's 4·d² (a redraw)
+
+
 def _params_ffn(rng: np.random.Generator) -> dict:
-    d = pick(rng, (64, 128, 256, 512, 768, 1024))
-    return {"d": d, "mult": pick(rng, (2, 4))}
+    return {"d": pick(rng, FFN_DS), "mult": pick(rng, FFN_MULTS)}
 
 
 @calc_generator("block.ffn_params", "block", _params_ffn)

@@ -49,8 +49,14 @@ def _self_attention_ops(p: dict) -> Draft:
 
 
 # ---------------------------------------------------------------------------
+# (n factor a, d factor b) with four different answers: b = 1 would make the RNN's a·b² equal the
+# linear a·b, and a = b the RNN's a·b² equal the right a²·b, so those are never drawn (no redraw).
+GROWTH_FACTORS = tuple((a, b) for a in (2, 3, 4, 5, 6, 7, 8, 10, 20) for b in (2, 3, 4, 5) if a != b)
+
+
 def _params_growth(rng: np.random.Generator) -> dict:
-    return {"a": pick(rng, (2, 3, 4, 10)), "b": pick(rng, (1, 2, 3))}
+    a, b = pick(rng, GROWTH_FACTORS)
+    return {"a": a, "b": b}
 
 
 @calc_generator("cost.growth", "cost", _params_growth)
@@ -140,9 +146,13 @@ def _memory(p: dict) -> Draft:
 
 
 # ---------------------------------------------------------------------------
+WORST_DS = (64, 100, 128, 200, 256, 300, 400, 500, 512, 768, 1000, 1024)   # every one < 2000 (the long n)
+WORST_SMALL = {d: tuple(x for x in (10, 20, 30, 50, 100) if x < d) for d in WORST_DS}
+
+
 def _params_worst(rng: np.random.Generator) -> dict:
-    d = pick(rng, (128, 256, 512, 1024))
-    small = pick(rng, [x for x in (10, 20, 50, 100) if x < d])
+    d = pick(rng, WORST_DS)
+    small = pick(rng, WORST_SMALL[d])
     large = pick(rng, (2000, 4000, 8000))
     return {"d": d, "small": small, "large": large}
 

@@ -133,7 +133,9 @@ def _roles_blank(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 def _params_layers(rng: np.random.Generator) -> dict:
-    return {"n": int(rng.integers(2, 13))}
+    # N ≥ 2 (with N = 1 the answer 3N equals the one-layer count 3); up to 36 layers (deep models
+    # such as 24- or 32-layer stacks) so that the item has about 30 variants
+    return {"n": int(rng.integers(2, 37))}
 
 
 @calc_generator("encdec.sublayer_count", "encdec", _params_layers)

@@ -1,7 +1,7 @@
 """⑥ 因果マスク: −∞ before softmax, exact zeros, renormalised rows, padding masks.
 
 Inputs: a score row √d_k · ln m (so the visible weights are exactly m_j / Σ visible m),
-n = 3 or 4 tokens, the query position, a valid length for padding.
+n = 3 or 4 tokens (4 … 40 for the pair count), the query position, a valid length for padding.
 Answers: tutor.causal_mask / tutor.padding_mask with tutor.quizmath.attention_variants
 (attention_from_scores for several mistakes of one row at once);
 distractors: the same with a named mistake (mask_after_softmax, zero_fill, no_mask, …) and
@@ -104,7 +104,9 @@ def _order_blank(p: dict) -> LazyDraft:
 
 # ---------------------------------------------------------------------------
 def _params_n(rng: np.random.Generator) -> dict:
-    return {"n": int(rng.integers(3, 13))}
+    # n ≥ 4: with n = 3 the strict count n(n−1)/2 equals the diagonal-only n (a redraw); n ≤ 40
+    # keeps n(n+1)/2 a hand calculation
+    return {"n": int(rng.integers(4, 41))}
 
 
 @calc_generator("mask.allowed_pairs", "mask", _params_n)

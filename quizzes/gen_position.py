@@ -1,8 +1,9 @@
 """⑦-1 位置エンコーディング: the angle and value of one PE component, the first layer's input
 X + PE, and the structure of the sin/cos pairs.
 
-Inputs: d_model ∈ {4, 8} (so 10000^(2i/d_model) is a power of 10), small positions and
-integer embeddings. Answers and distractors: tutor.pe_breakdown, tutor.pe_angle_rates and the
+Inputs: d_model ∈ {4, 8} for the angle, and for the value and the pair structure only the
+(d_model, column) pairs whose 10000^(2i/d_model) is a power of 10 (VALUE_COLUMNS,
+PAIR_COLUMNS), small positions and integer embeddings. Answers and distractors: tutor.pe_breakdown, tutor.pe_angle_rates and the
 named mistakes of tutor.transformer_mistakes (pe_angle_mistake, pe_value_mistake,
 pe_input_mistakes). Texts that depend only on a drawn position (the sin/cos hint, the PE of
 pos = 0 and 1) are built once at import.
@@ -67,8 +68,20 @@ def _pe_angle(p: dict) -> Draft:
 
 
 # ---------------------------------------------------------------------------
+def _power_of_ten_columns(dims, powers) -> tuple[tuple[int, int], ...]:
+    """(d_model, column) with column ≥ 2 whose 10000^(2i/d_model) (i = column // 2) is 10^k for k
+    in ``powers``: 10000^(2i/d) = 10^(8i/d), so the learner can write the angle by hand."""
+    return tuple((d, col) for d in dims for col in range(2, d) if (8 * (col // 2)) % d == 0
+                 and (8 * (col // 2)) // d in powers)
+
+
+# the value item: angle pos/100 (sin x ≈ x, cos x ≈ 1 − x²/2 are accurate enough for pos ≤ 9)
+VALUE_COLUMNS = _power_of_ten_columns((4, 8, 12, 16), (2,))        # (4,2) (4,3) (8,4) (8,5) … (16,9)
+
+
 def _params_value(rng: np.random.Generator) -> dict:
-    return {"d": 4, "pos": int(rng.integers(1, 6)), "col": pick(rng, (2, 3))}
+    d, col = pick(rng, VALUE_COLUMNS)
+    return {"d": d, "pos": int(rng.integers(1, 10)), "col": col}
 
 
 def f5(x: float) -> str:
@@ -77,7 +90,7 @@ def f5(x: float) -> str:
 
 @calc_generator("position.pe_value", "position", _params_value)
 def _pe_value(p: dict) -> Draft:
-    """PE(pos, col) for d_model = 4 and col ∈ {2, 3} (a slowly turning pair)."""
+    """PE(pos, col) for a column whose angle is pos/100 (d_model ∈ {4, 8, 12, 16}, a slowly turning pair)."""
     d, pos, col = p["d"], p["pos"], p["col"]
     e = _entry(pos, col, d)
     right = tm.pe_value_mistake(pos, col, d)
@@ -141,9 +154,13 @@ def _input_sum(p: dict) -> Draft:
 
 
 # ---------------------------------------------------------------------------
+# the pair item: every column ≥ 2 whose pair turns 10^−1, 10^−2 or 10^−3 radian per position
+PAIR_COLUMNS = _power_of_ten_columns((4, 8, 12, 16, 24, 32, 64), (1, 2, 3))
+
+
 def _params_blank(rng: np.random.Generator) -> dict:
-    d = pick(rng, (4, 8))
-    return {"d": d, "col": int(rng.integers(2, d))}
+    d, col = pick(rng, PAIR_COLUMNS)
+    return {"d": d, "col": col}
 
 
 @calc_generator("position.pairs_blank", "position", _params_blank)

@@ -1,6 +1,7 @@
 """③ √d_k で割る理由: the divisor, scaled scores, saturation, and the variance of q·k.
 
-Inputs: d_k a perfect square (so √d_k is an integer), h heads (d_model = h·d_k), score rows
+Inputs: d_k a perfect square (so √d_k is an integer), h heads (d_model = h·d_k; the variance
+blank gives d_k itself or d_model and h), score rows
 √d_k·ln m (exact softmax) or √d_k·(a, b, 0).
 Answers and distractors: tutor.quizmath (score_divisor, attention_variants, scale_scores,
 ln_scores, dot_product_variance, scaled_variance, head_dim_mistake) and tutor.head_dim.
@@ -128,20 +129,36 @@ def _scaled_row(p: dict) -> LazyDraft:
 
 
 # ---------------------------------------------------------------------------
+VAR_SQUARES = (16, 25, 36, 49, 64, 81, 100, 121, 144, 196, 256)
+VAR_HEADS = (1, 2, 4, 8)   # 1: the stem gives d_k itself; otherwise d_model = h·d_k and h (d_k by hand)
+
+
 def _params_var(rng: np.random.Generator) -> dict:
-    return {"d_k": pick(rng, SQUARES[2:])}
+    d_k = pick(rng, VAR_SQUARES)
+    h = pick(rng, VAR_HEADS)
+    return {"d_k": d_k, "h": h, "d_model": d_k * h}
 
 
 @calc_generator("scaling.variance_blank", "scaling", _params_var)
 def _variance_blank(p: dict) -> Draft:
-    """(ア) Var(q·k) = d_k, (イ) its standard deviation √d_k, (ウ) the variance after dividing."""
-    d_k = p["d_k"]
+    """(ア) Var(q·k) = d_k, (イ) its standard deviation √d_k, (ウ) the variance after dividing;
+    d_k given, or d_model and h given (d_k = d_model / h)."""
+    h, d_model = p["h"], p["d_model"]
+    d_k = tutor.head_dim(d_model, h)
     c = qm.score_divisor(d_k)
     var, std = qm.dot_product_variance(d_k), qm.score_divisor(qm.dot_product_variance(d_k))
     after = qm.scaled_variance(d_k, c)
     after_dk = qm.scaled_variance(d_k, float(d_k))
     one = qm.dot_product_variance(1)
-    stem = (f"{BLANK}\n\nクエリ $q$ とキー $k$ の各成分が独立で、平均 0・分散 1 に従うとする。$d_k = {d_k}$ のとき、"
+    if h == 1:
+        setting = f"クエリ $q$ とキー $k$ の各成分が独立で、平均 0・分散 1 に従うとする。$d_k = {d_k}$ のとき、"
+        step = ""
+    else:
+        setting = (f"$d_{{\\text{{model}}}} = {d_model}$、ヘッド数 $h = {h}$ の Multi-Head Attention の 1 つのヘッドで、"
+                   f"クエリ $q$ とキー $k$（どちらも $d_k = d_{{\\text{{model}}}}/h$ 次元）の各成分が独立で、"
+                   f"平均 0・分散 1 に従うとする。このとき、")
+        step = f"$d_k = {d_model}/{h} = {d_k}$。"
+    stem = (f"{BLANK}\n\n{setting}"
             f"内積 $q \\cdot k$ の分散は（ア）、標準偏差は（イ）である。内積を $\\sqrt{{d_k}}$ で割ると分散は（ウ）になり、"
             f"softmax が飽和しにくくなる。")
     wrong = (
@@ -152,6 +169,6 @@ def _variance_blank(p: dict) -> Draft:
         (blank(num(one), num(one), num(qm.scaled_variance(1, c), 4)),
          mc("和の分散の見落とし", f"内積の分散が各成分と同じ 1 のままだと考えたが、$d_k$ 個の積の和なので分散は $d_k$ 倍になる。")),
     )
-    expl = (f"内積は $d_k = {d_k}$ 個の積 $q_i k_i$（各分散 1）の和なので、分散は {num(var)}、標準偏差は $\\sqrt{{{d_k}}} = {num(std)}$。"
+    expl = (f"{step}内積は $d_k = {d_k}$ 個の積 $q_i k_i$（各分散 1）の和なので、分散は {num(var)}、標準偏差は $\\sqrt{{{d_k}}} = {num(std)}$。"
             f"$\\sqrt{{d_k}}$ で割ると分散は ${num(var)}/{num(c)}^2 = {num(after)}$ に戻る。")
     return Draft(stem, blank(num(var), num(std), num(after, 4)), wrong, expl)
