@@ -539,6 +539,89 @@ def test_audit_b_text_slips_are_gone():
             assert "\u2212" not in q.stem + "".join(q.choices) + q.explanation, f"{gid}#{seed}"
 
 
+# ---------------------------------------------------------------------------
+# enough different questions behind 「新しい問題」 (audit B defect 7)
+# ---------------------------------------------------------------------------
+MIN_DISTINCT = 20            # distinct (stem, set of choices) over seeds 0..99 for every calc generator
+MIN_DISTINCT_LOWER: dict[str, int] = {}   # per-generator exceptions (with the reason); none needed now
+
+
+def _distinct_questions(gid: str, seeds=range(100)) -> int:
+    make = quizzes.GENERATORS[gid]
+    return len({(q.stem, tuple(sorted(q.choices))) for q in map(make, seeds)})
+
+
+def test_every_calc_generator_gives_many_different_questions():
+    """Audit B defect 7: cost.crossover_worst had 4 stems, block.ffn_params and cost.growth 6,
+    position.pairs_blank 8 (#0 and #1 the same question), scaling.variance_blank 8,
+    mask.allowed_pairs 9, position.pe_value 10, encdec.sublayer_count 11 per 100 seeds."""
+    few = {}
+    for gid in CALC_IDS:
+        n = _distinct_questions(gid)
+        if n < MIN_DISTINCT_LOWER.get(gid, MIN_DISTINCT):
+            few[gid] = n
+    assert not few, f"too few different questions over seeds 0..99: {few}"
+    q0, q1 = quizzes.GENERATORS["position.pairs_blank"](0), quizzes.GENERATORS["position.pairs_blank"](1)
+    assert (q0.stem, sorted(q0.choices)) != (q1.stem, sorted(q1.choices))
+    # the stems themselves vary too (crossover_worst's choices varied, its stem only with d)
+    stems = {quizzes.GENERATORS["cost.crossover_worst"](s).stem for s in range(100)}
+    assert len(stems) >= 10
+
+
+def test_distinct_count_catches_a_frozen_generator():
+    """The count is not vacuous: a generator whose params never change gives one question."""
+    params, build = CALC["position.pairs_blank"]
+    frozen = params(np.random.default_rng(0))
+    texts = set()
+    for seed in range(100):
+        d = build(frozen)
+        texts.add((d.stem, tuple(sorted([d.correct] + [w[0] for w in d.wrong]))))
+    assert len(texts) == 1 < MIN_DISTINCT
+
+
+def _power_of_ten(x: float) -> int | None:
+    k = round(math.log10(x))
+    return k if math.isclose(x, 10.0 ** k, rel_tol=1e-9) else None
+
+
+def test_widened_position_items_keep_hand_computable_angles():
+    """The wider d_model / column draws still give angles a learner writes by hand: the pair of the
+    asked column turns 10^−1 … 10^−3 radian per position (pairs_blank) or exactly 1/100 (pe_value,
+    so sin x ≈ x and cos x ≈ 1 − x²/2 with x = pos/100 ≤ 0.09 pick the right choice)."""
+    seen = set()
+    for seed in range(200):
+        p, q = _drawn("position.pairs_blank", seed)
+        rate = tutor.pe_angle_rates(p["d"])[p["col"] // 2]
+        assert _power_of_ten(rate) in (-1, -2, -3), f"pairs_blank#{seed}: {p} → {rate}"
+        assert f"（ア）{p['d'] // 2}" in q.choices[q.answer]
+        seen.add(p["d"])
+        p, q = _drawn("position.pe_value", seed)
+        assert _power_of_ten(tutor.pe_angle_rates(p["d"])[p["col"] // 2]) == -2, f"pe_value#{seed}: {p}"
+        assert 1 <= p["pos"] <= 9
+        x = p["pos"] / 100
+        approx = x if p["col"] % 2 == 0 else 1 - x * x / 2
+        nearest = min(q.choices, key=lambda c: abs(float(c) - approx))
+        assert nearest == q.choices[q.answer], f"pe_value#{seed}: {q.choices} (approx {approx})"
+    assert len(seen) >= 5                                        # d_model is drawn, not fixed at 4 or 8
+
+
+def test_widened_size_items_match_the_paper_formulas():
+    """ffn_params, growth, sublayer_count and variance_blank over their wider draws, recomputed here."""
+    for seed in range(200):
+        p, q = _drawn("block.ffn_params", seed)
+        d, d_ff = p["d"], p["d"] * p["mult"]
+        assert q.choices[q.answer] == num(2 * d * d_ff + d_ff + d)
+        p, q = _drawn("cost.growth", seed)
+        assert p["a"] != p["b"] and p["b"] > 1
+        assert q.choices[q.answer] == num(p["a"] ** 2 * p["b"])
+        p, q = _drawn("encdec.sublayer_count", seed)
+        assert q.choices[q.answer] == num(3 * p["n"])
+        p, q = _drawn("scaling.variance_blank", seed)
+        assert p["d_model"] == p["d_k"] * p["h"]
+        if p["h"] > 1:
+            assert f"$d_k = {p['d_model']}/{p['h']} = {p['d_k']}$" in q.explanation
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(
     st.floats(min_value=-2e4, max_value=2e4, allow_nan=False),
