@@ -10,6 +10,8 @@ pos = 0 and 1) are built once at import.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 import tutor
@@ -33,8 +35,14 @@ def dm(d: int) -> str:
     return f"$d_{{\\text{{model}}}} = {d}$"
 
 
+@lru_cache(maxsize=256)  # bounded: the drawn (pos, col, d) are < 200 triples; PEEntry is frozen
 def _entry(pos: int, col: int, d: int):
     return tutor.pe_breakdown(pos, d)[col]
+
+
+@lru_cache(maxsize=16)   # bounded: the d_model values of PAIR_COLUMNS
+def _rates(d: int) -> tuple[float, ...]:
+    return tuple(tutor.pe_angle_rates(d).tolist())
 
 
 # ---------------------------------------------------------------------------
@@ -167,7 +175,7 @@ def _params_blank(rng: np.random.Generator) -> dict:
 def _pairs_blank(p: dict) -> Draft:
     """(ア) number of sin/cos pairs, (イ) the fastest pair's step, (ウ) the step of the pair of column c."""
     d, col = p["d"], p["col"]
-    rates = tutor.pe_angle_rates(d)
+    rates = _rates(d)
     pairs = len(rates)
     right_step = tm.pe_angle_mistake(1, col, d)
     stem = (f"{BLANK}\n\n{dm(d)} の正弦波の位置エンコーディングでは、同じ角度を使う sin の列と cos の列の組が（ア）組ある。"
