@@ -77,7 +77,7 @@ def _g_weight(p: dict) -> LazyDraft:
         stem = (f"{_g_block(p, with_v=False)}について、Scaled Dot-Product Attention "
                 f"$\\mathrm{{softmax}}(qK^\\top/\\sqrt{{d_k}})$ のキー {j + 1} への重み{BEST}{_hint(scaled[0])}")
         notes = (
-            mc("√d_k で割り忘れ", f"内積 ${score_text}$ をそのまま softmax に入れると {n_no_scale} になり、差が強調されすぎる。"),
+            mc("√d_k で割り忘れ", f"内積 ${score_text}$ を √d_k で割らずに softmax にかけると {n_no_scale} になり、差が強調されすぎる。"),
             mc("√ の付け忘れ", f"$d_k = 2$ で割ると {n_by_dk} になる。"),
             mc("softmax の省略", f"スケーリング後のスコア {n_raw} をそのまま重みにした（和が 1 にならない）。"),
         )
@@ -147,7 +147,7 @@ def _chain_blank(p: dict) -> LazyDraft:
                              qm.scale_scores(kv_scores, D_K)))  # (4, 3): right, no √, ÷ d_k, values as keys
     exps_all, hand = _hand(scaled)
     exps, weights = exps_all[0], hand[0]
-    outputs = qm.weighted_sum(shown(hand), column)             # (4,) from the weights rounded to 3 places
+    outputs = qm.apply_given_weights(shown(hand), column)      # (4,) from the weights rounded to 3 places
     texts_ = _nums([scores[0, j], kv_scores[0, j], *hand[:, j].tolist(), *outputs.tolist()], 3)
     n_s, n_kv = texts_[0], texts_[1]
     c_right, c_no_scale, c_by_dk, c_kv = ((n_s if m < 3 else n_kv, texts_[2 + m], texts_[6 + m]) for m in range(4))
@@ -165,7 +165,7 @@ def _chain_blank(p: dict) -> LazyDraft:
                 f"キー {j + 1} との内積 $q \\cdot k_{{{j + 1}}}$ は（ア）、その重みは（イ）、出力 $z$ の第 {c + 1} 成分は（ウ）である"
                 f"（重みは小数第 3 位まで求めてから使う）。{_hint(scaled[0])}")
         notes = (
-            mc("√d_k で割り忘れ", f"内積をそのまま softmax に入れたため、{blank_diff(c_right, c_no_scale)} になった。"),
+            mc("√d_k で割り忘れ", f"内積を割らずに softmax にかけたため、{blank_diff(c_right, c_no_scale)} になった。"),
             mc("√ の付け忘れ", f"$d_k = 2$ で割ったため、{blank_diff(c_right, c_by_dk)} になった。"),
             mc(third_name, f"{third_why}ため、{blank_diff(c_right, c_third)} になった。"),
         )

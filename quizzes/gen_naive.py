@@ -152,7 +152,7 @@ def _output(p: dict) -> LazyDraft:
     rows = shown(np.stack((right.weights[i], col_r.weights[i], right.scores[i])))   # (3, n) as rounded in the stem
     a_row, col_row = rows[0], rows[1]                          # right weights; column-softmax weights; raw S row
     own = tutor.attention(x, x, x, mask=_EYE).output   # each token sees only itself
-    n_right, n_col, n_raw, n_own = _nums([*qm.weighted_sum(rows, column).tolist(), own[i, c]], 3)   # S X for raw
+    n_right, n_col, n_raw, n_own = _nums([*qm.apply_given_weights(rows, column).tolist(), own[i, c]], 3)   # S X for raw
 
     def texts():
         stem = (f"次の $X$ で素朴な Self-Attention の出力 $Z = AX$（$A = \\mathrm{{softmax}}(XX^\\top)$）を求める。"
@@ -185,7 +185,7 @@ def _chain_blank(p: dict) -> LazyDraft:
     weights = qm.softmax_from_exps(exps)                       # (n,) row i
     col_weights = qm.softmax_from_exps(exps_all, axis=0)[i]    # column softmax (the mistake), row i
     rows = np.stack((weights, col_weights, prop_r.weights[i], s[i]))   # (4, n): right, column, proportional, raw
-    texts_ = _nums([*rows[:, j].tolist(), *qm.weighted_sum(shown(rows), column).tolist()], 3)   # (イ) ×4, (ウ) ×4
+    texts_ = _nums([*rows[:, j].tolist(), *qm.apply_given_weights(shown(rows), column).tolist()], 3)   # (イ) ×4, (ウ) ×4
     n_s = num(s[i, j])
     c_right, c_col, c_prop, raw = ((n_s, texts_[k], texts_[4 + k]) for k in range(4))
     # Saved ids keep their inputs: the earlier version of this item also offered "softmax の省略" (raw

@@ -315,3 +315,18 @@ def test_read_only_tables_are_static(path):
     """Read-only tables go through ui.show_table / ui.cached_table (st.table): st.dataframe's
     toolbar is always shown on a touch screen and covers the caption that names the table."""
     assert "st.dataframe(" not in code_without_prose(path.read_text(encoding="utf-8")).replace(" ", ""), _rel(path)
+
+
+def test_engine_modules_export_distinct_names():
+    """tutor/__init__.py star-imports every module: a name in two modules' __all__ would make
+    tutor.<name> silently the later one (quizmath.weighted_sum once shadowed multihead's checks)."""
+    import importlib
+    import pkgutil
+
+    import tutor
+
+    owners: dict[str, list[str]] = {}
+    for mod in pkgutil.iter_modules(tutor.__path__):
+        for name in getattr(importlib.import_module(f"tutor.{mod.name}"), "__all__", ()):
+            owners.setdefault(name, []).append(mod.name)
+    assert {n: m for n, m in owners.items() if len(m) > 1} == {}

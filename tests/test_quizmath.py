@@ -329,7 +329,7 @@ def test_softmax_from_exact_exps_is_the_engine_softmax(s):
 
 def test_weighted_sum_of_shown_weights():
     """naive.output#0 of audit B: weights (0.063, 0.468, 0.468) on the column (0, 1, 1) give 0.936."""
-    assert float(qm.weighted_sum([0.063, 0.468, 0.468], [0.0, 1.0, 1.0])) == 0.936
-    np.testing.assert_allclose(qm.weighted_sum([[0.5, 0.5]], [[1.0, 2.0], [3.0, 4.0]]), [[2.0, 3.0]])
+    assert float(qm.apply_given_weights([0.063, 0.468, 0.468], [0.0, 1.0, 1.0])) == 0.936
+    np.testing.assert_allclose(qm.apply_given_weights([[0.5, 0.5]], [[1.0, 2.0], [3.0, 4.0]]), [[2.0, 3.0]])
     with pytest.raises(ValueError):
-        qm.weighted_sum([0.5, 0.5], [1.0, 2.0, 3.0])
+        qm.apply_given_weights([0.5, 0.5], [1.0, 2.0, 3.0])

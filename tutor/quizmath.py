@@ -60,7 +60,7 @@ __all__ = [
     "ln_scores",
     "exp_values",
     "softmax_from_exps",
-    "weighted_sum",
+    "apply_given_weights",
     "MIB",
     "bytes_to_mib",
     "score_divisor",
@@ -348,7 +348,7 @@ def softmax_from_exps(exps, axis: int = -1) -> np.ndarray:
     return e / np.add.reduce(e, axis=axis, keepdims=True)        # same shape as exps
 
 
-def weighted_sum(weights, values) -> np.ndarray:
+def apply_given_weights(weights, values) -> np.ndarray:
     """Z = A V for GIVEN weights A (e.g. rounded as a question's stem shows them): z_ic = Σ_k a_ik v_kc.
 
     weights: (n_k,) or (n_q, n_k); values: (n_k,) or (n_k, d_v). Returns (n_q, d_v), (n_q,), (d_v,)
