@@ -48,7 +48,7 @@ def _temperature(p: dict) -> LazyDraft:
                 f"（$\\ln$ は自然対数）。温度 $T = {num(t, 1)}$ で $\\mathrm{{softmax}}(z/T)$ を計算したときの「{words[j]}」の確率{BEST}")
         notes = (
             mc("温度の向きの取り違え", f"ロジットを $T$ で割らずに $T = {num(t, 1)}$ を掛けてしまった。"),
-            mc("温度の無視", "温度を使わず、ロジットをそのまま softmax に入れた。"),
+            mc("温度の無視", "温度 T で割らずに、ロジットのまま softmax にかけた。"),
             mc("正規化の忘れ", "$e^{z_j/T}$ を計算したところで止め、合計で割らなかった。確率は合計 1 になるように割る。"),
         )
         expl = (f"ロジットを $T = {num(t, 1)}$ で割ると $z/T \\approx ({', '.join(num(v, 3) for v in row_t.scaled)})$ で、"

@@ -8,6 +8,7 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.element_tree import Block
 
 TIMEOUT = 30
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,3 +58,51 @@ def chart_data(at: AppTest, index: int = 0) -> pd.DataFrame:
     frames = [pa.ipc.open_stream(io.BytesIO(ds.data.data)).read_all().to_pandas() for ds in proto.datasets]
     assert frames, "chart has no dataset"
     return frames[0]
+
+
+QUIZ_HEADER = "確認クイズ"
+
+
+def lesson_elements(at: AppTest) -> list:
+    """The page's main elements in display order, up to its quiz (the quiz is drawn at random and
+    checked in the quiz tests); a labelled block (expander, tab) counts as an element too."""
+    out: list = []
+
+    def walk(node) -> bool:
+        if isinstance(node, Block):
+            if getattr(node, "label", None):
+                out.append(node)
+            children = node.children.values() if isinstance(node.children, dict) else node.children
+            return all(walk(ch) for ch in children)
+        if getattr(node, "type", "") == "header" and node.value == QUIZ_HEADER:
+            return False
+        out.append(node)
+        return True
+
+    walk(at.main)
+    return out
+
+
+def element_text(el) -> str:
+    """What one element shows as text (a table as its formatted cells)."""
+    if isinstance(el, Block):
+        return str(el.label)
+    if getattr(el, "type", "") in ("dataframe", "table"):
+        value = el.value
+        value = value if isinstance(value, pd.DataFrame) else getattr(value, "data", value)
+        return value.to_string() if hasattr(value, "to_string") else str(value)
+    parts = []
+    for attr in ("label", "value", "body"):
+        try:
+            v = getattr(el, attr)
+        except Exception:       # noqa: BLE001 — elements differ in what they carry
+            continue
+        if isinstance(v, str) and v and v not in parts:
+            parts.append(v)
+    return " ".join(parts)
+
+
+def lesson_text(at: AppTest) -> str:
+    """Everything the page shows above its quiz, in order."""
+    return "\n".join(element_text(el) for el in lesson_elements(at))
+

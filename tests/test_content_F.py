@@ -1,7 +1,7 @@
 """Audit C fixes on ① /naive, ② /qkv, ③ /scaling, ④ /formula (helper F).
 
-- the prose and the table cells are our own (the known copies are gone; no 15-character run of
-  prose shared with a seed, except the running example sentence itself);
+- the prose and the table cells are our own (the known copies are gone; the check against the
+  seeds themselves is tests/test_own_words.py);
 - one notation: s = QKᵀ (unscaled), s̃ = s/√d_k; 「注意の重み A」 for A, 「変換行列」 for W;
 - tiny probabilities as 4.5×10⁻⁵ (never "e-5"), the (20, 10, 0) row with 5 decimals;
 - the hand calculations show their inputs (X, W_Q, W_K, W_V), /naive shows S and A once;
@@ -11,69 +11,22 @@
 from __future__ import annotations
 
 import re
-import unicodedata
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from streamlit.testing.v1.element_tree import Block
 
 import tutor
 import ui
-from apphelpers import edit_matrix, open_page
+from apphelpers import edit_matrix, element_text, lesson_elements, lesson_text, open_page
 from tutor import textbook as tb
 
 NAIVE, QKV, SCALING, FORMULA = "pages/1_naive.py", "pages/2_qkv.py", "pages/3_scaling.py", "pages/4_formula.py"
 MY_PAGES = (NAIVE, QKV, SCALING, FORMULA)
-SEEDS = Path("/work/shared/seeds")
-QUIZ_HEADER = "確認クイズ"
-EXAMPLE_SENTENCE = "「猫は魚を見つけた。それを食べた。」"   # the running example (data), shared on purpose
 E_NOTATION = re.compile(r"\d(?:\.\d+)?e[-+]?\d")
 
 
 # --- helpers ---------------------------------------------------------------------------------
-def lesson_elements(at) -> list:
-    """The page's main elements in display order, up to the quiz (quizzes belong to quizzes/)."""
-    out: list = []
-
-    def walk(node) -> bool:
-        if isinstance(node, Block):
-            if getattr(node, "label", None):
-                out.append(node)
-            children = node.children.values() if isinstance(node.children, dict) else node.children
-            return all(walk(ch) for ch in children)
-        if getattr(node, "type", "") == "header" and node.value == QUIZ_HEADER:
-            return False
-        out.append(node)
-        return True
-
-    walk(at.main)
-    return out
-
-
-def element_text(el) -> str:
-    if isinstance(el, Block):
-        return str(el.label)
-    if getattr(el, "type", "") in ("dataframe", "table"):
-        value = el.value
-        value = value if isinstance(value, pd.DataFrame) else getattr(value, "data", value)
-        return value.to_string() if hasattr(value, "to_string") else str(value)
-    parts = []
-    for attr in ("label", "value", "body"):
-        try:
-            v = getattr(el, attr)
-        except Exception:       # noqa: BLE001 — elements differ in what they carry
-            continue
-        if isinstance(v, str) and v and v not in parts:
-            parts.append(v)
-    return " ".join(parts)
-
-
-def lesson_text(at) -> str:
-    return "\n".join(element_text(el) for el in lesson_elements(at))
-
-
 def frames_after(at, caption: str) -> list[pd.DataFrame]:
     """Every table shown right after a caption containing ``caption``."""
     els, found = lesson_elements(at), []
@@ -131,30 +84,6 @@ def test_copied_sentences_are_gone_in_the_other_branches_too():
     text = lesson_text(at)
     for phrase in GONE[FORMULA]:
         assert phrase not in text, phrase
-
-
-def _norm(s: str) -> str:
-    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", s))
-
-
-def _prose_chars(s: str) -> int:
-    return len(re.findall(r"[\u3040-\u30ff\u4e00-\u9fff]", s))
-
-
-@pytest.mark.skipif(not SEEDS.is_dir(), reason="the seed texts are not on this machine")
-@pytest.mark.parametrize("page", MY_PAGES)
-def test_no_15_character_prose_in_common_with_the_seeds(pages, page):
-    """No 15-character run (NFKC, without spaces) with ≥ 6 kana/kanji is shared with a seed,
-    apart from the running example sentence: formulas and given numbers may match, prose may not."""
-    k = 15
-    text = _norm(lesson_text(pages[page])).replace(_norm(EXAMPLE_SENTENCE), "|")
-    grams = set()
-    for seed in sorted(SEEDS.glob("*.txt")):
-        s = _norm(seed.read_text(encoding="utf-8"))
-        grams.update(s[i:i + k] for i in range(len(s) - k + 1))
-    hits = sorted({text[i:i + k] for i in range(len(text) - k + 1)
-                   if text[i:i + k] in grams and _prose_chars(text[i:i + k]) >= 6})
-    assert not hits, hits
 
 
 # --- one notation (audit C #8, #9) -----------------------------------------------------------

@@ -1,7 +1,7 @@
 """Audit C fixes on ⑤ /multihead, ⑥ /mask, ⑦-1 /position, ⑦-2 /block (helper G).
 
-- the prose is our own (no sentence of the seeds, checked both on known copies and by a
-  15-character n-gram check against the seeds when they are on disk);
+- the prose is our own (the known copies are gone; the check against the seeds themselves is
+  tests/test_own_words.py);
 - every hand calculation can be redone from the numbers shown (the /mask pencil chain,
   the /block FFN input x), and /multihead's head 1 is ④'s default (pencil) Z;
 - one notation: s̃ for the scaled scores, PE counted from 0 said once, no e-notation.
@@ -9,16 +9,13 @@
 from __future__ import annotations
 
 import re
-import unicodedata
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from streamlit.testing.v1.element_tree import Block
 
 import tutor
-from apphelpers import open_page
+from apphelpers import lesson_elements, lesson_text, open_page
 from tutor import textbook as tb
 from ui.validate import format_number
 
@@ -28,50 +25,6 @@ POSITION = "pages/7_position.py"
 BLOCK = "pages/8_block.py"
 FORMULA = "pages/4_formula.py"
 MY_PAGES = (MH, MASK, POSITION, BLOCK)
-SEEDS = Path("/work/shared/seeds")
-QUIZ_HEADER = "確認クイズ"
-
-
-def lesson_elements(at) -> list:
-    """The page's main elements in display order, up to the quiz (quizzes are drawn at random)."""
-    out: list = []
-
-    def walk(node) -> bool:
-        if isinstance(node, Block):
-            if getattr(node, "label", None):
-                out.append(node)
-            children = node.children.values() if isinstance(node.children, dict) else node.children
-            return all(walk(ch) for ch in children)
-        if getattr(node, "type", "") == "header" and node.value == QUIZ_HEADER:
-            return False
-        out.append(node)
-        return True
-
-    walk(at.main)
-    return out
-
-
-def element_text(el) -> str:
-    if isinstance(el, Block):
-        return str(el.label)
-    kind = getattr(el, "type", "")
-    if kind in ("dataframe", "table"):
-        value = el.value
-        value = value if isinstance(value, pd.DataFrame) else getattr(value, "data", value)
-        return value.to_string() if hasattr(value, "to_string") else str(value)
-    parts = []
-    for attr in ("label", "value", "body"):
-        try:
-            v = getattr(el, attr)
-        except Exception:       # noqa: BLE001 — elements differ in what they carry
-            continue
-        if isinstance(v, str) and v and v not in parts:
-            parts.append(v)
-    return " ".join(parts)
-
-
-def lesson_text(at) -> str:
-    return "\n".join(element_text(el) for el in lesson_elements(at))
 
 
 def frame_after(at, caption: str) -> pd.DataFrame:
@@ -115,30 +68,6 @@ def test_copied_sentences_are_gone(pages, page):
     text = lesson_text(pages[page])
     for phrase in GONE[page]:
         assert phrase not in text, (page, phrase)
-
-
-def _norm(s: str) -> str:
-    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", s))
-
-
-def _prose_chars(s: str) -> int:
-    return len(re.findall(r"[\u3040-\u30ff\u4e00-\u9fff]", s))
-
-
-@pytest.mark.skipif(not SEEDS.is_dir(), reason="the seed texts are not on this machine")
-@pytest.mark.parametrize("page", MY_PAGES)
-def test_no_15_character_prose_in_common_with_the_seeds(pages, page):
-    """No 15-character run (after NFKC and without spaces) with ≥ 10 kana/kanji is shared with a
-    seed: numbers, formulas and tables of given values may match, sentences may not."""
-    k = 15
-    text = _norm(lesson_text(pages[page]))
-    grams = set()
-    for seed in sorted(SEEDS.glob("*.txt")):
-        s = _norm(seed.read_text(encoding="utf-8"))
-        grams.update(s[i:i + k] for i in range(len(s) - k + 1))
-    hits = sorted({text[i:i + k] for i in range(len(text) - k + 1)
-                   if text[i:i + k] in grams and _prose_chars(text[i:i + k]) >= 10})
-    assert not hits, hits
 
 
 # ---------------------------------------------------------------------------

@@ -18,13 +18,11 @@ The answer of several calculation generators is recomputed here from the drawn i
 from __future__ import annotations
 
 import ast
-import json
 import math
 import multiprocessing
 import os
 import re
 import threading
-import unicodedata
 from collections import Counter
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -636,13 +634,8 @@ def test_shown_is_the_float_of_num_text(values, nd):
 
 
 # ---------------------------------------------------------------------------
-# wording: the pages' terms, and no sentences taken over from the source documents
+# wording: the pages' terms (no sentences of the source documents: tests/test_own_words.py)
 # ---------------------------------------------------------------------------
-SEED_DIRS = (ROOT.parent / "shared" / "seeds", Path("/work/shared/seeds"))
-COPY_RUN, COPY_JP = 15, 12          # a shared run of ≥ 15 characters holding ≥ 12 kana/kanji
-JP_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
-
-
 def _question_text(q: core.Question) -> str:
     return "\n".join([q.stem, *q.choices, q.explanation, *q.misconceptions])
 
@@ -661,51 +654,3 @@ def test_no_bare_weight_matrix_term():
     q = quizzes.from_id("qkv.projection#0")
     assert any(m.startswith("変換行列の取り違え：") for m in q.misconceptions)
     assert "注意の重みの行列" in quizzes.from_id("encdec.cross_shape#0").stem
-
-
-def _norm(s: str) -> str:
-    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", s))
-
-
-def _copied_runs(text: str, seed: str, grams: set[str]) -> list[str]:
-    """Maximal runs (≥ COPY_RUN characters) of text that also occur in seed and hold ≥ COPY_JP kana/kanji."""
-    tn, out, j = _norm(text), [], 0
-    while j <= len(tn) - COPY_RUN:
-        if tn[j:j + COPY_RUN] in grams:
-            e = j + COPY_RUN
-            while e < len(tn) and tn[j:e + 1] in seed:
-                e += 1
-            if len(JP_CHAR.findall(tn[j:e])) >= COPY_JP:
-                out.append(tn[j:e])
-            j = e
-        else:
-            j += 1
-    return out
-
-
-def _strings(obj) -> list[str]:
-    if isinstance(obj, str):
-        return [obj]
-    if isinstance(obj, dict):
-        return [s for v in obj.values() for s in _strings(v)]
-    if isinstance(obj, list):
-        return [s for v in obj for s in _strings(v)]
-    return []
-
-
-def test_knowledge_bank_does_not_copy_the_seed_documents():
-    seed_dir = next((d for d in SEED_DIRS if d.is_dir() and any(d.iterdir())), None)
-    if seed_dir is None:
-        pytest.skip("the source documents (shared/seeds) are not present")
-    seeds = [_norm(p.read_text(encoding="utf-8")) for p in sorted(seed_dir.iterdir()) if p.is_file()]
-    texts = [(f"{f.name}: {s[:30]}", s) for f in sorted(knowledge.DATA_DIR.glob("*.json"))
-             for s in _strings(json.loads(f.read_text(encoding="utf-8")))]
-    assert len(texts) > 500
-    copied = []
-    for seed in seeds:
-        grams = {seed[i:i + COPY_RUN] for i in range(len(seed) - COPY_RUN + 1)}
-        # the check is not blind: a Japanese run taken from the seed is found
-        start = next(i for i in range(len(seed)) if len(JP_CHAR.findall(seed[i:i + 20])) == 20)
-        assert _copied_runs("§" + seed[start:start + 20] + "§", seed, grams) == [seed[start:start + 20]]
-        copied += [f"{where} ⇒ {run}" for where, text in texts for run in _copied_runs(text, seed, grams)]
-    assert not copied, copied
