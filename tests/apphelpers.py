@@ -47,8 +47,8 @@ def page_text(at: AppTest) -> str:
                 parts.append(str(el.label))
     for df in at.dataframe:
         parts.append(df.value.to_string())
-    for t in at.get("table"):
-        parts.append(str(t.value))
+    for t in at.get("table"):   # to_string: str() of a wide frame elides cells, depending on pandas' options
+        parts.append(t.value.to_string() if hasattr(t.value, "to_string") else str(t.value))
     return "\n".join(parts)
 
 
