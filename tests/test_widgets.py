@@ -136,13 +136,15 @@ def test_showing_a_kept_chart_or_table_leaves_it_intact():
     at = AppTest.from_string(CHART_PAGE).run()
     assert not at.exception
     [spec] = widgets._SPECS.values()
-    [table] = widgets._TABLES.values()
+    [(table, range_index)] = widgets._TABLES.values()
+    assert range_index is False                      # 猫, 魚 label the rows: the index is shown
     before = copy.deepcopy(spec)
     at.run()
     at.run()
     assert not at.exception
     assert spec == before and spec.get("datasets"), "the kept chart spec was changed by showing it"
     assert table.to_pandas().loc["魚", "2"] == "4"
+    assert at.table[0].proto.hide_index is False
     # what the page received is the chart of these numbers
     proto = at.get("vega_lite_chart")[0].proto
     assert json.loads(proto.spec)["layer"] and len(proto.datasets) == 1

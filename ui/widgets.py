@@ -150,18 +150,25 @@ def _build_id(build: Callable) -> str:
     return f"{getattr(build, '__module__', '')}.{getattr(build, '__qualname__', repr(build))}{where}"
 
 
-# Arrow tables: immutable, st.dataframe / st.table only serialise them
-_TABLES = Memo(maxsize=2048, max_bytes=16 << 20, weigh=lambda table: table.nbytes)
+# Arrow tables: immutable, st.table only serialises them. Kept with whether the frame's index is a
+# plain RangeIndex (then hidden): st.table would otherwise convert the Arrow table back to pandas on
+# every call just to find that out.
+_TABLES = Memo(maxsize=2048, max_bytes=16 << 20, weigh=lambda kept: kept[0].nbytes)
 _EDITOR_FRAMES = Memo(maxsize=512)  # a few cells each; st.data_editor copies its input before applying edits
 
 
+def _arrow_with_index_flag(frame: pd.DataFrame) -> tuple[pa.Table, bool]:
+    return pa.Table.from_pandas(frame), isinstance(frame.index, pd.RangeIndex)
+
+
 def cached_table(build: Callable[..., pd.DataFrame], *args, **kwargs) -> None:
-    """Show the DataFrame ``build(*args)`` as a static table (``hide_index`` / ``width`` from
-    kwargs), its Arrow form cached per input: a rerun with the same numbers skips building the
-    frame of formatted strings and converting it (~1 ms per table)."""
+    """Show the DataFrame ``build(*args)`` as a static table (``hide_index`` / ``width`` /
+    ``height`` from kwargs), its Arrow form cached per input: a rerun with the same numbers skips
+    building the frame of formatted strings and converting it (~1 ms per table)."""
     shown = {k: kwargs.pop(k) for k in ("hide_index", "width", "height") if k in kwargs}
-    table = _TABLES.get((_build_id(build), args, kwargs), lambda: pa.Table.from_pandas(build(*args, **kwargs)))
-    show_table(table, **shown)
+    table, range_index = _TABLES.get((_build_id(build), args, kwargs),
+                                     lambda: _arrow_with_index_flag(build(*args, **kwargs)))
+    show_table(table, **{"hide_index": range_index, **shown})
 
 
 def show_table(data, *, hide_index: bool | None = None, width="content", height="content") -> None:
