@@ -130,7 +130,7 @@ st.markdown("飽和した例のヤコビ行列は、どの成分も 0 に近い�
 st.subheader("出力層の勾配 $p - t$")
 logits = tb.TEMPERATURE_LOGITS
 ce_probs = tutor.softmax(logits)
-target = np.eye(logits.size)[1]  # one-hot of class 2 (index 1)
+target = tutor.one_hot(logits.size, 1)  # the correct class is the 2nd (index 1)
 st.markdown(f"ロジット $z = {vector(logits, 0)}$ の確率は $p = {vector(ce_probs, 3)}$。正解がクラス 2 のとき "
             f"$t = {vector(target, 0)}$ で、損失 $L = -\\ln p_2 = {format_number(tutor.cross_entropy(ce_probs, 1), 3)}$、"
             f"ロジットの勾配 $p - t = {vector(tutor.cross_entropy_grad(logits, 1), 3)}$。"

@@ -345,3 +345,13 @@ def test_callback_every_and_predict_sentence(default_run):
         T.predict_sentence(hist.params, "猫 は 魚 を 食べた", hist.config)
     with pytest.raises(ValueError, match="語彙"):
         T.predict_sentence(hist.params, "猫 は パン を 見つけた 。 それ を 食べた", hist.config)
+
+
+def test_one_hot_and_the_logit_gradient():
+    np.testing.assert_array_equal(tutor.one_hot(3, 1), [0.0, 1.0, 0.0])
+    with pytest.raises(ValueError, match="範囲外"):
+        tutor.one_hot(3, 3)
+    z = np.array([2.0, 1.0, 0.0])
+    np.testing.assert_allclose(tutor.cross_entropy_grad(z, 1), tutor.softmax(z) - [0.0, 1.0, 0.0], atol=0)
+    with pytest.raises(ValueError, match="範囲外"):
+        tutor.cross_entropy_grad(z, -1)

@@ -99,6 +99,7 @@ __all__ = [
     "cross_entropy",
     "sgd_step",
     "cross_entropy_grad",
+    "one_hot",
     "SOFTMAX_GRAD_MISTAKES",
     "BIAS_STEP_MISTAKES",
     "CROSS_ENTROPY_MISTAKES",
@@ -786,14 +787,19 @@ def cross_entropy(probs, target: int) -> float:
     return float(-np.log(p[int(target)]))
 
 
+def one_hot(n: int, target: int) -> np.ndarray:
+    """The correct-answer vector t of length n: t_k = 1 for k = target, else 0. → (n,)."""
+    if not (0 <= int(target) < int(n)):
+        raise ValueError(f"正解の番号 {target} がロジットの長さ {n} の範囲外です。")
+    t = np.zeros(int(n))                                              # (n,)
+    t[int(target)] = 1.0
+    return t
+
+
 def cross_entropy_grad(logits, target: int) -> np.ndarray:
-    """∂L/∂z for L = −log softmax(z)[target]: the famous p − y (y one-hot). (n,) → (n,)."""
+    """∂L/∂z for L = −log softmax(z)[target]: the famous p − t (t = one_hot). (n,) → (n,)."""
     z = np.asarray(logits, dtype=np.float64).ravel()                  # (n,)
-    if not (0 <= int(target) < z.size):
-        raise ValueError(f"正解の番号 {target} がロジットの長さ {z.size} の範囲外です。")
-    y = np.zeros_like(z)                                              # (n,)
-    y[int(target)] = 1.0
-    return softmax(z) - y                                             # (n,)
+    return softmax(z) - one_hot(z.size, target)                       # (n,)
 
 
 # --- named mistakes behind the quiz distractors (None = the correct formula) --------------
