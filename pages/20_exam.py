@@ -194,7 +194,7 @@ def question_screen(paper: dict) -> None:
         return
     lines = ["提出すると採点され、答えは変えられなくなります。"]
     if status["unanswered"]:
-        lines.append("未回答：" + "、".join(f"問{j + 1}" for j in status["unanswered"]) + "（未回答は不正解になります）")
+        lines.append("未回答：" + "、".join(f"問{j + 1}" for j in status["unanswered"]) + "（未回答は不正解として数え、復習の予定に入ります）")
     if status["flagged"]:
         lines.append("チェックした問題：" + "、".join(f"問{j + 1}" for j in status["flagged"]))
     st.warning("  \n".join(lines), icon=":material/assignment:")

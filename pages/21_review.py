@@ -88,7 +88,7 @@ elif due_today(progress, today):
 elif sched:
     st.success(f"今日の復習はすべて終わりました。次の復習は {rv.next_due(sched)} です。", icon=":material/check_circle:")
 else:
-    st.info("復習する問題はまだありません。各ページの確認クイズや模擬試験でまちがえた問題が、ここに入ります。")
+    st.info("復習する問題はまだありません。各ページの確認クイズや模擬試験でまちがえた問題（模擬試験で答えられなかった問題も）が、ここに入ります。")
 
 progress = ui.state.get_progress()  # again: the card above may have recorded an answer
 sched = progress["review"]

@@ -1,7 +1,8 @@
 """Spaced review of wrong answers: Leitner boxes, pure Python.
 
 Rule (chosen for being explainable in one sentence to a learner):
-- a question answered wrongly anywhere (page, exam, review) goes to box 1, due today;
+- a question answered wrongly anywhere (page, exam, review), or left unanswered in a mock exam,
+  goes to box 1, due today;
 - answered correctly in review, it moves up one box and comes back after the box's interval;
 - answered wrongly in review, it falls back to box 1 (due today again) and a lapse is counted;
 - answered correctly in the last box, it leaves the schedule (覚えた).
