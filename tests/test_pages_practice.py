@@ -112,7 +112,7 @@ def test_whole_mock_exam_answer_flag_revisit_submit():
     at.button(key="exam_submit").click()
     no_exception(at.run())
     warn = at.warning[0].value
-    assert "未回答：問3、問4（未回答は不正解として数え、復習の予定に入ります）" in warn and "チェックした問題：問2、問3" in warn
+    assert "未回答：問3、問4、" in warn and "（未回答は不正解として数え、復習の予定に入ります）" in warn and "チェックした問題：問2、問3" in warn
 
     # revisit flagged 問3 from the confirmation, answer it, clear its flag
     at.button(key="exam_goto_2").click()
