@@ -103,7 +103,7 @@ st.latex(r"\mathbf{h} = (\mathbf{a} V)\,W_O,\quad \mathbf{z} = \mathbf{h} W_{\te
 st.latex(r"\begin{aligned}\mathbf{p} &= \mathrm{softmax}(\mathbf{z}) \\ L &= -\ln p_{B}\ \ (\text{交差エントロピー})\end{aligned}")
 st.markdown("$\\tilde{\\mathbf{s}}$ は √d_k で割ったあとのスコア、$\\mathbf{a}$ は注意の重み、$\\mathbf{h}$ は注意の出力、"
             "$\\mathbf{z}$ は語彙の各単語のロジット、$\\mathbf{p}$ はその確率です。"
-            "正解 B の位置だけが 1 のベクトル（one-hot）を $\\mathbf{t}$ と書きます。")
+            "語彙のうち正解の語 B に当たる成分だけが 1 で、ほかが 0 のベクトル（one-hot）を $\\mathbf{t}$ と書きます。")
 st.markdown(
     "損失 $L$ を下げるために、誤差逆伝播で各パラメータの勾配を求めます。勾配は順伝播を逆にたどり、"
     "出力層 → $W_O$ → 重み付き和 → **softmax** → スコア $\\tilde{\\mathbf{s}}$ → $W_Q$・$W_K$ と流れます。"

@@ -31,7 +31,7 @@ st.markdown(
 st.markdown(
     "考え方は単純です。どのトークンも、文中のすべてのトークン（自分も含む）に目を通し、"
     "**つながりの強い相手からより多く** 情報を受け取ります。"
-    "必要なのは内積と softmax と重み付き平均の 3 つだけで、どれもすでに扱った道具です。"
+    "必要なのは内積と softmax と重み付き平均の 3 つだけです（このページで 1 つずつ確かめます）。"
 )
 st.markdown(
     "1. **スコアを測る**：$\\mathbf{x}_i$ と $\\mathbf{x}_j$ の内積を $s_{ij}$ とします。"
@@ -79,7 +79,7 @@ with hand_box:
     ui.show_matrix(steps.scores.result, TOKENS, TOKENS, digits=ui.steps.auto_digits(steps.scores.result),
                    caption="スコア S（行 = 見る側、列 = 見られる側）")
     st.markdown("**手順 2　行ごとに softmax**：各行の $e^{s}$ を合計で割ります"
-                "（ここでは教科書と同じく小数第 3 位に丸めながら計算します）。")
+                "（ここでは教科書と同じく小数第 3 位まで（第 4 位を四捨五入）求めながら計算します）。")
     ui.steps.softmax_steps(steps.softmax, title="重み $A$：行ごとの softmax", show_result=False)
     ui.show_matrix(steps.weights, TOKENS, TOKENS, caption="注意の重み A（各行の合計が 1）")
     st.markdown("**手順 3　重み付き平均 $Z = AX$**：重みの割合で埋め込みを混ぜます。")

@@ -94,7 +94,7 @@ with hand_box:
     if decimals is None:
         st.caption("正確な値で計算しています（表示は小数第 4 位まで）。")
     else:
-        st.caption(f"鉛筆モード：各ステップの入力を小数第 {decimals} 位に丸めてから計算し、結果も丸めて書いています。"
+        st.caption(f"鉛筆モード：各ステップの入力を小数第 {decimals} 位まで（その次の桁を四捨五入）求めてから計算し、結果も同じように丸めて書いています。"
                    "教科書の手計算と同じ数字になります。")
     ui.steps.hand_calculation(hc)
     it_row = hc.softmax.result[IT]
@@ -118,7 +118,7 @@ with visual_box:
     st.markdown("行が見る側（クエリ）、列が見られる側（キー）です。各行の合計は 1 です。")
     ui.heatmap(exact.weights, TOKENS, TOKENS, title="注意の重み A")
     st.markdown(f"たとえば「それ」の行の魚の列は {number(exact.weights[IT, FISH], 3)} です。"
-                "どの語がどの語を参照しているかが、色の濃さでひと目で読み取れます。")
+                "どの語がどの語を参照しているかが、色の明るさ（明るいマスほど重みが大きい）でひと目で読み取れます。")
 
     st.subheader("自己注意と交差注意")
     st.markdown(

@@ -139,9 +139,10 @@ with st.container(border=True):
 
 # ---------------------------------------------------------------------------
 ui.section("hand")
-st.markdown(f"④ の最後に出てきた例を、ここでは途中の数までたどります。ソースは第 8 章の 猫・魚・それ、"
+st.markdown(f"④ の最後に出てきた例を、ここでは途中の数までたどります。ソースは ①〜④ と同じ 猫・魚・それ、"
             f"ターゲットは書きかけの英訳 {len(DEC_TOKENS)} 語（{', '.join(DEC_TOKENS)}）です。"
-            "3 つの変換行列（$W_Q, W_K, W_V$、$d_k = 2$）も ④ と同じです。")
+            "3 つの変換行列（$W_Q, W_K, W_V$、$d_k = 2$）も ④ と同じです。"
+            "手で追えるように、エンコーダの出力の代わりにソースの埋め込みをそのままキーとバリューの材料に使います（本物のモデルでは、エンコーダの層を通った表現を使います）。")
 cross = tutor.cross_example(tutor.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
 steps = tutor.attention_steps(cross.q, cross.k, cross.v, decimals=ui.steps.PENCIL_DECIMALS,
                               query_labels=DEC_TOKENS, key_labels=list(tb.TOKENS))
@@ -163,7 +164,7 @@ with c2:
     ui.show_matrix(cross.k, list(tb.TOKENS), ["k1", "k2"], digits=0, caption="K = X_enc W_K（ソースから）")
     ui.show_matrix(cross.v, list(tb.TOKENS), ["v1", "v2"], digits=0, caption="V = X_enc W_V（ソースから）")
 ui.show_matrix(steps.scaled.result, DEC_TOKENS, list(tb.TOKENS), digits=ui.steps.PENCIL_DECIMALS,
-               caption=f"S̃ = S / √d_k（√{steps.d_k} ≈ {format_number(cross.attn.divisor, 3)} で割り、小数第 3 位に丸める）")
+               caption=f"S̃ = S / √d_k（√{steps.d_k} ≈ {format_number(cross.attn.divisor, 3)} で割り、小数第 3 位まで（第 4 位を四捨五入）求める）")
 with st.expander("A：行ごとの softmax（指数、分母、重み）"):
     for row in steps.softmax.rows:
         st.markdown(f"**{row.label} の行**")
@@ -173,7 +174,7 @@ ui.heatmap(steps.weights, DEC_TOKENS, list(tb.TOKENS), x_title="ソース（キ�
 ui.steps.weighted_sums(steps.weighted_sums, DEC_TOKENS, title="出力 Z = AV：バリューの重み付き和")
 ui.show_matrix(steps.z, DEC_TOKENS, ["z1", "z2"], digits=ui.steps.PENCIL_DECIMALS,
                caption="出力 Z（ターゲットの各トークンに、ソースの情報が混ざったもの）")
-st.caption(f"途中の値は ④ の鉛筆モードと同じく小数第 3 位に丸めながら計算しているので、表の数だけで検算できます。"
+st.caption(f"途中の値は ④ の鉛筆モードと同じく小数第 3 位まで（第 4 位を四捨五入）求めながら計算しているので、表の数だけで検算できます。"
            f"A は 2 行（ターゲットの語数）× 3 列（ソースの語数）で、各行の合計は 1 です。"
            f"{DEC_TOKENS[0]} の行は猫に {format_number(steps.weights[0, 0], 3)}、"
            f"{DEC_TOKENS[1]} の行は魚に {format_number(steps.weights[1, 1], 3)} の重みを置きます。")

@@ -89,7 +89,7 @@ def softmax_row_latex(row) -> list[str]:
 def rounding_toggle(key: str, *, default: bool = True) -> int | None:
     """The exact ↔ pencil switch. Returns 3 (pencil: round to 3 decimals as the textbook does)
     or None (exact). The choice survives page switches."""
-    on = st.toggle("鉛筆モード：途中の値を小数第 3 位に丸めながら計算する（教科書と同じ）", value=default,
+    on = st.toggle("鉛筆モード：途中の値を小数第 3 位まで（第 4 位を四捨五入）求めながら計算する（教科書と同じ）", value=default,
                    key=key, persist_state="session",
                    help="オフにすると丸めずに計算した正確な値（小数第 4 位まで表示）になります。")
     return PENCIL_DECIMALS if on else None
