@@ -120,7 +120,7 @@ def _ffn_params(p: dict) -> LazyDraft:
         notes = (
             mc("バイアスの数え忘れ", f"$b_1$（{d_ff} 個）と $b_2$（{d} 個）を数えなかった。"),
             mc("SwiGLU との混同", "ゲート付きの SwiGLU は行列が 3 つでバイアスがない。この FFN は行列 2 つとバイアス 2 つである。"),
-            mc("Attention の重みとの混同", f"Multi-Head Attention の $W_Q, W_K, W_V, W_O$（$4 d_{{\\text{{model}}}}^2$）を数えた。"),
+            mc("Attention の変換行列との混同", f"Multi-Head Attention の $W_Q, W_K, W_V, W_O$（$4 d_{{\\text{{model}}}}^2$）を数えた。"),
         )
         expl = (f"$W_1$ は ${d} \\times {d_ff}$、$W_2$ は ${d_ff} \\times {d}$、$b_1$ は {d_ff} 個、$b_2$ は {d} 個。"
                 f"合計 {choices[0]}。"

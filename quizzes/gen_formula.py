@@ -43,17 +43,18 @@ def _g_block(p: dict, with_v: bool = True) -> str:
 
 
 def _hint(scaled_row) -> str:
-    vals = sorted({round(float(s), 6) for s in scaled_row})
-    exps = qm.exp_values(vals)
+    vals = sorted(set(shown(scaled_row).tolist()))            # the exponents as written (3 places)
+    exps = qm.exp_values(vals)                                 # e^2.828 ≈ 16.912, as ④–⑥ compute it
     return ("必要なら " + "、".join(f"$e^{{{num(v)}}} \\approx {num(e)}$" for v, e in zip(vals, exps))
             + f"、$\\sqrt{{2}} \\approx {num(qm.score_divisor(D_K))}$ を使ってよい。")
 
 
 # ---------------------------------------------------------------------------
 def _hand(scaled) -> tuple[np.ndarray, np.ndarray]:
-    """For rows of scaled scores (m, 3): the e^s as the hint gives them (3 places; exponents taken as
-    _hint takes them) and the weights a learner computes from them, e_j / Σ e (qm.softmax_from_exps)."""
-    exps = shown(qm.exp_values(np.round(scaled, 6)))           # (m, 3)
+    """For rows of scaled scores (m, 3): the e^s as the hint gives them (e to the exponent as written,
+    3 places, the value rounded to 3 places) and the weights a learner computes from them,
+    e_j / Σ e (qm.softmax_from_exps)."""
+    exps = shown(qm.exp_values(shown(scaled)))                 # (m, 3)
     return exps, qm.softmax_from_exps(exps)                    # (m, 3), (m, 3)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import tutor
 from tutor import quizmath as qm
 
-from .calc import BEST, BLANK, WORST, _nums, blank, calc_generator, ln_tex, mc, num, pick, tex_vec, vec
+from .calc import BEST, BLANK, WORST, _nums, blank, calc_generator, ln_tex, mc, num, pick, tex_vec, tnum, vec
 from .core import Draft, LazyDraft
 
 
@@ -120,12 +120,12 @@ def _allowed_pairs(p: dict) -> LazyDraft:
         stem = (f"長さ $n = {n}$ の系列に因果マスクをかけた Self-Attention で、重みが 0 にならない"
                 f"（クエリ $i$ がキー $j$ を見てよい）組 $(i, j)$ の数{BEST}")
         notes = (
-            mc("自分自身まで隠した", f"対角（自分自身）も隠すと考え、$n(n-1)/2 = {strict}$ とした。"),
-            mc("マスク忘れ", f"マスクなしの全組 $n^2 = {full}$ を数えた。"),
-            mc("自分だけを見ると誤解", f"各トークンが自分自身だけを見ると考え、{diagonal} とした。"),
+            mc("自分自身まで隠した", f"対角（自分自身）も隠すと考え、$n(n-1)/2 = {tnum(strict)}$ とした。"),
+            mc("マスク忘れ", f"マスクなしの全組 $n^2 = {tnum(full)}$ を数えた。"),
+            mc("自分だけを見ると誤解", f"各トークンが自分自身だけを見ると考え、{num(diagonal)} とした。"),
         )
-        expl = (f"クエリ $i$ はキー $1, \\dots, i$ の $i$ 個を見てよいので、合計 $1 + 2 + \\cdots + {n} = n(n+1)/2 = {right}$。"
-                f"残りの {qm.allowed_pairs(n, 'masked')} 組（対角より右上）が $-\\infty$ で隠される。")
+        expl = (f"クエリ $i$ はキー $1, \\dots, i$ の $i$ 個を見てよいので、合計 $1 + 2 + \\cdots + {n} = n(n+1)/2 = {tnum(right)}$。"
+                f"残りの {num(qm.allowed_pairs(n, 'masked'))} 組（対角より右上）が $-\\infty$ で隠される。")
         return stem, notes, expl
 
     return LazyDraft(num(right), (num(strict), num(full), num(diagonal)), texts)

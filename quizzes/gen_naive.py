@@ -198,7 +198,7 @@ def _chain_blank(p: dict) -> LazyDraft:
     score_mistakes = (
         (gram[i, j], "XᵀX との混同", f"転置を左に掛けた $X^\\top X$ の ({i + 1},{j + 1}) 成分（特徴の次元どうしの内積）を（ア）にした"),
         (s[i, i], "自分自身とのスコア", f"$x_{{{i + 1}}} \\cdot x_{{{j + 1}}}$ ではなく $x_{{{i + 1}}}$ 自身との内積を（ア）にした"),
-        (s[j, j], "相手どうしのスコア", f"$x_{{{i + 1}}} \\cdot x_{{{j + 1}}}$ ではなく $x_{{{j + 1}}}$ 自身との内積を（ア）にした"),
+        (s[j, j], "相手自身とのスコア", f"$x_{{{i + 1}}} \\cdot x_{{{j + 1}}}$ ではなく $x_{{{j + 1}}}$ 自身との内積を（ア）にした"),
         (weights[j], "スコアと重みの混同", "softmax 前のスコアではなく softmax 後の重みを（ア）にした"),   # always ≠ S_ij
     )
     wrong_score, score_name, score_why = next((m for m in score_mistakes if m[0] != s[i, j]), score_mistakes[0])

@@ -54,7 +54,7 @@ def _projection(p: dict) -> LazyDraft:
 
     def texts():
         stem = (f"埋め込み $X$（1 行が 1 トークン）に変換行列を右から掛けて、クエリ・キー・バリューを作る。"
-                f"次の $X$ と重みについて、「{t[i]}」の{roles[m]} ${m.lower()}_{{{i + 1}}}$（${m} = X{w_name}$ の第 {i + 1} 行）{BEST}\n\n"
+                f"次の $X$ と変換行列について、「{t[i]}」の{roles[m]} ${m.lower()}_{{{i + 1}}}$（${m} = X{w_name}$ の第 {i + 1} 行）{BEST}\n\n"
                 f"$$X = {tex_mat(x)},\\quad W_Q = {tex_mat(p['w_q'])},\\quad W_K = {tex_mat(p['w_k'])},\\quad W_V = {tex_mat(p['w_v'])}$$\n\n"
                 f"（$X$ の行の順に {'・'.join(t)}）")
         notes = tuple(

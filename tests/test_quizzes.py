@@ -231,8 +231,9 @@ def _text(d) -> str:
 
 
 def _hand_softmax(row) -> list[Decimal]:
-    """softmax by hand: e^s rounded to 3 places (as the hints show them), each divided by their sum."""
-    e = [_d3(math.exp(round(float(v), 6))) for v in row]
+    """softmax by hand: e to the exponent as the hint writes it (3 places), rounded to 3 places,
+    each divided by their sum (e^{2.828} ≈ 16.912, as ④–⑥ compute it)."""
+    e = [_d3(math.exp(float(_d3(v)))) for v in row]
     return [x / sum(e) for x in e]
 
 
@@ -646,11 +647,27 @@ def test_no_bare_weight_matrix_term():
     for gid in ALL_IDS:
         for seed in range(20):
             text = _question_text(quizzes.GENERATORS[gid](seed))
-            if "重み行列" in text:
-                i = text.index("重み行列")
+            # 「重み」 alone names A; the learned W are 変換行列 (parameters), never "weights" of Attention
+            bad_term = next((t for t in ("重み行列", "Attention の重みとの混同", "Attention の重みも", "学習される重み", "と重みについて")
+                             if t in text), None)
+            if bad_term:
+                i = text.index(bad_term)
                 bad.append(f"{gid}#{seed}: …{text[max(0, i - 20):i + 10]}…")
                 break
     assert not bad, bad
     q = quizzes.from_id("qkv.projection#0")
     assert any(m.startswith("変換行列の取り違え：") for m in q.misconceptions)
     assert "注意の重みの行列" in quizzes.from_id("encdec.cross_shape#0").stem
+    assert "次の $X$ と変換行列について" in quizzes.from_id("qkv.projection#0").stem
+
+
+@pytest.mark.parametrize("gid", ["formula.g_weight", "formula.chain_blank", "naive.weight", "naive.chain_blank"])
+def test_exp_hints_are_e_to_the_exponent_as_written(gid):
+    """A hint 「e^{2.828} ≈ 16.912」 must hold for the written exponent (a calculator check, and the
+    pages' pencil mode, give 16.912; e^{2√2} would be 16.919)."""
+    pairs = []
+    for seed in range(50):
+        pairs += re.findall(r"e\^\{(-?[0-9.]+)\} \\approx ([0-9.,]+)", quizzes.GENERATORS[gid](seed).stem)
+    assert len(pairs) >= 50
+    for exponent, value in pairs:
+        assert Decimal(value.replace(",", "")) == _d3(math.exp(float(exponent))), (gid, exponent, value)
