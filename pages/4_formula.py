@@ -87,7 +87,7 @@ with hand_box:
     st.subheader("形の表")
     st.table(pd.DataFrame(
         [(PLAIN.get(sym, sym), "×".join(str(d) for d in shape), *MEANING[sym]) for sym, shape in hc.shapes()],
-        columns=["行列", "大きさ", "計算のしかた", "中に入っているもの"]).set_index("行列"))
+        columns=["行列", "形", "計算のしかた", "中に入っているもの"]).set_index("行列"))
     st.caption("$n$ = トークン数、$d_{\\text{model}}$ = 埋め込みの次元。"
                "$X$ は $n\\times d_{\\text{model}}$、$QK^\\top$ と $A$ は $n\\times n$、$Z$ は $n\\times d_v$ です。")
     st.subheader("全要素の計算")
