@@ -99,24 +99,21 @@ def calc_generator(generator_id: str, topic: str, params: Callable[[np.random.Ge
     return deco
 
 
-_FIXED = {nd: f".{nd}f" for nd in range(10)}    # format specs of num(), built once
-_SCALE = {nd: 10.0 ** nd for nd in range(10)}    # 10^nd
-# A value whose digits beyond place nd are within ~2e-9 of "5" (|x·10^nd| mod 1 near 0.5) may be a
-# decimal tie such as 0.3125 or 0.31249999999999994 (float noise): such values, and only they, take
-# the exact path (_half_up). round(x, 9) moves x by at most 5e-10, so outside this window format()
-# and 四捨五入 of round(x, 9) give the same digits.
-_TIE = {nd: 2e-9 * 10.0 ** nd for nd in range(10)}
-# (x·10^nd) mod 1 within (_LO, _HI) = 0.5 ± _TIE: a (near) tie, also for negative x (Python's % is ≥ 0)
-_LO = {nd: 0.5 - t for nd, t in _TIE.items()}
-_HI = {nd: 0.5 + t for nd, t in _TIE.items()}
-_RULES = {nd: (_FIXED[nd], _SCALE[nd], _LO[nd], _HI[nd]) for nd in range(10)}   # one lookup in num()
-
-
 def _rule(nd: int) -> tuple[str, float, float, float]:
-    """(format spec, 10^nd, lower and upper tie bound) for an nd outside 0 … 9."""
+    """How num() rounds to nd places: (format spec, 10^nd, lower and upper tie bound).
+
+    A value whose digits beyond place nd are within ~2e-9 of "5" ((x·10^nd) mod 1 within 0.5 ± tie,
+    also for negative x: Python's % is ≥ 0) may be a decimal tie such as 0.3125 or
+    0.31249999999999994 (float noise): such values, and only they, take the exact path (_half_up).
+    round(x, 9) moves x by at most 5e-10, so outside this window format() and 四捨五入 of
+    round(x, 9) give the same digits."""
     tie = 2e-9 * 10.0 ** nd
     return f".{nd}f", 10.0 ** nd, 0.5 - tie, 0.5 + tie
+
+
+_RULES = {nd: _rule(nd) for nd in range(10)}     # built once: one lookup in num()
 _QUANT = {nd: Decimal(1).scaleb(-nd) for nd in range(10)}
+
 # The text of every whole number −999 … 999, keyed by its float (a constant table of 1,999 entries
 # built at import, not a cache): 2.0, 2 and −0.0 (== 0.0) find "2" and "0" exactly as num() would
 # write them; anything else (non-whole, near-whole such as 2.0000000001, large, NaN) is not found
