@@ -29,6 +29,14 @@ def open_page(path: str, query: dict | None = None, session: dict | None = None)
     return at
 
 
+
+def open_pages(paths) -> dict[str, AppTest]:
+    """open_page for several pages (a module fixture's worth), each run without an exception."""
+    ats = {path: open_page(path) for path in paths}
+    for path, at in ats.items():
+        assert not at.exception, (path, at.exception)
+    return ats
+
 def edit_matrix(at: AppTest, key: str, rows: list[list[str]]) -> AppTest:
     """What a learner's edit of a ui.matrix_editor produces, then a rerun."""
     at.session_state[f"{key}__raw"] = rows

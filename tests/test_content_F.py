@@ -18,7 +18,7 @@ import pytest
 
 import tutor
 import ui
-from apphelpers import edit_matrix, element_text, lesson_elements, lesson_text, open_page
+from apphelpers import edit_matrix, element_text, lesson_elements, lesson_text, open_page, open_pages
 from tutor import textbook as tb
 
 NAIVE, QKV, SCALING, FORMULA = "pages/1_naive.py", "pages/2_qkv.py", "pages/3_scaling.py", "pages/4_formula.py"
@@ -48,10 +48,7 @@ def rows_of(matrix) -> list[list[str]]:
 
 @pytest.fixture(scope="module")
 def pages():
-    ats = {p: open_page(p) for p in MY_PAGES}
-    for p, at in ats.items():
-        assert not at.exception, (p, at.exception)
-    return ats
+    return open_pages(MY_PAGES)
 
 
 # --- copied prose (audit C #1, #2) -----------------------------------------------------------

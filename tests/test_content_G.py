@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import tutor
-from apphelpers import lesson_elements, lesson_text, open_page
+from apphelpers import lesson_elements, lesson_text, open_page, open_pages
 from tutor import textbook as tb
 from ui.validate import format_number
 
@@ -40,10 +40,7 @@ def frame_after(at, caption: str) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def pages():
-    ats = {p: open_page(p) for p in MY_PAGES}
-    for p, at in ats.items():
-        assert not at.exception, (p, at.exception)
-    return ats
+    return open_pages(MY_PAGES)
 
 
 # ---------------------------------------------------------------------------
