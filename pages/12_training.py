@@ -25,13 +25,13 @@ REDRAW_EVERY = 5                  # live chart / progress bar update interval (s
 @st.cache_data(show_spinner=False, max_entries=32)
 def cached_train(settings: tuple, seed: int, _callback=None):
     """One finished run per (settings, seed); revisiting is instant."""
-    return tutor.train(tutor.TrainConfig(**dict(settings)), np.random.default_rng(seed),
+    return tutor.training.train(tutor.training.TrainConfig(**dict(settings)), np.random.default_rng(seed),
                        _callback, REDRAW_EVERY)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def cached_experiment(key: str, seed: int, _callback=None):
-    return tutor.run_experiment(key, seed, _callback, REDRAW_EVERY)
+    return tutor.training.run_experiment(key, seed, _callback, REDRAW_EVERY)
 
 
 def pct(x: float) -> str:
@@ -130,10 +130,10 @@ st.markdown("飽和した例のヤコビ行列は、どの成分も 0 に近い�
 st.subheader("出力層の勾配 $p - t$")
 logits = tb.TEMPERATURE_LOGITS
 ce_probs = tutor.softmax(logits)
-target = tutor.one_hot(logits.size, 1)  # the correct class is the 2nd (index 1)
+target = tutor.training.one_hot(logits.size, 1)  # the correct class is the 2nd (index 1)
 st.markdown(f"ロジット $z = {vector(logits, 0)}$ の確率は $p = {vector(ce_probs, 3)}$。正解がクラス 2 のとき "
-            f"$t = {vector(target, 0)}$ で、損失 $L = -\\ln p_2 = {format_number(tutor.cross_entropy(ce_probs, 1), 3)}$、"
-            f"ロジットの勾配 $p - t = {vector(tutor.cross_entropy_grad(logits, 1), 3)}$。"
+            f"$t = {vector(target, 0)}$ で、損失 $L = -\\ln p_2 = {format_number(tutor.training.cross_entropy(ce_probs, 1), 3)}$、"
+            f"ロジットの勾配 $p - t = {vector(tutor.training.cross_entropy_grad(logits, 1), 3)}$。"
             "勾配降下法はこの勾配と逆の向きにロジットを動かすので、正解のロジットは上がり、ほかは下がります。")
 
 # ---------------------------------------------------------------------------
@@ -156,7 +156,7 @@ with c2:
     steps = st.slider("ステップ数", 20, 300, 150, step=10, key="training_steps", persist_state="session")
     seed = st.number_input("乱数のシード", min_value=0, max_value=100_000, value=0, step=1, key="training_seed",
                            persist_state="session", help="同じシードと設定なら、毎回まったく同じ学習になります。")
-config = tutor.TrainConfig(variant=variant, n_heads=int(n_heads), d_k=int(d_k), scale=bool(scale),
+config = tutor.training.TrainConfig(variant=variant, n_heads=int(n_heads), d_k=int(d_k), scale=bool(scale),
                            positional=bool(positional), optimizer=optimizer, lr=float(lr), steps=int(steps))
 st.caption(f"訓練用の文 {config.n_train} 個・未知の文 {config.n_test} 個、埋め込み {config.d_model} 次元。"
            "SGD では学習率を 0.5 前後にすると進みます（大きすぎると発散します）。")
@@ -199,7 +199,7 @@ else:
 
     st.subheader("学習に使っていない文の注意（全行）")
     test_words = ui.unique_labels(list(hist.test_example))
-    full = tutor.attention_map(hist.params, tutor.encode(hist.test_example), hist.config)
+    full = tutor.training.attention_map(hist.params, tutor.training.encode(hist.test_example), hist.config)
     for h in range(hist.config.n_heads):
         ui.heatmap(full[h], test_words, test_words, digits=2, title=f"学習後の注意の重み（ヘッド {h + 1}）")
     st.caption("損失に使うのは「それ」の行だけです。ほかの行は、同じ $W_Q$・$W_K$ がほかの語でどう働くかを示しています。")
@@ -207,10 +207,10 @@ else:
     # -----------------------------------------------------------------------
     ui.section("try")
     st.markdown("語彙の中の単語で文を作り、学習したモデルに「それ」が何を指すか答えさせます（単語はスペースで区切ります）。")
-    st.caption("使える単語：" + "　".join(tutor.VOCAB[1:]))
+    st.caption("使える単語：" + "　".join(tutor.training.VOCAB[1:]))
     sentence = st.text_input("文", value="犬 は 川で 豆 を 拾った 。 それ を 食べた", key="training_sentence",
                              persist_state="session")
-    pred = ui.compute("training_predict", tutor.predict_sentence, hist.params, sentence, hist.config)
+    pred = ui.compute("training_predict", tutor.training.predict_sentence, hist.params, sentence, hist.config)
     if pred is not None:
         st.markdown(f"モデルの答え：**{pred.word}**（確率 {format_number(pred.probability, 3)}）")
         ui.heatmap(pred.weights, [f"それ（ヘッド {h + 1}）" for h in range(pred.weights.shape[0])],
@@ -220,11 +220,11 @@ else:
 st.header("実験：教科書の主張をこの小さなモデルで確かめる", divider="gray")
 st.markdown("同じシードなら、2 つの実行は同じ文・同じ初期値から始まり、違うのはスイッチ 1 つだけです。"
             "**測った結果をそのまま示します**。教科書どおりにならない場合も、そう表示します。")
-exp_key = st.selectbox("実験", list(tutor.EXPERIMENTS), format_func=lambda k: tutor.EXPERIMENTS[k].title,
+exp_key = st.selectbox("実験", list(tutor.training.EXPERIMENTS), format_func=lambda k: tutor.training.EXPERIMENTS[k].title,
                        key="training_exp", persist_state="session")
 exp_seed = st.number_input("実験のシード", min_value=0, max_value=100_000, value=0, step=1, key="training_exp_seed",
                            persist_state="session")
-experiment = tutor.EXPERIMENTS[exp_key]
+experiment = tutor.training.EXPERIMENTS[exp_key]
 if st.button("実験を実行", key="training_exp_run", icon=":material/science:"):
     bar = st.progress(0.0, text="実験を準備しています…")
     slot = st.empty()

@@ -58,8 +58,8 @@ ui.section("try")
 st.markdown("埋め込みの数値を書き換えると、このページの手計算・ヒートマップ・弱点の数値がすべて計算し直されます。"
             "たとえば「それ」の行を「魚」に近づけると、それ → 魚 の重みはどう変わるでしょうか。")
 x = ui.matrix_editor("naive_x", tb.X, TOKENS, DIMS, label="埋め込み X（1 行 = 1 トークン）")
-weak = ui.compute("naive", tutor.naive_weaknesses, x)
-steps = ui.compute("naive_steps", tutor.naive_steps, x, decimals=3, tokens=TOKENS)
+weak = ui.compute("naive", tutor.naive.naive_weaknesses, x)
+steps = ui.compute("naive_steps", tutor.handcalc.naive_steps, x, decimals=3, tokens=TOKENS)
 if weak is None or steps is None:
     st.stop()
 res = weak.result
@@ -132,7 +132,7 @@ with visual_box:
             f"**弱点 4：調整できるパラメータが 1 つもない。** 素朴版で学習によって変えられる数は **{weak.n_params} 個** です。"
             "たくさんの文章から「代名詞は前に出た名詞に注目するとよい」といったこつを覚えようにも、書き込む場所がありません。"
             f"次のページで $W_Q, W_K, W_V$（各 {x.shape[1]}×2）を加えると、調整できる数が "
-            f"**{tutor.qkv_param_count(x.shape[1], 2, 2)} 個** になります。"
+            f"**{tutor.qkv.qkv_param_count(x.shape[1], 2, 2)} 個** になります。"
         )
     st.info(f"4 つの弱点への答えが、次のページ「{ui.PAGE_BY_KEY['qkv'].label}」です。"
             "埋め込みから役割の違う 3 本のベクトルを学習で作ることで、どの弱点も解消されます。")

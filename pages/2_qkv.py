@@ -68,8 +68,8 @@ st.markdown("変換行列の数値を書き換えてみましょう。たとえ�
             "スコア表はどうなるでしょうか。埋め込み $X$ は前のページと同じ値に固定しています。")
 w_q, w_k, w_v = ui.weight_editors("qkv", (tb.W_Q, tb.W_K, tb.W_V), W_ROWS, W_COLS,
                                   labels=("W_Q（クエリ用）", "W_K（キー用）", "W_V（バリュー用）"))
-cmp = ui.compute("qkv", tutor.compare_naive_qkv, tb.X, w_q, w_k, w_v)
-hc = ui.compute("qkv_steps", tutor.hand_calculation, tb.X, w_q, w_k, w_v, tokens=TOKENS)
+cmp = ui.compute("qkv", tutor.qkv.compare_naive_qkv, tb.X, w_q, w_k, w_v)
+hc = ui.compute("qkv_steps", tutor.handcalc.hand_calculation, tb.X, w_q, w_k, w_v, tokens=TOKENS)
 if cmp is None or hc is None:
     st.stop()
 attn = cmp.attn

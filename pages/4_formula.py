@@ -63,13 +63,13 @@ ui.section("try")
 st.markdown("入力と変換行列を書き換えると、このページの手計算・形の表・ヒートマップがすべて計算し直されます。")
 x = ui.matrix_editor("formula_x", tb.X, TOKENS, DIMS, label="埋め込み X")
 w_q, w_k, w_v = ui.weight_editors("formula", (tb.W_Q, tb.W_K, tb.W_V), DIMS, W_COLS)
-hc = ui.compute("formula_steps", tutor.hand_calculation, x, w_q, w_k, w_v, decimals=decimals, tokens=TOKENS)
+hc = ui.compute("formula_steps", tutor.handcalc.hand_calculation, x, w_q, w_k, w_v, decimals=decimals, tokens=TOKENS)
 qkv = ui.compute("formula_qkv", tutor.project_qkv, x, w_q, w_k, w_v)
 if hc is None or qkv is None:
     st.stop()
 exact = ui.compute("formula_attn", tutor.attention, qkv.q, qkv.k, qkv.v)
-par = ui.compute("formula_parallel", tutor.parallel_demo, qkv.q, qkv.k, qkv.v)
-cross = ui.compute("formula_cross", tutor.cross_example, tutor.CROSS_X_DEC, x, w_q, w_k, w_v)
+par = ui.compute("formula_parallel", tutor.formula.parallel_demo, qkv.q, qkv.k, qkv.v)
+cross = ui.compute("formula_cross", tutor.cross_attention, tutor.textbook.CROSS_X_DEC, x, w_q, w_k, w_v)
 if exact is None or par is None or cross is None:
     st.stop()
 z_cols = [f"z{j + 1}" for j in range(hc.z.shape[1])]
@@ -129,11 +129,11 @@ with visual_box:
         "これが **交差注意**（Source-Target Attention）です。"
         "重みの表は（訳文のトークン数）×（原文のトークン数）になるので、縦と横の長さが違ってかまいません。"
     )
-    st.markdown(f"例：英訳を書いている途中のデコーダに {len(tutor.CROSS_DEC_TOKENS)} 語 "
-                f"（{', '.join(tutor.CROSS_DEC_TOKENS)}）があり、原文は [猫, 魚, それ] です。"
+    st.markdown(f"例：英訳を書いている途中のデコーダに {len(tutor.textbook.CROSS_DEC_TOKENS)} 語 "
+                f"（{', '.join(tutor.textbook.CROSS_DEC_TOKENS)}）があり、原文は [猫, 魚, それ] です。"
                 "変換行列は上と同じものを使います。")
-    ui.show_matrix(tutor.CROSS_X_DEC, list(tutor.CROSS_DEC_TOKENS), DIMS, digits=0, caption="デコーダ側の入力")
-    ui.heatmap(cross.weights, list(tutor.CROSS_DEC_TOKENS), TOKENS, x_title="原文のキー", y_title="訳文のクエリ",
+    ui.show_matrix(tutor.textbook.CROSS_X_DEC, list(tutor.textbook.CROSS_DEC_TOKENS), DIMS, digits=0, caption="デコーダ側の入力")
+    ui.heatmap(cross.weights, list(tutor.textbook.CROSS_DEC_TOKENS), TOKENS, x_title="原文のキー", y_title="訳文のクエリ",
                title=f"交差注意の重み（{cross.weights.shape[0]}×{cross.weights.shape[1]}）")
     st.table(pd.DataFrame(
         [("自己注意", "X（同じ文）", "X（同じ文）", "×".join(map(str, exact.weights.shape))),

@@ -18,16 +18,16 @@ SLOTS = ["猫", "は", "魚", "を", "食べた"]           # the padding demo: 
 PAD = "PAD"
 G_KEYS = ["キー1", "キー2", "キー3"]
 
-ex = tutor.textbook_two_heads()          # head 1 = the ④ hand calculation
+ex = tutor.multihead.textbook_two_heads()          # head 1 = the ④ hand calculation
 scaled = ex.head1.scaled                 # QKᵀ/√2, (3, 3)
 causal3 = tutor.causal_mask(len(TOKENS))
-steps = tutor.masked_softmax_steps(scaled, causal3)
+steps = tutor.mask.masked_softmax_steps(scaled, causal3)
 unmasked = tutor.softmax(scaled)
 # the hand calculation as ④ shows it by default (pencil mode: every step rounded to 3 decimals)
-hand = tutor.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=ui.steps.PENCIL_DECIMALS, tokens=TOKENS)
+hand = tutor.handcalc.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=ui.steps.PENCIL_DECIMALS, tokens=TOKENS)
 hand_scaled = hand.scaled.result                                     # S̃ = QKᵀ/√2, (3, 3)
-hand_masked = tutor.masked_softmax_steps(hand_scaled, causal3).masked  # S̃ + M, (3, 3)
-hand_sm = tutor.softmax_steps(hand_masked, decimals=ui.steps.PENCIL_DECIMALS, row_labels=TOKENS)
+hand_masked = tutor.mask.masked_softmax_steps(hand_scaled, causal3).masked  # S̃ + M, (3, 3)
+hand_sm = tutor.handcalc.softmax_steps(hand_masked, decimals=ui.steps.PENCIL_DECIMALS, row_labels=TOKENS)
 hand_exps = np.array([row.exps for row in hand_sm.rows])             # e^s̃ as written, (3, 3)
 hand_denominators = np.array([row.total for row in hand_sm.rows])    # (3,)
 
@@ -50,7 +50,7 @@ def exps_with_denominators(exps, denominators, tokens):
 
 def tasks_frame(sentence):
     """The next-token problems one sentence gives at once under the causal mask."""
-    tasks = tutor.next_token_tasks(list(sentence))
+    tasks = tutor.mask.next_token_tasks(list(sentence))
     return pd.DataFrame({"位置": [f"{k}" for k, _ in enumerate(tasks, start=1)],
                          "見てよい語（因果マスクの行）": ["・".join(seen) for seen, _ in tasks],
                          "当てる次の語": [target for _, target in tasks]})
@@ -120,7 +120,7 @@ st.markdown(
     "そのため、1 本の文を 1 回通すだけで、各位置の「次の 1 語」の予想をまとめて答え合わせできます。"
     f"下の表は、{len(SENTENCE)} 語の文 1 本から一度に得られる練習問題です。"
 )
-tasks = tutor.next_token_tasks(SENTENCE)
+tasks = tutor.mask.next_token_tasks(SENTENCE)
 ui.cached_table(tasks_frame, tuple(SENTENCE), hide_index=True)
 st.caption(f"{len(SENTENCE)} 語の文から {len(tasks)} 問。マスクがなければ、どの問題も答えが見えてしまいます。")
 
@@ -184,7 +184,7 @@ ui.section("try")
 st.subheader("よくある間違い：softmax の後でマスクする")
 wrong_order = st.toggle("softmax を先に計算し、あとから未来の重みを 0 にする（間違った順番）", value=False,
                         key="mask_wrong_order", persist_state="session")
-order = tutor.compare_mask_order(scaled, causal3)
+order = tutor.mask.compare_mask_order(scaled, causal3)
 if wrong_order:
     ui.cached_table(weights_with_sums, order.wrong, order.wrong_sums, TOKENS, TOKENS)
     st.error(
@@ -207,10 +207,10 @@ st.markdown(
     "エンコーダはパディングマスクだけ、デコーダは因果マスクとパディングマスクの **両方** を使います。"
 )
 valid = st.slider("文の本当の長さ（有効長）", 1, len(SLOTS), 3, key="mask_valid_len", persist_state="session")
-labels = list(tutor.pad_tokens(SLOTS, valid, PAD))
+labels = list(tutor.mask.pad_tokens(SLOTS, valid, PAD))
 pad = tutor.padding_mask(valid, len(SLOTS))
 causal = tutor.causal_mask(len(SLOTS))
-both = tutor.combine_masks(causal, pad)
+both = tutor.mask.combine_masks(causal, pad)
 c1, c2 = st.columns(2)
 with c1:
     st.caption("パディングマスク（エンコーダ）")
@@ -225,8 +225,8 @@ st.markdown(
     "隠した列はちょうど 0 です。PAD の行の出力は、あとで損失を計算するときに捨てられます。"
 )
 flat = np.zeros((len(SLOTS), len(SLOTS)))
-enc_w = tutor.masked_softmax_steps(flat, pad).weights
-dec_w = tutor.masked_softmax_steps(flat, both).weights
+enc_w = tutor.mask.masked_softmax_steps(flat, pad).weights
+dec_w = tutor.mask.masked_softmax_steps(flat, both).weights
 c1, c2 = st.columns(2)
 with c1:
     small_heatmap(enc_w, labels, labels, "エンコーダ（パディングのみ）", px=200, digits=2)

@@ -15,7 +15,7 @@ ui.page("encdec")
 SRC_DEFAULT = "猫 は 魚 を 食べた 。"
 TGT_DEFAULT = "<bos> the cat ate fish"
 # hand example: ④'s cross-attention example (ate, it → 猫, 魚, それ), here with every step
-DEC_TOKENS = list(tutor.CROSS_DEC_TOKENS)
+DEC_TOKENS = list(tutor.textbook.CROSS_DEC_TOKENS)
 DIMS = ["1", "2", "3", "4"]
 
 DIAGRAM = r"""
@@ -56,7 +56,7 @@ DIAGRAM_LINKS = ["position", "formula", "multihead", "mask", "block", "output", 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def run_model(seed: int, src: tuple, tgt: tuple):
-    model = tutor.TinyEncoderDecoder.from_seed(seed)
+    model = tutor.encdec.TinyEncoderDecoder.from_seed(seed)
     res = model.decode_step(src, tgt)
     return {
         "vocab": model.vocab, "n_layers": model.n_layers, "n_heads": model.n_heads, "d_model": model.d_model,
@@ -80,7 +80,7 @@ def wide_heatmap(matrix, rows, cols, **kwargs) -> None:
 def parse_tokens(text: str, what: str):
     """Token ids of the text; the engine's error is shown with 〈bos〉 so Markdown keeps it."""
     try:
-        return tutor.token_ids(text)
+        return tutor.encdec.token_ids(text)
     except ValueError as exc:
         raise ValueError(f"{what}：" + str(exc).replace("<", "〈").replace(">", "〉")) from None
 
@@ -143,13 +143,13 @@ st.markdown(f"④ の最後に出てきた例を、ここでは途中の数ま�
             f"ターゲットは書きかけの英訳 {len(DEC_TOKENS)} 語（{', '.join(DEC_TOKENS)}）です。"
             "3 つの変換行列（$W_Q, W_K, W_V$、$d_k = 2$）も ④ と同じです。"
             "手で追えるように、エンコーダの出力の代わりにソースの埋め込みをそのままキーとバリューの材料に使います（本物のモデルでは、エンコーダの層を通った表現を使います）。")
-cross = tutor.cross_example(tutor.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
-steps = tutor.attention_steps(cross.q, cross.k, cross.v, decimals=ui.steps.PENCIL_DECIMALS,
+cross = tutor.cross_attention(tutor.textbook.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
+steps = tutor.handcalc.attention_steps(cross.q, cross.k, cross.v, decimals=ui.steps.PENCIL_DECIMALS,
                               query_labels=DEC_TOKENS, key_labels=list(tb.TOKENS))
 with st.expander("入力：2 つの文の埋め込みと変換行列", expanded=True):
     c1, c2 = st.columns(2)
     with c1:
-        ui.show_matrix(tutor.CROSS_X_DEC, DEC_TOKENS, DIMS, digits=0, caption="X_dec：ターゲットの埋め込み")
+        ui.show_matrix(tutor.textbook.CROSS_X_DEC, DEC_TOKENS, DIMS, digits=0, caption="X_dec：ターゲットの埋め込み")
     with c2:
         ui.show_matrix(tb.X, list(tb.TOKENS), DIMS, digits=0, caption="X_enc：ソースの埋め込み")
     c1, c2, c3 = st.columns(3)
@@ -184,8 +184,8 @@ ui.section("visual")
 st.markdown("学習していない、乱数を入れただけの小さなエンコーダ・デコーダ（2 層、2 ヘッド、$d_{\\text{model}} = 8$）に"
             "ソース「猫 は 魚 を 食べた 。」とターゲット「<bos> the cat ate fish」を通し、3 種類の注意の重みを比べます。"
             .replace("<bos>", "〈bos〉"))
-src_ids = tutor.token_ids(SRC_DEFAULT)
-tgt_ids = tutor.token_ids(TGT_DEFAULT)
+src_ids = tutor.encdec.token_ids(SRC_DEFAULT)
+tgt_ids = tutor.encdec.token_ids(TGT_DEFAULT)
 vis = run_model(0, src_ids, tgt_ids)
 src_labels = [vis["vocab"][i] for i in src_ids]
 tgt_labels = [vis["vocab"][i] for i in tgt_ids]
@@ -220,7 +220,7 @@ st.table(pd.DataFrame({
 
 # ---------------------------------------------------------------------------
 ui.section("try")
-st.markdown("語彙：" + "、".join(f"`{t}`" for t in tutor.TINY_VOCAB) + "（空白で区切って入力）")
+st.markdown("語彙：" + "、".join(f"`{t}`" for t in tutor.encdec.TINY_VOCAB) + "（空白で区切って入力）")
 c1, c2 = st.columns(2)
 with c1:
     src_text = st.text_input("ソース（エンコーダに入る文）", value=SRC_DEFAULT, key="encdec_src", persist_state="session")

@@ -3,15 +3,14 @@ block, the FFN parameter count, and LayerNorm's mean / spread / output as a blan
 
 Inputs: vectors x = μ + c·pattern with patterns whose population variance is 1, 2 or 5
 (so σ is 1, √2 or √5), small integers elsewhere. Answers and distractors:
-tutor.layer_norm_mistake, tutor.residual_block_mistake, tutor.ffn_param_count,
-tutor.swiglu_param_count, tutor.mha_param_count.
+tutor.block.layer_norm_mistake, tutor.block.residual_block_mistake, tutor.block.ffn_param_count,
+tutor.block.swiglu_param_count, tutor.multihead.mha_param_count.
 """
 from __future__ import annotations
 
 import numpy as np
 
 import tutor
-from tutor import transformer_mistakes as tm
 
 from .calc import BEST, BLANK, blank, calc_generator, mc, num, pick, tex_vec, vec
 from .core import LazyDraft
@@ -41,7 +40,7 @@ def _layer_norm(p: dict) -> LazyDraft:
     """One component of LayerNorm(x) for example 1 of a batch of two."""
     batch = np.array([p["x"], p["other"]], float)
     j = p["j"]
-    r = tm.layer_norm_mistakes(batch, 0, (None, "batch", "variance", "rms"))   # one set of steps for all four
+    r = tutor.block.layer_norm_mistakes(batch, 0, (None, "batch", "variance", "rms"))   # one set of steps for all four
     right = r[None]
     choices = (num(right.output[j]), num(r["batch"].output[j]), num(r["variance"].output[j]), num(r["rms"].output[j]))
 
@@ -76,7 +75,7 @@ def _params_block(rng: np.random.Generator) -> dict:
 def _post_ln(p: dict) -> LazyDraft:
     """Post-LN output LayerNorm(x + Sublayer(x))."""
     x, f = np.array(p["x"], float), np.array(p["f"], float)
-    r = tm.residual_block_mistakes(x, f)                  # the right output and every mistake at once
+    r = tutor.block.residual_block_mistakes(x, f)                  # the right output and every mistake at once
     choices = (vec(r[None]), vec(r["no_residual"]), vec(r["no_norm"]), vec(r["norm_sublayer_only"]))
 
     def texts():
@@ -88,8 +87,8 @@ def _post_ln(p: dict) -> LazyDraft:
             mc("層正規化の忘れ", "$x + \\mathrm{Sublayer}(x)$ で止めた。Post-LN では和をさらに LayerNorm に通す（Pre-LN と混同）。"),
             mc("正規化の位置の誤解", "サブレイヤーの出力だけを正規化してから $x$ を足した。正規化するのは和のほうである。"),
         )
-        s = tutor.residual(x, f)
-        st = tutor.layer_norm_steps(s, eps=0.0)
+        s = tutor.block.residual(x, f)
+        st = tutor.block.layer_norm_steps(s, eps=0.0)
         expl = (f"まず残差接続で $x + \\mathrm{{Sublayer}}(x) = {tex_vec(s)}$。平均 {num(st.mean)}、標準偏差 {num(st.std)} で"
                 f"正規化して {choices[0]}。")
         return stem, notes, expl
@@ -110,9 +109,9 @@ def _params_ffn(rng: np.random.Generator) -> dict:
 def _ffn_params(p: dict) -> LazyDraft:
     """Parameters of the position-wise FFN with biases."""
     d, d_ff = p["d"], p["d"] * p["mult"]
-    right = tutor.ffn_param_count(d, d_ff)
-    choices = (num(right), num(tutor.ffn_param_count(d, d_ff, bias=False)), num(tutor.swiglu_param_count(d, d_ff)),
-               num(tutor.mha_param_count(d)))
+    right = tutor.block.ffn_param_count(d, d_ff)
+    choices = (num(right), num(tutor.block.ffn_param_count(d, d_ff, bias=False)), num(tutor.block.swiglu_param_count(d, d_ff)),
+               num(tutor.multihead.mha_param_count(d)))
 
     def texts():
         stem = (f"$d_{{\\text{{model}}}} = {d}$、中間の次元 $d_{{ff}} = {d_ff}$ の位置ごとの全結合層 "
@@ -125,7 +124,7 @@ def _ffn_params(p: dict) -> LazyDraft:
         expl = (f"$W_1$ は ${d} \\times {d_ff}$、$W_2$ は ${d_ff} \\times {d}$、$b_1$ は {d_ff} 個、$b_2$ は {d} 個。"
                 f"合計 {choices[0]}。"
                 + ("これは原論文と同じ大きさである。" if (d, d_ff) == (512, 2048)
-                   else f"原論文（512, 2048）では {num(tutor.ffn_param_count(512, 2048))} になる。"))
+                   else f"原論文（512, 2048）では {num(tutor.block.ffn_param_count(512, 2048))} になる。"))
         return stem, notes, expl
 
     return LazyDraft(choices[0], choices[1:], texts)
@@ -140,7 +139,7 @@ def _params_blank(rng: np.random.Generator) -> dict:
 def _ln_blank(p: dict) -> LazyDraft:
     """(ア) the mean, (イ) the standard deviation, (ウ) one LayerNorm output of x."""
     x, j = np.array(p["x"], float)[None, :], p["j"]
-    rs = tm.layer_norm_mistakes(x, 0, (None, "variance", "sample", "rms"))   # one set of steps for all four
+    rs = tutor.block.layer_norm_mistakes(x, 0, (None, "variance", "sample", "rms"))   # one set of steps for all four
 
     def triple(mistake=None):
         r = rs[mistake]

@@ -3,7 +3,7 @@ where Q, K and V come from (blank), the number of attention sub-layers, and a �
 about the three weight matrices of an encoder-decoder.
 
 Answers and distractors: tutor.quizmath (attention_shapes, attention_from_scores, attention_variants, ln_scores,
-score_divisor, allowed_pairs), tutor.attention_sublayers and tutor.head_dim.
+score_divisor, allowed_pairs), tutor.encdec.attention_sublayers and tutor.head_dim.
 """
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from types import MappingProxyType
 import numpy as np
 
 import tutor
-from tutor import quizmath as qm
 
 from .calc import BEST, BLANK, WORST, blank, calc_generator, ln_tex, mc, num, pick, sample, tex_vec
 from .core import Draft, LazyDraft
@@ -38,8 +37,8 @@ def _shapes(n_q: int, n_k: int, p: dict) -> MappingProxyType:
 
 @lru_cache(maxsize=512)  # bounded: n_q, n_k ∈ LENGTHS (10 values), d_k = d_model/h of HEAD_SPLITS (3 values) → ≤ 300 keys
 def _measured_shapes(n_q: int, n_k: int, d_k: int) -> MappingProxyType:
-    """qm.attention_shapes (tutor.attention run on ones) — the same shapes every time for the same sizes."""
-    return MappingProxyType(qm.attention_shapes(n_q, n_k, d_k, d_k))
+    """tutor.formula.attention_shapes (tutor.attention run on ones) — the same shapes every time for the same sizes."""
+    return MappingProxyType(tutor.formula.attention_shapes(n_q, n_k, d_k, d_k))
 
 
 # ---------------------------------------------------------------------------
@@ -79,13 +78,13 @@ def _params_out(rng: np.random.Generator) -> dict:
 def _cross_output(p: dict) -> LazyDraft:
     """Output of Source-Target Attention for one decoder query over three encoder tokens."""
     m, d_k = p["m"], p["d_k"]
-    s = qm.ln_scores(m, d_k)                                     # (3,)
-    root = qm.score_divisor(d_k)
+    s = tutor.scaling.ln_scores(m, d_k)                                     # (3,)
+    root = tutor.scaling.score_divisor(d_k)
     v_enc = np.array(p["v_enc"], float)[:, None]                 # (3, 1)
     v_dec = np.array(p["v_dec"], float)[:, None]                 # (3, 1)
 
-    right, no_scale, uniform = qm.attention_variants(s, v_enc, d_k=d_k, mistakes=(None, "no_scale", "uniform"))
-    dec = qm.attention_from_scores(s, v_dec, d_k=d_k)            # the values taken from the wrong side
+    right, no_scale, uniform = tutor.formula.attention_variants(s, v_enc, d_k=d_k, mistakes=(None, "no_scale", "uniform"))
+    dec = tutor.formula.attention_from_scores(s, v_dec, d_k=d_k)            # the values taken from the wrong side
     n_right = num(float(right.output[0, 0]))
     n_dec, n_no_scale, n_uniform = (num(float(r.output[0, 0])) for r in (dec, no_scale, uniform))
 
@@ -142,19 +141,19 @@ def _params_layers(rng: np.random.Generator) -> dict:
 def _sublayer_count(p: dict) -> Draft:
     """Attention sub-layers in an encoder-decoder with N layers each: 3N."""
     n = p["n"]
-    right = tutor.attention_sublayers(n)
+    right = tutor.encdec.attention_sublayers(n)
     stem = (f"原論文と同じ構成で、エンコーダとデコーダをそれぞれ $N = {n}$ 層重ねた Transformer がある。"
             f"モデル全体に含まれる Multi-Head Attention のサブレイヤーの数{BEST}")
     wrong = (
-        (num(tutor.attention_sublayers(n, mistake="no_cross")),
+        (num(tutor.encdec.attention_sublayers(n, mistake="no_cross")),
          mc("Source-Target Attention の数え忘れ", "デコーダの各層には、マスク付き Self-Attention に加えて Source-Target Attention がある。")),
-        (num(tutor.attention_sublayers(n, mistake="cross_in_encoder")),
+        (num(tutor.encdec.attention_sublayers(n, mistake="cross_in_encoder")),
          mc("エンコーダにも交差注意があると誤解", "エンコーダの各層の注意は Self-Attention の 1 つだけである。")),
-        (num(tutor.attention_sublayers(n, mistake="one_layer")),
+        (num(tutor.encdec.attention_sublayers(n, mistake="one_layer")),
          mc("層の数の掛け忘れ", f"1 層ぶん（エンコーダ 1 + デコーダ 2）だけを数え、$N = {n}$ を掛けなかった。")),
     )
     expl = (f"エンコーダの各層に Self-Attention が 1 つ、デコーダの各層にマスク付き Self-Attention と Source-Target Attention の 2 つ。"
-            f"合計 $(1 + 2) \\times {n} = {num(right)}$。原論文（N = 6）なら {num(tutor.attention_sublayers(6))} になる。")
+            f"合計 $(1 + 2) \\times {n} = {num(right)}$。原論文（N = 6）なら {num(tutor.encdec.attention_sublayers(6))} になる。")
     return Draft(stem, num(right), wrong, expl)
 
 
@@ -177,7 +176,7 @@ def _weights_worst(p: dict) -> Draft:
         (f"エンコーダの Self-Attention の注意の重みは {shape(_shapes(n_src, n_src, p)['weights'])} で、0 に固定される成分はない。",
          mc("正しい記述（エンコーダ）", "エンコーダではマスクをかけないので、どのトークンも文全体を見られる。")),
         (f"デコーダのマスク付き Self-Attention の注意の重みは {shape(_shapes(n_tgt, n_tgt, p)['weights'])} で、"
-         f"0 でない成分は最大 {num(qm.allowed_pairs(n_tgt))} 個である。",
+         f"0 でない成分は最大 {num(tutor.mask.allowed_pairs(n_tgt))} 個である。",
          mc("正しい記述（デコーダのマスク）", "因果マスクで未来の位置が 0 になるので、見てよい組は対角とその左下だけになる。")),
         (f"Source-Target Attention の注意の重みの各行の和は {num(_row_sum(n_tgt, n_src))} である。",
          mc("正しい記述（行の和）", "softmax は各クエリ（行）ごとにキー方向で正規化するので、どの行も和が 1 になる。")),

@@ -14,7 +14,6 @@ from types import MappingProxyType
 import numpy as np
 
 import tutor
-from tutor import quizmath as qm
 
 from .calc import (BEST, BLANK, WORST, _nums, blank, blank_diff, calc_generator, ln_tex, mc, num, pick, sample, shown,
                    tex_mat, tex_rows, tex_vec, vec)
@@ -44,30 +43,30 @@ def _g_block(p: dict, with_v: bool = True) -> str:
 
 def _hint(scaled_row) -> str:
     vals = sorted(set(shown(scaled_row).tolist()))            # the exponents as written (3 places)
-    exps = qm.exp_values(vals)                                 # e^2.828 ≈ 16.912, as ④–⑥ compute it
+    exps = tutor.formula.exp_values(vals)                                 # e^2.828 ≈ 16.912, as ④–⑥ compute it
     return ("必要なら " + "、".join(f"$e^{{{num(v)}}} \\approx {num(e)}$" for v, e in zip(vals, exps))
-            + f"、$\\sqrt{{2}} \\approx {num(qm.score_divisor(D_K))}$ を使ってよい。")
+            + f"、$\\sqrt{{2}} \\approx {num(tutor.scaling.score_divisor(D_K))}$ を使ってよい。")
 
 
 # ---------------------------------------------------------------------------
 def _hand(scaled) -> tuple[np.ndarray, np.ndarray]:
     """For rows of scaled scores (m, 3): the e^s as the hint gives them (e to the exponent as written,
     3 places, the value rounded to 3 places) and the weights a learner computes from them,
-    e_j / Σ e (qm.softmax_from_exps)."""
-    exps = shown(qm.exp_values(shown(scaled)))                 # (m, 3)
-    return exps, qm.softmax_from_exps(exps)                    # (m, 3), (m, 3)
+    e_j / Σ e (tutor.formula.softmax_from_exps)."""
+    exps = shown(tutor.formula.exp_values(shown(scaled)))                 # (m, 3)
+    return exps, tutor.formula.softmax_from_exps(exps)                    # (m, 3), (m, 3)
 
 
 def _scaled_rows(scores, mistakes) -> np.ndarray:
-    """The row q Kᵀ / √d_k (None) or with each divisor mistake, stacked: (m, 3) (qm.scale_scores)."""
-    return np.concatenate([qm.scale_scores(scores, D_K, mistake=m) for m in mistakes])
+    """The row q Kᵀ / √d_k (None) or with each divisor mistake, stacked: (m, 3) (tutor.scaling.scale_scores)."""
+    return np.concatenate([tutor.scaling.scale_scores(scores, D_K, mistake=m) for m in mistakes])
 
 
 @calc_generator("formula.g_weight", "formula", _params_g)
 def _g_weight(p: dict) -> LazyDraft:
     """One weight of the 3-key example (one query, d_k = 2), from the e^s values the hint gives."""
     q, k, j = p["q"], p["k"], p["j"]
-    scores = qm.score_table(q, k)                              # (1, 3) q Kᵀ, as in tutor.attention
+    scores = tutor.qkv.score_table(q, k)                              # (1, 3) q Kᵀ, as in tutor.attention
     scaled = _scaled_rows(scores, (None, "no_scale", "divide_by_d_k"))   # (3, 3)
     exps_all, hand = _hand(scaled)
     exps, weights = exps_all[0], hand[0]
@@ -104,11 +103,11 @@ def _params_ln(rng: np.random.Generator) -> dict:
 def _output_ln(p: dict) -> LazyDraft:
     """An output element z_c = Σ_j a_j v_jc for a row √d_k·ln m (exact weights m/Σm)."""
     d_k, m, v, c = p["d_k"], p["m"], p["v"], p["c"]
-    root = qm.score_divisor(d_k)
-    s = qm.ln_scores(m, d_k)
+    root = tutor.scaling.score_divisor(d_k)
+    s = tutor.scaling.ln_scores(m, d_k)
     third_mistake = "no_scale" if d_k > 1 else "no_softmax"
     mistakes = ("no_normalise", "uniform", third_mistake)
-    right, *mistaken = qm.attention_variants(s, v, d_k=d_k, mistakes=(None, *mistakes))
+    right, *mistaken = tutor.formula.attention_variants(s, v, d_k=d_k, mistakes=(None, *mistakes))
     outputs = {mistake: num(r.output[0, c]) for mistake, r in zip(mistakes, mistaken)}
     z = outputs.__getitem__
     third = z(third_mistake)
@@ -142,13 +141,13 @@ def _chain_blank(p: dict) -> LazyDraft:
     e^s of the hint (3 places), the output from the weights rounded to 3 places."""
     q, k, v, j, c = p["q"], p["k"], p["v"], p["j"], p["c"]
     column = v[:, c]                                           # (3,) the value components summed
-    scores = qm.score_table(q, k)                              # (1, 3) q Kᵀ, as in tutor.attention
-    kv_scores = qm.score_table(q, v)                           # (1, 3) q Vᵀ: keys and values mixed up
+    scores = tutor.qkv.score_table(q, k)                              # (1, 3) q Kᵀ, as in tutor.attention
+    kv_scores = tutor.qkv.score_table(q, v)                           # (1, 3) q Vᵀ: keys and values mixed up
     scaled = np.concatenate((_scaled_rows(scores, (None, "no_scale", "divide_by_d_k")),
-                             qm.scale_scores(kv_scores, D_K)))  # (4, 3): right, no √, ÷ d_k, values as keys
+                             tutor.scaling.scale_scores(kv_scores, D_K)))  # (4, 3): right, no √, ÷ d_k, values as keys
     exps_all, hand = _hand(scaled)
     exps, weights = exps_all[0], hand[0]
-    outputs = qm.apply_given_weights(shown(hand), column)      # (4,) from the weights rounded to 3 places
+    outputs = tutor.weighted_sum(shown(hand), column, normalised=False)      # (4,) from the weights rounded to 3 places
     texts_ = _nums([scores[0, j], kv_scores[0, j], *hand[:, j].tolist(), *outputs.tolist()], 3)
     n_s, n_kv = texts_[0], texts_[1]
     c_right, c_no_scale, c_by_dk, c_kv = ((n_s if m < 3 else n_kv, texts_[2 + m], texts_[6 + m]) for m in range(4))
@@ -189,8 +188,8 @@ def _params_shapes(rng: np.random.Generator) -> dict:
 
 @lru_cache(maxsize=2048)  # bounded: four different sizes from SIZES (8 values) → 8·7·6·5 = 1,680 keys
 def _measured_shapes(n_q: int, n_k: int, d_k: int, d_v: int) -> MappingProxyType:
-    """qm.attention_shapes (tutor.attention run on ones) — the same shapes every time for the same sizes."""
-    return MappingProxyType(qm.attention_shapes(n_q, n_k, d_k, d_v))
+    """tutor.formula.attention_shapes (tutor.attention run on ones) — the same shapes every time for the same sizes."""
+    return MappingProxyType(tutor.formula.attention_shapes(n_q, n_k, d_k, d_v))
 
 
 def _shape(s: tuple[int, ...]) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 
 import tutor
-from tutor import quizmath as qm
 
 from .calc import BEST, BLANK, WORST, _nums, blank, calc_generator, ln_tex, mc, num, pick, tex_vec, tnum, vec
 from .core import Draft, LazyDraft
@@ -28,15 +27,15 @@ def _params_row(rng: np.random.Generator) -> dict:
 
 
 def _scores_text(p: dict) -> str:
-    root = qm.score_divisor(p["d_k"])
+    root = tutor.scaling.score_divisor(p["d_k"])
     row = ",\\ ".join(ln_tex(root, v) for v in p["m"])
     return f"$({row})$"
 
 
 def _rows(p: dict, mask_row, mistakes) -> tuple:
     """The masked row, correct (None) or with each named mistake, on the scores √d_k·ln m."""
-    s = qm.ln_scores(p["m"], p["d_k"])
-    return qm.attention_variants(s, d_k=p["d_k"], mask=mask_row, mistakes=mistakes)
+    s = tutor.scaling.ln_scores(p["m"], p["d_k"])
+    return tutor.formula.attention_variants(s, d_k=p["d_k"], mask=mask_row, mistakes=mistakes)
 
 
 # ---------------------------------------------------------------------------
@@ -113,8 +112,8 @@ def _params_n(rng: np.random.Generator) -> dict:
 def _allowed_pairs(p: dict) -> LazyDraft:
     """How many (query, key) pairs a causal mask lets through."""
     n = p["n"]
-    right = qm.allowed_pairs(n)
-    strict, full, diagonal = (qm.allowed_pairs(n, mistake) for mistake in ("strict", "no_mask", "diagonal_only"))
+    right = tutor.mask.allowed_pairs(n)
+    strict, full, diagonal = (tutor.mask.allowed_pairs(n, mistake) for mistake in ("strict", "no_mask", "diagonal_only"))
 
     def texts():
         stem = (f"長さ $n = {n}$ の系列に因果マスクをかけた Self-Attention で、重みが 0 にならない"
@@ -125,7 +124,7 @@ def _allowed_pairs(p: dict) -> LazyDraft:
             mc("自分だけを見ると誤解", f"各トークンが自分自身だけを見ると考え、{num(diagonal)} とした。"),
         )
         expl = (f"クエリ $i$ はキー $1, \\dots, i$ の $i$ 個を見てよいので、合計 $1 + 2 + \\cdots + {n} = n(n+1)/2 = {tnum(right)}$。"
-                f"残りの {num(qm.allowed_pairs(n, 'masked'))} 組（対角より右上）が $-\\infty$ で隠される。")
+                f"残りの {num(tutor.mask.allowed_pairs(n, 'masked'))} 組（対角より右上）が $-\\infty$ で隠される。")
         return stem, notes, expl
 
     return LazyDraft(num(right), (num(strict), num(full), num(diagonal)), texts)
@@ -182,8 +181,8 @@ def _matrix_worst(p: dict) -> Draft:
     """Statements about the causally masked 3 × 3 weight matrix: the wrong one."""
     d_k, m = p["d_k"], p["m"]
     mask = tutor.causal_mask(3)
-    s = np.broadcast_to(qm.ln_scores(m, d_k), (3, 3))              # every query sees the same score row
-    right, after = qm.attention_variants(s, d_k=d_k, mask=mask, mistakes=(None, "mask_after_softmax"))
+    s = np.broadcast_to(tutor.scaling.ln_scores(m, d_k), (3, 3))              # every query sees the same score row
+    right, after = tutor.formula.attention_variants(s, d_k=d_k, mask=mask, mistakes=(None, "mask_after_softmax"))
     stem = (f"3 トークンの系列で、どのクエリのスコア $QK^\\top$ の行も {_scores_text(p)}（$d_k = {d_k}$、$\\ln$ は自然対数）"
             f"だったとする。因果マスクをかけた Self-Attention の注意の重み $A$（行列）についての記述{WORST}")
     answer = f"第 2 行（2 番目のクエリ）の重みは {vec(after.weights[1])} である。"

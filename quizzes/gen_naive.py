@@ -1,7 +1,7 @@
 """① 素朴なAttention: S = X Xᵀ, A = softmax(S), Z = A X — calculation questions.
 
 Inputs: a 3 × 4 matrix of 0/1 embeddings (every row non-zero), three token labels.
-Answers and distractors: tutor.quizmath.naive_attention_variants (tutor.naive_attention and
+Answers and distractors: tutor.quizmath.naive_attention_variants (tutor.naive.naive_attention and
 naive_attention_mistake for one X at once).
 """
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 
 import tutor
-from tutor import quizmath as qm
 
 from .calc import (BEST, BLANK, TOKEN_SETS, _nums, blank, blank_diff, calc_generator, mc, num, pick, sample, shown,
                    tex_mat, tex_vec)
@@ -58,14 +57,14 @@ def _x_block(p: dict) -> str:
 
 def _exp_hint(row) -> str:
     vals = sorted({int(v) for v in row})
-    exps = qm.exp_values(vals)
+    exps = tutor.formula.exp_values(vals)
     return "、".join(f"$e^{{{v}}} \\approx {num(e)}$" for v, e in zip(vals, exps))
 
 
 def _softmax_text(row, j: int, exps, weight) -> str:
     """e^{s_j} / (Σ e^s) = … ≈ A_ij for one score row (nothing masked), written with the e^s as the
     stem's hint shows them (exps: shown(e^s), 3 places) and their sum (tutor.row_sums), and the weight
-    computed from those very numbers (qm.softmax_from_exps): every number checks by hand."""
+    computed from those very numbers (tutor.formula.softmax_from_exps): every number checks by hand."""
     e = _nums(exps, 3)                                         # the e^s as shown
     return (f"$e^{{{num(row[j])}}} / ({' + '.join(e)}) = "
             f"{e[j]} / {num(tutor.row_sums(exps))} \\approx {num(weight)}$")
@@ -85,7 +84,7 @@ def _params_score(rng: np.random.Generator) -> dict:
 def _score_element(p: dict) -> LazyDraft:
     """An element of S = X Xᵀ."""
     x, t, i, j = p["x"], p["tokens"], p["i"], p["j"]
-    right, gram_r = qm.naive_attention_variants(x, (None, "gram_transposed"))   # X checked, S = X Xᵀ once
+    right, gram_r = tutor.naive.naive_attention_variants(x, (None, "gram_transposed"))   # X checked, S = X Xᵀ once
     gram = gram_r.scores
     s = right.scores
     n_gram, n_self, n_weight = num(gram[i, j]), num(s[i, i]), num(right.weights[i, j])
@@ -110,7 +109,7 @@ def _params_weight(rng: np.random.Generator) -> dict:
     """Like _params, redrawn until S_ij ≠ 0 (a zero score would make two distractors coincide)."""
     while True:
         p = _params(rng)
-        if qm.score_table(p["x"], p["x"])[p["i"], p["j"]] != 0:     # S = X Xᵀ, as in tutor.naive_attention
+        if tutor.qkv.score_table(p["x"], p["x"])[p["i"], p["j"]] != 0:     # S = X Xᵀ, as in tutor.naive.naive_attention
             return p
 
 
@@ -119,10 +118,10 @@ def _weight(p: dict) -> LazyDraft:
     """An attention weight A_ij = softmax(S)_ij of naive self-attention, computed from the e^s the
     stem's hint gives (3 places), as a learner does it by hand."""
     x, t, i, j = p["x"], p["tokens"], p["i"], p["j"]
-    (prop_r,) = qm.naive_attention_variants(x, ("no_exp",))   # S = X Xᵀ and the proportional weights
+    (prop_r,) = tutor.naive.naive_attention_variants(x, ("no_exp",))   # S = X Xᵀ and the proportional weights
     s, prop = prop_r.scores, prop_r.weights
-    both = shown(qm.exp_values(np.stack((s[i], s[:, j]))))     # (2, n) e^s of row i and column j, as shown
-    hand = qm.softmax_from_exps(both)                          # (2, n) row i softmax; column j normalised (the mistake)
+    both = shown(tutor.formula.exp_values(np.stack((s[i], s[:, j]))))     # (2, n) e^s of row i and column j, as shown
+    hand = tutor.formula.softmax_from_exps(both)                          # (2, n) row i softmax; column j normalised (the mistake)
     exps, weights = both[0], hand[0]
     n_right, n_col, n_prop, n_s = _nums((hand[0, j], hand[1, i], prop[i, j], s[i, j]), 3)
 
@@ -147,12 +146,12 @@ def _weight(p: dict) -> LazyDraft:
 def _output(p: dict) -> LazyDraft:
     """An element of the output Z = A X, from the row of A as the stem shows it (3 places)."""
     x, t, i, c = p["x"], p["tokens"], p["i"], p["c"]
-    right, col_r = qm.naive_attention_variants(x, (None, "column_softmax"))
+    right, col_r = tutor.naive.naive_attention_variants(x, (None, "column_softmax"))
     column = x[:, c]                                           # (n,) the column of X that is summed
     rows = shown(np.stack((right.weights[i], col_r.weights[i], right.scores[i])))   # (3, n) as rounded in the stem
     a_row, col_row = rows[0], rows[1]                          # right weights; column-softmax weights; raw S row
     own = tutor.attention(x, x, x, mask=_EYE).output   # each token sees only itself
-    n_right, n_col, n_raw, n_own = _nums([*qm.apply_given_weights(rows, column).tolist(), own[i, c]], 3)   # S X for raw
+    n_right, n_col, n_raw, n_own = _nums([*tutor.weighted_sum(rows, column, normalised=False).tolist(), own[i, c]], 3)   # S X for raw
 
     def texts():
         stem = (f"次の $X$ で素朴な Self-Attention の出力 $Z = AX$（$A = \\mathrm{{softmax}}(XX^\\top)$）を求める。"
@@ -177,15 +176,15 @@ def _chain_blank(p: dict) -> LazyDraft:
     """(ア) S_ij, (イ) A_ij, (ウ) Z_ic along one naive-attention calculation, by hand: the weights from
     the e^s of the hint (3 places), the output from the weights rounded to 3 places."""
     x, t, i, j, c = p["x"], p["tokens"], p["i"], p["j"], p["c"]
-    (prop_r,) = qm.naive_attention_variants(x, ("no_exp",))   # S = X Xᵀ and the proportional weights
+    (prop_r,) = tutor.naive.naive_attention_variants(x, ("no_exp",))   # S = X Xᵀ and the proportional weights
     s = prop_r.scores
     column = x[:, c]
-    exps_all = shown(qm.exp_values(s))                         # (n, n) e^S as a learner rounds them
+    exps_all = shown(tutor.formula.exp_values(s))                         # (n, n) e^S as a learner rounds them
     exps = exps_all[i]
-    weights = qm.softmax_from_exps(exps)                       # (n,) row i
-    col_weights = qm.softmax_from_exps(exps_all, axis=0)[i]    # column softmax (the mistake), row i
+    weights = tutor.formula.softmax_from_exps(exps)                       # (n,) row i
+    col_weights = tutor.formula.softmax_from_exps(exps_all, axis=0)[i]    # column softmax (the mistake), row i
     rows = np.stack((weights, col_weights, prop_r.weights[i], s[i]))   # (4, n): right, column, proportional, raw
-    texts_ = _nums([*rows[:, j].tolist(), *qm.apply_given_weights(shown(rows), column).tolist()], 3)   # (イ) ×4, (ウ) ×4
+    texts_ = _nums([*rows[:, j].tolist(), *tutor.weighted_sum(shown(rows), column, normalised=False).tolist()], 3)   # (イ) ×4, (ウ) ×4
     n_s = num(s[i, j])
     c_right, c_col, c_prop, raw = ((n_s, texts_[k], texts_[4 + k]) for k in range(4))
     # Saved ids keep their inputs: the earlier version of this item also offered "softmax の省略" (raw
@@ -194,7 +193,7 @@ def _chain_blank(p: dict) -> LazyDraft:
     if raw in (c_right, c_col, c_prop):
         return LazyDraft(blank(*c_right), (blank(*c_right),) * 3, lambda: ("", ("", "", ""), ""))
     # (ア) mistaken: the first of these named score mistakes that gives another number than S_ij
-    gram = qm.score_table(x.T, x.T)                            # Xᵀ X (d, d): features, not tokens
+    gram = tutor.qkv.score_table(x.T, x.T)                            # Xᵀ X (d, d): features, not tokens
     score_mistakes = (
         (gram[i, j], "XᵀX との混同", f"転置を左に掛けた $X^\\top X$ の ({i + 1},{j + 1}) 成分（特徴の次元どうしの内積）を（ア）にした"),
         (s[i, i], "自分自身とのスコア", f"$x_{{{i + 1}}} \\cdot x_{{{j + 1}}}$ ではなく $x_{{{i + 1}}}$ 自身との内積を（ア）にした"),

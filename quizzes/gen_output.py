@@ -2,15 +2,14 @@
 and a 不適切 item about how the temperature changes the distribution.
 
 Inputs: logits c·ln m (exact softmax: probabilities ∝ m^(c/T)), probabilities in twentieths.
-Answers and distractors: tutor.temperature_table (softmax(z/T) for given T), tutor.temperature_mistakes,
-tutor.top_k_mistakes, tutor.top_p_mistakes, tutor.greedy and tutor.probabilities.
+Answers and distractors: tutor.output.temperature_table (softmax(z/T) for given T), tutor.output.temperature_mistakes,
+tutor.output.top_k_mistakes, tutor.output.top_p_mistakes, tutor.output.greedy and tutor.output.probabilities.
 """
 from __future__ import annotations
 
 import numpy as np
 
 import tutor
-from tutor import transformer_mistakes as tm
 
 from .calc import BEST, BLANK, WORST, blank, calc_generator, ln_tex, mc, num, pick, sample, tex_vec
 from .core import Draft, LazyDraft
@@ -37,9 +36,9 @@ def _temperature(p: dict) -> LazyDraft:
     """P(token j) = softmax(z / T)_j for logits z = c·ln m."""
     t, c, m, j, words = p["t"], p["c"], p["m"], p["j"], p["words"]
     z = c * np.log(np.array(m, float))                            # the logits shown in the stem: c·ln m
-    row_t = tutor.temperature_table(z, [t])[0]                    # z / T and the right softmax(z / T)
+    row_t = tutor.output.temperature_table(z, [t])[0]                    # z / T and the right softmax(z / T)
     right = row_t.probs
-    r = tm.temperature_mistakes(z, t, tm.TEMPERATURE_MISTAKES)   # every mistake, checked once
+    r = tutor.output.temperature_mistakes(z, t, tutor.output.TEMPERATURE_MISTAKES)   # every mistake, checked once
     choices = (num(right[j]), num(r["inverted"][j]), num(r["ignored"][j]), num(r["no_normalise"][j]))
 
     def texts():
@@ -77,7 +76,7 @@ def _params_topk(rng: np.random.Generator) -> dict:
 
 
 def _probs(counts) -> np.ndarray:
-    return tutor.probabilities(np.log(np.array(counts, float)))   # = counts / Σ counts, via the engine's softmax
+    return tutor.output.probabilities(np.log(np.array(counts, float)))   # = counts / Σ counts, via the engine's softmax
 
 
 def _prob_list(words, probs) -> str:
@@ -88,7 +87,7 @@ def _prob_list(words, probs) -> str:
 def _top_k(p: dict) -> LazyDraft:
     """Probability of one token after top-k (k most probable kept and renormalised)."""
     probs, k, tok, words = _probs(p["counts"]), p["k"], p["tok"], p["words"]
-    r = tm.top_k_mistakes(probs, k)                               # the right one and every mistake at once
+    r = tutor.output.top_k_mistakes(probs, k)                               # the right one and every mistake at once
     right = r[None]
     choices = (num(right[tok]), num(r["k_plus"][tok]), num(r["k_minus"][tok]), num(r["no_renormalise"][tok]))
 
@@ -101,7 +100,7 @@ def _top_k(p: dict) -> LazyDraft:
             mc("正規化し直しの忘れ", "残した候補の確率を元のまま使った。残した候補の合計で割って、合計 1 に直す。"),
         )
         kept = [int(i) for i in np.flatnonzero(right > 0)]
-        mass = tutor.kept_distribution(probs, "top_k", k=k).kept_mass   # = top_k_sample(…).kept_mass, no draw needed
+        mass = tutor.output.kept_distribution(probs, "top_k", k=k).kept_mass   # = top_k_sample(…).kept_mass, no draw needed
         expl = (f"確率の高い {k} 個（{'、'.join(words[i] for i in kept)}）を残すと、その合計は {num(mass, 2)}。"
                 f"「{words[tok]}」の {num(probs[tok], 2)} をこれで割って {choices[0]}。")
         return stem, notes, expl
@@ -118,8 +117,8 @@ def _params_topp(rng: np.random.Generator) -> dict:
 def _top_p_blank(p: dict) -> LazyDraft:
     """(ア) the greedy token, (イ) how many tokens top-p keeps, (ウ) their total probability."""
     probs, top_p, words = _probs(p["counts"]), p["p"], p["words"]
-    g = tutor.greedy(probs)
-    rs = tm.top_p_mistakes(probs, top_p)                          # the right kept set and both mistakes at once
+    g = tutor.output.greedy(probs)
+    rs = tutor.output.top_p_mistakes(probs, top_p)                          # the right kept set and both mistakes at once
 
     def triple(first: int, mistake=None) -> str:
         r = rs[mistake]
@@ -156,10 +155,10 @@ def _params_worst(rng: np.random.Generator) -> dict:
 def _temperature_worst(p: dict) -> Draft:
     """Statements about the largest probability at T = 0.5, 1, 2; the wrong one inverts T."""
     z, words = np.array(p["z"], float), p["words"]
-    at_1, at_05, at_2 = (row.probs for row in tutor.temperature_table(z, (1.0, 0.5, 2.0)))   # softmax(z / T), z checked once
-    top = int(tutor.greedy(at_1).index)
+    at_1, at_05, at_2 = (row.probs for row in tutor.output.temperature_table(z, (1.0, 0.5, 2.0)))   # softmax(z / T), z checked once
+    top = int(tutor.output.greedy(at_1).index)
     p1, p05, p2, p2_inv = (num(at_1[top]), num(at_05[top]), num(at_2[top]),
-                           num(tm.temperature_mistake(z, 2.0, "inverted")[top]))
+                           num(tutor.output.temperature_mistake(z, 2.0, "inverted")[top]))
     stem = (f"次のトークンの候補「{words[0]}」「{words[1]}」「{words[2]}」のロジットが ${tex_vec(p['z'])}$ の言語モデルで、"
             f"温度 $T$ を変えて $\\mathrm{{softmax}}(z/T)$ を計算した。「{words[top]}」の確率についての記述{WORST}")
     answer = f"$T = 2$ にすると、「{words[top]}」の確率は {p2_inv} になる。"

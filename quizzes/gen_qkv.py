@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 
 import tutor
-from tutor import quizmath as qm
 
 from .calc import BEST, BLANK, TOKEN_SETS, blank, calc_generator, mc, num, sample, tex_mat, vec
 from .core import LazyDraft
@@ -79,7 +78,7 @@ def _params_asym(rng: np.random.Generator) -> dict:
     while True:
         p = _params(rng)
         r = _qkv(p)
-        s = qm.score_table(r.q, r.k)                 # Q Kᵀ
+        s = tutor.qkv.score_table(r.q, r.k)                 # Q Kᵀ
         if s[p["i"], p["j"]] != s[p["j"], p["i"]]:
             return p
 
@@ -87,10 +86,10 @@ def _params_asym(rng: np.random.Generator) -> dict:
 def _score_tables(p: dict):
     """Q, K, V and the score tables behind both asymmetry items: right, swapped (K Qᵀ), naive (X Xᵀ), Q Qᵀ."""
     r = _qkv(p)
-    right = qm.score_table(r.q, r.k)                                  # Q Kᵀ
-    swapped = qm.score_table(r.q, r.k, mistake="transposed_scores")  # K Qᵀ
-    naive = qm.score_table(p["x"], p["x"])                            # X Xᵀ, no weights at all
-    qq = qm.score_table(r.q, r.q)                                     # Q Qᵀ
+    right = tutor.qkv.score_table(r.q, r.k)                                  # Q Kᵀ
+    swapped = tutor.qkv.score_table(r.q, r.k, mistake="transposed_scores")  # K Qᵀ
+    naive = tutor.qkv.score_table(p["x"], p["x"])                            # X Xᵀ, no weights at all
+    qq = tutor.qkv.score_table(r.q, r.q)                                     # Q Qᵀ
     return r, right, swapped, naive, qq
 
 

@@ -13,7 +13,6 @@ from functools import lru_cache
 import numpy as np
 
 import tutor
-from tutor import quizmath as qm
 
 from .calc import BEST, BLANK, blank, calc_generator, ln_tex, mc, num, pick, sample, tex_vec, vec
 from .core import Draft, LazyDraft
@@ -35,14 +34,14 @@ def _divisor(p: dict) -> Draft:
     """The number Q Kᵀ is divided by, from d_model and h."""
     d_model, h = p["d_model"], p["h"]
     d_k = tutor.head_dim(d_model, h)
-    right = qm.score_divisor(d_k)
+    right = tutor.scaling.score_divisor(d_k)
     stem = (f"$d_{{\\text{{model}}}} = {d_model}$、ヘッド数 $h = {h}$ の Multi-Head Attention がある。"
             f"各ヘッドの Scaled Dot-Product Attention で、スコア $QK^\\top$ を割る値{BEST}")
     wrong = (
         (num(d_k, 2), mc("√ の付け忘れ", f"$d_k = {d_k}$ そのもので割ると考えたが、割るのは標準偏差にあたる $\\sqrt{{d_k}}$ である。")),
-        (num(qm.score_divisor(d_model), 2), mc("d_model と d_k の混同", f"ヘッドに分ける前の $\\sqrt{{d_{{\\text{{model}}}}}} = \\sqrt{{{d_model}}} \\approx {num(qm.score_divisor(d_model), 2)}$ で割ったが、各ヘッドの内積は $d_k$ 次元どうしでとる。")),
-        (num(qm.score_divisor(qm.head_dim_mistake(d_model, h, 'swapped')), 2),
-         mc("ヘッド数との混同", f"ヘッド数 $h = {h}$ を次元と取り違え、$\\sqrt{{h}} \\approx {num(qm.score_divisor(h), 2)}$ で割った。")),
+        (num(tutor.scaling.score_divisor(d_model), 2), mc("d_model と d_k の混同", f"ヘッドに分ける前の $\\sqrt{{d_{{\\text{{model}}}}}} = \\sqrt{{{d_model}}} \\approx {num(tutor.scaling.score_divisor(d_model), 2)}$ で割ったが、各ヘッドの内積は $d_k$ 次元どうしでとる。")),
+        (num(tutor.scaling.score_divisor(tutor.multihead.head_dim_mistake(d_model, h, 'swapped')), 2),
+         mc("ヘッド数との混同", f"ヘッド数 $h = {h}$ を次元と取り違え、$\\sqrt{{h}} \\approx {num(tutor.scaling.score_divisor(h), 2)}$ で割った。")),
     )
     expl = (f"各ヘッドの次元は $d_k = d_{{\\text{{model}}}}/h = {d_model}/{h} = {d_k}$。内積 $q \\cdot k$ は $d_k$ 個の積の和なので"
             f"標準偏差がおよそ $\\sqrt{{d_k}}$ になり、これで割って $\\sqrt{{{d_k}}} = {num(right, 2)}$ とする。")
@@ -66,11 +65,11 @@ def _params_ln(rng: np.random.Generator) -> dict:
 def _weight_ln(p: dict) -> LazyDraft:
     """A weight of softmax(s/√d_k) for a row s = √d_k · ln m (exact fractions)."""
     d_k, h, d_model, m, j = p["d_k"], p["h"], p["d_model"], p["m"], p["j"]
-    c = qm.score_divisor(d_k)
-    s = qm.ln_scores(m, d_k)
+    c = tutor.scaling.score_divisor(d_k)
+    s = tutor.scaling.ln_scores(m, d_k)
 
     mistakes = ("no_scale", "divide_by_d_k", "d_model")
-    steps, *mistaken = qm.attention_variants(s, d_k=d_k, mistakes=(None, *mistakes), d_model=d_model)
+    steps, *mistaken = tutor.formula.attention_variants(s, d_k=d_k, mistakes=(None, *mistakes), d_model=d_model)
     w = {mistake: num(r.weights[0, j]) for mistake, r in zip(mistakes, mistaken)}.__getitem__
     n_right = num(steps.weights[0, j])
 
@@ -104,12 +103,12 @@ def _params_row(rng: np.random.Generator) -> dict:
 def _scaled_row(p: dict) -> LazyDraft:
     """The row Q Kᵀ / √d_k for a row that is √d_k · (a, b, 0)."""
     d_k, h, d_model = p["d_k"], p["h"], p["d_model"]
-    c = qm.score_divisor(d_k)
+    c = tutor.scaling.score_divisor(d_k)
     s = c * np.asarray(p["pattern"], float)  # the displayed score row: √d_k · (a, b, 0)
 
     @lru_cache(maxsize=None)  # each mistake computed once per question
     def scaled(mistake=None) -> str:
-        return vec(qm.scale_scores(s, d_k, mistake=mistake, d_model=d_model)[0])   # QKᵀ/√d_k or a mistake
+        return vec(tutor.scaling.scale_scores(s, d_k, mistake=mistake, d_model=d_model)[0])   # QKᵀ/√d_k or a mistake
 
     right = scaled()
 
@@ -145,11 +144,11 @@ def _variance_blank(p: dict) -> Draft:
     d_k given, or d_model and h given (d_k = d_model / h)."""
     h, d_model = p["h"], p["d_model"]
     d_k = tutor.head_dim(d_model, h)
-    c = qm.score_divisor(d_k)
-    var, std = qm.dot_product_variance(d_k), qm.score_divisor(qm.dot_product_variance(d_k))
-    after = qm.scaled_variance(d_k, c)
-    after_dk = qm.scaled_variance(d_k, float(d_k))
-    one = qm.dot_product_variance(1)
+    c = tutor.scaling.score_divisor(d_k)
+    var, std = tutor.scaling.dot_product_variance(d_k), tutor.scaling.score_divisor(tutor.scaling.dot_product_variance(d_k))
+    after = tutor.scaling.scaled_variance(d_k, c)
+    after_dk = tutor.scaling.scaled_variance(d_k, float(d_k))
+    one = tutor.scaling.dot_product_variance(1)
     if h == 1:
         setting = f"クエリ $q$ とキー $k$ の各成分が独立で、平均 0・分散 1 に従うとする。$d_k = {d_k}$ のとき、"
         step = ""
@@ -166,7 +165,7 @@ def _variance_blank(p: dict) -> Draft:
          mc("分散と標準偏差の取り違え", f"分散（$d_k = {num(var)}$）と標準偏差（$\\sqrt{{d_k}} = {num(std)}$）を逆にした。")),
         (blank(num(var), num(std), num(after_dk, 4)),
          mc("√ の付け忘れ", f"$d_k$ で割ると分散は $d_k/d_k^2 = 1/{d_k} \\approx {num(after_dk, 4)}$ まで縮んでしまう。")),
-        (blank(num(one), num(one), num(qm.scaled_variance(1, c), 4)),
+        (blank(num(one), num(one), num(tutor.scaling.scaled_variance(1, c), 4)),
          mc("和の分散の見落とし", f"内積の分散が各成分と同じ 1 のままだと考えたが、$d_k$ 個の積の和なので分散は $d_k$ 倍になる。")),
     )
     expl = (f"{step}内積は $d_k = {d_k}$ 個の積 $q_i k_i$（各分散 1）の和なので、分散は {num(var)}、標準偏差は $\\sqrt{{{d_k}}} = {num(std)}$。"

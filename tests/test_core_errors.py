@@ -96,7 +96,7 @@ def test_attention_nan_inf(bad, where):
 def test_naive_attention_nan_inf(bad):
     x = ones(3, 4)
     x[1, 2] = bad
-    assert "NaN" in japanese_error(tutor.naive_attention, x)
+    assert "NaN" in japanese_error(tutor.naive.naive_attention, x)
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
@@ -122,7 +122,7 @@ def test_attention_non_numeric(bad):
 
 
 def test_naive_attention_non_numeric():
-    assert "数値" in japanese_error(tutor.naive_attention, [["x", "y"], ["z", "w"]])
+    assert "数値" in japanese_error(tutor.naive.naive_attention, [["x", "y"], ["z", "w"]])
 
 
 def test_softmax_non_numeric():
@@ -188,7 +188,7 @@ def test_attention_five_dimensional_query():
 
 
 def test_naive_attention_three_dimensional():
-    msg = japanese_error(tutor.naive_attention, ones(2, 3, 4))
+    msg = japanese_error(tutor.naive.naive_attention, ones(2, 3, 4))
     assert "(2, 3, 4)" in msg
 
 
@@ -216,7 +216,7 @@ def test_attention_empty():
 
 
 def test_naive_attention_empty():
-    assert "空" in japanese_error(tutor.naive_attention, np.zeros((3, 0)))
+    assert "空" in japanese_error(tutor.naive.naive_attention, np.zeros((3, 0)))
 
 
 def test_softmax_empty():

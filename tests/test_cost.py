@@ -18,7 +18,7 @@ from tutor.cost import (
     table1,
     tiled_memory_bytes,
 )
-from tutor.tiled import tiled_attention
+from tutor.cost import tiled_attention
 
 FAST = settings(max_examples=80, deadline=None)
 

@@ -8,7 +8,7 @@ from hypothesis.extra import numpy as hnp
 
 import tutor
 from tutor import textbook as tb
-from tutor.layers import (
+from tutor.block import (
     ACTIVATIONS,
     batch_norm,
     ffn,
@@ -17,9 +17,7 @@ from tutor.layers import (
     gelu_exact,
     init_ffn_params,
     init_swiglu_params,
-    layer_norm,
     layer_norm_steps,
-    mha_param_count,
     post_ln_block,
     pre_ln_block,
     relu,
@@ -30,6 +28,8 @@ from tutor.layers import (
     swiglu_ffn,
     swiglu_param_count,
 )
+from tutor import layer_norm
+from tutor.multihead import mha_param_count
 
 FAST = settings(max_examples=60, deadline=None)
 finite = st.floats(-100, 100, allow_nan=False, allow_infinity=False)

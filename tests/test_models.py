@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tutor.models import (
+from tutor.encdec import (
     BOS,
     EOS,
     TINY_VOCAB,
@@ -18,8 +18,8 @@ from tutor.models import (
     token_ids,
     tokens_of,
 )
-from tutor.position import positional_encoding
-from tutor.sampling import generate
+from tutor import positional_encoding
+from tutor.output import generate
 
 SETTINGS = settings(max_examples=25, deadline=None)
 SRC = token_ids("猫 は 魚 を 食べた 。")

@@ -10,12 +10,12 @@ from tutor.position import (
     add_positional_encoding,
     learned_position_table,
     pe_angle_rates,
-    positional_encoding,
     positional_encoding_swapped,
     rope,
     rope_angles,
     rope_score,
 )
+from tutor import positional_encoding
 
 FAST = settings(max_examples=60, deadline=None)
 finite = st.floats(-5, 5, allow_nan=False, allow_infinity=False)

@@ -346,7 +346,7 @@ def test_syllabus_keywords_covered_twice():
 def test_placeholders_are_engine_numbers():
     facts = knowledge.facts()
     assert facts["paper_d_k"] == num(tutor.head_dim(512, 8))
-    assert facts["paper_mha_params"] == num(tutor.mha_param_count(512))
+    assert facts["paper_mha_params"] == num(tutor.multihead.mha_param_count(512))
     raw = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "quizzes" / "data").glob("*.json"))
     for name in set(re.findall(r"\[\[([a-z0-9_]+)\]\]", raw)):
         assert name in facts, f"unknown placeholder [[{name}]]"
@@ -590,12 +590,12 @@ def test_widened_position_items_keep_hand_computable_angles():
     seen = set()
     for seed in range(200):
         p, q = _drawn("position.pairs_blank", seed)
-        rate = tutor.pe_angle_rates(p["d"])[p["col"] // 2]
+        rate = tutor.position.pe_angle_rates(p["d"])[p["col"] // 2]
         assert _power_of_ten(rate) in (-1, -2, -3), f"pairs_blank#{seed}: {p} → {rate}"
         assert f"（ア）{p['d'] // 2}" in q.choices[q.answer]
         seen.add(p["d"])
         p, q = _drawn("position.pe_value", seed)
-        assert _power_of_ten(tutor.pe_angle_rates(p["d"])[p["col"] // 2]) == -2, f"pe_value#{seed}: {p}"
+        assert _power_of_ten(tutor.position.pe_angle_rates(p["d"])[p["col"] // 2]) == -2, f"pe_value#{seed}: {p}"
         assert 1 <= p["pos"] <= 9
         x = p["pos"] / 100
         approx = x if p["col"] % 2 == 0 else 1 - x * x / 2

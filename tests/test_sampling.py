@@ -5,16 +5,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 from tutor import textbook
-from tutor.sampling import (
-    Choice,
-    choose,
-    generate,
-    greedy,
-    probabilities,
-    sample,
-    top_k_sample,
-    top_p_sample,
-)
+from tutor.output import Choice, choose, generate, greedy, probabilities, sample, top_k_sample, top_p_sample
 
 SETTINGS = settings(max_examples=60, deadline=None)
 

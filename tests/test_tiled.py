@@ -6,7 +6,7 @@ from hypothesis.extra import numpy as hnp
 
 import tutor
 from tutor import textbook as tb
-from tutor.tiled import online_softmax_trace, tiled_attention
+from tutor.cost import online_softmax_trace, tiled_attention
 
 FAST = settings(max_examples=80, deadline=None)
 

@@ -147,10 +147,10 @@ def test_order_variant_without_position_is_exactly_ambiguous():
 
 
 def test_softmax_jacobian_and_cross_entropy():
-    J = T.softmax_jacobian([np.log(1), np.log(3)])                      # a = (1/4, 3/4)
+    J = tutor.softmax_jacobian([np.log(1), np.log(3)])                      # a = (1/4, 3/4)
     np.testing.assert_allclose(J, [[3 / 16, -3 / 16], [-3 / 16, 3 / 16]], atol=1e-15)
-    saturated = T.softmax_jacobian([20.0, 10.0, 0.0])
-    assert np.abs(saturated).max() < 1e-4 < np.abs(T.softmax_jacobian([2.0, 1.0, 0.0])).max()
+    saturated = tutor.softmax_jacobian([20.0, 10.0, 0.0])
+    assert np.abs(saturated).max() < 1e-4 < np.abs(tutor.softmax_jacobian([2.0, 1.0, 0.0])).max()
     assert T.cross_entropy([0.25, 0.5, 0.25], 1) == pytest.approx(np.log(2))
     np.testing.assert_allclose(T.sgd_step([1.0, 2.0], [0.5, -1.0], 0.1), [0.95, 2.1])
     with pytest.raises(ValueError, match="合計 1"):
@@ -164,7 +164,7 @@ def test_quiz_mistakes_all_at_once_equal_the_array_forms(scores, data):
     i, j = data.draw(st.integers(0, n - 1)), data.draw(st.integers(0, n - 1))
     g = T.softmax_grad_mistakes(scores, i, j)
     a = tutor.softmax(np.array(scores))
-    assert g[None] == T.softmax_jacobian(scores)[i, j]                  # the very float of diag(a) − a aᵀ
+    assert g[None] == tutor.softmax_jacobian(scores)[i, j]                  # the very float of diag(a) − a aᵀ
     assert g["no_delta"] == -a[i] * a[j] and g["diagonal_formula"] == a[i] * (1 - a[i])
     assert g["sign"] == pytest.approx(-g[None], abs=1e-15)
     assert all(T.softmax_grad_mistake(scores, i, j, m) == g[m] for m in g)
@@ -277,7 +277,7 @@ def test_run_experiment_callback_counts_both_runs_and_unknown_key():
 
 
 def test_exported_from_tutor():
-    assert tutor.train is T.train and tutor.TrainConfig is T.TrainConfig
+    assert tutor.training.train is T.train and tutor.training.TrainConfig is T.TrainConfig
 
 
 # ---------------------------------------------------------------------------
@@ -348,10 +348,10 @@ def test_callback_every_and_predict_sentence(default_run):
 
 
 def test_one_hot_and_the_logit_gradient():
-    np.testing.assert_array_equal(tutor.one_hot(3, 1), [0.0, 1.0, 0.0])
+    np.testing.assert_array_equal(tutor.training.one_hot(3, 1), [0.0, 1.0, 0.0])
     with pytest.raises(ValueError, match="範囲外"):
-        tutor.one_hot(3, 3)
+        tutor.training.one_hot(3, 3)
     z = np.array([2.0, 1.0, 0.0])
-    np.testing.assert_allclose(tutor.cross_entropy_grad(z, 1), tutor.softmax(z) - [0.0, 1.0, 0.0], atol=0)
+    np.testing.assert_allclose(tutor.training.cross_entropy_grad(z, 1), tutor.softmax(z) - [0.0, 1.0, 0.0], atol=0)
     with pytest.raises(ValueError, match="範囲外"):
-        tutor.cross_entropy_grad(z, -1)
+        tutor.training.cross_entropy_grad(z, -1)

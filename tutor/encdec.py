@@ -1,4 +1,4 @@
-"""Tiny Transformers with random (untrained) weights, small enough to show every number.
+"""⑦-3 Tiny Transformers with random (untrained) weights, small enough to show every number.
 
 Two models, both immutable and seeded:
 
@@ -24,27 +24,18 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .core import positive_int, check_rng, MultiHeadResult, as_matrix, causal_mask, head_dim, multi_head_attention
-from .layers import (
-    ACTIVATIONS,
-    FFNParams,
-    FFNResult,
-    SublayerBlockResult,
-    ffn,
-    init_ffn_params,
-    layer_norm,
-    post_ln_block,
-    pre_ln_block,
-)
+from .block import ACTIVATIONS, FFNParams, FFNResult, SublayerBlockResult, ffn, init_ffn_params, layer_norm, post_ln_block, pre_ln_block
+from .core import MultiHeadResult, as_matrix, causal_mask, check_mistake, check_rng, head_dim, multi_head_attention, positive_int
 from .position import positional_encoding
 
 __all__ = [
     "TINY_VOCAB",
     "BOS",
     "EOS",
+    "LN_EPS",
+    "NORMS",
     "token_ids",
     "tokens_of",
-    "LN_EPS",
     "AttentionParams",
     "LayerNormParams",
     "EncoderLayerParams",
@@ -52,16 +43,19 @@ __all__ = [
     "init_encoder_layer",
     "init_decoder_layer",
     "EncoderLayerResult",
-    "DecoderLayerResult",
     "encoder_layer",
+    "DecoderLayerResult",
     "decoder_layer",
     "EmbeddingResult",
     "EncodeResult",
     "DecodeResult",
-    "DecoderOnlyResult",
     "TinyEncoderDecoder",
+    "DecoderOnlyResult",
     "TinyDecoderOnly",
+    "SUBLAYER_MISTAKES",
+    "attention_sublayers",
 ]
+
 
 # ---------------------------------------------------------------------------
 # a tiny vocabulary (Japanese source side, English target side, shared specials)
@@ -71,10 +65,17 @@ TINY_VOCAB: tuple[str, ...] = (
     "猫", "魚", "それ", "は", "を", "食べた", "見つけた", "。",
     "the", "cat", "fish", "it", "ate", "found",
 )
+
+
 BOS = TINY_VOCAB.index("<bos>")
+
+
 EOS = TINY_VOCAB.index("<eos>")
 
+
 LN_EPS = 1e-5
+
+
 NORMS = ("post", "pre")
 
 
@@ -588,3 +589,34 @@ class TinyDecoderOnly(_TinyModel):
     def next_logits(self, ids) -> np.ndarray:
         """(vocab,) scores of the token after ``ids``: the function ``tutor.sampling.generate`` calls."""
         return self.forward(ids).logits[-1].copy()
+
+
+# ---------------------------------------------------------------------------
+# encoder / decoder
+# ---------------------------------------------------------------------------
+SUBLAYER_MISTAKES = ("no_cross", "cross_in_encoder", "one_layer")
+
+
+def attention_sublayers(n_layers: int, arch: str = "encoder_decoder", mistake: str | None = None) -> int:
+    """Number of attention sub-layers in a stack of N layers.
+
+    encoder_decoder: encoder N (self) + decoder 2N (masked self + Source-Target) = 3N;
+    decoder_only / encoder_only: N.
+    Mistakes (encoder_decoder): no_cross → 2N (Source-Target attention forgotten);
+    cross_in_encoder → 4N (a cross-attention in the encoder too); one_layer → 3 (N ignored).
+    """
+    check_mistake(mistake, SUBLAYER_MISTAKES, "attention_sublayers")
+    n = int(n_layers)
+    if n < 1:
+        raise ValueError(f"層の数 N は 1 以上です（{n_layers!r}）。")
+    per_layer = {"encoder_decoder": (1, 2), "decoder_only": (0, 1), "encoder_only": (1, 0)}
+    if arch not in per_layer:
+        raise ValueError(f"構成 {arch!r} は encoder_decoder / decoder_only / encoder_only のどれかです。")
+    enc, dec = per_layer[arch]
+    if mistake == "no_cross":
+        dec = min(dec, 1)
+    elif mistake == "cross_in_encoder":
+        enc += 1 if enc else 0
+    elif mistake == "one_layer":
+        n = 1
+    return n * (enc + dec)
