@@ -310,7 +310,8 @@ def attention(q, k, v, mask=None, *, scale: bool = True) -> AttentionResult:
     q, k, v = checked_qkv(q, k, v, same_leading=False)  # leading dims may broadcast here
     d_k = q.shape[-1]
     divisor = math.sqrt(d_k) if scale else 1.0
-    scores = finite_scores(q @ k.swapaxes(-1, -2))           # (..., n_q, n_k)
+    with np.errstate(over="ignore"):                         # an overflow is reported just below
+        scores = finite_scores(q @ k.swapaxes(-1, -2))       # (..., n_q, n_k)
     scaled = scores / divisor                                # (..., n_q, n_k)
     if mask is None:
         masked = scaled

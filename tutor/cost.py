@@ -268,7 +268,8 @@ def tiled_attention(q, k, v, block_size: int = 64, causal: bool = False, *, scal
                 skipped += -(-(n_k - ks) // bk)                   # … and so are all later ones
                 break
             ke = min(ks + bk, n_k)
-            s = finite_scores(q_blk @ k_t[..., :, ks:ke])         # (..., bq, bk)  the only score tile
+            with np.errstate(over="ignore"):                      # an overflow is reported by finite_scores
+                s = finite_scores(q_blk @ k_t[..., :, ks:ke])     # (..., bq, bk)  the only score tile
             if causal and ke - 1 > qs:                            # tile crosses the diagonal
                 hidden = np.arange(ks, ke)[None, :] > np.arange(qs, qe)[:, None]  # (bq, bk)
                 s[..., hidden] = -np.inf

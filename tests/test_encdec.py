@@ -1,4 +1,4 @@
-"""tutor.models: seeded layer parameters, encoder / decoder layers, the two tiny models."""
+"""tutor.encdec: seeded layer parameters, encoder / decoder layers, the two tiny models."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -20,6 +20,7 @@ from tutor.encdec import (
 )
 from tutor import positional_encoding
 from tutor.output import generate
+import tutor
 
 SETTINGS = settings(max_examples=25, deadline=None)
 SRC = token_ids("猫 は 魚 を 食べた 。")
@@ -436,3 +437,14 @@ def test_decoder_only_post_ln_and_activation_options():
         TinyDecoderOnly.from_seed(0, activation="tanh")
     with pytest.raises(ValueError, match="norm"):
         TinyDecoderOnly.from_seed(0, norm="both")
+
+
+def test_attention_sublayers():
+    assert tutor.encdec.attention_sublayers(6) == 18
+    assert tutor.encdec.attention_sublayers(6, "decoder_only") == 6
+    assert tutor.encdec.attention_sublayers(6, "encoder_only") == 6
+    assert tutor.encdec.attention_sublayers(6, mistake="no_cross") == 12
+    assert tutor.encdec.attention_sublayers(6, mistake="cross_in_encoder") == 24
+    assert tutor.encdec.attention_sublayers(6, mistake="one_layer") == 3
+    with pytest.raises(ValueError):
+        tutor.encdec.attention_sublayers(0)

@@ -1,4 +1,4 @@
-"""tutor.quizmath: the named misconceptions behind quiz distractors, checked against real values."""
+"""tutor.formula: the complete formula from a given score table, with its named mistakes, checked against tutor.attention and real values."""
 import math
 
 import numpy as np
@@ -10,19 +10,24 @@ import tutor
 from quizzes import knowledge
 from tutor import textbook as tb
 
+
 FAST = settings(max_examples=40, deadline=None)
+
+
+
 small = st.floats(-3, 3, allow_nan=False, allow_infinity=False)
+
 
 
 def _g(mistake=None, mask=None):
     return tutor.formula.attention_mistake(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, mask, mistake=mistake, d_model=4)
 
 
+
 def test_correct_is_the_engine_on_the_g_kentei_example():
     r = _g()
     np.testing.assert_allclose(r.weights[0], [0.4011, 0.1978, 0.4011], atol=5e-5)
     np.testing.assert_allclose(r.output[0], [1.203, 1.192], atol=5e-4)
-
 
 def test_named_attention_mistakes_on_the_g_kentei_example():
     np.testing.assert_allclose(_g("no_scale").weights[0], [0.4223, 0.1554, 0.4223], atol=5e-5)
@@ -42,7 +47,6 @@ def test_named_attention_mistakes_on_the_g_kentei_example():
     a = math.exp(1 / math.sqrt(2))
     np.testing.assert_allclose(zf, [a / (a + 2), 1 / (a + 2), 1 / (a + 2)])
 
-
 def test_column_softmax_and_transposed_scores_on_the_textbook_qkv():
     qkv = tutor.project_qkv(tb.X, tb.W_Q, tb.W_K, tb.W_V)
     col = tutor.formula.attention_mistake(qkv.q, qkv.k, qkv.v, mistake="column_softmax")
@@ -55,7 +59,6 @@ def test_column_softmax_and_transposed_scores_on_the_textbook_qkv():
     r = tutor.formula.attention_mistake(sq, sq, sq, mistake="k_not_transposed")
     np.testing.assert_allclose(r.scores, sq @ sq)
 
-
 def test_causal_mask_mistakes_on_the_textbook_example():
     qkv = tutor.project_qkv(tb.X, tb.W_Q, tb.W_K, tb.W_V)
     m = tutor.causal_mask(3)
@@ -66,7 +69,6 @@ def test_causal_mask_mistakes_on_the_textbook_example():
     trans = tutor.formula.attention_mistake(qkv.q, qkv.k, qkv.v, m, mistake="mask_transposed")
     assert trans.weights[2, 2] == 1.0 and trans.weights[0, 0] == pytest.approx(0.673, abs=5e-4)
 
-
 @FAST
 @given(hnp.arrays(np.float64, (3, 2), elements=small), hnp.arrays(np.float64, (4, 2), elements=small),
        hnp.arrays(np.float64, (4, 3), elements=small))
@@ -75,7 +77,6 @@ def test_from_scores_agrees_with_attention(q, k, v):
     got = tutor.formula.attention_from_scores(ref.scores, v, d_k=2, mask=tutor.causal_mask(4)[:3])
     np.testing.assert_allclose(got.weights, ref.weights, atol=1e-12)
     np.testing.assert_allclose(got.output, ref.output, atol=1e-12)
-
 
 @FAST
 @given(st.lists(st.integers(1, 6), min_size=2, max_size=5), st.sampled_from([1, 4, 9, 16]))
@@ -86,144 +87,17 @@ def test_ln_scores_make_softmax_exact(ms, d_k):
     sq = np.array(ms, float) ** math.sqrt(d_k)
     np.testing.assert_allclose(r0.weights[0], sq / sq.sum(), atol=1e-12)
 
-
-def test_naive_mistakes_on_the_textbook_example():
-    right = tutor.naive.naive_attention_mistake(tb.X)
-    np.testing.assert_allclose(right.weights[0], [0.665, 0.090, 0.245], atol=5e-4)
-    col = tutor.naive.naive_attention_mistake(tb.X, "column_softmax")
-    np.testing.assert_allclose(col.weights, right.weights.T, atol=1e-12)  # S symmetric → transposed
-    np.testing.assert_allclose(tutor.naive.naive_attention_mistake(tb.X, "no_exp").weights[2], [0.25, 0.25, 0.5])
-    np.testing.assert_allclose(tutor.naive.naive_attention_mistake(tb.X, "no_softmax").output[0], [3, 1, 2, 0])
-    g = tutor.naive.naive_attention_mistake(tb.X, "gram_transposed")
-    np.testing.assert_allclose(g.scores, tb.X.T @ tb.X)
-    assert g.weights is None  # d = 4 ≠ n = 3
-    with pytest.raises(ValueError):
-        tutor.naive.naive_attention_mistake(np.zeros((2, 2)) + [[1, 0], [0, 0]], "no_exp")
-
-
-@FAST
-@given(hnp.arrays(np.float64, st.sampled_from([(3, 4), (3, 3), (2, 5)]), elements=st.integers(0, 2).map(float)))
-def test_naive_variants_equal_one_call_per_mistake(x):
-    mistakes = (None, "column_softmax", "no_softmax", "gram_transposed")
-    if (x @ x.T).sum(axis=1).min() > 0:
-        mistakes += ("no_exp",)
-    for m, r in zip(mistakes, tutor.naive.naive_attention_variants(x, mistakes)):
-        one = tutor.naive.naive_attention_mistake(x, m)
-        for got, want in ((r.scores, one.scores), (r.weights, one.weights), (r.output, one.output)):
-            assert (got is None and want is None) or np.array_equal(got, want)     # bit for bit
-    right = tutor.naive.naive_attention_variants(x, (None,))[0]
-    np.testing.assert_array_equal(right.weights, tutor.naive.naive_attention(x).weights)
-    with pytest.raises(ValueError):
-        tutor.naive.naive_attention_variants(x, ("typo",))
-
-
-def test_scaling_facts():
-    assert tutor.scaling.score_divisor(64) == 8.0
-    assert tutor.scaling.dot_product_variance(64) == 64.0
-    assert tutor.scaling.scaled_variance(64, 8.0) == 1.0
-    assert tutor.scaling.scaled_variance(64, 64.0) == 1 / 64
-    with pytest.raises(ValueError):
-        tutor.scaling.score_divisor(0)
-
-
 def test_shapes():
     s = tutor.formula.attention_shapes(2, 5, 3, 4)
     assert s["scores"] == (2, 5) and s["weights"] == (2, 5) and s["output"] == (2, 4)
-
-
-def test_multihead_sizes_and_counts_paper():
-    assert tutor.multihead.head_dim_mistake(512, 8) == 64
-    assert tutor.multihead.head_dim_mistake(512, 8, "no_split") == 512
-    assert tutor.multihead.head_dim_mistake(512, 8, "multiplied") == 4096
-    assert tutor.multihead.head_dim_mistake(512, 8, "swapped") == 8
-    assert tutor.multihead.concat_width(512, 8) == 512
-    assert tutor.multihead.concat_width(512, 8, "no_split") == 4096
-    assert tutor.multihead.concat_width(512, 8, "summed") == 64
-    assert tutor.multihead.mha_param_count_mistake(512, 8) == 1_048_576
-    assert tutor.multihead.mha_param_count_mistake(512, 8, "one_matrix") == 262_144
-    assert tutor.multihead.mha_param_count_mistake(512, 8, "no_w_o") == 786_432
-    assert tutor.multihead.mha_param_count_mistake(512, 8, "per_head_full") == 8 * 1_048_576
-    assert tutor.multihead.mha_param_count_mistake(512, 8, bias=True) == 1_048_576 + 2048
-    assert tutor.multihead.mha_param_count_mistake(512, 8, "no_bias", bias=True) == 1_048_576
-    with pytest.raises(ValueError, match="割り切れません"):
-        tutor.multihead.head_dim_mistake(10, 3)
-
-
-def test_combine_heads_textbook_row():
-    # それ: head 1 (0.159, 1.841) [rounded], head 2 (1.0, 1.7) → (1.859, 2.841, 1.0, 1.7)
-    heads = np.array([[0.159, 1.841], [1.0, 1.7]])
-    np.testing.assert_allclose(tutor.multihead.combine_heads_mistake(heads, tb.W_O)[0], [1.859, 2.841, 1.0, 1.7])
-    np.testing.assert_allclose(tutor.multihead.combine_heads_mistake(heads, tb.W_O, "no_w_o")[0], [0.159, 1.841, 1.0, 1.7])
-    np.testing.assert_allclose(tutor.multihead.combine_heads_mistake(heads, tb.W_O, "reversed_order")[0],
-                               np.array([1.0, 1.7, 0.159, 1.841]) @ tb.W_O)
-    np.testing.assert_allclose(tutor.multihead.combine_heads_mistake(heads, tb.W_O, "w_o_transposed")[0],
-                               np.array([0.159, 1.841, 1.0, 1.7]) @ tb.W_O.T)
-
-
-def test_allowed_pairs():
-    assert tutor.mask.allowed_pairs(4) == 10
-    assert tutor.mask.allowed_pairs(4, "strict") == 6
-    assert tutor.mask.allowed_pairs(4, "no_mask") == 16
-    assert tutor.mask.allowed_pairs(4, "masked") == 6
-    assert tutor.mask.allowed_pairs(4, "diagonal_only") == 4
-
 
 def test_unknown_mistake_is_a_japanese_error():
     with pytest.raises(ValueError, match="未知の誤り"):
         tutor.formula.attention_mistake(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, mistake="typo")
 
-
-def test_inputs_not_mutated():
-    x = np.array(tb.X)
-    before = x.copy()
-    tutor.naive.naive_attention_mistake(x, "column_softmax")
-    np.testing.assert_array_equal(x, before)
-
-
 def test_knowledge_facts_computed():
     f = knowledge.engine_facts()
     assert f["paper_mha_params"] == 1_048_576 and f["paper_concat_width"] == 512
-
-
-@FAST
-@given(hnp.arrays(np.float64, (3, 2), elements=small), hnp.arrays(np.float64, (3, 2), elements=small),
-       hnp.arrays(np.float64, (3, 4), elements=small))
-def test_score_table_is_the_first_step_of_attention(q, k, v):
-    np.testing.assert_array_equal(tutor.qkv.score_table(q, k), tutor.attention(q, k, v).scores)
-    np.testing.assert_array_equal(tutor.qkv.score_table(q, k, mistake="transposed_scores"),
-                                  tutor.formula.attention_mistake(q, k, v, mistake="transposed_scores").scores)
-    np.testing.assert_array_equal(tutor.qkv.score_table(q, q), tutor.attention(q, q, v).scores)
-
-
-def test_score_table_on_the_g_kentei_example_and_errors():
-    # q = (1, 0), keys (1, 0), (0, 1), (1, 1) → scores (1, 0, 1)
-    np.testing.assert_array_equal(tutor.qkv.score_table(tb.G_QUERY, tb.G_KEYS)[0], [1, 0, 1])
-    with pytest.raises(ValueError, match="d_k"):
-        tutor.qkv.score_table(np.ones((2, 3)), np.ones((2, 2)))
-    with pytest.raises(ValueError, match="n_q = n_k"):
-        tutor.qkv.score_table(np.ones((2, 2)), np.ones((3, 2)), mistake="transposed_scores")
-    with pytest.raises(ValueError):
-        tutor.qkv.score_table(np.ones((2, 2)), np.ones((2, 2)), mistake="no_scale")
-
-
-@FAST
-@given(hnp.arrays(np.float64, (2, 3), elements=small), st.sampled_from((1, 4, 9, 16)))
-def test_scale_scores_is_the_scaled_step(s, d_k):
-    for mistake in (None,) + tutor.scaling.SCALE_MISTAKES:
-        np.testing.assert_array_equal(tutor.scaling.scale_scores(s, d_k, mistake=mistake, d_model=64),
-                                      tutor.formula.attention_from_scores(s, d_k=d_k, mistake=mistake, d_model=64).scaled)
-
-
-def test_scale_scores_values_and_errors():
-    row = [3.0, 6.0, 0.0]
-    np.testing.assert_array_equal(tutor.scaling.scale_scores(row, 9), [[1.0, 2.0, 0.0]])                 # ÷ √9
-    np.testing.assert_array_equal(tutor.scaling.scale_scores(row, 9, mistake="divide_by_d_k"), [[1 / 3, 2 / 3, 0.0]])
-    np.testing.assert_array_equal(tutor.scaling.scale_scores(row, 9, mistake="no_scale"), [row])
-    np.testing.assert_array_equal(tutor.scaling.scale_scores(row, 9, mistake="d_model", d_model=36), [[0.5, 1.0, 0.0]])
-    for bad in ({"d_k": 0}, {"d_k": 4, "mistake": "uniform"}, {"d_k": 4, "mistake": "d_model"}):
-        with pytest.raises(ValueError):
-            tutor.scaling.scale_scores(row, **bad)
-
 
 @FAST
 @given(hnp.arrays(np.float64, (3, 3), elements=small), hnp.arrays(np.float64, (3, 2), elements=small),
@@ -250,23 +124,6 @@ def test_attention_variants_are_attention_from_scores_one_by_one(s, v, mask, mis
                     for y in range(x):
                         assert not np.shares_memory(many[x].weights, many[y].weights)
 
-
-@FAST
-@given(hnp.arrays(np.float64, (2, 2), elements=st.integers(0, 3).map(float)),
-       hnp.arrays(np.float64, (4, 4), elements=st.integers(-1, 2).map(float)))
-def test_combine_heads_variants_equal_one_call_per_mistake(heads, w_o):
-    mistakes = (None,) + tutor.multihead.COMBINE_MISTAKES
-    got = tutor.multihead.combine_heads_variants(heads, w_o, mistakes)
-    for m, r in zip(mistakes, got):
-        np.testing.assert_array_equal(r, tutor.multihead.combine_heads_mistake(heads, w_o, m))          # bit for bit
-    engine = tutor.multihead.combine_heads([row[None, :] for row in heads], w_o)
-    np.testing.assert_array_equal(got[0], engine.output)
-    np.testing.assert_array_equal(got[1], engine.concat)
-    np.testing.assert_array_equal(got[2], np.concatenate([heads[1], heads[0]])[None, :] @ w_o)
-    with pytest.raises(ValueError):
-        tutor.multihead.combine_heads_variants(heads, w_o[:3])
-
-
 def test_attention_variants_shared_softmax_of_the_scaled_scores():
     """no mask, no_mask and mask_after_softmax share one softmax(S / √d_k): same numbers as one by
     one, and no two results share a weights array."""
@@ -283,7 +140,6 @@ def test_attention_variants_shared_softmax_of_the_scaled_scores():
                 assert not np.shares_memory(many[x].weights, many[y].weights)
     np.testing.assert_allclose(many[1].weights[0], tutor.softmax(s[0] / 2))
     np.testing.assert_allclose(many[2].weights[0], tutor.softmax(s[0] / 2) * [1, 0, 0])
-
 
 @FAST
 @given(hnp.arrays(np.float64, st.sampled_from([(3,), (1, 3), (3, 3), (2, 2, 4)]), elements=small),
@@ -305,7 +161,6 @@ def test_scale_only_variants_one_stacked_softmax_bit_for_bit(s, mistakes, with_v
     with pytest.raises(ValueError):
         tutor.formula.attention_variants(s, np.ones((s.shape[-1] + 1, 2)), d_k=4, mistakes=mistakes, d_model=9)
 
-
 # ---------------------------------------------------------------------------
 # hand calculation from the numbers a question shows (rounded e^s, rounded weights)
 # ---------------------------------------------------------------------------
@@ -319,13 +174,11 @@ def test_softmax_from_exps_with_the_hint_values():
     with pytest.raises(ValueError):
         tutor.formula.softmax_from_exps([1.0, 0.0, 2.0])
 
-
 @FAST
 @given(hnp.arrays(np.float64, (2, 4), elements=small))
 def test_softmax_from_exact_exps_is_the_engine_softmax(s):
     np.testing.assert_allclose(tutor.formula.softmax_from_exps(np.exp(s)), tutor.softmax(s), rtol=1e-12)
     np.testing.assert_allclose(tutor.formula.softmax_from_exps(np.exp(s), axis=0), tutor.softmax(s, axis=0), rtol=1e-12)
-
 
 def test_weighted_sum_of_shown_weights():
     """naive.output#0 of audit B: weights (0.063, 0.468, 0.468) on the column (0, 1, 1) give 0.936."""
@@ -333,3 +186,12 @@ def test_weighted_sum_of_shown_weights():
     np.testing.assert_allclose(tutor.weighted_sum([[0.5, 0.5]], [[1.0, 2.0], [3.0, 4.0]]), [[2.0, 3.0]])
     with pytest.raises(ValueError):
         tutor.weighted_sum([0.5, 0.5], [1.0, 2.0, 3.0], normalised=False)
+
+
+def test_cross_example_is_not_square_and_parallel_demo():
+    r = tutor.cross_attention(tutor.textbook.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
+    assert r.weights.shape == (2, 3)
+    assert np.argmax(r.weights[0]) == 0 and np.argmax(r.weights[1]) == 1   # ate → 猫, it → 魚
+    qkv = tutor.project_qkv(tb.X, tb.W_Q, tb.W_K, tb.W_V)
+    p = tutor.formula.parallel_demo(qkv.q, qkv.k, qkv.v)
+    assert p.rows_agree and (p.rnn_sequential_steps, p.attention_sequential_steps) == (3, 1)

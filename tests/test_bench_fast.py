@@ -167,3 +167,12 @@ def test_blas_threads_restored_after_overlapping_calls():
     with hold:
         assert all(lib.num_threads == 1 for lib in hold._blas_libs())
     assert [lib.num_threads for lib in hold._blas_libs()] == before
+
+
+def test_score_overflow_raises_like_the_engine():
+    q = np.array([[1e200, 0.0], [1.0, 0.0]])
+    k = np.array([[-1e200, 0.0], [1.0, 0.0]])
+    with pytest.raises(ValueError, match="オーバーフロー"):
+        fast_attention(q, k, np.eye(2))
+    with pytest.raises(ValueError, match="オーバーフロー"):
+        fast_attention(q, k, np.eye(2), causal=True)

@@ -1,13 +1,62 @@
-"""tutor.multihead and tutor.masking: textbook figures (8.9, 8.10, G検定 page), properties, errors."""
+"""tutor.multihead: textbook figures (8.9, 8.10), concat + W_O, head sizes and parameter counts with their named mistakes."""
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
 
 import tutor
 from tutor import textbook as tb
 
+
+FAST = settings(max_examples=40, deadline=None)
+
+
+
 SETTINGS = settings(max_examples=40, deadline=None)
+
+
+
+def test_multihead_sizes_and_counts_paper():
+    assert tutor.multihead.head_dim_mistake(512, 8) == 64
+    assert tutor.multihead.head_dim_mistake(512, 8, "no_split") == 512
+    assert tutor.multihead.head_dim_mistake(512, 8, "multiplied") == 4096
+    assert tutor.multihead.head_dim_mistake(512, 8, "swapped") == 8
+    assert tutor.multihead.concat_width(512, 8) == 512
+    assert tutor.multihead.concat_width(512, 8, "no_split") == 4096
+    assert tutor.multihead.concat_width(512, 8, "summed") == 64
+    assert tutor.multihead.mha_param_count_mistake(512, 8) == 1_048_576
+    assert tutor.multihead.mha_param_count_mistake(512, 8, "one_matrix") == 262_144
+    assert tutor.multihead.mha_param_count_mistake(512, 8, "no_w_o") == 786_432
+    assert tutor.multihead.mha_param_count_mistake(512, 8, "per_head_full") == 8 * 1_048_576
+    assert tutor.multihead.mha_param_count_mistake(512, 8, bias=True) == 1_048_576 + 2048
+    assert tutor.multihead.mha_param_count_mistake(512, 8, "no_bias", bias=True) == 1_048_576
+    with pytest.raises(ValueError, match="割り切れません"):
+        tutor.multihead.head_dim_mistake(10, 3)
+
+def test_combine_heads_textbook_row():
+    # それ: head 1 (0.159, 1.841) [rounded], head 2 (1.0, 1.7) → (1.859, 2.841, 1.0, 1.7)
+    heads = np.array([[0.159, 1.841], [1.0, 1.7]])
+    np.testing.assert_allclose(tutor.multihead.combine_heads_mistake(heads, tb.W_O)[0], [1.859, 2.841, 1.0, 1.7])
+    np.testing.assert_allclose(tutor.multihead.combine_heads_mistake(heads, tb.W_O, "no_w_o")[0], [0.159, 1.841, 1.0, 1.7])
+    np.testing.assert_allclose(tutor.multihead.combine_heads_mistake(heads, tb.W_O, "reversed_order")[0],
+                               np.array([1.0, 1.7, 0.159, 1.841]) @ tb.W_O)
+    np.testing.assert_allclose(tutor.multihead.combine_heads_mistake(heads, tb.W_O, "w_o_transposed")[0],
+                               np.array([0.159, 1.841, 1.0, 1.7]) @ tb.W_O.T)
+
+@FAST
+@given(hnp.arrays(np.float64, (2, 2), elements=st.integers(0, 3).map(float)),
+       hnp.arrays(np.float64, (4, 4), elements=st.integers(-1, 2).map(float)))
+def test_combine_heads_variants_equal_one_call_per_mistake(heads, w_o):
+    mistakes = (None,) + tutor.multihead.COMBINE_MISTAKES
+    got = tutor.multihead.combine_heads_variants(heads, w_o, mistakes)
+    for m, r in zip(mistakes, got):
+        np.testing.assert_array_equal(r, tutor.multihead.combine_heads_mistake(heads, w_o, m))          # bit for bit
+    engine = tutor.multihead.combine_heads([row[None, :] for row in heads], w_o)
+    np.testing.assert_array_equal(got[0], engine.output)
+    np.testing.assert_array_equal(got[1], engine.concat)
+    np.testing.assert_array_equal(got[2], np.concatenate([heads[1], heads[0]])[None, :] @ w_o)
+    with pytest.raises(ValueError):
+        tutor.multihead.combine_heads_variants(heads, w_o[:3])
 
 
 # ---------------------------------------------------------------------------
@@ -22,20 +71,17 @@ def test_textbook_two_heads_figures():
     np.testing.assert_allclose(ex.combined.output[2].round(3), [1.859, 2.841, 1.0, 1.7])
     assert ex.combined.concat.shape == (3, 4) and ex.combined.head_outputs.shape == (2, 3, 2)
 
-
 def test_textbook_two_heads_matches_core_per_head_form():
     """Head 1 through multi_head_attention_per_head gives the same first half of the concat."""
     ex = tutor.multihead.textbook_two_heads()
     res = tutor.multi_head_attention_per_head(tb.X, [(tb.W_Q, tb.W_K, tb.W_V)], np.eye(2))
     np.testing.assert_allclose(res.concat, ex.combined.concat[:, :2])
 
-
 def test_matmul_and_errors():
     np.testing.assert_allclose(tutor.matmul([[1, 2]], [[3], [4]]), [[11]])
     np.testing.assert_allclose(tutor.matmul([1, 2], [[3], [4]]), [11])
     with pytest.raises(ValueError, match="掛けられません"):
         tutor.matmul(np.ones((2, 3)), np.ones((2, 3)), "Concat", "W_O")
-
 
 def test_weighted_sum_checks():
     with pytest.raises(ValueError, match="合計が 1"):
@@ -45,13 +91,11 @@ def test_weighted_sum_checks():
     with pytest.raises(ValueError, match="一致しません"):
         tutor.weighted_sum([[0.5, 0.5]], [[1], [2], [3]])
 
-
 def test_combine_heads_shape_error():
     with pytest.raises(ValueError, match="ヘッド 2"):
         tutor.multihead.combine_heads([np.ones((3, 2)), np.ones((3, 3))], np.eye(5))
     with pytest.raises(ValueError, match="1 つも"):
         tutor.multihead.combine_heads([], np.eye(2))
-
 
 def test_init_multihead_params_shapes_seeded_and_error():
     p = tutor.multihead.init_multihead_params(12, 3, np.random.default_rng(0))
@@ -65,7 +109,6 @@ def test_init_multihead_params_shapes_seeded_and_error():
         tutor.multihead.init_multihead_params(10, 3, np.random.default_rng(0))
     with pytest.raises(ValueError, match="Generator"):
         tutor.multihead.init_multihead_params(8, 2, 0)
-
 
 @SETTINGS
 @given(st.sampled_from([(4, 1), (4, 2), (8, 4), (12, 3), (16, 8)]), st.integers(0, 10_000), st.integers(1, 5))
@@ -85,7 +128,6 @@ def test_live_heads_agree_with_combine_heads(dims, seed, n):
         z = tutor.attention(qkv.q, qkv.k, qkv.v).output
         np.testing.assert_allclose(comb.concat[:, i * p.d_k:(i + 1) * p.d_k], z)
 
-
 @SETTINGS
 @given(st.floats(0, 1))
 def test_blend_weights_rows_still_sum_to_one(t):
@@ -94,7 +136,6 @@ def test_blend_weights_rows_still_sum_to_one(t):
     np.testing.assert_allclose(b.sum(axis=-1), 1.0)
     # the blended top weight never exceeds the larger of the two patterns' top weights
     assert (b.max(axis=-1) <= np.maximum(ex.head1.weights.max(axis=-1), ex.head2_weights.max(axis=-1)) + 1e-12).all()
-
 
 def test_blend_weights_endpoints_and_errors():
     ex = tutor.multihead.textbook_two_heads()
@@ -106,7 +147,6 @@ def test_blend_weights_endpoints_and_errors():
         tutor.multihead.blend_weights(ex.head1.weights, ex.head2_weights, 1.5)
     with pytest.raises(ValueError, match="形が違います"):
         tutor.multihead.blend_weights(np.eye(2), np.eye(3), 0.5)
-
 
 def test_head_cost_paper_figures():
     c = tutor.multihead.head_cost(100, 512, 8)
@@ -121,7 +161,6 @@ def test_head_cost_paper_figures():
     with pytest.raises(ValueError, match="割り切れません"):
         tutor.multihead.head_cost(10, 512, 5)
 
-
 @SETTINGS
 @given(st.integers(1, 50), st.sampled_from([1, 2, 3, 4, 6, 12]))
 def test_head_cost_independent_of_h_except_softmax(n, h):
@@ -129,97 +168,8 @@ def test_head_cost_independent_of_h_except_softmax(n, h):
     assert c.macs == one.macs and c.params == one.params
     assert c.softmax_exps == h * n * n
 
-
-# ---------------------------------------------------------------------------
-# masks (8.10, G検定 page)
-# ---------------------------------------------------------------------------
-def _scaled():
-    return tutor.multihead.textbook_two_heads().head1.scaled
-
-
-def test_masked_softmax_steps_textbook():
-    s = tutor.mask.masked_softmax_steps(_scaled(), tutor.causal_mask(3))
-    assert np.isneginf(s.additive[0, 1]) and s.additive[1, 0] == 0
-    np.testing.assert_allclose(s.weights.round(3), [[1, 0, 0], [0.5, 0.5, 0], [0.053, 0.894, 0.053]])
-    assert s.weights[0, 1] == 0.0 and s.weights[0, 2] == 0.0 and s.weights[1, 2] == 0.0  # exact zeros
-    np.testing.assert_allclose(s.sums, 1.0)
-    np.testing.assert_allclose(s.exps[0].round(2), [16.92, 0, 0])
-    np.testing.assert_allclose(s.exps[1].round(2), [4.11, 4.11, 0])
-    # それ's row is the same as without the mask
-    np.testing.assert_allclose(s.weights[2], tutor.softmax(_scaled())[2])
-
-
-def test_g_kentei_masked_key3():
-    res = tutor.attention(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, tb.G_MASK_KEY3)
-    np.testing.assert_allclose(res.weights[0].round(4), [0.6698, 0.3302, 0])
-    s = tutor.mask.masked_softmax_steps(res.scaled, tb.G_MASK_KEY3)
-    np.testing.assert_allclose(s.weights, res.weights)
-
-
-def test_compare_mask_order_textbook():
-    c = tutor.mask.compare_mask_order(_scaled(), tutor.causal_mask(3))
-    np.testing.assert_allclose(c.right_sums, 1.0)
-    np.testing.assert_allclose(c.wrong_sums.round(3), [0.673, 0.802, 1.0])
-    np.testing.assert_allclose(c.lost.round(3), [0.327, 0.198, 0.0])
-    np.testing.assert_allclose(c.wrong, tutor.mask_after_softmax(c.unmasked, tutor.causal_mask(3)))
-
-
-@SETTINGS
-@given(st.integers(1, 6), st.integers(0, 10_000))
-def test_mask_order_properties(n, seed):
-    scores = np.random.default_rng(seed).normal(0, 2, size=(n, n))
-    mask = tutor.causal_mask(n)
-    c = tutor.mask.compare_mask_order(scores, mask)
-    np.testing.assert_allclose(c.right_sums, 1.0)
-    assert (c.right[~mask] == 0).all() and (c.wrong[~mask] == 0).all()
-    assert (c.wrong_sums <= 1 + 1e-12).all()
-    assert c.wrong_sums[-1] == pytest.approx(1.0)        # the last row hides nothing
-    # right order = the mistake renormalised
-    np.testing.assert_allclose(c.right, c.wrong / c.wrong_sums[:, None])
-
-
-def test_mask_errors():
-    with pytest.raises(ValueError, match="すべてのキー"):
-        tutor.mask.masked_softmax_steps(np.zeros((2, 2)), np.array([[True, False], [False, False]]))
-    with pytest.raises(ValueError, match="形"):
-        tutor.mask.masked_softmax_steps(np.zeros((2, 2)), np.ones((3, 3), dtype=bool))
-    with pytest.raises(ValueError, match="True / False"):
-        tutor.mask.masked_softmax_steps(np.zeros((2, 2)), np.ones((2, 2)))
-
-
-def test_combine_masks_causal_and_padding():
-    m = tutor.mask.combine_masks(tutor.causal_mask(4), tutor.padding_mask(2, 4))
-    expected = np.array([[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 0, 0], [1, 1, 0, 0]], dtype=bool)
-    np.testing.assert_array_equal(m, expected)
-    with pytest.raises(ValueError, match="合いません"):
-        tutor.mask.combine_masks(tutor.causal_mask(3), tutor.causal_mask(4))
-    with pytest.raises(ValueError, match="1 つも"):
-        tutor.mask.combine_masks()
-
-
-def test_pad_tokens_and_next_token_tasks():
-    assert tutor.mask.pad_tokens(["猫", "は", "魚"], 2) == ("猫", "は", "[PAD]")
-    with pytest.raises(ValueError, match="有効長"):
-        tutor.mask.pad_tokens(["猫"], 2)
-    tasks = tutor.mask.next_token_tasks(["猫", "は", "魚", "が", "好き"])
-    assert len(tasks) == 4
-    assert tasks[0] == (("猫",), "は")
-    assert tasks[-1] == (("猫", "は", "魚", "が"), "好き")
-    with pytest.raises(ValueError, match="2 トークン"):
-        tutor.mask.next_token_tasks(["猫"])
-
-
 def test_row_sums():
     np.testing.assert_allclose(tutor.row_sums([[0.2, 0.3], [1, 0]]), [0.5, 1.0])
-
-
-def test_inputs_not_mutated():
-    s = _scaled().copy()
-    m = tutor.causal_mask(3)
-    tutor.mask.compare_mask_order(s, m)
-    np.testing.assert_array_equal(s, _scaled())
-    assert m.sum() == 6
-
 
 def test_random_multihead_live_example():
     live = tutor.multihead.random_multihead(3, 8, 4, np.random.default_rng(1))

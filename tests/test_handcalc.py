@@ -1,10 +1,4 @@
-"""The hand-calculation stepper (tutor/steps.py) and the page helpers of pages ①–④ (tutor/lessons.py).
-
-Textbook figures: seed 000, 8.6 (Q, K, V, QKᵀ, the expanded q_11, A and Z — with 3-decimal pencil
-rounding Z = [[1.510, 0.492], [1.000, 1.000], [0.159, 1.841]], exactly as printed; exact Z =
-[[1.5093, 0.4907], [1, 1], [0.1586, 1.8414]]); 8.2 (naive それ row 0.212/0.212/0.576);
-8.4 (softmax(20,10,0), ±√d_k spreads 1.4 / 8 / 22.6).
-"""
+"""tutor.handcalc: every element of a hand calculation equals the engine (exact mode) and the seed (pencil mode)."""
 import math
 
 import numpy as np
@@ -16,7 +10,9 @@ from hypothesis.extra.numpy import arrays
 import tutor
 from tutor import textbook as tb
 
+
 SEED_Z = [[1.510, 0.492], [1.000, 1.000], [0.159, 1.841]]
+
 
 
 @pytest.fixture(scope="module")
@@ -24,9 +20,26 @@ def pencil():
     return tutor.handcalc.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=3, tokens=tb.TOKENS)
 
 
+
 @pytest.fixture(scope="module")
 def exact():
     return tutor.handcalc.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, tokens=tb.TOKENS)
+
+
+
+# --- properties: exact mode is numpy's arithmetic ------------------------------------------
+finite = st.floats(-50, 50, allow_nan=False, allow_infinity=False)
+
+
+
+@st.composite
+def chains(draw):
+    n, d_model, d_k, d_v = (draw(st.integers(1, 4)) for _ in range(4))
+    x = draw(arrays(np.float64, (n, d_model), elements=finite))
+    w_q, w_k = (draw(arrays(np.float64, (d_model, d_k), elements=finite)) for _ in range(2))
+    w_v = draw(arrays(np.float64, (d_model, d_v), elements=finite))
+    return x, w_q, w_k, w_v
+
 
 
 # --- textbook figures ----------------------------------------------------------------------
@@ -37,7 +50,6 @@ def test_pencil_z_is_the_seed_z_exactly(pencil):
     assert pencil.weighted_sums[2].result == (0.159, 1.841)
     assert pencil.weighted_sums[0].latex.endswith("= (1.510, 0.492)")
 
-
 def test_pencil_weights_and_scaled_scores(pencil):
     np.testing.assert_array_equal(pencil.weights, [[0.673, 0.164, 0.164], [0.401, 0.401, 0.198],
                                                    [0.053, 0.894, 0.053]])
@@ -46,7 +58,6 @@ def test_pencil_weights_and_scaled_scores(pencil):
     row = pencil.softmax.rows[2]
     assert row.exps == (1.0, 16.912, 1.0) and row.total == 18.912
     assert "0.894" in row.elements[1].latex
-
 
 def test_exact_z_and_intermediates(exact):
     np.testing.assert_array_equal(np.round(exact.z, 4), [[1.5093, 0.4907], [1, 1], [0.1586, 1.8414]])
@@ -61,7 +72,6 @@ def test_exact_z_and_intermediates(exact):
     np.testing.assert_allclose(exact.z, ref.output, rtol=1e-12)
     assert exact.output.elements[0][0].latex.endswith(r"\approx 1.5093")
 
-
 def test_q11_expansion_as_in_the_seed(exact):
     q11 = exact.q.elements[0][0]
     assert q11.label == "q_{11}"
@@ -72,11 +82,9 @@ def test_q11_expansion_as_in_the_seed(exact):
     # a negative factor is parenthesised: k_12 = 1×(−1) + 0×1 + 1×1 + 0×1 = 0
     assert exact.k.elements[0][1].expression == r"1\times (-1) + 0\times 1 + 1\times 1 + 0\times 1"
 
-
 def test_shapes_table(exact):
     assert dict(exact.shapes()) == {"X": (3, 4), "Q": (3, 2), "K": (3, 2), "V": (3, 2), r"QK^\top": (3, 3),
                                     r"QK^\top/\sqrt{d_k}": (3, 3), "A": (3, 3), "Z": (3, 2)}
-
 
 def test_pencil_round_is_half_up_on_decimal_digits():
     assert tutor.handcalc.pencil_round(0.1635, 3) == 0.164      # np.round gives 0.163 (binary 0.16349999…)
@@ -85,14 +93,12 @@ def test_pencil_round_is_half_up_on_decimal_digits():
     with pytest.raises(ValueError, match="decimals"):
         tutor.handcalc.pencil_round(1.0, 0)
 
-
 def test_softmax_row_with_large_and_masked_scores():
     row = tutor.handcalc.softmax_row_step([1000.0, 1001.0, -np.inf], decimals=3)
     assert row.shift == 1001.0 and row.weights == (0.269, 0.731, 0.0)
     assert r"e^{-\infty} = 0" in row.exp_latex
     with pytest.raises(ValueError, match="−∞"):
         tutor.handcalc.softmax_row_step([-np.inf, -np.inf])
-
 
 def test_bad_inputs_raise_japanese_errors():
     with pytest.raises(ValueError, match="行列積ができません"):
@@ -101,20 +107,6 @@ def test_bad_inputs_raise_japanese_errors():
         tutor.handcalc.hand_calculation(tb.X, tb.W_Q, np.ones((4, 3)), tb.W_V)
     with pytest.raises(ValueError, match="NaN"):
         tutor.handcalc.hand_calculation(np.full((3, 4), np.nan), tb.W_Q, tb.W_K, tb.W_V)
-
-
-# --- properties: exact mode is numpy's arithmetic ------------------------------------------
-finite = st.floats(-50, 50, allow_nan=False, allow_infinity=False)
-
-
-@st.composite
-def chains(draw):
-    n, d_model, d_k, d_v = (draw(st.integers(1, 4)) for _ in range(4))
-    x = draw(arrays(np.float64, (n, d_model), elements=finite))
-    w_q, w_k = (draw(arrays(np.float64, (d_model, d_k), elements=finite)) for _ in range(2))
-    w_v = draw(arrays(np.float64, (d_model, d_v), elements=finite))
-    return x, w_q, w_k, w_v
-
 
 @settings(max_examples=60, deadline=None)
 @given(chains())
@@ -130,7 +122,6 @@ def test_exact_chain_equals_numpy(chain):
     for elem in hc.q.flat:  # each element is the sum of its listed products
         assert math.isclose(sum(a * b for a, b in elem.terms), elem.result, rel_tol=1e-9, abs_tol=1e-9)
 
-
 @settings(max_examples=60, deadline=None)
 @given(arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 5)), elements=st.floats(-1e6, 1e6)))
 def test_softmax_steps_equal_softmax(s):
@@ -138,7 +129,6 @@ def test_softmax_steps_equal_softmax(s):
     np.testing.assert_allclose(steps.result, tutor.softmax(s), rtol=1e-9, atol=1e-15)
     for row in steps.rows:
         assert all(np.isfinite(row.exps)) and row.total > 0
-
 
 @settings(max_examples=40, deadline=None)
 @given(arrays(np.float64, (3, 3), elements=st.floats(0, 1)), arrays(np.float64, (3, 2), elements=finite),
@@ -148,60 +138,11 @@ def test_pencil_results_are_rounded_products_of_rounded_inputs(a, v, k):
     expected = tutor.handcalc.pencil_round(tutor.handcalc.pencil_round(a, k) @ tutor.handcalc.pencil_round(v, k), k)
     np.testing.assert_array_equal(np.array([s.result for s in sums]), expected)
 
-
-# --- lessons: the page helpers ---------------------------------------------------------------
-def test_naive_weaknesses_on_the_seed():
-    w = tutor.naive.naive_weaknesses(tb.X)
-    assert w.symmetric and w.n_params == 0 and w.n_self_top == 3
-    np.testing.assert_array_equal(np.round(w.result.weights[2], 3), [0.212, 0.212, 0.576])
-    np.testing.assert_array_equal(w.self_scores, [2, 2, 2])
-    np.testing.assert_array_equal(w.max_other_scores, [1, 1, 1])
-
-
-def test_compare_naive_qkv():
-    c = tutor.qkv.compare_naive_qkv(tb.X, tb.W_Q, tb.W_K, tb.W_V)
-    assert not c.symmetric and c.asymmetric[0] == (1, 2)       # 魚→それ 1 vs それ→魚 4
-    assert c.attn.scores[2, 1] == 4 and c.attn.scores[1, 2] == 1
-    np.testing.assert_array_equal(np.round(c.attn.weights[2], 3), [0.053, 0.894, 0.053])
-    assert c.n_params == 24 == tutor.qkv.qkv_param_count(4, 2, 2)
-
-
-def test_saturation():
-    p = tutor.scaling.saturation_point(tb.SATURATION_SCORES[0], 10)      # (20, 10, 0)
-    np.testing.assert_array_equal(np.round(p.weights, 5), [0.99995, 0.00005, 0.0])
-    assert p.gradient < 1e-4 < 0.2 < tutor.scaling.saturation_point(tb.SATURATION_SCORES[0], 1).gradient
-    np.testing.assert_allclose(tutor.softmax_jacobian([0.0, 0.0]), [[0.25, -0.25], [-0.25, 0.25]])
-    grads = [pt.gradient for pt in tutor.scaling.saturation_curve([2, 1, 0], np.linspace(1, 20, 20))]
-    assert all(a > b for a, b in zip(grads, grads[1:]))        # larger scores, smaller gradient
-    with pytest.raises(ValueError):
-        tutor.scaling.saturation_point([2, 1, 0], 0)
-
-
-def test_spread_experiment_matches_sqrt_dk():
-    e = tutor.scaling.dot_product_spread(np.random.default_rng(0))
-    np.testing.assert_array_equal(np.round(e.theory_std, 1), [1.4, 2.8, 8.0, 22.6])
-    np.testing.assert_allclose(e.raw_std, e.theory_std, rtol=0.1)
-    np.testing.assert_allclose(e.scaled_std, 1.0, rtol=0.1)
-    assert e.raw_max_weight[-1] > 0.9 > 0.5 > e.scaled_max_weight[-1]
-    again = tutor.scaling.dot_product_spread(np.random.default_rng(0))
-    np.testing.assert_array_equal(e.raw_std, again.raw_std)     # same seed, same numbers
-
-
-def test_cross_example_is_not_square_and_parallel_demo():
-    r = tutor.cross_attention(tutor.textbook.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
-    assert r.weights.shape == (2, 3)
-    assert np.argmax(r.weights[0]) == 0 and np.argmax(r.weights[1]) == 1   # ate → 猫, it → 魚
-    qkv = tutor.project_qkv(tb.X, tb.W_Q, tb.W_K, tb.W_V)
-    p = tutor.formula.parallel_demo(qkv.q, qkv.k, qkv.v)
-    assert p.rows_agree and (p.rnn_sequential_steps, p.attention_sequential_steps) == (3, 1)
-
-
 def test_no_input_is_mutated():
     x = np.array(tb.X)
     tutor.handcalc.hand_calculation(x, tb.W_Q, tb.W_K, tb.W_V, decimals=3)
     tutor.naive.naive_weaknesses(x)
     np.testing.assert_array_equal(x, tb.X)
-
 
 def test_naive_steps_reproduce_8_2():
     ns = tutor.handcalc.naive_steps(tb.X, decimals=3, tokens=tb.TOKENS)
@@ -215,7 +156,6 @@ def test_naive_steps_reproduce_8_2():
     np.testing.assert_allclose(exact.weights, ref.weights, rtol=1e-12)
     np.testing.assert_allclose(exact.z, ref.output, rtol=1e-12)
 
-
 def test_attention_steps_g_kentei_with_and_without_scaling():
     with_s = tutor.handcalc.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES)
     without = tutor.handcalc.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, scale=False)
@@ -224,7 +164,6 @@ def test_attention_steps_g_kentei_with_and_without_scaling():
     np.testing.assert_array_equal(np.round(with_s.z, 3), [[1.203, 1.192]])
     assert without.scaled is None and with_s.softmax.rows[0].total == pytest.approx(5.056, abs=1e-3)
 
-
 def test_most_attended_on_the_textbook_weights(pencil):
     # ④: 「それ」 (row 3) gives 0.894 to 魚 (key 2); 猫 (row 1) gives 0.673 to itself
     assert tutor.most_attended(pencil.softmax.result, 2) == 1
@@ -232,7 +171,6 @@ def test_most_attended_on_the_textbook_weights(pencil):
     assert tutor.most_attended([[0.5, 0.5]], 0) == 0          # a tie: the first key
     with pytest.raises(ValueError, match="範囲外"):
         tutor.most_attended([[1.0]], 1)
-
 
 @settings(max_examples=60, deadline=None)
 @given(arrays(np.float64, (3, 4), elements=st.floats(0, 1)), st.integers(0, 2))

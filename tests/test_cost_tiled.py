@@ -1,4 +1,4 @@
-"""tutor.tiled: tiled attention with online softmax equals plain attention exactly."""
+"""tutor.cost (tiled attention): tiled attention with online softmax equals plain attention exactly."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
