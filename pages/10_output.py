@@ -3,7 +3,7 @@ and a generation loop that appends one token per click."""
 import numpy as np
 import pandas as pd
 import streamlit as st
-from ui.widgets import cached_chart
+from ui import cached_chart
 
 import tutor
 import ui

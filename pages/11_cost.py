@@ -85,7 +85,7 @@ ui.section("visual")
 st.markdown(f"d = {tb.COST_D} のまま n を 1 から 4096 まで伸ばしたときの演算量です（両軸とも対数目盛）。")
 ns_vis = tutor.cost.cost_lengths(4096)
 curve = tutor.cost.cost_curve(ns_vis, tb.COST_D)
-ui.widgets.cached_chart(cost_chart, ns_vis, {t: curve[t] for t in MAIN}, tutor.cost.LAYER_LABELS,
+ui.cached_chart(cost_chart, ns_vis, {t: curve[t] for t in MAIN}, tutor.cost.LAYER_LABELS,
                            crossover=tutor.cost.crossover(tb.COST_D), n_mark=tb.COST_N,
                            marks={t: tutor.cost.layer_cost(t, tb.COST_N, tb.COST_D).operations for t in MAIN},
                            title=f"層ごとの演算量（d = {tb.COST_D}）", width="stretch")
@@ -112,7 +112,7 @@ if rows_try is not None:
     st.markdown(f"分かれ目は n = d = {tutor.cost.crossover(int(d)):,} です。")
     ns_try = tutor.cost.cost_lengths(max(4096, int(n)))
     curve_try = tutor.cost.cost_curve(ns_try, int(d))
-    ui.widgets.cached_chart(cost_chart, ns_try, {t: curve_try[t] for t in MAIN}, tutor.cost.LAYER_LABELS,
+    ui.cached_chart(cost_chart, ns_try, {t: curve_try[t] for t in MAIN}, tutor.cost.LAYER_LABELS,
                                crossover=tutor.cost.crossover(int(d)), n_mark=int(n),
                                marks={"self_attention": sa_try.operations, "recurrent": rnn_try.operations},
                                title=f"層ごとの演算量（d = {int(d):,}）", width="stretch")

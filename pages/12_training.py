@@ -9,7 +9,7 @@ import streamlit as st
 import tutor
 import ui
 from tutor import textbook as tb
-from ui.steps import vector
+from ui.handcalc import vector
 from ui.validate import format_number, format_tiny
 
 ui.page("training")

@@ -5,7 +5,7 @@ import streamlit as st
 import tutor
 import ui
 from tutor import textbook as tb
-from ui.steps import auto_digits, number, vector
+from ui.handcalc import auto_digits, number, vector
 
 ui.page("formula")
 
@@ -73,7 +73,7 @@ cross = ui.compute("formula_cross", tutor.cross_attention, tutor.textbook.CROSS_
 if exact is None or par is None or cross is None:
     st.stop()
 z_cols = [f"z{j + 1}" for j in range(hc.z.shape[1])]
-st.markdown(f"「それ」の出力：**{vector(hc.z[IT], ui.steps.digits_of(decimals))}**")
+st.markdown(f"「それ」の出力：**{vector(hc.z[IT], ui.handcalc.digits_of(decimals))}**")
 
 # ---------------------------------------------------------------------------
 with hand_box:
@@ -96,19 +96,19 @@ with hand_box:
     else:
         st.caption(f"鉛筆モード：各ステップの入力を小数第 {decimals} 位まで（その次の桁を四捨五入）求めてから計算し、結果も同じように丸めて書いています。"
                    "教科書の手計算と同じ数字になります。")
-    ui.steps.hand_calculation(hc)
+    ui.handcalc.hand_calculation(hc)
     it_row = hc.softmax.result[IT]
     if tutor.most_attended(hc.softmax.result, IT) == FISH:
         st.markdown(
             f"「それ」の行では重みの {number(it_row[FISH], decimals)} が魚に向いています。"
-            f"そのため「それ」の出力 {vector(hc.z[IT], ui.steps.digits_of(decimals))} は、"
+            f"そのため「それ」の出力 {vector(hc.z[IT], ui.handcalc.digits_of(decimals))} は、"
             f"魚のバリュー {vector(hc.v.result[FISH], auto_digits(hc.v.result))} にかなり近くなりました。"
             "この層を通ったあと、「それ」の位置のベクトルは魚の情報をほとんどそのまま運んでいます。"
             "後に続く層は、この位置を「魚」として扱えるわけです。"
         )
     else:
         st.markdown(f"いまの値では、「それ」の重みがいちばん大きい相手は魚ではありません。"
-                    f"「それ」の出力は {vector(hc.z[IT], ui.steps.digits_of(decimals))} です。")
+                    f"「それ」の出力は {vector(hc.z[IT], ui.handcalc.digits_of(decimals))} です。")
     if decimals is not None:
         st.caption(f"丸めずに計算すると、猫の出力は {vector(exact.output[CAT], 4)} です。"
                    "鉛筆モードとの小さな差は、途中で丸めたことによるものです。")

@@ -21,7 +21,7 @@ comb = ex.combined
 paper = tutor.multihead.head_cost(tb.COST_N, tb.PAPER_D_MODEL, tb.PAPER_HEADS)
 paper_one = tutor.multihead.head_cost(tb.COST_N, tb.PAPER_D_MODEL, 1)
 # head 1 exactly as ④ shows it by default (pencil mode: rounded to 3 decimals at each step, Z 猫 = 1.510, 0.492)
-hand = tutor.handcalc.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=ui.steps.PENCIL_DECIMALS, tokens=TOKENS)
+hand = tutor.handcalc.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=ui.handcalc.PENCIL_DECIMALS, tokens=TOKENS)
 hand_comb = tutor.multihead.combine_heads([hand.z, ex.head2_output], tb.W_O)   # concat (3, 4), output (3, 4)
 
 
@@ -39,7 +39,7 @@ def _small_chart(matrix, rows, cols, title: str, px: int):
 
 def small_heatmap(matrix, rows, cols, title: str, px: int = 150) -> None:
     """A heatmap narrow enough to stand next to others in st.columns."""
-    ui.widgets.cached_chart(_small_chart, matrix, rows, cols, title, px, width="content")
+    ui.cached_chart(_small_chart, matrix, rows, cols, title, px, width="content")
 
 
 def cost_frame(many: "tutor.multihead.HeadCost", one: "tutor.multihead.HeadCost") -> pd.DataFrame:

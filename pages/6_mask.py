@@ -24,10 +24,10 @@ causal3 = tutor.causal_mask(len(TOKENS))
 steps = tutor.mask.masked_softmax_steps(scaled, causal3)
 unmasked = tutor.softmax(scaled)
 # the hand calculation as ④ shows it by default (pencil mode: every step rounded to 3 decimals)
-hand = tutor.handcalc.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=ui.steps.PENCIL_DECIMALS, tokens=TOKENS)
+hand = tutor.handcalc.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=ui.handcalc.PENCIL_DECIMALS, tokens=TOKENS)
 hand_scaled = hand.scaled.result                                     # S̃ = QKᵀ/√2, (3, 3)
 hand_masked = tutor.mask.masked_softmax_steps(hand_scaled, causal3).masked  # S̃ + M, (3, 3)
-hand_sm = tutor.handcalc.softmax_steps(hand_masked, decimals=ui.steps.PENCIL_DECIMALS, row_labels=TOKENS)
+hand_sm = tutor.handcalc.softmax_steps(hand_masked, decimals=ui.handcalc.PENCIL_DECIMALS, row_labels=TOKENS)
 hand_exps = np.array([row.exps for row in hand_sm.rows])             # e^s̃ as written, (3, 3)
 hand_denominators = np.array([row.total for row in hand_sm.rows])    # (3,)
 
@@ -69,7 +69,7 @@ def _small_chart(matrix, rows, cols, title: str, px: int, digits: int):
 
 
 def small_heatmap(matrix, rows, cols, title: str, px: int = 150, digits: int = 3) -> None:
-    ui.widgets.cached_chart(_small_chart, matrix, rows, cols, title, px, digits, width="content")
+    ui.cached_chart(_small_chart, matrix, rows, cols, title, px, digits, width="content")
 
 
 # ---------------------------------------------------------------------------
@@ -143,7 +143,7 @@ ui.cached_table(weights_with_sums, hand_sm.result, tutor.row_sums(hand_sm.result
 with st.expander("行ごとの式（分子・分母・重み）"):
     for row in hand_sm.rows:
         st.markdown(f"**{row.label} の行**")
-        ui.steps.show_softmax_row(row)
+        ui.handcalc.show_softmax_row(row)
 st.markdown(
     f"- 猫 の行：文の先頭なので、見てよいキーは自分 1 つだけ → ${vec(hand_sm.result[0])}$\n"
     f"- 魚 の行：見てよい 猫 と 魚 のスコアがどちらも {format_number(hand_scaled[1, 0], 3)} で等しいので、"

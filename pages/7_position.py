@@ -106,7 +106,7 @@ perm = ORDERS[perm_name]
 st.markdown(f"猫・魚・それ（④ と同じ埋め込みと変換行列 $W_Q, W_K, W_V$）を **{perm_name}** の順に並べ替えて、"
             "自己注意を計算し直します。比べるのは「並べ替えてから計算した出力」と「計算してから並べ替えた出力」です。")
 pe3 = tutor.positional_encoding(len(TOKENS), tb.D_MODEL)
-pencil = tutor.handcalc.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=ui.steps.PENCIL_DECIMALS)   # ④'s default view
+pencil = tutor.handcalc.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=ui.handcalc.PENCIL_DECIMALS)   # ④'s default view
 no_pe = tutor.position.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, perm)
 with_pe = tutor.position.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, perm, pe3)
 order_labels = [TOKENS[i] for i in perm]

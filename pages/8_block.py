@@ -177,7 +177,7 @@ st.caption("「差」は、バッチ A と B で例 1 の出力を成分ごと�
            "バッチ正規化は特徴ごとにバッチ全体で平均と分散をとるので、例 1 の結果まで変わってしまいます。")
 
 st.subheader("活性化関数のかたち")
-ui.widgets.cached_chart(activation_chart, width="stretch")
+ui.cached_chart(activation_chart, width="stretch")
 st.caption("GELU と SiLU は 0 の近くでなめらかに曲がり、負の側でわずかにマイナスになります。")
 
 # ---------------------------------------------------------------------------

@@ -74,7 +74,7 @@ def _wide_chart(matrix, rows, cols, **kwargs):
 
 def wide_heatmap(matrix, rows, cols, **kwargs) -> None:
     """A model heatmap with 40-pixel cells, so that 6 × 6 still fits a phone (390 px)."""
-    ui.widgets.cached_chart(_wide_chart, matrix, rows, cols, width="content", **kwargs)
+    ui.cached_chart(_wide_chart, matrix, rows, cols, width="content", **kwargs)
 
 
 def parse_tokens(text: str, what: str):
@@ -144,7 +144,7 @@ st.markdown(f"④ の最後に出てきた例を、ここでは途中の数ま�
             "3 つの変換行列（$W_Q, W_K, W_V$、$d_k = 2$）も ④ と同じです。"
             "手で追えるように、エンコーダの出力の代わりにソースの埋め込みをそのままキーとバリューの材料に使います（本物のモデルでは、エンコーダの層を通った表現を使います）。")
 cross = tutor.cross_attention(tutor.textbook.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
-steps = tutor.handcalc.attention_steps(cross.q, cross.k, cross.v, decimals=ui.steps.PENCIL_DECIMALS,
+steps = tutor.handcalc.attention_steps(cross.q, cross.k, cross.v, decimals=ui.handcalc.PENCIL_DECIMALS,
                               query_labels=DEC_TOKENS, key_labels=list(tb.TOKENS))
 with st.expander("入力：2 つの文の埋め込みと変換行列", expanded=True):
     c1, c2 = st.columns(2)
@@ -163,16 +163,16 @@ with c1:
 with c2:
     ui.show_matrix(cross.k, list(tb.TOKENS), ["k1", "k2"], digits=0, caption="K = X_enc W_K（ソースから）")
     ui.show_matrix(cross.v, list(tb.TOKENS), ["v1", "v2"], digits=0, caption="V = X_enc W_V（ソースから）")
-ui.show_matrix(steps.scaled.result, DEC_TOKENS, list(tb.TOKENS), digits=ui.steps.PENCIL_DECIMALS,
+ui.show_matrix(steps.scaled.result, DEC_TOKENS, list(tb.TOKENS), digits=ui.handcalc.PENCIL_DECIMALS,
                caption=f"S̃ = S / √d_k（√{steps.d_k} ≈ {format_number(cross.attn.divisor, 3)} で割り、小数第 3 位まで（第 4 位を四捨五入）求める）")
 with st.expander("A：行ごとの softmax（指数、分母、重み）"):
     for row in steps.softmax.rows:
         st.markdown(f"**{row.label} の行**")
-        st.latex(ui.steps.stack(ui.steps.softmax_row_latex(row)))
+        st.latex(ui.handcalc.stack(ui.handcalc.softmax_row_latex(row)))
 ui.heatmap(steps.weights, DEC_TOKENS, list(tb.TOKENS), x_title="ソース（キー・バリュー）",
            y_title="ターゲット（クエリ）", title="Source-Target Attention の重み A（2 × 3）")
-ui.steps.weighted_sums(steps.weighted_sums, DEC_TOKENS, title="出力 Z = AV：バリューの重み付き和")
-ui.show_matrix(steps.z, DEC_TOKENS, ["z1", "z2"], digits=ui.steps.PENCIL_DECIMALS,
+ui.handcalc.weighted_sums(steps.weighted_sums, DEC_TOKENS, title="出力 Z = AV：バリューの重み付き和")
+ui.show_matrix(steps.z, DEC_TOKENS, ["z1", "z2"], digits=ui.handcalc.PENCIL_DECIMALS,
                caption="出力 Z（ターゲットの各トークンに、ソースの情報が混ざったもの）")
 st.caption(f"途中の値は ④ の鉛筆モードと同じく小数第 3 位まで（第 4 位を四捨五入）求めながら計算しているので、表の数だけで検算できます。"
            f"A は 2 行（ターゲットの語数）× 3 列（ソースの語数）で、各行の合計は 1 です。"

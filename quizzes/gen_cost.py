@@ -10,8 +10,8 @@ import numpy as np
 
 import tutor
 
-from .calc import BEST, BLANK, WORST, blank, calc_generator, mc, num, pick
-from .core import Draft, LazyDraft
+from .calc import BEST, BLANK, WORST, blank, calc_generator, draft, mc, num, pick
+from .core import Draft
 
 
 NS = (10, 20, 50, 100, 200, 500, 1000)
@@ -58,26 +58,23 @@ def _params_growth(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("cost.growth", "cost", _params_growth)
-def _growth(p: dict) -> LazyDraft:
+def _growth(p: dict) -> Draft:
     """How many times self-attention's n²·d grows when n ×= a and d ×= b."""
     a, b = p["a"], p["b"]
     right = tutor.cost.cost_growth("self_attention", a, b)
     choices = (num(right), num(tutor.cost.cost_growth("recurrent", a, b)), num(tutor.cost.cost_growth("self_attention", a, b, "linear")),
                num(tutor.cost.cost_growth("self_attention", a, b, "both_squared")))
 
-    def texts():
-        change = f"系列長 $n$ を {a} 倍" + ("" if b == 1 else f"、表現の次元 $d$ を {b} 倍")
-        stem = f"自己注意の層の計算量を $O(n^2 \\cdot d)$ とする。{change}にすると、1 層あたりの計算量はおよそ何倍になるか。その値{BEST}"
-        notes = (
-            mc("O(n²·d) と O(n·d²) の取り違え", "RNN の $n \\cdot d^2$ で見積もった。"),
-            mc("n² の見落とし", "計算量が $n$ に比例すると考えた。トークンの組は $n^2$ 通りある。"),
-            mc("d も 2 乗と誤解", "$d$ の倍率まで 2 乗した。"),
-        )
-        expl = (f"$n^2 \\cdot d$ で $n$ が {a} 倍、$d$ が {b} 倍になると、${a}^2 \\times {b} = {choices[0]}$ 倍。"
-                f"n だけを 2 倍にすると {num(tutor.cost.cost_growth('self_attention', 2, 1))} 倍になり、長い文ほど急に重くなる。")
-        return stem, notes, expl
-
-    return LazyDraft(choices[0], choices[1:], texts)
+    change = f"系列長 $n$ を {a} 倍" + ("" if b == 1 else f"、表現の次元 $d$ を {b} 倍")
+    stem = f"自己注意の層の計算量を $O(n^2 \\cdot d)$ とする。{change}にすると、1 層あたりの計算量はおよそ何倍になるか。その値{BEST}"
+    notes = (
+        mc("O(n²·d) と O(n·d²) の取り違え", "RNN の $n \\cdot d^2$ で見積もった。"),
+        mc("n² の見落とし", "計算量が $n$ に比例すると考えた。トークンの組は $n^2$ 通りある。"),
+        mc("d も 2 乗と誤解", "$d$ の倍率まで 2 乗した。"),
+    )
+    expl = (f"$n^2 \\cdot d$ で $n$ が {a} 倍、$d$ が {b} 倍になると、${a}^2 \\times {b} = {choices[0]}$ 倍。"
+            f"n だけを 2 倍にすると {num(tutor.cost.cost_growth('self_attention', 2, 1))} 倍になり、長い文ほど急に重くなる。")
+    return draft(choices[0], choices[1:], stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------

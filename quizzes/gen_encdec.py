@@ -2,8 +2,8 @@
 where Q, K and V come from (blank), the number of attention sub-layers, and a 不適切 item
 about the three weight matrices of an encoder-decoder.
 
-Answers and distractors: tutor.quizmath (attention_shapes, attention_from_scores, attention_variants, ln_scores,
-score_divisor, allowed_pairs), tutor.encdec.attention_sublayers and tutor.head_dim.
+Answers and distractors: tutor.formula (attention_shapes, attention_from_scores, attention_variants),
+tutor.scaling (ln_scores, score_divisor), tutor.mask.allowed_pairs, tutor.encdec.attention_sublayers and tutor.head_dim.
 """
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import numpy as np
 
 import tutor
 
-from .calc import BEST, BLANK, WORST, blank, calc_generator, ln_tex, mc, num, pick, sample, tex_vec
-from .core import Draft, LazyDraft
+from .calc import BEST, BLANK, WORST, blank, calc_generator, draft, ln_tex, mc, num, pick, sample, tex_vec
+from .core import Draft
 
 LENGTHS = tuple(range(3, 13))  # source / target lengths (two different ones)
 HEAD_SPLITS = ((256, 4), (256, 8), (512, 8), (512, 16), (768, 12), (128, 2), (64, 4))
@@ -75,7 +75,7 @@ def _params_out(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("encdec.cross_output", "encdec", _params_out)
-def _cross_output(p: dict) -> LazyDraft:
+def _cross_output(p: dict) -> Draft:
     """Output of Source-Target Attention for one decoder query over three encoder tokens."""
     m, d_k = p["m"], p["d_k"]
     s = tutor.scaling.ln_scores(m, d_k)                                     # (3,)
@@ -88,23 +88,20 @@ def _cross_output(p: dict) -> LazyDraft:
     n_right = num(float(right.output[0, 0]))
     n_dec, n_no_scale, n_uniform = (num(float(r.output[0, 0])) for r in (dec, no_scale, uniform))
 
-    def texts():
-        row = ",\\ ".join(ln_tex(root, x) for x in m)
-        stem = (f"翻訳モデルのデコーダの Source-Target Attention（$d_k = {d_k}$）で、いま作っている位置のクエリと、"
-                f"エンコーダ出力の 3 トークンのキーとの内積 $QK^\\top$ が $({row})$ だった（$\\ln$ は自然対数）。"
-                f"エンコーダ出力から作ったバリュー（1 次元）は ${tex_vec(p['v_enc'])}$、デコーダ側の 3 トークンから作った値は "
-                f"${tex_vec(p['v_dec'])}$ である。この Source-Target Attention の出力{BEST}")
-        notes = (
-            mc("バリューの出どころの取り違え", "バリューをデコーダ側から取った。キーとバリューはどちらもエンコーダ出力から作る。"),
-            mc("√d_k で割り忘れ", f"内積を $\\sqrt{{d_k}} = {num(root)}$ で割らずに softmax に入れた。"),
-            mc("重みを均等と誤解", "スコアを使わず、3 つのバリューの単純平均をとった。"),
-        )
-        w = right.weights[0]                                     # the same weights for any V
-        expl = (f"$\\sqrt{{d_k}} = {num(root)}$ で割るとスコアは $({', '.join(ln_tex(1, x) for x in m)})$ になり、softmax の重みは "
-                f"$e^{{\\ln m}} = m$ の比 ${tex_vec(w)}$。これでエンコーダ側のバリュー ${tex_vec(p['v_enc'])}$ を重み付き平均して {n_right}。")
-        return stem, notes, expl
-
-    return LazyDraft(n_right, (n_dec, n_no_scale, n_uniform), texts)
+    row = ",\\ ".join(ln_tex(root, x) for x in m)
+    stem = (f"翻訳モデルのデコーダの Source-Target Attention（$d_k = {d_k}$）で、いま作っている位置のクエリと、"
+            f"エンコーダ出力の 3 トークンのキーとの内積 $QK^\\top$ が $({row})$ だった（$\\ln$ は自然対数）。"
+            f"エンコーダ出力から作ったバリュー（1 次元）は ${tex_vec(p['v_enc'])}$、デコーダ側の 3 トークンから作った値は "
+            f"${tex_vec(p['v_dec'])}$ である。この Source-Target Attention の出力{BEST}")
+    notes = (
+        mc("バリューの出どころの取り違え", "バリューをデコーダ側から取った。キーとバリューはどちらもエンコーダ出力から作る。"),
+        mc("√d_k で割り忘れ", f"内積を $\\sqrt{{d_k}} = {num(root)}$ で割らずに softmax に入れた。"),
+        mc("重みを均等と誤解", "スコアを使わず、3 つのバリューの単純平均をとった。"),
+    )
+    w = right.weights[0]                                     # the same weights for any V
+    expl = (f"$\\sqrt{{d_k}} = {num(root)}$ で割るとスコアは $({', '.join(ln_tex(1, x) for x in m)})$ になり、softmax の重みは "
+            f"$e^{{\\ln m}} = m$ の比 ${tex_vec(w)}$。これでエンコーダ側のバリュー ${tex_vec(p['v_enc'])}$ を重み付き平均して {n_right}。")
+    return draft(n_right, (n_dec, n_no_scale, n_uniform), stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 """⑤ Multi-Head Attention: d_k = d_model / h, Concat(head_1 … head_h) W_O, parameter counts.
 
 Inputs: d_model = h · d_k from small tables; per-head outputs and a 0/1 W_O for one token.
-Answers: tutor.head_dim, tutor.multihead.mha_param_count, Concat · W_O (tutor.quizmath.combine_heads_variants,
-= tutor.multihead.combine_heads); distractors: tutor.quizmath (head_dim_mistake, concat_width,
+Answers: tutor.head_dim, tutor.multihead.mha_param_count, Concat · W_O (tutor.multihead.combine_heads_variants,
+= tutor.multihead.combine_heads); distractors: tutor.multihead (head_dim_mistake, concat_width,
 mha_param_count_mistake, combine_heads_variants).
 """
 from __future__ import annotations
@@ -13,8 +13,8 @@ import numpy as np
 
 import tutor
 
-from .calc import BEST, BLANK, WORST, blank, calc_generator, mc, num, pick, tex_mat, tex_rows, tex_vec, tnum
-from .core import Draft, LazyDraft
+from .calc import BEST, BLANK, WORST, blank, calc_generator, draft, mc, num, pick, tex_mat, tex_rows, tex_vec, tnum
+from .core import Draft
 
 HEAD_DIMS = (8, 16, 32, 48, 64, 96, 128)
 HEADS = (2, 4, 6, 8, 12, 16)
@@ -95,29 +95,26 @@ def _params_combine(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("multihead.combine", "multihead", _params_combine)
-def _combine(p: dict) -> LazyDraft:
+def _combine(p: dict) -> Draft:
     """One element of Concat(head_1, head_2) · W_O for one token."""
     heads, w_o, c = p["heads"], p["w_o"], p["c"]
     right, concat, reversed_, transposed = tutor.multihead.combine_heads_variants(heads, w_o)   # (1, ·) each; checked once
     n_no_w_o, n_reversed, n_transposed = num(concat[0, c]), num(reversed_[0, c]), num(transposed[0, c])
     n_right = num(right[0, c])
 
-    def texts():
-        head_1, head_2 = tex_rows(heads)
-        concat_text = tex_vec(concat[0])
-        stem = (f"2 ヘッドの Multi-Head Attention で、あるトークンのヘッド 1 の出力が ${head_1}$、"
-                f"ヘッド 2 の出力が ${head_2}$ だった。$\\mathrm{{Concat}}(\\text{{head}}_1, \\text{{head}}_2)\\,W_O$ の"
-                f"第 {c + 1} 成分{BEST}\n\n$$W_O = {tex_mat(w_o)}$$")
-        notes = (
-            mc("W_O の掛け忘れ", f"連結したベクトル ${concat_text}$ の第 {c + 1} 成分をそのまま答えた。"),
-            mc("連結順の取り違え", f"ヘッド 2、ヘッド 1 の順に並べてから $W_O$ を掛けると {n_reversed} になる。"),
-            mc("W_O の行と列の取り違え", f"$W_O$ の第 {c + 1} 列ではなく第 {c + 1} 行との内積をとると {n_transposed} になる。"),
-        )
-        expl = (f"連結すると ${concat_text}$。これと $W_O$ の第 {c + 1} 列 ${tex_vec(w_o[:, c])}$ の内積で "
-                f"{n_right}。$W_O$ は各ヘッドの結果を混ぜ合わせて $d_{{\\text{{model}}}}$ 次元に戻す。")
-        return stem, notes, expl
-
-    return LazyDraft(n_right, (n_no_w_o, n_reversed, n_transposed), texts)
+    head_1, head_2 = tex_rows(heads)
+    concat_text = tex_vec(concat[0])
+    stem = (f"2 ヘッドの Multi-Head Attention で、あるトークンのヘッド 1 の出力が ${head_1}$、"
+            f"ヘッド 2 の出力が ${head_2}$ だった。$\\mathrm{{Concat}}(\\text{{head}}_1, \\text{{head}}_2)\\,W_O$ の"
+            f"第 {c + 1} 成分{BEST}\n\n$$W_O = {tex_mat(w_o)}$$")
+    notes = (
+        mc("W_O の掛け忘れ", f"連結したベクトル ${concat_text}$ の第 {c + 1} 成分をそのまま答えた。"),
+        mc("連結順の取り違え", f"ヘッド 2、ヘッド 1 の順に並べてから $W_O$ を掛けると {n_reversed} になる。"),
+        mc("W_O の行と列の取り違え", f"$W_O$ の第 {c + 1} 列ではなく第 {c + 1} 行との内積をとると {n_transposed} になる。"),
+    )
+    expl = (f"連結すると ${concat_text}$。これと $W_O$ の第 {c + 1} 列 ${tex_vec(w_o[:, c])}$ の内積で "
+            f"{n_right}。$W_O$ は各ヘッドの結果を混ぜ合わせて $d_{{\\text{{model}}}}$ 次元に戻す。")
+    return draft(n_right, (n_no_w_o, n_reversed, n_transposed), stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------

@@ -4,7 +4,7 @@ X + PE, and the structure of the sin/cos pairs.
 Inputs: d_model ∈ {4, 8} for the angle, and for the value and the pair structure only the
 (d_model, column) pairs whose 10000^(2i/d_model) is a power of 10 (VALUE_COLUMNS,
 PAIR_COLUMNS), small positions and integer embeddings. Answers and distractors: tutor.position.pe_breakdown, tutor.position.pe_angle_rates and the
-named mistakes of tutor.transformer_mistakes (pe_angle_mistake, pe_value_mistake,
+named mistakes next to them in tutor.position (pe_angle_mistake, pe_value_mistake,
 pe_input_mistakes). Texts that depend only on a drawn position (the sin/cos hint, the PE of
 pos = 0 and 1) are built once at import.
 """

@@ -3,8 +3,8 @@
 Inputs: d_k a perfect square (so √d_k is an integer), h heads (d_model = h·d_k; the variance
 blank gives d_k itself or d_model and h), score rows
 √d_k·ln m (exact softmax) or √d_k·(a, b, 0).
-Answers and distractors: tutor.quizmath (score_divisor, attention_variants, scale_scores,
-ln_scores, dot_product_variance, scaled_variance, head_dim_mistake) and tutor.head_dim.
+Answers and distractors: tutor.scaling (score_divisor, scale_scores,
+ln_scores, dot_product_variance, scaled_variance), tutor.formula.attention_variants, tutor.multihead.head_dim_mistake and tutor.head_dim.
 """
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import numpy as np
 
 import tutor
 
-from .calc import BEST, BLANK, blank, calc_generator, ln_tex, mc, num, pick, sample, tex_vec, vec
-from .core import Draft, LazyDraft
+from .calc import BEST, BLANK, blank, calc_generator, draft, ln_tex, mc, num, pick, sample, tex_vec, vec
+from .core import Draft
 
 SQUARES = (4, 9, 16, 25, 36, 49, 64, 81, 100, 144)
 HEADS = (2, 4, 8, 12, 16)
@@ -62,7 +62,7 @@ def _params_ln(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("scaling.weight_ln", "scaling", _params_ln)
-def _weight_ln(p: dict) -> LazyDraft:
+def _weight_ln(p: dict) -> Draft:
     """A weight of softmax(s/√d_k) for a row s = √d_k · ln m (exact fractions)."""
     d_k, h, d_model, m, j = p["d_k"], p["h"], p["d_model"], p["m"], p["j"]
     c = tutor.scaling.score_divisor(d_k)
@@ -73,22 +73,19 @@ def _weight_ln(p: dict) -> LazyDraft:
     w = {mistake: num(r.weights[0, j]) for mistake, r in zip(mistakes, mistaken)}.__getitem__
     n_right = num(steps.weights[0, j])
 
-    def texts():
-        row = ",\\ ".join(ln_tex(c, v) for v in m)
-        stem = (f"$d_{{\\text{{model}}}} = {d_model}$、$h = {h}$ のモデルの 1 つのヘッドで、あるクエリの 3 つのキーに対する"
-                f"スコア $QK^\\top$ の行が $({row})$ だった。Scaled Dot-Product Attention の重みのうち、"
-                f"キー {j + 1} への重み{BEST}（$\\ln$ は自然対数。$e^{{\\ln m}} = m$ を使うとよい）")
-        notes = (
-            mc("√d_k で割り忘れ", f"スコアを割らないまま softmax にかけると $e^{{{num(c)}\\ln m}} = m^{{{num(c)}}}$ の比になり {w('no_scale')} になる。"),
-            mc("√ の付け忘れ", f"$d_k = {d_k}$ で割ると指数が小さくなりすぎ、重みが平らになって {w('divide_by_d_k')} になる。"),
-            mc("d_model と d_k の混同", f"$\\sqrt{{d_{{\\text{{model}}}}}} = \\sqrt{{{d_model}}}$ で割ると {w('d_model')} になる。"),
-        )
-        expl = (f"$d_k = {d_model}/{h} = {d_k}$ なので $\\sqrt{{d_k}} = {num(c)}$ で割ると、スコアは "
-                f"$({', '.join(ln_tex(1, v) for v in m)})$。softmax は $e^{{\\ln m}} = m$ の比になり、"
-                f"重みは ${tex_vec(steps.weights[0])}$（= ${tex_vec(m)}$ を和 {num(tutor.row_sums(np.array(m, float)))} で割った値）。キー {j + 1} は {n_right}。")
-        return stem, notes, expl
-
-    return LazyDraft(n_right, (w("no_scale"), w("divide_by_d_k"), w("d_model")), texts)
+    row = ",\\ ".join(ln_tex(c, v) for v in m)
+    stem = (f"$d_{{\\text{{model}}}} = {d_model}$、$h = {h}$ のモデルの 1 つのヘッドで、あるクエリの 3 つのキーに対する"
+            f"スコア $QK^\\top$ の行が $({row})$ だった。Scaled Dot-Product Attention の重みのうち、"
+            f"キー {j + 1} への重み{BEST}（$\\ln$ は自然対数。$e^{{\\ln m}} = m$ を使うとよい）")
+    notes = (
+        mc("√d_k で割り忘れ", f"スコアを割らないまま softmax にかけると $e^{{{num(c)}\\ln m}} = m^{{{num(c)}}}$ の比になり {w('no_scale')} になる。"),
+        mc("√ の付け忘れ", f"$d_k = {d_k}$ で割ると指数が小さくなりすぎ、重みが平らになって {w('divide_by_d_k')} になる。"),
+        mc("d_model と d_k の混同", f"$\\sqrt{{d_{{\\text{{model}}}}}} = \\sqrt{{{d_model}}}$ で割ると {w('d_model')} になる。"),
+    )
+    expl = (f"$d_k = {d_model}/{h} = {d_k}$ なので $\\sqrt{{d_k}} = {num(c)}$ で割ると、スコアは "
+            f"$({', '.join(ln_tex(1, v) for v in m)})$。softmax は $e^{{\\ln m}} = m$ の比になり、"
+            f"重みは ${tex_vec(steps.weights[0])}$（= ${tex_vec(m)}$ を和 {num(tutor.row_sums(np.array(m, float)))} で割った値）。キー {j + 1} は {n_right}。")
+    return draft(n_right, (w("no_scale"), w("divide_by_d_k"), w("d_model")), stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------
@@ -100,7 +97,7 @@ def _params_row(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("scaling.scaled_row", "scaling", _params_row)
-def _scaled_row(p: dict) -> LazyDraft:
+def _scaled_row(p: dict) -> Draft:
     """The row Q Kᵀ / √d_k for a row that is √d_k · (a, b, 0)."""
     d_k, h, d_model = p["d_k"], p["h"], p["d_model"]
     c = tutor.scaling.score_divisor(d_k)
@@ -112,19 +109,16 @@ def _scaled_row(p: dict) -> LazyDraft:
 
     right = scaled()
 
-    def texts():
-        stem = (f"$d_{{\\text{{model}}}} = {d_model}$、$h = {h}$ の Multi-Head Attention の 1 つのヘッドで、"
-                f"スコア $QK^\\top$ のある行が ${tex_vec(s)}$ だった。スケーリング後の行 $QK^\\top/\\sqrt{{d_k}}${BEST}")
-        notes = (
-            mc("√ の付け忘れ", f"$d_k = {d_k}$ で割ると {scaled('divide_by_d_k')} になり、値が小さくなりすぎる。"),
-            mc("d_model と d_k の混同", f"$\\sqrt{{{d_model}}}$ で割ると {scaled('d_model')} になる。"),
-            mc("√d_k で割り忘れ", "スケーリングを省き、スコアをそのまま答えた。"),
-        )
-        expl = (f"$d_k = {d_model}/{h} = {d_k}$、$\\sqrt{{d_k}} = {num(c)}$ なので、各成分を {num(c)} で割って {right}。"
-                f"割らないと差が {num(c)} 倍に広がり、softmax の重みが 1 つに偏る（飽和する）。")
-        return stem, notes, expl
-
-    return LazyDraft(right, (scaled("divide_by_d_k"), scaled("d_model"), scaled("no_scale")), texts)
+    stem = (f"$d_{{\\text{{model}}}} = {d_model}$、$h = {h}$ の Multi-Head Attention の 1 つのヘッドで、"
+            f"スコア $QK^\\top$ のある行が ${tex_vec(s)}$ だった。スケーリング後の行 $QK^\\top/\\sqrt{{d_k}}${BEST}")
+    notes = (
+        mc("√ の付け忘れ", f"$d_k = {d_k}$ で割ると {scaled('divide_by_d_k')} になり、値が小さくなりすぎる。"),
+        mc("d_model と d_k の混同", f"$\\sqrt{{{d_model}}}$ で割ると {scaled('d_model')} になる。"),
+        mc("√d_k で割り忘れ", "スケーリングを省き、スコアをそのまま答えた。"),
+    )
+    expl = (f"$d_k = {d_model}/{h} = {d_k}$、$\\sqrt{{d_k}} = {num(c)}$ なので、各成分を {num(c)} で割って {right}。"
+            f"割らないと差が {num(c)} 倍に広がり、softmax の重みが 1 つに偏る（飽和する）。")
+    return draft(right, (scaled("divide_by_d_k"), scaled("d_model"), scaled("no_scale")), stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------

@@ -28,7 +28,7 @@ def rows_of(matrix, changes=None):
 
 
 def flat_tex(text):
-    """LaTeX with the line breaking of ui.steps.fit removed (aligned/gathered, &, \\\\, \\quad)."""
+    """LaTeX with the line breaking of ui.handcalc.fit removed (aligned/gathered, &, \\\\, \\quad)."""
     for token in (r"\begin{aligned}", r"\end{aligned}", r"\begin{gathered}", r"\end{gathered}", r"\quad", "&"):
         text = text.replace(token, " ")
     text = text.replace("\\\\", " ")
@@ -203,7 +203,7 @@ def test_formula_heatmaps_shape_table_and_edits():
 
 
 def test_step_latex_is_broken_for_phones_without_changing_it():
-    from ui.steps import LINE_CHARS, _visible_len, element_latex, fit, softmax_row_latex
+    from ui.handcalc import LINE_CHARS, _visible_len, element_latex, fit, softmax_row_latex
 
     hc = tutor.handcalc.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=3)
     ns = tutor.handcalc.naive_steps(tb.X, decimals=3)

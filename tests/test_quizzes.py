@@ -366,15 +366,15 @@ def _num_reference(x, nd=3):
     return "0" if text in ("-0", "") else text
 
 
-def test_num_whole_number_table_and_fast_path_write_the_reference_text():
-    from quizzes.calc import _num_list
+def test_num_and_nums_write_the_reference_text():
+    from quizzes.calc import _nums
     rng = np.random.default_rng(7)
     values = ([float(v) for v in rng.normal(0, 300, 4000)] + [float(v) for v in np.round(rng.normal(0, 700, 4000))]
               + [-0.0, 0.0, 1e-10, -1e-10, 999.0, -999.0, 1000.0, -1000.0, 2.0000000001, 1.9999999999,
                  0.0004, -0.0004, 12345.0] + list(range(-1200, 1200)))
     for nd in (0, 2, 3, 4):
         want = [_num_reference(v, nd) for v in values]
-        assert _num_list(values, nd) == want
+        assert _nums(values, nd) == want
         assert [num(v, nd) for v in values] == want
         assert [num(np.float64(v), nd) for v in values[:3000]] == want[:3000]
     assert num(-0.0) == "0" and num(2.0000000001) == "2" and num(-1000.0) == "-1,000" and num(0.7500) == "0.75"
@@ -386,8 +386,8 @@ def test_num_rounds_exact_ties_half_up_as_in_school():
     assert num(1 / 16) == "0.063" and num(-1 / 16) == "-0.063" and num(13 / 16) == "0.813"
     assert num(2.675, 2) == "2.68" and num(-2.675, 2) == "-2.68" and num(0.09375, 4) == "0.0938"
     assert num(0.3124999) == "0.312" and num(0.3125001) == "0.313"        # not ties: ordinary rounding
-    from quizzes.calc import _num_list
-    assert _num_list([0.3125, 0.31249999999999994, -0.0625, 0.8125], 3) == ["0.313", "0.313", "-0.063", "0.813"]
+    from quizzes.calc import _nums
+    assert _nums([0.3125, 0.31249999999999994, -0.0625, 0.8125], 3) == ["0.313", "0.313", "-0.063", "0.813"]
 
 
 @settings(max_examples=400, deadline=None)
@@ -398,10 +398,10 @@ def test_num_rounds_exact_ties_half_up_as_in_school():
     st.integers(-10**6, 10**6).map(lambda k: (k + 0.5) / 1000 + 1e-16 * k),   # ties with float noise
 ), st.sampled_from((0, 1, 2, 3, 4, 5)))
 def test_num_is_decimal_round_half_up_of_round_9(x, nd):
-    from quizzes.calc import _num_list
+    from quizzes.calc import _nums
     want = _num_reference(x, nd)
     assert num(x, nd) == want
-    assert _num_list([x], nd) == [want]
+    assert _nums([x], nd) == [want]
 
 
 def test_shown_gives_back_the_displayed_numbers():

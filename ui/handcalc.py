@@ -1,4 +1,4 @@
-"""Rendering the engine's hand-calculation steps (tutor.steps): one st.latex per row of a matrix
+"""Rendering the engine's hand-calculation steps (tutor.handcalc): one st.latex per row of a matrix
 (its elements stacked, each line-broken for a phone), one expander per matrix so that a phone
 screen is not flooded with formulas. The LaTeX of a step depends only on its text, so the line
 breaking is memoised (the same numbers come back on every rerun)."""
