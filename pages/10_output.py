@@ -25,7 +25,7 @@ GEN_KEY = "output_gen_steps"
 @st.cache_data(show_spinner=False, max_entries=8)
 def tiny_forward(seed: int, text: str):
     model = tutor.encdec.TinyDecoderOnly.from_seed(seed)
-    ids = tutor.encdec.token_ids(text, model.vocab)
+    ids = model.vocab.ids(text)
     res = model.forward(ids)
     return model.vocab, res.final[-1].copy(), np.asarray(model.embedding).copy(), res.next_logits.copy()
 
@@ -147,7 +147,7 @@ with c2:
     k = st.slider("top-k の k", min_value=1, max_value=len(VOCAB), value=2, key="output_k", persist_state="session")
     p = st.slider("top-p の p", min_value=0.05, max_value=1.0, value=0.9, step=0.05, key="output_p",
                   persist_state="session")
-probs_c = tutor.output.probabilities(tutor.output.toy_next_logits(tutor.output.toy_ids([prev])), t_choice)
+probs_c = tutor.output.probabilities(tutor.output.toy_next_logits(tutor.output.TOY_VOCAB.ids([prev])), t_choice)
 choice = ui.compute("output_choice", choose_with, probs_c, strategy, seed, k, p)
 if choice is not None:
     cached_chart(prob_bars, choice.distribution, VOCAB, highlight=choice.kept,
@@ -165,7 +165,7 @@ prompt_tok = st.selectbox("書き出し", ["猫", "魚", "は", "を"], key="out
 
 def add_step() -> None:
     steps = st.session_state.get(GEN_KEY, [])
-    ids = steps[-1].ids + (steps[-1].chosen,) if steps else tutor.output.toy_ids([st.session_state["output_prompt"]])
+    ids = steps[-1].ids + (steps[-1].chosen,) if steps else tutor.output.TOY_VOCAB.ids([st.session_state["output_prompt"]])
     try:
         step = tutor.output.generation_step(ids, st.session_state["output_strategy"], int(st.session_state["output_seed"]),
                                      float(st.session_state["output_temp2"]), k=int(st.session_state["output_k"]),
@@ -191,7 +191,7 @@ c1.button("1 トークン生成", key="output_gen_one", on_click=add_step, disab
 c2.button("最初からやり直す", key="output_gen_reset", on_click=reset_steps, icon="↩️")
 if "output_gen_error" in st.session_state:
     st.error(st.session_state["output_gen_error"], icon="⚠️")
-sequence = tutor.output.toy_ids([prompt_tok]) if not steps else steps[-1].ids + (steps[-1].chosen,)
+sequence = tutor.output.TOY_VOCAB.ids([prompt_tok]) if not steps else steps[-1].ids + (steps[-1].chosen,)
 st.markdown("**いまの列**：" + " ".join(SHOW[i] for i in sequence))
 for number, step in enumerate(steps, start=1):
     top = step.choice.ranking[:3]

@@ -199,7 +199,7 @@ else:
 
     st.subheader("学習に使っていない文の注意（全行）")
     test_words = ui.unique_labels(list(hist.test_example))
-    full = tutor.training.attention_map(hist.params, tutor.training.encode(hist.test_example), hist.config)
+    full = tutor.training.attention_map(hist.params, tutor.training.VOCAB.ids(hist.test_example), hist.config)
     for h in range(hist.config.n_heads):
         ui.heatmap(full[h], test_words, test_words, digits=2, title=f"学習後の注意の重み（ヘッド {h + 1}）")
     st.caption("損失に使うのは「それ」の行だけです。ほかの行は、同じ $W_Q$・$W_K$ がほかの語でどう働くかを示しています。")
@@ -240,15 +240,13 @@ if done is None:
     st.info("「実験を実行」を押すと、2 つの設定を同じシードで学習させて比べます。")
 else:
     used_seed, run_a, run_b = done
-    label_a, label_b = experiment.labels
+    outcome = tutor.training.experiment_outcome(exp_key, run_a, run_b)
+    sum_a, sum_b = outcome.runs
     st.caption(f"シード {used_seed} の結果")
     table = pd.DataFrame({
-        label_a: [pct(run_a.heldout_accuracy), format_number(run_a.heldout_b_weight, 3),
-                  format_number(run_a.heldout.peak_weight, 3), format_number(float(run_a.loss[-1]), 3),
-                  str(run_a.steps_to(0.95) if run_a.steps_to(0.95) is not None else "届かず")],
-        label_b: [pct(run_b.heldout_accuracy), format_number(run_b.heldout_b_weight, 3),
-                  format_number(run_b.heldout.peak_weight, 3), format_number(float(run_b.loss[-1]), 3),
-                  str(run_b.steps_to(0.95) if run_b.steps_to(0.95) is not None else "届かず")],
+        label: [pct(r.heldout_accuracy), format_number(r.b_weight, 3), format_number(r.peak_weight, 3),
+                format_number(r.final_loss, 3), str(r.steps_to_95) if r.steps_to_95 is not None else "届かず"]
+        for label, r in zip(experiment.labels, outcome.runs)
     }, index=["未知の文での正解率", "それ→B の平均の重み", "「それ」の行の最大の重み（飽和の度合い）",
               "最後の損失", "訓練の正解率 95 % に届いたステップ"])
     st.table(table)
@@ -257,29 +255,29 @@ else:
     st.altair_chart(compare_chart((run_a, run_b), experiment.labels, lambda r: r.grad_norm_of("W_Q"),
                                   "W_Q に届いた勾配の大きさ（対数目盛）", "‖∂L/∂W_Q‖", log=True), width="content")
     if exp_key == "scaling":
-        if run_b.heldout_accuracy < run_a.heldout_accuracy:
+        if outcome.switch_matters:
             st.success(
-                f"割らないと「それ」の行がすぐ 1 つのトークンに張り付き（最大の重み {format_number(run_b.heldout.peak_weight, 3)}）、"
-                f"損失が {format_number(float(run_b.loss[-1]), 3)} と大きいまま、$W_Q$ への勾配が "
-                f"{format_tiny(run_b.grad_norm_of('W_Q')[-1], 3)} まで消えました。教科書の「飽和すると学習が止まる」が再現されています。")
+                f"割らないと「それ」の行がすぐ 1 つのトークンに張り付き（最大の重み {format_number(sum_b.peak_weight, 3)}）、"
+                f"損失が {format_number(sum_b.final_loss, 3)} と大きいまま、$W_Q$ への勾配が "
+                f"{format_tiny(sum_b.last_grad_w_q, 3)} まで消えました。教科書の「飽和すると学習が止まる」が再現されています。")
         else:
             st.warning("このシードでは、割らなくても学習できました。Adam は小さな勾配も同じくらいの一歩に直して進むため、"
                        "いつも止まるとは限りません。別のシードや「SGD」でも試してみてください。")
         st.caption(f"正直な補足：学習の最初の一歩では、割らないほうが $W_Q$ への勾配はむしろ大きい"
-                   f"（{format_number(float(run_b.grad_norm_of('W_Q')[0]), 3)} 対 "
-                   f"{format_number(float(run_a.grad_norm_of('W_Q')[0]), 3)}）。止まるのは、数ステップで softmax が飽和したあとです。")
+                   f"（{format_number(sum_b.first_grad_w_q, 3)} 対 "
+                   f"{format_number(sum_a.first_grad_w_q, 3)}）。止まるのは、数ステップで softmax が飽和したあとです。")
     elif exp_key == "position":
-        if run_b.heldout_accuracy < run_a.heldout_accuracy:
+        if outcome.switch_matters:
             st.success(
-                f"位置エンコーディングがないと正解率は {pct(run_b.heldout_accuracy)} で、2 匹の動物のどちらかを当てずっぽうで"
+                f"位置エンコーディングがないと正解率は {pct(sum_b.heldout_accuracy)} で、2 匹の動物のどちらかを当てずっぽうで"
                 "選ぶのと同じです。「猫 は 鳥 を …」と「鳥 は 猫 を …」は同じトークンの並べ替えなので、"
                 "位置の情報なしでは「それ」の出力がまったく同じになるからです。")
         else:
             st.warning("このシードでは、位置エンコーディングがなくても差が出ませんでした。")
     else:
         st.info(
-            f"この課題は 1 つの仕事（「それ」→ B）しかないので、1 ヘッドでも {pct(run_a.heldout_accuracy)}、"
-            f"2 ヘッドでも {pct(run_b.heldout_accuracy)} です。ヘッドを増やしても役割が自然に分かれるとは限らず、"
+            f"この課題は 1 つの仕事（「それ」→ B）しかないので、1 ヘッドでも {pct(sum_a.heldout_accuracy)}、"
+            f"2 ヘッドでも {pct(sum_b.heldout_accuracy)} です。ヘッドを増やしても役割が自然に分かれるとは限らず、"
             "同じ仕事を 2 つのヘッドで分け合うこともあります（ヘッドごとの重みは上の「学習させてみる」で 2 ヘッドを選ぶと見られます）。")
 
 ui.quiz_section("training")

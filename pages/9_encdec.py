@@ -80,7 +80,7 @@ def wide_heatmap(matrix, rows, cols, **kwargs) -> None:
 def parse_tokens(text: str, what: str):
     """Token ids of the text; the engine's error is shown with 〈bos〉 so Markdown keeps it."""
     try:
-        return tutor.encdec.token_ids(text)
+        return tutor.encdec.TINY_VOCAB.ids(text)
     except ValueError as exc:
         raise ValueError(f"{what}：" + str(exc).replace("<", "〈").replace(">", "〉")) from None
 
@@ -184,8 +184,8 @@ ui.section("visual")
 st.markdown("学習していない、乱数を入れただけの小さなエンコーダ・デコーダ（2 層、2 ヘッド、$d_{\\text{model}} = 8$）に"
             "ソース「猫 は 魚 を 食べた 。」とターゲット「<bos> the cat ate fish」を通し、3 種類の注意の重みを比べます。"
             .replace("<bos>", "〈bos〉"))
-src_ids = tutor.encdec.token_ids(SRC_DEFAULT)
-tgt_ids = tutor.encdec.token_ids(TGT_DEFAULT)
+src_ids = tutor.encdec.TINY_VOCAB.ids(SRC_DEFAULT)
+tgt_ids = tutor.encdec.TINY_VOCAB.ids(TGT_DEFAULT)
 vis = run_model(0, src_ids, tgt_ids)
 src_labels = [vis["vocab"][i] for i in src_ids]
 tgt_labels = [vis["vocab"][i] for i in tgt_ids]

@@ -325,6 +325,7 @@ def test_layer_norm_mistakes():
     bn = tutor.block.layer_norm_mistake(batch, 0, "batch")
     np.testing.assert_allclose(bn.output, [1, -1, 1, 1], atol=1e-6)            # two examples: ±1 per feature
 
+
 def test_residual_block_mistakes():
     x, f = np.array([2.0, 0.0, 1.0, -1.0]), np.array([-3.0, 1.0, 0.0, 2.0])
     np.testing.assert_allclose(tutor.block.residual_block_mistake(x, f), tutor.layer_norm(x + f, eps=0))
@@ -332,9 +333,12 @@ def test_residual_block_mistakes():
     np.testing.assert_allclose(tutor.block.residual_block_mistake(x, f, "no_norm"), x + f)
     np.testing.assert_allclose(tutor.block.residual_block_mistake(x, f, "norm_sublayer_only"), x + tutor.layer_norm(f, eps=0))
 
+
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.integers(-5, 5), min_size=4, max_size=4).filter(lambda v: len(set(v)) > 1),
        st.lists(st.integers(-5, 5), min_size=4, max_size=4))
+
+
 def test_layer_norm_mistakes_match_single_calls(x, other):
     batch = np.array([x, [o + 11 for o in other]], float)           # every feature differs → BN defined
     together = tutor.block.layer_norm_mistakes(batch, 0)

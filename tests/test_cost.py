@@ -67,6 +67,8 @@ def test_restricted_r_capped_at_n():
     dict(layer_type="convolutional", n=10, d=4, k=1),
     dict(layer_type="restricted_self_attention", n=10, d=4, r=0),
 ])
+
+
 def test_layer_cost_bad_input(kwargs):
     with pytest.raises(ValueError):
         layer_cost(**kwargs)
@@ -156,6 +158,7 @@ def test_ops_and_growth():
     assert tutor.cost.cost_growth("self_attention", 3, 2, "linear") == 6
     assert tutor.cost.cost_growth("self_attention", 3, 2, "both_squared") == 36
 
+
 def test_layer_operations_is_the_table_rows_count():
     for t in ("self_attention", "recurrent", "convolutional", "restricted_self_attention"):
         assert tutor.cost.layer_operations(t, 100, 512) == tutor.cost.layer_cost(t, 100, 512).operations
@@ -172,6 +175,7 @@ def test_cost_lengths_log_grid():
     with pytest.raises(ValueError):
         tutor.cost.cost_lengths(1)
 
+
 @pytest.mark.parametrize("causal", [False, True])
 def test_compare_tiled_same_output_less_memory(causal):
     q, k, v = tutor.cost.random_qkv(100, 8, np.random.default_rng(1))
@@ -184,6 +188,7 @@ def test_compare_tiled_same_output_less_memory(causal):
     np.testing.assert_allclose(cmp.plain_output, ref)
     if causal:
         assert cmp.tiled.blocks_skipped > 0
+
 
 def test_random_qkv_seeded():
     a = tutor.cost.random_qkv(5, 3, np.random.default_rng(3))

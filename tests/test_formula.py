@@ -7,7 +7,6 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tutor
-from quizzes import knowledge
 from tutor import textbook as tb
 
 
@@ -18,16 +17,15 @@ FAST = settings(max_examples=40, deadline=None)
 small = st.floats(-3, 3, allow_nan=False, allow_infinity=False)
 
 
-
 def _g(mistake=None, mask=None):
     return tutor.formula.attention_mistake(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, mask, mistake=mistake, d_model=4)
-
 
 
 def test_correct_is_the_engine_on_the_g_kentei_example():
     r = _g()
     np.testing.assert_allclose(r.weights[0], [0.4011, 0.1978, 0.4011], atol=5e-5)
     np.testing.assert_allclose(r.output[0], [1.203, 1.192], atol=5e-4)
+
 
 def test_named_attention_mistakes_on_the_g_kentei_example():
     np.testing.assert_allclose(_g("no_scale").weights[0], [0.4223, 0.1554, 0.4223], atol=5e-5)
@@ -47,6 +45,7 @@ def test_named_attention_mistakes_on_the_g_kentei_example():
     a = math.exp(1 / math.sqrt(2))
     np.testing.assert_allclose(zf, [a / (a + 2), 1 / (a + 2), 1 / (a + 2)])
 
+
 def test_column_softmax_and_transposed_scores_on_the_textbook_qkv():
     qkv = tutor.project_qkv(tb.X, tb.W_Q, tb.W_K, tb.W_V)
     col = tutor.formula.attention_mistake(qkv.q, qkv.k, qkv.v, mistake="column_softmax")
@@ -59,6 +58,7 @@ def test_column_softmax_and_transposed_scores_on_the_textbook_qkv():
     r = tutor.formula.attention_mistake(sq, sq, sq, mistake="k_not_transposed")
     np.testing.assert_allclose(r.scores, sq @ sq)
 
+
 def test_causal_mask_mistakes_on_the_textbook_example():
     qkv = tutor.project_qkv(tb.X, tb.W_Q, tb.W_K, tb.W_V)
     m = tutor.causal_mask(3)
@@ -69,14 +69,18 @@ def test_causal_mask_mistakes_on_the_textbook_example():
     trans = tutor.formula.attention_mistake(qkv.q, qkv.k, qkv.v, m, mistake="mask_transposed")
     assert trans.weights[2, 2] == 1.0 and trans.weights[0, 0] == pytest.approx(0.673, abs=5e-4)
 
+
 @FAST
 @given(hnp.arrays(np.float64, (3, 2), elements=small), hnp.arrays(np.float64, (4, 2), elements=small),
        hnp.arrays(np.float64, (4, 3), elements=small))
+
+
 def test_from_scores_agrees_with_attention(q, k, v):
     ref = tutor.attention(q, k, v, tutor.causal_mask(4)[:3])
     got = tutor.formula.attention_from_scores(ref.scores, v, d_k=2, mask=tutor.causal_mask(4)[:3])
     np.testing.assert_allclose(got.weights, ref.weights, atol=1e-12)
     np.testing.assert_allclose(got.output, ref.output, atol=1e-12)
+
 
 @FAST
 @given(st.lists(st.integers(1, 6), min_size=2, max_size=5), st.sampled_from([1, 4, 9, 16]))
@@ -87,21 +91,22 @@ def test_ln_scores_make_softmax_exact(ms, d_k):
     sq = np.array(ms, float) ** math.sqrt(d_k)
     np.testing.assert_allclose(r0.weights[0], sq / sq.sum(), atol=1e-12)
 
+
 def test_shapes():
     s = tutor.formula.attention_shapes(2, 5, 3, 4)
     assert s["scores"] == (2, 5) and s["weights"] == (2, 5) and s["output"] == (2, 4)
+
 
 def test_unknown_mistake_is_a_japanese_error():
     with pytest.raises(ValueError, match="未知の誤り"):
         tutor.formula.attention_mistake(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, mistake="typo")
 
-def test_knowledge_facts_computed():
-    f = knowledge.engine_facts()
-    assert f["paper_mha_params"] == 1_048_576 and f["paper_concat_width"] == 512
 
 @FAST
 @given(hnp.arrays(np.float64, (3, 3), elements=small), hnp.arrays(np.float64, (3, 2), elements=small),
        hnp.arrays(np.bool_, (3, 3)), st.lists(st.sampled_from((None,) + tutor.formula.ATTENTION_MISTAKES), min_size=1, max_size=5))
+
+
 def test_attention_variants_are_attention_from_scores_one_by_one(s, v, mask, mistakes):
     mask[:, 0] = True                                         # every row sees at least one key …
     for use_mask in (None, mask):
@@ -124,6 +129,7 @@ def test_attention_variants_are_attention_from_scores_one_by_one(s, v, mask, mis
                     for y in range(x):
                         assert not np.shares_memory(many[x].weights, many[y].weights)
 
+
 def test_attention_variants_shared_softmax_of_the_scaled_scores():
     """no mask, no_mask and mask_after_softmax share one softmax(S / √d_k): same numbers as one by
     one, and no two results share a weights array."""
@@ -141,9 +147,12 @@ def test_attention_variants_shared_softmax_of_the_scaled_scores():
     np.testing.assert_allclose(many[1].weights[0], tutor.softmax(s[0] / 2))
     np.testing.assert_allclose(many[2].weights[0], tutor.softmax(s[0] / 2) * [1, 0, 0])
 
+
 @FAST
 @given(hnp.arrays(np.float64, st.sampled_from([(3,), (1, 3), (3, 3), (2, 2, 4)]), elements=small),
        st.lists(st.sampled_from((None, "no_softmax") + tutor.scaling.SCALE_MISTAKES), min_size=2, max_size=6), st.booleans())
+
+
 def test_scale_only_variants_one_stacked_softmax_bit_for_bit(s, mistakes, with_v):
     """No mask and only divisor mistakes: one division and one softmax over the stack, each slice
     exactly attention_from_scores of that mistake; no two results share memory."""
@@ -161,6 +170,7 @@ def test_scale_only_variants_one_stacked_softmax_bit_for_bit(s, mistakes, with_v
     with pytest.raises(ValueError):
         tutor.formula.attention_variants(s, np.ones((s.shape[-1] + 1, 2)), d_k=4, mistakes=mistakes, d_model=9)
 
+
 # ---------------------------------------------------------------------------
 # hand calculation from the numbers a question shows (rounded e^s, rounded weights)
 # ---------------------------------------------------------------------------
@@ -174,11 +184,13 @@ def test_softmax_from_exps_with_the_hint_values():
     with pytest.raises(ValueError):
         tutor.formula.softmax_from_exps([1.0, 0.0, 2.0])
 
+
 @FAST
 @given(hnp.arrays(np.float64, (2, 4), elements=small))
 def test_softmax_from_exact_exps_is_the_engine_softmax(s):
     np.testing.assert_allclose(tutor.formula.softmax_from_exps(np.exp(s)), tutor.softmax(s), rtol=1e-12)
     np.testing.assert_allclose(tutor.formula.softmax_from_exps(np.exp(s), axis=0), tutor.softmax(s, axis=0), rtol=1e-12)
+
 
 def test_weighted_sum_of_shown_weights():
     """naive.output#0 of audit B: weights (0.063, 0.468, 0.468) on the column (0, 1, 1) give 0.936."""

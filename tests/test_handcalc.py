@@ -14,11 +14,9 @@ from tutor import textbook as tb
 SEED_Z = [[1.510, 0.492], [1.000, 1.000], [0.159, 1.841]]
 
 
-
 @pytest.fixture(scope="module")
 def pencil():
     return tutor.handcalc.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=3, tokens=tb.TOKENS)
-
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +29,6 @@ def exact():
 finite = st.floats(-50, 50, allow_nan=False, allow_infinity=False)
 
 
-
 @st.composite
 def chains(draw):
     n, d_model, d_k, d_v = (draw(st.integers(1, 4)) for _ in range(4))
@@ -39,7 +36,6 @@ def chains(draw):
     w_q, w_k = (draw(arrays(np.float64, (d_model, d_k), elements=finite)) for _ in range(2))
     w_v = draw(arrays(np.float64, (d_model, d_v), elements=finite))
     return x, w_q, w_k, w_v
-
 
 
 # --- textbook figures ----------------------------------------------------------------------
@@ -50,6 +46,7 @@ def test_pencil_z_is_the_seed_z_exactly(pencil):
     assert pencil.weighted_sums[2].result == (0.159, 1.841)
     assert pencil.weighted_sums[0].latex.endswith("= (1.510, 0.492)")
 
+
 def test_pencil_weights_and_scaled_scores(pencil):
     np.testing.assert_array_equal(pencil.weights, [[0.673, 0.164, 0.164], [0.401, 0.401, 0.198],
                                                    [0.053, 0.894, 0.053]])
@@ -58,6 +55,7 @@ def test_pencil_weights_and_scaled_scores(pencil):
     row = pencil.softmax.rows[2]
     assert row.exps == (1.0, 16.912, 1.0) and row.total == 18.912
     assert "0.894" in row.elements[1].latex
+
 
 def test_exact_z_and_intermediates(exact):
     np.testing.assert_array_equal(np.round(exact.z, 4), [[1.5093, 0.4907], [1, 1], [0.1586, 1.8414]])
@@ -72,6 +70,7 @@ def test_exact_z_and_intermediates(exact):
     np.testing.assert_allclose(exact.z, ref.output, rtol=1e-12)
     assert exact.output.elements[0][0].latex.endswith(r"\approx 1.5093")
 
+
 def test_q11_expansion_as_in_the_seed(exact):
     q11 = exact.q.elements[0][0]
     assert q11.label == "q_{11}"
@@ -82,9 +81,11 @@ def test_q11_expansion_as_in_the_seed(exact):
     # a negative factor is parenthesised: k_12 = 1×(−1) + 0×1 + 1×1 + 0×1 = 0
     assert exact.k.elements[0][1].expression == r"1\times (-1) + 0\times 1 + 1\times 1 + 0\times 1"
 
+
 def test_shapes_table(exact):
     assert dict(exact.shapes()) == {"X": (3, 4), "Q": (3, 2), "K": (3, 2), "V": (3, 2), r"QK^\top": (3, 3),
                                     r"QK^\top/\sqrt{d_k}": (3, 3), "A": (3, 3), "Z": (3, 2)}
+
 
 def test_pencil_round_is_half_up_on_decimal_digits():
     assert tutor.handcalc.pencil_round(0.1635, 3) == 0.164      # np.round gives 0.163 (binary 0.16349999…)
@@ -93,12 +94,14 @@ def test_pencil_round_is_half_up_on_decimal_digits():
     with pytest.raises(ValueError, match="decimals"):
         tutor.handcalc.pencil_round(1.0, 0)
 
+
 def test_softmax_row_with_large_and_masked_scores():
     row = tutor.handcalc.softmax_row_step([1000.0, 1001.0, -np.inf], decimals=3)
     assert row.shift == 1001.0 and row.weights == (0.269, 0.731, 0.0)
     assert r"e^{-\infty} = 0" in row.exp_latex
     with pytest.raises(ValueError, match="−∞"):
         tutor.handcalc.softmax_row_step([-np.inf, -np.inf])
+
 
 def test_bad_inputs_raise_japanese_errors():
     with pytest.raises(ValueError, match="行列積ができません"):
@@ -107,6 +110,7 @@ def test_bad_inputs_raise_japanese_errors():
         tutor.handcalc.hand_calculation(tb.X, tb.W_Q, np.ones((4, 3)), tb.W_V)
     with pytest.raises(ValueError, match="NaN"):
         tutor.handcalc.hand_calculation(np.full((3, 4), np.nan), tb.W_Q, tb.W_K, tb.W_V)
+
 
 @settings(max_examples=60, deadline=None)
 @given(chains())
@@ -122,6 +126,7 @@ def test_exact_chain_equals_numpy(chain):
     for elem in hc.q.flat:  # each element is the sum of its listed products
         assert math.isclose(sum(a * b for a, b in elem.terms), elem.result, rel_tol=1e-9, abs_tol=1e-9)
 
+
 @settings(max_examples=60, deadline=None)
 @given(arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 5)), elements=st.floats(-1e6, 1e6)))
 def test_softmax_steps_equal_softmax(s):
@@ -130,19 +135,24 @@ def test_softmax_steps_equal_softmax(s):
     for row in steps.rows:
         assert all(np.isfinite(row.exps)) and row.total > 0
 
+
 @settings(max_examples=40, deadline=None)
 @given(arrays(np.float64, (3, 3), elements=st.floats(0, 1)), arrays(np.float64, (3, 2), elements=finite),
        st.integers(1, 4))
+
+
 def test_pencil_results_are_rounded_products_of_rounded_inputs(a, v, k):
     sums = tutor.handcalc.weighted_sum_steps(a, v, decimals=k)
     expected = tutor.handcalc.pencil_round(tutor.handcalc.pencil_round(a, k) @ tutor.handcalc.pencil_round(v, k), k)
     np.testing.assert_array_equal(np.array([s.result for s in sums]), expected)
+
 
 def test_no_input_is_mutated():
     x = np.array(tb.X)
     tutor.handcalc.hand_calculation(x, tb.W_Q, tb.W_K, tb.W_V, decimals=3)
     tutor.naive.naive_weaknesses(x)
     np.testing.assert_array_equal(x, tb.X)
+
 
 def test_naive_steps_reproduce_8_2():
     ns = tutor.handcalc.naive_steps(tb.X, decimals=3, tokens=tb.TOKENS)
@@ -156,6 +166,7 @@ def test_naive_steps_reproduce_8_2():
     np.testing.assert_allclose(exact.weights, ref.weights, rtol=1e-12)
     np.testing.assert_allclose(exact.z, ref.output, rtol=1e-12)
 
+
 def test_attention_steps_g_kentei_with_and_without_scaling():
     with_s = tutor.handcalc.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES)
     without = tutor.handcalc.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, scale=False)
@@ -164,6 +175,7 @@ def test_attention_steps_g_kentei_with_and_without_scaling():
     np.testing.assert_array_equal(np.round(with_s.z, 3), [[1.203, 1.192]])
     assert without.scaled is None and with_s.softmax.rows[0].total == pytest.approx(5.056, abs=1e-3)
 
+
 def test_most_attended_on_the_textbook_weights(pencil):
     # ④: 「それ」 (row 3) gives 0.894 to 魚 (key 2); 猫 (row 1) gives 0.673 to itself
     assert tutor.most_attended(pencil.softmax.result, 2) == 1
@@ -171,6 +183,7 @@ def test_most_attended_on_the_textbook_weights(pencil):
     assert tutor.most_attended([[0.5, 0.5]], 0) == 0          # a tie: the first key
     with pytest.raises(ValueError, match="範囲外"):
         tutor.most_attended([[1.0]], 1)
+
 
 @settings(max_examples=60, deadline=None)
 @given(arrays(np.float64, (3, 4), elements=st.floats(0, 1)), st.integers(0, 2))

@@ -10,13 +10,11 @@ from tutor import textbook as tb
 SETTINGS = settings(max_examples=40, deadline=None)
 
 
-
 # ---------------------------------------------------------------------------
 # masks (8.10, G検定 page)
 # ---------------------------------------------------------------------------
 def _scaled():
     return tutor.multihead.textbook_two_heads().head1.scaled
-
 
 
 def test_allowed_pairs():
@@ -38,11 +36,13 @@ def test_masked_softmax_steps_textbook():
     # それ's row is the same as without the mask
     np.testing.assert_allclose(s.weights[2], tutor.softmax(_scaled())[2])
 
+
 def test_g_kentei_masked_key3():
     res = tutor.attention(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, tb.G_MASK_KEY3)
     np.testing.assert_allclose(res.weights[0].round(4), [0.6698, 0.3302, 0])
     s = tutor.mask.masked_softmax_steps(res.scaled, tb.G_MASK_KEY3)
     np.testing.assert_allclose(s.weights, res.weights)
+
 
 def test_compare_mask_order_textbook():
     c = tutor.mask.compare_mask_order(_scaled(), tutor.causal_mask(3))
@@ -50,6 +50,7 @@ def test_compare_mask_order_textbook():
     np.testing.assert_allclose(c.wrong_sums.round(3), [0.673, 0.802, 1.0])
     np.testing.assert_allclose(c.lost.round(3), [0.327, 0.198, 0.0])
     np.testing.assert_allclose(c.wrong, tutor.mask_after_softmax(c.unmasked, tutor.causal_mask(3)))
+
 
 @SETTINGS
 @given(st.integers(1, 6), st.integers(0, 10_000))
@@ -64,6 +65,7 @@ def test_mask_order_properties(n, seed):
     # right order = the mistake renormalised
     np.testing.assert_allclose(c.right, c.wrong / c.wrong_sums[:, None])
 
+
 def test_mask_errors():
     with pytest.raises(ValueError, match="すべてのキー"):
         tutor.mask.masked_softmax_steps(np.zeros((2, 2)), np.array([[True, False], [False, False]]))
@@ -71,6 +73,7 @@ def test_mask_errors():
         tutor.mask.masked_softmax_steps(np.zeros((2, 2)), np.ones((3, 3), dtype=bool))
     with pytest.raises(ValueError, match="True / False"):
         tutor.mask.masked_softmax_steps(np.zeros((2, 2)), np.ones((2, 2)))
+
 
 def test_combine_masks_causal_and_padding():
     m = tutor.mask.combine_masks(tutor.causal_mask(4), tutor.padding_mask(2, 4))
@@ -80,6 +83,7 @@ def test_combine_masks_causal_and_padding():
         tutor.mask.combine_masks(tutor.causal_mask(3), tutor.causal_mask(4))
     with pytest.raises(ValueError, match="1 つも"):
         tutor.mask.combine_masks()
+
 
 def test_pad_tokens_and_next_token_tasks():
     assert tutor.mask.pad_tokens(["猫", "は", "魚"], 2) == ("猫", "は", "[PAD]")
@@ -91,6 +95,7 @@ def test_pad_tokens_and_next_token_tasks():
     assert tasks[-1] == (("猫", "は", "魚", "が"), "好き")
     with pytest.raises(ValueError, match="2 トークン"):
         tutor.mask.next_token_tasks(["猫"])
+
 
 def test_inputs_not_mutated():
     s = _scaled().copy()

@@ -15,7 +15,6 @@ FAST = settings(max_examples=40, deadline=None)
 SETTINGS = settings(max_examples=40, deadline=None)
 
 
-
 def test_multihead_sizes_and_counts_paper():
     assert tutor.multihead.head_dim_mistake(512, 8) == 64
     assert tutor.multihead.head_dim_mistake(512, 8, "no_split") == 512
@@ -33,6 +32,7 @@ def test_multihead_sizes_and_counts_paper():
     with pytest.raises(ValueError, match="割り切れません"):
         tutor.multihead.head_dim_mistake(10, 3)
 
+
 def test_combine_heads_textbook_row():
     # それ: head 1 (0.159, 1.841) [rounded], head 2 (1.0, 1.7) → (1.859, 2.841, 1.0, 1.7)
     heads = np.array([[0.159, 1.841], [1.0, 1.7]])
@@ -43,9 +43,12 @@ def test_combine_heads_textbook_row():
     np.testing.assert_allclose(tutor.multihead.combine_heads_mistake(heads, tb.W_O, "w_o_transposed")[0],
                                np.array([0.159, 1.841, 1.0, 1.7]) @ tb.W_O.T)
 
+
 @FAST
 @given(hnp.arrays(np.float64, (2, 2), elements=st.integers(0, 3).map(float)),
        hnp.arrays(np.float64, (4, 4), elements=st.integers(-1, 2).map(float)))
+
+
 def test_combine_heads_variants_equal_one_call_per_mistake(heads, w_o):
     mistakes = (None,) + tutor.multihead.COMBINE_MISTAKES
     got = tutor.multihead.combine_heads_variants(heads, w_o, mistakes)
@@ -71,17 +74,20 @@ def test_textbook_two_heads_figures():
     np.testing.assert_allclose(ex.combined.output[2].round(3), [1.859, 2.841, 1.0, 1.7])
     assert ex.combined.concat.shape == (3, 4) and ex.combined.head_outputs.shape == (2, 3, 2)
 
+
 def test_textbook_two_heads_matches_core_per_head_form():
     """Head 1 through multi_head_attention_per_head gives the same first half of the concat."""
     ex = tutor.multihead.textbook_two_heads()
     res = tutor.multi_head_attention_per_head(tb.X, [(tb.W_Q, tb.W_K, tb.W_V)], np.eye(2))
     np.testing.assert_allclose(res.concat, ex.combined.concat[:, :2])
 
+
 def test_matmul_and_errors():
     np.testing.assert_allclose(tutor.matmul([[1, 2]], [[3], [4]]), [[11]])
     np.testing.assert_allclose(tutor.matmul([1, 2], [[3], [4]]), [11])
     with pytest.raises(ValueError, match="掛けられません"):
         tutor.matmul(np.ones((2, 3)), np.ones((2, 3)), "Concat", "W_O")
+
 
 def test_weighted_sum_checks():
     with pytest.raises(ValueError, match="合計が 1"):
@@ -91,11 +97,13 @@ def test_weighted_sum_checks():
     with pytest.raises(ValueError, match="一致しません"):
         tutor.weighted_sum([[0.5, 0.5]], [[1], [2], [3]])
 
+
 def test_combine_heads_shape_error():
     with pytest.raises(ValueError, match="ヘッド 2"):
         tutor.multihead.combine_heads([np.ones((3, 2)), np.ones((3, 3))], np.eye(5))
     with pytest.raises(ValueError, match="1 つも"):
         tutor.multihead.combine_heads([], np.eye(2))
+
 
 def test_init_multihead_params_shapes_seeded_and_error():
     p = tutor.multihead.init_multihead_params(12, 3, np.random.default_rng(0))
@@ -109,6 +117,7 @@ def test_init_multihead_params_shapes_seeded_and_error():
         tutor.multihead.init_multihead_params(10, 3, np.random.default_rng(0))
     with pytest.raises(ValueError, match="Generator"):
         tutor.multihead.init_multihead_params(8, 2, 0)
+
 
 @SETTINGS
 @given(st.sampled_from([(4, 1), (4, 2), (8, 4), (12, 3), (16, 8)]), st.integers(0, 10_000), st.integers(1, 5))
@@ -128,6 +137,7 @@ def test_live_heads_agree_with_combine_heads(dims, seed, n):
         z = tutor.attention(qkv.q, qkv.k, qkv.v).output
         np.testing.assert_allclose(comb.concat[:, i * p.d_k:(i + 1) * p.d_k], z)
 
+
 @SETTINGS
 @given(st.floats(0, 1))
 def test_blend_weights_rows_still_sum_to_one(t):
@@ -136,6 +146,7 @@ def test_blend_weights_rows_still_sum_to_one(t):
     np.testing.assert_allclose(b.sum(axis=-1), 1.0)
     # the blended top weight never exceeds the larger of the two patterns' top weights
     assert (b.max(axis=-1) <= np.maximum(ex.head1.weights.max(axis=-1), ex.head2_weights.max(axis=-1)) + 1e-12).all()
+
 
 def test_blend_weights_endpoints_and_errors():
     ex = tutor.multihead.textbook_two_heads()
@@ -147,6 +158,7 @@ def test_blend_weights_endpoints_and_errors():
         tutor.multihead.blend_weights(ex.head1.weights, ex.head2_weights, 1.5)
     with pytest.raises(ValueError, match="形が違います"):
         tutor.multihead.blend_weights(np.eye(2), np.eye(3), 0.5)
+
 
 def test_head_cost_paper_figures():
     c = tutor.multihead.head_cost(100, 512, 8)
@@ -161,6 +173,7 @@ def test_head_cost_paper_figures():
     with pytest.raises(ValueError, match="割り切れません"):
         tutor.multihead.head_cost(10, 512, 5)
 
+
 @SETTINGS
 @given(st.integers(1, 50), st.sampled_from([1, 2, 3, 4, 6, 12]))
 def test_head_cost_independent_of_h_except_softmax(n, h):
@@ -168,8 +181,10 @@ def test_head_cost_independent_of_h_except_softmax(n, h):
     assert c.macs == one.macs and c.params == one.params
     assert c.softmax_exps == h * n * n
 
+
 def test_row_sums():
     np.testing.assert_allclose(tutor.row_sums([[0.2, 0.3], [1, 0]]), [0.5, 1.0])
+
 
 def test_random_multihead_live_example():
     live = tutor.multihead.random_multihead(3, 8, 4, np.random.default_rng(1))

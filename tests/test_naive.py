@@ -11,7 +11,6 @@ from tutor import textbook as tb
 FAST = settings(max_examples=40, deadline=None)
 
 
-
 def test_naive_mistakes_on_the_textbook_example():
     right = tutor.naive.naive_attention_mistake(tb.X)
     np.testing.assert_allclose(right.weights[0], [0.665, 0.090, 0.245], atol=5e-4)
@@ -24,6 +23,7 @@ def test_naive_mistakes_on_the_textbook_example():
     assert g.weights is None  # d = 4 ≠ n = 3
     with pytest.raises(ValueError):
         tutor.naive.naive_attention_mistake(np.zeros((2, 2)) + [[1, 0], [0, 0]], "no_exp")
+
 
 @FAST
 @given(hnp.arrays(np.float64, st.sampled_from([(3, 4), (3, 3), (2, 5)]), elements=st.integers(0, 2).map(float)))
@@ -39,6 +39,7 @@ def test_naive_variants_equal_one_call_per_mistake(x):
     np.testing.assert_array_equal(right.weights, tutor.naive.naive_attention(x).weights)
     with pytest.raises(ValueError):
         tutor.naive.naive_attention_variants(x, ("typo",))
+
 
 def test_inputs_not_mutated():
     x = np.array(tb.X)

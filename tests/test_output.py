@@ -7,7 +7,6 @@ from hypothesis.extra import numpy as hnp
 from tutor import textbook
 from tutor.output import Choice, choose, generate, greedy, probabilities, sample, top_k_sample, top_p_sample
 import tutor
-from quizzes import knowledge
 from tutor import textbook as tb
 
 SETTINGS = settings(max_examples=60, deadline=None)
@@ -30,6 +29,8 @@ def _probs(logits):
     "temperature, expected",
     [(1.0, (0.665, 0.245, 0.090)), (0.5, (0.867, 0.117, 0.016)), (2.0, (0.506, 0.307, 0.186))],
 )
+
+
 def test_temperature_figures(temperature, expected):
     got = probabilities(textbook.TEMPERATURE_LOGITS, temperature)
     np.testing.assert_array_equal(np.round(got, 3), expected)
@@ -291,6 +292,8 @@ def test_bad_p(p):
     "probs",
     [[0.5, 0.6], [1.2, -0.2], [[0.5, 0.5]], [], [np.nan, 1.0]],
 )
+
+
 def test_bad_probability_vectors(probs):
     with pytest.raises(ValueError, match=JAPANESE):
         greedy(probs)
@@ -334,12 +337,14 @@ def test_temperature_mistakes_and_figures():
     with pytest.raises(ValueError, match="温度"):
         tutor.output.temperature_mistake(z, 0.0)
 
+
 def test_top_k_mistakes():
     p = np.array([0.1, 0.4, 0.3, 0.2])
     np.testing.assert_allclose(tutor.output.top_k_mistake(p, 2), [0, 4 / 7, 3 / 7, 0])
     np.testing.assert_allclose(tutor.output.top_k_mistake(p, 2, "k_plus"), [0, 4 / 9, 3 / 9, 2 / 9])
     np.testing.assert_allclose(tutor.output.top_k_mistake(p, 2, "k_minus"), [0, 1, 0, 0])
     np.testing.assert_allclose(tutor.output.top_k_mistake(p, 2, "no_renormalise"), [0, 0.4, 0.3, 0])
+
 
 def test_top_p_mistakes():
     p = [0.5, 0.3, 0.15, 0.05]
@@ -349,12 +354,6 @@ def test_top_p_mistakes():
     assert tutor.output.top_p_mistake(p, 0.9, "ascending").kept == (3, 2, 1, 0)
     assert tutor.output.top_p_mistake(p, 0.8).kept == (0, 1)                           # exactly p reached → stop there
 
-def test_knowledge_facts():
-    f = knowledge.engine_facts()
-    assert f["paper_ffn_params"] == 2_099_712
-    assert f["paper_attention_sublayers"] == 18
-    assert (f["cost_self_attention_ops"], f["cost_recurrent_ops"]) == (5_120_000, 26_214_400)
-    assert (f["temp_max_t1"], f["temp_max_t05"], f["temp_max_t2"]) == (0.665, 0.867, 0.506)
 
 def test_residual_temperature_top_k_top_p_plural_forms():
     x, f = np.array([1.0, -2.0, 0.0, 3.0]), np.array([2.0, 2.0, -1.0, 0.0])
@@ -372,6 +371,7 @@ def test_residual_temperature_top_k_top_p_plural_forms():
     with pytest.raises(ValueError):
         tutor.output.top_k_mistakes(p, 1, ("k_minus",))                          # k − 1 = 0 tokens kept
 
+
 def test_kept_distribution_is_the_sampled_rules_distribution():
     p = np.array([0.1, 0.4, 0.3, 0.2])
     c = tutor.output.kept_distribution(p, "top_k", k=2)
@@ -384,7 +384,7 @@ def test_kept_distribution_is_the_sampled_rules_distribution():
 
 
 def test_toy_model_and_generation_step():
-    ids = tutor.output.toy_ids("猫")
+    ids = tutor.output.TOY_VOCAB.ids("猫")
     logits = tutor.output.toy_next_logits(ids)
     assert logits.shape == (len(tutor.output.TOY_VOCAB),)
     step = tutor.output.generation_step(ids, "greedy", 0)
@@ -399,13 +399,15 @@ def test_toy_model_and_generation_step():
         seq = seq + (tutor.output.generation_step(seq, "greedy", 0).chosen,)
     assert [tutor.output.TOY_VOCAB[i] for i in seq] == ["猫", "は", "魚", "を", "食べた", "。", "<eos>"]
     with pytest.raises(ValueError, match="語彙"):
-        tutor.output.toy_ids("犬")
+        tutor.output.TOY_VOCAB.ids("犬")
     with pytest.raises(ValueError, match="シード"):
         tutor.output.generation_step(ids, "sample", -1)
+
 
 def test_toy_logits_read_only():
     with pytest.raises(ValueError):
         tutor.output.TOY_LOGITS[0, 0] = 5
+
 
 def test_temperature_table_figures():
     rows = tutor.output.temperature_table(tb.TEMPERATURE_LOGITS, tb.TEMPERATURES)
@@ -416,9 +418,12 @@ def test_temperature_table_figures():
     with pytest.raises(ValueError, match="温度"):
         tutor.output.temperature_table([2, 1, 0], [0.0])
 
+
 @settings(max_examples=300, deadline=None)
 @given(hnp.arrays(np.float64, st.integers(1, 9), elements=st.floats(-1e3, 1e3)),
        st.lists(st.floats(1e-2, 1e2), min_size=1, max_size=5))
+
+
 def test_temperature_table_rows_are_one_softmax_per_temperature_bit_for_bit(z, temps):
     """The stacked softmax gives every row exactly what probabilities(z, T) gives alone."""
     z_before = z.copy()

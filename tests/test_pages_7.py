@@ -178,7 +178,7 @@ def test_output_page_temperature_figures():
 def test_output_sampling_reproducible_with_seed():
     at = open_page(OUTPUT)
     # defaults: previous token を, T = 1.5, k = 2, p = 0.9
-    probs = tutor.output.probabilities(tutor.output.toy_next_logits(tutor.output.toy_ids(["を"])), 1.5)
+    probs = tutor.output.probabilities(tutor.output.toy_next_logits(tutor.output.TOY_VOCAB.ids(["を"])), 1.5)
     for strategy in ("sample", "top_k", "top_p"):
         at.selectbox(key="output_strategy").set_value(strategy).run()
         seen = {}
@@ -205,7 +205,7 @@ def test_output_generation_button_appends_steps():
     at.button(key="output_gen_one").click().run()
     assert len(at.expander) == 2
     # the steps equal the engine's reproducible steps (defaults: top_k, seed 0, T = 1.5, k = 2, prompt 猫)
-    ids = tutor.output.toy_ids(["猫"])
+    ids = tutor.output.TOY_VOCAB.ids(["猫"])
     s1 = tutor.output.generation_step(ids, "top_k", 0, 1.5, k=2, p=0.9)
     s2 = tutor.output.generation_step(ids + (s1.chosen,), "top_k", 0, 1.5, k=2, p=0.9)
     labels = [e.label for e in at.expander]
@@ -298,7 +298,7 @@ def test_encdec_page_figures():
     assert hand["value"].to_numpy() == pytest.approx(cross.weights.ravel(), abs=5e-4)
     # the tiny seeded model: n_tgt × n_src heatmap (5 × 6) equal to the engine's weights
     model = tutor.encdec.TinyEncoderDecoder.from_seed(0)
-    res = model.decode_step(tutor.encdec.token_ids("猫 は 魚 を 食べた 。"), tutor.encdec.token_ids("<bos> the cat ate fish"))
+    res = model.decode_step(tutor.encdec.TINY_VOCAB.ids("猫 は 魚 を 食べた 。"), tutor.encdec.TINY_VOCAB.ids("<bos> the cat ate fish"))
     df = chart_data(at, 1)
     assert len(df) == 5 * 6
     assert df["value"].to_numpy() == pytest.approx(res.cross_weights[0][0].ravel())
@@ -318,7 +318,7 @@ def test_encdec_inputs_change_output():
     at.number_input(key="encdec_seed").set_value(3).run()
     assert not at.exception
     model = tutor.encdec.TinyEncoderDecoder.from_seed(3)
-    res = model.decode_step(tutor.encdec.token_ids("猫 は 魚 を 食べた 。"), tutor.encdec.token_ids("<bos> the cat"))
+    res = model.decode_step(tutor.encdec.TINY_VOCAB.ids("猫 は 魚 を 食べた 。"), tutor.encdec.TINY_VOCAB.ids("<bos> the cat"))
     n = len(at.get("vega_lite_chart"))
     df = chart_data(at, n - 2)                   # the try-it heatmap (the expander's chart is last)
     assert df["value"].to_numpy() == pytest.approx(res.cross_weights[1][1].ravel())

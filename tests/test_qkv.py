@@ -15,15 +15,17 @@ FAST = settings(max_examples=40, deadline=None)
 small = st.floats(-3, 3, allow_nan=False, allow_infinity=False)
 
 
-
 @FAST
 @given(hnp.arrays(np.float64, (3, 2), elements=small), hnp.arrays(np.float64, (3, 2), elements=small),
        hnp.arrays(np.float64, (3, 4), elements=small))
+
+
 def test_score_table_is_the_first_step_of_attention(q, k, v):
     np.testing.assert_array_equal(tutor.qkv.score_table(q, k), tutor.attention(q, k, v).scores)
     np.testing.assert_array_equal(tutor.qkv.score_table(q, k, mistake="transposed_scores"),
                                   tutor.formula.attention_mistake(q, k, v, mistake="transposed_scores").scores)
     np.testing.assert_array_equal(tutor.qkv.score_table(q, q), tutor.attention(q, q, v).scores)
+
 
 def test_score_table_on_the_g_kentei_example_and_errors():
     # q = (1, 0), keys (1, 0), (0, 1), (1, 1) → scores (1, 0, 1)

@@ -397,6 +397,8 @@ def test_num_rounds_exact_ties_half_up_as_in_school():
     st.integers(-10**8, 10**8).map(lambda k: k / 16),                  # binary-exact halves (0.0625 …)
     st.integers(-10**6, 10**6).map(lambda k: (k + 0.5) / 1000 + 1e-16 * k),   # ties with float noise
 ), st.sampled_from((0, 1, 2, 3, 4, 5)))
+
+
 def test_num_is_decimal_round_half_up_of_round_9(x, nd):
     from quizzes.calc import _nums
     want = _num_reference(x, nd)
@@ -627,6 +629,8 @@ def test_widened_size_items_match_the_paper_formulas():
     st.integers(-10**7, 10**7).map(lambda k: k / 10_000),
     st.integers(-10**6, 10**6).map(lambda k: (k + 0.5) / 1000 + 1e-16 * k),
 ), min_size=1, max_size=9), st.sampled_from((0, 2, 3, 4)))
+
+
 def test_shown_is_the_float_of_num_text(values, nd):
     """calc.shown (round(x·10^nd)/10^nd off the ties, num()'s text on them) = float(num(x, nd))."""
     from quizzes.calc import shown
@@ -671,3 +675,16 @@ def test_exp_hints_are_e_to_the_exponent_as_written(gid):
     assert len(pairs) >= 50
     for exponent, value in pairs:
         assert Decimal(value.replace(",", "")) == _d3(math.exp(float(exponent))), (gid, exponent, value)
+
+
+def test_engine_facts_of_pages_1_to_6():
+    f = knowledge.engine_facts()
+    assert f["paper_mha_params"] == 1_048_576 and f["paper_concat_width"] == 512
+
+
+def test_engine_facts_of_the_transformer_pages():
+    f = knowledge.engine_facts()
+    assert f["paper_ffn_params"] == 2_099_712
+    assert f["paper_attention_sublayers"] == 18
+    assert (f["cost_self_attention_ops"], f["cost_recurrent_ops"]) == (5_120_000, 26_214_400)
+    assert (f["temp_max_t1"], f["temp_max_t05"], f["temp_max_t2"]) == (0.665, 0.867, 0.506)

@@ -15,7 +15,6 @@ FAST = settings(max_examples=40, deadline=None)
 small = st.floats(-3, 3, allow_nan=False, allow_infinity=False)
 
 
-
 def test_scaling_facts():
     assert tutor.scaling.score_divisor(64) == 8.0
     assert tutor.scaling.dot_product_variance(64) == 64.0
@@ -24,12 +23,14 @@ def test_scaling_facts():
     with pytest.raises(ValueError):
         tutor.scaling.score_divisor(0)
 
+
 @FAST
 @given(hnp.arrays(np.float64, (2, 3), elements=small), st.sampled_from((1, 4, 9, 16)))
 def test_scale_scores_is_the_scaled_step(s, d_k):
     for mistake in (None,) + tutor.scaling.SCALE_MISTAKES:
         np.testing.assert_array_equal(tutor.scaling.scale_scores(s, d_k, mistake=mistake, d_model=64),
                                       tutor.formula.attention_from_scores(s, d_k=d_k, mistake=mistake, d_model=64).scaled)
+
 
 def test_scale_scores_values_and_errors():
     row = [3.0, 6.0, 0.0]
@@ -51,6 +52,7 @@ def test_saturation():
     assert all(a > b for a, b in zip(grads, grads[1:]))        # larger scores, smaller gradient
     with pytest.raises(ValueError):
         tutor.scaling.saturation_point([2, 1, 0], 0)
+
 
 def test_spread_experiment_matches_sqrt_dk():
     e = tutor.scaling.dot_product_spread(np.random.default_rng(0))

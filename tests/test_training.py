@@ -20,16 +20,16 @@ def test_dataset_shapes_and_labels(seed, variant):
     d = T.make_dataset(40, np.random.default_rng(seed), variant)
     rows = np.arange(len(d))
     assert d.tokens.shape == (40, T.MAX_LEN)
-    assert np.all(d.tokens[rows, d.sore_pos] == T.TOKEN_ID["それ"])
+    assert np.all(d.tokens[rows, d.sore_pos] == T.VOCAB.index("それ"))
     assert np.all(d.tokens[rows, d.b_pos] == d.target)
-    assert np.all(d.tokens[rows, d.b_pos + 1] == T.TOKEN_ID["を"])       # B is the を-object
+    assert np.all(d.tokens[rows, d.b_pos + 1] == T.VOCAB.index("を"))       # B is the を-object
     assert np.all(d.b_pos < d.sore_pos)
     assert np.all(d.lengths == d.sore_pos + 3)                          # … それ を V2
     for i in range(len(d)):                                             # padding only after the end
         assert np.all(d.tokens[i, d.lengths[i]:] == 0) and np.all(d.tokens[i, : d.lengths[i]] != 0)
-    animals = {T.TOKEN_ID[w] for w in T.ANIMALS}
-    foods = {T.TOKEN_ID[w] for w in T.FOODS}
-    a_pos = d.b_pos - np.where(np.isin(d.tokens[rows, d.b_pos - 1], [T.TOKEN_ID["森で"], T.TOKEN_ID["川で"]]), 3, 2)
+    animals = {T.VOCAB.index(w) for w in T.ANIMALS}
+    foods = {T.VOCAB.index(w) for w in T.FOODS}
+    a_pos = d.b_pos - np.where(np.isin(d.tokens[rows, d.b_pos - 1], [T.VOCAB.index("森で"), T.VOCAB.index("川で")]), 3, 2)
     a_ids = d.tokens[rows, a_pos]
     assert set(a_ids.tolist()) <= animals
     if variant == "basic":
@@ -49,7 +49,7 @@ def test_positions_vary_and_probe_is_the_textbook_sentence():
 
 def test_bad_inputs_raise_japanese_errors():
     with pytest.raises(ValueError, match="語彙にない"):
-        T.encode(["猫", "ライオン"])
+        T.VOCAB.ids(["猫", "ライオン"])
     with pytest.raises(ValueError, match="variant"):
         T.make_dataset(3, np.random.default_rng(0), "reverse")
     with pytest.raises(ValueError, match="偶数"):
@@ -136,8 +136,8 @@ def test_order_variant_without_position_is_exactly_ambiguous():
     """Swapping the two animals gives the same それ output when there is no PE (any weights)."""
     cfg = T.TrainConfig(variant="order", positional=False)
     params = T.init_params(cfg, np.random.default_rng(1))
-    a = T.encode("猫 は 鳥 を 見つけた 。 それ を 追いかけた".split())[None]
-    b = T.encode("鳥 は 猫 を 見つけた 。 それ を 追いかけた".split())[None]
+    a = np.array(T.VOCAB.ids("猫 は 鳥 を 見つけた 。 それ を 追いかけた".split()))[None]
+    b = np.array(T.VOCAB.ids("鳥 は 猫 を 見つけた 。 それ を 追いかけた".split()))[None]
     fa = T.forward(params, a, [6], [9], cfg)
     fb = T.forward(params, b, [6], [9], cfg)
     np.testing.assert_allclose(fa.probs, fb.probs, atol=1e-12)
@@ -355,3 +355,23 @@ def test_one_hot_and_the_logit_gradient():
     np.testing.assert_allclose(tutor.training.cross_entropy_grad(z, 1), tutor.softmax(z) - [0.0, 1.0, 0.0], atol=0)
     with pytest.raises(ValueError, match="範囲外"):
         tutor.training.cross_entropy_grad(z, -1)
+
+
+def test_experiment_outcome_reads_both_runs_once():
+    """What ⑧ shows for an experiment (table and verdict) comes from one engine reading."""
+    cfg_a, cfg_b = T.EXPERIMENTS["heads"].configs
+    small = dict(steps=4, n_train=32, n_test=16)
+    run_a = T.train(T.TrainConfig(**{**cfg_a.__dict__, **small}), np.random.default_rng(3))
+    run_b = T.train(T.TrainConfig(**{**cfg_b.__dict__, **small}), np.random.default_rng(3))
+    out = T.experiment_outcome("heads", run_a, run_b)
+    assert out.experiment is T.EXPERIMENTS["heads"]
+    for run, s in zip((run_a, run_b), out.runs):
+        assert (s.heldout_accuracy, s.b_weight, s.peak_weight) == (run.heldout_accuracy, run.heldout_b_weight,
+                                                                    run.heldout.peak_weight)
+        assert s.final_loss == float(run.loss[-1]) and s.steps_to_95 == run.steps_to(0.95)
+        assert (s.first_grad_w_q, s.last_grad_w_q) == (run.grad_norm_of("W_Q")[0], run.grad_norm_of("W_Q")[-1])
+    assert out.switch_matters == (run_b.heldout_accuracy < run_a.heldout_accuracy)
+    swapped = T.experiment_outcome("heads", run_b, run_a)
+    assert not (out.switch_matters and swapped.switch_matters)
+    with pytest.raises(ValueError, match="実験"):
+        T.experiment_outcome("nosuch", run_a, run_b)

@@ -12,11 +12,12 @@ contract that live in their topic, ``positional_encoding`` and ``layer_norm``.
 - ``core``       softmax, attention, masks, multi-head and cross-attention, input checks
 - ``textbook``   every worked-example input of the source documents (inputs only)
 - ``handcalc``   hand calculation: every element of a product, a softmax row, a weighted sum
+- ``vocab``      token ↔ id (``Vocabulary``) and the padding token ``PAD``
 - ``naive`` ①, ``qkv`` ②, ``scaling`` ③, ``formula`` ④, ``multihead`` ⑤, ``mask`` ⑥,
   ``position`` ⑦-1, ``block`` ⑦-2, ``encdec`` ⑦-3, ``output`` ⑦-4, ``cost`` ⑦-5,
   ``training`` ⑧ (a package: task, model, optim, loop, gradients)
 """
-from . import core, handcalc, textbook  # noqa: F401  (the shared kernel)
+from . import core, handcalc, textbook, vocab  # noqa: F401  (the shared kernel)
 from . import naive, qkv, scaling, formula, multihead, mask  # noqa: F401  (pages ①–⑥)
 from . import position, block, encdec, output, cost, training  # noqa: F401  (pages ⑦-1 … ⑧)
 from .block import layer_norm  # noqa: F401

@@ -17,9 +17,9 @@ from typing import Sequence
 import numpy as np
 
 from .core import additive_mask, as_matrix, causal_mask, check_mistake, mask_after_softmax, softmax
+from .vocab import PAD
 
 __all__ = [
-    "PAD",
     "MaskedSoftmaxSteps",
     "masked_softmax_steps",
     "MaskOrderComparison",
@@ -31,7 +31,6 @@ __all__ = [
 ]
 
 
-PAD = "[PAD]"
 
 
 def _check_mask(mask, shape: tuple[int, ...]) -> np.ndarray:

@@ -31,6 +31,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .core import as_matrix, check_mistake, softmax
+from .vocab import Vocabulary
 
 __all__ = [
     "STRATEGIES",
@@ -47,7 +48,6 @@ __all__ = [
     "generate",
     "TOY_VOCAB",
     "TOY_LOGITS",
-    "toy_ids",
     "toy_next_logits",
     "TemperatureRow",
     "temperature_table",
@@ -395,7 +395,7 @@ def generate(next_logits: Callable[[Sequence[int]], np.ndarray], prompt_ids, n_s
 # ---------------------------------------------------------------------------
 # a readable next-token model for the generation loop
 # ---------------------------------------------------------------------------
-TOY_VOCAB: tuple[str, ...] = ("<eos>", "猫", "は", "魚", "を", "食べた", "見つけた", "。")
+TOY_VOCAB = Vocabulary(("<eos>", "猫", "は", "魚", "を", "食べた", "見つけた", "。"))
 
 
 # 直前のトークン（行）→ 次のトークン（列）のロジット。小さな整数で、手で読めるように。
@@ -413,20 +413,6 @@ TOY_LOGITS = np.array([
 
 
 TOY_LOGITS.flags.writeable = False
-
-
-def toy_ids(tokens: Sequence[str] | str) -> tuple[int, ...]:
-    """Tokens (list, or a str split on spaces) → ids of TOY_VOCAB; unknown tokens → ValueError."""
-    if isinstance(tokens, str):
-        tokens = tokens.split()
-    out = []
-    for tok in tokens:
-        if tok not in TOY_VOCAB:
-            raise ValueError(f"「{tok}」は語彙にありません。使える語: {'、'.join(TOY_VOCAB)}")
-        out.append(TOY_VOCAB.index(tok))
-    if not out:
-        raise ValueError("トークンが 1 つもありません。")
-    return tuple(out)
 
 
 def toy_next_logits(ids: Sequence[int]) -> np.ndarray:

@@ -61,7 +61,7 @@ Measured (seed 0, the fixed seeds of tests/test_training.py; one core, CPU time)
 from __future__ import annotations
 
 from .task import (  # noqa: F401
-    PAD, ANIMALS, FOODS, SORE, VOCAB, TOKEN_ID, VARIANTS, MAX_LEN, encode, decode, check_variant, Dataset, make_dataset, probe_sentence,
+    ANIMALS, FOODS, SORE, VOCAB, VARIANTS, MAX_LEN, check_variant, Dataset, make_dataset, probe_sentence,
 )
 from .model import (  # noqa: F401
     TrainConfig, Params, init_params, Forward, forward, loss_and_grads, attention_map, Prediction, predict_sentence, Evaluation, evaluate,

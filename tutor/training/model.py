@@ -8,7 +8,7 @@ import numpy as np
 
 from ..core import softmax
 from ..position import positional_encoding
-from .task import MAX_LEN, SORE, VOCAB, Dataset, check_variant, encode, readonly
+from .task import MAX_LEN, SORE, VOCAB, Dataset, check_variant, readonly
 
 
 # ---------------------------------------------------------------------------
@@ -264,7 +264,7 @@ def predict_sentence(params: Params, words, config: TrainConfig) -> Prediction:
         raise ValueError(f"文に「それ」がちょうど 1 つ必要です（いまは {words.count(SORE)} つ）。")
     if len(words) > MAX_LEN:
         raise ValueError(f"文が長すぎます（{len(words)} 語）。{MAX_LEN} 語以内にしてください。")
-    tokens = encode(words)[None, :]                                   # (1, n)
+    tokens = np.array(VOCAB.ids(words))[None, :]                      # (1, n)
     s = words.index(SORE)
     f = forward(params, tokens, [s], [len(words)], config)
     k = int(np.argmax(f.probs[0]))

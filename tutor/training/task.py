@@ -5,11 +5,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..vocab import PAD, Vocabulary
+
 
 # ---------------------------------------------------------------------------
 # vocabulary
 # ---------------------------------------------------------------------------
-PAD = "<pad>"
 ANIMALS = ("猫", "犬", "鳥", "熊", "狐")
 FOODS = ("魚", "肉", "米", "豆", "柿")
 _PARTICLES = ("は", "を", "。")
@@ -19,25 +20,10 @@ SORE = "それ"
 _WHEN = ("昨日", "今朝")          # optional, sentence start
 _WHERE = ("森で", "川で")         # optional, after は
 _HOW = ("すぐに", "そっと")       # optional, after 。
-VOCAB: tuple[str, ...] = (PAD, *ANIMALS, *FOODS, *_PARTICLES, *_VERBS_FOUND, *_VERBS_AFTER,
-                          SORE, *_WHEN, *_WHERE, *_HOW)
-TOKEN_ID: dict[str, int] = {w: i for i, w in enumerate(VOCAB)}
+VOCAB = Vocabulary((PAD, *ANIMALS, *FOODS, *_PARTICLES, *_VERBS_FOUND, *_VERBS_AFTER,
+                    SORE, *_WHEN, *_WHERE, *_HOW))      # id 0 = PAD (the padding of every batch)
 VARIANTS = ("basic", "order")
 MAX_LEN = 12  # 昨日 A は 森で B を V1 。 すぐに それ を V2
-
-
-def encode(words) -> np.ndarray:
-    """Words → token ids (n,). Unknown word → ValueError (Japanese)."""
-    words = list(words)
-    unknown = [w for w in words if w not in TOKEN_ID]
-    if unknown:
-        raise ValueError(f"語彙にない単語があります: {unknown}。使える単語: {list(VOCAB[1:])}")
-    return np.array([TOKEN_ID[w] for w in words], dtype=np.int64)  # (n,)
-
-
-def decode(ids) -> tuple[str, ...]:
-    """Token ids → words (padding dropped)."""
-    return tuple(VOCAB[int(i)] for i in np.asarray(ids).ravel() if int(i) != 0)
 
 
 def check_variant(variant: str) -> str:
@@ -62,7 +48,7 @@ class Dataset:
         return int(self.tokens.shape[0])
 
     def sentence(self, i: int) -> tuple[str, ...]:
-        return decode(self.tokens[i, : self.lengths[i]])
+        return VOCAB.tokens(self.tokens[i, : self.lengths[i]])
 
 
 def readonly(a: np.ndarray) -> np.ndarray:
@@ -111,7 +97,7 @@ def make_dataset(n: int, rng: np.random.Generator, variant: str = "basic") -> Da
     for i in range(n):
         words, b_pos[i], sore_pos[i] = _sentence(rng, variant)
         lengths[i] = len(words)
-        tokens[i, : len(words)] = encode(words)
+        tokens[i, : len(words)] = VOCAB.ids(words)
     target = tokens[np.arange(n), b_pos]                         # (N,)
     return Dataset(readonly(tokens), readonly(lengths), readonly(sore_pos), readonly(target), readonly(b_pos), variant)
 
@@ -125,7 +111,7 @@ def probe_sentence(variant: str = "basic") -> Dataset:
     b, v2 = ("魚", "食べた") if variant == "basic" else ("鳥", "追いかけた")
     words = ["猫", "は", b, "を", "見つけた", "。", SORE, "を", v2]
     tokens = np.zeros((1, MAX_LEN), dtype=np.int64)              # (1, MAX_LEN)
-    tokens[0, : len(words)] = encode(words)
-    return Dataset(readonly(tokens), readonly([len(words)]), readonly([6]), readonly([TOKEN_ID[b]]), readonly([2]), variant)
+    tokens[0, : len(words)] = VOCAB.ids(words)
+    return Dataset(readonly(tokens), readonly([len(words)]), readonly([6]), readonly([VOCAB.index(b)]), readonly([2]), variant)
 
 
