@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .core import AttentionResult, additive_mask, as_matrix, attention, check_mistake, checked_qkv, mask_after_softmax, softmax
-from .scaling import SCALE_MISTAKES, checked_scores, divisor_with_mistake
+from .scaling import checked_scores, divisor_with_mistake
 
 __all__ = [
     "ParallelDemo",
@@ -88,72 +88,28 @@ def attention_from_scores(scores, v=None, *, d_k: int, mask=None, mistake: str |
     """
     check_mistake(mistake, ATTENTION_MISTAKES, "attention_from_scores")
     s, d_k = checked_scores(scores, d_k)
-    return _from_scores(s, v, d_k, mask, mistake, d_model, None)
+    return _from_scores(s, v, d_k, mask, mistake, d_model)
 
 
 def attention_variants(scores, v=None, *, d_k: int, mask=None, mistakes=(None,),
                        d_model: int | None = None) -> tuple[AttentionResult, ...]:
-    """attention_from_scores for several mistakes of the SAME scores / V / mask at once:
+    """attention_from_scores for several mistakes of the SAME scores / V / mask, in the order given:
     ``tuple(attention_from_scores(scores, v, d_k=d_k, mask=mask, mistake=m, d_model=d_model)
-    for m in mistakes)`` with the same numbers; the checks of S, V and the mask and the additive
-    mask M are done once. None in ``mistakes`` is the correct formula. Each result owns its arrays."""
-    for mistake in mistakes:
-        check_mistake(mistake, ATTENTION_MISTAKES, "attention_variants")
-    s, d_k = checked_scores(scores, d_k)
-    if mask is None and len(mistakes) > 1 and all(m is None or m in _SCALE_FAMILY for m in mistakes):
-        return _scale_variants(s, v, d_k, mistakes, d_model)
-    shared: dict = {}
-    return tuple(_from_scores(s, v, d_k, mask, mistake, d_model, shared) for mistake in mistakes)
+    for m in mistakes)``. None in ``mistakes`` is the correct formula."""
+    return tuple(attention_from_scores(scores, v, d_k=d_k, mask=mask, mistake=m, d_model=d_model) for m in mistakes)
 
 
-# the mistakes _scale_variants runs together (no mask): the divisor ones, and no_softmax (S / √d_k as weights)
-_SCALE_FAMILY = SCALE_MISTAKES + ("no_softmax",)
+def _from_scores(s, v, d_k: int, mask, mistake, d_model) -> AttentionResult:
+    """softmax(S / √d_k + M) · V for checked scores s (..., n_q, n_k), correct or with one mistake:
 
-
-def _scale_variants(s: np.ndarray, v, d_k: int, mistakes, d_model) -> tuple[AttentionResult, ...]:
-    """attention_variants with no mask when every variant differs only in its divisor (the right
-    √d_k, no_scale, divide_by_d_k, d_model) or skips softmax (no_softmax): S / d for all divisors in one division and
-    softmax(S / d) in one softmax over the stack. Both work element by element / row by row along
-    the last axis, so each slice is bit for bit S / d and softmax(S / d) of that variant alone
-    (tested against attention_from_scores); the slices are disjoint (each result owns its arrays)."""
-    divisors = [divisor_with_mistake(d_k, mistake, d_model) for mistake in mistakes]
-    scaled = s / np.array(divisors).reshape((-1,) + (1,) * s.ndim)     # (m, ..., n_q, n_k)
-    weights = softmax(scaled)                                          # (m, ..., n_q, n_k)
-    if v is not None:
-        v = as_matrix(v, "V", ndim=(2, 3))
-        if v.shape[-2] != s.shape[-1]:
-            raise ValueError(f"スコア（形 {s.shape}）のキー数 {s.shape[-1]} と V（形 {v.shape}）の行数が一致しません。")
-    results = []
-    for r, mistake in enumerate(mistakes):
-        w = weights[r]
-        if mistake == "no_softmax":
-            w = np.where(np.isneginf(scaled[r]), 0.0, scaled[r])   # scores used as weights (its softmax row unused)
-        results.append(AttentionResult(s, scaled[r], scaled[r], w, None if v is None else w @ v, divisors[r]))
-    return tuple(results)
-
-
-def _softmax_of_scaled(shared: dict, scaled: np.ndarray, divisor: float, mistake, *,
-                       as_weights: bool = False) -> np.ndarray:
-    """softmax(S / divisor) of the untransposed checked scores S, computed once per divisor for
-    all the variants of one attention_variants call (no mask, no_mask, mask_after_softmax all
-    need it; S / divisor is the same array of numbers each time, so the softmax is too). A
-    second variant that returns it as its weights gets a copy: each result owns its arrays."""
-    key = ("softmax", divisor)
-    weights = shared.get(key)
-    if weights is None:
-        weights = shared[key] = softmax(scaled)                  # (..., n_q, n_k)
-    if as_weights:
-        if ("given", divisor) in shared:
-            return weights.copy()
-        shared[("given", divisor)] = mistake
-    return weights
-
-
-def _from_scores(s, v, d_k: int, mask, mistake, d_model, shared: dict | None) -> AttentionResult:
-    """The body of attention_from_scores for checked scores s (..., n_q, n_k). ``shared`` (or None)
-    keeps what does not depend on the mistake — the broadcast mask and its check, the additive
-    mask M, the checked V — for the next call on the same inputs (never returned, never written)."""
-    shared = {} if shared is None else shared
+    1. S = Q Kᵀ as given (K Qᵀ for transposed_scores)
+    2. S̃ = S / √d_k (the divisor mistakes: 1, d_k, √d_model)
+    3. S̃ + M, M = 0 where ``mask`` allows and −∞ elsewhere (the mask mistakes: forgotten, transposed,
+       0 instead of −∞, applied after softmax)
+    4. A = softmax along each row (the weight mistakes: down the column, raw scores, no division
+       by the row sum, a plain average)
+    5. Z = A V (when V is given)
+    """
     n_q, n_k = s.shape[-2:]
     if mistake == "transposed_scores":
         if n_q != n_k:
@@ -161,34 +117,21 @@ def _from_scores(s, v, d_k: int, mask, mistake, d_model, shared: dict | None) ->
         s = np.swapaxes(s, -1, -2)                               # (..., n_k, n_q): entry (i, j) = k_i · q_j
     divisor = divisor_with_mistake(d_k, mistake, d_model)
     scaled = s / divisor                                         # (..., n_q, n_k)
-    if mask is None or mistake == "no_mask":
-        masked = scaled
-        m = None                                                 # every key visible (made below if needed)
-    else:
-        if "mask" in shared:
-            m = shared["mask"]
-        else:
-            m = np.asarray(mask, dtype=bool)
-            if m.shape != s.shape:
-                m = np.broadcast_to(m, s.shape)                  # (..., n_q, n_k)
-            shared["mask"] = m
+
+    visible = None                                               # None: every key may be seen
+    if mask is not None and mistake != "no_mask":
+        visible = np.broadcast_to(np.asarray(mask, dtype=bool), s.shape)   # (..., n_q, n_k)
         if mistake == "mask_transposed":
-            m = np.swapaxes(m, -1, -2)                           # hides the past instead of the future
-        if mistake == "mask_transposed" or "mask_ok" not in shared:
-            if not m.any(axis=-1).all():
-                raise ValueError("すべてのキーがマスクされた行があります。少なくとも 1 つは見てよいキーが必要です。")
-            if mistake != "mask_transposed":
-                shared["mask_ok"] = True
-        if mistake == "mask_after_softmax":
-            masked = scaled                                      # the mask comes later, after softmax
-        elif mistake == "zero_fill":
-            masked = np.where(m, scaled, 0.0)                    # 0 instead of −∞: still e⁰ = 1
-        elif mistake == "mask_transposed":
-            masked = scaled + additive_mask(m)                   # −∞ where the transposed mask hides
-        else:
-            if "additive" not in shared:
-                shared["additive"] = additive_mask(m)            # M: 0 / −∞
-            masked = scaled + shared["additive"]                 # −∞ where hidden
+            visible = np.swapaxes(visible, -1, -2)               # hides the past instead of the future
+        if not visible.any(axis=-1).all():
+            raise ValueError("すべてのキーがマスクされた行があります。少なくとも 1 つは見てよいキーが必要です。")
+    if visible is None or mistake == "mask_after_softmax":
+        masked = scaled                                          # no mask (yet: after softmax it comes)
+    elif mistake == "zero_fill":
+        masked = np.where(visible, scaled, 0.0)                  # 0 instead of −∞: still e⁰ = 1
+    else:
+        masked = scaled + additive_mask(visible)                 # −∞ where hidden
+
     if mistake == "column_softmax":
         weights = softmax(masked, axis=-2)                       # each COLUMN sums to 1
     elif mistake == "no_softmax":
@@ -196,23 +139,17 @@ def _from_scores(s, v, d_k: int, mask, mistake, d_model, shared: dict | None) ->
     elif mistake == "no_normalise":
         weights = np.exp(masked)                                 # e^s, never divided by the row sum
     elif mistake == "uniform":
-        if m is None:
-            m = np.ones(s.shape, dtype=bool)
-        weights = m / m.sum(axis=-1, keepdims=True)              # plain average over visible keys
+        seen = np.ones(s.shape, dtype=bool) if visible is None else visible
+        weights = seen / seen.sum(axis=-1, keepdims=True)        # plain average over visible keys
     elif mistake == "mask_after_softmax":
-        if m is None:
-            m = np.ones(s.shape, dtype=bool)
-        weights = mask_after_softmax(_softmax_of_scaled(shared, scaled, divisor, mistake), m)   # rows no longer sum to 1
-    elif masked is scaled and mistake != "transposed_scores":
-        weights = _softmax_of_scaled(shared, scaled, divisor, mistake, as_weights=True)   # softmax(S / d), unmasked
+        seen = np.ones(s.shape, dtype=bool) if visible is None else visible
+        weights = mask_after_softmax(softmax(scaled), seen)      # rows no longer sum to 1
     else:
         weights = softmax(masked)                                # (..., n_q, n_k)
+
     output = None
     if v is not None:
-        if "v" in shared:
-            v = shared["v"]
-        else:
-            v = shared["v"] = as_matrix(v, "V", ndim=(2, 3))
+        v = as_matrix(v, "V", ndim=(2, 3))
         if v.shape[-2] != n_k:
             raise ValueError(f"スコア（形 {s.shape}）のキー数 {n_k} と V（形 {v.shape}）の行数が一致しません。")
         output = weights @ v                                     # (..., n_q, d_v)
