@@ -69,7 +69,7 @@ if hc is None or qkv is None:
     st.stop()
 exact = ui.compute("formula_attn", tutor.attention, qkv.q, qkv.k, qkv.v)
 par = ui.compute("formula_parallel", tutor.formula.parallel_demo, qkv.q, qkv.k, qkv.v)
-cross = ui.compute("formula_cross", tutor.cross_attention, tutor.textbook.CROSS_X_DEC, x, w_q, w_k, w_v)
+cross = ui.compute("formula_cross", tutor.cross_attention, tb.CROSS_X_DEC, x, w_q, w_k, w_v)
 if exact is None or par is None or cross is None:
     st.stop()
 z_cols = [f"z{j + 1}" for j in range(hc.z.shape[1])]
@@ -129,11 +129,11 @@ with visual_box:
         "これが **交差注意**（Source-Target Attention）です。"
         "重みの表は（訳文のトークン数）×（原文のトークン数）になるので、縦と横の長さが違ってかまいません。"
     )
-    st.markdown(f"例：英訳を書いている途中のデコーダに {len(tutor.textbook.CROSS_DEC_TOKENS)} 語 "
-                f"（{', '.join(tutor.textbook.CROSS_DEC_TOKENS)}）があり、原文は [猫, 魚, それ] です。"
+    st.markdown(f"例：英訳を書いている途中のデコーダに {len(tb.CROSS_DEC_TOKENS)} 語 "
+                f"（{', '.join(tb.CROSS_DEC_TOKENS)}）があり、原文は [猫, 魚, それ] です。"
                 "変換行列は上と同じものを使います。")
-    ui.show_matrix(tutor.textbook.CROSS_X_DEC, list(tutor.textbook.CROSS_DEC_TOKENS), DIMS, digits=0, caption="デコーダ側の入力")
-    ui.heatmap(cross.weights, list(tutor.textbook.CROSS_DEC_TOKENS), TOKENS, x_title="原文のキー", y_title="訳文のクエリ",
+    ui.show_matrix(tb.CROSS_X_DEC, list(tb.CROSS_DEC_TOKENS), DIMS, digits=0, caption="デコーダ側の入力")
+    ui.heatmap(cross.weights, list(tb.CROSS_DEC_TOKENS), TOKENS, x_title="原文のキー", y_title="訳文のクエリ",
                title=f"交差注意の重み（{cross.weights.shape[0]}×{cross.weights.shape[1]}）")
     st.table(pd.DataFrame(
         [("自己注意", "X（同じ文）", "X（同じ文）", "×".join(map(str, exact.weights.shape))),

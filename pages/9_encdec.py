@@ -15,7 +15,7 @@ ui.page("encdec")
 SRC_DEFAULT = "猫 は 魚 を 食べた 。"
 TGT_DEFAULT = "<bos> the cat ate fish"
 # hand example: ④'s cross-attention example (ate, it → 猫, 魚, それ), here with every step
-DEC_TOKENS = list(tutor.textbook.CROSS_DEC_TOKENS)
+DEC_TOKENS = list(tb.CROSS_DEC_TOKENS)
 DIMS = ["1", "2", "3", "4"]
 
 DIAGRAM = r"""
@@ -143,13 +143,13 @@ st.markdown(f"④ の最後に出てきた例を、ここでは途中の数ま�
             f"ターゲットは書きかけの英訳 {len(DEC_TOKENS)} 語（{', '.join(DEC_TOKENS)}）です。"
             "3 つの変換行列（$W_Q, W_K, W_V$、$d_k = 2$）も ④ と同じです。"
             "手で追えるように、エンコーダの出力の代わりにソースの埋め込みをそのままキーとバリューの材料に使います（本物のモデルでは、エンコーダの層を通った表現を使います）。")
-cross = tutor.cross_attention(tutor.textbook.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
+cross = tutor.cross_attention(tb.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
 steps = tutor.handcalc.attention_steps(cross.q, cross.k, cross.v, decimals=ui.handcalc.PENCIL_DECIMALS,
                               query_labels=DEC_TOKENS, key_labels=list(tb.TOKENS))
 with st.expander("入力：2 つの文の埋め込みと変換行列", expanded=True):
     c1, c2 = st.columns(2)
     with c1:
-        ui.show_matrix(tutor.textbook.CROSS_X_DEC, DEC_TOKENS, DIMS, digits=0, caption="X_dec：ターゲットの埋め込み")
+        ui.show_matrix(tb.CROSS_X_DEC, DEC_TOKENS, DIMS, digits=0, caption="X_dec：ターゲットの埋め込み")
     with c2:
         ui.show_matrix(tb.X, list(tb.TOKENS), DIMS, digits=0, caption="X_enc：ソースの埋め込み")
     c1, c2, c3 = st.columns(3)

@@ -110,7 +110,7 @@ def test_encdec_hand_is_formula_cross_example_and_recomputable(pages):
     text = page_text(at)
     assert "ate, it" in text
     steps = tutor.handcalc.attention_steps(*(lambda c: (c.q, c.k, c.v))(
-        tutor.cross_attention(tutor.textbook.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)), decimals=3)
+        tutor.cross_attention(tb.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)), decimals=3)
     z_frames = [df for df in (d.value for d in at.table) if list(df.columns) == ["z1", "z2"]]
     assert len(z_frames) == 1
     shown_z = z_frames[0].astype(float).to_numpy()

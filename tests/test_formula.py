@@ -201,7 +201,7 @@ def test_weighted_sum_of_shown_weights():
 
 
 def test_cross_example_is_not_square_and_parallel_demo():
-    r = tutor.cross_attention(tutor.textbook.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
+    r = tutor.cross_attention(tb.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
     assert r.weights.shape == (2, 3)
     assert np.argmax(r.weights[0]) == 0 and np.argmax(r.weights[1]) == 1   # ate → 猫, it → 魚
     qkv = tutor.project_qkv(tb.X, tb.W_Q, tb.W_K, tb.W_V)

@@ -184,8 +184,8 @@ def test_formula_heatmaps_shape_table_and_edits():
     at = open_page(FORMULA)
     qkv = tutor.project_qkv(tb.X, tb.W_Q, tb.W_K, tb.W_V)
     assert_heatmap_is(at, 0, tutor.attention(qkv.q, qkv.k, qkv.v).weights, tb.TOKENS, tb.TOKENS)
-    cross = tutor.cross_attention(tutor.textbook.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
-    assert_heatmap_is(at, 1, cross.weights, list(tutor.textbook.CROSS_DEC_TOKENS), tb.TOKENS)
+    cross = tutor.cross_attention(tb.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
+    assert_heatmap_is(at, 1, cross.weights, list(tb.CROSS_DEC_TOKENS), tb.TOKENS)
     text = full_text(at)
     assert "3×4" in text and "2×3" in text and "一致しました" in text
     x = np.array(tb.X)

@@ -292,7 +292,7 @@ def test_encdec_page_figures():
         assert links.get(ui.PAGE_BY_KEY[key].label) == key, key
     # hand example: ④'s cross-attention example (ate, it), 2 target rows × 3 source columns,
     # pencil-rounded like ④ (the exact weights agree to 3 decimals)
-    cross = tutor.cross_attention(tutor.textbook.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
+    cross = tutor.cross_attention(tb.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
     hand = chart_data(at, 0)
     assert len(hand) == 2 * 3
     assert hand["value"].to_numpy() == pytest.approx(cross.weights.ravel(), abs=5e-4)
