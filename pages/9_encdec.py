@@ -119,7 +119,7 @@ st.latex(r"\begin{aligned}&\mathrm{Attention}(Q_{\text{dec}},\,K_{\text{enc}},\,
          r"&\quad = \mathrm{softmax}\!\left(\frac{Q_{\text{dec}} K_{\text{enc}}^\top}{\sqrt{d_k}}\right) V_{\text{enc}}\end{aligned}")
 st.latex(r"\text{注意の重み } A \text{ の形}: n_{\text{tgt}} \times n_{\text{src}}")
 st.markdown(
-    f"論文の **base モデル**（N = {tb.PAPER_LAYERS}、$d_{{\\text{{model}}}} = {tb.PAPER_D_MODEL}$。⑦-2 の表の大きさ）は、"
+    f"論文の **base モデル**（N = {tb.PAPER_LAYERS}、$d_{{\\text{{model}}}} = {tb.PAPER_D_MODEL}$ で、⑦-2 の表と同じ大きさ）は、"
     f"WMT 2014 の英語→ドイツ語の翻訳で {tb.PAPER_BASE_BLEU_EN_DE} BLEU、英語→フランス語で {tb.PAPER_BASE_BLEU_EN_FR} BLEU でした"
     "（BLEU は機械の訳と人の訳で語の並びがどれだけ重なるかを測る翻訳の評価指標で、高いほど良い）。"
     f"よく引用される {tb.PAPER_BLEU_EN_DE} と {tb.PAPER_BLEU_EN_FR} は、幅を広げた **big モデル**"
