@@ -35,7 +35,7 @@ def run_tiled(n: int, d_k: int, block: int, causal: bool, seed: int):
 ui.section("aim")
 st.markdown(
     "- 論文の表 1 を読み、自己注意（Self-Attention）と RNN の **計算量** の違いを説明できる。\n"
-    "- トークン 100 個・512 次元の例に数を入れて、どちらの層の演算が少ないかを確かめる。\n"
+    f"- トークン {tb.COST_N} 個・{tb.COST_D} 次元の例に数を入れて、どちらの層の演算が少ないかを確かめる。\n"
     "- 系列が長くなると自己注意のコストが急に増える理由と、そのコストを抑える 2 つのアプローチを挙げ、"
     "よく一緒に名前の出る RoPE がコストを減らす方法ではないことを説明できる。"
 )
@@ -77,8 +77,8 @@ st.latex(rf"\begin{{aligned}}\text{{自己注意}}:\ n^2 \cdot d &= {tb.COST_N}^
 st.latex(rf"\begin{{aligned}}\text{{再帰（RNN）}}:\ n \cdot d^2 &= {tb.COST_N} \times {tb.COST_D}^2 \\ &= {rnn.operations:,}"
          r"\end{aligned}".replace(",", "{,}"))
 c1, c2 = st.columns(2)
-c1.metric("自己注意 n²·d（n = 100, d = 512）", ops(sa.operations))
-c2.metric("再帰 n·d²（n = 100, d = 512）", ops(rnn.operations))
+c1.metric(f"自己注意 n²·d（n = {tb.COST_N}, d = {tb.COST_D}）", ops(sa.operations))
+c2.metric(f"再帰 n·d²（n = {tb.COST_N}, d = {tb.COST_D}）", ops(rnn.operations))
 cheap = tutor.cheaper_layer(tb.COST_N, tb.COST_D)
 st.markdown("2 つの式の比は $n^2 d \\,/\\, (n d^2) = n / d$ です。トークン数 n が次元 d より少なければ自己注意、"
             f"多ければ RNN のほうが演算は少なくなり、境目は $n = d$ です。ここでは n = {tb.COST_N}、d = {tb.COST_D} なので、"
