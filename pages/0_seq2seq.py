@@ -169,7 +169,7 @@ if clip is not None and by_value is not None:
 st.markdown("**分散表現**：4 語の埋め込み（値は説明用の仮のもの）を書き換えると、下のコサイン類似度が変わります。")
 emb = ui.matrix_editor("seq2seq_emb", s2s.EMB_VECTORS, list(s2s.EMB_WORDS), list(s2s.EMB_DIMS), label="埋め込み E（1 行 = 1 語）")
 sim = ui.compute("seq2seq_sim", s2s.similarity_matrix, emb)
-onehot = s2s.similarity_matrix([s2s.one_hot(i, len(s2s.EMB_WORDS)) for i in range(len(s2s.EMB_WORDS))])
+onehot = s2s.similarity_matrix([s2s.one_hot_vector(i, len(s2s.EMB_WORDS)) for i in range(len(s2s.EMB_WORDS))])
 if sim is not None:
     e1, e2 = st.columns(2)
     with e1:

@@ -111,11 +111,11 @@ def test_a_perfect_model_is_the_same_both_ways():
 
 def test_decode_bad_input():
     with pytest.raises(ValueError, match="語彙にない語"):
-        s2s.decode(s2s.TF_LOGITS, s2s.TF_VOCAB, ("犬",))
+        s2s.bigram_decode(s2s.TF_LOGITS, s2s.TF_VOCAB, ("犬",))
     with pytest.raises(ValueError, match="語彙数 × 語彙数"):
-        s2s.decode(np.zeros((3, 3)), s2s.TF_VOCAB, s2s.TF_TARGET)
+        s2s.bigram_decode(np.zeros((3, 3)), s2s.TF_VOCAB, s2s.TF_TARGET)
     with pytest.raises(ValueError, match="mode"):
-        s2s.decode(s2s.TF_LOGITS, s2s.TF_VOCAB, s2s.TF_TARGET, mode="beam")
+        s2s.bigram_decode(s2s.TF_LOGITS, s2s.TF_VOCAB, s2s.TF_TARGET, mode="beam")
 
 
 # ---------------------------------------------------------------------------
@@ -166,7 +166,7 @@ def test_clip_bad_input():
 # embeddings
 # ---------------------------------------------------------------------------
 def test_one_hot_vs_dense_similarity():
-    oh = [s2s.one_hot(i, 4) for i in range(4)]
+    oh = [s2s.one_hot_vector(i, 4) for i in range(4)]
     assert s2s.similarity_matrix(oh).tolist() == np.eye(4).tolist()
     sim = s2s.similarity_matrix(s2s.EMB_VECTORS)
     assert sim[0, 1] == pytest.approx(5 / math.sqrt(30))                      # 猫·犬 = 5, |猫| = √5, |犬| = √6
@@ -178,7 +178,7 @@ def test_one_hot_vs_dense_similarity():
         s2s.similarity_matrix([[1.0, 0.0], [0.0, 0.0]])
     for bad in (-1, 4, 1.5, True):
         with pytest.raises(ValueError, match="単語の番号"):
-            s2s.one_hot(bad, 4)
+            s2s.one_hot_vector(bad, 4)
 
 
 @settings(max_examples=100, deadline=None)

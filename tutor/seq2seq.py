@@ -35,13 +35,13 @@ __all__ = [
     "TF_VOCAB", "TF_TARGET", "TF_LOGITS",
     "CLIP_GRAD", "CLIP_THRESHOLD",
     "EMB_WORDS", "EMB_DIMS", "EMB_VECTORS",
-    "AdditiveAttentionResult", "additive_attention", "ATTENTION_MISTAKES", "additive_attention_mistake",
+    "AdditiveAttentionResult", "additive_attention", "ADDITIVE_MISTAKES", "additive_attention_mistake",
     "score_from_hidden", "score_without_v", "DotAttentionResult",
     "dot_attention", "attend", "fixed_context", "uniform_context", "hard_context",
     "context_sizes", "context_size_mistake",
-    "DecodeResult", "decode", "exposure_gap",
+    "BigramDecodeResult", "bigram_decode", "exposure_gap",
     "ClipResult", "clip_by_norm", "CLIP_MISTAKES", "clip_mistake", "clip_by_value",
-    "one_hot", "cosine_similarity", "similarity_matrix",
+    "one_hot_vector", "cosine_similarity", "similarity_matrix",
 ]
 
 # ---------------------------------------------------------------------------
@@ -164,7 +164,7 @@ def score_without_v(hidden) -> np.ndarray:
     return hidden.sum(axis=-1)
 
 
-ATTENTION_MISTAKES = ("no_tanh", "no_softmax", "last_state", "dot_product")
+ADDITIVE_MISTAKES = ("no_tanh", "no_softmax", "last_state", "dot_product")
 
 
 def additive_attention_mistake(s, h, w, u, v, mistake: str) -> AdditiveAttentionResult:
@@ -194,7 +194,7 @@ def additive_attention_mistake(s, h, w, u, v, mistake: str) -> AdditiveAttention
         dot = dot_attention(s, h)
         return AdditiveAttentionResult(right.ws, right.uh, right.pre, right.hidden, dot.scores, dot.weights,
                                        dot.context)
-    raise ValueError(f"未知の誤り {mistake!r}（{', '.join(ATTENTION_MISTAKES)} のどれか）")
+    raise ValueError(f"未知の誤り {mistake!r}（{', '.join(ADDITIVE_MISTAKES)} のどれか）")
 
 
 @dataclass(frozen=True)
@@ -282,7 +282,7 @@ def context_size_mistake(n_tokens, d_h, mistake: str) -> int:
 # teacher forcing vs the model's own output (exposure bias)
 # ---------------------------------------------------------------------------
 @dataclass(frozen=True)
-class DecodeResult:
+class BigramDecodeResult:
     inputs: tuple[str, ...]       # the token fed in at each step (the previous token)
     predictions: tuple[str, ...]  # the model's most probable next token at each step
     correct: tuple[bool, ...]     # prediction == target at that step
@@ -291,7 +291,7 @@ class DecodeResult:
     loss: float                   # mean −log p(target) over the steps (cross-entropy)
 
 
-def decode(logits, vocab, target, mode: str = "teacher", bos: str = "〈bos〉") -> DecodeResult:
+def bigram_decode(logits, vocab, target, mode: str = "teacher", bos: str = "〈bos〉") -> BigramDecodeResult:
     """Run a bigram decoder (next-token logits = logits[previous token]) for len(target) steps.
 
     mode "teacher" (教師強制): the input at step t is the CORRECT previous token y_{t-1};
@@ -322,14 +322,14 @@ def decode(logits, vocab, target, mode: str = "teacher", bos: str = "〈bos〉")
         prev = y if mode == "teacher" else pred              # the one line that differs
     correct = tuple(p == y for p, y in zip(preds, target))
     p_arr = np.array(p_target)
-    return DecodeResult(tuple(inputs), tuple(preds), correct, p_arr, sum(correct),
+    return BigramDecodeResult(tuple(inputs), tuple(preds), correct, p_arr, sum(correct),
                         float(-np.mean(np.log(p_arr))))
 
 
-def exposure_gap(logits, vocab, target) -> tuple[DecodeResult, DecodeResult]:
+def exposure_gap(logits, vocab, target) -> tuple[BigramDecodeResult, BigramDecodeResult]:
     """(teacher-forced run, free run) on the same model: the gap between their correct counts is
     exposure bias — in training the model never saw its own mistakes as input."""
-    return decode(logits, vocab, target, "teacher"), decode(logits, vocab, target, "free")
+    return bigram_decode(logits, vocab, target, "teacher"), bigram_decode(logits, vocab, target, "free")
 
 
 # ---------------------------------------------------------------------------
@@ -404,7 +404,7 @@ def clip_by_value(g, c) -> np.ndarray:
 # ---------------------------------------------------------------------------
 # word embeddings (分散表現)
 # ---------------------------------------------------------------------------
-def one_hot(index, size) -> np.ndarray:
+def one_hot_vector(index, size) -> np.ndarray:
     """The one-hot vector of word ``index`` in a vocabulary of ``size`` words: (size,)."""
     size = positive_int(size, "語彙数")
     if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)) or not 0 <= index < size:
