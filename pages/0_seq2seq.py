@@ -144,7 +144,6 @@ att = ui.compute("seq2seq_att", s2s.additive_attention, s, h, w, u, v)
 dot = ui.compute("seq2seq_dot", s2s.dot_attention, s, h)
 if att is None or dot is None:
     st.stop()
-top = int(att.weights.argmax())
 m1, m2, m3 = st.columns(3)
 for column, j in zip((m1, m2, m3), range(len(SRC))):
     column.metric(f"{SRC[j]} への重み α", fmt(att.weights[j]))
@@ -201,7 +200,8 @@ with hand_box:
                  + r" \\ &= " + " + ".join(f"{par(a)} \\times {par(b)}" for a, b in zip(v, att.hidden[j]))
                  + f" \\\\ &\\approx {fmt(att.scores[j])}" + r"\end{aligned}")
     st.markdown("**手順 4　softmax で重み $\\alpha_j$、重み付き和で文脈ベクトル $c$**")
-    st.latex(r"\alpha = \mathrm{softmax}" + row(att.scores) + r" \approx " + row(att.weights))
+    st.latex(r"\begin{aligned}\alpha &= \mathrm{softmax}" + row(att.scores) + r" \\ &\approx " + row(att.weights)
+             + r"\end{aligned}")
     st.latex(r"\begin{aligned}c &= " + r" \\ &\quad + ".join(f"{fmt(a)} \\times {row(hj)}" for a, hj in zip(att.weights, h))
              + r" \\ &\approx " + row(att.context) + r"\end{aligned}")
     st.caption("表示は小数第 4 位を四捨五入した値です（計算は丸めずに進めています）。")
@@ -209,7 +209,7 @@ with hand_box:
                    **{tok: [fmt(att.scores[j]), fmt(att.weights[j]), fmt(dot.scores[j]), fmt(dot.weights[j])]
                       for j, tok in enumerate(SRC)}}, hide_index=True)
     st.markdown(
-        f"加法注意の重みがいちばん大きいのは **{SRC[top]}**（{fmt(att.weights[top])}）です。"
+        f"加法注意の重みがいちばん大きいのは **{SRC[att.top]}**（{fmt(att.weights[att.top])}）です。"
         f"同じ $s$ と $h_j$ でも、内積による注意の文脈ベクトルは {text_row(dot.context)} になり、"
         f"Attention を使わない Seq2Seq が渡すのは最後の状態 $h_{{{len(SRC)}}}$ = "
         f"{text_row(s2s.fixed_context(h))} だけです。"

@@ -36,7 +36,7 @@ def test_worked_example_by_hand():
     np.testing.assert_allclose(r.context, [alpha[0] + alpha[2], alpha[1] + alpha[2]], rtol=1e-14)
     assert [f"{x:.3f}" for x in r.weights] == ["0.240", "0.513", "0.247"]
     assert [f"{x:.3f}" for x in r.context] == ["0.487", "0.760"]
-    assert int(np.argmax(r.weights)) == s2s.SRC_TOKENS.index("魚")
+    assert r.top == int(np.argmax(r.weights)) == s2s.SRC_TOKENS.index("魚")
 
 
 def test_dot_attention_by_hand():

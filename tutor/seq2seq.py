@@ -128,6 +128,11 @@ class AdditiveAttentionResult:
     weights: np.ndarray   # (n,)      α_j = softmax(e)_j, sums to 1
     context: np.ndarray   # (d_h,)    c = Σ_j α_j h_j
 
+    @property
+    def top(self) -> int:
+        """The source position with the largest weight (the first one on a tie)."""
+        return int(np.argmax(self.weights))
+
 
 def additive_attention(s, h, w, u, v) -> AdditiveAttentionResult:
     """Additive (Bahdanau) attention of one decoder step over all encoder states.
