@@ -5,7 +5,7 @@ import streamlit as st
 
 import ui
 from tutor import seq2seq as s2s
-from ui.validate import format_number
+from ui.validate import format_number, format_tiny
 
 ui.page("seq2seq")
 
@@ -17,6 +17,12 @@ def fmt(x) -> str:
     """A number as the page prints it: whole numbers without decimals, others to 3 places."""
     x = float(x)
     return format_number(x, 0) if x.is_integer() else format_number(x, 3)
+
+
+def length(x) -> str:
+    """A length that may be tiny or huge: 3 places, 9.5×10⁻⁷ below 0.001, thousands separated."""
+    x = float(x)
+    return format_tiny(x, 3) if x < 1000 else f"{x:,.0f}"
 
 
 def par(x) -> str:
@@ -165,6 +171,16 @@ if clip is not None and by_value is not None:
                + f"成分ごとに [−c, c] に切る方法（値によるクリッピング）だと {text_row(by_value)} になり、"
                "向きが変わることがあります。")
 
+st.markdown("**勾配の爆発と消失**：再帰の変換の大きさ $a$ を変えて、さかのぼった勾配の長さを見てみましょう。")
+a_rec = st.slider("再帰の変換の大きさ a（W = aI）", min_value=0.1, max_value=2.0, value=1.2, step=0.1, key="seq2seq_a",
+                  persist_state="session")
+norms = ui.compute("seq2seq_norms", s2s.scaled_recurrence_norms, a_rec, 30)
+clip_back = ui.compute("seq2seq_clip_back", s2s.clip_by_norm, [norms[-1], 0.0], c) if norms is not None else None
+if norms is not None and clip_back is not None:
+    r1, r2 = st.columns(2)
+    r1.metric("30 段さかのぼった勾配の長さ", length(norms[-1]))
+    r2.metric("上のしきい値 c でクリップした長さ", length(clip_back.clipped_norm))
+
 st.markdown("**分散表現**：4 語の埋め込み（値は説明用の仮のもの）を書き換えると、下のコサイン類似度が変わります。")
 emb = ui.matrix_editor("seq2seq_emb", s2s.EMB_VECTORS, list(s2s.EMB_WORDS), list(s2s.EMB_DIMS), label="埋め込み E（1 行 = 1 語）")
 sim = ui.compute("seq2seq_sim", s2s.similarity_matrix, emb)
@@ -219,6 +235,15 @@ with visual_box:
     st.markdown("デコーダの 1 時刻ぶんの重みを、加法注意と内積による注意で並べました。明るいマスほど、その語の状態を多く混ぜます。")
     ui.heatmap([att.weights, dot.weights], ["加法注意", "内積注意"], SRC, x_title="入力の語（エンコーダの状態 h_j）",
                y_title="方式", title="デコーダの 1 時刻の重み α")
+    st.subheader("勾配消失と勾配爆発を数で見る")
+    st.markdown("時刻を 1 つさかのぼるたびに、勾配に再帰の変換 $W^\\top$ が掛かります。ここでは $W = aI$ の線形な RNN で、"
+                "長さ 1 の勾配が $t$ 段さかのぼったときの長さ $\\|g_t\\| = a^t$ を計算しました（tanh を挟むと、さらに小さくなる向きに働きます）。")
+    depths = (0, 5, 10, 20)
+    back = {a: s2s.scaled_recurrence_norms(a, max(depths)) for a in (0.5, 1.0, 1.5)}
+    ui.show_table({"a": [format_number(a, 1) for a in back],
+                   **{f"t = {d}": [length(n[d]) for n in back.values()] for d in depths}}, hide_index=True)
+    st.caption(f"a = 0.5 では 20 段で {length(back[0.5][20])} まで縮み（勾配消失）、a = 1.5 では {length(back[1.5][20])} まで"
+               "膨らみます（勾配爆発）。爆発した勾配も、ノルムによるクリッピングなら向きを保ったまま長さ c に収まります。")
     st.subheader("教師強制と、自分の出力を入れる生成")
     teacher, free = s2s.exposure_gap(s2s.TF_LOGITS, s2s.TF_VOCAB, s2s.TF_TARGET)
     st.markdown(

@@ -251,3 +251,21 @@ def test_constants_are_read_only():
     for a in (s2s.ENC_STATES, s2s.DEC_STATE, s2s.W_DEC, s2s.U_ENC, s2s.V_ATT, s2s.TF_LOGITS, s2s.EMB_VECTORS):
         with pytest.raises(ValueError):
             a[0] = 9
+
+
+# ---------------------------------------------------------------------------
+# vanishing / exploding through time
+# ---------------------------------------------------------------------------
+def test_gradient_through_time_is_a_power():
+    np.testing.assert_allclose(s2s.scaled_recurrence_norms(0.5, 20), [0.5 ** t for t in range(21)], rtol=1e-14)
+    np.testing.assert_allclose(s2s.scaled_recurrence_norms(1.5, 20), [1.5 ** t for t in range(21)], rtol=1e-12)
+    assert s2s.scaled_recurrence_norms(1.0, 5).tolist() == [1.0] * 6
+    rot = np.array([[0.0, -2.0], [2.0, 0.0]])                      # a rotation scaled by 2: norms 2ᵗ
+    assert s2s.gradient_through_time(rot, [3.0, 4.0], 3).tolist() == [5.0, 10.0, 20.0, 40.0]
+    assert s2s.clip_by_norm([3325.0, 0.0], 1.0).clipped_norm == 1.0
+    with pytest.raises(ValueError, match="勾配爆発"):
+        s2s.gradient_through_time(1e6 * np.eye(2), [1.0, 0.0], 200)
+    with pytest.raises(ValueError, match="200 まで"):
+        s2s.scaled_recurrence_norms(1.0, 201)
+    with pytest.raises(ValueError, match="W の形"):
+        s2s.gradient_through_time(np.eye(3), [1.0, 0.0], 2)

@@ -142,3 +142,15 @@ def test_quiz_answered_right_and_wrong(at):
     assert any(q2.misconceptions[wrong] in w.value for w in at.warning)
     attempts = at.session_state["progress"]["attempts"]
     assert [(a["qid"], a["correct"]) for a in attempts] == [(q.id, True), (q2.id, False)]
+
+
+def test_vanishing_and_exploding_table_and_slider(at):
+    table = next(v for v in (t.value for t in at.get("table")) if "t = 20" in v.columns)
+    assert list(table["a"]) == ["0.5", "1.0", "1.5"]
+    assert list(table["t = 20"]) == ["9.5×10⁻⁷", "1.000", "3,325"]
+    assert list(table["t = 5"]) == ["0.031", "1.000", "7.594"]
+    assert metric(at, "30 段さかのぼった勾配の長さ") == f"{1.2 ** 30:.3f}" == "237.376"
+    assert metric(at, "上のしきい値 c でクリップした長さ") == "1.000"
+    at.slider(key="seq2seq_a").set_value(0.5).run()
+    assert metric(at, "30 段さかのぼった勾配の長さ") == "9.3×10⁻¹⁰"
+    assert metric(at, "上のしきい値 c でクリップした長さ") == "9.3×10⁻¹⁰"     # short gradients are not stretched

@@ -40,7 +40,7 @@ __all__ = [
     "dot_attention", "attend", "fixed_context", "uniform_context", "hard_context",
     "context_sizes", "context_size_mistake",
     "BigramDecodeResult", "bigram_decode", "exposure_gap",
-    "ClipResult", "clip_by_norm", "CLIP_MISTAKES", "clip_mistake", "clip_by_value",
+    "gradient_through_time", "scaled_recurrence_norms", "ClipResult", "clip_by_norm", "CLIP_MISTAKES", "clip_mistake", "clip_by_value",
     "one_hot_vector", "cosine_similarity", "similarity_matrix",
 ]
 
@@ -347,6 +347,11 @@ class ClipResult:
     clipped: np.ndarray   # g · factor, same shape as g
     was_clipped: bool     # ‖g‖ > c
 
+    @property
+    def clipped_norm(self) -> float:
+        """‖g · factor‖ = min(‖g‖, c)."""
+        return _norm(self.clipped)
+
 
 def _clip_inputs(g, c):
     g = as_matrix(g, "勾配 g", ndim=(1, 2))
@@ -375,6 +380,41 @@ def clip_by_norm(g, c) -> ClipResult:
     norm = _norm(g)
     factor = 1.0 if norm <= c else c / norm
     return ClipResult(norm, factor, g * factor, norm > c)
+
+
+def gradient_through_time(w, g, steps) -> np.ndarray:
+    """‖g (Wᵀ)^t‖ for t = 0 … steps: the gradient sent back t time steps through a LINEAR
+    recurrence h_t = h_{t-1} W (row vectors, so ∂L/∂h_{t-1} = ∂L/∂h_t Wᵀ). With tanh each step
+    is also multiplied by tanh' ≤ 1, which only shrinks it further.
+
+    W = a·I gives ‖g‖ aᵗ: a < 1 vanishes (勾配消失), a > 1 explodes (勾配爆発).
+    w: (d, d); g: (d,); steps ≤ 200. Returns (steps + 1,)."""
+    w = as_matrix(w, "再帰の変換行列 W", ndim=2)
+    g = _vector(g, "勾配 g")
+    steps = positive_int(steps, "さかのぼる段数")
+    if steps > 200:
+        raise ValueError(f"さかのぼる段数は 200 までにしてください（{steps}）。")
+    if w.shape != (g.shape[0], g.shape[0]):
+        raise ValueError(f"W の形は ({g.shape[0]}, {g.shape[0]}) が必要ですが、{w.shape} です。")
+    norms = [_norm(g)]
+    cur = g
+    with np.errstate(over="ignore", invalid="ignore"):
+        for _ in range(steps):
+            cur = cur @ w.T                                   # (d,) one step further back
+            if not np.all(np.isfinite(cur)):
+                raise ValueError("勾配が大きくなりすぎて、浮動小数点数で表せなくなりました（勾配爆発）。"
+                                 "段数か W の値を小さくしてください。")
+            norms.append(_norm(cur))
+    return np.array(norms)
+
+
+def scaled_recurrence_norms(a, steps) -> np.ndarray:
+    """gradient_through_time for W = a·I (2 × 2) and g = (1, 0): the norms aᵗ, t = 0 … steps."""
+    try:
+        a = float(a)
+    except (TypeError, ValueError):
+        raise ValueError(f"a は数が必要です（{a!r}）。") from None
+    return gradient_through_time(a * np.eye(2), np.array([1.0, 0.0]), steps)
 
 
 CLIP_MISTAKES = ("always_scale", "squared_norm", "l1_norm")
