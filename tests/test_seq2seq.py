@@ -269,3 +269,86 @@ def test_gradient_through_time_is_a_power():
         s2s.scaled_recurrence_norms(1.0, 201)
     with pytest.raises(ValueError, match="W の形"):
         s2s.gradient_through_time(np.eye(3), [1.0, 0.0], 2)
+
+
+# ---------------------------------------------------------------------------
+# the quiz generators: answers recomputed here with plain math, and the bank's answer cues
+# ---------------------------------------------------------------------------
+def _replay(gid: str, seed: int):
+    """(params of the attempt the registry kept, the question)."""
+    import quizzes
+    from quizzes import core
+    from quizzes.calc import CALC
+
+    q = quizzes.GENERATORS[gid](seed)
+    params, build = CALC[gid]
+    for attempt in range(core.MAX_ATTEMPTS):
+        p = params(core._seed_rng(gid, seed, attempt))
+        d = build(p)
+        if len({t.strip() for t in [d.correct, *d.wrong_texts]}) == 4:
+            assert d.stem == q.stem
+            return p, q
+    raise AssertionError("no accepted attempt")
+
+
+def _d3(x: float) -> str:
+    from decimal import ROUND_HALF_UP, Decimal
+    text = f"{Decimal(repr(round(float(x), 9))).quantize(Decimal('0.001'), rounding=ROUND_HALF_UP):f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def _by_label(q, prefix: str) -> str:
+    return next(c for c, m in zip(q.choices, q.misconceptions) if m.startswith(prefix))
+
+
+def test_generator_answers_recomputed_by_hand():
+    for seed in range(60):
+        p, q = _replay("seq2seq.additive_score", seed)
+        pre = [sum(p["w"][k, a] * p["s"][a] for a in range(2)) + sum(p["u"][k, b] * p["h"][b] for b in range(2))
+               for k in range(2)]
+        tanh = [float(_d3(math.tanh(x))) for x in pre]                # the hint's values
+        assert q.choices[q.answer] == _d3(sum(vk * t for vk, t in zip(p["v"], tanh)))
+        assert q.choices[q.answer] == _d3(sum(vk * math.tanh(x) for vk, x in zip(p["v"], pre)))   # exact agrees
+        assert _by_label(q, "tanh の付け忘れ") == _d3(sum(vk * x for vk, x in zip(p["v"], pre)))
+        assert _by_label(q, "内積の注意との混同") == _d3(float(p["s"] @ p["h"]))
+
+        p, q = _replay("seq2seq.context", seed)
+        m, h, k = p["m"], p["h"], p["k"]
+        assert q.choices[q.answer] == _d3(sum(mj * h[j, k] for j, mj in enumerate(m)) / sum(m))
+        assert _by_label(q, "最後の状態だけを使う") == _d3(h[-1, k])
+        assert _by_label(q, "均等な平均") == _d3(h[:, k].mean())
+        assert _by_label(q, "最大スコアの状態だけを使う") == _d3(h[m.index(max(m)), k])
+
+        p, q = _replay("seq2seq.clip_norm", seed)
+        g, c = p["g"], p["c"]
+        n = math.sqrt(sum(x * x for x in g))
+        f = min(1.0, c / n)
+        assert q.choices[q.answer] == "$(" + ",\\ ".join(_d3(x * f) for x in g) + ")$"
+        assert _by_label(q, "ノルムの 2 乗で割る") == "$(" + ",\\ ".join(_d3(x * c / n / n) for x in g) + ")$"
+
+        p, q = _replay("seq2seq.context_size", seed)
+        assert q.choices[q.answer] == f"{p['d']:,}"
+        assert _by_label(q, "Attention 付きとの混同") == f"{p['n'] * p['d']:,}"
+
+
+def test_the_bank_has_no_answer_cues():
+    import json
+    import re
+    from collections import Counter
+    from pathlib import Path
+
+    items = json.loads((Path(__file__).parents[1] / "quizzes" / "data" / "seq2seq.json").read_text("utf-8"))["questions"]
+    kws = Counter(k for it in items for k in it["keywords"])
+    for kw in ("Seq2Seq", "教師強制", "LSTM", "GRU", "分散表現", "勾配クリッピング", "Attention"):
+        assert kws[kw] >= 2, kw
+    plain = lambda t: re.sub(r"\$[^$]*\$", "", t)                    # noqa: E731  (what the learner reads)
+    single = [it for it in items if it["form"] != "blank"]
+    longest = sum(len(plain(it["answer"])) > max(len(plain(w["text"])) for w in it["wrong"]) for it in single)
+    assert longest <= 0.3 * len(single), longest
+    blanks = [it for it in items if it["form"] == "blank"]
+    assert len(blanks) >= 3
+    for it in blanks:                                                  # every candidate word in two of four choices
+        texts = [it["answer"], *(w["text"] for w in it["wrong"])]
+        parts = [re.findall(r"（[アイウ]）([^　]*)", t) for t in texts]
+        for k in range(3):
+            assert set(Counter(p[k] for p in parts).values()) == {2}, (it["id"], k)
