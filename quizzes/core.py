@@ -40,6 +40,7 @@ __all__ = [
 
 # One topic per learning page (the page key). Labels are shown in results by topic.
 TOPICS: dict[str, str] = {
+    "seq2seq": "⓪ Seq2Seq と Attention の誕生",
     "naive": "① 素朴なAttention",
     "qkv": "② Q・K・V",
     "scaling": "③ √d_k スケーリング",

@@ -87,6 +87,7 @@ EXISTING = [p for p in PAGES if p.exists]
 
 # A number or heading each page must show (computed by the engine, rendered by the browser).
 EXPECTED_TEXT = {
+    "seq2seq": ["0.513", "0.487", "5 / 6"],
     "naive": ["0.576", "0.212"],
     "qkv": ["0.894"],
     "scaling": ["0.4011", "0.4223"],

@@ -444,7 +444,9 @@ def test_dashboard_fresh_session():
     links = [pl.label for pl in at.get("page_link")]
     assert not any(lbl.startswith("今日の復習") for lbl in links)
     assert "次のページに進む：" in [c.value for c in at.caption]
-    assert [pl.label for pl in at.main.get("page_link")][:2] == [ui.PAGE_BY_KEY["naive"].label, "模擬試験を受ける"]
+    first = ui.PAGE_BY_KEY[ui.LEARNING_KEYS[0]]                 # ⓪ Seq2Seq since the page before ①
+    assert first.key == "seq2seq"
+    assert [pl.label for pl in at.main.get("page_link")][:2] == [first.label, "模擬試験を受ける"]
 
 
 # ---------------------------------------------------------------------------

@@ -34,6 +34,7 @@ class PageInfo:
 
 
 _LEARNING = [
+    ("seq2seq", "pages/0_seq2seq.py"),
     ("naive", "pages/1_naive.py"),
     ("qkv", "pages/2_qkv.py"),
     ("scaling", "pages/3_scaling.py"),
