@@ -227,7 +227,7 @@ class MlmDraw:
 
     @property
     def expected_picks(self) -> float:
-        """0.15 · n_candidates before rounding (11 tokens → 1.65 → 2 chosen)."""
+        """0.15 · n_candidates before rounding (10 tokens → 1.5 → 2 chosen)."""
         return MLM_RATE * self.n_candidates
 
     @property
@@ -256,6 +256,7 @@ def mlm_draw(tokens, rng: np.random.Generator, vocabulary=None, *, rate: float =
     vocab = sorted(set(_tokens(vocabulary, "語彙") if vocabulary is not None else ()) |
                    {tokens[i] for i in candidates})
     vocab = [w for w in vocab if w not in SPECIAL]
+    where = {w: i for i, w in enumerate(vocab)}
     k = mlm_pick_count(len(candidates), rate)
     picked = rng.choice(len(candidates), size=k, replace=False)            # (k,)
     chosen = sorted(candidates[int(j)] for j in picked)
@@ -265,9 +266,9 @@ def mlm_draw(tokens, rng: np.random.Generator, vocabulary=None, *, rate: float =
         if u < MLM_SPLIT[0]:
             masked[pos], actions[pos] = "[MASK]", "mask"
         elif u < MLM_SPLIT[0] + MLM_SPLIT[1]:
-            others = [w for w in vocab if w != tokens[pos]]
-            if others:
-                masked[pos] = others[int(rng.integers(len(others)))]
+            if len(vocab) > 1:                     # uniform over the vocabulary without the original
+                j = int(rng.integers(len(vocab) - 1))
+                masked[pos] = vocab[j + (j >= where[tokens[pos]])]
             actions[pos] = "random"
         else:
             actions[pos] = "keep"
@@ -425,6 +426,7 @@ class BertParams:
     layer: LayerParams        # one encoder layer
     layers: int               # L
     pooler: int               # H² + H (the tanh layer on [CLS] used by NSP and classification)
+    heads: int = 0            # A (does not change the count)
 
     @property
     def embeddings(self) -> int:
@@ -456,7 +458,7 @@ def bert_param_count(layers: int, hidden: int, heads: int, *, vocab: int = BERT_
     p = positive_int(max_positions, "最大位置数")
     t = positive_int(type_vocab, "文の種類の数")
     return BertParams(v * h, p * h, t * h, 2 * h, encoder_layer_params(h, ffn), layers,
-                      h * h + h if pooler else 0)
+                      h * h + h if pooler else 0, int(heads))
 
 
 def encoder_weights(layers: int, hidden: int, ffn_mult: int = 4) -> int:
@@ -570,6 +572,9 @@ class PatchGrid:
     patches: int      # (H/P)(W/P)
     tokens: int       # patches + 1 (class token)
     patch_dim: int    # P² · C (length of a flattened patch)
+    height: int = 0   # H, W, P as given (so that a page can redraw the grid of this very result)
+    width: int = 0
+    patch: int = 0
 
 
 def _image_size(height, width, patch, channels=3) -> tuple[int, int, int, int]:
@@ -589,7 +594,7 @@ def vit_patch_grid(height: int, width: int, patch: int, channels: int = 3) -> Pa
     """N = (H/P)(W/P) patches; tokens = N + 1 with the class token; patch vector length P²·C."""
     h, w, p, c = _image_size(height, width, patch, channels)
     rows, cols = h // p, w // p
-    return PatchGrid(rows, cols, rows * cols, rows * cols + 1, p * p * c)
+    return PatchGrid(rows, cols, rows * cols, rows * cols + 1, p * p * c, h, w, p)
 
 
 def vit_tokens(height: int, width: int, patch: int) -> int:
@@ -690,6 +695,11 @@ class VitParams:
         return self.layers * self.layer.total
 
     @property
+    def backbone(self) -> int:
+        """Everything but the classification head (85,798,656 ≈ 86M for ViT-B/16: the paper's figure)."""
+        return self.total - self.head
+
+    @property
     def total(self) -> int:
         return (self.patch_embedding + self.class_token + self.position_embedding + self.encoder
                 + self.final_norm + self.head)
@@ -699,7 +709,8 @@ def vit_param_count(image: int = 224, patch: int = 16, layers: int = 12, hidden:
                     heads: int = 12, mlp: int = 3072, channels: int = 3, classes: int = 1000) -> VitParams:
     """ViT's parameters: patch projection (P²C + 1) D, class token D, position embeddings (N+1) D,
     L encoder layers, final LayerNorm 2D, a linear head D·K + K (classes = 0: no head).
-    ViT-B/16 on 224 × 224 with a 1,000-class head: 86,567,656 (≈ 86M)."""
+    ViT-B/16 on 224 × 224: 85,798,656 without the head (≈ 86M, the paper's figure), 86,567,656 with
+    a 1,000-class head."""
     g = vit_patch_grid(image, image, patch, channels)
     layers = positive_int(layers, "層数 L")
     d = bert_head_dim(hidden, heads) * int(heads)                           # = hidden, A divides it
