@@ -148,7 +148,7 @@ st.markdown(
     "CNN は「近くの画素どうしが関係する」「同じ模様は場所が変わっても同じ」という前提（**帰納バイアス**）を構造に"
     "組み込んでいますが、ViT の自己注意はこの前提を持たず、関係をデータから学ぶしかありません。そのため ImageNet"
     "（約 130 万枚）だけで学習すると同じ規模の CNN（ResNet）に届かず、ImageNet-21k（約 1,400 万枚）や JFT-300M"
-    "（約 3 億枚）のような大規模なデータで事前学習して初めて、CNN を上回る性能を示しました。"
+    "（約 3 億枚）のような大規模なデータで事前学習して初めて、CNN と同等以上の性能を示しました（JFT-300M で事前学習したものは CNN を上回りました）。"
 )
 
 # ---------------------------------------------------------------------------
@@ -182,14 +182,15 @@ st.caption("数えたもの：埋め込み 3 種類とその層正規化、エ�
 
 st.subheader("ViT-B/16 のトークン数とパラメータ数")
 grid = pt.vit_patch_grid(VIT["image"], VIT["image"], VIT["patch"], VIT["channels"])
-st.latex(rf"\frac{{{VIT['image']}}}{{{VIT['patch']}}} \cdot \frac{{{VIT['image']}}}{{{VIT['patch']}}} + 1"
-         rf" = {grid.rows} \times {grid.cols} + 1 = {grid.patches} + 1 = {grid.tokens}")
+st.latex(rf"\begin{{aligned}}&\frac{{{VIT['image']}}}{{{VIT['patch']}}} \cdot \frac{{{VIT['image']}}}{{{VIT['patch']}}} + 1"
+         rf" = {grid.rows} \times {grid.cols} + 1 \\ &= {grid.patches} + 1 = {grid.tokens}\end{{aligned}}")
 st.latex(rf"\text{{パッチ 1 つの長さ}} = P^2 C = {VIT['patch']}^2 \times {VIT['channels']} = {grid.patch_dim}")
 vit = pt.vit_param_count()
 ui.cached_table(vit_frame, vit, hide_index=True)
 st.markdown(f"分類ヘッドを除いた本体は **{count(vit.backbone)}**（約 {pt.pretrain_millions(vit.backbone)}M、論文の表記と同じ）、"
             f"1,000 クラスの分類ヘッドまで含めると {count(vit.total)} です。"
-            "エンコーダの 1 層は BERT と同じ形なので、エンコーダ部分の数も BERT-Base と同じです。")
+            "エンコーダの 1 層のパラメータは BERT と同じ形なので（層正規化を置く位置は違います）、"
+            "エンコーダ部分の数も BERT-Base と同じです。")
 st.caption("分類ヘッドは ImageNet の 1,000 クラスを出す線形層 1 つと仮定しました。パッチの射影は "
            f"{grid.patch_dim} × {VIT['hidden']} の行列とバイアスです。")
 
@@ -221,8 +222,8 @@ head = pt.cls_head(pt.CLS_DEMO_H, pt.CLS_DEMO_W, pt.CLS_DEMO_B)
 st.markdown(f"最終層の $h_{{\\text{{[CLS]}}}} = {ui.steps.vector(pt.CLS_DEMO_H, 0)}$（H = 4）に、"
             "分類層 $W$（4×2）と $b = (0, 0)$ を使います。")
 ui.show_matrix(pt.CLS_DEMO_W, [f"{i + 1}" for i in range(4)], ["肯定", "否定"], digits=1, caption="分類層の重み W")
-st.latex(rf"z = h_{{\text{{[CLS]}}}} W + b = {ui.steps.vector(head.logits, 0)},\quad"
-         rf"\mathrm{{softmax}}(z) = {ui.steps.vector(head.probs, 3)}")
+st.latex(rf"\begin{{aligned}}z &= h_{{\text{{[CLS]}}}} W + b = {ui.steps.vector(head.logits, 0)} \\"
+         rf"\mathrm{{softmax}}(z) &= {ui.steps.vector(head.probs, 3)}\end{{aligned}}")
 st.markdown(f"「肯定」の確率が {format_number(head.probs[0], 3)} で、こちらに分類されます。BERT-Base（H = {BASE['hidden']}）に"
             f"2 クラスの分類層を足すと、新しいパラメータは ${BASE['hidden']} \\times 2 + 2 = "
             f"{count(pt.cls_head_params(BASE['hidden'], 2))}$ 個だけです。")
@@ -257,7 +258,8 @@ steps0 = pt.gpt_greedy([0], 6)
 ui.cached_table(gpt_frame, steps0, hide_index=True)
 last = steps0[-1]
 labels = [pt.GPT_VOCAB[i] for i in last.ids]
-ui.heatmap(last.weights, labels, labels, title="最後のステップの注意の重み（右上は因果マスクで 0）")
+ui.heatmap(last.weights, labels, labels, title="最後のステップの注意の重み")
+st.caption("右上（自分より後ろの位置）は因果マスクでちょうど 0 です。新しいトークンを足しても、それより前の行の重みは変わりません。")
 
 # ---------------------------------------------------------------------------
 ui.section("try")
@@ -298,8 +300,8 @@ with c3:
                             persist_state="session")
 g = ui.compute("pretrain_grid", pt.vit_patch_grid, int(img_h), int(img_w), int(patch))
 if g is not None:
-    st.latex(rf"\frac{{{g.height}}}{{{g.patch}}} \cdot "
-             rf"\frac{{{g.width}}}{{{g.patch}}} + 1 = {g.rows} \times {g.cols} + 1 = {g.tokens:,}")
+    st.latex(rf"\begin{{aligned}}&\frac{{{g.height}}}{{{g.patch}}} \cdot \frac{{{g.width}}}{{{g.patch}}} + 1 \\"
+             rf"&= {g.rows} \times {g.cols} + 1 = {g.tokens:,}\end{{aligned}}")
     st.metric("Transformer に入るトークン数", f"{g.tokens:,}")
     st.caption(f"パッチ {g.patches:,} 個 + クラストークン 1 個。カラー画像ならパッチ 1 つの長さは P²·3 = {g.patch_dim:,}。")
     if g.patches <= 4096:

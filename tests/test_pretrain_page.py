@@ -53,7 +53,7 @@ def test_engine_figures_are_shown(page):
     for shown in (f"{base.total:,}", f"{large.total:,}", f"{vit.backbone:,}", f"{vit.total:,}",
                   "109,482,240", "335,141,888", "85,798,656", "1,538", "0.982"):
         assert shown in text, shown
-    assert "= 14 \\times 14 + 1 = 196 + 1 = 197" in text
+    assert "= 14 \\times 14 + 1 \\\\ &= 196 + 1 = 197" in text
     assert "= 30" in text and "= 24" in text          # 200 × 0.15 = 30, 30 × 0.8 = 24
     assert metric(page, "トークン数") == "197"
     assert metric(page, "パラメータ数") == f"{base.total:,}"
