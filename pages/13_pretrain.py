@@ -287,6 +287,19 @@ pair = pt.nsp_pair(len(pt.NSP_CORPUS), int(first), np.random.default_rng(int(nsp
 st.markdown(f"文A：{pt.NSP_CORPUS[pair.first]}　文B：{pt.NSP_CORPUS[pair.second]}")
 st.markdown(f"引いた乱数 u = {format_number(pair.coin, 3)} → 正解ラベル **{'IsNext（本当の続き）' if pair.is_next else 'NotNext（無関係な文）'}**")
 
+st.subheader("小さなデコーダで生成する")
+c1, c2 = st.columns(2)
+with c1:
+    start = st.selectbox("書き出しの語", list(range(len(pt.GPT_VOCAB))), format_func=lambda i: pt.GPT_VOCAB[i],
+                         key="pretrain_gpt_start", persist_state="session")
+with c2:
+    n_gen = st.slider("生成するトークン数", 1, 10, 4, key="pretrain_gpt_steps", persist_state="session")
+gen = ui.compute("pretrain_gpt", pt.gpt_greedy, [int(start)], int(n_gen))
+if gen is not None:
+    ui.cached_table(gpt_frame, gen, hide_index=True)
+    st.caption("どのステップも、読んだ列の最後の位置のスコアだけから次の 1 語を決めています。"
+               "「。」のあとは表が「。」を返すので、同じ語がくり返されます（本物のモデルは文の終わりの記号で止めます）。")
+
 st.subheader("ViT のトークン数を計算する")
 c1, c2, c3 = st.columns(3)
 with c1:

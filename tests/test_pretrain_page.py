@@ -97,6 +97,11 @@ def test_editing_inputs_changes_the_numbers():
     at.text_input(key="pretrain_sentence").set_value("[CLS] 犬 は 骨 を 拾った [SEP]").run()
     want = pt.mlm_draw(["[CLS]", "犬", "は", "骨", "を", "拾った", "[SEP]"], np.random.default_rng(2))
     assert chart_with(at, "モデルが見る入力")[1]["モデルが見る入力"].tolist() == list(want.masked)
+    at.selectbox(key="pretrain_gpt_start").set_value(3).run()
+    at.slider(key="pretrain_gpt_steps").set_value(3).run()
+    gen = pt.gpt_greedy([3], 3)
+    assert [pt.GPT_VOCAB[s.chosen] for s in gen] == ["を", "食べた", "。"]
+    assert "魚 を 食べた" in page_text(at)
     at.number_input(key="pretrain_nsp_seed").set_value(5).run()
     pair = pt.nsp_pair(len(pt.NSP_CORPUS), 0, np.random.default_rng(5))
     assert f"u = {pair.coin:.3f}" in page_text(at)
