@@ -183,7 +183,7 @@ def _vit_worst(p: dict) -> Draft:
     g = pt.vit_patch_grid(h, w, size)
     stem = (f"Vision Transformer に{_size(h, w)}の RGB 画像を入れ、${size} \\times {size}$ のパッチに分ける"
             f"（クラストークンを 1 つ加え、位置埋め込みは学習で覚える）。この入力についての記述{WORST}")
-    answer = f"位置埋め込みはパッチにだけ足すので、その表は {num(g.patches)} 行でよい。"
+    answer = f"位置埋め込みはパッチのトークンにだけ足すので、その表は {num(g.patches)} 行あれば足りる。"
     wrong = (
         (f"パッチは縦に {g.rows} 個、横に {g.cols} 個並び、合わせて {num(g.patches)} 個になる。",
          mc("正しい記述（パッチの数）", f"${h}/{size} = {g.rows}$、${w}/{size} = {g.cols}$ で、{g.rows} × {g.cols} 個。")),
