@@ -53,6 +53,7 @@ TOPICS: dict[str, str] = {
     "output": "⑦-4 出力と生成",
     "cost": "⑦-5 計算量",
     "training": "⑧ 学習で注意が育つ",
+    "pretrain": "⑨ BERT・GPT・ViT",
 }
 KINDS = ("calc", "knowledge")
 MAX_ATTEMPTS = 200

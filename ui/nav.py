@@ -47,6 +47,7 @@ _LEARNING = [
     ("output", "pages/10_output.py"),
     ("cost", "pages/11_cost.py"),
     ("training", "pages/12_training.py"),
+    ("pretrain", "pages/13_pretrain.py"),
 ]
 
 PAGES: tuple[PageInfo, ...] = (
