@@ -10,7 +10,8 @@ Files: ``quizzes/data/<topic>.json``::
         "answer": "...",
         "wrong": [{"text": "...", "why": "誤解の名前：なぜ違うか"}, x3],
         "explanation": "...",                   # ≥ 40 characters
-        "keywords": ["Attention", ...]}]}      # syllabus keywords it covers
+        "keywords": ["Attention", ...],        # syllabus keywords it covers
+        "advanced": true}]}                     # optional: 発展 (beyond the syllabus; not in the mock exam by default)
 
 A number that depends on the engine is written as a placeholder ``[[name]]`` and filled
 from :data:`FACTS`, which the engine computes (e.g. ``[[paper_d_k]]`` → 64).
@@ -31,6 +32,7 @@ from .core import TOPICS, Draft, QuizError, register
 DATA_DIR = Path(__file__).with_name("data")
 FORMS = ("best", "worst", "blank")
 ITEM_KEYS = {"id", "form", "stem", "answer", "wrong", "explanation", "keywords"}
+OPTIONAL_KEYS = {"advanced"}   # "advanced": true tags the item 発展 (default false)
 _PLACEHOLDER = re.compile(r"\[\[([a-z0-9_]+)\]\]")
 
 
@@ -69,8 +71,10 @@ def _fill(text: str, where: str) -> str:
 def validate_item(item: dict, topic: str) -> None:
     """Raise QuizError (Japanese) if a bank item breaks the schema."""
     where = f"{topic}:{item.get('id', '?')}"
-    if not isinstance(item, dict) or set(item) != ITEM_KEYS:
-        raise QuizError(f"{where}: キーが {sorted(ITEM_KEYS)} と一致しません")
+    if not isinstance(item, dict) or not ITEM_KEYS <= set(item) <= ITEM_KEYS | OPTIONAL_KEYS:
+        raise QuizError(f"{where}: キーが {sorted(ITEM_KEYS)}（と任意の {sorted(OPTIONAL_KEYS)}）と一致しません")
+    if not isinstance(item.get("advanced", False), bool):
+        raise QuizError(f"{where}: advanced は true か false にしてください")
     if not isinstance(item["id"], str) or not item["id"].startswith(topic + "."):
         raise QuizError(f"{where}: id は '{topic}.' で始まる文字列にしてください")
     if item["form"] not in FORMS:
@@ -137,4 +141,5 @@ def keywords_covered() -> dict[str, int]:
 
 for _topic, _items in bank().items():
     for _item in _items:
-        register(f"kb.{_item['id']}", _topic, _draft_fn(_item, _topic), kind="knowledge")
+        register(f"kb.{_item['id']}", _topic, _draft_fn(_item, _topic), kind="knowledge",
+                 advanced=_item.get("advanced", False))
