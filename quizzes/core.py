@@ -18,7 +18,7 @@ long text. The stream of a seed never changes: ``_seed_rng`` is part of every qu
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -30,11 +30,13 @@ __all__ = [
     "KINDS",
     "GENERATORS",
     "GENERATOR_INFO",
+    "GeneratorInfo",
     "generator",
     "register",
     "by_topic",
     "from_id",
     "parse_id",
+    "is_advanced",
     "QuizError",
 ]
 
@@ -133,8 +135,14 @@ class LazyDraft:
         return self._fill()[2]
 
 
+class GeneratorInfo(NamedTuple):
+    topic: str               # page key
+    kind: str                # "calc" or "knowledge"
+    advanced: bool = False   # 発展: beyond the G検定 syllabus; on the pages, not in the mock exam by default
+
+
 GENERATORS: dict[str, Callable[[int], Question]] = {}
-GENERATOR_INFO: dict[str, tuple[str, str]] = {}  # id → (topic, kind)
+GENERATOR_INFO: dict[str, GeneratorInfo] = {}  # id → (topic, kind, advanced)
 
 
 def _tag(generator_id: str) -> int:
@@ -176,12 +184,17 @@ def _assemble(generator_id: str, topic: str, kind: str, seed: int, draft, rng) -
 
 
 def register(generator_id: str, topic: str, draft_fn: Callable[[np.random.Generator], "Draft | LazyDraft"],
-             kind: str = "calc"):
-    """Register ``draft_fn`` under ``generator_id``; returns the ``seed -> Question`` callable."""
+             kind: str = "calc", advanced: bool = False):
+    """Register ``draft_fn`` under ``generator_id``; returns the ``seed -> Question`` callable.
+
+    ``advanced=True`` tags a generator 発展 (beyond the G検定 syllabus: shown on its page with a
+    label, left out of the mock exam unless the learner asks for it)."""
     if topic not in TOPICS:
         raise QuizError(f"未知のトピック {topic!r}")
     if kind not in KINDS:
         raise QuizError(f"未知の問題の種類 {kind!r}")
+    if not isinstance(advanced, bool):
+        raise QuizError(f"advanced は True か False にしてください: {advanced!r}")
     if "#" in generator_id or generator_id in GENERATORS:
         raise QuizError(f"生成器 id {generator_id!r} が不正か重複しています。")
 
@@ -198,21 +211,27 @@ def register(generator_id: str, topic: str, draft_fn: Callable[[np.random.Genera
     make.__name__ = f"make_{generator_id.replace('.', '_')}"
     make.__doc__ = draft_fn.__doc__
     GENERATORS[generator_id] = make
-    GENERATOR_INFO[generator_id] = (topic, kind)
+    GENERATOR_INFO[generator_id] = GeneratorInfo(topic, kind, advanced)
     return make
 
 
-def generator(generator_id: str, topic: str, kind: str = "calc"):
+def generator(generator_id: str, topic: str, kind: str = "calc", advanced: bool = False):
     """Decorator form of :func:`register`."""
     def deco(draft_fn):
-        register(generator_id, topic, draft_fn, kind)
+        register(generator_id, topic, draft_fn, kind, advanced)
         return draft_fn
     return deco
 
 
 def by_topic(topic: str, kind: str | None = None) -> list[str]:
     """Generator ids for one page (optionally only 'calc' or 'knowledge'), in a stable order."""
-    return sorted(g for g, (t, k) in GENERATOR_INFO.items() if t == topic and (kind is None or k == kind))
+    return sorted(g for g, (t, k, _) in GENERATOR_INFO.items() if t == topic and (kind is None or k == kind))
+
+
+def is_advanced(qid: str) -> bool:
+    """Whether a generator id or question id ('<generator>#<seed>') is tagged 発展 (unknown ids: False)."""
+    info = GENERATOR_INFO.get(str(qid).rsplit("#", 1)[0])
+    return bool(info and info.advanced)
 
 
 def parse_id(qid: str) -> tuple[str, int]:

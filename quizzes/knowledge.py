@@ -151,4 +151,5 @@ def keywords_covered() -> dict[str, int]:
 
 for _topic, _items in bank().items():
     for _item in _items:
-        register(f"kb.{_item['id']}", _topic, _draft_fn(_item, _topic), kind="knowledge")
+        register(f"kb.{_item['id']}", _topic, _draft_fn(_item, _topic), kind="knowledge",
+                 advanced=_item.get("advanced", False))

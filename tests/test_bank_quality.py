@@ -209,7 +209,8 @@ def test_majority_trick_is_at_chance_on_the_bank():
 
 def _calc_blank_ids() -> list[str]:
     out = []
-    for gid, (_topic, kind) in sorted(GENERATOR_INFO.items()):
+    for gid, info in sorted(GENERATOR_INFO.items()):
+        kind = info.kind
         if kind == "calc" and len(blanks(quizzes.GENERATORS[gid](0).choices[0])) >= 2:
             out.append(gid)
     return out

@@ -96,7 +96,8 @@ def question_card(question: Question, key: str, *, number: int | None = None, so
     statistics and the review schedule cannot be gamed by re-answering)."""
     kind = "計算問題" if question.kind == "calc" else "知識問題"
     head = f"問{number}" if number is not None else "問"
-    st.markdown(f"**{head}**（{kind}）")
+    advanced = "　:orange-badge[発展]" if quizzes.is_advanced(question.id) else ""  # beyond the syllabus
+    st.markdown(f"**{head}**（{kind}）{advanced}")
     st.markdown(question.stem)
     answered_k = f"{key}__answered"
     locked = answered_k in st.session_state
