@@ -8,7 +8,9 @@ Sections (``--only`` takes one or more, comma-separated):
                  (or a NumPy reference without torch), n = 128, 512, 1024, h = 8, d_k = 64;
 - ``tiled``      tiled vs plain attention, time and peak memory, n = 2048, 4096;
 - ``questions``  questions generated per second, per generator and in total;
-- ``memory``     server RSS with 1 and with 20 open browser sessions.
+- ``memory``     server RSS with 1 and with 20 open browser sessions;
+- ``felt``       felt latency in a real browser (input event → changed result painted, cold
+                 opens), side by side with a one-slider floor app.
 
 It prints one Markdown table (median, min–max, samples, side-by-side ratio, target,
 PASS/FAIL). Progress goes to stderr.
@@ -56,6 +58,11 @@ def _memory(cfg, details):
     return browser.run_memory(cfg)
 
 
+def _felt(cfg, details):
+    from . import felt
+    return felt.run(cfg)
+
+
 SECTIONS = {
     "pages": _pages,
     "coldstart": _coldstart,
@@ -63,6 +70,7 @@ SECTIONS = {
     "tiled": _tiled,
     "questions": _questions,
     "memory": _memory,
+    "felt": _felt,
 }
 
 

@@ -151,16 +151,17 @@ class Server:
 
 
 @contextmanager
-def streamlit_server(*, wait_healthy: bool = True, timeout: float = 60, watch_files: bool = True) -> Iterator[Server]:
-    """Start `streamlit run app.py` on a free 127.0.0.1 port; yields a Server. Used by the
-    benchmark and by the browser and load tests.
+def streamlit_server(*, wait_healthy: bool = True, timeout: float = 60, watch_files: bool = True,
+                     script: str = "app.py") -> Iterator[Server]:
+    """Start `streamlit run <script>` (app.py by default) on a free 127.0.0.1 port; yields a
+    Server. Used by the benchmark and by the browser and load tests.
 
     Its output goes to a temporary file, never a pipe (a chatty server would block on a full
     pipe). ``watch_files=False`` turns Streamlit's file watcher off (tests do not edit files).
     The process is always terminated (then killed) on exit.
     """
     port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+    cmd = [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
            "--server.address", "127.0.0.1", "--server.port", str(port),
            "--browser.gatherUsageStats", "false"]
     if not watch_files:

@@ -73,7 +73,7 @@ def run(cfg: Config, details: list[str] | None = None) -> list[Row]:
         details.append("| generator | topic | kind | q/s (median) | min – max | q/s by CPU time |")
         details.append("|---|---|---|---:|---:|---:|")
         for gid, s in ranked:
-            topic, kind = quizzes.GENERATOR_INFO[gid]
+            topic, kind, _ = quizzes.GENERATOR_INFO[gid]
             details.append(f"| {gid} | {topic} | {kind} | {median(s):,.0f} | {min(s):,.0f} – {max(s):,.0f} | "
                            f"{median(per_cpu[gid]):,.0f} |")
     return rows

@@ -58,11 +58,13 @@ ui.section("explain")
 st.markdown(
     "Transformer の層を何段も通り抜けたあと、各位置のベクトルは前後の語の事情をすでに反映しています。"
     "GPT のようなデコーダ型で次の語を決めるときに使うのは、列の **いちばん最後の位置** のベクトル $h$ だけです。"
-    "$h$ と語彙の各トークンの埋め込みとの内積をとると、トークンごとに 1 つずつ点数が並びます。"
-    "この点数の並びを **ロジット** $z$ と呼びます。元の Transformer は、出力用の行列を別に持たず、"
-    "入力側の埋め込み行列 $E$ をここでも使いました（$z = h E^\\top$、重み共有）。"
+    "$h$ に出力用の行列 $W_{\\text{out}}$（$d_{\\text{model}} \\times |V|$）を掛けると、語彙のトークンごとに 1 つずつ点数が並びます。"
+    "この点数の並びを **ロジット** $z$ と呼びます。"
+    "出力用の行列として、入力側の埋め込み行列 $E$ をそのまま使い回すこともできます（$W_{\\text{out}} = E^\\top$、**重み共有**）。"
+    "元の Transformer や GPT-2 はこの共有を選びましたが、これは設計の選択で、決まりではありません。"
+    "出力用の行列を別に学習するモデルもあります。下の小さなモデルは共有を使います。"
 )
-st.latex(r"z = h\,E^\top \in \mathbb{R}^{|V|}")
+st.latex(r"z = h\,W_{\text{out}} \in \mathbb{R}^{|V|}\quad(\text{重み共有なら } W_{\text{out}} = E^\top)")
 st.latex(r"\begin{aligned}P(\text{次のトークン} = j) &= \mathrm{softmax}(z / T)_j \\ &= \frac{e^{z_j / T}}{\sum_{k} e^{z_k / T}}\end{aligned}")
 st.markdown(
     "**温度** $T$ はロジットを割る数です。$T < 1$ では差が広がって分布が尖り（$T \\to 0$ で貪欲法と同じ）、"
@@ -108,7 +110,7 @@ ui.show_matrix(h_last[None, :], ["h（「を」の位置）"], [f"{j + 1}" for j
 probs_m = tutor.output.probabilities(logits_m, 1.0)
 c1, c2 = st.columns(2)
 with c1:
-    st.caption(f"ロジット z = h Eᵀ（語彙 {len(vocab_m)} 語）")
+    st.caption(f"ロジット z = h Eᵀ（重み共有、語彙 {len(vocab_m)} 語）")
     ui.show_table(pd.DataFrame({"トークン": list(vocab_m), "ロジット": [format_number(v, 3) for v in logits_m]}),
                   hide_index=True, height=300)
 with c2:

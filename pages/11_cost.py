@@ -35,8 +35,9 @@ def run_tiled(n: int, d_k: int, block: int, causal: bool, seed: int):
 ui.section("aim")
 st.markdown(
     "- 論文の表 1 を読み、自己注意（Self-Attention）と RNN の **計算量** の違いを説明できる。\n"
-    "- トークン 100 個・512 次元の例に数を入れて、どちらの層の演算が少ないかを確かめる。\n"
-    "- 系列が長くなると自己注意のコストが急に増える理由と、長い系列に対応するための 3 つのアプローチ（計算のしかたを変える 2 つと、位置の入れ方を変える 1 つ）を挙げられる。"
+    f"- トークン {tb.COST_N} 個・{tb.COST_D} 次元の例に数を入れて、どちらの層の演算が少ないかを確かめる。\n"
+    "- 系列が長くなると自己注意のコストが急に増える理由と、そのコストを抑える 2 つのアプローチを挙げ、"
+    "よく一緒に名前の出る RoPE がコストを減らす方法ではないことを説明できる。"
 )
 
 ui.section("explain")
@@ -57,9 +58,13 @@ st.markdown(
     "最大 n ステップを経由するので（$O(n)$）、遠く離れた語どうしの関係を学びにくくなります（勾配消失とも関係します）。"
 )
 st.markdown(
-    f"並列に計算できる効果は、論文の学習時間に表れています。英語→フランス語の翻訳モデルは GPU {tb.PAPER_TRAIN_GPUS} 台で "
-    f"{tb.PAPER_TRAIN_DAYS} 日学習し、{tb.PAPER_BLEU_EN_FR} BLEU（1 つのモデルでの成績として、発表時点で最も高い値）に届きました。"
-    f"英語→ドイツ語では {tb.PAPER_BLEU_EN_DE} BLEU です（BLEU は翻訳の自動評価の指標で、高いほど良い）。"
+    f"並列に計算できる効果は、論文の学習時間に表れています。どちらの大きさのモデルも GPU {tb.PAPER_TRAIN_GPUS} 台のマシン 1 台で学習し、"
+    f"ここで例に使う大きさの **base モデル**（$d_{{\\text{{model}}}} = {tb.PAPER_D_MODEL}$）はおよそ {tb.PAPER_BASE_TRAIN_HOURS} 時間、"
+    f"幅を広げた **big モデル**（$d_{{\\text{{model}}}} = {tb.PAPER_BIG_D_MODEL}$）は {tb.PAPER_TRAIN_DAYS} 日で学習を終えました。"
+    f"英語→フランス語の翻訳では、big モデルが {tb.PAPER_BLEU_EN_FR} BLEU（1 つのモデルでの成績として、発表時点で最も高い値。"
+    f"学会発表版の本文では {tb.PAPER_BLEU_EN_FR_CONFERENCE}）、base モデルが {tb.PAPER_BASE_BLEU_EN_FR} BLEU です。"
+    f"英語→ドイツ語では big が {tb.PAPER_BLEU_EN_DE}、base が {tb.PAPER_BASE_BLEU_EN_DE} BLEU です"
+    "（BLEU は翻訳の自動評価の指標で、高いほど良い）。"
 )
 
 # ---------------------------------------------------------------------------
@@ -72,8 +77,8 @@ st.latex(rf"\begin{{aligned}}\text{{自己注意}}:\ n^2 \cdot d &= {tb.COST_N}^
 st.latex(rf"\begin{{aligned}}\text{{再帰（RNN）}}:\ n \cdot d^2 &= {tb.COST_N} \times {tb.COST_D}^2 \\ &= {rnn.operations:,}"
          r"\end{aligned}".replace(",", "{,}"))
 c1, c2 = st.columns(2)
-c1.metric("自己注意 n²·d（n = 100, d = 512）", ops(sa.operations))
-c2.metric("再帰 n·d²（n = 100, d = 512）", ops(rnn.operations))
+c1.metric(f"自己注意 n²·d（n = {tb.COST_N}, d = {tb.COST_D}）", ops(sa.operations))
+c2.metric(f"再帰 n·d²（n = {tb.COST_N}, d = {tb.COST_D}）", ops(rnn.operations))
 cheap = tutor.cost.cheaper_layer(tb.COST_N, tb.COST_D)
 st.markdown("2 つの式の比は $n^2 d \\,/\\, (n d^2) = n / d$ です。トークン数 n が次元 d より少なければ自己注意、"
             f"多ければ RNN のほうが演算は少なくなり、境目は $n = d$ です。ここでは n = {tb.COST_N}、d = {tb.COST_D} なので、"
@@ -117,14 +122,17 @@ if rows_try is not None:
                                marks={"self_attention": sa_try.operations, "recurrent": rnn_try.operations},
                                title=f"層ごとの演算量（d = {int(d):,}）", width="stretch")
 
-st.subheader("長い系列に対応する 3 つのアプローチ")
+st.subheader("長い系列のコストを抑える 2 つのアプローチ")
 st.markdown(
     "1. **同じ計算を、メモリに優しい順番で行う（FlashAttention）**：$n \\times n$ のスコアの表を丸ごとメモリに置かず、"
     "ブロック単位で計算しては捨てていきます。答えは（丸め誤差を除いて）同じまま、遅いメモリとのやり取りが減ります。下で試せます。\n"
     "2. **注意を向ける相手を減らす**：全トークンではなく、近くの r 個や、まとめ役の少数のトークンだけを参照させると、"
-    "組み合わせの数そのものが減ります。表 1 の「制限付き自己注意」（近傍 r 個だけ）は $O(r \\cdot n \\cdot d)$ です。\n"
-    "3. **位置の入れ方を見直す（RoPE）**：クエリとキーのベクトルを位置に応じた角度だけ回転させ、内積に 2 つの位置の"
-    "差が現れるようにします。計算量は変わりませんが、相対的な位置の扱いが素直になるため、長い文脈を扱う最近のモデルの多くが採用しています（訓練より長い入力に使うには、回転の角度を調整する工夫を組み合わせることが多いです）。"
+    "組み合わせの数そのものが減ります。表 1 の「制限付き自己注意」（近傍 r 個だけ）は $O(r \\cdot n \\cdot d)$ です。"
+)
+st.markdown(
+    "長い文脈の話では **RoPE**（⑦-1）の名前もよく一緒に出てきますが、これはコストを減らす方法ではありません。"
+    "クエリとキーを位置に応じた角度だけ回転させる、位置の入れ方の一つです。すべての組のスコアを計算することは変わらないので、"
+    "計算量は $O(n^2 \\cdot d)$ のままです。"
 )
 restricted = tutor.cost.layer_cost("restricted_self_attention", int(n), int(d), r=64)
 st.caption(f"例：n = {int(n):,}、d = {int(d):,} で近傍 r = {restricted.param} だけを見ると、"

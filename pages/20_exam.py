@@ -1,11 +1,14 @@
 """模擬試験: a timed mixed-topic mock exam; flag and revisit; result by topic; history saved.
 
-The clock's authority is the server: the start time lives in session state, every run
-(and the ticking fragment, once a second) compares it with the server's clock, and a paper
-whose time is up is submitted with the answers given so far.
+The page only draws: the exam in progress is a plain JSON-able dict in
+``st.session_state["exam"]`` (schema: practice.exam.new_exam), changed only through
+practice.exam's state functions, in callbacks or at the top of a run. The clock's authority
+is the server: every run (and the ticking fragment, once a second) compares the stored start
+time with the server's clock, and a paper whose time is up is submitted with the answers
+given so far.
 """
 import secrets
-from datetime import datetime, timedelta
+import time
 
 import altair as alt
 import pandas as pd
@@ -14,12 +17,12 @@ import streamlit as st
 import quizzes
 import ui
 from practice import exam as ex
-from quizzes.core import TOPICS, QuizError
+from quizzes.core import TOPICS
 
 ui.page("exam")
 
-PAPER = "exam__paper"      # the running paper (None when no exam is running)
-RESULT = "exam__result"    # the last submitted paper and its score
+EXAM = "exam"              # the exam in progress (practice.exam state dict; None when none is running)
+RESULT = "exam__result"    # the last submitted paper (practice.exam.submit record)
 CONFIRM = "exam__confirm"  # the "really submit?" step is open
 
 
@@ -27,82 +30,56 @@ CONFIRM = "exam__confirm"  # the "really submit?" step is open
 # state changes (all in callbacks or at the top of a run; the page only draws)
 # ---------------------------------------------------------------------------
 def start_exam() -> None:
-    n = int(st.session_state.get("exam_len", ex.LENGTHS[0]))
-    pace = int(st.session_state.get("exam_pace", ex.DEFAULT_PACE_S))
-    questions = []
-    for qid in ex.build_exam(n, secrets.randbits(32)):
-        try:
-            questions.append(quizzes.from_id(qid))
-        except QuizError:  # a generator that fails is left out rather than breaking the exam
-            continue
-    if not questions:
+    try:
+        state = ex.new_exam(int(st.session_state.get("exam_len", ex.LENGTHS[0])),
+                            int(st.session_state.get("exam_pace", ex.DEFAULT_PACE_S)),
+                            secrets.randbits(32), time.time(),
+                            calc_share=float(st.session_state.get("exam_calc", ex.DEFAULT_CALC_SHARE)),
+                            advanced=bool(st.session_state.get("exam_advanced", False)))
+    except ValueError as exc:
+        st.session_state["exam__error"] = str(exc)
         return
-    st.session_state[PAPER] = {
-        "run": secrets.token_hex(4), "questions": questions, "pace": pace,
-        "limit": ex.time_limit_s(len(questions), pace), "started_at": datetime.now(),
-        "answers": {}, "flags": set(), "cur": 0,
-    }
+    st.session_state[EXAM] = state
     st.session_state[RESULT] = None
     st.session_state[CONFIRM] = False
 
 
-def time_up(paper: dict) -> bool:
-    return ex.is_time_up(paper["started_at"], datetime.now(), paper["limit"])
-
-
 def finish(auto: bool) -> None:
-    paper = st.session_state.get(PAPER)
-    if not paper:
+    state = st.session_state.get(EXAM)
+    if not state:
         return
-    now = datetime.now()
-    deadline = paper["started_at"] + timedelta(seconds=paper["limit"])
-    finished_at = min(now, deadline)
-    result = ex.score_exam(paper["questions"], paper["answers"])
-    ui.state.record_finished_exam(result, paper["started_at"], finished_at, paper["pace"])
-    st.session_state[RESULT] = {
-        "result": result, "questions": paper["questions"], "answers": dict(paper["answers"]),
-        "seconds": ex.history_record(result, paper["started_at"], finished_at, paper["pace"])["seconds"],
-        "limit": paper["limit"], "auto": auto,
-    }
-    st.session_state[PAPER] = None
+    record = ex.submit(state, time.time(), auto)
+    ui.state.record_finished_exam(record["result"], ex.local_time(record["started_at"]),
+                                  ex.local_time(record["finished_at"]), record["pace"])
+    st.session_state[RESULT] = record
+    st.session_state[EXAM] = None
     st.session_state[CONFIRM] = False
 
 
 def go(i: int) -> None:
-    paper = st.session_state[PAPER]
-    paper["cur"] = max(0, min(len(paper["questions"]) - 1, i))
-    st.session_state[f"exam_{paper['run']}_nav"] = paper["cur"]
+    state = ex.go_to(st.session_state[EXAM], i)
+    st.session_state[EXAM] = state
+    st.session_state[f"exam_{state['run']}_nav"] = state["cur"]
     st.session_state[CONFIRM] = False
 
 
 def on_nav() -> None:
-    paper = st.session_state[PAPER]
-    value = st.session_state.get(f"exam_{paper['run']}_nav")
+    state = st.session_state[EXAM]
+    value = st.session_state.get(f"exam_{state['run']}_nav")
     if value is not None:
-        paper["cur"] = int(value)
+        st.session_state[EXAM] = ex.go_to(state, int(value))
         st.session_state[CONFIRM] = False
 
 
 def on_answer(i: int) -> None:
-    paper = st.session_state[PAPER]
-    if time_up(paper):  # an answer that arrives after the deadline does not count
-        return
-    value = st.session_state.get(f"exam_{paper['run']}_q{i}")
-    paper["answers"][i] = None if value is None else int(value)
+    state = st.session_state[EXAM]
+    value = st.session_state.get(f"exam_{state['run']}_q{i}")
+    st.session_state[EXAM] = ex.answer(state, i, None if value is None else int(value), time.time())
 
 
 def on_flag(i: int) -> None:
-    paper = st.session_state[PAPER]
-    if st.session_state.get(f"exam_{paper['run']}_flag{i}"):
-        paper["flags"].add(i)
-    else:
-        paper["flags"].discard(i)
-
-
-def next_flagged(paper: dict) -> int | None:
-    flagged = sorted(paper["flags"])
-    later = [i for i in flagged if i > paper["cur"]]
-    return (later or flagged or [None])[0]
+    state = st.session_state[EXAM]
+    st.session_state[EXAM] = ex.set_flag(state, i, bool(st.session_state.get(f"exam_{state['run']}_flag{i}")))
 
 
 def set_confirm(value: bool) -> None:
@@ -119,20 +96,31 @@ def reset() -> None:
 def setup_screen() -> None:
     st.markdown(
         "本番の G検定と同じく、4 択の問題をテンポよく解く練習です。全トピックから出題し、"
-        "**知識問題が中心で、計算問題は少し**（約 2 割）混ざります。"
+        "**知識問題が中心で、計算問題はわずか**です（本番でも約 145 問のうち数問と言われています）。"
+        "計算を多めに練習したいときは、下で割合を上げられます。"
         "迷った問題は **チェック** を付けて先へ進み、最後に見直してから提出しましょう。"
         "時間切れになると、その時点の解答で自動的に提出されます。"
     )
     if not quizzes.GENERATORS:
         st.info("出題できる問題がまだありません。問題が追加されると模擬試験を受けられます。")
         return
+    if error := st.session_state.pop("exam__error", None):
+        st.error(f"試験を始められませんでした：{ui.state.plain(error)}")
     st.radio("問題数", ex.LENGTHS, key="exam_len", horizontal=True, format_func=lambda n: f"{n} 問")
     st.radio("1 問あたりの時間", ex.PACE_CHOICES, key="exam_pace", horizontal=True,
              index=ex.PACE_CHOICES.index(ex.DEFAULT_PACE_S),
              format_func=lambda s: f"{s} 秒" + ("（本番並み）" if s == ex.DEFAULT_PACE_S else ""))
+    st.radio("計算問題の割合", ex.CALC_SHARE_CHOICES, key="exam_calc", horizontal=True,
+             index=ex.CALC_SHARE_CHOICES.index(ex.DEFAULT_CALC_SHARE), format_func=ex.CALC_SHARE_LABELS.get)
+    st.toggle("発展の問題も出す", key="exam_advanced", value=False,
+              help="発展：G検定の出題範囲を超える内容（FlashAttention、top-p、softmax の微分など）。"
+                   "各ページの確認クイズでは「発展」の印を付けて出題しています。")
     n = int(st.session_state.get("exam_len", ex.LENGTHS[0]))
     pace = int(st.session_state.get("exam_pace", ex.DEFAULT_PACE_S))
-    st.caption(f"制限時間 {ex.format_clock(ex.time_limit_s(n, pace))}（{pace} 秒 × {n} 問）。"
+    n_calc, n_know = ex.planned_mix(n, float(st.session_state.get("exam_calc", ex.DEFAULT_CALC_SHARE)),
+                                    bool(st.session_state.get("exam_advanced", False)))
+    st.caption(f"制限時間 {ex.format_clock(ex.time_limit_s(n, pace))}（{pace} 秒 × {n} 問）・"
+               f"知識問題 {n_know} 問、計算問題 {n_calc} 問。"
                "本番は約 100 分で約 145 問、1 問あたり約 40 秒と言われています（回によって異なります）。")
     st.button("試験を始める", key="exam_start", type="primary", icon=":material/timer:", on_click=start_exam)
 
@@ -140,28 +128,27 @@ def setup_screen() -> None:
 @st.fragment(run_every=1)
 def clock() -> None:
     """The ticking remaining time; submits the paper itself when time is up."""
-    paper = st.session_state.get(PAPER)
-    if not paper:
+    state = st.session_state.get(EXAM)
+    if not state:
         return
-    now = datetime.now()
-    left = ex.remaining_s(paper["started_at"], now, paper["limit"])
-    if left == 0:
+    now = time.time()
+    if ex.is_over(state, now):
         finish(auto=True)
         st.rerun()
-    st.progress(ex.time_fraction_left(paper["started_at"], now, paper["limit"]),
-                text=f"残り時間 **{ex.format_clock(left)}**（制限 {ex.format_clock(paper['limit'])}）")
+    st.progress(ex.fraction_left(state, now),
+                text=f"残り時間 **{ex.format_clock(ex.seconds_left(state, now))}**（制限 {ex.format_clock(state['limit'])}）")
 
 
-def question_screen(paper: dict) -> None:
-    questions, run = paper["questions"], paper["run"]
-    n, i = len(questions), paper["cur"]
+def question_screen(state: dict) -> None:
+    questions, run, answers, flags = ex.questions(state), state["run"], state["answers"], set(state["flags"])
+    n, i = len(questions), state["cur"]
     clock()
-    status = ex.paper_status(n, paper["answers"], paper["flags"])
+    status = ex.status(state)
     st.caption(f"回答済み {status['answered']} / {n} 問・チェック {len(status['flagged'])} 問　"
                "（番号の印：✓ 回答済み、★ チェック）")
 
     def mark(j: int) -> str:
-        return f"{j + 1}" + ("★" if j in paper["flags"] else "") + ("✓" if paper["answers"].get(j) is not None else "")
+        return f"{j + 1}" + ("★" if j in flags else "") + ("✓" if answers[j] is not None else "")
 
     nav_k = f"exam_{run}_nav"
     if nav_k not in st.session_state:
@@ -172,19 +159,20 @@ def question_screen(paper: dict) -> None:
     q = questions[i]
     with st.container(border=True):
         kind = "計算問題" if q.kind == "calc" else "知識問題"
-        st.markdown(f"**問{i + 1}** / {n}（{kind}・{TOPICS[q.topic]}）")
+        tag = "・発展" if quizzes.is_advanced(q.id) else ""
+        st.markdown(f"**問{i + 1}** / {n}（{kind}・{TOPICS[q.topic]}{tag}）")
         st.markdown(q.stem)
-        st.radio("選択肢", options=range(4), index=paper["answers"].get(i), key=f"exam_{run}_q{i}",
+        st.radio("選択肢", options=range(4), index=answers[i], key=f"exam_{run}_q{i}",
                  format_func=lambda c: f"{'ABCD'[c]}. {q.choices[c]}", label_visibility="collapsed",
                  on_change=on_answer, args=(i,))
-        st.checkbox("チェック（あとで見直す）", value=i in paper["flags"], key=f"exam_{run}_flag{i}",
+        st.checkbox("チェック（あとで見直す）", value=i in flags, key=f"exam_{run}_flag{i}",
                     on_change=on_flag, args=(i,))
 
     row = st.container(horizontal=True)  # stays one row on a phone (columns would stack)
     row.button("前へ", key="exam_prev", icon=":material/arrow_back:", on_click=go, args=(i - 1,), disabled=i == 0)
     row.button("次へ", key="exam_next", icon=":material/arrow_forward:", on_click=go, args=(i + 1,),
                disabled=i == n - 1)
-    nf = next_flagged(paper)
+    nf = ex.next_flagged(state)
     row.button("次のチェックへ", key="exam_next_flag", icon=":material/flag:", on_click=go,
                args=(nf if nf is not None else i,), disabled=nf is None)
 
@@ -224,7 +212,7 @@ def topic_chart(rows: list[dict]) -> alt.LayerChart:
 
 
 def result_screen(res: dict) -> None:
-    result, questions, answers = res["result"], res["questions"], res["answers"]
+    result, questions, answers = res["result"], ex.questions(res), res["answers"]
     if res["auto"]:
         st.warning("時間切れのため、その時点の解答で自動的に提出しました。", icon=":material/alarm:")
     st.subheader("結果")
@@ -250,33 +238,31 @@ def result_screen(res: dict) -> None:
     for i, (q, it) in enumerate(zip(questions, result["items"])):
         if only_wrong and it["correct"]:
             continue
-        choice = answers.get(i)
+        choice = answers[i]
         mark = "○ 正解" if it["correct"] else ("− 未回答" if choice is None else "× 不正解")
         with st.expander(f"問{i + 1}　{mark}　{TOPICS[q.topic]}", expanded=not it["correct"]):
             st.markdown(q.stem)
             for c in range(4):
                 tag = []
                 if c == q.answer:
-                    tag.append("**正解**")
+                    tag.append(f"**{ui.quiz.answer_tag(q)}**")
                 if c == choice:
                     tag.append("あなたの解答")
                 st.markdown(f"{'ABCD'[c]}. {q.choices[c]}" + (f"　← {'・'.join(tag)}" if tag else ""))
             if choice is None:
                 st.info("未回答でした。")
             elif not it["correct"]:
-                st.warning(f"あなたの選んだ選択肢につながる誤解 — {it['misconception']}")
+                st.warning(ui.quiz.mistake_line(q, it["misconception"]))
             st.info(f"**解説** {q.explanation}")
     st.button("もう一度受ける", key="exam_again", on_click=reset, icon=":material/refresh:")
 
 
 # ---------------------------------------------------------------------------
-paper = st.session_state.get(PAPER)
-if paper and time_up(paper):  # the server's clock decides, on every run
-    finish(auto=True)
-    paper = None
+if st.session_state.get(EXAM) and ex.is_over(st.session_state[EXAM], time.time()):
+    finish(auto=True)  # the server's clock decides, on every run
 
-if paper:
-    question_screen(paper)
+if st.session_state.get(EXAM):
+    question_screen(st.session_state[EXAM])
 elif st.session_state.get(RESULT):
     result_screen(st.session_state[RESULT])
 else:

@@ -125,19 +125,21 @@ with visual_box:
         "上の計算では、Q・K・V の 3 つとも同じ入力 $X$ から作りました。"
         "1 つの文が文の中を見渡すこの形を **自己注意**（Self-Attention）といいます。"
         "一方、翻訳モデルのデコーダには、訳文を書き進める側が原文を参照する層があります。"
-        "そこでは Q を訳文側の入力から作り、K と V は、エンコーダが原文を処理して得た表現をもとに作ります。"
+        "そこでは Q を訳文側の表現（デコーダの直前のサブレイヤー、つまりマスク付き自己注意に残差接続と層正規化を施した出力）から作り、"
+        "K と V は、エンコーダが原文を処理して得た表現をもとに作ります。"
         "これが **交差注意**（Source-Target Attention）です。"
         "重みの表は（訳文のトークン数）×（原文のトークン数）になるので、縦と横の長さが違ってかまいません。"
     )
     st.markdown(f"例：英訳を書いている途中のデコーダに {len(tb.CROSS_DEC_TOKENS)} 語 "
                 f"（{', '.join(tb.CROSS_DEC_TOKENS)}）があり、原文は [猫, 魚, それ] です。"
-                "変換行列は上と同じものを使います。")
-    ui.show_matrix(tb.CROSS_X_DEC, list(tb.CROSS_DEC_TOKENS), DIMS, digits=0, caption="デコーダ側の入力")
+                "変換行列は上と同じものを使います。"
+                "手で追えるように、デコーダ側の表現としてはサブレイヤーを通す前の埋め込みを、原文側もこの文の埋め込みをそのまま使います。")
+    ui.show_matrix(tb.CROSS_X_DEC, list(tb.CROSS_DEC_TOKENS), DIMS, digits=0, caption="デコーダ側の表現（ここでは埋め込みをそのまま使う）")
     ui.heatmap(cross.weights, list(tb.CROSS_DEC_TOKENS), TOKENS, x_title="原文のキー", y_title="訳文のクエリ",
                title=f"交差注意の重み（{cross.weights.shape[0]}×{cross.weights.shape[1]}）")
     st.table(pd.DataFrame(
         [("自己注意", "X（同じ文）", "X（同じ文）", "×".join(map(str, exact.weights.shape))),
-         ("交差注意", "訳文側（デコーダ）の入力", "原文側（エンコーダ）の出力", "×".join(map(str, cross.weights.shape)))],
+         ("交差注意", "訳文側（デコーダの直前のサブレイヤーの出力）", "原文側（エンコーダの出力）", "×".join(map(str, cross.weights.shape)))],
         columns=["注意の種類", "Q を作る入力", "K・V を作る入力", "重みの形"]).set_index("注意の種類"))
 
     st.subheader("行列で書ける = 全トークン同時に計算できる")

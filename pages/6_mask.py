@@ -204,7 +204,9 @@ st.subheader("パディングマスクと因果マスク")
 st.markdown(
     "長さの違う文をまとめて計算するとき、短い文の後ろは PAD（詰め物のトークン）で埋めて長さをそろえます。"
     "PAD はただの詰め物なので、キーとして見てはいけません。これを隠すのが **パディングマスク** です。"
-    "エンコーダはパディングマスクだけ、デコーダは因果マスクとパディングマスクの **両方** を使います。"
+    "エンコーダの自己注意はパディングマスクだけ、デコーダの自己注意は因果マスクとパディングマスクの **両方** を使います。"
+    "デコーダの Source-Target Attention は、キーがソース（原文）側のトークンなので、ソースのパディングマスクだけで足ります。"
+    "原文は最初から全部そろっているので、因果マスクはかけません。"
 )
 valid = st.slider("文の本当の長さ（有効長）", 1, len(SLOTS), 3, key="mask_valid_len", persist_state="session")
 labels = list(tutor.mask.pad_tokens(SLOTS, valid, PAD))
@@ -218,7 +220,7 @@ with c1:
 with c2:
     st.caption("因果マスク")
     ui.cached_table(mask_frame, causal, labels, labels)
-st.caption("両方（デコーダ）：どちらかで隠れる位置は隠す")
+st.caption("両方（デコーダの自己注意）：どちらかで隠れる位置は隠す")
 ui.cached_table(mask_frame, both, labels, labels)
 st.markdown(
     "スコアをすべて同じ値（0）にして softmax にかけると、見てよいキーに重みが均等に配られます。"
@@ -231,7 +233,7 @@ c1, c2 = st.columns(2)
 with c1:
     small_heatmap(enc_w, labels, labels, "エンコーダ（パディングのみ）", px=200, digits=2)
 with c2:
-    small_heatmap(dec_w, labels, labels, "デコーダ（因果 + パディング）", px=200, digits=2)
+    small_heatmap(dec_w, labels, labels, "デコーダの自己注意（因果 + パディング）", px=200, digits=2)
 
 ui.quiz_section("mask")
 ui.next_link("mask")

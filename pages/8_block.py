@@ -50,7 +50,7 @@ ui.section("aim")
 st.markdown(
     "- Transformer の 1 層が「Attention → 残差接続と層正規化 → FFN → 残差接続と層正規化」でできていることを説明できる。\n"
     "- **層正規化（LayerNorm）** を手で計算し、**バッチ正規化** との違い（バッチのほかの例に左右されない）を確かめる。\n"
-    "- 原論文の **Post-LN** と、GPT などで使われる **Pre-LN** の順番の違いを区別できる。"
+    "- 原論文の **Post-LN** と、GPT-2 以降の多くのモデルが使う **Pre-LN** の順番の違いを区別できる。"
 )
 
 ui.section("explain")
@@ -82,29 +82,37 @@ st.markdown("**RMSNorm** は平均を引く手間を省き、値の大きさ（�
             "LLaMA をはじめ、最近の大規模言語モデルで広く採用されています。")
 st.latex(r"\mathrm{RMSNorm}(x) = \gamma \odot \frac{x}{\sqrt{\frac{1}{d}\sum_j x_j^2 + \varepsilon}}")
 
-st.subheader("正規化を置く場所：Post-LN（原論文）と Pre-LN（GPT 系）")
+st.subheader("正規化を置く場所：Post-LN（原論文）と Pre-LN（GPT-2 以降）")
 c1, c2 = st.columns(2)
 with c1:
     st.markdown("**Post-LN — 原論文『Attention Is All You Need』**")
     st.latex(r"\text{出力} = \mathrm{LayerNorm}\big(x + \mathrm{Sublayer}(x)\big)")
-    st.caption("足し算のあとで正規化。G検定で問われるのはこちらの形です。")
+    st.caption("足し算のあとで正規化。BERT や初代の GPT もこの形です。")
 with c2:
     st.markdown("**Pre-LN — GPT-2 以降の多くのモデル**")
     st.latex(r"\text{出力} = x + \mathrm{Sublayer}\big(\mathrm{LayerNorm}(x)\big)")
     st.caption("正規化してからサブレイヤーへ。残差の道には何も挟まらないので、深いモデルでも学習が安定しやすい。"
                "最後の層の後ろ（出力の直前）に LayerNorm をもう 1 つ置きます。")
 
-st.subheader("原論文の大きさ")
+st.subheader("原論文の大きさ（base モデル）")
 d_k = tutor.head_dim(tb.PAPER_D_MODEL, tb.PAPER_HEADS)
-mha_params = tutor.multihead.mha_param_count(tb.PAPER_D_MODEL)
-ffn_params = tutor.block.ffn_param_count(tb.PAPER_D_MODEL, tb.PAPER_D_FF)
+# both counted WITH their biases (W and b), so that the two rows compare like with like
+mha_params = tutor.multihead.mha_param_count(tb.PAPER_D_MODEL, bias=True)
+ffn_params = tutor.block.ffn_param_count(tb.PAPER_D_MODEL, tb.PAPER_D_FF, bias=True)
 st.table(pd.DataFrame({
-    "記号": ["N", "d_model", "h", "d_k = d_v", "d_ff", "Multi-Head Attention のパラメータ（W_Q, W_K, W_V, W_O）", "FFN のパラメータ（W_1, b_1, W_2, b_2）"],
+    "記号": ["N", "d_model", "h", "d_k = d_v", "d_ff", "Multi-Head Attention のパラメータ（W_Q, W_K, W_V, W_O とそれぞれのバイアス）",
+           "FFN のパラメータ（W_1, b_1, W_2, b_2）"],
     "意味": ["エンコーダ・デコーダそれぞれの層の数", "各層の入出力の次元", "ヘッドの数", "1 ヘッドあたりの次元（d_model / h）",
-           "FFN の中間の次元", "1 層の Attention のパラメータ数（4·d_model²）", "1 層の FFN のパラメータ数"],
+           "FFN の中間の次元", "1 層の Attention のパラメータ数（4·d_model² + 4·d_model）",
+           "1 層の FFN のパラメータ数（2·d_model·d_ff + d_ff + d_model）"],
     "値": [f"{tb.PAPER_LAYERS}", f"{tb.PAPER_D_MODEL}", f"{tb.PAPER_HEADS}", f"{d_k}", f"{tb.PAPER_D_FF:,}",
           f"{mha_params:,}", f"{ffn_params:,}"],
 }).set_index("記号"))
+st.caption("論文が基本の設定として示した **base モデル** の値です。パラメータ数は Attention も FFN も、"
+           "行列の重みとバイアスの両方を数えています。バイアスを除くと Attention は "
+           f"{tutor.multihead.mha_param_count(tb.PAPER_D_MODEL, bias=False):,}（4·d_model²）、FFN は "
+           f"{tutor.block.ffn_param_count(tb.PAPER_D_MODEL, tb.PAPER_D_FF, bias=False):,}（2·d_model·d_ff）です。"
+           f"幅を広げた big モデルは d_model = {tb.PAPER_BIG_D_MODEL:,}、d_ff = {tb.PAPER_BIG_D_FF:,}、h = {tb.PAPER_BIG_HEADS} です。")
 
 # ---------------------------------------------------------------------------
 ui.section("hand")
@@ -143,7 +151,7 @@ st.latex(rf"""\begin{{aligned}}
 x + \mathrm{{FFN}}(x) &= {vec(post.residual_sum, 0)} \\
 \mathrm{{LayerNorm}}\big(x + \mathrm{{FFN}}(x)\big) &= {vec(post.output, 2)}
 \end{{aligned}}""")
-st.markdown("**Pre-LN（GPT 系）**：同じ $W_1, W_2$ で、正規化してからサブレイヤーへ")
+st.markdown("**Pre-LN（GPT-2 以降）**：同じ $W_1, W_2$ で、正規化してからサブレイヤーへ")
 st.latex(rf"""\begin{{aligned}}
 \mathrm{{LayerNorm}}(x) &= {vec(pre.sublayer_input, 2)} \\
 \mathrm{{FFN}}\big(\mathrm{{LayerNorm}}(x)\big) &= {vec(pre.sublayer_output, 0)} \\
@@ -219,8 +227,8 @@ ui.show_matrix(ffn_res.output, list(tb.TOKENS), [f"{j + 1}" for j in range(tb.D_
                caption=f"FFN の出力（{ACT_LABELS[act]}）")
 st.metric("猫だけを FFN に通した結果との差", format_number(per_token, 3))
 st.caption("FFN はトークンごとに別々に計算するので、3 語まとめて通しても 1 語だけ通しても、猫の結果は同じです（差 0）。"
-           f"このときのパラメータ数は {tutor.block.ffn_param_count(tb.D_MODEL, int(d_ff)):,} 個"
-           f"（SwiGLU なら {tutor.block.swiglu_param_count(tb.D_MODEL, int(d_ff)):,} 個）。")
+           f"このときのパラメータ数はバイアスを含めて {tutor.block.ffn_param_count(tb.D_MODEL, int(d_ff), bias=True):,} 個"
+           f"（バイアスを持たない 3 枚の行列でできた SwiGLU なら {tutor.block.swiglu_param_count(tb.D_MODEL, int(d_ff)):,} 個）。")
 
 ui.quiz_section("block")
 ui.next_link("block")

@@ -102,16 +102,16 @@ st.markdown(
     "原文（**ソース**）を読み込んで表現に直す **エンコーダ** と、その表現を手がかりに訳文（**ターゲット**）を"
     "トークン 1 つずつ書き出す **デコーダ** に分かれます。違うのは、どちらにも RNN がなく、"
     "注意の計算だけで組まれている点です。\n\n"
-    "- **エンコーダ**（同じ構造の層を N = 6 回重ねる）：自己注意（Self-Attention、マスクなし）→ FFN。"
+    f"- **エンコーダ**（同じ構造の層を N = {tb.PAPER_LAYERS} 回重ねる）：自己注意（Self-Attention、マスクなし）→ FFN。"
     "マスクがないので、どのトークンも自分より左の語と右の語の両方から情報を集められます。\n"
-    "- **デコーダ**（こちらも N = 6 層）：① **マスク付き** 自己注意（訳文のうち、まだ書いていない位置は参照しない）→ "
+    f"- **デコーダ**（こちらも N = {tb.PAPER_LAYERS} 層）：① **マスク付き** 自己注意（訳文のうち、まだ書いていない位置は参照しない）→ "
     "② **Source-Target Attention** → ③ FFN。\n"
     "- エンコーダとデコーダのどのサブレイヤーにも、残差接続と層正規化が付きます（⑦-2）。"
 )
 st.markdown(
     "**Source-Target Attention**（交差注意、エンコーダ・デコーダ注意とも呼ばれます）は、デコーダがエンコーダの結果を"
-    "受け取る唯一の入り口です。**クエリ** はデコーダ側のいまの表現から、**キーとバリュー** はエンコーダが最後に出した"
-    "表現から計算します。ターゲットの各トークンは、ここで「ソースのどの語の情報を借りるか」を決めます。"
+    "受け取る唯一の入り口です。**クエリ** はデコーダの直前のサブレイヤー（マスク付き自己注意に残差接続と層正規化を施したもの）の出力から、"
+    "**キーとバリュー** はエンコーダが最後に出した表現から計算します。ターゲットの各トークンは、ここで「ソースのどの語の情報を借りるか」を決めます。"
     "クエリとキーの個数は違ってよいので、注意の重み $A$ は「ターゲットのトークン数 × ソースのトークン数」の"
     "長方形になります。"
 )
@@ -119,14 +119,18 @@ st.latex(r"\begin{aligned}&\mathrm{Attention}(Q_{\text{dec}},\,K_{\text{enc}},\,
          r"&\quad = \mathrm{softmax}\!\left(\frac{Q_{\text{dec}} K_{\text{enc}}^\top}{\sqrt{d_k}}\right) V_{\text{enc}}\end{aligned}")
 st.latex(r"\text{注意の重み } A \text{ の形}: n_{\text{tgt}} \times n_{\text{src}}")
 st.markdown(
-    f"論文はこの構成で、WMT 2014 の英語→ドイツ語の翻訳で {tb.PAPER_BLEU_EN_DE} BLEU、英語→フランス語で "
-    f"{tb.PAPER_BLEU_EN_FR} BLEU を報告しました（BLEU は機械の訳と人の訳で語の並びがどれだけ重なるかを測る"
-    "翻訳の評価指標で、高いほど良い）。学習にかかった時間は ⑦-5 で扱います。"
+    f"論文の **base モデル**（N = {tb.PAPER_LAYERS}、$d_{{\\text{{model}}}} = {tb.PAPER_D_MODEL}$ で、⑦-2 の表と同じ大きさ）は、"
+    f"WMT 2014 の英語→ドイツ語の翻訳で {tb.PAPER_BASE_BLEU_EN_DE} BLEU、英語→フランス語で {tb.PAPER_BASE_BLEU_EN_FR} BLEU でした"
+    "（BLEU は機械の訳と人の訳で語の並びがどれだけ重なるかを測る翻訳の評価指標で、高いほど良い）。"
+    f"よく引用される {tb.PAPER_BLEU_EN_DE} と {tb.PAPER_BLEU_EN_FR} は、幅を広げた **big モデル**"
+    f"（$d_{{\\text{{model}}}} = {tb.PAPER_BIG_D_MODEL}$、$h = {tb.PAPER_BIG_HEADS}$）の成績です。"
+    f"英語→フランス語の {tb.PAPER_BLEU_EN_FR} は arXiv 版の論文の値で、学会で発表された版の本文では {tb.PAPER_BLEU_EN_FR_CONFERENCE} と書かれています。"
+    "学習にかかった時間は ⑦-5 で扱います。"
 )
 
 st.subheader("構成図：エンコーダとデコーダのつながり")
 st.graphviz_chart(DIAGRAM, width="stretch")
-st.caption("下から上へ読みます。点線の枠がエンコーダとデコーダで、どちらも同じ層を N = 6 段重ねます。"
+st.caption(f"下から上へ読みます。点線の枠がエンコーダとデコーダで、どちらも同じ層を N = {tb.PAPER_LAYERS} 段重ねます。"
            "エンコーダの出力は「K, V」の矢印でデコーダの Source-Target Attention に渡ります。")
 with st.container(border=True):
     st.markdown("**図の部品を説明しているページ**")
@@ -142,7 +146,9 @@ ui.section("hand")
 st.markdown(f"④ の最後に出てきた例を、ここでは途中の数までたどります。ソースは ①〜④ と同じ 猫・魚・それ、"
             f"ターゲットは書きかけの英訳 {len(DEC_TOKENS)} 語（{', '.join(DEC_TOKENS)}）です。"
             "3 つの変換行列（$W_Q, W_K, W_V$、$d_k = 2$）も ④ と同じです。"
-            "手で追えるように、エンコーダの出力の代わりにソースの埋め込みをそのままキーとバリューの材料に使います（本物のモデルでは、エンコーダの層を通った表現を使います）。")
+            "手で追えるように、エンコーダの出力の代わりにソースの埋め込みをそのままキーとバリューの材料に使い、"
+            "クエリもマスク付き自己注意を通す前のターゲットの埋め込みから作ります（本物のモデルでは、キー・バリューはエンコーダの層を通った表現、"
+            "クエリはデコーダの直前のサブレイヤーの出力から作ります）。")
 cross = tutor.cross_attention(tb.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
 steps = tutor.handcalc.attention_steps(cross.q, cross.k, cross.v, decimals=ui.handcalc.PENCIL_DECIMALS,
                               query_labels=DEC_TOKENS, key_labels=list(tb.TOKENS))
@@ -212,7 +218,9 @@ st.markdown(
 )
 st.table(pd.DataFrame({
     "": ["使う部品", "注意が見る範囲", "事前学習の課題", "得意なこと", "Source-Target Attention"],
-    "BERT": ["エンコーダだけ", "前後すべて（双方向）", "穴をあけた単語を当てる（マスク言語モデル）", "文の分類・抽出・理解", "なし"],
+    "BERT": ["エンコーダだけ", "前後すべて（双方向）",
+             "穴をあけた単語を当てる（マスク言語モデル、MLM）と、2 つの文が本当に続いているかの判定（次文予測、NSP）",
+             "文の分類・抽出・理解", "なし"],
     "GPT": ["デコーダだけ", "前だけ（因果マスク）", "次の単語を当てる", "文章の生成", "なし"],
     "元の Transformer": ["エンコーダ + デコーダ", "エンコーダは双方向、デコーダは前だけ", "対訳で翻訳を学習",
                        "翻訳などの系列変換", "あり"],

@@ -80,13 +80,15 @@ def draft(correct: str, wrong_texts, stem: str, notes, explanation: str) -> Draf
     return Draft(stem, correct, tuple(zip(wrong_texts, notes, strict=True)), explanation)
 
 
-def calc_generator(generator_id: str, topic: str, params: Callable[[np.random.Generator], dict]):
-    """Register ``build`` so that the question is ``build(params(rng))``; keep both in CALC."""
+def calc_generator(generator_id: str, topic: str, params: Callable[[np.random.Generator], dict],
+                   advanced: bool = False):
+    """Register ``build`` so that the question is ``build(params(rng))``; keep both in CALC.
+    ``advanced=True``: 発展 (beyond the syllabus; see quizzes.core.register)."""
     def deco(build: Callable[[dict], Draft]):
         def draft(rng: np.random.Generator) -> Draft:
             return build(params(rng))
         draft.__doc__ = build.__doc__
-        register(generator_id, topic, draft, kind="calc")
+        register(generator_id, topic, draft, kind="calc", advanced=advanced)
         CALC[generator_id] = (params, build)
         return build
     return deco

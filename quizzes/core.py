@@ -16,7 +16,7 @@ The stream of a seed never changes: ``_seed_rng`` is part of every question id.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -27,16 +27,19 @@ __all__ = [
     "KINDS",
     "GENERATORS",
     "GENERATOR_INFO",
+    "GeneratorInfo",
     "generator",
     "register",
     "by_topic",
     "from_id",
     "parse_id",
+    "is_advanced",
     "QuizError",
 ]
 
 # One topic per learning page (the page key). Labels are shown in results by topic.
 TOPICS: dict[str, str] = {
+    "seq2seq": "⓪ Seq2Seq と Attention の誕生",
     "naive": "① 素朴なAttention",
     "qkv": "② Q・K・V",
     "scaling": "③ √d_k スケーリング",
@@ -49,6 +52,7 @@ TOPICS: dict[str, str] = {
     "output": "⑦-4 出力と生成",
     "cost": "⑦-5 計算量",
     "training": "⑧ 学習で注意が育つ",
+    "pretrain": "⑨ BERT・GPT・ViT",
 }
 KINDS = ("calc", "knowledge")
 MAX_ATTEMPTS = 200
@@ -88,8 +92,14 @@ class Draft:
     explanation: str
 
 
+class GeneratorInfo(NamedTuple):
+    topic: str               # page key
+    kind: str                # "calc" or "knowledge"
+    advanced: bool = False   # 発展: beyond the G検定 syllabus; on the pages, not in the mock exam by default
+
+
 GENERATORS: dict[str, Callable[[int], Question]] = {}
-GENERATOR_INFO: dict[str, tuple[str, str]] = {}  # id → (topic, kind)
+GENERATOR_INFO: dict[str, GeneratorInfo] = {}  # id → (topic, kind, advanced)
 
 
 def _tag(generator_id: str) -> int:
@@ -128,12 +138,17 @@ def _assemble(generator_id: str, topic: str, kind: str, seed: int, draft, rng) -
 
 
 def register(generator_id: str, topic: str, draft_fn: Callable[[np.random.Generator], "Draft"],
-             kind: str = "calc"):
-    """Register ``draft_fn`` under ``generator_id``; returns the ``seed -> Question`` callable."""
+             kind: str = "calc", advanced: bool = False):
+    """Register ``draft_fn`` under ``generator_id``; returns the ``seed -> Question`` callable.
+
+    ``advanced=True`` tags a generator 発展 (beyond the G検定 syllabus: shown on its page with a
+    label, left out of the mock exam unless the learner asks for it)."""
     if topic not in TOPICS:
         raise QuizError(f"未知のトピック {topic!r}")
     if kind not in KINDS:
         raise QuizError(f"未知の問題の種類 {kind!r}")
+    if not isinstance(advanced, bool):
+        raise QuizError(f"advanced は True か False にしてください: {advanced!r}")
     if "#" in generator_id or generator_id in GENERATORS:
         raise QuizError(f"生成器 id {generator_id!r} が不正か重複しています。")
 
@@ -150,21 +165,27 @@ def register(generator_id: str, topic: str, draft_fn: Callable[[np.random.Genera
     make.__name__ = f"make_{generator_id.replace('.', '_')}"
     make.__doc__ = draft_fn.__doc__
     GENERATORS[generator_id] = make
-    GENERATOR_INFO[generator_id] = (topic, kind)
+    GENERATOR_INFO[generator_id] = GeneratorInfo(topic, kind, advanced)
     return make
 
 
-def generator(generator_id: str, topic: str, kind: str = "calc"):
+def generator(generator_id: str, topic: str, kind: str = "calc", advanced: bool = False):
     """Decorator form of :func:`register`."""
     def deco(draft_fn):
-        register(generator_id, topic, draft_fn, kind)
+        register(generator_id, topic, draft_fn, kind, advanced)
         return draft_fn
     return deco
 
 
 def by_topic(topic: str, kind: str | None = None) -> list[str]:
     """Generator ids for one page (optionally only 'calc' or 'knowledge'), in a stable order."""
-    return sorted(g for g, (t, k) in GENERATOR_INFO.items() if t == topic and (kind is None or k == kind))
+    return sorted(g for g, (t, k, _) in GENERATOR_INFO.items() if t == topic and (kind is None or k == kind))
+
+
+def is_advanced(qid: str) -> bool:
+    """Whether a generator id or question id ('<generator>#<seed>') is tagged 発展 (unknown ids: False)."""
+    info = GENERATOR_INFO.get(str(qid).rsplit("#", 1)[0])
+    return bool(info and info.advanced)
 
 
 def parse_id(qid: str) -> tuple[str, int]:

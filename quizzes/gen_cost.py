@@ -121,7 +121,7 @@ def _mib(nbytes: int) -> str:
     return f"{num(tutor.cost.bytes_to_mib(nbytes), 5)} MiB"
 
 
-@calc_generator("cost.memory", "cost", _params_mem)
+@calc_generator("cost.memory", "cost", _params_mem, advanced=True)
 def _memory(p: dict) -> Draft:
     """Memory of the full n × n score matrices of h heads: h · n² · bytes."""
     n, h, b, blk = p["n"], p["h"], p["bytes"], p["block"]

@@ -107,7 +107,7 @@ def _params_topp(rng: np.random.Generator) -> dict:
     return {"counts": _twentieths(rng), "p": float(pick(rng, (0.5, 0.6, 0.7, 0.8, 0.9))), "words": _labels(rng, 5)}
 
 
-@calc_generator("output.top_p_blank", "output", _params_topp)
+@calc_generator("output.top_p_blank", "output", _params_topp, advanced=True)
 def _top_p_blank(p: dict) -> Draft:
     """(ア) the greedy token, (イ) how many tokens top-p keeps, (ウ) their total probability."""
     probs, top_p, words = _probs(p["counts"]), p["p"], p["words"]

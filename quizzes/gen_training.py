@@ -43,7 +43,7 @@ def _params_softmax_grad(rng: np.random.Generator) -> dict:
     return {"m": tuple(int(v) for v in m), "i": i, "j": j}
 
 
-@calc_generator("training.softmax_grad", "training", _params_softmax_grad)
+@calc_generator("training.softmax_grad", "training", _params_softmax_grad, advanced=True)
 def _softmax_grad(p: dict) -> Draft:
     """∂a_i/∂s_j = a_i(δ_ij − a_j) for scores ln m (diagonal or off-diagonal entry)."""
     m, i, j = p["m"], p["i"], p["j"]
@@ -92,7 +92,7 @@ def _params_bias_step(rng: np.random.Generator) -> dict:
             "lr": float(pick(rng, LEARNING_RATES))}
 
 
-@calc_generator("training.bias_sgd", "training", _params_bias_step)
+@calc_generator("training.bias_sgd", "training", _params_bias_step, advanced=True)
 def _bias_sgd(p: dict) -> Draft:
     """One SGD step on the output bias with ∂L/∂b = p − y."""
     probs = np.array(p["p_tenths"], dtype=float) / 10.0

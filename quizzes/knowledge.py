@@ -10,7 +10,9 @@ Files: ``quizzes/data/<topic>.json``::
         "answer": "...",
         "wrong": [{"text": "...", "why": "誤解の名前：なぜ違うか"}, x3],
         "explanation": "...",                   # ≥ 40 characters
-        "keywords": ["Attention", ...]}]}      # syllabus keywords it covers
+        "keywords": ["Attention", ...],        # syllabus keywords it covers
+        "advanced": true,                       # optional: 発展 (beyond the syllabus), default false
+        "moved_from": "multihead.k04"}]}        # optional: the item's former id (see renamed_ids)
 
 A number that depends on the engine is written as a placeholder ``[[name]]`` and filled
 from :data:`FACTS`, which the engine computes (e.g. ``[[paper_d_k]]`` → 64).
@@ -31,6 +33,7 @@ from .core import TOPICS, Draft, QuizError, register
 DATA_DIR = Path(__file__).with_name("data")
 FORMS = ("best", "worst", "blank")
 ITEM_KEYS = {"id", "form", "stem", "answer", "wrong", "explanation", "keywords"}
+OPTIONAL_KEYS = {"advanced": bool, "moved_from": str}   # absent = not advanced / never renamed
 _PLACEHOLDER = re.compile(r"\[\[([a-z0-9_]+)\]\]")
 
 
@@ -90,8 +93,11 @@ def _fill(text: str, where: str) -> str:
 def validate_item(item: dict, topic: str) -> None:
     """Raise QuizError (Japanese) if a bank item breaks the schema."""
     where = f"{topic}:{item.get('id', '?')}"
-    if not isinstance(item, dict) or set(item) != ITEM_KEYS:
-        raise QuizError(f"{where}: キーが {sorted(ITEM_KEYS)} と一致しません")
+    if not isinstance(item, dict) or not ITEM_KEYS <= set(item) <= ITEM_KEYS | set(OPTIONAL_KEYS):
+        raise QuizError(f"{where}: キーが {sorted(ITEM_KEYS)}（任意で {sorted(OPTIONAL_KEYS)}）と一致しません")
+    for key, kind in OPTIONAL_KEYS.items():
+        if key in item and not isinstance(item[key], kind):
+            raise QuizError(f"{where}: {key} の型が {kind.__name__} ではありません")
     if not isinstance(item["id"], str) or not item["id"].startswith(topic + "."):
         raise QuizError(f"{where}: id は '{topic}.' で始まる文字列にしてください")
     if item["form"] not in FORMS:
@@ -146,6 +152,14 @@ def _draft_fn(item: dict, topic: str):
     return draft
 
 
+def renamed_ids() -> dict[str, str]:
+    """{old generator id: new generator id} for bank items that moved to another topic, e.g.
+    ``{"kb.multihead.k04": "kb.block.k10"}`` (from each item's ``moved_from``). A saved question id
+    ``<old>#<seed>`` names the same question as ``<new>#<seed>`` (only the choice order may differ)."""
+    return {f"kb.{item['moved_from']}": f"kb.{item['id']}"
+            for items in bank().values() for item in items if "moved_from" in item}
+
+
 def keywords_covered() -> dict[str, int]:
     """How many bank questions name each syllabus keyword."""
     counts: dict[str, int] = {}
@@ -158,4 +172,5 @@ def keywords_covered() -> dict[str, int]:
 
 for _topic, _items in bank().items():
     for _item in _items:
-        register(f"kb.{_item['id']}", _topic, _draft_fn(_item, _topic), kind="knowledge")
+        register(f"kb.{_item['id']}", _topic, _draft_fn(_item, _topic), kind="knowledge",
+                 advanced=_item.get("advanced", False))

@@ -446,7 +446,8 @@ def test_tutor_init_names_what_it_exports():
     tree = parse(ROOT / "tutor" / "__init__.py")
     starred = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)]
     assert starred == []
-    modules = {p.stem for p in (ROOT / "tutor").glob("*.py") if p.stem != "__init__"} | {"training"}
+    modules = ({p.stem for p in (ROOT / "tutor").glob("*.py") if p.stem != "__init__"}
+               | {p.parent.name for p in (ROOT / "tutor").glob("*/__init__.py")})
     for name in (n for n in dir(tutor) if not n.startswith("_")):
         obj = getattr(tutor, name)
         if name in modules:

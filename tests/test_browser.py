@@ -87,6 +87,7 @@ EXISTING = [p for p in PAGES if p.exists]
 
 # A number or heading each page must show (computed by the engine, rendered by the browser).
 EXPECTED_TEXT = {
+    "seq2seq": ["0.513", "0.487", "5 / 6"],
     "naive": ["0.576", "0.212"],
     "qkv": ["0.894"],
     "scaling": ["0.4011", "0.4223"],
@@ -99,6 +100,7 @@ EXPECTED_TEXT = {
     "output": ["0.867", "0.506"],
     "cost": ["5,120,000", "26,214,400"],
     "training": ["学習を始める"],
+    "pretrain": ["197", "109,482,240"],
     "exam": ["試験を始める"],
     "review": ["今日が期限の問題"],
 }

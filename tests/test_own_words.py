@@ -76,7 +76,7 @@ def test_knowledge_bank_is_our_own():
 
 def test_calculation_questions_are_our_own():
     copies = []
-    for gid, (_, kind) in sorted(GENERATOR_INFO.items()):
+    for gid, (_, kind, _) in sorted(GENERATOR_INFO.items()):
         if kind != "calc":
             continue
         for seed in range(20):

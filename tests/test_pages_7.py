@@ -234,7 +234,8 @@ def test_block_page_figures():
     assert not at.exception
     check_quiz(at, "block")
     text = page_text(at)
-    assert f"{tutor.multihead.mha_param_count(512):,}" == "1,048,576" and "1,048,576" in text
+    assert f"{tutor.multihead.mha_param_count(512):,}" == "1,048,576" and "1,048,576" in text   # without biases (caption)
+    assert f"{tutor.multihead.mha_param_count(512, bias=True):,}" == "1,050,624" and "1,050,624" in text   # table: with biases, like FFN
     assert f"{tutor.block.ffn_param_count(512, 2048):,}" in text
     assert tutor.head_dim(512, 8) == 64
     for s in ("Post-LN — 原論文", "Pre-LN — GPT", "RMSNorm", "\\mathrm{LayerNorm}\\big(x + \\mathrm{Sublayer}(x)\\big)",

@@ -224,13 +224,15 @@ def test_spread_does_not_repeat_a_small_topic_while_others_have_unused_ids():
 
 
 def test_exam_mix_edge_cases():
-    assert ex.exam_mix(10, 24, 48) == (2, 8)
-    assert ex.exam_mix(40, 24, 48) == (8, 32)
+    assert ex.exam_mix(10, 24, 48) == (0, 10)       # the real exam's share: a handful in ~145
+    assert ex.exam_mix(40, 24, 48) == (1, 39)
+    assert ex.exam_mix(10, 24, 48, calc_share=0.2) == (2, 8)   # a setting raises it
+    assert ex.exam_mix(40, 24, 48, calc_share=0.2) == (8, 32)
     assert ex.exam_mix(10, 0, 48) == (0, 10)
     assert ex.exam_mix(10, 5, 0) == (10, 0)         # only calculations exist
     assert ex.exam_mix(10, 0, 4) == (0, 4)          # a small bank is not repeated
     assert ex.exam_mix(10, 5, 3) == (7, 3)          # calculations fill in for a small bank
-    assert ex.exam_mix(1, 5, 5) == (1, 0)
+    assert ex.exam_mix(1, 5, 5, calc_share=0.5) == (1, 0)
     assert ex.exam_mix(10, 0, 0) == (0, 0)
     with pytest.raises(ValueError, match="問題数"):
         ex.exam_mix(0, 5, 5)
@@ -250,12 +252,11 @@ def test_real_registry_exam():
         pytest.skip("no real questions registered yet")
     ids = ex.build_exam(40, 2026)
     kinds = _kinds(ids)
-    n_calc, n_know = ex.exam_mix(40, sum(k == "calc" for _, k in GENERATOR_INFO.values()),
-                                 sum(k == "knowledge" for _, k in GENERATOR_INFO.values()))
+    n_calc, n_know = ex.exam_mix(40, *map(len, ex.exam_pool()))   # 発展 items are not drawn by default
     assert (kinds["calc"], kinds["knowledge"]) == (n_calc, n_know)
     if n_know >= 10:
         assert kinds["calc"] < kinds["knowledge"]
-    know_topics = {t for t, k in GENERATOR_INFO.values() if k == "knowledge"}
+    know_topics = {t for t, k, adv in GENERATOR_INFO.values() if k == "knowledge" and not adv}
     if n_know >= len(know_topics):  # every topic that has knowledge questions is asked
         assert know_topics <= {GENERATOR_INFO[i.split("#")[0]][0] for i in ids}
     for qid in ids:

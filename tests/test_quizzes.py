@@ -88,7 +88,7 @@ def _problems(q: core.Question, gid: str, seed: int, topic: str, kind: str) -> l
 
 
 def _survey(gid: str) -> dict:
-    topic, kind = core.GENERATOR_INFO[gid]
+    topic, kind, _ = core.GENERATOR_INFO[gid]
     n = CALC_SEEDS if kind == "calc" else KNOWLEDGE_SEEDS
     roundtrip = ROUNDTRIP_CALC if kind == "calc" else ROUNDTRIP_KNOWLEDGE
     problems: list[str] = []
@@ -154,7 +154,7 @@ def test_item_quality(gid, surveys):
 
 
 def test_topics_match_by_topic():
-    for gid, (topic, kind) in core.GENERATOR_INFO.items():
+    for gid, (topic, kind, _) in core.GENERATOR_INFO.items():
         assert topic in core.TOPICS
         assert gid in quizzes.by_topic(topic) and gid in quizzes.by_topic(topic, kind)
         assert quizzes.GENERATORS[gid](7).topic == topic

@@ -94,6 +94,17 @@ PAPER_BLEU_EN_FR = 41.8     # WMT 2014 English→French (single model, state of 
 PAPER_TRAIN_DAYS = 3.5      # training time for EN-FR
 PAPER_TRAIN_GPUS = 8        # on 8 GPUs
 
+# The base model (N = 6, d_model = 512, h = 8, d_ff = 2048: the sizes above, the ones the pages
+# configure) and the big model, from the paper's Table 2 / Table 3 and section 5.2.
+PAPER_BASE_BLEU_EN_DE = 27.3        # base model, WMT 2014 English→German
+PAPER_BASE_BLEU_EN_FR = 38.1        # base model, WMT 2014 English→French
+PAPER_BASE_TRAIN_HOURS = 12         # base model: 100k steps, about 12 hours on the same 8 GPUs
+PAPER_BLEU_EN_FR_CONFERENCE = 41.0  # big model EN-FR as the conference (NIPS 2017) text gives it
+PAPER_BIG_D_MODEL = 1024            # big model
+PAPER_BIG_D_FF = 4096
+PAPER_BIG_HEADS = 16
+PAPER_DROPOUT = 0.1                 # base model: dropout on each sub-layer output and on embedding + PE
+
 # --- temperature example (logits over a 3-word vocabulary) --------------------------------
 TEMPERATURE_LOGITS = _ro([2, 1, 0])
 TEMPERATURES = (1.0, 0.5, 2.0)

@@ -34,6 +34,7 @@ class PageInfo:
 
 
 _LEARNING = [
+    ("seq2seq", "pages/0_seq2seq.py"),
     ("naive", "pages/1_naive.py"),
     ("qkv", "pages/2_qkv.py"),
     ("scaling", "pages/3_scaling.py"),
@@ -46,6 +47,7 @@ _LEARNING = [
     ("output", "pages/10_output.py"),
     ("cost", "pages/11_cost.py"),
     ("training", "pages/12_training.py"),
+    ("pretrain", "pages/13_pretrain.py"),
 ]
 
 PAGES: tuple[PageInfo, ...] = (

@@ -38,13 +38,44 @@ def record(question: Question, choice: int, source: str) -> bool:
     return state.record_answer(question, choice, source)
 
 
+# A 不適切 item asks for the one WRONG statement; its stem says so (quizzes.calc.WORST and every
+# knowledge item of form "worst" end their question with this phrase; Question has no form field).
+WORST_PHRASE = "不適切なものを1つ選べ"
+
+
+def asks_for_incorrect(question: Question) -> bool:
+    """True if the question asks for the incorrect statement (不適切なものを1つ選べ)."""
+    return WORST_PHRASE in question.stem
+
+
+def answer_tag(question: Question) -> str:
+    """How the right choice is marked in a list of choices: on a 不適切 item it is the WRONG statement."""
+    return "正解（誤っている記述）" if asks_for_incorrect(question) else "正解"
+
+
+def verdict(question: Question, choice: int) -> str:
+    """The first line of the feedback: right or wrong, and which choice was the answer."""
+    right = question.choices[question.answer]
+    if choice == question.answer:
+        return f"正解です。「{right}」は誤っている記述です。" if asks_for_incorrect(question) else "正解です。"
+    return f"不正解です。{answer_tag(question)}は「{right}」です。"
+
+
+def mistake_line(question: Question, misconception: str) -> str:
+    """The line under a wrong answer. On a 不適切 item the learner picked a TRUE statement, so the
+    line says so (the bank's note there starts with 正しい記述：…) instead of naming a 誤解."""
+    if asks_for_incorrect(question):
+        return f"あなたの選んだ選択肢は誤りではありません — {misconception}"
+    return f"あなたの選んだ選択肢につながる誤解 — {misconception}"
+
+
 def feedback(question: Question, choice: int) -> None:
     """Right or wrong, the named mistake behind a wrong choice, and the explanation."""
     if choice == question.answer:
-        st.success("正解です。", icon=":material/check_circle:")
+        st.success(verdict(question, choice), icon=":material/check_circle:")
     else:
-        st.error(f"不正解です。正解は「{question.choices[question.answer]}」です。", icon=":material/cancel:")
-        st.warning(f"あなたの選んだ選択肢につながる誤解 — {question.misconceptions[choice]}")
+        st.error(verdict(question, choice), icon=":material/cancel:")
+        st.warning(mistake_line(question, question.misconceptions[choice]))
     st.info(f"**解説** {question.explanation}")
 
 
@@ -65,7 +96,8 @@ def question_card(question: Question, key: str, *, number: int | None = None, so
     statistics and the review schedule cannot be gamed by re-answering)."""
     kind = "計算問題" if question.kind == "calc" else "知識問題"
     head = f"問{number}" if number is not None else "問"
-    st.markdown(f"**{head}**（{kind}）")
+    advanced = "　:orange-badge[発展]" if quizzes.is_advanced(question.id) else ""  # beyond the syllabus
+    st.markdown(f"**{head}**（{kind}）{advanced}")
     st.markdown(question.stem)
     answered_k = f"{key}__answered"
     locked = answered_k in st.session_state

@@ -1,0 +1,239 @@
+"""Felt latency in a real browser: an input event → the changed result painted.
+
+Two servers run side by side: ``streamlit run app.py`` and the floor app (bench/floor_app.py:
+one slider, one number). Each sample of this app is paired with a floor sample taken just
+before it, so a ratio compares the two under the same load.
+
+How one interaction is timed (all inside the page, on the page's own clock): a capture-phase
+listener notes the ``timeStamp`` of the first ``pointerdown``/``keydown`` after the section
+arms it; a MutationObserver then waits until the result under test has changed AND the script
+run is over (``stApp``'s ``data-test-script-state`` is no longer ``running``), and two
+animation frames later (the frame with the new result has been painted) notes the end.
+A cold open is timed from ``page.goto`` in a fresh browser context to a settled page: its h1
+drawn, no skeleton, the script run over, and on a learning page the quiz's question id shown.
+"""
+from __future__ import annotations
+
+import time
+from contextlib import ExitStack
+
+from .common import CHROMIUM, LAUNCH_ARGS, Config, Row, browser_available, median, ratio_samples, streamlit_server
+
+TARGET_RATIO = 1.5
+TIMEOUT_MS = 60_000
+
+INIT_JS = r"""
+(() => {
+  const felt = window.__felt = {armed: false, start: null, end: null, pred: null};
+  const onInput = (e) => { if (felt.armed) { felt.armed = false; felt.start = e.timeStamp; } };
+  addEventListener("pointerdown", onInput, true);
+  addEventListener("keydown", onInput, true);
+  const check = () => {
+    if (felt.start === null || felt.end !== null || !felt.pred) return;
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (app && app.getAttribute("data-test-script-state") === "running") return;
+    let ok = false;
+    try { ok = felt.pred(); } catch (e) { ok = false; }
+    if (!ok) return;
+    felt.end = -1;
+    requestAnimationFrame(() => requestAnimationFrame(() => { felt.end = performance.now(); }));
+  };
+  new MutationObserver(check).observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
+  felt.arm = (pred) => { felt.pred = pred; felt.start = null; felt.end = null; felt.armed = true; };
+})();
+"""
+
+# JS expressions read in the page; an interaction is done when the value differs from the
+# value read when the section armed the timer.
+METRIC_JS = """(label) => { const m = [...document.querySelectorAll('[data-testid="stMetric"]')]
+  .find(e => e.innerText.includes(label));
+  return m ? m.querySelector('[data-testid="stMetricValue"]').innerText : null; }"""
+FLOOR_JS = """() => { const m = [...document.querySelectorAll('[data-testid="stMarkdown"]')]
+  .find(e => e.innerText.includes('結果')); return m ? m.innerText : null; }"""
+SUBMIT_JS = """() => { const b = [...document.querySelectorAll('button')].find(e => e.innerText.trim() === '回答する');
+  return b ? String(b.disabled) : null; }"""
+VERDICT_JS = """() => { const t = document.body.innerText; return String(t.includes('正解です。') || t.includes('不正解です。')); }"""
+H1_JS = """() => { const h = document.querySelector('h1'); return h ? h.innerText : null; }"""
+SETTLED_JS = """(needQuiz) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute('data-test-script-state') === 'running') return false;
+  if (!document.querySelector('h1') || document.querySelector('[data-testid="stSkeleton"]')) return false;
+  if (!needQuiz) return true;
+  return [...document.querySelectorAll('code')].some(c => /^[\\w.]+#\\d+$/.test(c.innerText.trim()));
+}"""
+
+
+def _arm(page, read_js: str, arg=None) -> None:
+    page.evaluate(
+        "([src, arg]) => { const read = eval(src); const before = read(arg);"
+        " window.__felt.arm(() => { const now = read(arg); return now !== null && now !== before; }); }",
+        [read_js, arg])
+
+
+def _elapsed_ms(page) -> float:
+    page.wait_for_function("() => window.__felt.end !== null && window.__felt.end > 0", timeout=TIMEOUT_MS)
+    start, end = page.evaluate("() => [window.__felt.start, window.__felt.end]")
+    if start is None:
+        raise RuntimeError("no input event was seen")
+    return end - start
+
+
+def _settle(page, need_quiz: bool = False) -> None:
+    page.wait_for_function(SETTLED_JS, arg=need_quiz, timeout=TIMEOUT_MS, polling="raf")
+    page.wait_for_timeout(250)
+
+
+def _open(browser, url: str, need_quiz: bool):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    ctx.add_init_script(INIT_JS)
+    page = ctx.new_page()
+    t0 = time.perf_counter()
+    page.goto(url, wait_until="commit", timeout=TIMEOUT_MS)
+    _settle(page, need_quiz)
+    return ctx, page, time.perf_counter() - t0
+
+
+def _slider_step(page, key: str) -> None:
+    """Focus the slider's range input, then one ArrowRight/ArrowLeft (whichever keeps it in range)."""
+    thumb = page.locator('[data-testid="stSlider"] input[type="range"]').first
+    thumb.focus()
+    now, top = float(thumb.input_value()), float(thumb.get_attribute("max"))
+    page.keyboard.press(key if now < top else "ArrowLeft")
+
+
+class _Floor:
+    def __init__(self, page):
+        self.page = page
+
+    def sample(self) -> float:
+        _arm(self.page, FLOOR_JS)
+        _slider_step(self.page, "ArrowRight")
+        ms = _elapsed_ms(self.page)
+        _settle(self.page)
+        return ms
+
+
+def _cell_edit(page, value: str) -> float:
+    """① : type ``value`` into the last column of the それ row of the embedding editor, Enter."""
+    grid = page.locator('[data-testid="stDataFrame"]').first
+    grid.scroll_into_view_if_needed()
+    page.wait_for_timeout(200)
+    box = grid.bounding_box()
+    header, row_h = 37, 35
+    page.mouse.dblclick(box["x"] + box["width"] - 20, box["y"] + header + row_h * 2 + row_h / 2)
+    editor = page.locator("textarea.gdg-input")
+    editor.wait_for(timeout=10_000)
+    editor.fill(value)
+    _arm(page, METRIC_JS, "それ → 猫")
+    editor.press("Enter")
+    ms = _elapsed_ms(page)
+    _settle(page)
+    return ms
+
+
+def _choose_and_submit(page) -> tuple[float, float]:
+    """① quiz, first card: choose A (→ 回答する clickable), then press 回答する (→ verdict)."""
+    radio = page.locator('[data-testid="stRadio"]').first
+    radio.scroll_into_view_if_needed()
+    _arm(page, SUBMIT_JS)
+    radio.locator('[data-testid="stRadioGroup"] label').first.click()
+    choose = _elapsed_ms(page)
+    _settle(page)
+    _arm(page, VERDICT_JS)
+    page.get_by_role("button", name="回答する").first.click()
+    submit = _elapsed_ms(page)
+    _settle(page)
+    page.get_by_role("button", name="新しい問題").first.click()  # fresh cards for the next sample
+    _settle(page, need_quiz=True)
+    return choose, submit
+
+
+def _switch(page, label: str) -> float:
+    link = page.locator('[data-testid="stSidebar"] a[data-testid="stPageLink-NavLink"]').filter(has_text=label).first
+    _arm(page, H1_JS)
+    link.click()
+    ms = _elapsed_ms(page)
+    _settle(page, need_quiz=True)
+    return ms
+
+
+def _row(what: str, samples: list[float], floor: list[float], unit: str = "ms") -> Row:
+    ratios = ratio_samples(samples, floor)
+    r = median(ratios)
+    return Row("felt", what, samples, unit,
+               ratio=f"{r:.2f}× floor (per-sample {min(ratios):.2f}–{max(ratios):.2f})" if ratios else "",
+               target=f"≤ {TARGET_RATIO}× floor", ok=(r <= TARGET_RATIO) if ratios else None)
+
+
+def run(cfg: Config) -> list[Row]:
+    reason = browser_available()
+    if reason:
+        return [Row("felt", "felt latency in a real browser", [], "ms", note=f"skipped: {reason}")]
+    from playwright.sync_api import sync_playwright
+
+    from ui.nav import PAGE_BY_KEY, available_pages
+
+    reps = cfg.reps(full=9, quick=2)
+    opens = cfg.reps(full=3, quick=1)
+    res: dict[str, list[float]] = {k: [] for k in ("floor", "slider", "floor2", "cell", "floor3", "choose",
+                                                   "submit", "floor4", "switch")}
+    with sync_playwright() as p, ExitStack() as stack:
+        app = stack.enter_context(streamlit_server(watch_files=False))
+        floor_srv = stack.enter_context(streamlit_server(watch_files=False, script="bench/floor_app.py"))
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        stack.callback(browser.close)
+        _fc, fpage, _ = _open(browser, floor_srv.base + "/", False)
+        floor = _Floor(fpage)
+        floor.sample()  # warm both sides once
+        scaling, naive = PAGE_BY_KEY["scaling"], PAGE_BY_KEY["naive"]
+        _c1, spage, _ = _open(browser, app.base + scaling.url, True)
+        _c2, npage, _ = _open(browser, app.base + naive.url, True)
+        cfg.log("  felt: slider on ③ vs the floor's slider …")
+        for i in range(reps):
+            res["floor"].append(floor.sample())
+            _arm(spage, METRIC_JS, "最大の重み")
+            _slider_step(spage, "ArrowRight")
+            res["slider"].append(_elapsed_ms(spage))
+            _settle(spage)
+        cfg.log("  felt: cell edit, quiz, page switch on ① …")
+        for i in range(reps):
+            res["floor2"].append(floor.sample())
+            res["cell"].append(_cell_edit(npage, "1" if i % 2 == 0 else "0"))
+            res["floor3"].append(floor.sample())
+            choose, submit = _choose_and_submit(npage)
+            res["choose"].append(choose)
+            res["submit"].append(submit)
+        qkv = PAGE_BY_KEY["qkv"]
+        for i in range(reps):
+            res["floor4"].append(floor.sample())
+            res["switch"].append(_switch(npage, qkv.label if i % 2 == 0 else naive.label))
+        rows = [
+            Row("felt", "floor app: slider step → number painted (reference)", res["floor"], "ms"),
+            _row("③ slider step → page updated", res["slider"], res["floor"]),
+            _row("① matrix cell edit + Enter → result updated", res["cell"], res["floor2"]),
+            _row("① quiz: choose an option → 回答する clickable", res["choose"], res["floor3"]),
+            _row("① quiz: 回答する → verdict shown", res["submit"], res["floor3"]),
+            _row("sidebar page switch (① ⇄ ②) → page settled", res["switch"], res["floor4"]),
+        ]
+        cfg.log("  felt: cold opens …")
+        floor_open: list[float] = []
+        per_page: dict[str, list[float]] = {}
+        pairs: dict[str, list[float]] = {}
+        for _ in range(opens):
+            for info in available_pages():
+                ctx, _pg, t = _open(browser, floor_srv.base + "/", False)
+                ctx.close()
+                floor_open.append(t)
+                ctx, _pg, t_app = _open(browser, app.base + info.url, info.section == "学習")
+                ctx.close()
+                per_page.setdefault(info.key, []).append(t_app)
+                pairs.setdefault(info.key, []).append(t)
+        rows.append(Row("felt", "floor app: cold open → settled (reference)", floor_open, "s"))
+        for info in available_pages():
+            rows.append(_row(f"cold open {info.url} {info.label} → settled", per_page[info.key], pairs[info.key],
+                             unit="s"))
+    cfg.log("  felt: done")
+    return rows
+
+
+__all__ = ["run", "TARGET_RATIO"]

@@ -1,0 +1,141 @@
+"""AppTest for ⑨ BERT・GPT・ViT (pages/13_pretrain.py): the engine's numbers on the page, the MLM
+draw and the patch grid as chart data, inputs that change them, bad input → a Japanese error
+(nothing lost), and the quiz answered."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import quizzes
+from apphelpers import chart_data, open_page, page_text
+from tutor import pretrain as pt
+
+PAGE = "pages/13_pretrain.py"
+
+
+@pytest.fixture(scope="module")
+def page():
+    at = open_page(PAGE)
+    assert not at.exception, at.exception
+    return at
+
+
+def metric(at, label_part: str) -> str:
+    hits = [m.value for m in at.metric if label_part in m.label]
+    assert hits, f"metric {label_part!r} not found in {[m.label for m in at.metric]}"
+    return hits[0]
+
+
+def chart_with(at, column: str):
+    """The data of every chart on the page that has ``column``."""
+    out = []
+    for i in range(len(at.get("vega_lite_chart"))):
+        df = chart_data(at, i)
+        if column in df.columns:
+            out.append(df)
+    return out
+
+
+def test_page_runs_in_the_rhythm_and_is_registered(page):
+    text = page_text(page)
+    for heading in ("ねらい", "解説", "手計算", "可視化", "試してみよう", "確認クイズ"):
+        assert heading in text
+    import ui
+    assert ui.PAGE_BY_KEY["pretrain"].url == "/pretrain"
+    assert ui.LEARNING_KEYS[-1] == "pretrain"
+
+
+def test_engine_figures_are_shown(page):
+    text = page_text(page)
+    base = pt.bert_param_count(12, 768, 12)
+    large = pt.bert_param_count(24, 1024, 16)
+    vit = pt.vit_param_count()
+    for shown in (f"{base.total:,}", f"{large.total:,}", f"{vit.backbone:,}", f"{vit.total:,}",
+                  "109,482,240", "335,141,888", "85,798,656", "1,538", "0.982"):
+        assert shown in text, shown
+    assert "= 14 \\times 14 + 1 \\\\ &= 196 + 1 = 197" in text
+    assert "= 30" in text and "= 24" in text          # 200 × 0.15 = 30, 30 × 0.8 = 24
+    assert metric(page, "トークン数") == "197"
+    assert metric(page, "パラメータ数") == f"{base.total:,}"
+
+
+def test_mlm_chart_is_the_engines_draw(page):
+    charts = chart_with(page, "モデルが見る入力")
+    tokens = pt.bert_input(pt.DEMO_SENTENCE_A, pt.DEMO_SENTENCE_B).tokens
+    want = pt.mlm_draw(tokens, np.random.default_rng(2))
+    assert charts[0]["モデルが見る入力"].tolist() == list(want.masked)
+    assert "別の語に置換" in charts[0]["処理"].tolist() and "[MASK] に置換" in charts[0]["処理"].tolist()
+    seed1 = pt.mlm_draw(tokens, np.random.default_rng(1))
+    assert charts[1]["モデルが見る入力"].tolist() == list(seed1.masked)
+
+
+def test_patch_grid_and_gpt_steps(page):
+    grids = chart_with(page, "トークン番号")
+    assert len(grids[0]) == 196 and sorted(grids[0]["トークン番号"]) == list(range(1, 197))
+    text = page_text(page)
+    assert "<bos> 猫 は 魚 を 食べた" in text
+    heat = chart_with(page, "value")
+    w = pt.gpt_greedy([0], 6)[-1].weights
+    assert heat[0]["value"].to_numpy() == pytest.approx(w.ravel())
+
+
+def test_editing_inputs_changes_the_numbers():
+    at = open_page(PAGE)
+    at.number_input(key="pretrain_img_h").set_value(384).run()
+    at.number_input(key="pretrain_img_w").set_value(384).run()
+    assert not at.exception
+    assert metric(at, "トークン数") == "577"
+    at.number_input(key="pretrain_patch").set_value(32).run()
+    assert metric(at, "トークン数") == f"{pt.vit_tokens(384, 384, 32):,}" == "145"
+    at.number_input(key="pretrain_layers").set_value(24).run()
+    at.number_input(key="pretrain_hidden").set_value(1024).run()
+    at.number_input(key="pretrain_heads").set_value(16).run()
+    assert metric(at, "パラメータ数") == "335,141,888"
+    at.number_input(key="pretrain_seed").set_value(2).run()
+    charts = chart_with(at, "モデルが見る入力")
+    assert charts[1]["モデルが見る入力"].tolist() == charts[0]["モデルが見る入力"].tolist()   # seed 2 = the visual's
+    at.text_input(key="pretrain_sentence").set_value("[CLS] 犬 は 骨 を 拾った [SEP]").run()
+    want = pt.mlm_draw(["[CLS]", "犬", "は", "骨", "を", "拾った", "[SEP]"], np.random.default_rng(2))
+    assert chart_with(at, "モデルが見る入力")[1]["モデルが見る入力"].tolist() == list(want.masked)
+    at.selectbox(key="pretrain_gpt_start").set_value(3).run()
+    at.slider(key="pretrain_gpt_steps").set_value(3).run()
+    gen = pt.gpt_greedy([3], 3)
+    assert [pt.GPT_VOCAB[s.chosen] for s in gen] == ["を", "食べた", "。"]
+    assert "魚 を 食べた" in page_text(at)
+    at.number_input(key="pretrain_nsp_seed").set_value(5).run()
+    pair = pt.nsp_pair(len(pt.NSP_CORPUS), 0, np.random.default_rng(5))
+    assert f"u = {pair.coin:.3f}" in page_text(at)
+    assert not at.exception
+
+
+def test_bad_input_gives_a_japanese_message_and_keeps_the_last_result():
+    at = open_page(PAGE)
+    at.number_input(key="pretrain_img_h").set_value(225).run()
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert any("割り切れません" in e and "225" in e for e in errors), errors
+    assert metric(at, "トークン数") == "197"                  # the last valid result stays
+    at.number_input(key="pretrain_heads").set_value(7).run()
+    assert any("割り切れません" in e.value and "7" in e.value for e in at.error)
+    assert metric(at, "パラメータ数") == "109,482,240"
+    at.text_input(key="pretrain_sentence").set_value("   ").run()
+    assert not at.exception
+    assert any("文が空です" in e.value for e in at.error)
+    at.text_input(key="pretrain_sentence").set_value("[CLS] [SEP]").run()
+    assert any("普通のトークン" in e.value for e in at.error)
+    at.number_input(key="pretrain_img_h").set_value(224).run()
+    at.number_input(key="pretrain_heads").set_value(12).run()
+    assert not [e for e in at.error if "割り切れません" in e.value]
+
+
+def test_quiz_answered():
+    at = open_page(PAGE)
+    ids = at.session_state["quiz_pretrain__ids"]
+    assert len(ids) == 3 and all(quizzes.from_id(i).topic == "pretrain" for i in ids)
+    q = quizzes.from_id(ids[0])
+    radio = next(r for r in at.radio if r.key.endswith("_1__choice"))
+    radio.set_value(q.answer).run()
+    next(b for b in at.button if b.key.endswith("_1__submit")).click().run()
+    assert not at.exception
+    assert any("正解です" in s.value for s in at.success)
+    assert q.explanation[:20] in page_text(at)
