@@ -1,4 +1,4 @@
-"""tutor.vocab: one tokenizer for the three small vocabularies (⑦-3, ⑦-4, ⑧) and one padding token."""
+"""tutor.vocab: one tokenizer for the small vocabularies (⓪, ⑦-3, ⑦-4, ⑧, ⑨) and one padding token."""
 import numpy as np
 import pytest
 
@@ -34,7 +34,8 @@ def test_vocabulary_refuses_duplicates_and_empty():
 
 
 def test_the_three_vocabularies_share_the_class_and_the_padding_token():
-    for v in (tutor.encdec.TINY_VOCAB, tutor.output.TOY_VOCAB, tutor.training.VOCAB):
+    for v in (tutor.encdec.TINY_VOCAB, tutor.output.TOY_VOCAB, tutor.training.VOCAB, tutor.seq2seq.TF_VOCAB,
+              tutor.pretrain.GPT_VOCAB):
         assert isinstance(v, Vocabulary)
         assert v.tokens(v.ids(list(v))) == tuple(v)
     assert tutor.training.VOCAB[0] == PAD                         # id 0 pads ⑧'s batches

@@ -1,5 +1,5 @@
-"""Vocabularies: token ↔ id, one class for the small vocabularies of the pages (⑦-3 the
-encoder–decoder, ⑦-4 generation, ⑧ training) and one padding token.
+"""Vocabularies: token ↔ id, one class for the small vocabularies of the pages (⓪ seq2seq, ⑦-3 the
+encoder–decoder, ⑦-4 generation, ⑧ training, ⑨ GPT) and one padding token.
 
 A vocabulary is a tuple of distinct tokens; a token's id is its index:
 

@@ -10,6 +10,7 @@ from typing import Sequence
 import numpy as np
 
 from ..core import as_matrix, check_rng, head_dim, positive_int, softmax
+from ..vocab import PAD
 
 # ---------------------------------------------------------------------------
 # published sizes (Devlin et al. 2019; Dosovitskiy et al. 2021)
@@ -25,7 +26,7 @@ BERT_SIZES = {               # L layers, hidden width H, A heads (FFN width 4H)
 MLM_RATE = 0.15              # share of the ordinary tokens chosen for prediction
 MLM_SPLIT = (0.8, 0.1, 0.1)  # of the chosen: [MASK] / random token / unchanged
 MLM_ACTIONS = ("mask", "random", "keep")
-SPECIAL = ("[CLS]", "[SEP]", "[MASK]", "[PAD]")
+SPECIAL = ("[CLS]", "[SEP]", "[MASK]", PAD)
 
 # worked examples (small whole numbers, so that every step can be done by hand)
 DEMO_SENTENCE_A = ("猫", "は", "魚", "を", "見つけた", "。")

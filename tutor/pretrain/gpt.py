@@ -8,11 +8,12 @@ from typing import Sequence
 import numpy as np
 
 from ..core import attention, causal_mask, positive_int, softmax
+from ..vocab import Vocabulary
 
 # ---------------------------------------------------------------------------
 # GPT: a tiny decoder-only model, one token at a time
 # ---------------------------------------------------------------------------
-GPT_VOCAB = ("<bos>", "猫", "は", "魚", "を", "食べた", "。")
+GPT_VOCAB = Vocabulary(("<bos>", "猫", "は", "魚", "を", "食べた", "。"))
 # the next word the toy model has "learned" for each word (a hand-made table standing in for training)
 _GPT_NEXT = {"<bos>": "猫", "猫": "は", "は": "魚", "魚": "を", "を": "食べた", "食べた": "。", "。": "。"}
 _GPT_SHARPNESS = 3.0     # score of a token with itself (others 0): a token attends mostly to itself
