@@ -61,11 +61,7 @@ __all__ = [
     "ops_mistake",
     "cost_growth",
 ]
-
-
 LAYER_TYPES = ("self_attention", "recurrent", "convolutional", "restricted_self_attention")
-
-
 LAYER_LABELS = {
     "self_attention": "自己注意",
     "recurrent": "再帰（RNN）",

@@ -64,17 +64,9 @@ TINY_VOCAB = Vocabulary((
     "猫", "魚", "それ", "は", "を", "食べた", "見つけた", "。",
     "the", "cat", "fish", "it", "ate", "found",
 ))
-
-
 BOS = TINY_VOCAB.index("<bos>")
-
-
 EOS = TINY_VOCAB.index("<eos>")
-
-
 LN_EPS = 1e-5
-
-
 NORMS = ("post", "pre")
 
 

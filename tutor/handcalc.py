@@ -47,14 +47,8 @@ __all__ = [
     "naive_steps",
     "hand_calculation",
 ]
-
-
 EXACT_DIGITS = 4        # how many decimals exact mode prints (1.5093)
-
-
 _MAX_DECIMALS = 12
-
-
 _EXP_DISPLAY_MAX = 30.0  # e^{s} printed as is up to s = 30; larger rows print e^{s − max}
 
 

@@ -71,8 +71,6 @@ STRATEGIES = ("greedy", "sample", "top_k", "top_p")
 
 # 確率の合計が 1 かどうかの許容誤差、top-p の累積比較での丸め誤差の許容
 _SUM_TOL = 1e-6
-
-
 _CUM_TOL = 1e-12
 
 
@@ -410,8 +408,6 @@ TOY_LOGITS = np.array([
     [1, 0, 0, 0, 0, 0, 0, 3],   # 見つけた → 。
     [3, 1, 0, 0, 0, 0, 0, 0],   # 。 → <eos> / 猫
 ], dtype=np.float64)
-
-
 TOY_LOGITS.flags.writeable = False
 
 
