@@ -198,6 +198,107 @@ def rms_norm(x, eps: float = 1e-5, gamma=None) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------
+# named mistakes of LayerNorm (the quiz distractors)
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class NormResult:
+    mean: float          # the mean that was subtracted (0 when none was)
+    spread: float        # the number divided by
+    output: np.ndarray   # (d,)
+    centered: np.ndarray | None = None   # (d,) x − μ that was divided (None when no mean was subtracted, or for BatchNorm)
+
+
+LN_MISTAKES = ("variance", "sample", "rms", "batch")
+
+
+def layer_norm_mistake(batch, row: int = 0, mistake: str | None = None) -> NormResult:
+    """LayerNorm (ε = 0, γ = 1, β = 0) of example ``row`` of a (b, d) batch; or
+
+    variance — divided by the variance σ² instead of the standard deviation σ
+    sample   — the sample variance (÷ (d − 1)) instead of the population variance (÷ d)
+    rms      — the mean not subtracted, divided by the root mean square (RMSNorm)
+    batch    — statistics over the BATCH axis per feature (BatchNorm), row ``row`` returned
+    """
+    return layer_norm_mistakes(batch, row, (mistake,))[mistake]
+
+
+def layer_norm_mistakes(batch, row: int = 0, mistakes=(None,) + LN_MISTAKES) -> dict:
+    """{mistake: layer_norm_mistake(batch, row, mistake)} for several mistakes at once.
+
+    The input is checked once and μ, x − μ, σ², σ of the row are computed once; every
+    mistake is derived from these shared steps (same numbers as one call per mistake).
+    batch: (b, d); returns {None or name: NormResult with output (d,)}.
+    """
+    for mistake in mistakes:
+        check_mistake(mistake, LN_MISTAKES, "layer_norm_mistake")
+    b = as_matrix(batch, "バッチ", ndim=2)
+    row = int(row)
+    if not 0 <= row < b.shape[0]:
+        raise ValueError(f"例の番号 {row} がバッチ（形 {b.shape}）の範囲外です。")
+    x = b[row]                                                # (d,)
+    steps = _layer_norm_core(x, 0.0)                          # μ, x − μ, σ², σ: once
+    mean = float(steps.mean)
+    out = {}
+    for mistake in mistakes:
+        if mistake == "variance":
+            out[mistake] = NormResult(mean, float(steps.var), steps.centered / steps.var, steps.centered)   # (d,)
+        elif mistake == "sample":
+            d = x.size
+            if d < 2:
+                raise ValueError("標本分散には 2 個以上の値が必要です。")
+            spread = math.sqrt(float((steps.centered * steps.centered).sum()) / (d - 1))
+            out[mistake] = NormResult(mean, spread, steps.centered / spread, steps.centered)               # (d,)
+        elif mistake == "rms":
+            ms, normed = _rms_norm_core(x, 0.0)               # (1,), (d,)
+            out[mistake] = NormResult(0.0, math.sqrt(float(ms[0])), normed)
+        elif mistake == "batch":
+            normed = _batch_norm_core(b, 1e-12)[row]          # (d,)  a feature equal in every example → 0
+            out[mistake] = NormResult(float("nan"), float("nan"), normed)
+        else:
+            out[mistake] = NormResult(mean, float(steps.std), steps.output, steps.centered)                # (d,)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# LayerNorm vs BatchNorm: does one example depend on the others?
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class NormBatchDemo:
+    batch_a: np.ndarray   # (b, d)
+    batch_b: np.ndarray   # (b, d)  same row `row`, other rows changed
+    row: int
+    ln_a: np.ndarray      # (b, d)  layer_norm(batch_a)
+    ln_b: np.ndarray      # (b, d)
+    bn_a: np.ndarray      # (b, d)  batch_norm(batch_a)
+    bn_b: np.ndarray      # (b, d)
+    ln_row_diff: float    # max |ln_a[row] − ln_b[row]|   (0: LayerNorm ignores the batch)
+    bn_row_diff: float    # max |bn_a[row] − bn_b[row]|   (> 0: BatchNorm depends on it)
+
+
+def norm_batch_dependence(batch_a, batch_b, row: int = 0, eps: float = 1e-5) -> NormBatchDemo:
+    """Normalise two batches that share example ``row`` and compare that example's result.
+
+    batch_a, batch_b: (b, d) with batch_a[row] == batch_b[row].
+    """
+    a = as_matrix(batch_a, "バッチ A", ndim=2)
+    b = as_matrix(batch_b, "バッチ B", ndim=2)
+    if a.shape != b.shape:
+        raise ValueError(f"バッチ A（形 {a.shape}）とバッチ B（形 {b.shape}）は同じ形にしてください。")
+    if a.shape[0] < 2:
+        raise ValueError(f"バッチには 2 つ以上の例が必要です（形 {a.shape}）。")
+    row = int(row)
+    if not 0 <= row < a.shape[0]:
+        raise ValueError(f"比べる例の番号 {row} がバッチの範囲 0〜{a.shape[0] - 1} の外です。")
+    if not np.array_equal(a[row], b[row]):
+        raise ValueError(f"比べる例（{row} 番）はバッチ A と B で同じ値にしてください。")
+    ln_a, ln_b = layer_norm(a, eps), layer_norm(b, eps)       # (b, d) each
+    bn_a, bn_b = batch_norm(a, eps), batch_norm(b, eps)       # (b, d) each
+    return NormBatchDemo(a, b, row, ln_a, ln_b, bn_a, bn_b,
+                         max_abs_difference(ln_a[row], ln_b[row]),
+                         max_abs_difference(bn_a[row], bn_b[row]))
+
+
+# ---------------------------------------------------------------------------
 # activations (element-wise)
 # ---------------------------------------------------------------------------
 def relu(x) -> np.ndarray:
@@ -397,6 +498,46 @@ def pre_ln_block(x, sublayer: Callable[[np.ndarray], np.ndarray], eps: float = 1
     return SublayerBlockResult("pre", ln.output, sub_out, summed, ln, summed)
 
 
+BLOCK_MISTAKES = ("no_residual", "no_norm", "norm_sublayer_only")
+
+
+def residual_block_mistake(x, sublayer_out, mistake: str | None = None) -> np.ndarray:
+    """Post-LN output LayerNorm(x + Sublayer(x)) (ε = 0), given x and Sublayer(x); or
+
+    no_residual        — the residual forgotten: LayerNorm(Sublayer(x))
+    no_norm            — the LayerNorm forgotten: x + Sublayer(x)
+    norm_sublayer_only — normalised only the sub-layer's output: x + LayerNorm(Sublayer(x))
+    """
+    return residual_block_mistakes(x, sublayer_out, (mistake,))[mistake]
+
+
+def residual_block_mistakes(x, sublayer_out, mistakes=(None,) + BLOCK_MISTAKES) -> dict:
+    """{mistake: residual_block_mistake(x, sublayer_out, mistake)} for several mistakes at once.
+
+    x and Sublayer(x) are checked once and LayerNorm(Sublayer(x)) is computed at most once.
+    x, sublayer_out: (d,); returns {None or name: (d,) array}.
+    """
+    for mistake in mistakes:
+        check_mistake(mistake, BLOCK_MISTAKES, "residual_block_mistake")
+    x = as_matrix(x, "x", ndim=1)
+    f = as_matrix(sublayer_out, "Sublayer(x)", ndim=1)
+    if x.shape != f.shape:
+        residual(x, f)                                        # raises its Japanese shape error
+    ln_f = None
+    out = {}
+    for mistake in mistakes:
+        if mistake == "no_norm":
+            out[mistake] = x + f                              # (d,)  = residual(x, f)
+            continue
+        if mistake is None:
+            out[mistake] = _layer_norm_core(x + f, 0.0).normalized   # (d,)  = post_ln_block(x, f).output
+            continue
+        if ln_f is None:
+            ln_f = _layer_norm_core(f, 0.0).normalized        # (d,)  = layer_norm(f, eps=0)
+        out[mistake] = ln_f if mistake == "no_residual" else x + ln_f   # (d,)
+    return out
+
+
 # ---------------------------------------------------------------------------
 # parameters
 # ---------------------------------------------------------------------------
@@ -460,142 +601,3 @@ def swiglu_param_count(d_model: int, d_ff: int) -> int:
     return 3 * positive_int(d_model, "d_model") * positive_int(d_ff, "d_ff")
 
 
-# ---------------------------------------------------------------------------
-# LayerNorm vs BatchNorm: does one example depend on the others?
-# ---------------------------------------------------------------------------
-@dataclass(frozen=True)
-class NormBatchDemo:
-    batch_a: np.ndarray   # (b, d)
-    batch_b: np.ndarray   # (b, d)  same row `row`, other rows changed
-    row: int
-    ln_a: np.ndarray      # (b, d)  layer_norm(batch_a)
-    ln_b: np.ndarray      # (b, d)
-    bn_a: np.ndarray      # (b, d)  batch_norm(batch_a)
-    bn_b: np.ndarray      # (b, d)
-    ln_row_diff: float    # max |ln_a[row] − ln_b[row]|   (0: LayerNorm ignores the batch)
-    bn_row_diff: float    # max |bn_a[row] − bn_b[row]|   (> 0: BatchNorm depends on it)
-
-
-def norm_batch_dependence(batch_a, batch_b, row: int = 0, eps: float = 1e-5) -> NormBatchDemo:
-    """Normalise two batches that share example ``row`` and compare that example's result.
-
-    batch_a, batch_b: (b, d) with batch_a[row] == batch_b[row].
-    """
-    a = as_matrix(batch_a, "バッチ A", ndim=2)
-    b = as_matrix(batch_b, "バッチ B", ndim=2)
-    if a.shape != b.shape:
-        raise ValueError(f"バッチ A（形 {a.shape}）とバッチ B（形 {b.shape}）は同じ形にしてください。")
-    if a.shape[0] < 2:
-        raise ValueError(f"バッチには 2 つ以上の例が必要です（形 {a.shape}）。")
-    row = int(row)
-    if not 0 <= row < a.shape[0]:
-        raise ValueError(f"比べる例の番号 {row} がバッチの範囲 0〜{a.shape[0] - 1} の外です。")
-    if not np.array_equal(a[row], b[row]):
-        raise ValueError(f"比べる例（{row} 番）はバッチ A と B で同じ値にしてください。")
-    ln_a, ln_b = layer_norm(a, eps), layer_norm(b, eps)       # (b, d) each
-    bn_a, bn_b = batch_norm(a, eps), batch_norm(b, eps)       # (b, d) each
-    return NormBatchDemo(a, b, row, ln_a, ln_b, bn_a, bn_b,
-                         max_abs_difference(ln_a[row], ln_b[row]),
-                         max_abs_difference(bn_a[row], bn_b[row]))
-
-
-# ---------------------------------------------------------------------------
-# normalisation
-# ---------------------------------------------------------------------------
-@dataclass(frozen=True)
-class NormResult:
-    mean: float          # the mean that was subtracted (0 when none was)
-    spread: float        # the number divided by
-    output: np.ndarray   # (d,)
-    centered: np.ndarray | None = None   # (d,) x − μ that was divided (None when no mean was subtracted, or for BatchNorm)
-
-
-LN_MISTAKES = ("variance", "sample", "rms", "batch")
-
-
-def layer_norm_mistake(batch, row: int = 0, mistake: str | None = None) -> NormResult:
-    """LayerNorm (ε = 0, γ = 1, β = 0) of example ``row`` of a (b, d) batch; or
-
-    variance — divided by the variance σ² instead of the standard deviation σ
-    sample   — the sample variance (÷ (d − 1)) instead of the population variance (÷ d)
-    rms      — the mean not subtracted, divided by the root mean square (RMSNorm)
-    batch    — statistics over the BATCH axis per feature (BatchNorm), row ``row`` returned
-    """
-    return layer_norm_mistakes(batch, row, (mistake,))[mistake]
-
-
-def layer_norm_mistakes(batch, row: int = 0, mistakes=(None,) + LN_MISTAKES) -> dict:
-    """{mistake: layer_norm_mistake(batch, row, mistake)} for several mistakes at once.
-
-    The input is checked once and μ, x − μ, σ², σ of the row are computed once; every
-    mistake is derived from these shared steps (same numbers as one call per mistake).
-    batch: (b, d); returns {None or name: NormResult with output (d,)}.
-    """
-    for mistake in mistakes:
-        check_mistake(mistake, LN_MISTAKES, "layer_norm_mistake")
-    b = as_matrix(batch, "バッチ", ndim=2)
-    row = int(row)
-    if not 0 <= row < b.shape[0]:
-        raise ValueError(f"例の番号 {row} がバッチ（形 {b.shape}）の範囲外です。")
-    x = b[row]                                                # (d,)
-    steps = _layer_norm_core(x, 0.0)                          # μ, x − μ, σ², σ: once
-    mean = float(steps.mean)
-    out = {}
-    for mistake in mistakes:
-        if mistake == "variance":
-            out[mistake] = NormResult(mean, float(steps.var), steps.centered / steps.var, steps.centered)   # (d,)
-        elif mistake == "sample":
-            d = x.size
-            if d < 2:
-                raise ValueError("標本分散には 2 個以上の値が必要です。")
-            spread = math.sqrt(float((steps.centered * steps.centered).sum()) / (d - 1))
-            out[mistake] = NormResult(mean, spread, steps.centered / spread, steps.centered)               # (d,)
-        elif mistake == "rms":
-            ms, normed = _rms_norm_core(x, 0.0)               # (1,), (d,)
-            out[mistake] = NormResult(0.0, math.sqrt(float(ms[0])), normed)
-        elif mistake == "batch":
-            normed = _batch_norm_core(b, 1e-12)[row]          # (d,)  a feature equal in every example → 0
-            out[mistake] = NormResult(float("nan"), float("nan"), normed)
-        else:
-            out[mistake] = NormResult(mean, float(steps.std), steps.output, steps.centered)                # (d,)
-    return out
-
-
-BLOCK_MISTAKES = ("no_residual", "no_norm", "norm_sublayer_only")
-
-
-def residual_block_mistake(x, sublayer_out, mistake: str | None = None) -> np.ndarray:
-    """Post-LN output LayerNorm(x + Sublayer(x)) (ε = 0), given x and Sublayer(x); or
-
-    no_residual        — the residual forgotten: LayerNorm(Sublayer(x))
-    no_norm            — the LayerNorm forgotten: x + Sublayer(x)
-    norm_sublayer_only — normalised only the sub-layer's output: x + LayerNorm(Sublayer(x))
-    """
-    return residual_block_mistakes(x, sublayer_out, (mistake,))[mistake]
-
-
-def residual_block_mistakes(x, sublayer_out, mistakes=(None,) + BLOCK_MISTAKES) -> dict:
-    """{mistake: residual_block_mistake(x, sublayer_out, mistake)} for several mistakes at once.
-
-    x and Sublayer(x) are checked once and LayerNorm(Sublayer(x)) is computed at most once.
-    x, sublayer_out: (d,); returns {None or name: (d,) array}.
-    """
-    for mistake in mistakes:
-        check_mistake(mistake, BLOCK_MISTAKES, "residual_block_mistake")
-    x = as_matrix(x, "x", ndim=1)
-    f = as_matrix(sublayer_out, "Sublayer(x)", ndim=1)
-    if x.shape != f.shape:
-        residual(x, f)                                        # raises its Japanese shape error
-    ln_f = None
-    out = {}
-    for mistake in mistakes:
-        if mistake == "no_norm":
-            out[mistake] = x + f                              # (d,)  = residual(x, f)
-            continue
-        if mistake is None:
-            out[mistake] = _layer_norm_core(x + f, 0.0).normalized   # (d,)  = post_ln_block(x, f).output
-            continue
-        if ln_f is None:
-            ln_f = _layer_norm_core(f, 0.0).normalized        # (d,)  = layer_norm(f, eps=0)
-        out[mistake] = ln_f if mistake == "no_residual" else x + ln_f   # (d,)
-    return out

@@ -131,6 +131,42 @@ def layer_cost(layer_type: str, n: int, d: int, k: int = 3, r: int = 10) -> Laye
                      ops, "O(r \\cdot n \\cdot d)", "O(1)", 1, "O(n/r)", n / r)
 
 
+# ---------------------------------------------------------------------------
+# named mistakes of the operation counts
+# ---------------------------------------------------------------------------
+OPS_MISTAKES = ("swapped", "linear", "both_squared")
+
+
+def ops_mistake(n: int, d: int, mistake: str | None = None) -> int:
+    """Operations of a self-attention layer, n²·d; or swapped → n·d² (the RNN's formula);
+    linear → n·d (the n² forgotten); both_squared → n²·d²."""
+    check_mistake(mistake, OPS_MISTAKES, "ops_mistake")
+    if mistake == "swapped":
+        return layer_operations("recurrent", n, d)
+    if mistake == "linear":
+        return layer_operations("restricted_self_attention", n, d, r=1)   # r·n·d with r = 1
+    if mistake == "both_squared":
+        return layer_operations("self_attention", n, d) * int(d)
+    return layer_operations("self_attention", n, d)
+
+
+def cost_growth(layer_type: str, factor_n: int, factor_d: int, mistake: str | None = None) -> float:
+    """How many times the operations grow when n is multiplied by factor_n and d by factor_d.
+
+    self_attention: factor_n² · factor_d; recurrent: factor_n · factor_d² (measured with
+    tutor.cost.layer_operations at a base n = d = 1). ``mistake`` as in :func:`ops_mistake`
+    (for the self-attention formula).
+    """
+    a, b = int(factor_n), int(factor_d)
+    if a < 1 or b < 1:
+        raise ValueError(f"倍率は 1 以上の整数です（n を {a} 倍、d を {b} 倍）。")
+    if mistake is not None:
+        if layer_type != "self_attention":
+            raise ValueError("誤りの式は自己注意の層についてだけ計算します。")
+        return ops_mistake(a, b, mistake) / ops_mistake(1, 1, mistake)
+    return layer_operations(layer_type, a, b) / layer_operations(layer_type, 1, 1)
+
+
 def table1(n: int, d: int, k: int = 3, r: int = 10) -> tuple[LayerCost, ...]:
     """All four rows of Table 1, in the paper's order (self-attention, recurrent, conv, restricted)."""
     return tuple(layer_cost(t, n, d, k=k, r=r) for t in LAYER_TYPES)
@@ -195,6 +231,17 @@ def tiled_memory_bytes(n: int, block: int, h: int = 1, dtype_bytes: int = 8) -> 
     dtype_bytes = positive_int(dtype_bytes, "1 要素のバイト数")
     b = min(block, n)
     return h * b * b * dtype_bytes
+
+
+MIB = 2 ** 20    # bytes in one MiB
+
+
+def bytes_to_mib(nbytes) -> float:
+    """A byte count in MiB (1 MiB = 2^20 bytes): 8,589,934,592 → 8192.0, 32,768 → 0.03125."""
+    nbytes = int(nbytes)
+    if nbytes < 0:
+        raise ValueError(f"バイト数は 0 以上が必要です（{nbytes}）。")
+    return nbytes / MIB
 
 
 def human_bytes(nbytes: int) -> str:
@@ -320,17 +367,6 @@ def online_softmax_trace(scores, block_size: int) -> tuple[tuple[OnlineSoftmaxSt
     return tuple(steps), np.exp(x - m) / l                        # (n,)
 
 
-MIB = 2 ** 20    # bytes in one MiB
-
-
-def bytes_to_mib(nbytes) -> float:
-    """A byte count in MiB (1 MiB = 2^20 bytes): 8,589,934,592 → 8192.0, 32,768 → 0.03125."""
-    nbytes = int(nbytes)
-    if nbytes < 0:
-        raise ValueError(f"バイト数は 0 以上が必要です（{nbytes}）。")
-    return nbytes / MIB
-
-
 # ---------------------------------------------------------------------------
 # cost page: a grid of sequence lengths, and tiled vs plain attention run side by side
 # ---------------------------------------------------------------------------
@@ -380,37 +416,3 @@ def compare_tiled(q, k, v, block_size: int, causal: bool = False) -> TiledCompar
                            attention_memory_bytes(n), tiled_memory_bytes(n, block_size))
 
 
-# ---------------------------------------------------------------------------
-# cost
-# ---------------------------------------------------------------------------
-OPS_MISTAKES = ("swapped", "linear", "both_squared")
-
-
-def ops_mistake(n: int, d: int, mistake: str | None = None) -> int:
-    """Operations of a self-attention layer, n²·d; or swapped → n·d² (the RNN's formula);
-    linear → n·d (the n² forgotten); both_squared → n²·d²."""
-    check_mistake(mistake, OPS_MISTAKES, "ops_mistake")
-    if mistake == "swapped":
-        return layer_operations("recurrent", n, d)
-    if mistake == "linear":
-        return layer_operations("restricted_self_attention", n, d, r=1)   # r·n·d with r = 1
-    if mistake == "both_squared":
-        return layer_operations("self_attention", n, d) * int(d)
-    return layer_operations("self_attention", n, d)
-
-
-def cost_growth(layer_type: str, factor_n: int, factor_d: int, mistake: str | None = None) -> float:
-    """How many times the operations grow when n is multiplied by factor_n and d by factor_d.
-
-    self_attention: factor_n² · factor_d; recurrent: factor_n · factor_d² (measured with
-    tutor.cost.layer_operations at a base n = d = 1). ``mistake`` as in :func:`ops_mistake`
-    (for the self-attention formula).
-    """
-    a, b = int(factor_n), int(factor_d)
-    if a < 1 or b < 1:
-        raise ValueError(f"倍率は 1 以上の整数です（n を {a} 倍、d を {b} 倍）。")
-    if mistake is not None:
-        if layer_type != "self_attention":
-            raise ValueError("誤りの式は自己注意の層についてだけ計算します。")
-        return ops_mistake(a, b, mistake) / ops_mistake(1, 1, mistake)
-    return layer_operations(layer_type, a, b) / layer_operations(layer_type, 1, 1)

@@ -554,7 +554,7 @@ class TinyDecoderOnly(_TinyModel):
 
 
 # ---------------------------------------------------------------------------
-# encoder / decoder
+# how many attention sub-layers, and its named mistakes
 # ---------------------------------------------------------------------------
 SUBLAYER_MISTAKES = ("no_cross", "cross_in_encoder", "one_layer")
 

@@ -201,7 +201,7 @@ def softmax_from_exps(exps, axis: int = -1) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------
-# shapes
+# the shape of every step
 # ---------------------------------------------------------------------------
 def attention_shapes(n_q: int, n_k: int, d_k: int, d_v: int) -> dict[str, tuple[int, ...]]:
     """Shapes of every step of attention, found by running tutor.attention on ones:

@@ -141,7 +141,7 @@ def next_token_tasks(tokens: Sequence[str]) -> tuple[tuple[tuple[str, ...], str]
 
 
 # ---------------------------------------------------------------------------
-# masks
+# how many pairs a causal mask lets through, and its named mistakes
 # ---------------------------------------------------------------------------
 def allowed_pairs(n: int, mistake: str | None = None) -> int:
     """Number of (query, key) pairs a causal mask lets through: n(n+1)/2, counted on causal_mask(n).

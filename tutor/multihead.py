@@ -59,6 +59,63 @@ def mha_param_count(d_model: int, bias: bool = False) -> int:
     return 4 * d_model * d_model + (4 * d_model if bias else 0)
 
 
+# ---------------------------------------------------------------------------
+# multi-head sizes and parameter counts, with named mistakes
+# ---------------------------------------------------------------------------
+HEAD_DIM_MISTAKES = ("no_split", "multiplied", "swapped")
+
+
+def head_dim_mistake(d_model: int, n_heads: int, mistake: str | None = None) -> int:
+    """d_k = d_model / h, or: no_split → d_model (every head keeps the full width);
+    multiplied → d_model · h; swapped → h (the number of heads read as the head width)."""
+    check_mistake(mistake, HEAD_DIM_MISTAKES, "head_dim_mistake")
+    d_k = head_dim(d_model, n_heads)                             # validates the pair
+    if mistake == "no_split":
+        return head_dim(d_model, 1)
+    if mistake == "multiplied":
+        return d_k * n_heads * n_heads
+    if mistake == "swapped":
+        return head_dim(d_model, d_k)
+    return d_k
+
+
+def concat_width(d_model: int, n_heads: int, mistake: str | None = None) -> int:
+    """Width of Concat(head_1 … head_h) = h · d_v, found with merge_heads on the head outputs.
+
+    mistake: 'no_split' → every head d_model wide (h · d_model); 'summed' → heads added, not
+    concatenated (width d_k)."""
+    check_mistake(mistake, ("no_split", "summed"), "concat_width")
+    d_v = head_dim_mistake(d_model, n_heads, "no_split" if mistake == "no_split" else None)
+    heads = np.zeros((int(n_heads), 1, d_v))                     # (h, 1, d_v)
+    if mistake == "summed":
+        return heads.sum(axis=0).shape[-1]                       # (1, d_v)
+    return merge_heads(heads).shape[-1]                          # (1, h·d_v)
+
+
+PARAM_MISTAKES = ("one_matrix", "no_w_o", "per_head_full", "no_bias")
+
+
+def mha_param_count_mistake(d_model: int, n_heads: int, mistake: str | None = None,
+                            bias: bool = False) -> int:
+    """Parameters of multi-head attention (tutor.mha_param_count: 4·d_model², +4·d_model with
+    biases, independent of h), or: one_matrix → only one d_model × d_model matrix counted;
+    no_w_o → W_Q, W_K, W_V but not W_O; per_head_full → every head with its own full
+    4·d_model² (h times too many); no_bias → biases forgotten although asked for."""
+    check_mistake(mistake, PARAM_MISTAKES, "mha_param_count_mistake")
+    head_dim(d_model, n_heads)
+    full = mha_param_count(d_model, bias=bias)
+    if mistake is None:
+        return full
+    if mistake == "no_bias":
+        return mha_param_count(d_model, bias=False)
+    per_matrix = full // 4                                       # d_model² (+ d_model)
+    if mistake == "one_matrix":
+        return per_matrix
+    if mistake == "no_w_o":
+        return 3 * per_matrix
+    return int(n_heads) * full                                   # per_head_full
+
+
 @dataclass(frozen=True)
 class CombinedHeads:
     head_outputs: np.ndarray  # (h, n, d_v)
@@ -83,6 +140,49 @@ def combine_heads(head_outputs: Sequence, w_o) -> CombinedHeads:
     w_o = as_matrix(w_o, "W_O", ndim=2)
     output = matmul(concat, w_o, "Concat(head_1…head_h)", "W_O")  # (n, d_model)
     return CombinedHeads(stacked, concat, w_o, output)
+
+
+COMBINE_MISTAKES = ("no_w_o", "reversed_order", "w_o_transposed")
+
+
+def combine_heads_mistake(head_rows, w_o, mistake: str | None = None) -> np.ndarray:
+    """Concat(head_1, …, head_h) · W_O for the given per-head outputs.
+
+    head_rows: (h, n, d_v) or (h, d_v) (one token); w_o: (h·d_v, d_model).
+    mistake: no_w_o → the concatenation itself; reversed_order → heads concatenated last-first;
+    w_o_transposed → Concat · W_Oᵀ (needs a square W_O).
+    """
+    check_mistake(mistake, COMBINE_MISTAKES, "combine_heads_mistake")
+    return combine_heads_variants(head_rows, w_o, (mistake,))[0]
+
+
+def combine_heads_variants(head_rows, w_o, mistakes=(None,) + COMBINE_MISTAKES) -> tuple[np.ndarray, ...]:
+    """combine_heads_mistake for several mistakes of the SAME heads and W_O at once:
+    ``tuple(combine_heads_mistake(head_rows, w_o, m) for m in mistakes)`` with the same numbers;
+    the inputs are checked and Concat(head_1, …, head_h) (n, h·d_v) is built once.
+    None in ``mistakes`` is the correct Concat · W_O (n, d_model), as tutor.combine_heads."""
+    for mistake in mistakes:
+        check_mistake(mistake, COMBINE_MISTAKES, "combine_heads_variants")
+    heads = as_matrix(head_rows, "各ヘッドの出力", ndim=(2, 3))
+    if heads.ndim == 2:
+        heads = heads[:, None, :]                                # (h, 1, d_v)
+    w_o = as_matrix(w_o, "W_O", ndim=2)
+    concat = merge_heads(heads)                                  # (n, h·d_v)
+    if concat.shape[1] != w_o.shape[0]:
+        raise ValueError(f"Concat の幅 {concat.shape[1]} と W_O（形 {w_o.shape}）の行数が一致しません。")
+    out = []
+    for mistake in mistakes:
+        if mistake == "no_w_o":
+            out.append(concat)                                   # (n, h·d_v)
+        elif mistake == "reversed_order":
+            out.append(merge_heads(heads[::-1]) @ w_o)           # (n, d_model): head_h, …, head_1
+        elif mistake == "w_o_transposed":
+            if w_o.shape[0] != w_o.shape[1]:
+                raise ValueError(f"W_Oᵀ の取り違えは正方行列のときだけ定義できます（形 {w_o.shape}）。")
+            out.append(concat @ w_o.T)                           # (n, d_model)
+        else:
+            out.append(concat @ w_o)                             # (n, d_model)
+    return tuple(out)
 
 
 # ---------------------------------------------------------------------------
@@ -243,101 +343,3 @@ def head_cost(n: int, d_model: int, n_heads: int) -> HeadCost:
     )
 
 
-# ---------------------------------------------------------------------------
-# multi-head sizes and parameter counts, with named mistakes
-# ---------------------------------------------------------------------------
-HEAD_DIM_MISTAKES = ("no_split", "multiplied", "swapped")
-
-
-def head_dim_mistake(d_model: int, n_heads: int, mistake: str | None = None) -> int:
-    """d_k = d_model / h, or: no_split → d_model (every head keeps the full width);
-    multiplied → d_model · h; swapped → h (the number of heads read as the head width)."""
-    check_mistake(mistake, HEAD_DIM_MISTAKES, "head_dim_mistake")
-    d_k = head_dim(d_model, n_heads)                             # validates the pair
-    if mistake == "no_split":
-        return head_dim(d_model, 1)
-    if mistake == "multiplied":
-        return d_k * n_heads * n_heads
-    if mistake == "swapped":
-        return head_dim(d_model, d_k)
-    return d_k
-
-
-def concat_width(d_model: int, n_heads: int, mistake: str | None = None) -> int:
-    """Width of Concat(head_1 … head_h) = h · d_v, found with merge_heads on the head outputs.
-
-    mistake: 'no_split' → every head d_model wide (h · d_model); 'summed' → heads added, not
-    concatenated (width d_k)."""
-    check_mistake(mistake, ("no_split", "summed"), "concat_width")
-    d_v = head_dim_mistake(d_model, n_heads, "no_split" if mistake == "no_split" else None)
-    heads = np.zeros((int(n_heads), 1, d_v))                     # (h, 1, d_v)
-    if mistake == "summed":
-        return heads.sum(axis=0).shape[-1]                       # (1, d_v)
-    return merge_heads(heads).shape[-1]                          # (1, h·d_v)
-
-
-PARAM_MISTAKES = ("one_matrix", "no_w_o", "per_head_full", "no_bias")
-
-
-def mha_param_count_mistake(d_model: int, n_heads: int, mistake: str | None = None,
-                            bias: bool = False) -> int:
-    """Parameters of multi-head attention (tutor.mha_param_count: 4·d_model², +4·d_model with
-    biases, independent of h), or: one_matrix → only one d_model × d_model matrix counted;
-    no_w_o → W_Q, W_K, W_V but not W_O; per_head_full → every head with its own full
-    4·d_model² (h times too many); no_bias → biases forgotten although asked for."""
-    check_mistake(mistake, PARAM_MISTAKES, "mha_param_count_mistake")
-    head_dim(d_model, n_heads)
-    full = mha_param_count(d_model, bias=bias)
-    if mistake is None:
-        return full
-    if mistake == "no_bias":
-        return mha_param_count(d_model, bias=False)
-    per_matrix = full // 4                                       # d_model² (+ d_model)
-    if mistake == "one_matrix":
-        return per_matrix
-    if mistake == "no_w_o":
-        return 3 * per_matrix
-    return int(n_heads) * full                                   # per_head_full
-
-
-COMBINE_MISTAKES = ("no_w_o", "reversed_order", "w_o_transposed")
-
-
-def combine_heads_mistake(head_rows, w_o, mistake: str | None = None) -> np.ndarray:
-    """Concat(head_1, …, head_h) · W_O for the given per-head outputs.
-
-    head_rows: (h, n, d_v) or (h, d_v) (one token); w_o: (h·d_v, d_model).
-    mistake: no_w_o → the concatenation itself; reversed_order → heads concatenated last-first;
-    w_o_transposed → Concat · W_Oᵀ (needs a square W_O).
-    """
-    check_mistake(mistake, COMBINE_MISTAKES, "combine_heads_mistake")
-    return combine_heads_variants(head_rows, w_o, (mistake,))[0]
-
-
-def combine_heads_variants(head_rows, w_o, mistakes=(None,) + COMBINE_MISTAKES) -> tuple[np.ndarray, ...]:
-    """combine_heads_mistake for several mistakes of the SAME heads and W_O at once:
-    ``tuple(combine_heads_mistake(head_rows, w_o, m) for m in mistakes)`` with the same numbers;
-    the inputs are checked and Concat(head_1, …, head_h) (n, h·d_v) is built once.
-    None in ``mistakes`` is the correct Concat · W_O (n, d_model), as tutor.combine_heads."""
-    for mistake in mistakes:
-        check_mistake(mistake, COMBINE_MISTAKES, "combine_heads_variants")
-    heads = as_matrix(head_rows, "各ヘッドの出力", ndim=(2, 3))
-    if heads.ndim == 2:
-        heads = heads[:, None, :]                                # (h, 1, d_v)
-    w_o = as_matrix(w_o, "W_O", ndim=2)
-    concat = merge_heads(heads)                                  # (n, h·d_v)
-    if concat.shape[1] != w_o.shape[0]:
-        raise ValueError(f"Concat の幅 {concat.shape[1]} と W_O（形 {w_o.shape}）の行数が一致しません。")
-    out = []
-    for mistake in mistakes:
-        if mistake == "no_w_o":
-            out.append(concat)                                   # (n, h·d_v)
-        elif mistake == "reversed_order":
-            out.append(merge_heads(heads[::-1]) @ w_o)           # (n, d_model): head_h, …, head_1
-        elif mistake == "w_o_transposed":
-            if w_o.shape[0] != w_o.shape[1]:
-                raise ValueError(f"W_Oᵀ の取り違えは正方行列のときだけ定義できます（形 {w_o.shape}）。")
-            out.append(concat @ w_o.T)                           # (n, d_model)
-        else:
-            out.append(concat @ w_o)                             # (n, d_model)
-    return tuple(out)

@@ -168,6 +168,52 @@ def probabilities(logits, temperature: float = 1.0) -> np.ndarray:
     return softmax(z, axis=-1, temperature=t)             # (..., vocab): exp((z − max z) / T), no overflow
 
 
+@dataclass(frozen=True)
+class TemperatureRow:
+    temperature: float
+    scaled: np.ndarray   # (vocab,)  z / T
+    probs: np.ndarray    # (vocab,)  softmax(z / T)
+
+
+def temperature_table(logits, temperatures: Sequence[float]) -> list[TemperatureRow]:
+    """z / T and softmax(z / T) for each temperature. (2, 1, 0) with T = 1, 0.5, 2 →
+    (0.665, 0.245, 0.090), (0.867, 0.117, 0.016), (0.506, 0.307, 0.186)."""
+    z = as_matrix(logits, "ロジット", ndim=1)
+    return [TemperatureRow(t, z / t, probabilities(z, t)) for t in map(_check_temperature, temperatures)]
+
+
+# ---------------------------------------------------------------------------
+# named mistakes of the temperature
+# ---------------------------------------------------------------------------
+TEMPERATURE_MISTAKES = ("inverted", "ignored", "no_normalise")
+
+
+def temperature_mistake(logits, temperature: float, mistake: str | None = None) -> np.ndarray:
+    """softmax(z / T); or inverted → softmax(z · T) (the temperature turned upside down);
+    ignored → softmax(z); no_normalise → exp(z / T) without dividing by the sum. (vocab,)"""
+    return temperature_mistakes(logits, temperature, (mistake,))[mistake]
+
+
+def temperature_mistakes(logits, temperature: float, mistakes=(None,) + TEMPERATURE_MISTAKES) -> dict:
+    """{mistake: temperature_mistake(logits, temperature, mistake)} for several mistakes at once
+    (the logits and T are checked once). logits: (vocab,); returns {None or name: (vocab,)}."""
+    for mistake in mistakes:
+        check_mistake(mistake, TEMPERATURE_MISTAKES, "temperature_mistake")
+    z = as_matrix(logits, "ロジット", ndim=1)                  # finite float64: probabilities' logit checks hold
+    t = _check_temperature(temperature)                       # the check probabilities(z, t) makes, for every mistake
+    out = {}
+    for mistake in mistakes:
+        if mistake == "inverted":
+            out[mistake] = probabilities(z, 1.0 / t)   # (vocab,)  = probabilities(z, 1/t)
+        elif mistake == "ignored":
+            out[mistake] = probabilities(z, 1.0)  # (vocab,)  = probabilities(z)
+        elif mistake == "no_normalise":
+            out[mistake] = np.exp(z / t)                      # (vocab,)
+        else:
+            out[mistake] = probabilities(z, t)    # (vocab,)  = probabilities(z, t)
+    return out
+
+
 # ---------------------------------------------------------------------------
 # choice rules
 # ---------------------------------------------------------------------------
@@ -237,6 +283,46 @@ def top_k_sample(probs, k: int, rng: np.random.Generator) -> Choice:
     return _draw("top_k", pr, _rank(pr), k, rng)
 
 
+TOP_K_MISTAKES = ("k_plus", "k_minus", "no_renormalise")
+
+
+def top_k_mistake(probs, k: int, mistake: str | None = None) -> np.ndarray:
+    """The top-k distribution (k most probable kept, renormalised to sum 1); or
+
+    k_plus / k_minus — one token too many / too few kept
+    no_renormalise   — the kept probabilities not divided by their sum
+    Returns (vocab,), zero outside the kept set.
+    """
+    return top_k_mistakes(probs, k, (mistake,))[mistake]
+
+
+def top_k_mistakes(probs, k: int, mistakes=(None,) + TOP_K_MISTAKES) -> dict:
+    """{mistake: top_k_mistake(probs, k, mistake)} for several mistakes at once: probs checked
+    and ranked once; each kept set renormalised as top_k_sample does (its distribution does not
+    depend on the draw). probs: (vocab,); returns {None or name: (vocab,)}."""
+    for mistake in mistakes:
+        check_mistake(mistake, TOP_K_MISTAKES, "top_k_mistake")
+    k = int(k)
+    pr = _check_probs(probs)                                  # (vocab,)
+    ranking = _rank(pr)                                       # (vocab,)  most probable first
+
+    def kept(kk: int):
+        return _draw("top_k", pr, ranking, _check_k(kk, pr.size), None)
+
+    out, right = {}, None
+    for mistake in mistakes:
+        if mistake == "k_plus":
+            out[mistake] = kept(k + 1).distribution           # (vocab,)
+        elif mistake == "k_minus":
+            out[mistake] = kept(k - 1).distribution           # (vocab,)
+        else:
+            if right is None:
+                right = kept(k)
+            out[mistake] = (right.distribution * right.kept_mass if mistake == "no_renormalise"
+                            else right.distribution)          # (vocab,)
+    return out
+
+
 def top_p_sample(probs, p: float, rng: np.random.Generator) -> Choice:
     """Top-p (nucleus) sampling.
 
@@ -257,6 +343,46 @@ def _top_p_count(pr: np.ndarray, ranking: np.ndarray, p: float) -> int:
     cum = np.cumsum(pr[ranking])                          # (vocab,)
     reached = cum >= p - _CUM_TOL                         # 丸め誤差で 0.9999999 < 1 とならないように
     return int(reached.argmax()) + 1 if reached.any() else pr.size
+
+
+@dataclass(frozen=True)
+class TopPResult:
+    kept: tuple[int, ...]   # token ids kept, in the order they were added
+    mass: float             # their total original probability
+
+
+TOP_P_MISTAKES = ("stop_before", "ascending")
+
+
+def top_p_mistake(probs, p: float, mistake: str | None = None) -> TopPResult:
+    """Top-p kept set: most probable first until the total reaches p; or
+
+    stop_before — stopped at the last token BEFORE the total reaches p (never keeps fewer than 1)
+    ascending   — added the LEAST probable tokens first until the total reaches p
+    """
+    return top_p_mistakes(probs, p, (mistake,))[mistake]
+
+
+def top_p_mistakes(probs, p: float, mistakes=(None,) + TOP_P_MISTAKES) -> dict:
+    """{mistake: top_p_mistake(probs, p, mistake)} for several mistakes at once (probs and p
+    checked and the right kept set found once). probs: (vocab,); returns {None or name: TopPResult}."""
+    for mistake in mistakes:
+        check_mistake(mistake, TOP_P_MISTAKES, "top_p_mistake")
+    pr = as_matrix(probs, "確率", ndim=1)
+    choice = kept_distribution(pr, "top_p", p=p)              # validates probs and p
+    right = choice.kept.tolist()
+    out = {}
+    for mistake in mistakes:
+        kept = right
+        if mistake == "stop_before":
+            kept = kept[:-1] or kept[:1]
+        elif mistake == "ascending":
+            order = np.argsort(pr, kind="stable")             # smallest first
+            cum = np.cumsum(pr[order])
+            m = int((cum >= float(p) - 1e-12).argmax()) + 1
+            kept = order[:m].tolist()
+        out[mistake] = TopPResult(tuple(kept), float(pr[kept].sum()))
+    return out
 
 
 def kept_distribution(probs, strategy: str, *, k: int | None = None, p: float | None = None) -> Choice:
@@ -421,20 +547,6 @@ def toy_next_logits(ids: Sequence[int]) -> np.ndarray:
     return TOY_LOGITS[last].copy()                            # (vocab,)
 
 
-@dataclass(frozen=True)
-class TemperatureRow:
-    temperature: float
-    scaled: np.ndarray   # (vocab,)  z / T
-    probs: np.ndarray    # (vocab,)  softmax(z / T)
-
-
-def temperature_table(logits, temperatures: Sequence[float]) -> list[TemperatureRow]:
-    """z / T and softmax(z / T) for each temperature. (2, 1, 0) with T = 1, 0.5, 2 →
-    (0.665, 0.245, 0.090), (0.867, 0.117, 0.016), (0.506, 0.307, 0.186)."""
-    z = as_matrix(logits, "ロジット", ndim=1)
-    return [TemperatureRow(t, z / t, probabilities(z, t)) for t in map(_check_temperature, temperatures)]
-
-
 def generation_step(ids: Sequence[int], strategy: str, seed: int, temperature: float = 1.0,
                     k: int | None = None, p: float | None = None, next_logits=toy_next_logits) -> GenerationStep:
     """One step of the generation loop, reproducible: the random number depends only on
@@ -448,113 +560,3 @@ def generation_step(ids: Sequence[int], strategy: str, seed: int, temperature: f
     return result.steps[0]
 
 
-# ---------------------------------------------------------------------------
-# output
-# ---------------------------------------------------------------------------
-TEMPERATURE_MISTAKES = ("inverted", "ignored", "no_normalise")
-
-
-def temperature_mistake(logits, temperature: float, mistake: str | None = None) -> np.ndarray:
-    """softmax(z / T); or inverted → softmax(z · T) (the temperature turned upside down);
-    ignored → softmax(z); no_normalise → exp(z / T) without dividing by the sum. (vocab,)"""
-    return temperature_mistakes(logits, temperature, (mistake,))[mistake]
-
-
-def temperature_mistakes(logits, temperature: float, mistakes=(None,) + TEMPERATURE_MISTAKES) -> dict:
-    """{mistake: temperature_mistake(logits, temperature, mistake)} for several mistakes at once
-    (the logits and T are checked once). logits: (vocab,); returns {None or name: (vocab,)}."""
-    for mistake in mistakes:
-        check_mistake(mistake, TEMPERATURE_MISTAKES, "temperature_mistake")
-    z = as_matrix(logits, "ロジット", ndim=1)                  # finite float64: probabilities' logit checks hold
-    t = _check_temperature(temperature)                       # the check probabilities(z, t) makes, for every mistake
-    out = {}
-    for mistake in mistakes:
-        if mistake == "inverted":
-            out[mistake] = probabilities(z, 1.0 / t)   # (vocab,)  = probabilities(z, 1/t)
-        elif mistake == "ignored":
-            out[mistake] = probabilities(z, 1.0)  # (vocab,)  = probabilities(z)
-        elif mistake == "no_normalise":
-            out[mistake] = np.exp(z / t)                      # (vocab,)
-        else:
-            out[mistake] = probabilities(z, t)    # (vocab,)  = probabilities(z, t)
-    return out
-
-
-TOP_K_MISTAKES = ("k_plus", "k_minus", "no_renormalise")
-
-
-def top_k_mistake(probs, k: int, mistake: str | None = None) -> np.ndarray:
-    """The top-k distribution (k most probable kept, renormalised to sum 1); or
-
-    k_plus / k_minus — one token too many / too few kept
-    no_renormalise   — the kept probabilities not divided by their sum
-    Returns (vocab,), zero outside the kept set.
-    """
-    return top_k_mistakes(probs, k, (mistake,))[mistake]
-
-
-def top_k_mistakes(probs, k: int, mistakes=(None,) + TOP_K_MISTAKES) -> dict:
-    """{mistake: top_k_mistake(probs, k, mistake)} for several mistakes at once: probs checked
-    and ranked once; each kept set renormalised as top_k_sample does (its distribution does not
-    depend on the draw). probs: (vocab,); returns {None or name: (vocab,)}."""
-    for mistake in mistakes:
-        check_mistake(mistake, TOP_K_MISTAKES, "top_k_mistake")
-    k = int(k)
-    pr = _check_probs(probs)                                  # (vocab,)
-    ranking = _rank(pr)                                       # (vocab,)  most probable first
-
-    def kept(kk: int):
-        return _draw("top_k", pr, ranking, _check_k(kk, pr.size), None)
-
-    out, right = {}, None
-    for mistake in mistakes:
-        if mistake == "k_plus":
-            out[mistake] = kept(k + 1).distribution           # (vocab,)
-        elif mistake == "k_minus":
-            out[mistake] = kept(k - 1).distribution           # (vocab,)
-        else:
-            if right is None:
-                right = kept(k)
-            out[mistake] = (right.distribution * right.kept_mass if mistake == "no_renormalise"
-                            else right.distribution)          # (vocab,)
-    return out
-
-
-@dataclass(frozen=True)
-class TopPResult:
-    kept: tuple[int, ...]   # token ids kept, in the order they were added
-    mass: float             # their total original probability
-
-
-TOP_P_MISTAKES = ("stop_before", "ascending")
-
-
-def top_p_mistake(probs, p: float, mistake: str | None = None) -> TopPResult:
-    """Top-p kept set: most probable first until the total reaches p; or
-
-    stop_before — stopped at the last token BEFORE the total reaches p (never keeps fewer than 1)
-    ascending   — added the LEAST probable tokens first until the total reaches p
-    """
-    return top_p_mistakes(probs, p, (mistake,))[mistake]
-
-
-def top_p_mistakes(probs, p: float, mistakes=(None,) + TOP_P_MISTAKES) -> dict:
-    """{mistake: top_p_mistake(probs, p, mistake)} for several mistakes at once (probs and p
-    checked and the right kept set found once). probs: (vocab,); returns {None or name: TopPResult}."""
-    for mistake in mistakes:
-        check_mistake(mistake, TOP_P_MISTAKES, "top_p_mistake")
-    pr = as_matrix(probs, "確率", ndim=1)
-    choice = kept_distribution(pr, "top_p", p=p)              # validates probs and p
-    right = choice.kept.tolist()
-    out = {}
-    for mistake in mistakes:
-        kept = right
-        if mistake == "stop_before":
-            kept = kept[:-1] or kept[:1]
-        elif mistake == "ascending":
-            order = np.argsort(pr, kind="stable")             # smallest first
-            cum = np.cumsum(pr[order])
-            m = int((cum >= float(p) - 1e-12).argmax()) + 1
-            kept = order[:m].tolist()
-        out[mistake] = TopPResult(tuple(kept), float(pr[kept].sum()))
-    return out

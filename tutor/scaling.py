@@ -121,7 +121,7 @@ def dot_product_spread(rng: np.random.Generator, d_ks: Sequence[int] = SPREAD_D_
 
 
 # ---------------------------------------------------------------------------
-# attention from a given score table, correct or with one named mistake
+# the divisor √d_k and its named mistakes
 # ---------------------------------------------------------------------------
 def divisor_with_mistake(d_k: int, mistake, d_model) -> float:
     if mistake == "no_scale":
