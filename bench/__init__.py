@@ -4,7 +4,7 @@ Sections (``--only`` takes one or more, comma-separated):
 
 - ``pages``      each existing page's rerun time via AppTest, and its ratio to an empty page;
 - ``coldstart``  `streamlit run app.py` to the first h1 in headless Chromium;
-- ``engine``     tutor.fast_attention (and the textbook tutor.attention) vs torch SDPA
+- ``engine``     bench.fast.fast_attention (and the textbook tutor.attention) vs torch SDPA
                  (or a NumPy reference without torch), n = 128, 512, 1024, h = 8, d_k = 64;
 - ``tiled``      tiled vs plain attention, time and peak memory, n = 2048, 4096;
 - ``questions``  questions generated per second, per generator and in total;
@@ -119,7 +119,7 @@ def environment() -> str:
     except ImportError:
         pass
     try:
-        from tutor.fast import _blas_one_thread
+        from bench.fast import _blas_one_thread
         parts.append("fast_attention: whole blocks per thread, OpenBLAS held to 1 thread (threadpoolctl)"
                      if _blas_one_thread.available else
                      "fast_attention: threadpoolctl missing, products on the caller thread")

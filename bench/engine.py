@@ -61,7 +61,7 @@ def _sample(fn) -> float:
 
 def run_engine(cfg: Config) -> list[Row]:
     import tutor
-    from tutor.fast import fast_attention
+    from bench.fast import fast_attention
 
     ref_name, convert, ref_call = reference()
     sizes = (64, 128) if cfg.quick else (128, 512, 1024)
@@ -94,7 +94,7 @@ def run_engine(cfg: Config) -> list[Row]:
                 lim = TARGET_CAUSAL if causal else TARGET_PLAIN
                 target, ok = f"≤ {lim}× reference", r_fast <= lim
             rows.append(Row("engine", f"reference: {ref_name}, {label}", t["ref"], "ms"))
-            rows.append(Row("engine", f"tutor.fast_attention, {label}", t["fast"], "ms",
+            rows.append(Row("engine", f"bench.fast.fast_attention, {label}", t["fast"], "ms",
                             ratio=f"{r_fast:.2f}× reference", target=target, ok=ok,
                             note=f"max abs Δ {err:.0e}"))
             rows.append(Row("engine", f"tutor.attention (textbook, all intermediates), {label}", t["textbook"], "ms",
@@ -114,7 +114,7 @@ def _peak_bytes(fn) -> int:
 
 def run_tiled(cfg: Config) -> list[Row]:
     import tutor
-    from tutor.tiled import tiled_attention
+    from tutor.cost import tiled_attention
 
     sizes = (256, 512) if cfg.quick else (2048, 4096)
     reps = cfg.reps(full=5, quick=2)
@@ -138,7 +138,7 @@ def run_tiled(cfg: Config) -> list[Row]:
         r = median(ratio_samples(t_tiled, t_plain))
         label = f"n={n}, h=1, d_k={D}, block={block}"
         rows.append(Row("tiled", f"plain tutor.attention, {label}", t_plain, "ms"))
-        rows.append(Row("tiled", f"tutor.tiled_attention, {label}", t_tiled, "ms", ratio=f"{r:.2f}× plain",
+        rows.append(Row("tiled", f"tutor.cost.tiled_attention, {label}", t_tiled, "ms", ratio=f"{r:.2f}× plain",
                         target=f"≤ {TARGET_TILED:.0f}× plain", ok=r <= TARGET_TILED, note=f"max abs Δ {err:.0e}"))
         rows.append(Row("tiled", f"peak memory plain, {label} (tracemalloc)", [mem_plain], "MB"))
         rows.append(Row("tiled", f"peak memory tiled, {label} (tracemalloc; score tile {tile_mb:.3f} MB)",

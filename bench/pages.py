@@ -12,11 +12,11 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from .common import ROOT, Config, Row, median, ratio_samples, verdict
+from .common import ROOT, Config, Row, median, ratio_samples
 
 EMPTY_SCRIPT = 'import streamlit as st\n\nst.title("empty")\n'
 # The app's own frame and nothing else: page config, session state, the sidebar with its links to
-# every page, the page title. Every page pays it; it shows how much of the 3× budget is left.
+# every page, the page title. Every page pays it: the floor under every page's rerun time.
 SHELL_SCRIPT = 'import ui\n\nui.page("review")\n'
 # The price of one element, for the README's argument: the empty page plus N links to the app's pages
 # (the sidebar's element) and plus N Markdown paragraphs (the commonest element); (row − empty) / N.
@@ -24,8 +24,7 @@ N_ELEMENTS = 15
 LINKS_SCRIPT = ('import streamlit as st\n\nfrom ui.nav import PAGES\n\nst.title("empty")\n'
                 f'for info in PAGES[:{N_ELEMENTS}]:\n    st.page_link(info.path, label=info.label)\n')
 MARKDOWN_SCRIPT = EMPTY_SCRIPT + f'for k in range({N_ELEMENTS}):\n    st.markdown(f"段落 {{k}}")\n'
-TARGET_MS = 50.0
-TARGET_RATIO = 3.0
+TARGET_MS = 50.0   # a rerun a learner does not wait for; the ratio to an empty page is reported, not judged
 
 
 def _open(path: str, timeout: float):
@@ -113,13 +112,11 @@ def run(cfg: Config) -> list[Row]:
     for label, path, at, err in apps[n_references:]:
         ms = samples[label]
         if not ms:
-            rows.append(Row("pages", f"{label} rerun", [], "ms", target=f"≤ {TARGET_MS:.0f} ms, ≤ {TARGET_RATIO:.0f}× empty",
+            rows.append(Row("pages", f"{label} rerun", [], "ms", target=f"≤ {TARGET_MS:.0f} ms",
                             ok=False, note=f"did not run: {err}"))
             continue
         ratio = median(ratio_samples(ms, empty_ms))
-        ok_ms, ok_ratio = median(ms) <= TARGET_MS and not err, ratio <= TARGET_RATIO and not err
         rows.append(Row("pages", f"{label} rerun", ms, "ms", ratio=f"{ratio:.2f}× empty",
-                        target=f"≤ {TARGET_MS:.0f} ms, ≤ {TARGET_RATIO:.0f}× empty", ok=ok_ms and ok_ratio,
-                        result=f"{TARGET_MS:.0f} ms {verdict(ok_ms)}, {TARGET_RATIO:.0f}× {verdict(ok_ratio)}",
+                        target=f"≤ {TARGET_MS:.0f} ms", ok=median(ms) <= TARGET_MS and not err,
                         note=(f"exception: {err}; " if err else "") + f"CPU {median(cpu[label]):.1f} ms"))
     return rows

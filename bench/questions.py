@@ -2,15 +2,14 @@
 
 Each sample asks one generator for fresh seeds (never a seed twice in the run) for at least
 ``window`` seconds. The total is the number of questions over the time of one round over
-every generator (the mix a mock exam draws from).
+every generator (the mix a mock exam draws from). The numbers are reported, not judged: a learner
+spends ~40 s on a question, so no rate a generator reaches here is felt.
 """
 from __future__ import annotations
 
 import time
 
 from .common import Config, Row, median
-
-TARGET_QPS = 10_000.0
 
 
 def _rate(make, start_seed: int, window: float) -> tuple[float, float, int, float, float]:
@@ -55,10 +54,8 @@ def run(cfg: Config, details: list[str] | None = None) -> list[Row]:
 
     per, totals, per_cpu, totals_cpu = measure(cfg)
     rows = [Row("questions", f"all {len(per)} generators together (questions/s)", totals, "q/s",
-                target=f"≥ {TARGET_QPS:,.0f} q/s", ok=median(totals) >= TARGET_QPS,
                 note=f"by CPU time {median(totals_cpu):,.0f} q/s")]
     ranked = sorted(per.items(), key=lambda kv: median(kv[1]))
-    slow = [gid for gid, s in ranked if median(s) < TARGET_QPS]
     kinds = {"calc": [], "knowledge": []}
     kinds_cpu = {"calc": [], "knowledge": []}
     for gid, s in per.items():
@@ -66,23 +63,17 @@ def run(cfg: Config, details: list[str] | None = None) -> list[Row]:
         kinds_cpu[quizzes.GENERATOR_INFO[gid][1]].append(median(per_cpu[gid]))
     for kind, meds in kinds.items():
         if meds:
-            passed = sum(m >= TARGET_QPS for m in meds)
-            rows.append(Row("questions", f"{kind} generators: median of the per-generator rates "
-                            f"({passed}/{len(meds)} reach the target)", meds, "q/s",
-                            target=f"each ≥ {TARGET_QPS:,.0f} q/s", ok=passed == len(meds),
-                            note=f"by CPU time: median {median(kinds_cpu[kind]):,.0f} q/s, "
-                                 f"{sum(m >= TARGET_QPS for m in kinds_cpu[kind])}/{len(meds)} reach it"))
+            rows.append(Row("questions", f"{kind} generators: median of the per-generator rates", meds, "q/s",
+                            note=f"by CPU time: median {median(kinds_cpu[kind]):,.0f} q/s"))
     gid, s = ranked[0]
-    rows.append(Row("questions", f"slowest generator: {gid}", s, "q/s", target=f"≥ {TARGET_QPS:,.0f} q/s",
-                    ok=median(s) >= TARGET_QPS, note=f"by CPU time {median(per_cpu[gid]):,.0f} q/s"))
+    rows.append(Row("questions", f"slowest generator: {gid}", s, "q/s",
+                    note=f"by CPU time {median(per_cpu[gid]):,.0f} q/s"))
     if details is not None:
-        details.append(f"Questions per second per generator (median of {len(ranked[0][1])}; "
-                       f"{len(slow)} of {len(per)} below {TARGET_QPS:,.0f}):\n")
-        details.append("| generator | topic | kind | q/s (median) | min – max | q/s by CPU time | target |")
-        details.append("|---|---|---|---:|---:|---:|---|")
+        details.append(f"Questions per second per generator (median of {len(ranked[0][1])}):\n")
+        details.append("| generator | topic | kind | q/s (median) | min – max | q/s by CPU time |")
+        details.append("|---|---|---|---:|---:|---:|")
         for gid, s in ranked:
             topic, kind, _ = quizzes.GENERATOR_INFO[gid]
             details.append(f"| {gid} | {topic} | {kind} | {median(s):,.0f} | {min(s):,.0f} – {max(s):,.0f} | "
-                           f"{median(per_cpu[gid]):,.0f} | "
-                           f"{'PASS' if median(s) >= TARGET_QPS else 'FAIL'} |")
+                           f"{median(per_cpu[gid]):,.0f} |")
     return rows

@@ -201,15 +201,15 @@ with hand_box:
                 "下の「試してみよう」で書き換えると、この手計算も変わります。")
     c1, c2 = st.columns(2)
     with c1:
-        ui.show_matrix(h, SRC, HID, digits=ui.steps.auto_digits(h), caption="エンコーダの状態 H（行 = h_j）")
+        ui.show_matrix(h, SRC, HID, digits=ui.handcalc.auto_digits(h), caption="エンコーダの状態 H（行 = h_j）")
     with c2:
-        ui.show_matrix(s[None, :], ["s"], HID, digits=ui.steps.auto_digits(s[None, :]), caption="デコーダの状態 s")
+        ui.show_matrix(s[None, :], ["s"], HID, digits=ui.handcalc.auto_digits(s[None, :]), caption="デコーダの状態 s")
     st.latex(f"W = {mat(w)},\\quad U = {mat(u)}")
     st.latex(f"v = {col(v)}")
     st.markdown("**手順 1　$W s$**：デコーダの状態を変換します（どの $j$ にも共通）。")
     st.latex(matvec_tex("W", "s", w, s, att.ws))
     st.markdown("**手順 2　$U h_j$**：エンコーダの各状態を変換します。")
-    st.latex(ui.steps.stack([matvec_tex("U", f"h_{{{j + 1}}}", u, h[j], att.uh[j]) for j in range(len(SRC))]))
+    st.latex(ui.handcalc.stack([matvec_tex("U", f"h_{{{j + 1}}}", u, h[j], att.uh[j]) for j in range(len(SRC))]))
     st.markdown("**手順 3　足して tanh、$v$ との内積でスコア $e_j$**")
     for j in range(len(SRC)):
         st.latex(r"\begin{aligned}" + f"e_{{{j + 1}}} &= v^\\top \\tanh{col(att.pre[j])} = v^\\top {col(att.hidden[j])}"

@@ -3,7 +3,7 @@ and a generation loop that appends one token per click."""
 import numpy as np
 import pandas as pd
 import streamlit as st
-from ui.widgets import cached_chart
+from ui import cached_chart
 
 import tutor
 import ui
@@ -13,7 +13,7 @@ from ui.validate import format_number
 
 ui.page("output")
 
-VOCAB = tutor.TOY_VOCAB
+VOCAB = tutor.output.TOY_VOCAB
 # Markdown would swallow "<eos>" as an HTML tag: show special tokens with 〈 〉 in text
 SHOW = [t.replace("<", "〈").replace(">", "〉") for t in VOCAB]
 STRATEGY_LABELS = {"greedy": "貪欲法（greedy）", "sample": "そのままサンプリング",
@@ -24,8 +24,8 @@ GEN_KEY = "output_gen_steps"
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def tiny_forward(seed: int, text: str):
-    model = tutor.TinyDecoderOnly.from_seed(seed)
-    ids = tutor.token_ids(text, model.vocab)
+    model = tutor.encdec.TinyDecoderOnly.from_seed(seed)
+    ids = model.vocab.ids(text)
     res = model.forward(ids)
     return model.vocab, res.final[-1].copy(), np.asarray(model.embedding).copy(), res.next_logits.copy()
 
@@ -37,7 +37,7 @@ def prob_table(rows: dict, labels) -> pd.DataFrame:
 
 def choose_with(probs, strategy, seed, k, p):
     rng = np.random.default_rng(int(seed))
-    return tutor.choose(probs, strategy, rng, k=k, p=p)
+    return tutor.output.choose(probs, strategy, rng, k=k, p=p)
 
 
 def describe_choice(choice) -> str:
@@ -84,7 +84,7 @@ st.markdown(
 ui.section("hand")
 st.markdown(f"3 語の語彙で、ロジットが $z = ({', '.join(format_number(v, 0) for v in tb.TEMPERATURE_LOGITS)})$ の場合です。"
             "T で割ってから softmax に通すと、次の表のようになります。")
-t_rows = tutor.temperature_table(tb.TEMPERATURE_LOGITS, tb.TEMPERATURES)
+t_rows = tutor.output.temperature_table(tb.TEMPERATURE_LOGITS, tb.TEMPERATURES)
 temp_rows = {f"T = {format_number(r.temperature, 1)}": r.probs for r in t_rows}
 st.table(pd.DataFrame({
     "温度": [f"T = {format_number(r.temperature, 1)}" for r in t_rows],
@@ -107,7 +107,7 @@ model_seed = st.number_input("モデルのシード", min_value=0, max_value=100
 vocab_m, h_last, emb, logits_m = tiny_forward(int(model_seed), PROMPT)
 ui.show_matrix(h_last[None, :], ["h（「を」の位置）"], [f"{j + 1}" for j in range(h_last.size)], digits=3,
                caption=f"最後の位置の表現 h（d_model = {h_last.size}）")
-probs_m = tutor.probabilities(logits_m, 1.0)
+probs_m = tutor.output.probabilities(logits_m, 1.0)
 c1, c2 = st.columns(2)
 with c1:
     st.caption(f"ロジット z = h Eᵀ（重み共有、語彙 {len(vocab_m)} 語）")
@@ -127,7 +127,7 @@ ui.section("try")
 st.subheader("温度を動かす")
 temp = st.slider("温度 T", min_value=0.1, max_value=3.0, value=1.0, step=0.1, key="output_temp",
                  persist_state="session")
-probs_try = ui.compute("output_temp_probs", tutor.probabilities, tb.TEMPERATURE_LOGITS, temp)
+probs_try = ui.compute("output_temp_probs", tutor.output.probabilities, tb.TEMPERATURE_LOGITS, temp)
 if probs_try is not None:
     st.table(prob_table({f"T = {format_number(temp, 1)}": probs_try}, ["A（z = 2）", "B（z = 1）", "C（z = 0）"]))
     cached_chart(prob_bars, probs_try, ["A", "B", "C"], title=f"T = {format_number(temp, 1)}", width="stretch")
@@ -149,7 +149,7 @@ with c2:
     k = st.slider("top-k の k", min_value=1, max_value=len(VOCAB), value=2, key="output_k", persist_state="session")
     p = st.slider("top-p の p", min_value=0.05, max_value=1.0, value=0.9, step=0.05, key="output_p",
                   persist_state="session")
-probs_c = tutor.probabilities(tutor.toy_next_logits(tutor.toy_ids([prev])), t_choice)
+probs_c = tutor.output.probabilities(tutor.output.toy_next_logits(tutor.output.TOY_VOCAB.ids([prev])), t_choice)
 choice = ui.compute("output_choice", choose_with, probs_c, strategy, seed, k, p)
 if choice is not None:
     cached_chart(prob_bars, choice.distribution, VOCAB, highlight=choice.kept,
@@ -167,9 +167,9 @@ prompt_tok = st.selectbox("書き出し", ["猫", "魚", "は", "を"], key="out
 
 def add_step() -> None:
     steps = st.session_state.get(GEN_KEY, [])
-    ids = steps[-1].ids + (steps[-1].chosen,) if steps else tutor.toy_ids([st.session_state["output_prompt"]])
+    ids = steps[-1].ids + (steps[-1].chosen,) if steps else tutor.output.TOY_VOCAB.ids([st.session_state["output_prompt"]])
     try:
-        step = tutor.generation_step(ids, st.session_state["output_strategy"], int(st.session_state["output_seed"]),
+        step = tutor.output.generation_step(ids, st.session_state["output_strategy"], int(st.session_state["output_seed"]),
                                      float(st.session_state["output_temp2"]), k=int(st.session_state["output_k"]),
                                      p=float(st.session_state["output_p"]))
     except ValueError as exc:
@@ -193,7 +193,7 @@ c1.button("1 トークン生成", key="output_gen_one", on_click=add_step, disab
 c2.button("最初からやり直す", key="output_gen_reset", on_click=reset_steps, icon="↩️")
 if "output_gen_error" in st.session_state:
     st.error(st.session_state["output_gen_error"], icon="⚠️")
-sequence = tutor.toy_ids([prompt_tok]) if not steps else steps[-1].ids + (steps[-1].chosen,)
+sequence = tutor.output.TOY_VOCAB.ids([prompt_tok]) if not steps else steps[-1].ids + (steps[-1].chosen,)
 st.markdown("**いまの列**：" + " ".join(SHOW[i] for i in sequence))
 for number, step in enumerate(steps, start=1):
     top = step.choice.ranking[:3]

@@ -27,8 +27,8 @@ def table1_markdown(rows) -> str:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def run_tiled(n: int, d_k: int, block: int, causal: bool, seed: int):
-    q, k, v = tutor.random_qkv(n, d_k, np.random.default_rng(seed))
-    return tutor.compare_tiled(q, k, v, block, causal)
+    q, k, v = tutor.cost.random_qkv(n, d_k, np.random.default_rng(seed))
+    return tutor.cost.compare_tiled(q, k, v, block, causal)
 
 
 # ---------------------------------------------------------------------------
@@ -48,7 +48,7 @@ st.markdown(
     "表 1 には計算量のほかに 2 つの列があります。**逐次操作** は、前の結果を待たないと始められない操作が何回続くか、"
     "**最大経路長** は、系列の両端にある 2 つの位置の間を情報が伝わるのに何段かかるかです。"
 )
-rows_paper = tutor.table1(tb.COST_N, tb.COST_D)
+rows_paper = tutor.cost.table1(tb.COST_N, tb.COST_D)
 st.markdown(table1_markdown(rows_paper))
 st.caption("n：トークン数（系列長）、d：表現の次元、k：畳み込みのカーネル幅、r：制限付き自己注意が見る近傍の大きさ。")
 st.markdown(
@@ -69,7 +69,7 @@ st.markdown(
 
 # ---------------------------------------------------------------------------
 ui.section("hand")
-sa, rnn = (tutor.layer_cost(t, tb.COST_N, tb.COST_D) for t in MAIN)
+sa, rnn = (tutor.cost.layer_cost(t, tb.COST_N, tb.COST_D) for t in MAIN)
 st.markdown(f"1 文が n = {tb.COST_N} トークン、表現の次元が d = {tb.COST_D}（論文の $d_{{\\text{{model}}}}$ と同じ）"
             "の場合を考え、O(·) の中身に数をそのまま代入します。")
 st.latex(rf"\begin{{aligned}}\text{{自己注意}}:\ n^2 \cdot d &= {tb.COST_N}^2 \times {tb.COST_D} \\ &= {sa.operations:,}"
@@ -79,20 +79,20 @@ st.latex(rf"\begin{{aligned}}\text{{再帰（RNN）}}:\ n \cdot d^2 &= {tb.COST_
 c1, c2 = st.columns(2)
 c1.metric(f"自己注意 n²·d（n = {tb.COST_N}, d = {tb.COST_D}）", ops(sa.operations))
 c2.metric(f"再帰 n·d²（n = {tb.COST_N}, d = {tb.COST_D}）", ops(rnn.operations))
-cheap = tutor.cheaper_layer(tb.COST_N, tb.COST_D)
+cheap = tutor.cost.cheaper_layer(tb.COST_N, tb.COST_D)
 st.markdown("2 つの式の比は $n^2 d \\,/\\, (n d^2) = n / d$ です。トークン数 n が次元 d より少なければ自己注意、"
             f"多ければ RNN のほうが演算は少なくなり、境目は $n = d$ です。ここでは n = {tb.COST_N}、d = {tb.COST_D} なので、"
-            f"軽いのは **{tutor.LAYER_LABELS[cheap]}** です。")
+            f"軽いのは **{tutor.cost.LAYER_LABELS[cheap]}** です。")
 st.latex(r"n^2 d < n d^2 \iff n < d")
 
 # ---------------------------------------------------------------------------
 ui.section("visual")
 st.markdown(f"d = {tb.COST_D} のまま n を 1 から 4096 まで伸ばしたときの演算量です（両軸とも対数目盛）。")
-ns_vis = tutor.cost_lengths(4096)
-curve = tutor.cost_curve(ns_vis, tb.COST_D)
-ui.widgets.cached_chart(cost_chart, ns_vis, {t: curve[t] for t in MAIN}, tutor.LAYER_LABELS,
-                           crossover=tutor.crossover(tb.COST_D), n_mark=tb.COST_N,
-                           marks={t: tutor.layer_cost(t, tb.COST_N, tb.COST_D).operations for t in MAIN},
+ns_vis = tutor.cost.cost_lengths(4096)
+curve = tutor.cost.cost_curve(ns_vis, tb.COST_D)
+ui.cached_chart(cost_chart, ns_vis, {t: curve[t] for t in MAIN}, tutor.cost.LAYER_LABELS,
+                           crossover=tutor.cost.crossover(tb.COST_D), n_mark=tb.COST_N,
+                           marks={t: tutor.cost.layer_cost(t, tb.COST_N, tb.COST_D).operations for t in MAIN},
                            title=f"層ごとの演算量（d = {tb.COST_D}）", width="stretch")
 st.caption(f"点は n = {tb.COST_N} のときの値です。2 本の線は n = d で交差し、それより右（長い系列）では自己注意のほうが重くなります。")
 
@@ -106,19 +106,19 @@ with c1:
 with c2:
     d = st.select_slider("表現の次元 d", options=[64, 128, 256, 512, 768, 1024, 2048, 4096], value=tb.COST_D,
                          key="cost_d", persist_state="session")
-rows_try = ui.compute("cost_try", tutor.table1, int(n), int(d))
+rows_try = ui.compute("cost_try", tutor.cost.table1, int(n), int(d))
 if rows_try is not None:
     sa_try, rnn_try = rows_try[0], rows_try[1]
     c1, c2, c3 = st.columns(3)
     c1.metric("自己注意 n²·d", ops(sa_try.operations))
     c2.metric("再帰 n·d²", ops(rnn_try.operations))
-    winner = tutor.cheaper_layer(int(n), int(d))
-    c3.metric("軽いのは", "同じ" if winner == "equal" else tutor.LAYER_LABELS[winner])
-    st.markdown(f"分かれ目は n = d = {tutor.crossover(int(d)):,} です。")
-    ns_try = tutor.cost_lengths(max(4096, int(n)))
-    curve_try = tutor.cost_curve(ns_try, int(d))
-    ui.widgets.cached_chart(cost_chart, ns_try, {t: curve_try[t] for t in MAIN}, tutor.LAYER_LABELS,
-                               crossover=tutor.crossover(int(d)), n_mark=int(n),
+    winner = tutor.cost.cheaper_layer(int(n), int(d))
+    c3.metric("軽いのは", "同じ" if winner == "equal" else tutor.cost.LAYER_LABELS[winner])
+    st.markdown(f"分かれ目は n = d = {tutor.cost.crossover(int(d)):,} です。")
+    ns_try = tutor.cost.cost_lengths(max(4096, int(n)))
+    curve_try = tutor.cost.cost_curve(ns_try, int(d))
+    ui.cached_chart(cost_chart, ns_try, {t: curve_try[t] for t in MAIN}, tutor.cost.LAYER_LABELS,
+                               crossover=tutor.cost.crossover(int(d)), n_mark=int(n),
                                marks={"self_attention": sa_try.operations, "recurrent": rnn_try.operations},
                                title=f"層ごとの演算量（d = {int(d):,}）", width="stretch")
 
@@ -134,7 +134,7 @@ st.markdown(
     "クエリとキーを位置に応じた角度だけ回転させる、位置の入れ方の一つです。すべての組のスコアを計算することは変わらないので、"
     "計算量は $O(n^2 \\cdot d)$ のままです。"
 )
-restricted = tutor.layer_cost("restricted_self_attention", int(n), int(d), r=64)
+restricted = tutor.cost.layer_cost("restricted_self_attention", int(n), int(d), r=64)
 st.caption(f"例：n = {int(n):,}、d = {int(d):,} で近傍 r = {restricted.param} だけを見ると、"
            f"演算量 r·n·d = {ops(restricted.operations)}（全部を見ると {ops(rows_try[0].operations) if rows_try else '—'}）。")
 
@@ -162,15 +162,15 @@ if cmp is not None:
     c1.metric("ふつうの Attention が抱えるスコア", f"{cmp.full_elements:,} 個",
               help="n × n の表をまるごと作る")
     c2.metric("タイル版が一度に抱えるスコア", f"{cmp.peak_elements:,} 個", help="ブロック × ブロックの小さな表だけ")
-    st.markdown(f"float64 で数えると、ふつうは **{tutor.human_bytes(cmp.full_bytes)}**、"
-                f"タイル版は **{tutor.human_bytes(cmp.tiled_bytes)}** です。"
+    st.markdown(f"float64 で数えると、ふつうは **{tutor.cost.human_bytes(cmp.full_bytes)}**、"
+                f"タイル版は **{tutor.cost.human_bytes(cmp.tiled_bytes)}** です。"
                 "出力の差は上の最大値のとおり浮動小数点の丸め誤差の大きさしかなく、近似ではなく同じ計算です。")
     ui.show_matrix(np.vstack([cmp.plain_output[0, :4], cmp.tiled.output[0, :4]]), ["ふつう", "タイル"],
                    [f"出力 {j + 1}" for j in range(4)], digits=6, caption="1 行目の出力（先頭 4 列）")
 
 st.markdown("**オンライン softmax の中身**：1 行のスコア (1, 3, 2, 5) をブロック 2 つずつ読みながら、"
             "最大値 m と合計 l を更新します。新しいブロックで最大値が上がったら、それまでの合計に $e^{m - m'}$ を掛けて直します。")
-steps, probs = tutor.online_softmax_trace(np.array([1.0, 3.0, 2.0, 5.0]), 2)
+steps, probs = tutor.cost.online_softmax_trace(np.array([1.0, 3.0, 2.0, 5.0]), 2)
 ui.show_table(pd.DataFrame({
     "ブロック": [", ".join(format_number(x, 0) for x in s.block) for s in steps],
     "m（前）": [format_number(s.max_before, 0) for s in steps],

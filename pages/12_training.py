@@ -9,7 +9,7 @@ import streamlit as st
 import tutor
 import ui
 from tutor import textbook as tb
-from ui.steps import vector
+from ui.handcalc import vector
 from ui.validate import format_number, format_tiny
 
 ui.page("training")
@@ -25,13 +25,13 @@ REDRAW_EVERY = 5                  # live chart / progress bar update interval (s
 @st.cache_data(show_spinner=False, max_entries=32)
 def cached_train(settings: tuple, seed: int, _callback=None):
     """One finished run per (settings, seed); revisiting is instant."""
-    return tutor.train(tutor.TrainConfig(**dict(settings)), np.random.default_rng(seed),
+    return tutor.training.train(tutor.training.TrainConfig(**dict(settings)), np.random.default_rng(seed),
                        _callback, REDRAW_EVERY)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def cached_experiment(key: str, seed: int, _callback=None):
-    return tutor.run_experiment(key, seed, _callback, REDRAW_EVERY)
+    return tutor.training.run_experiment(key, seed, _callback, REDRAW_EVERY)
 
 
 def pct(x: float) -> str:
@@ -130,10 +130,10 @@ st.markdown("飽和した例のヤコビ行列は、どの成分も 0 に近い�
 st.subheader("出力層の勾配 $p - t$")
 logits = tb.TEMPERATURE_LOGITS
 ce_probs = tutor.softmax(logits)
-target = tutor.one_hot(logits.size, 1)  # the correct class is the 2nd (index 1)
+target = tutor.training.one_hot(logits.size, 1)  # the correct class is the 2nd (index 1)
 st.markdown(f"ロジット $z = {vector(logits, 0)}$ の確率は $p = {vector(ce_probs, 3)}$。正解がクラス 2 のとき "
-            f"$t = {vector(target, 0)}$ で、損失 $L = -\\ln p_2 = {format_number(tutor.cross_entropy(ce_probs, 1), 3)}$、"
-            f"ロジットの勾配 $p - t = {vector(tutor.cross_entropy_grad(logits, 1), 3)}$。"
+            f"$t = {vector(target, 0)}$ で、損失 $L = -\\ln p_2 = {format_number(tutor.training.cross_entropy(ce_probs, 1), 3)}$、"
+            f"ロジットの勾配 $p - t = {vector(tutor.training.cross_entropy_grad(logits, 1), 3)}$。"
             "勾配降下法はこの勾配と逆の向きにロジットを動かすので、正解のロジットは上がり、ほかは下がります。")
 
 # ---------------------------------------------------------------------------
@@ -156,7 +156,7 @@ with c2:
     steps = st.slider("ステップ数", 20, 300, 150, step=10, key="training_steps", persist_state="session")
     seed = st.number_input("乱数のシード", min_value=0, max_value=100_000, value=0, step=1, key="training_seed",
                            persist_state="session", help="同じシードと設定なら、毎回まったく同じ学習になります。")
-config = tutor.TrainConfig(variant=variant, n_heads=int(n_heads), d_k=int(d_k), scale=bool(scale),
+config = tutor.training.TrainConfig(variant=variant, n_heads=int(n_heads), d_k=int(d_k), scale=bool(scale),
                            positional=bool(positional), optimizer=optimizer, lr=float(lr), steps=int(steps))
 st.caption(f"訓練用の文 {config.n_train} 個・未知の文 {config.n_test} 個、埋め込み {config.d_model} 次元。"
            "SGD では学習率を 0.5 前後にすると進みます（大きすぎると発散します）。")
@@ -199,7 +199,7 @@ else:
 
     st.subheader("学習に使っていない文の注意（全行）")
     test_words = ui.unique_labels(list(hist.test_example))
-    full = tutor.attention_map(hist.params, tutor.encode(hist.test_example), hist.config)
+    full = tutor.training.attention_map(hist.params, tutor.training.VOCAB.ids(hist.test_example), hist.config)
     for h in range(hist.config.n_heads):
         ui.heatmap(full[h], test_words, test_words, digits=2, title=f"学習後の注意の重み（ヘッド {h + 1}）")
     st.caption("損失に使うのは「それ」の行だけです。ほかの行は、同じ $W_Q$・$W_K$ がほかの語でどう働くかを示しています。")
@@ -207,10 +207,10 @@ else:
     # -----------------------------------------------------------------------
     ui.section("try")
     st.markdown("語彙の中の単語で文を作り、学習したモデルに「それ」が何を指すか答えさせます（単語はスペースで区切ります）。")
-    st.caption("使える単語：" + "　".join(tutor.VOCAB[1:]))
+    st.caption("使える単語：" + "　".join(tutor.training.VOCAB[1:]))
     sentence = st.text_input("文", value="犬 は 川で 豆 を 拾った 。 それ を 食べた", key="training_sentence",
                              persist_state="session")
-    pred = ui.compute("training_predict", tutor.predict_sentence, hist.params, sentence, hist.config)
+    pred = ui.compute("training_predict", tutor.training.predict_sentence, hist.params, sentence, hist.config)
     if pred is not None:
         st.markdown(f"モデルの答え：**{pred.word}**（確率 {format_number(pred.probability, 3)}）")
         ui.heatmap(pred.weights, [f"それ（ヘッド {h + 1}）" for h in range(pred.weights.shape[0])],
@@ -220,11 +220,11 @@ else:
 st.header("実験：教科書の主張をこの小さなモデルで確かめる", divider="gray")
 st.markdown("同じシードなら、2 つの実行は同じ文・同じ初期値から始まり、違うのはスイッチ 1 つだけです。"
             "**測った結果をそのまま示します**。教科書どおりにならない場合も、そう表示します。")
-exp_key = st.selectbox("実験", list(tutor.EXPERIMENTS), format_func=lambda k: tutor.EXPERIMENTS[k].title,
+exp_key = st.selectbox("実験", list(tutor.training.EXPERIMENTS), format_func=lambda k: tutor.training.EXPERIMENTS[k].title,
                        key="training_exp", persist_state="session")
 exp_seed = st.number_input("実験のシード", min_value=0, max_value=100_000, value=0, step=1, key="training_exp_seed",
                            persist_state="session")
-experiment = tutor.EXPERIMENTS[exp_key]
+experiment = tutor.training.EXPERIMENTS[exp_key]
 if st.button("実験を実行", key="training_exp_run", icon=":material/science:"):
     bar = st.progress(0.0, text="実験を準備しています…")
     slot = st.empty()
@@ -240,15 +240,13 @@ if done is None:
     st.info("「実験を実行」を押すと、2 つの設定を同じシードで学習させて比べます。")
 else:
     used_seed, run_a, run_b = done
-    label_a, label_b = experiment.labels
+    outcome = tutor.training.experiment_outcome(exp_key, run_a, run_b)
+    sum_a, sum_b = outcome.runs
     st.caption(f"シード {used_seed} の結果")
     table = pd.DataFrame({
-        label_a: [pct(run_a.heldout_accuracy), format_number(run_a.heldout_b_weight, 3),
-                  format_number(run_a.heldout.peak_weight, 3), format_number(float(run_a.loss[-1]), 3),
-                  str(run_a.steps_to(0.95) if run_a.steps_to(0.95) is not None else "届かず")],
-        label_b: [pct(run_b.heldout_accuracy), format_number(run_b.heldout_b_weight, 3),
-                  format_number(run_b.heldout.peak_weight, 3), format_number(float(run_b.loss[-1]), 3),
-                  str(run_b.steps_to(0.95) if run_b.steps_to(0.95) is not None else "届かず")],
+        label: [pct(r.heldout_accuracy), format_number(r.b_weight, 3), format_number(r.peak_weight, 3),
+                format_number(r.final_loss, 3), str(r.steps_to_95) if r.steps_to_95 is not None else "届かず"]
+        for label, r in zip(experiment.labels, outcome.runs)
     }, index=["未知の文での正解率", "それ→B の平均の重み", "「それ」の行の最大の重み（飽和の度合い）",
               "最後の損失", "訓練の正解率 95 % に届いたステップ"])
     st.table(table)
@@ -257,29 +255,29 @@ else:
     st.altair_chart(compare_chart((run_a, run_b), experiment.labels, lambda r: r.grad_norm_of("W_Q"),
                                   "W_Q に届いた勾配の大きさ（対数目盛）", "‖∂L/∂W_Q‖", log=True), width="content")
     if exp_key == "scaling":
-        if run_b.heldout_accuracy < run_a.heldout_accuracy:
+        if outcome.switch_matters:
             st.success(
-                f"割らないと「それ」の行がすぐ 1 つのトークンに張り付き（最大の重み {format_number(run_b.heldout.peak_weight, 3)}）、"
-                f"損失が {format_number(float(run_b.loss[-1]), 3)} と大きいまま、$W_Q$ への勾配が "
-                f"{format_tiny(run_b.grad_norm_of('W_Q')[-1], 3)} まで消えました。教科書の「飽和すると学習が止まる」が再現されています。")
+                f"割らないと「それ」の行がすぐ 1 つのトークンに張り付き（最大の重み {format_number(sum_b.peak_weight, 3)}）、"
+                f"損失が {format_number(sum_b.final_loss, 3)} と大きいまま、$W_Q$ への勾配が "
+                f"{format_tiny(sum_b.last_grad_w_q, 3)} まで消えました。教科書の「飽和すると学習が止まる」が再現されています。")
         else:
             st.warning("このシードでは、割らなくても学習できました。Adam は小さな勾配も同じくらいの一歩に直して進むため、"
                        "いつも止まるとは限りません。別のシードや「SGD」でも試してみてください。")
         st.caption(f"正直な補足：学習の最初の一歩では、割らないほうが $W_Q$ への勾配はむしろ大きい"
-                   f"（{format_number(float(run_b.grad_norm_of('W_Q')[0]), 3)} 対 "
-                   f"{format_number(float(run_a.grad_norm_of('W_Q')[0]), 3)}）。止まるのは、数ステップで softmax が飽和したあとです。")
+                   f"（{format_number(sum_b.first_grad_w_q, 3)} 対 "
+                   f"{format_number(sum_a.first_grad_w_q, 3)}）。止まるのは、数ステップで softmax が飽和したあとです。")
     elif exp_key == "position":
-        if run_b.heldout_accuracy < run_a.heldout_accuracy:
+        if outcome.switch_matters:
             st.success(
-                f"位置エンコーディングがないと正解率は {pct(run_b.heldout_accuracy)} で、2 匹の動物のどちらかを当てずっぽうで"
+                f"位置エンコーディングがないと正解率は {pct(sum_b.heldout_accuracy)} で、2 匹の動物のどちらかを当てずっぽうで"
                 "選ぶのと同じです。「猫 は 鳥 を …」と「鳥 は 猫 を …」は同じトークンの並べ替えなので、"
                 "位置の情報なしでは「それ」の出力がまったく同じになるからです。")
         else:
             st.warning("このシードでは、位置エンコーディングがなくても差が出ませんでした。")
     else:
         st.info(
-            f"この課題は 1 つの仕事（「それ」→ B）しかないので、1 ヘッドでも {pct(run_a.heldout_accuracy)}、"
-            f"2 ヘッドでも {pct(run_b.heldout_accuracy)} です。ヘッドを増やしても役割が自然に分かれるとは限らず、"
+            f"この課題は 1 つの仕事（「それ」→ B）しかないので、1 ヘッドでも {pct(sum_a.heldout_accuracy)}、"
+            f"2 ヘッドでも {pct(sum_b.heldout_accuracy)} です。ヘッドを増やしても役割が自然に分かれるとは限らず、"
             "同じ仕事を 2 つのヘッドで分け合うこともあります（ヘッドごとの重みは上の「学習させてみる」で 2 ヘッドを選ぶと見られます）。")
 
 ui.quiz_section("training")

@@ -219,11 +219,11 @@ with c2:
 
 st.subheader("[CLS] で 2 クラスに分類する")
 head = pt.cls_head(pt.CLS_DEMO_H, pt.CLS_DEMO_W, pt.CLS_DEMO_B)
-st.markdown(f"最終層の $h_{{\\text{{[CLS]}}}} = {ui.steps.vector(pt.CLS_DEMO_H, 0)}$（H = 4）に、"
+st.markdown(f"最終層の $h_{{\\text{{[CLS]}}}} = {ui.handcalc.vector(pt.CLS_DEMO_H, 0)}$（H = 4）に、"
             "分類層 $W$（4×2）と $b = (0, 0)$ を使います。")
 ui.show_matrix(pt.CLS_DEMO_W, [f"{i + 1}" for i in range(4)], ["肯定", "否定"], digits=1, caption="分類層の重み W")
-st.latex(rf"\begin{{aligned}}z &= h_{{\text{{[CLS]}}}} W + b = {ui.steps.vector(head.logits, 0)} \\"
-         rf"\mathrm{{softmax}}(z) &= {ui.steps.vector(head.probs, 3)}\end{{aligned}}")
+st.latex(rf"\begin{{aligned}}z &= h_{{\text{{[CLS]}}}} W + b = {ui.handcalc.vector(head.logits, 0)} \\"
+         rf"\mathrm{{softmax}}(z) &= {ui.handcalc.vector(head.probs, 3)}\end{{aligned}}")
 st.markdown(f"「肯定」の確率が {format_number(head.probs[0], 3)} で、こちらに分類されます。BERT-Base（H = {BASE['hidden']}）に"
             f"2 クラスの分類層を足すと、新しいパラメータは ${BASE['hidden']} \\times 2 + 2 = "
             f"{count(pt.cls_head_params(BASE['hidden'], 2))}$ 個だけです。")

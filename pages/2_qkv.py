@@ -4,7 +4,7 @@ import streamlit as st
 import tutor
 import ui
 from tutor import textbook as tb
-from ui.steps import auto_digits, number, vector
+from ui.handcalc import auto_digits, number, vector
 
 ui.page("qkv")
 
@@ -68,8 +68,8 @@ st.markdown("変換行列の数値を書き換えてみましょう。たとえ�
             "スコア表はどうなるでしょうか。埋め込み $X$ は前のページと同じ値に固定しています。")
 w_q, w_k, w_v = ui.weight_editors("qkv", (tb.W_Q, tb.W_K, tb.W_V), W_ROWS, W_COLS,
                                   labels=("W_Q（クエリ用）", "W_K（キー用）", "W_V（バリュー用）"))
-cmp = ui.compute("qkv", tutor.compare_naive_qkv, tb.X, w_q, w_k, w_v)
-hc = ui.compute("qkv_steps", tutor.hand_calculation, tb.X, w_q, w_k, w_v, tokens=TOKENS)
+cmp = ui.compute("qkv", tutor.qkv.compare_naive_qkv, tb.X, w_q, w_k, w_v)
+hc = ui.compute("qkv_steps", tutor.handcalc.hand_calculation, tb.X, w_q, w_k, w_v, tokens=TOKENS)
 if cmp is None or hc is None:
     st.stop()
 attn = cmp.attn
@@ -88,9 +88,9 @@ with hand_box:
         with col:
             ui.show_matrix(w, W_ROWS, W_COLS, digits=auto_digits(w), caption=f"変換行列 {name}")
     st.markdown("**クエリ $Q = XW_Q$**：$X$ の行と $W_Q$ の列の内積を並べます。")
-    ui.steps.matrix_steps(hc.q, title="$Q = XW_Q$ の全要素", expanded=True)
-    ui.steps.matrix_steps(hc.k, title="$K = XW_K$ の全要素")
-    ui.steps.matrix_steps(hc.v, title="$V = XW_V$ の全要素")
+    ui.handcalc.matrix_steps(hc.q, title="$Q = XW_Q$ の全要素", expanded=True)
+    ui.handcalc.matrix_steps(hc.k, title="$K = XW_K$ の全要素")
+    ui.handcalc.matrix_steps(hc.v, title="$V = XW_V$ の全要素")
     c1, c2, c3 = st.columns(3)
     with c1:
         ui.show_matrix(hc.q.result, TOKENS, ["q1", "q2"], digits=auto_digits(hc.q.result), caption="Q")
@@ -107,8 +107,8 @@ with hand_box:
         "クエリ用とキー用で異なる変換行列を通したことで、「それ」が探すものと魚が掲げる目印とが結びつきました。"
     )
     st.markdown("**スコア $S = QK^\\top$**：$(i, j)$ 成分は $s_{ij} = \\mathbf{q}_i\\cdot\\mathbf{k}_j$ です。")
-    ui.steps.matrix_steps(hc.scores, title="$S = QK^\\top$ の全要素")
-    ui.steps.matrix_steps(hc.scaled, title="$\\tilde{S} = S/\\sqrt{d_k}$ の全要素")
+    ui.handcalc.matrix_steps(hc.scores, title="$S = QK^\\top$ の全要素")
+    ui.handcalc.matrix_steps(hc.scaled, title="$\\tilde{S} = S/\\sqrt{d_k}$ の全要素")
 
 with visual_box:
     st.markdown("① の素朴版のスコア $XX^\\top$ と、Q・K・V 版のスコア $QK^\\top$ を左右に置きます。"

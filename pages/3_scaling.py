@@ -7,7 +7,7 @@ import streamlit as st
 import tutor
 import ui
 from tutor import textbook as tb
-from ui.steps import auto_digits, number, prob_tex, prob_text, vector
+from ui.handcalc import auto_digits, number, prob_tex, prob_text, vector
 
 ui.page("scaling")
 
@@ -59,7 +59,7 @@ def curve_chart(curve, current: float) -> alt.LayerChart:
 @st.cache_data(show_spinner=False, max_entries=64)
 def measured_spread(seed: int):
     """The seeded measurement: the same seed gives the same result, so it is computed once."""
-    return tutor.dot_product_spread(np.random.default_rng(seed))
+    return tutor.scaling.dot_product_spread(np.random.default_rng(seed))
 
 
 def measured_spread_chart(seed: int) -> alt.Chart:
@@ -75,7 +75,7 @@ def weights_chart(weights) -> alt.Chart:
 
 
 def saturation_chart(factor: float) -> alt.LayerChart:
-    return curve_chart(tutor.saturation_curve(BASE), factor)
+    return curve_chart(tutor.scaling.saturation_curve(BASE), factor)
 
 
 # ---------------------------------------------------------------------------
@@ -120,41 +120,41 @@ st.caption("このアプリでは、割る前のスコアを $s$、$\\sqrt{d_k}$
 # ---------------------------------------------------------------------------
 ui.section("hand")
 st.subheader("softmax が尖る様子")
-points = [tutor.saturation_point(s) for s in tb.SATURATION_SCORES]
-scaled_1608 = tutor.scale_steps([tb.SATURATION_SCORES[2]], tb.SATURATION_D_K, name="S")
-fixed = tutor.saturation_point(scaled_1608.result[0])
+points = [tutor.scaling.saturation_point(s) for s in tb.SATURATION_SCORES]
+scaled_1608 = tutor.handcalc.scale_steps([tb.SATURATION_SCORES[2]], tb.SATURATION_D_K, name="S")
+fixed = tutor.scaling.saturation_point(scaled_1608.result[0])
 st.table(weights_frame(points + [fixed], [vector(p.scores, 0) for p in points]
                        + [f"(16, 8, 0) ÷ √{tb.SATURATION_D_K} = {vector(fixed.scores, auto_digits(fixed.scores, 2))}"]))
 st.caption("勾配の大きさ = 重みをスコアで微分した値 ∂a_i/∂s_j の絶対値の最大。0 に近いほど学習の手がかりが弱い。"
            "10⁻⁴ より小さい値は 4.5×10⁻⁵（= 0.000045）の形で書いています。")
 for label, s in (("(2, 1, 0)", tb.SATURATION_SCORES[0]), ("(20, 10, 0)", tb.SATURATION_SCORES[1])):
     with st.expander(f"softmax{label} の計算"):
-        ui.steps.show_softmax_row(tutor.softmax_row_step(s, digits=5))
+        ui.handcalc.show_softmax_row(tutor.handcalc.softmax_row_step(s, digits=5))
 st.markdown(
     f"表の下の 2 行は $d_k = {tb.SATURATION_D_K}$ の例です。内積 $s = (16, 8, 0)$ を割らずに softmax へ通すと、"
     f"1 位の重みは **{prob_text(points[2].max_weight)}** に達し、残りの 2 つはほとんど 0 です。"
     f"$\\sqrt{{{tb.SATURATION_D_K}}}$ で割った $\\tilde{{s}}$ を使えば、重みは **{vector(fixed.weights, 3)}** となり、"
     "3 つのキーのどれからも情報が入ります。割り算の中身は次のとおりです。"
 )
-ui.steps.show_elements(scaled_1608.flat)
+ui.handcalc.show_elements(scaled_1608.flat)
 
 st.subheader("G検定の例：クエリ 1 つとキー 3 つ（$d_k = 2$）")
 st.markdown(f"クエリ $\\mathbf{{q}} = {vector(tb.G_QUERY[0], 0)}$、"
             f"キー ${', '.join(vector(k, 0) for k in tb.G_KEYS)}$、"
             f"バリュー ${', '.join(vector(v, 0) for v in tb.G_VALUES)}$ です。"
             "$\\sqrt{2}$ で割る場合と割らない場合を比べます。")
-g_on = tutor.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, query_labels=["q"], key_labels=G_KEY_LABELS)
-g_off = tutor.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, scale=False, query_labels=["q"],
+g_on = tutor.handcalc.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, query_labels=["q"], key_labels=G_KEY_LABELS)
+g_off = tutor.handcalc.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, scale=False, query_labels=["q"],
                               key_labels=G_KEY_LABELS)
 st.markdown("**スコア $s_{1j} = \\mathbf{q}\\cdot\\mathbf{k}_j$（割る前）**")
-ui.steps.show_elements(g_on.scores.flat)
+ui.handcalc.show_elements(g_on.scores.flat)
 st.markdown("**$\\tilde{s}_{1j} = s_{1j}/\\sqrt{2}$ にしてから softmax（正しい手順）**")
-ui.steps.show_elements(g_on.scaled.flat)
-ui.steps.show_softmax_row(g_on.softmax.rows[0])
+ui.handcalc.show_elements(g_on.scaled.flat)
+ui.handcalc.show_softmax_row(g_on.softmax.rows[0])
 st.markdown("**出力：バリューの重み付き和**")
-ui.steps.show_weighted_sum(g_on.weighted_sums[0])
+ui.handcalc.show_weighted_sum(g_on.weighted_sums[0])
 with st.expander("割らない場合（$s$ を直接 softmax へ通した計算）"):
-    ui.steps.show_softmax_row(g_off.softmax.rows[0])
+    ui.handcalc.show_softmax_row(g_off.softmax.rows[0])
 ui.show_matrix([g_on.weights[0], g_off.weights[0]], ["√2 で割る（s̃）", "割らない（s）"], G_KEY_LABELS, digits=4,
                caption="重みの比較（小数第 4 位）")
 st.markdown(
@@ -172,7 +172,7 @@ exp = ui.compute("scaling_spread", measured_spread, int(seed))
 if exp is not None:
     st.caption(f"各 $d_k$ について、成分が平均 0・分散 1 の乱数ベクトル q を {exp.n_samples} 個、"
                f"それぞれにキー k を {exp.n_keys} 個作り、内積のばらつき（標準偏差）を測りました。")
-    ui.widgets.cached_chart(measured_spread_chart, int(seed), width="content")
+    ui.cached_chart(measured_spread_chart, int(seed), width="content")
     st.table(pd.DataFrame(
         [[number(v, 2) for v in exp.raw_std], [number(v, 2) for v in exp.theory_std],
          [number(v, 2) for v in exp.scaled_std], [number(v, 3) for v in exp.raw_max_weight],
@@ -193,7 +193,7 @@ st.markdown("スコア $(2, 1, 0)$ に倍率 $c$ を掛けて softmax に通し�
             "重みが 1 つに集中し、勾配が消えていく様子を見てください。")
 factor = st.slider("スコアの倍率 c", min_value=0.5, max_value=20.0, value=1.0, step=0.5, key="scaling_factor",
                    persist_state="session")
-point = ui.compute("scaling_point", tutor.saturation_point, BASE, factor)
+point = ui.compute("scaling_point", tutor.scaling.saturation_point, BASE, factor)
 if point is not None:
     st.latex(r"\begin{aligned}&\mathrm{softmax}" + vector(point.scores, auto_digits(point.scores, 1))
              + r" \\ &\approx (" + ", ".join(prob_tex(w) for w in point.weights) + r")\end{aligned}")
@@ -202,9 +202,9 @@ if point is not None:
     m2.metric("勾配の大きさ max|∂a/∂s|", prob_text(point.gradient))
     c1, c2 = st.columns(2)
     with c1:
-        ui.widgets.cached_chart(weights_chart, point.weights, width="content")
+        ui.cached_chart(weights_chart, point.weights, width="content")
     with c2:
-        ui.widgets.cached_chart(saturation_chart, factor, width="content")
+        ui.cached_chart(saturation_chart, factor, width="content")
     st.caption("勾配の大きさは、ヤコビ行列 $\\partial a_i/\\partial s_j$ の成分の絶対値の最大です"
                "（2 つの重みが半々のときにいちばん大きく、1 つの重みが 1 に近づくほど 0 に近づきます）。")
 

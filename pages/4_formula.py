@@ -5,7 +5,7 @@ import streamlit as st
 import tutor
 import ui
 from tutor import textbook as tb
-from ui.steps import auto_digits, number, vector
+from ui.handcalc import auto_digits, number, vector
 
 ui.page("formula")
 
@@ -63,17 +63,17 @@ ui.section("try")
 st.markdown("入力と変換行列を書き換えると、このページの手計算・形の表・ヒートマップがすべて計算し直されます。")
 x = ui.matrix_editor("formula_x", tb.X, TOKENS, DIMS, label="埋め込み X")
 w_q, w_k, w_v = ui.weight_editors("formula", (tb.W_Q, tb.W_K, tb.W_V), DIMS, W_COLS)
-hc = ui.compute("formula_steps", tutor.hand_calculation, x, w_q, w_k, w_v, decimals=decimals, tokens=TOKENS)
+hc = ui.compute("formula_steps", tutor.handcalc.hand_calculation, x, w_q, w_k, w_v, decimals=decimals, tokens=TOKENS)
 qkv = ui.compute("formula_qkv", tutor.project_qkv, x, w_q, w_k, w_v)
 if hc is None or qkv is None:
     st.stop()
 exact = ui.compute("formula_attn", tutor.attention, qkv.q, qkv.k, qkv.v)
-par = ui.compute("formula_parallel", tutor.parallel_demo, qkv.q, qkv.k, qkv.v)
-cross = ui.compute("formula_cross", tutor.cross_example, tutor.CROSS_X_DEC, x, w_q, w_k, w_v)
+par = ui.compute("formula_parallel", tutor.formula.parallel_demo, qkv.q, qkv.k, qkv.v)
+cross = ui.compute("formula_cross", tutor.cross_attention, tb.CROSS_X_DEC, x, w_q, w_k, w_v)
 if exact is None or par is None or cross is None:
     st.stop()
 z_cols = [f"z{j + 1}" for j in range(hc.z.shape[1])]
-st.markdown(f"「それ」の出力：**{vector(hc.z[IT], ui.steps.digits_of(decimals))}**")
+st.markdown(f"「それ」の出力：**{vector(hc.z[IT], ui.handcalc.digits_of(decimals))}**")
 
 # ---------------------------------------------------------------------------
 with hand_box:
@@ -96,19 +96,19 @@ with hand_box:
     else:
         st.caption(f"鉛筆モード：各ステップの入力を小数第 {decimals} 位まで（その次の桁を四捨五入）求めてから計算し、結果も同じように丸めて書いています。"
                    "教科書の手計算と同じ数字になります。")
-    ui.steps.hand_calculation(hc)
+    ui.handcalc.hand_calculation(hc)
     it_row = hc.softmax.result[IT]
     if tutor.most_attended(hc.softmax.result, IT) == FISH:
         st.markdown(
             f"「それ」の行では重みの {number(it_row[FISH], decimals)} が魚に向いています。"
-            f"そのため「それ」の出力 {vector(hc.z[IT], ui.steps.digits_of(decimals))} は、"
+            f"そのため「それ」の出力 {vector(hc.z[IT], ui.handcalc.digits_of(decimals))} は、"
             f"魚のバリュー {vector(hc.v.result[FISH], auto_digits(hc.v.result))} にかなり近くなりました。"
             "この層を通ったあと、「それ」の位置のベクトルは魚の情報をほとんどそのまま運んでいます。"
             "後に続く層は、この位置を「魚」として扱えるわけです。"
         )
     else:
         st.markdown(f"いまの値では、「それ」の重みがいちばん大きい相手は魚ではありません。"
-                    f"「それ」の出力は {vector(hc.z[IT], ui.steps.digits_of(decimals))} です。")
+                    f"「それ」の出力は {vector(hc.z[IT], ui.handcalc.digits_of(decimals))} です。")
     if decimals is not None:
         st.caption(f"丸めずに計算すると、猫の出力は {vector(exact.output[CAT], 4)} です。"
                    "鉛筆モードとの小さな差は、途中で丸めたことによるものです。")
@@ -130,12 +130,12 @@ with visual_box:
         "これが **交差注意**（Source-Target Attention）です。"
         "重みの表は（訳文のトークン数）×（原文のトークン数）になるので、縦と横の長さが違ってかまいません。"
     )
-    st.markdown(f"例：英訳を書いている途中のデコーダに {len(tutor.CROSS_DEC_TOKENS)} 語 "
-                f"（{', '.join(tutor.CROSS_DEC_TOKENS)}）があり、原文は [猫, 魚, それ] です。"
+    st.markdown(f"例：英訳を書いている途中のデコーダに {len(tb.CROSS_DEC_TOKENS)} 語 "
+                f"（{', '.join(tb.CROSS_DEC_TOKENS)}）があり、原文は [猫, 魚, それ] です。"
                 "変換行列は上と同じものを使います。"
                 "手で追えるように、デコーダ側の表現としてはサブレイヤーを通す前の埋め込みを、原文側もこの文の埋め込みをそのまま使います。")
-    ui.show_matrix(tutor.CROSS_X_DEC, list(tutor.CROSS_DEC_TOKENS), DIMS, digits=0, caption="デコーダ側の表現（ここでは埋め込みをそのまま使う）")
-    ui.heatmap(cross.weights, list(tutor.CROSS_DEC_TOKENS), TOKENS, x_title="原文のキー", y_title="訳文のクエリ",
+    ui.show_matrix(tb.CROSS_X_DEC, list(tb.CROSS_DEC_TOKENS), DIMS, digits=0, caption="デコーダ側の表現（ここでは埋め込みをそのまま使う）")
+    ui.heatmap(cross.weights, list(tb.CROSS_DEC_TOKENS), TOKENS, x_title="原文のキー", y_title="訳文のクエリ",
                title=f"交差注意の重み（{cross.weights.shape[0]}×{cross.weights.shape[1]}）")
     st.table(pd.DataFrame(
         [("自己注意", "X（同じ文）", "X（同じ文）", "×".join(map(str, exact.weights.shape))),

@@ -16,13 +16,13 @@ SORE = TOKENS.index("それ")
 SAKANA = TOKENS.index("魚")
 D_MODEL_OPTIONS = [4, 6, 8, 12, 16, 24, 32, 64, 512]
 
-ex = tutor.textbook_two_heads()
+ex = tutor.multihead.textbook_two_heads()
 comb = ex.combined
-paper = tutor.head_cost(tb.COST_N, tb.PAPER_D_MODEL, tb.PAPER_HEADS)
-paper_one = tutor.head_cost(tb.COST_N, tb.PAPER_D_MODEL, 1)
+paper = tutor.multihead.head_cost(tb.COST_N, tb.PAPER_D_MODEL, tb.PAPER_HEADS)
+paper_one = tutor.multihead.head_cost(tb.COST_N, tb.PAPER_D_MODEL, 1)
 # head 1 exactly as ④ shows it by default (pencil mode: rounded to 3 decimals at each step, Z 猫 = 1.510, 0.492)
-hand = tutor.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=ui.steps.PENCIL_DECIMALS, tokens=TOKENS)
-hand_comb = tutor.combine_heads([hand.z, ex.head2_output], tb.W_O)   # concat (3, 4), output (3, 4)
+hand = tutor.handcalc.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=ui.handcalc.PENCIL_DECIMALS, tokens=TOKENS)
+hand_comb = tutor.multihead.combine_heads([hand.z, ex.head2_output], tb.W_O)   # concat (3, 4), output (3, 4)
 
 
 def vec(values, digits: int = 3) -> str:
@@ -39,10 +39,10 @@ def _small_chart(matrix, rows, cols, title: str, px: int):
 
 def small_heatmap(matrix, rows, cols, title: str, px: int = 150) -> None:
     """A heatmap narrow enough to stand next to others in st.columns."""
-    ui.widgets.cached_chart(_small_chart, matrix, rows, cols, title, px, width="content")
+    ui.cached_chart(_small_chart, matrix, rows, cols, title, px, width="content")
 
 
-def cost_frame(many: "tutor.HeadCost", one: "tutor.HeadCost") -> pd.DataFrame:
+def cost_frame(many: "tutor.multihead.HeadCost", one: "tutor.multihead.HeadCost") -> pd.DataFrame:
     label_many = f"{many.n_heads} ヘッド × d_k = {many.d_k}"
     label_one = f"1 ヘッド × d_k = {one.d_k}"
     rows = [
@@ -80,7 +80,7 @@ st.markdown(
     "下の表では、クエリ「魚」について、④ で手計算したヘッド（照応係）と、"
     "教科書に出てくるもう 1 つのヘッド（直前の語を見る係）の配分を並べました。"
 )
-blend_half = tutor.blend_weights(ex.head1.weights, ex.head2_weights, 0.5)
+blend_half = tutor.multihead.blend_weights(ex.head1.weights, ex.head2_weights, 0.5)
 compare = np.stack([ex.head1.weights[SAKANA], ex.head2_weights[SAKANA], blend_half[SAKANA]])
 compare_sums = tutor.row_sums(compare)
 frame = ui.matrix_frame(compare, ["照応係（ヘッド 1）", "直前の語の係（ヘッド 2）", "1 つのヘッドで半分ずつ"], TOKENS)
@@ -213,7 +213,7 @@ ui.section("try")
 st.subheader("1 つのヘッドに 2 つの仕事をさせると")
 t = st.slider("ヘッド 2（直前の語の係）の配分の割合 t", 0.0, 1.0, 0.5, 0.05, key="mh_blend",
               persist_state="session")
-blended = tutor.blend_weights(ex.head1.weights, ex.head2_weights, t)
+blended = tutor.multihead.blend_weights(ex.head1.weights, ex.head2_weights, t)
 blend_frame = ui.matrix_frame(blended, TOKENS, TOKENS)
 blend_frame["行の合計"] = [format_number(v, 3) for v in tutor.row_sums(blended)]
 ui.show_table(blend_frame)
@@ -235,7 +235,7 @@ with c2:
 with c3:
     seed = st.number_input("乱数のシード", min_value=0, max_value=9999, value=0, step=1, key="mh_seed",
                            persist_state="session")
-live = ui.compute("mh_live", tutor.random_multihead, len(TOKENS), d_model, n_heads,
+live = ui.compute("mh_live", tutor.multihead.random_multihead, len(TOKENS), d_model, n_heads,
                   np.random.default_rng(int(seed)))
 if live is not None:
     res, cost = live.result, live.cost

@@ -18,16 +18,16 @@ SLOTS = ["猫", "は", "魚", "を", "食べた"]           # the padding demo: 
 PAD = "PAD"
 G_KEYS = ["キー1", "キー2", "キー3"]
 
-ex = tutor.textbook_two_heads()          # head 1 = the ④ hand calculation
+ex = tutor.multihead.textbook_two_heads()          # head 1 = the ④ hand calculation
 scaled = ex.head1.scaled                 # QKᵀ/√2, (3, 3)
 causal3 = tutor.causal_mask(len(TOKENS))
-steps = tutor.masked_softmax_steps(scaled, causal3)
+steps = tutor.mask.masked_softmax_steps(scaled, causal3)
 unmasked = tutor.softmax(scaled)
 # the hand calculation as ④ shows it by default (pencil mode: every step rounded to 3 decimals)
-hand = tutor.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=ui.steps.PENCIL_DECIMALS, tokens=TOKENS)
+hand = tutor.handcalc.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=ui.handcalc.PENCIL_DECIMALS, tokens=TOKENS)
 hand_scaled = hand.scaled.result                                     # S̃ = QKᵀ/√2, (3, 3)
-hand_masked = tutor.masked_softmax_steps(hand_scaled, causal3).masked  # S̃ + M, (3, 3)
-hand_sm = tutor.softmax_steps(hand_masked, decimals=ui.steps.PENCIL_DECIMALS, row_labels=TOKENS)
+hand_masked = tutor.mask.masked_softmax_steps(hand_scaled, causal3).masked  # S̃ + M, (3, 3)
+hand_sm = tutor.handcalc.softmax_steps(hand_masked, decimals=ui.handcalc.PENCIL_DECIMALS, row_labels=TOKENS)
 hand_exps = np.array([row.exps for row in hand_sm.rows])             # e^s̃ as written, (3, 3)
 hand_denominators = np.array([row.total for row in hand_sm.rows])    # (3,)
 
@@ -50,7 +50,7 @@ def exps_with_denominators(exps, denominators, tokens):
 
 def tasks_frame(sentence):
     """The next-token problems one sentence gives at once under the causal mask."""
-    tasks = tutor.next_token_tasks(list(sentence))
+    tasks = tutor.mask.next_token_tasks(list(sentence))
     return pd.DataFrame({"位置": [f"{k}" for k, _ in enumerate(tasks, start=1)],
                          "見てよい語（因果マスクの行）": ["・".join(seen) for seen, _ in tasks],
                          "当てる次の語": [target for _, target in tasks]})
@@ -69,7 +69,7 @@ def _small_chart(matrix, rows, cols, title: str, px: int, digits: int):
 
 
 def small_heatmap(matrix, rows, cols, title: str, px: int = 150, digits: int = 3) -> None:
-    ui.widgets.cached_chart(_small_chart, matrix, rows, cols, title, px, digits, width="content")
+    ui.cached_chart(_small_chart, matrix, rows, cols, title, px, digits, width="content")
 
 
 # ---------------------------------------------------------------------------
@@ -120,7 +120,7 @@ st.markdown(
     "そのため、1 本の文を 1 回通すだけで、各位置の「次の 1 語」の予想をまとめて答え合わせできます。"
     f"下の表は、{len(SENTENCE)} 語の文 1 本から一度に得られる練習問題です。"
 )
-tasks = tutor.next_token_tasks(SENTENCE)
+tasks = tutor.mask.next_token_tasks(SENTENCE)
 ui.cached_table(tasks_frame, tuple(SENTENCE), hide_index=True)
 st.caption(f"{len(SENTENCE)} 語の文から {len(tasks)} 問。マスクがなければ、どの問題も答えが見えてしまいます。")
 
@@ -143,7 +143,7 @@ ui.cached_table(weights_with_sums, hand_sm.result, tutor.row_sums(hand_sm.result
 with st.expander("行ごとの式（分子・分母・重み）"):
     for row in hand_sm.rows:
         st.markdown(f"**{row.label} の行**")
-        ui.steps.show_softmax_row(row)
+        ui.handcalc.show_softmax_row(row)
 st.markdown(
     f"- 猫 の行：文の先頭なので、見てよいキーは自分 1 つだけ → ${vec(hand_sm.result[0])}$\n"
     f"- 魚 の行：見てよい 猫 と 魚 のスコアがどちらも {format_number(hand_scaled[1, 0], 3)} で等しいので、"
@@ -184,7 +184,7 @@ ui.section("try")
 st.subheader("よくある間違い：softmax の後でマスクする")
 wrong_order = st.toggle("softmax を先に計算し、あとから未来の重みを 0 にする（間違った順番）", value=False,
                         key="mask_wrong_order", persist_state="session")
-order = tutor.compare_mask_order(scaled, causal3)
+order = tutor.mask.compare_mask_order(scaled, causal3)
 if wrong_order:
     ui.cached_table(weights_with_sums, order.wrong, order.wrong_sums, TOKENS, TOKENS)
     st.error(
@@ -209,10 +209,10 @@ st.markdown(
     "原文は最初から全部そろっているので、因果マスクはかけません。"
 )
 valid = st.slider("文の本当の長さ（有効長）", 1, len(SLOTS), 3, key="mask_valid_len", persist_state="session")
-labels = list(tutor.pad_tokens(SLOTS, valid, PAD))
+labels = list(tutor.mask.pad_tokens(SLOTS, valid, PAD))
 pad = tutor.padding_mask(valid, len(SLOTS))
 causal = tutor.causal_mask(len(SLOTS))
-both = tutor.combine_masks(causal, pad)
+both = tutor.mask.combine_masks(causal, pad)
 c1, c2 = st.columns(2)
 with c1:
     st.caption("パディングマスク（エンコーダ）")
@@ -227,8 +227,8 @@ st.markdown(
     "隠した列はちょうど 0 です。PAD の行の出力は、あとで損失を計算するときに捨てられます。"
 )
 flat = np.zeros((len(SLOTS), len(SLOTS)))
-enc_w = tutor.masked_softmax_steps(flat, pad).weights
-dec_w = tutor.masked_softmax_steps(flat, both).weights
+enc_w = tutor.mask.masked_softmax_steps(flat, pad).weights
+dec_w = tutor.mask.masked_softmax_steps(flat, both).weights
 c1, c2 = st.columns(2)
 with c1:
     small_heatmap(enc_w, labels, labels, "エンコーダ（パディングのみ）", px=200, digits=2)

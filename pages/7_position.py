@@ -6,7 +6,6 @@ import streamlit as st
 import tutor
 import ui
 from tutor import textbook as tb
-from tutor import transformer_demos as demos
 from ui.figures import dense_heatmap
 from ui.validate import format_number
 
@@ -18,13 +17,7 @@ def vec(values, digits: int = 3) -> str:
 
 
 TOKENS = list(tb.TOKENS)
-ORDERS = {
-    "それ・猫・魚": [2, 0, 1],
-    "魚・猫・それ": [1, 0, 2],
-    "猫・それ・魚": [0, 2, 1],
-    "それ・魚・猫": [2, 1, 0],
-    "魚・それ・猫": [1, 2, 0],
-}
+ORDERS = tb.PERMUTATIONS
 
 
 def pe_table(entries) -> pd.DataFrame:
@@ -99,7 +92,7 @@ st.markdown(f"$d_{{\\text{{model}}}} = {tb.D_MODEL}$、位置 $pos = 1$ の位�
             "列 $2i$ が sin、列 $2i+1$ が cos で、同じ $i$ の 2 列は同じ角度を使います。")
 st.info("このページでは、論文の式に合わせて **PE の位置 pos と列の番号を 0 から** 数えます"
         "（先頭のトークンが pos = 0、いちばん左の列が列 0）。ほかのページの「次元 1〜4」とは番号が 1 ずれます。")
-entries = demos.pe_breakdown(1, tb.D_MODEL)
+entries = tutor.position.pe_breakdown(1, tb.D_MODEL)
 ui.cached_table(pe_table, entries)
 st.latex(r"\begin{aligned}&\mathrm{PE}(1) \\ &= (\sin 1,\ \cos 1,\ \sin 0.01,\ \cos 0.01) \\ &= ("
          + ",\\ ".join(format_number(e.value, 5 if e.value > 0.9999 else 4) for e in entries) + r")\end{aligned}")
@@ -121,9 +114,9 @@ perm = ORDERS[perm_name]
 st.markdown(f"猫・魚・それ（④ と同じ埋め込みと変換行列 $W_Q, W_K, W_V$）を **{perm_name}** の順に並べ替えて、"
             "自己注意を計算し直します。比べるのは「並べ替えてから計算した出力」と「計算してから並べ替えた出力」です。")
 pe3 = tutor.positional_encoding(len(TOKENS), tb.D_MODEL)
-pencil = tutor.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=ui.steps.PENCIL_DECIMALS)   # ④'s default view
-no_pe = demos.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, perm)
-with_pe = demos.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, perm, pe3)
+pencil = tutor.handcalc.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=ui.handcalc.PENCIL_DECIMALS)   # ④'s default view
+no_pe = tutor.position.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, perm)
+with_pe = tutor.position.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, perm, pe3)
 order_labels = [TOKENS[i] for i in perm]
 c1, c2 = st.columns(2)
 with c1:
@@ -141,16 +134,15 @@ st.markdown("PE がないと 2 つの表は完全に一致します（差 0）�
             "並べ替えると出力の中身そのものが変わります。")
 
 st.subheader("RoPE：位置はずれ（差）を通してだけスコアに効く")
-Q_DEMO = np.array([1.0, 0.0, 1.0, 0.0])
-K_DEMO = np.array([1.0, 0.0, 1.0, 0.0])
+Q_DEMO, K_DEMO = tb.ROPE_Q, tb.ROPE_K
 st.markdown("クエリとキーを同じベクトル $(1, 0, 1, 0)$ にして、位置だけを変えてスコアを比べます。")
-rows = demos.rope_offset_table(Q_DEMO, K_DEMO, [(1, 0), (5, 4), (12, 11), (3, 1), (10, 8)])
+rows = tutor.position.rope_offset_table(Q_DEMO, K_DEMO, [(1, 0), (5, 4), (12, 11), (3, 1), (10, 8)])
 ui.cached_table(rope_frame, rows, hide_index=True, width="stretch")
 st.caption("クエリとキーの中身が同じなので、ずれが同じ（1 と 1、2 と 2）なら RoPE のスコアは同じ値です。"
            "PE を足し算する方式では、同じずれでも絶対位置によって値が変わります。")
 
 st.subheader("学習で覚える位置ベクトル（学習前）")
-learned = tutor.learned_position_table(4, tb.D_MODEL, np.random.default_rng(0))
+learned = tutor.position.learned_position_table(4, tb.D_MODEL, np.random.default_rng(0))
 ui.show_matrix(learned, [f"位置 {i}" for i in range(4)], [f"列 {j}" for j in range(tb.D_MODEL)], digits=4,
                caption="学習を始める前は小さな乱数（標準偏差 0.02、シード 0）。学習で位置ごとの模様が育ちます。")
 
@@ -165,7 +157,7 @@ with c2:
     pos = st.slider("位置 pos", 0, 100, 3, key="pos_pos", persist_state="session")
 with c3:
     n_pos = st.slider("表示する位置の数", 2, 100, 30, key="pos_n", persist_state="session")
-entries_try = ui.compute("pos_try", demos.pe_breakdown, pos, d_model)
+entries_try = ui.compute("pos_try", tutor.position.pe_breakdown, pos, d_model)
 if entries_try is not None:
     ui.cached_table(pe_table, entries_try, hide_index=True, width="stretch")
 pe_try = ui.compute("pos_try_table", tutor.positional_encoding, n_pos, d_model)
@@ -176,15 +168,15 @@ if pe_try is not None:
 st.subheader("並べ替えを変えてみる")
 perm_try_name = st.selectbox("並べ替えの順番", list(ORDERS), key="pos_perm", persist_state="session")
 perm_try = ORDERS[perm_try_name]
-no_pe_try = demos.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, perm_try)
-with_pe_try = demos.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, perm_try, pe3)
+no_pe_try = tutor.position.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, perm_try)
+with_pe_try = tutor.position.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, perm_try, pe3)
 c1, c2 = st.columns(2)
 c1.metric(f"{perm_try_name}：差の最大値（PE なし）", format_number(no_pe_try.max_diff, 3))
 c2.metric(f"{perm_try_name}：差の最大値（PE あり）", format_number(with_pe_try.max_diff, 3))
 
 st.subheader("RoPE のずれを変えてみる")
 offset = st.slider("位置のずれ（クエリの位置 − キーの位置）", -5, 10, 2, key="pos_rope_offset", persist_state="session")
-rows_try = ui.compute("pos_rope", demos.rope_shift_table, Q_DEMO, K_DEMO, offset, range(5, 30, 6))
+rows_try = ui.compute("pos_rope", tutor.position.rope_shift_table, Q_DEMO, K_DEMO, offset, range(5, 30, 6))
 if rows_try is not None:
     ui.cached_table(rope_frame, rows_try, hide_index=True, width="stretch")
     st.caption("RoPE の列はすべて同じ値、足し算の列は行ごとに違う値になっているはずです。")
@@ -192,7 +184,7 @@ if rows_try is not None:
 st.subheader("学習前の位置ベクトルを引き直す")
 seed = st.number_input("シード", min_value=0, max_value=10_000, value=0, step=1, key="pos_seed",
                        persist_state="session")
-learned_try = tutor.learned_position_table(4, tb.D_MODEL, np.random.default_rng(int(seed)))
+learned_try = tutor.position.learned_position_table(4, tb.D_MODEL, np.random.default_rng(int(seed)))
 ui.show_matrix(learned_try, [f"位置 {i}" for i in range(4)], [f"列 {j}" for j in range(tb.D_MODEL)], digits=4)
 
 ui.quiz_section("position")

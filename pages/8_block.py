@@ -7,19 +7,13 @@ import streamlit as st
 import tutor
 import ui
 from tutor import textbook as tb
-from tutor import transformer_demos as demos
 from ui.validate import format_number
 
 ui.page("block")
 
 # hand example (inputs only; every result below is computed by the engine)
-X_HAND = np.array([[2.0, 0.0]])
-W1_HAND = np.array([[1.0, 0.0, -1.0, 2.0], [0.0, 1.0, 1.0, -1.0]])
-W2_HAND = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.0, -1.0]])
-LN_HAND = np.array([1.0, 2.0, 3.0, 4.0])
-BATCH_ROW0 = np.array([[1.0, 2.0, 3.0, 4.0]])
-OTHERS_A = np.array([[2.0, 0.0, 1.0, 1.0], [0.0, 0.0, 4.0, 0.0]])
-OTHERS_B = np.array([[20.0, 0.0, 10.0, 10.0], [0.0, -5.0, 40.0, 0.0]])
+X_HAND, W1_HAND, W2_HAND, LN_HAND = tb.FFN_X, tb.FFN_W1, tb.FFN_W2, tb.LN_ROW
+BATCH_ROW0, OTHERS_A, OTHERS_B = tb.NORM_ROW0, tb.NORM_OTHERS_A, tb.NORM_OTHERS_B
 ACT_LABELS = {"relu": "ReLU（原論文）", "gelu": "GELU（BERT・GPT）", "silu": "SiLU（SwiGLU のゲート）"}
 
 
@@ -28,14 +22,14 @@ def vec(v, digits: int = 3) -> str:
 
 
 def hand_ffn(z):
-    return tutor.ffn(z, W1_HAND, None, W2_HAND, None, activation="relu").output
+    return tutor.block.ffn(z, W1_HAND, None, W2_HAND, None, activation="relu").output
 
 
 def activation_chart() -> alt.Chart:
     """ReLU, GELU and SiLU on [−3, 3] (fixed data: built once, then served from the cache)."""
     xs = np.linspace(-3.0, 3.0, 61)
     act_df = pd.DataFrame({"x": np.tile(xs, 3),
-                           "y": np.concatenate([tutor.relu(xs), tutor.gelu(xs), tutor.silu(xs)]),
+                           "y": np.concatenate([tutor.block.relu(xs), tutor.block.gelu(xs), tutor.block.silu(xs)]),
                            "関数": np.repeat(["ReLU", "GELU", "SiLU"], xs.size)})
     return alt.Chart(act_df).mark_line().encode(
         x=alt.X("x:Q"), y=alt.Y("y:Q"), color=alt.Color("関数:N", sort=["ReLU", "GELU", "SiLU"]),
@@ -45,10 +39,10 @@ def activation_chart() -> alt.Chart:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def ffn_try(activation: str, d_ff: int, seed: int):
-    params = tutor.init_ffn_params(tb.D_MODEL, d_ff, np.random.default_rng(seed))
-    full = tutor.ffn(tb.X, *params, activation=activation)
-    alone = tutor.ffn(tb.X[:1], *params, activation=activation)
-    return full, demos.max_abs_difference(full.output[:1], alone.output)
+    params = tutor.block.init_ffn_params(tb.D_MODEL, d_ff, np.random.default_rng(seed))
+    full = tutor.block.ffn(tb.X, *params, activation=activation)
+    alone = tutor.block.ffn(tb.X[:1], *params, activation=activation)
+    return full, tutor.max_abs_difference(full.output[:1], alone.output)
 
 
 # ---------------------------------------------------------------------------
@@ -103,8 +97,8 @@ with c2:
 st.subheader("原論文の大きさ（base モデル）")
 d_k = tutor.head_dim(tb.PAPER_D_MODEL, tb.PAPER_HEADS)
 # both counted WITH their biases (W and b), so that the two rows compare like with like
-mha_params = tutor.mha_param_count(tb.PAPER_D_MODEL, bias=True)
-ffn_params = tutor.ffn_param_count(tb.PAPER_D_MODEL, tb.PAPER_D_FF, bias=True)
+mha_params = tutor.multihead.mha_param_count(tb.PAPER_D_MODEL, bias=True)
+ffn_params = tutor.block.ffn_param_count(tb.PAPER_D_MODEL, tb.PAPER_D_FF, bias=True)
 st.table(pd.DataFrame({
     "記号": ["N", "d_model", "h", "d_k = d_v", "d_ff", "Multi-Head Attention のパラメータ（W_Q, W_K, W_V, W_O とそれぞれのバイアス）",
            "FFN のパラメータ（W_1, b_1, W_2, b_2）"],
@@ -116,15 +110,15 @@ st.table(pd.DataFrame({
 }).set_index("記号"))
 st.caption("論文が基本の設定として示した **base モデル** の値です。パラメータ数は Attention も FFN も、"
            "行列の重みとバイアスの両方を数えています。バイアスを除くと Attention は "
-           f"{tutor.mha_param_count(tb.PAPER_D_MODEL, bias=False):,}（4·d_model²）、FFN は "
-           f"{tutor.ffn_param_count(tb.PAPER_D_MODEL, tb.PAPER_D_FF, bias=False):,}（2·d_model·d_ff）です。"
+           f"{tutor.multihead.mha_param_count(tb.PAPER_D_MODEL, bias=False):,}（4·d_model²）、FFN は "
+           f"{tutor.block.ffn_param_count(tb.PAPER_D_MODEL, tb.PAPER_D_FF, bias=False):,}（2·d_model·d_ff）です。"
            f"幅を広げた big モデルは d_model = {tb.PAPER_BIG_D_MODEL:,}、d_ff = {tb.PAPER_BIG_D_FF:,}、h = {tb.PAPER_BIG_HEADS} です。")
 
 # ---------------------------------------------------------------------------
 ui.section("hand")
 st.subheader("1. 層正規化と RMSNorm")
-steps = tutor.layer_norm_steps(LN_HAND, eps=0.0)
-rms = tutor.rms_norm(LN_HAND, eps=0.0)
+steps = tutor.block.layer_norm_steps(LN_HAND, eps=0.0)
+rms = tutor.block.rms_norm(LN_HAND, eps=0.0)
 st.markdown(f"$x = {vec(LN_HAND, 0)}$（$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$ として手で計算します）")
 st.latex(rf"""\begin{{aligned}}
 \mu &= {format_number(steps.mean, 2)} \\
@@ -137,9 +131,9 @@ st.latex(rf"\begin{{aligned}}&\mathrm{{RMSNorm}}(x) \\ &\quad = {vec(rms)}\end{{
 st.caption("LayerNorm の結果は平均 0・分散 1。RMSNorm は平均を引かないので、すべて正のままで大きさだけがそろいます。")
 
 st.subheader("2. FFN → 残差接続 → 層正規化")
-ff = tutor.ffn(X_HAND, W1_HAND, None, W2_HAND, None, activation="relu")
-post = tutor.post_ln_block(X_HAND, hand_ffn, eps=0.0)
-pre = tutor.pre_ln_block(X_HAND, hand_ffn, eps=0.0)
+ff = tutor.block.ffn(X_HAND, W1_HAND, None, W2_HAND, None, activation="relu")
+post = tutor.block.post_ln_block(X_HAND, hand_ffn, eps=0.0)
+pre = tutor.block.pre_ln_block(X_HAND, hand_ffn, eps=0.0)
 st.markdown(f"入力は $x = {vec(X_HAND, 0)}$ です（$d_{{\\text{{model}}}} = {X_HAND.shape[1]}$ の小さな例で、"
             "1. の $x$ とは別のベクトル）。$W_1$ と $W_2$ は下の値、バイアスは 0、活性化関数は ReLU とします。")
 c1, c2 = st.columns(2)
@@ -171,7 +165,7 @@ st.subheader("層正規化とバッチ正規化：ほかの例を変えると？
 st.markdown("例 1 を同じにしたまま、同じバッチに入るほかの 2 例だけを大きく変えた 2 つのバッチを正規化し、**例 1 の結果** を比べます。")
 batch_a = np.vstack([BATCH_ROW0, OTHERS_A])       # (3, 4)
 batch_b = np.vstack([BATCH_ROW0, OTHERS_B])       # (3, 4)
-demo = demos.norm_batch_dependence(batch_a, batch_b)
+demo = tutor.block.norm_batch_dependence(batch_a, batch_b)
 cols = [f"特徴 {j + 1}" for j in range(4)]
 examples = ["例 1", "例 2", "例 3"]
 c1, c2 = st.columns(2)
@@ -191,15 +185,15 @@ st.caption("「差」は、バッチ A と B で例 1 の出力を成分ごと�
            "バッチ正規化は特徴ごとにバッチ全体で平均と分散をとるので、例 1 の結果まで変わってしまいます。")
 
 st.subheader("活性化関数のかたち")
-ui.widgets.cached_chart(activation_chart, width="stretch")
+ui.cached_chart(activation_chart, width="stretch")
 st.caption("GELU と SiLU は 0 の近くでなめらかに曲がり、負の側でわずかにマイナスになります。")
 
 # ---------------------------------------------------------------------------
 ui.section("try")
 st.subheader("層正規化を自分の数で")
 x_try = ui.matrix_editor("block_ln_x", LN_HAND[None, :], ["x"], [f"x{j + 1}" for j in range(4)])
-steps_try = ui.compute("block_ln", tutor.layer_norm_steps, x_try[0], 1e-5)
-rms_try = ui.compute("block_rms", tutor.rms_norm, x_try[0], 1e-5)
+steps_try = ui.compute("block_ln", tutor.block.layer_norm_steps, x_try[0], 1e-5)
+rms_try = ui.compute("block_rms", tutor.block.rms_norm, x_try[0], 1e-5)
 if steps_try is not None and rms_try is not None:
     ui.show_matrix(np.vstack([steps_try.output, rms_try]), ["LayerNorm", "RMSNorm"],
                    [f"x{j + 1}" for j in range(4)], caption=f"ε = 10⁻⁵。平均 μ = {format_number(steps_try.mean, 3)}、"
@@ -208,7 +202,7 @@ if steps_try is not None and rms_try is not None:
 st.subheader("バッチのほかの例を書き換える")
 st.markdown(f"例 1 は ${vec(BATCH_ROW0, 0)}$ に固定です。例 2・例 3 を書き換えて、例 1 の正規化結果がどう変わるかを見ます。")
 others = ui.matrix_editor("block_batch_others", OTHERS_B, ["例 2", "例 3"], cols)
-demo_try = ui.compute("block_batch", demos.norm_batch_dependence, batch_a, np.vstack([BATCH_ROW0, others]))
+demo_try = ui.compute("block_batch", tutor.block.norm_batch_dependence, batch_a, np.vstack([BATCH_ROW0, others]))
 if demo_try is not None:
     c1, c2 = st.columns(2)
     c1.metric("例 1 の差：層正規化", format_number(demo_try.ln_row_diff, 3))
@@ -233,8 +227,8 @@ ui.show_matrix(ffn_res.output, list(tb.TOKENS), [f"{j + 1}" for j in range(tb.D_
                caption=f"FFN の出力（{ACT_LABELS[act]}）")
 st.metric("猫だけを FFN に通した結果との差", format_number(per_token, 3))
 st.caption("FFN はトークンごとに別々に計算するので、3 語まとめて通しても 1 語だけ通しても、猫の結果は同じです（差 0）。"
-           f"このときのパラメータ数はバイアスを含めて {tutor.ffn_param_count(tb.D_MODEL, int(d_ff), bias=True):,} 個"
-           f"（バイアスを持たない 3 枚の行列でできた SwiGLU なら {tutor.swiglu_param_count(tb.D_MODEL, int(d_ff)):,} 個）。")
+           f"このときのパラメータ数はバイアスを含めて {tutor.block.ffn_param_count(tb.D_MODEL, int(d_ff), bias=True):,} 個"
+           f"（バイアスを持たない 3 枚の行列でできた SwiGLU なら {tutor.block.swiglu_param_count(tb.D_MODEL, int(d_ff)):,} 個）。")
 
 ui.quiz_section("block")
 ui.next_link("block")

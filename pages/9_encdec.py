@@ -15,7 +15,7 @@ ui.page("encdec")
 SRC_DEFAULT = "猫 は 魚 を 食べた 。"
 TGT_DEFAULT = "<bos> the cat ate fish"
 # hand example: ④'s cross-attention example (ate, it → 猫, 魚, それ), here with every step
-DEC_TOKENS = list(tutor.CROSS_DEC_TOKENS)
+DEC_TOKENS = list(tb.CROSS_DEC_TOKENS)
 DIMS = ["1", "2", "3", "4"]
 
 DIAGRAM = r"""
@@ -56,7 +56,7 @@ DIAGRAM_LINKS = ["position", "formula", "multihead", "mask", "block", "output", 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def run_model(seed: int, src: tuple, tgt: tuple):
-    model = tutor.TinyEncoderDecoder.from_seed(seed)
+    model = tutor.encdec.TinyEncoderDecoder.from_seed(seed)
     res = model.decode_step(src, tgt)
     return {
         "vocab": model.vocab, "n_layers": model.n_layers, "n_heads": model.n_heads, "d_model": model.d_model,
@@ -74,13 +74,13 @@ def _wide_chart(matrix, rows, cols, **kwargs):
 
 def wide_heatmap(matrix, rows, cols, **kwargs) -> None:
     """A model heatmap with 40-pixel cells, so that 6 × 6 still fits a phone (390 px)."""
-    ui.widgets.cached_chart(_wide_chart, matrix, rows, cols, width="content", **kwargs)
+    ui.cached_chart(_wide_chart, matrix, rows, cols, width="content", **kwargs)
 
 
 def parse_tokens(text: str, what: str):
     """Token ids of the text; the engine's error is shown with 〈bos〉 so Markdown keeps it."""
     try:
-        return tutor.token_ids(text)
+        return tutor.encdec.TINY_VOCAB.ids(text)
     except ValueError as exc:
         raise ValueError(f"{what}：" + str(exc).replace("<", "〈").replace(">", "〉")) from None
 
@@ -149,13 +149,13 @@ st.markdown(f"④ の最後に出てきた例を、ここでは途中の数ま�
             "手で追えるように、エンコーダの出力の代わりにソースの埋め込みをそのままキーとバリューの材料に使い、"
             "クエリもマスク付き自己注意を通す前のターゲットの埋め込みから作ります（本物のモデルでは、キー・バリューはエンコーダの層を通った表現、"
             "クエリはデコーダの直前のサブレイヤーの出力から作ります）。")
-cross = tutor.cross_example(tutor.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
-steps = tutor.attention_steps(cross.q, cross.k, cross.v, decimals=ui.steps.PENCIL_DECIMALS,
+cross = tutor.cross_attention(tb.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
+steps = tutor.handcalc.attention_steps(cross.q, cross.k, cross.v, decimals=ui.handcalc.PENCIL_DECIMALS,
                               query_labels=DEC_TOKENS, key_labels=list(tb.TOKENS))
 with st.expander("入力：2 つの文の埋め込みと変換行列", expanded=True):
     c1, c2 = st.columns(2)
     with c1:
-        ui.show_matrix(tutor.CROSS_X_DEC, DEC_TOKENS, DIMS, digits=0, caption="X_dec：ターゲットの埋め込み")
+        ui.show_matrix(tb.CROSS_X_DEC, DEC_TOKENS, DIMS, digits=0, caption="X_dec：ターゲットの埋め込み")
     with c2:
         ui.show_matrix(tb.X, list(tb.TOKENS), DIMS, digits=0, caption="X_enc：ソースの埋め込み")
     c1, c2, c3 = st.columns(3)
@@ -169,16 +169,16 @@ with c1:
 with c2:
     ui.show_matrix(cross.k, list(tb.TOKENS), ["k1", "k2"], digits=0, caption="K = X_enc W_K（ソースから）")
     ui.show_matrix(cross.v, list(tb.TOKENS), ["v1", "v2"], digits=0, caption="V = X_enc W_V（ソースから）")
-ui.show_matrix(steps.scaled.result, DEC_TOKENS, list(tb.TOKENS), digits=ui.steps.PENCIL_DECIMALS,
+ui.show_matrix(steps.scaled.result, DEC_TOKENS, list(tb.TOKENS), digits=ui.handcalc.PENCIL_DECIMALS,
                caption=f"S̃ = S / √d_k（√{steps.d_k} ≈ {format_number(cross.attn.divisor, 3)} で割り、小数第 3 位まで（第 4 位を四捨五入）求める）")
 with st.expander("A：行ごとの softmax（指数、分母、重み）"):
     for row in steps.softmax.rows:
         st.markdown(f"**{row.label} の行**")
-        st.latex(ui.steps.stack(ui.steps.softmax_row_latex(row)))
+        st.latex(ui.handcalc.stack(ui.handcalc.softmax_row_latex(row)))
 ui.heatmap(steps.weights, DEC_TOKENS, list(tb.TOKENS), x_title="ソース（キー・バリュー）",
            y_title="ターゲット（クエリ）", title="Source-Target Attention の重み A（2 × 3）")
-ui.steps.weighted_sums(steps.weighted_sums, DEC_TOKENS, title="出力 Z = AV：バリューの重み付き和")
-ui.show_matrix(steps.z, DEC_TOKENS, ["z1", "z2"], digits=ui.steps.PENCIL_DECIMALS,
+ui.handcalc.weighted_sums(steps.weighted_sums, DEC_TOKENS, title="出力 Z = AV：バリューの重み付き和")
+ui.show_matrix(steps.z, DEC_TOKENS, ["z1", "z2"], digits=ui.handcalc.PENCIL_DECIMALS,
                caption="出力 Z（ターゲットの各トークンに、ソースの情報が混ざったもの）")
 st.caption(f"途中の値は ④ の鉛筆モードと同じく小数第 3 位まで（第 4 位を四捨五入）求めながら計算しているので、表の数だけで検算できます。"
            f"A は 2 行（ターゲットの語数）× 3 列（ソースの語数）で、各行の合計は 1 です。"
@@ -190,8 +190,8 @@ ui.section("visual")
 st.markdown("学習していない、乱数を入れただけの小さなエンコーダ・デコーダ（2 層、2 ヘッド、$d_{\\text{model}} = 8$）に"
             "ソース「猫 は 魚 を 食べた 。」とターゲット「<bos> the cat ate fish」を通し、3 種類の注意の重みを比べます。"
             .replace("<bos>", "〈bos〉"))
-src_ids = tutor.token_ids(SRC_DEFAULT)
-tgt_ids = tutor.token_ids(TGT_DEFAULT)
+src_ids = tutor.encdec.TINY_VOCAB.ids(SRC_DEFAULT)
+tgt_ids = tutor.encdec.TINY_VOCAB.ids(TGT_DEFAULT)
 vis = run_model(0, src_ids, tgt_ids)
 src_labels = [vis["vocab"][i] for i in src_ids]
 tgt_labels = [vis["vocab"][i] for i in tgt_ids]
@@ -228,7 +228,7 @@ st.table(pd.DataFrame({
 
 # ---------------------------------------------------------------------------
 ui.section("try")
-st.markdown("語彙：" + "、".join(f"`{t}`" for t in tutor.TINY_VOCAB) + "（空白で区切って入力）")
+st.markdown("語彙：" + "、".join(f"`{t}`" for t in tutor.encdec.TINY_VOCAB) + "（空白で区切って入力）")
 c1, c2 = st.columns(2)
 with c1:
     src_text = st.text_input("ソース（エンコーダに入る文）", value=SRC_DEFAULT, key="encdec_src", persist_state="session")

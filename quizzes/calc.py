@@ -11,8 +11,8 @@ The registered draft is ``build(params(rng))``. ``CALC[gid] = (params, build)`` 
 quality gate (tests/test_quizzes.py) redraw the very inputs of a question and recompute its
 answer with the engine on its own. Formatting is the only thing done here: no arithmetic.
 
-``build`` may return a ``LazyDraft`` (quizzes.core) so that a redrawn attempt writes no long
-text; ``pick`` / ``sample`` are ``rng.choice`` with the very same draws, only cheaper.
+``build`` returns ``draft(correct, wrong_texts, stem, notes, explanation)``: the four choice texts,
+then the stem, one misconception note per wrong choice, and the explanation.
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from .core import Draft, register
 __all__ = [
     "CALC",
     "calc_generator",
+    "draft",
     "num",
     "shown",
     "tnum",
@@ -69,22 +70,14 @@ def pick(rng: np.random.Generator, options):
 
 
 def sample(rng: np.random.Generator, n: int, k: int) -> list[int]:
-    """``rng.choice(n, size=k, replace=False).tolist()`` with the very same draws: NumPy's
-    Generator.choice takes k distinct indices by Floyd's algorithm (one ``integers(0, j + 1)``
-    for j = n−k … n−1; a repeat is replaced by j) and then shuffles them (``integers(0, i + 1)``
-    for i = k−1 … 1). Valid for n ≤ 10,000 (beyond that NumPy uses another method)."""
-    if not 0 <= k <= n <= 10_000:
-        raise ValueError(f"sample: 0 ≤ k ≤ n ≤ 10000 が必要です（n = {n}, k = {k}）。")
-    if k > 2:                                        # 2k − 1 scalar draws cost more than choice() itself
-        return rng.choice(n, size=k, replace=False).tolist()
-    found: list[int] = []
-    for j in range(n - k, n):
-        val = int(rng.integers(j + 1))
-        found.append(j if val in found else val)
-    for i in range(k - 1, 0, -1):
-        s = int(rng.integers(i + 1))
-        found[i], found[s] = found[s], found[i]
-    return found
+    """k distinct indices out of range(n), in random order: ``rng.choice(n, size=k, replace=False)``."""
+    return rng.choice(n, size=k, replace=False).tolist()
+
+
+def draft(correct: str, wrong_texts, stem: str, notes, explanation: str) -> Draft:
+    """The Draft of a calculation question: the correct choice, the three wrong choices, the stem,
+    one misconception note per wrong choice (in the same order), and the explanation."""
+    return Draft(stem, correct, tuple(zip(wrong_texts, notes, strict=True)), explanation)
 
 
 def calc_generator(generator_id: str, topic: str, params: Callable[[np.random.Generator], dict],
@@ -113,20 +106,12 @@ def _rule(nd: int) -> tuple[str, float, float, float]:
     return f".{nd}f", 10.0 ** nd, 0.5 - tie, 0.5 + tie
 
 
-_RULES = {nd: _rule(nd) for nd in range(10)}     # built once: one lookup in num()
-_QUANT = {nd: Decimal(1).scaleb(-nd) for nd in range(10)}
-
-# The text of every whole number −999 … 999, keyed by its float (a constant table of 1,999 entries
-# built at import, not a cache): 2.0, 2 and −0.0 (== 0.0) find "2" and "0" exactly as num() would
-# write them; anything else (non-whole, near-whole such as 2.0000000001, large, NaN) is not found
-# and takes the formatting path below.
-_INT_TEXT = {float(k): str(k) for k in range(-999, 1000)}
 
 
 def _half_up(x: float, nd: int) -> str:
     """四捨五入 to nd places of x snapped to 9 places (Decimal ROUND_HALF_UP: halves away from zero,
     -0.0625 → -0.063), trailing zeros dropped. The slow path of num() for near-ties only."""
-    d = Decimal(repr(round(x, 9))).quantize(_QUANT.get(nd) or Decimal(1).scaleb(-nd), ROUND_HALF_UP)
+    d = Decimal(repr(round(x, 9))).quantize(Decimal(1).scaleb(-nd), ROUND_HALF_UP)
     text = f"{d:f}"
     if "." in text:
         text = text.rstrip("0").rstrip(".")
@@ -138,15 +123,12 @@ def num(x, nd: int = 3) -> str:
     四捨五入 (exact decimal halves up, away from zero: 0.3125 → 0.313, -0.0625 → -0.063, also when
     float noise made them 0.31249999999999994), trailing zeros dropped (0.750 → 0.75)."""
     x = float(x)
-    text = _INT_TEXT.get(x)                          # a whole number −999 … 999: its text at once
-    if text is not None:
-        return text
     if not -999.5 < x < 999.5:                       # (also NaN: round() raises, as always)
         r = round(x)                                 # an int
         if -1e-9 < x - r < 1e-9:                     # |x − round(x)| < 1e-9: a whole number, 1,000 style
             return str(r) if -1000 < r < 1000 else f"{r:,}"
-    # below 999.5 a near-whole x (|x − r| < 1e-9) needs no branch: format() writes "2.000" → "2"
-    spec, scale, lo, hi = _RULES.get(nd) or _rule(nd)
+    # below 999.5 a (near-)whole x needs no branch: format() writes "2.000" → "2"
+    spec, scale, lo, hi = _rule(nd)
     if lo < (x * scale) % 1.0 < hi:                  # a (near) decimal tie: exact 四捨五入
         return _half_up(x, nd)
     text = format(x, spec)
@@ -156,34 +138,8 @@ def num(x, nd: int = 3) -> str:
 
 
 def _nums(xs, nd: int) -> list[str]:
-    """num() of every entry, row by row (Python floats: same values, no NumPy scalar per entry)."""
-    if type(xs) is np.ndarray:
-        return _num_list(xs.ravel().tolist(), nd)
-    if type(xs) in (tuple, list) and all(type(x) in (float, int) for x in xs):
-        return _num_list(xs, nd)                     # already plain Python numbers: no array needed
-    return _num_list(np.ravel(xs).tolist(), nd)
-
-
-def _num_list(values: list, nd: int) -> list[str]:
-    """num(x, nd) of every entry of a list of Python numbers (num() inlined: same text)."""
-    spec, scale, lo, hi = _RULES.get(nd) or _rule(nd)
-    get = _INT_TEXT.get
-    out = []
-    for x in values:
-        text = get(x)                                # whole −999 … 999: the table's text
-        if text is None:
-            if not -999.5 < x < 999.5:
-                text = num(x, nd)                    # large (or NaN): num() itself
-            elif lo < (x * scale) % 1.0 < hi:        # a (near) decimal tie: exact 四捨五入
-                text = _half_up(float(x), nd)
-            else:
-                text = format(x, spec)
-                if nd:
-                    text = text.rstrip("0").rstrip(".")
-                if text in ("-0", ""):
-                    text = "0"
-        out.append(text)
-    return out
+    """num() of every entry, row by row."""
+    return [num(x, nd) for x in np.ravel(xs).tolist()]
 
 
 def shown(xs, nd: int = 3) -> np.ndarray:
@@ -195,7 +151,7 @@ def shown(xs, nd: int = 3) -> np.ndarray:
     format() and np.round round alike, and the division of two whole floats is correctly rounded);
     the near-ties that num() rounds half up are read back from num()'s own text (tested)."""
     a = np.asarray(xs, dtype=float)
-    _, scale, lo, hi = _RULES.get(nd) or _rule(nd)
+    _, scale, lo, hi = _rule(nd)
     out = []
     for x in a.ravel().tolist():
         y = x * scale
@@ -222,7 +178,7 @@ def tex_mat(m, nd: int = 3) -> str:
     if m.ndim < 2:
         m = m.reshape(1, -1)                            # = np.atleast_2d for a number or a vector
     cols = m.shape[-1]
-    cells = _num_list(m.ravel().tolist(), nd)           # every entry in one pass, then cut into rows
+    cells = _nums(m, nd)                                # every entry, then cut into rows
     rows = " \\\\ ".join([" & ".join(cells[k:k + cols]) for k in range(0, len(cells), cols)])
     return "\\begin{pmatrix} " + rows + " \\end{pmatrix}"
 
@@ -231,7 +187,7 @@ def tex_rows(m, nd: int = 3) -> list[str]:
     """tex_vec() of every row of a 2-D array (or one row for a vector), formatted in one pass."""
     m = np.asarray(m, dtype=float)
     cols = m.shape[-1] if m.ndim else 1
-    cells = _num_list(m.ravel().tolist(), nd)
+    cells = _nums(m, nd)
     return ["(" + ",\\ ".join(cells[k:k + cols]) + ")" for k in range(0, len(cells), cols)]
 
 

@@ -11,9 +11,7 @@ The registry turns it into ``callable(seed) -> Question``: it redraws (up to
 ``MAX_ATTEMPTS`` times) until the four displayed choices are distinct, then shuffles them
 with the seed so that every answer position is equally likely.
 
-Speed: a draft may be a ``LazyDraft`` (the four choices now, the stem, misconceptions and
-explanation from a function called only for the draft that is kept), so a redraw costs no
-long text. The stream of a seed never changes: ``_seed_rng`` is part of every question id.
+The stream of a seed never changes: ``_seed_rng`` is part of every question id.
 """
 from __future__ import annotations
 
@@ -25,7 +23,6 @@ import numpy as np
 __all__ = [
     "Question",
     "Draft",
-    "LazyDraft",
     "TOPICS",
     "KINDS",
     "GENERATORS",
@@ -95,46 +92,6 @@ class Draft:
     explanation: str
 
 
-class LazyDraft:
-    """A Draft whose long texts are written only when the registry keeps it.
-
-    Most redraws are decided by the four choice texts alone (they must be distinct), so a
-    generator may hand over the choices now and the rest later:
-
-        LazyDraft(correct, (wrong_1, wrong_2, wrong_3), texts)
-
-    where ``texts()`` returns ``(stem, (misconception_1, misconception_2, misconception_3),
-    explanation)``. ``stem``, ``wrong`` and ``explanation`` read exactly like a Draft's
-    (``texts`` is called once, on first use)."""
-
-    __slots__ = ("correct", "wrong_texts", "_texts", "_full")
-
-    def __init__(self, correct: str, wrong_texts: tuple[str, ...],
-                 texts: Callable[[], tuple[str, tuple[str, ...], str]]):
-        self.correct = correct
-        self.wrong_texts = tuple(wrong_texts)
-        self._texts = texts
-        self._full = None
-
-    def _fill(self) -> tuple[str, tuple[tuple[str, str], ...], str]:
-        if self._full is None:
-            stem, notes, explanation = self._texts()
-            self._full = (stem, tuple(zip(self.wrong_texts, notes, strict=True)), explanation)
-        return self._full
-
-    @property
-    def stem(self) -> str:
-        return self._fill()[0]
-
-    @property
-    def wrong(self) -> tuple[tuple[str, str], ...]:
-        return self._fill()[1]
-
-    @property
-    def explanation(self) -> str:
-        return self._fill()[2]
-
-
 class GeneratorInfo(NamedTuple):
     topic: str               # page key
     kind: str                # "calc" or "knowledge"
@@ -168,12 +125,9 @@ def _seed_rng(generator_id: str, seed: int, attempt: int, tag: int | None = None
 
 
 def _assemble(generator_id: str, topic: str, kind: str, seed: int, draft, rng) -> Question | None:
-    if type(draft) is LazyDraft:
-        texts = [draft.correct, *draft.wrong_texts]
-    else:
-        texts = [draft.correct] + [w[0] for w in draft.wrong]
+    texts = [draft.correct] + [w[0] for w in draft.wrong]
     if len(texts) != 4 or len({t.strip() for t in texts}) != 4:
-        return None                                  # rejected before any long text is written
+        return None                                  # the four choices must be distinct: redraw
     notes = ["", *[w[1] for w in draft.wrong]]
     if not (notes[1].strip() and notes[2].strip() and notes[3].strip()):
         raise QuizError(f"{generator_id}: 誤答の選択肢に誤解の名前がありません。")
@@ -183,7 +137,7 @@ def _assemble(generator_id: str, topic: str, kind: str, seed: int, draft, rng) -
                     (notes[a], notes[b], notes[c], notes[d]), kind)
 
 
-def register(generator_id: str, topic: str, draft_fn: Callable[[np.random.Generator], "Draft | LazyDraft"],
+def register(generator_id: str, topic: str, draft_fn: Callable[[np.random.Generator], "Draft"],
              kind: str = "calc", advanced: bool = False):
     """Register ``draft_fn`` under ``generator_id``; returns the ``seed -> Question`` callable.
 

@@ -3,18 +3,17 @@ block, the FFN parameter count, and LayerNorm's mean / spread / output as a blan
 
 Inputs: vectors x = μ + c·pattern with patterns whose population variance is 1, 2 or 5
 (so σ is 1, √2 or √5), small integers elsewhere. Answers and distractors:
-tutor.layer_norm_mistake, tutor.residual_block_mistake, tutor.ffn_param_count,
-tutor.swiglu_param_count, tutor.mha_param_count.
+tutor.block.layer_norm_mistake, tutor.block.residual_block_mistake, tutor.block.ffn_param_count,
+tutor.block.swiglu_param_count, tutor.multihead.mha_param_count.
 """
 from __future__ import annotations
 
 import numpy as np
 
 import tutor
-from tutor import transformer_mistakes as tm
 
-from .calc import BEST, BLANK, blank, calc_generator, mc, num, pick, tex_vec, vec
-from .core import LazyDraft
+from .calc import BEST, BLANK, blank, calc_generator, draft, mc, num, pick, tex_vec, vec
+from .core import Draft
 
 PATTERNS = ((-3, -1, 1, 3), (-1, -1, 1, 1), (-2, 0, 0, 2), (-2, -2, 2, 2), (-3, -3, 3, 3))
 HINT = "（$\\sqrt{2} \\approx 1.414$、$\\sqrt{5} \\approx 2.236$）"
@@ -37,29 +36,26 @@ def _params_ln(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("block.layer_norm", "block", _params_ln)
-def _layer_norm(p: dict) -> LazyDraft:
+def _layer_norm(p: dict) -> Draft:
     """One component of LayerNorm(x) for example 1 of a batch of two."""
     batch = np.array([p["x"], p["other"]], float)
     j = p["j"]
-    r = tm.layer_norm_mistakes(batch, 0, (None, "batch", "variance", "rms"))   # one set of steps for all four
+    r = tutor.block.layer_norm_mistakes(batch, 0, (None, "batch", "variance", "rms"))   # one set of steps for all four
     right = r[None]
     choices = (num(right.output[j]), num(r["batch"].output[j]), num(r["variance"].output[j]), num(r["rms"].output[j]))
 
-    def texts():
-        stem = (f"ミニバッチに 2 つの例があり、ある層の出力が 例 1 ${tex_vec(p['x'])}$、例 2 ${tex_vec(p['other'])}$ だった。"
-                f"例 1 に層正規化（LayerNorm、$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$、分散は $d$ で割る）をかけたときの"
-                f"第 {j + 1} 成分{BEST}{HINT}")
-        notes = (
-            mc("バッチ方向で正規化", "特徴ごとに例 1 と例 2 の 2 つで平均・分散をとった。それはバッチ正規化で、層正規化は 1 つの例の中だけで計算する。"),
-            mc("分散で割った", f"標準偏差 {num(right.spread)} ではなく分散 {num(r['variance'].spread)} で割ってしまった。"),
-            mc("平均の引き忘れ（RMSNorm との混同）", "平均を引かずに二乗平均平方根で割った。それは RMSNorm の計算である。"),
-        )
-        expl = (f"例 1 の平均は $\\mu = {num(right.mean)}$、$x - \\mu = {tex_vec(right.centered)}$、"
-                f"標準偏差は {num(right.spread)}。よって LayerNorm は ${tex_vec(right.output)}$ で、第 {j + 1} 成分は {num(right.output[j])}。"
-                "例 2 の値は使わない。")
-        return stem, notes, expl
-
-    return LazyDraft(choices[0], choices[1:], texts)
+    stem = (f"ミニバッチに 2 つの例があり、ある層の出力が 例 1 ${tex_vec(p['x'])}$、例 2 ${tex_vec(p['other'])}$ だった。"
+            f"例 1 に層正規化（LayerNorm、$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$、分散は $d$ で割る）をかけたときの"
+            f"第 {j + 1} 成分{BEST}{HINT}")
+    notes = (
+        mc("バッチ方向で正規化", "特徴ごとに例 1 と例 2 の 2 つで平均・分散をとった。それはバッチ正規化で、層正規化は 1 つの例の中だけで計算する。"),
+        mc("分散で割った", f"標準偏差 {num(right.spread)} ではなく分散 {num(r['variance'].spread)} で割ってしまった。"),
+        mc("平均の引き忘れ（RMSNorm との混同）", "平均を引かずに二乗平均平方根で割った。それは RMSNorm の計算である。"),
+    )
+    expl = (f"例 1 の平均は $\\mu = {num(right.mean)}$、$x - \\mu = {tex_vec(right.centered)}$、"
+            f"標準偏差は {num(right.spread)}。よって LayerNorm は ${tex_vec(right.output)}$ で、第 {j + 1} 成分は {num(right.output[j])}。"
+            "例 2 の値は使わない。")
+    return draft(choices[0], choices[1:], stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------
@@ -73,28 +69,25 @@ def _params_block(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("block.post_ln", "block", _params_block)
-def _post_ln(p: dict) -> LazyDraft:
+def _post_ln(p: dict) -> Draft:
     """Post-LN output LayerNorm(x + Sublayer(x))."""
     x, f = np.array(p["x"], float), np.array(p["f"], float)
-    r = tm.residual_block_mistakes(x, f)                  # the right output and every mistake at once
+    r = tutor.block.residual_block_mistakes(x, f)                  # the right output and every mistake at once
     choices = (vec(r[None]), vec(r["no_residual"]), vec(r["no_norm"]), vec(r["norm_sublayer_only"]))
 
-    def texts():
-        stem = (f"原論文の Transformer のサブレイヤー（Post-LN：$\\mathrm{{LayerNorm}}(x + \\mathrm{{Sublayer}}(x))$）で、"
-                f"入力が $x = {tex_vec(p['x'])}$、サブレイヤーの出力が $\\mathrm{{Sublayer}}(x) = {tex_vec(p['f'])}$ だった。"
-                f"このサブレイヤーの出力（$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$、小数第 3 位まで）{BEST}{HINT}")
-        notes = (
-            mc("残差接続の足し忘れ", "$\\mathrm{Sublayer}(x)$ だけを正規化した。入力 $x$ を足してから正規化する。"),
-            mc("層正規化の忘れ", "$x + \\mathrm{Sublayer}(x)$ で止めた。Post-LN では和をさらに LayerNorm に通す（Pre-LN と混同）。"),
-            mc("正規化の位置の誤解", "サブレイヤーの出力だけを正規化してから $x$ を足した。正規化するのは和のほうである。"),
-        )
-        s = tutor.residual(x, f)
-        st = tutor.layer_norm_steps(s, eps=0.0)
-        expl = (f"まず残差接続で $x + \\mathrm{{Sublayer}}(x) = {tex_vec(s)}$。平均 {num(st.mean)}、標準偏差 {num(st.std)} で"
-                f"正規化して {choices[0]}。")
-        return stem, notes, expl
-
-    return LazyDraft(choices[0], choices[1:], texts)
+    stem = (f"原論文の Transformer のサブレイヤー（Post-LN：$\\mathrm{{LayerNorm}}(x + \\mathrm{{Sublayer}}(x))$）で、"
+            f"入力が $x = {tex_vec(p['x'])}$、サブレイヤーの出力が $\\mathrm{{Sublayer}}(x) = {tex_vec(p['f'])}$ だった。"
+            f"このサブレイヤーの出力（$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$、小数第 3 位まで）{BEST}{HINT}")
+    notes = (
+        mc("残差接続の足し忘れ", "$\\mathrm{Sublayer}(x)$ だけを正規化した。入力 $x$ を足してから正規化する。"),
+        mc("層正規化の忘れ", "$x + \\mathrm{Sublayer}(x)$ で止めた。Post-LN では和をさらに LayerNorm に通す（Pre-LN と混同）。"),
+        mc("正規化の位置の誤解", "サブレイヤーの出力だけを正規化してから $x$ を足した。正規化するのは和のほうである。"),
+    )
+    s = tutor.block.residual(x, f)
+    st = tutor.block.layer_norm_steps(s, eps=0.0)
+    expl = (f"まず残差接続で $x + \\mathrm{{Sublayer}}(x) = {tex_vec(s)}$。平均 {num(st.mean)}、標準偏差 {num(st.std)} で"
+            f"正規化して {choices[0]}。")
+    return draft(choices[0], choices[1:], stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------
@@ -107,28 +100,25 @@ def _params_ffn(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("block.ffn_params", "block", _params_ffn)
-def _ffn_params(p: dict) -> LazyDraft:
+def _ffn_params(p: dict) -> Draft:
     """Parameters of the position-wise FFN with biases."""
     d, d_ff = p["d"], p["d"] * p["mult"]
-    right = tutor.ffn_param_count(d, d_ff)
-    choices = (num(right), num(tutor.ffn_param_count(d, d_ff, bias=False)), num(tutor.swiglu_param_count(d, d_ff)),
-               num(tutor.mha_param_count(d)))
+    right = tutor.block.ffn_param_count(d, d_ff)
+    choices = (num(right), num(tutor.block.ffn_param_count(d, d_ff, bias=False)), num(tutor.block.swiglu_param_count(d, d_ff)),
+               num(tutor.multihead.mha_param_count(d)))
 
-    def texts():
-        stem = (f"$d_{{\\text{{model}}}} = {d}$、中間の次元 $d_{{ff}} = {d_ff}$ の位置ごとの全結合層 "
-                f"$\\mathrm{{FFN}}(x) = \\mathrm{{ReLU}}(xW_1 + b_1)W_2 + b_2$ のパラメータ数（バイアスを含む）{BEST}")
-        notes = (
-            mc("バイアスの数え忘れ", f"$b_1$（{d_ff} 個）と $b_2$（{d} 個）を数えなかった。"),
-            mc("SwiGLU との混同", "ゲート付きの SwiGLU は行列が 3 つでバイアスがない。この FFN は行列 2 つとバイアス 2 つである。"),
-            mc("Attention の変換行列との混同", f"Multi-Head Attention の $W_Q, W_K, W_V, W_O$（$4 d_{{\\text{{model}}}}^2$）を数えた。"),
-        )
-        expl = (f"$W_1$ は ${d} \\times {d_ff}$、$W_2$ は ${d_ff} \\times {d}$、$b_1$ は {d_ff} 個、$b_2$ は {d} 個。"
-                f"合計 {choices[0]}。"
-                + ("これは原論文と同じ大きさである。" if (d, d_ff) == (512, 2048)
-                   else f"原論文（512, 2048）では {num(tutor.ffn_param_count(512, 2048))} になる。"))
-        return stem, notes, expl
-
-    return LazyDraft(choices[0], choices[1:], texts)
+    stem = (f"$d_{{\\text{{model}}}} = {d}$、中間の次元 $d_{{ff}} = {d_ff}$ の位置ごとの全結合層 "
+            f"$\\mathrm{{FFN}}(x) = \\mathrm{{ReLU}}(xW_1 + b_1)W_2 + b_2$ のパラメータ数（バイアスを含む）{BEST}")
+    notes = (
+        mc("バイアスの数え忘れ", f"$b_1$（{d_ff} 個）と $b_2$（{d} 個）を数えなかった。"),
+        mc("SwiGLU との混同", "ゲート付きの SwiGLU は行列が 3 つでバイアスがない。この FFN は行列 2 つとバイアス 2 つである。"),
+        mc("Attention の変換行列との混同", f"Multi-Head Attention の $W_Q, W_K, W_V, W_O$（$4 d_{{\\text{{model}}}}^2$）を数えた。"),
+    )
+    expl = (f"$W_1$ は ${d} \\times {d_ff}$、$W_2$ は ${d_ff} \\times {d}$、$b_1$ は {d_ff} 個、$b_2$ は {d} 個。"
+            f"合計 {choices[0]}。"
+            + ("これは原論文と同じ大きさである。" if (d, d_ff) == (512, 2048)
+               else f"原論文（512, 2048）では {num(tutor.block.ffn_param_count(512, 2048))} になる。"))
+    return draft(choices[0], choices[1:], stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------
@@ -137,10 +127,10 @@ def _params_blank(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("block.ln_blank", "block", _params_blank)
-def _ln_blank(p: dict) -> LazyDraft:
+def _ln_blank(p: dict) -> Draft:
     """(ア) the mean, (イ) the standard deviation, (ウ) one LayerNorm output of x."""
     x, j = np.array(p["x"], float)[None, :], p["j"]
-    rs = tm.layer_norm_mistakes(x, 0, (None, "variance", "sample", "rms"))   # one set of steps for all four
+    rs = tutor.block.layer_norm_mistakes(x, 0, (None, "variance", "sample", "rms"))   # one set of steps for all four
 
     def triple(mistake=None):
         r = rs[mistake]
@@ -148,17 +138,14 @@ def _ln_blank(p: dict) -> LazyDraft:
 
     choices = (triple(), triple("variance"), triple("sample"), triple("rms"))
 
-    def texts():
-        stem = (f"{BLANK}{HINT}\n\nベクトル $x = {tex_vec(x[0])}$ に層正規化（$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$）をかける。"
-                f"まず平均（ア）を引き、次に標準偏差（イ）（分散は要素数 4 で割る）で割るので、正規化後の第 {j + 1} 成分は（ウ）になる。")
-        notes = (
-            mc("分散と標準偏差の取り違え", "標準偏差ではなく分散で割った。分散は標準偏差の 2 乗である。"),
-            mc("標本分散で計算", "分散を要素数 − 1 = 3 で割った。層正規化は要素数 4 で割る（母分散）。"),
-            mc("RMSNorm との混同", "平均を引かず、二乗平均平方根で割った。それは RMSNorm である。"),
-        )
-        r = rs[None]
-        expl = (f"平均は {num(r.mean)}、各成分から引くと ${tex_vec(r.centered)}$。その 2 乗の平均が分散で、平方根の標準偏差は "
-                f"{num(r.spread)}。割ると ${tex_vec(r.output)}$ なので、第 {j + 1} 成分は {num(r.output[j])}。")
-        return stem, notes, expl
-
-    return LazyDraft(choices[0], choices[1:], texts)
+    stem = (f"{BLANK}{HINT}\n\nベクトル $x = {tex_vec(x[0])}$ に層正規化（$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$）をかける。"
+            f"まず平均（ア）を引き、次に標準偏差（イ）（分散は要素数 4 で割る）で割るので、正規化後の第 {j + 1} 成分は（ウ）になる。")
+    notes = (
+        mc("分散と標準偏差の取り違え", "標準偏差ではなく分散で割った。分散は標準偏差の 2 乗である。"),
+        mc("標本分散で計算", "分散を要素数 − 1 = 3 で割った。層正規化は要素数 4 で割る（母分散）。"),
+        mc("RMSNorm との混同", "平均を引かず、二乗平均平方根で割った。それは RMSNorm である。"),
+    )
+    r = rs[None]
+    expl = (f"平均は {num(r.mean)}、各成分から引くと ${tex_vec(r.centered)}$。その 2 乗の平均が分散で、平方根の標準偏差は "
+            f"{num(r.spread)}。割ると ${tex_vec(r.output)}$ なので、第 {j + 1} 成分は {num(r.output[j])}。")
+    return draft(choices[0], choices[1:], stem, notes, expl)

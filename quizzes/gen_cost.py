@@ -1,19 +1,17 @@
 """⑦-5 計算量: self-attention's n²·d for given n and d, how it grows, Table 1 as a blank,
 the memory of the n × n scores, and a 不適切 item about the crossover n = d.
 
-Answers and distractors: tutor.layer_cost, tutor.cheaper_layer, tutor.ops_mistake,
-tutor.cost_growth, tutor.attention_memory_bytes, tutor.tiled_memory_bytes, tutor.human_bytes.
+Answers and distractors: tutor.cost.layer_cost, tutor.cost.cheaper_layer, tutor.cost.ops_mistake,
+tutor.cost.cost_growth, tutor.cost.attention_memory_bytes, tutor.cost.tiled_memory_bytes, tutor.cost.human_bytes.
 """
 from __future__ import annotations
 
 import numpy as np
 
 import tutor
-from tutor import quizmath as qm
-from tutor import transformer_mistakes as tm
 
-from .calc import BEST, BLANK, WORST, blank, calc_generator, mc, num, pick
-from .core import Draft, LazyDraft
+from .calc import BEST, BLANK, WORST, blank, calc_generator, draft, mc, num, pick
+from .core import Draft
 
 
 NS = (10, 20, 50, 100, 200, 500, 1000)
@@ -33,18 +31,18 @@ def _params_nd(rng: np.random.Generator) -> dict:
 def _self_attention_ops(p: dict) -> Draft:
     """The value of n²·d for self-attention."""
     n, d = p["n"], p["d"]
-    right = tm.ops_mistake(n, d)
+    right = tutor.cost.ops_mistake(n, d)
     stem = (f"論文『Attention Is All You Need』の表 1 にならい、系列長 $n = {n}$、表現の次元 $d = {d}$ のとき、"
             f"自己注意（Self-Attention）の層 1 つあたりの計算量を、O 記法の中の式に数を入れて見積もった値{BEST}")
     wrong = (
-        (ops(tm.ops_mistake(n, d, "swapped")), mc("O(n²·d) と O(n·d²) の取り違え", "RNN（再帰層）の式 $n \\cdot d^2$ を使ってしまった。")),
-        (ops(tm.ops_mistake(n, d, "linear")), mc("n² の見落とし", "すべてのトークンの組（$n^2$ 通り）ではなく、$n$ 個分しか数えなかった。")),
-        (ops(tm.ops_mistake(n, d, "both_squared")), mc("d も 2 乗と誤解", "1 組の内積は $d$ 回の掛け算なので、$d$ は 1 乗である。")),
+        (ops(tutor.cost.ops_mistake(n, d, "swapped")), mc("O(n²·d) と O(n·d²) の取り違え", "RNN（再帰層）の式 $n \\cdot d^2$ を使ってしまった。")),
+        (ops(tutor.cost.ops_mistake(n, d, "linear")), mc("n² の見落とし", "すべてのトークンの組（$n^2$ 通り）ではなく、$n$ 個分しか数えなかった。")),
+        (ops(tutor.cost.ops_mistake(n, d, "both_squared")), mc("d も 2 乗と誤解", "1 組の内積は $d$ 回の掛け算なので、$d$ は 1 乗である。")),
     )
     expl = (f"自己注意は $n^2$ 組の内積を、それぞれ $d$ 回の掛け算で計算するので $n^2 \\cdot d = {n}^2 \\times {d} = {ops(right).replace(',', '{,}')}$。"
-            f"RNN の $n \\cdot d^2$ は {ops(tm.ops_mistake(n, d, 'swapped'))} で、n = {tutor.textbook.COST_N}、d = {tutor.textbook.COST_D} の論文の例では "
-            f"{ops(tm.ops_mistake(tutor.textbook.COST_N, tutor.textbook.COST_D))} 対 "
-            f"{ops(tm.ops_mistake(tutor.textbook.COST_N, tutor.textbook.COST_D, 'swapped'))} になる。")
+            f"RNN の $n \\cdot d^2$ は {ops(tutor.cost.ops_mistake(n, d, 'swapped'))} で、n = {tutor.textbook.COST_N}、d = {tutor.textbook.COST_D} の論文の例では "
+            f"{ops(tutor.cost.ops_mistake(tutor.textbook.COST_N, tutor.textbook.COST_D))} 対 "
+            f"{ops(tutor.cost.ops_mistake(tutor.textbook.COST_N, tutor.textbook.COST_D, 'swapped'))} になる。")
     return Draft(stem, ops(right), wrong, expl)
 
 
@@ -60,26 +58,23 @@ def _params_growth(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("cost.growth", "cost", _params_growth)
-def _growth(p: dict) -> LazyDraft:
+def _growth(p: dict) -> Draft:
     """How many times self-attention's n²·d grows when n ×= a and d ×= b."""
     a, b = p["a"], p["b"]
-    right = tm.cost_growth("self_attention", a, b)
-    choices = (num(right), num(tm.cost_growth("recurrent", a, b)), num(tm.cost_growth("self_attention", a, b, "linear")),
-               num(tm.cost_growth("self_attention", a, b, "both_squared")))
+    right = tutor.cost.cost_growth("self_attention", a, b)
+    choices = (num(right), num(tutor.cost.cost_growth("recurrent", a, b)), num(tutor.cost.cost_growth("self_attention", a, b, "linear")),
+               num(tutor.cost.cost_growth("self_attention", a, b, "both_squared")))
 
-    def texts():
-        change = f"系列長 $n$ を {a} 倍" + ("" if b == 1 else f"、表現の次元 $d$ を {b} 倍")
-        stem = f"自己注意の層の計算量を $O(n^2 \\cdot d)$ とする。{change}にすると、1 層あたりの計算量はおよそ何倍になるか。その値{BEST}"
-        notes = (
-            mc("O(n²·d) と O(n·d²) の取り違え", "RNN の $n \\cdot d^2$ で見積もった。"),
-            mc("n² の見落とし", "計算量が $n$ に比例すると考えた。トークンの組は $n^2$ 通りある。"),
-            mc("d も 2 乗と誤解", "$d$ の倍率まで 2 乗した。"),
-        )
-        expl = (f"$n^2 \\cdot d$ で $n$ が {a} 倍、$d$ が {b} 倍になると、${a}^2 \\times {b} = {choices[0]}$ 倍。"
-                f"n だけを 2 倍にすると {num(tm.cost_growth('self_attention', 2, 1))} 倍になり、長い文ほど急に重くなる。")
-        return stem, notes, expl
-
-    return LazyDraft(choices[0], choices[1:], texts)
+    change = f"系列長 $n$ を {a} 倍" + ("" if b == 1 else f"、表現の次元 $d$ を {b} 倍")
+    stem = f"自己注意の層の計算量を $O(n^2 \\cdot d)$ とする。{change}にすると、1 層あたりの計算量はおよそ何倍になるか。その値{BEST}"
+    notes = (
+        mc("O(n²·d) と O(n·d²) の取り違え", "RNN の $n \\cdot d^2$ で見積もった。"),
+        mc("n² の見落とし", "計算量が $n$ に比例すると考えた。トークンの組は $n^2$ 通りある。"),
+        mc("d も 2 乗と誤解", "$d$ の倍率まで 2 乗した。"),
+    )
+    expl = (f"$n^2 \\cdot d$ で $n$ が {a} 倍、$d$ が {b} 倍になると、${a}^2 \\times {b} = {choices[0]}$ 倍。"
+            f"n だけを 2 倍にすると {num(tutor.cost.cost_growth('self_attention', 2, 1))} 倍になり、長い文ほど急に重くなる。")
+    return draft(choices[0], choices[1:], stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------
@@ -93,10 +88,10 @@ def _params_blank(rng: np.random.Generator) -> dict:
 def _table_blank(p: dict) -> Draft:
     """(ア) self-attention's sequential ops, (イ) the RNN's path length, (ウ) the cheaper layer for n, d."""
     n, d = p["n"], p["d"]
-    sa, rnn = tutor.layer_cost("self_attention", n, d), tutor.layer_cost("recurrent", n, d)
-    cheap = tutor.cheaper_layer(n, d)
+    sa, rnn = tutor.cost.layer_cost("self_attention", n, d), tutor.cost.layer_cost("recurrent", n, d)
+    cheap = tutor.cost.cheaper_layer(n, d)
     other = "recurrent" if cheap == "self_attention" else "self_attention"
-    lab = tutor.LAYER_LABELS
+    lab = tutor.cost.LAYER_LABELS
     stem = (f"{BLANK}\n\n論文の表 1 によると、自己注意の層の逐次操作の数は（ア）、再帰（RNN）層で離れた 2 つの位置を結ぶ"
             f"最大経路長は（イ）である。また系列長 $n = {n}$、表現の次元 $d = {d}$ では、層 1 つあたりの計算量が小さいのは（ウ）である。")
     right = blank(f"${sa.sequential}$", f"${rnn.max_path_length}$", lab[cheap])
@@ -123,21 +118,21 @@ def _params_mem(rng: np.random.Generator) -> dict:
 def _mib(nbytes: int) -> str:
     """A size in MiB as every choice of cost.memory shows it: '8,192 MiB', '0.03125 MiB' (exact: the
     sizes are powers of two, at least 2^15 bytes, so 5 decimals suffice)."""
-    return f"{num(qm.bytes_to_mib(nbytes), 5)} MiB"
+    return f"{num(tutor.cost.bytes_to_mib(nbytes), 5)} MiB"
 
 
 @calc_generator("cost.memory", "cost", _params_mem, advanced=True)
 def _memory(p: dict) -> Draft:
     """Memory of the full n × n score matrices of h heads: h · n² · bytes."""
     n, h, b, blk = p["n"], p["h"], p["bytes"], p["block"]
-    right = _mib(tutor.attention_memory_bytes(n, h, b))
+    right = _mib(tutor.cost.attention_memory_bytes(n, h, b))
     kind = {2: "16 ビット（2 バイト）", 4: "32 ビット（4 バイト）"}[b]
     stem = (f"系列長 $n = {n}$、ヘッド数 $h = {h}$ の Multi-Head Attention で、全ヘッドの $n \\times n$ のスコア行列を"
             f"{kind}の浮動小数点数で一度にメモリに置く。その大きさを MiB（1 MiB = $2^{{20}}$ バイト）で表した値{BEST}")
     wrong = (
-        (_mib(tutor.attention_memory_bytes(n, 1, b)), mc("ヘッド数の掛け忘れ", f"1 ヘッド分だけを数えた。スコア行列はヘッドごとに {h} 枚ある。")),
-        (_mib(tutor.attention_memory_bytes(n, h, 1)), mc("要素のバイト数の掛け忘れ", f"要素の個数をそのままバイト数とした。1 要素は {b} バイトである。")),
-        (_mib(tutor.tiled_memory_bytes(n, blk, h, b)),
+        (_mib(tutor.cost.attention_memory_bytes(n, 1, b)), mc("ヘッド数の掛け忘れ", f"1 ヘッド分だけを数えた。スコア行列はヘッドごとに {h} 枚ある。")),
+        (_mib(tutor.cost.attention_memory_bytes(n, h, 1)), mc("要素のバイト数の掛け忘れ", f"要素の個数をそのままバイト数とした。1 要素は {b} バイトである。")),
+        (_mib(tutor.cost.tiled_memory_bytes(n, blk, h, b)),
          mc("タイル分割との混同", f"FlashAttention のように {blk} × {blk} のブロックずつ計算する場合の量と取り違えた。ここでは表をまるごと置く。")),
     )
     expl = (f"1 ヘッドのスコア行列は ${n} \\times {n}$ 要素。{h} ヘッド分で {b} バイトずつなので、"
@@ -162,15 +157,15 @@ def _crossover_worst(p: dict) -> Draft:
     """Statements about n²·d vs n·d² around n = d; the wrong one uses the RNN's formula for self-attention."""
     d, s, big = p["d"], p["small"], p["large"]
     stem = f"表現の次元 $d = {d}$ のとき、自己注意（$O(n^2 \\cdot d)$）と RNN（$O(n \\cdot d^2)$）の層 1 つあたりの計算量についての記述{WORST}"
-    answer = f"$n = {s}$ のとき、自己注意の計算量は {ops(tm.ops_mistake(s, d, 'swapped'))} である。"
+    answer = f"$n = {s}$ のとき、自己注意の計算量は {ops(tutor.cost.ops_mistake(s, d, 'swapped'))} である。"
     wrong = (
-        (f"$n = {s}$ のとき、RNN の計算量は {ops(tutor.layer_cost('recurrent', s, d).operations)} である。",
+        (f"$n = {s}$ のとき、RNN の計算量は {ops(tutor.cost.layer_cost('recurrent', s, d).operations)} である。",
          mc("正しい記述（RNN）", f"$n \\cdot d^2 = {s} \\times {d}^2$ で正しい。")),
-        (f"$n = d = {tutor.crossover(d)}$ のとき、両者の計算量はどちらも {ops(tm.ops_mistake(d, d))} で等しい。",
+        (f"$n = d = {tutor.cost.crossover(d)}$ のとき、両者の計算量はどちらも {ops(tutor.cost.ops_mistake(d, d))} で等しい。",
          mc("正しい記述（交差点）", "$n^2 d = n d^2$ は $n = d$ のとき成り立つ。")),
         (f"$n = {big}$ のときは、RNN の方が計算量が小さい。",
          mc("正しい記述（長い系列）", f"$n = {big} > d = {d}$ なので $n^2$ の項が効き、自己注意の方が重くなる。")),
     )
-    expl = (f"$n = {s}$ の自己注意は $n^2 d = {ops(tm.ops_mistake(s, d)).replace(',', '{,}')}$ である。"
-            f"{ops(tm.ops_mistake(s, d, 'swapped'))} は RNN の式 $n d^2$ を当てはめた値で、O(n²·d) と O(n·d²) を取り違えている。")
+    expl = (f"$n = {s}$ の自己注意は $n^2 d = {ops(tutor.cost.ops_mistake(s, d)).replace(',', '{,}')}$ である。"
+            f"{ops(tutor.cost.ops_mistake(s, d, 'swapped'))} は RNN の式 $n d^2$ を当てはめた値で、O(n²·d) と O(n·d²) を取り違えている。")
     return Draft(stem, answer, wrong, expl)

@@ -2,8 +2,8 @@
 where Q, K and V come from (blank), the number of attention sub-layers, and a 不適切 item
 about the three weight matrices of an encoder-decoder.
 
-Answers and distractors: tutor.quizmath (attention_shapes, attention_from_scores, attention_variants, ln_scores,
-score_divisor, allowed_pairs), tutor.attention_sublayers and tutor.head_dim.
+Answers and distractors: tutor.formula (attention_shapes, attention_from_scores, attention_variants),
+tutor.scaling (ln_scores, score_divisor), tutor.mask.allowed_pairs, tutor.encdec.attention_sublayers and tutor.head_dim.
 """
 from __future__ import annotations
 
@@ -13,10 +13,9 @@ from types import MappingProxyType
 import numpy as np
 
 import tutor
-from tutor import quizmath as qm
 
-from .calc import BEST, BLANK, WORST, blank, calc_generator, ln_tex, mc, num, pick, sample, tex_vec
-from .core import Draft, LazyDraft
+from .calc import BEST, BLANK, WORST, blank, calc_generator, draft, ln_tex, mc, num, pick, sample, tex_vec
+from .core import Draft
 
 LENGTHS = tuple(range(3, 13))  # source / target lengths (two different ones)
 HEAD_SPLITS = ((256, 4), (256, 8), (512, 8), (512, 16), (768, 12), (128, 2), (64, 4))
@@ -38,8 +37,8 @@ def _shapes(n_q: int, n_k: int, p: dict) -> MappingProxyType:
 
 @lru_cache(maxsize=512)  # bounded: n_q, n_k ∈ LENGTHS (10 values), d_k = d_model/h of HEAD_SPLITS (3 values) → ≤ 300 keys
 def _measured_shapes(n_q: int, n_k: int, d_k: int) -> MappingProxyType:
-    """qm.attention_shapes (tutor.attention run on ones) — the same shapes every time for the same sizes."""
-    return MappingProxyType(qm.attention_shapes(n_q, n_k, d_k, d_k))
+    """tutor.formula.attention_shapes (tutor.attention run on ones) — the same shapes every time for the same sizes."""
+    return MappingProxyType(tutor.formula.attention_shapes(n_q, n_k, d_k, d_k))
 
 
 # ---------------------------------------------------------------------------
@@ -76,36 +75,33 @@ def _params_out(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("encdec.cross_output", "encdec", _params_out)
-def _cross_output(p: dict) -> LazyDraft:
+def _cross_output(p: dict) -> Draft:
     """Output of Source-Target Attention for one decoder query over three encoder tokens."""
     m, d_k = p["m"], p["d_k"]
-    s = qm.ln_scores(m, d_k)                                     # (3,)
-    root = qm.score_divisor(d_k)
+    s = tutor.scaling.ln_scores(m, d_k)                                     # (3,)
+    root = tutor.scaling.score_divisor(d_k)
     v_enc = np.array(p["v_enc"], float)[:, None]                 # (3, 1)
     v_dec = np.array(p["v_dec"], float)[:, None]                 # (3, 1)
 
-    right, no_scale, uniform = qm.attention_variants(s, v_enc, d_k=d_k, mistakes=(None, "no_scale", "uniform"))
-    dec = qm.attention_from_scores(s, v_dec, d_k=d_k)            # the values taken from the wrong side
+    right, no_scale, uniform = tutor.formula.attention_variants(s, v_enc, d_k=d_k, mistakes=(None, "no_scale", "uniform"))
+    dec = tutor.formula.attention_from_scores(s, v_dec, d_k=d_k)            # the values taken from the wrong side
     n_right = num(float(right.output[0, 0]))
     n_dec, n_no_scale, n_uniform = (num(float(r.output[0, 0])) for r in (dec, no_scale, uniform))
 
-    def texts():
-        row = ",\\ ".join(ln_tex(root, x) for x in m)
-        stem = (f"翻訳モデルのデコーダの Source-Target Attention（$d_k = {d_k}$）で、いま作っている位置のクエリと、"
-                f"エンコーダ出力の 3 トークンのキーとの内積 $QK^\\top$ が $({row})$ だった（$\\ln$ は自然対数）。"
-                f"エンコーダ出力から作ったバリュー（1 次元）は ${tex_vec(p['v_enc'])}$、デコーダ側の 3 トークンから作った値は "
-                f"${tex_vec(p['v_dec'])}$ である。この Source-Target Attention の出力{BEST}")
-        notes = (
-            mc("バリューの出どころの取り違え", "バリューをデコーダ側から取った。キーとバリューはどちらもエンコーダ出力から作る。"),
-            mc("√d_k で割り忘れ", f"内積を $\\sqrt{{d_k}} = {num(root)}$ で割らずに softmax に入れた。"),
-            mc("重みを均等と誤解", "スコアを使わず、3 つのバリューの単純平均をとった。"),
-        )
-        w = right.weights[0]                                     # the same weights for any V
-        expl = (f"$\\sqrt{{d_k}} = {num(root)}$ で割るとスコアは $({', '.join(ln_tex(1, x) for x in m)})$ になり、softmax の重みは "
-                f"$e^{{\\ln m}} = m$ の比 ${tex_vec(w)}$。これでエンコーダ側のバリュー ${tex_vec(p['v_enc'])}$ を重み付き平均して {n_right}。")
-        return stem, notes, expl
-
-    return LazyDraft(n_right, (n_dec, n_no_scale, n_uniform), texts)
+    row = ",\\ ".join(ln_tex(root, x) for x in m)
+    stem = (f"翻訳モデルのデコーダの Source-Target Attention（$d_k = {d_k}$）で、いま作っている位置のクエリと、"
+            f"エンコーダ出力の 3 トークンのキーとの内積 $QK^\\top$ が $({row})$ だった（$\\ln$ は自然対数）。"
+            f"エンコーダ出力から作ったバリュー（1 次元）は ${tex_vec(p['v_enc'])}$、デコーダ側の 3 トークンから作った値は "
+            f"${tex_vec(p['v_dec'])}$ である。この Source-Target Attention の出力{BEST}")
+    notes = (
+        mc("バリューの出どころの取り違え", "バリューをデコーダ側から取った。キーとバリューはどちらもエンコーダ出力から作る。"),
+        mc("√d_k で割り忘れ", f"内積を $\\sqrt{{d_k}} = {num(root)}$ で割らずに softmax に入れた。"),
+        mc("重みを均等と誤解", "スコアを使わず、3 つのバリューの単純平均をとった。"),
+    )
+    w = right.weights[0]                                     # the same weights for any V
+    expl = (f"$\\sqrt{{d_k}} = {num(root)}$ で割るとスコアは $({', '.join(ln_tex(1, x) for x in m)})$ になり、softmax の重みは "
+            f"$e^{{\\ln m}} = m$ の比 ${tex_vec(w)}$。これでエンコーダ側のバリュー ${tex_vec(p['v_enc'])}$ を重み付き平均して {n_right}。")
+    return draft(n_right, (n_dec, n_no_scale, n_uniform), stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------
@@ -142,19 +138,19 @@ def _params_layers(rng: np.random.Generator) -> dict:
 def _sublayer_count(p: dict) -> Draft:
     """Attention sub-layers in an encoder-decoder with N layers each: 3N."""
     n = p["n"]
-    right = tutor.attention_sublayers(n)
+    right = tutor.encdec.attention_sublayers(n)
     stem = (f"原論文と同じ構成で、エンコーダとデコーダをそれぞれ $N = {n}$ 層重ねた Transformer がある。"
             f"モデル全体に含まれる Multi-Head Attention のサブレイヤーの数{BEST}")
     wrong = (
-        (num(tutor.attention_sublayers(n, mistake="no_cross")),
+        (num(tutor.encdec.attention_sublayers(n, mistake="no_cross")),
          mc("Source-Target Attention の数え忘れ", "デコーダの各層には、マスク付き Self-Attention に加えて Source-Target Attention がある。")),
-        (num(tutor.attention_sublayers(n, mistake="cross_in_encoder")),
+        (num(tutor.encdec.attention_sublayers(n, mistake="cross_in_encoder")),
          mc("エンコーダにも交差注意があると誤解", "エンコーダの各層の注意は Self-Attention の 1 つだけである。")),
-        (num(tutor.attention_sublayers(n, mistake="one_layer")),
+        (num(tutor.encdec.attention_sublayers(n, mistake="one_layer")),
          mc("層の数の掛け忘れ", f"1 層ぶん（エンコーダ 1 + デコーダ 2）だけを数え、$N = {n}$ を掛けなかった。")),
     )
     expl = (f"エンコーダの各層に Self-Attention が 1 つ、デコーダの各層にマスク付き Self-Attention と Source-Target Attention の 2 つ。"
-            f"合計 $(1 + 2) \\times {n} = {num(right)}$。原論文（N = 6）なら {num(tutor.attention_sublayers(6))} になる。")
+            f"合計 $(1 + 2) \\times {n} = {num(right)}$。原論文（N = 6）なら {num(tutor.encdec.attention_sublayers(6))} になる。")
     return Draft(stem, num(right), wrong, expl)
 
 
@@ -177,7 +173,7 @@ def _weights_worst(p: dict) -> Draft:
         (f"エンコーダの Self-Attention の注意の重みは {shape(_shapes(n_src, n_src, p)['weights'])} で、0 に固定される成分はない。",
          mc("正しい記述（エンコーダ）", "エンコーダではマスクをかけないので、どのトークンも文全体を見られる。")),
         (f"デコーダのマスク付き Self-Attention の注意の重みは {shape(_shapes(n_tgt, n_tgt, p)['weights'])} で、"
-         f"0 でない成分は最大 {num(qm.allowed_pairs(n_tgt))} 個である。",
+         f"0 でない成分は最大 {num(tutor.mask.allowed_pairs(n_tgt))} 個である。",
          mc("正しい記述（デコーダのマスク）", "因果マスクで未来の位置が 0 になるので、見てよい組は対角とその左下だけになる。")),
         (f"Source-Target Attention の注意の重みの各行の和は {num(_row_sum(n_tgt, n_src))} である。",
          mc("正しい記述（行の和）", "softmax は各クエリ（行）ごとにキー方向で正規化するので、どの行も和が 1 になる。")),

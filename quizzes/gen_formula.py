@@ -2,7 +2,7 @@
 
 Inputs: the 3-key example of the G検定 page with fresh small integers (one query, d_k = 2),
 rows √d_k · ln m for exact outputs, and sizes n_q, n_k, d_k, d_v for shape questions.
-Answers and distractors: tutor.attention, tutor.quizmath (attention_variants = attention_from_scores
+Answers and distractors: tutor.attention, tutor.formula (attention_variants = attention_from_scores
 for several mistakes, on the score table tutor.attention computed — what attention_mistake does —,
 ln_scores, exp_values, attention_shapes).
 """
@@ -14,11 +14,10 @@ from types import MappingProxyType
 import numpy as np
 
 import tutor
-from tutor import quizmath as qm
 
-from .calc import (BEST, BLANK, WORST, _nums, blank, blank_diff, calc_generator, ln_tex, mc, num, pick, sample, shown,
+from .calc import (BEST, BLANK, WORST, _nums, blank, blank_diff, calc_generator, draft, ln_tex, mc, num, pick, sample, shown,
                    tex_mat, tex_rows, tex_vec, vec)
-from .core import Draft, LazyDraft
+from .core import Draft
 
 D_K = 2
 SIZES = tuple(range(2, 10))   # n_q, n_k, d_k, d_v of the shapes item (four different ones)
@@ -44,50 +43,47 @@ def _g_block(p: dict, with_v: bool = True) -> str:
 
 def _hint(scaled_row) -> str:
     vals = sorted(set(shown(scaled_row).tolist()))            # the exponents as written (3 places)
-    exps = qm.exp_values(vals)                                 # e^2.828 ≈ 16.912, as ④–⑥ compute it
+    exps = tutor.formula.exp_values(vals)                                 # e^2.828 ≈ 16.912, as ④–⑥ compute it
     return ("必要なら " + "、".join(f"$e^{{{num(v)}}} \\approx {num(e)}$" for v, e in zip(vals, exps))
-            + f"、$\\sqrt{{2}} \\approx {num(qm.score_divisor(D_K))}$ を使ってよい。")
+            + f"、$\\sqrt{{2}} \\approx {num(tutor.scaling.score_divisor(D_K))}$ を使ってよい。")
 
 
 # ---------------------------------------------------------------------------
 def _hand(scaled) -> tuple[np.ndarray, np.ndarray]:
     """For rows of scaled scores (m, 3): the e^s as the hint gives them (e to the exponent as written,
     3 places, the value rounded to 3 places) and the weights a learner computes from them,
-    e_j / Σ e (qm.softmax_from_exps)."""
-    exps = shown(qm.exp_values(shown(scaled)))                 # (m, 3)
-    return exps, qm.softmax_from_exps(exps)                    # (m, 3), (m, 3)
+    e_j / Σ e (tutor.formula.softmax_from_exps)."""
+    exps = shown(tutor.formula.exp_values(shown(scaled)))                 # (m, 3)
+    return exps, tutor.formula.softmax_from_exps(exps)                    # (m, 3), (m, 3)
 
 
 def _scaled_rows(scores, mistakes) -> np.ndarray:
-    """The row q Kᵀ / √d_k (None) or with each divisor mistake, stacked: (m, 3) (qm.scale_scores)."""
-    return np.concatenate([qm.scale_scores(scores, D_K, mistake=m) for m in mistakes])
+    """The row q Kᵀ / √d_k (None) or with each divisor mistake, stacked: (m, 3) (tutor.scaling.scale_scores)."""
+    return np.concatenate([tutor.scaling.scale_scores(scores, D_K, mistake=m) for m in mistakes])
 
 
 @calc_generator("formula.g_weight", "formula", _params_g)
-def _g_weight(p: dict) -> LazyDraft:
+def _g_weight(p: dict) -> Draft:
     """One weight of the 3-key example (one query, d_k = 2), from the e^s values the hint gives."""
     q, k, j = p["q"], p["k"], p["j"]
-    scores = qm.score_table(q, k)                              # (1, 3) q Kᵀ, as in tutor.attention
+    scores = tutor.qkv.score_table(q, k)                              # (1, 3) q Kᵀ, as in tutor.attention
     scaled = _scaled_rows(scores, (None, "no_scale", "divide_by_d_k"))   # (3, 3)
     exps_all, hand = _hand(scaled)
     exps, weights = exps_all[0], hand[0]
     n_right, n_no_scale, n_by_dk, n_raw = _nums((*hand[:, j].tolist(), scaled[0, j]), 3)   # raw: the scaled score itself
 
-    def texts():
-        score_text = tex_vec(scores[0])
-        stem = (f"{_g_block(p, with_v=False)}について、Scaled Dot-Product Attention "
-                f"$\\mathrm{{softmax}}(qK^\\top/\\sqrt{{d_k}})$ のキー {j + 1} への重み{BEST}{_hint(scaled[0])}")
-        notes = (
-            mc("√d_k で割り忘れ", f"内積 ${score_text}$ を √d_k で割らずに softmax にかけると {n_no_scale} になり、差が強調されすぎる。"),
-            mc("√ の付け忘れ", f"$d_k = 2$ で割ると {n_by_dk} になる。"),
-            mc("softmax の省略", f"スケーリング後のスコア {n_raw} をそのまま重みにした（和が 1 にならない）。"),
-        )
-        expl = (f"内積 $qK^\\top = {score_text}$ を $\\sqrt{{2}}$ で割って ${tex_vec(scaled[0])}$。"
-                f"$e^s$ は ${tex_vec(exps)}$（和 {num(tutor.row_sums(exps))}）なので、"
-                f"softmax の重みは ${tex_vec(weights)}$ となり、キー {j + 1} は {n_right}。")
-        return stem, notes, expl
-
-    return LazyDraft(n_right, (n_no_scale, n_by_dk, n_raw), texts)
+    score_text = tex_vec(scores[0])
+    stem = (f"{_g_block(p, with_v=False)}について、Scaled Dot-Product Attention "
+            f"$\\mathrm{{softmax}}(qK^\\top/\\sqrt{{d_k}})$ のキー {j + 1} への重み{BEST}{_hint(scaled[0])}")
+    notes = (
+        mc("√d_k で割り忘れ", f"内積 ${score_text}$ を √d_k で割らずに softmax にかけると {n_no_scale} になり、差が強調されすぎる。"),
+        mc("√ の付け忘れ", f"$d_k = 2$ で割ると {n_by_dk} になる。"),
+        mc("softmax の省略", f"スケーリング後のスコア {n_raw} をそのまま重みにした（和が 1 にならない）。"),
+    )
+    expl = (f"内積 $qK^\\top = {score_text}$ を $\\sqrt{{2}}$ で割って ${tex_vec(scaled[0])}$。"
+            f"$e^s$ は ${tex_vec(exps)}$（和 {num(tutor.row_sums(exps))}）なので、"
+            f"softmax の重みは ${tex_vec(weights)}$ となり、キー {j + 1} は {n_right}。")
+    return draft(n_right, (n_no_scale, n_by_dk, n_raw), stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------
@@ -101,54 +97,51 @@ def _params_ln(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("formula.output_ln", "formula", _params_ln)
-def _output_ln(p: dict) -> LazyDraft:
+def _output_ln(p: dict) -> Draft:
     """An output element z_c = Σ_j a_j v_jc for a row √d_k·ln m (exact weights m/Σm)."""
     d_k, m, v, c = p["d_k"], p["m"], p["v"], p["c"]
-    root = qm.score_divisor(d_k)
-    s = qm.ln_scores(m, d_k)
+    root = tutor.scaling.score_divisor(d_k)
+    s = tutor.scaling.ln_scores(m, d_k)
     third_mistake = "no_scale" if d_k > 1 else "no_softmax"
     mistakes = ("no_normalise", "uniform", third_mistake)
-    right, *mistaken = qm.attention_variants(s, v, d_k=d_k, mistakes=(None, *mistakes))
+    right, *mistaken = tutor.formula.attention_variants(s, v, d_k=d_k, mistakes=(None, *mistakes))
     outputs = {mistake: num(r.output[0, c]) for mistake, r in zip(mistakes, mistaken)}
     z = outputs.__getitem__
     third = z(third_mistake)
     n_right = num(right.output[0, c])
 
-    def texts():
-        row = ",\\ ".join(ln_tex(root, x) for x in m)
-        values = "、".join(f"$v_{{{n + 1}}} = {tex_vec(row)}$" for n, row in enumerate(v.tolist()))
-        stem = (f"$d_k = {d_k}$ のヘッドで、あるクエリのスコア $QK^\\top$ の行が "
-                f"$({row})$、バリューが {values} である。"
-                f"このクエリの出力 $z = \\mathrm{{softmax}}(QK^\\top/\\sqrt{{d_k}})V$ の第 {c + 1} 成分{BEST}"
-                f"（$\\ln$ は自然対数）")
-        notes = (
-            mc("softmax の分母の付け忘れ", f"$e^{{\\ln m}} = m$ の {vec(m)} を和で割らずに重みにすると {z('no_normalise')} になる。"),
-            mc("単純平均との混同", f"スコアを無視してバリューを平均すると {z('uniform')} になる。"),
-            mc("√d_k で割り忘れ", f"スコアを割らないまま softmax にかけると $m^{{{num(root)}}}$ の比になり {z('no_scale')} になる。") if d_k > 1
-            else mc("softmax の省略", f"スコア（$\\ln m$）をそのまま重みにすると {z('no_softmax')} になる。"),
-        )
-        expl = (f"$\\sqrt{{d_k}} = {num(root)}$ で割るとスコアは $({', '.join(ln_tex(1, x) for x in m)})$、softmax は $m$ の比なので"
-                f"重みは ${tex_vec(right.weights[0])}$。出力はバリューの第 {c + 1} 成分 ${tex_vec(v[:, c])}$ の加重和で "
-                f"{n_right}。")
-        return stem, notes, expl
-
-    return LazyDraft(n_right, (z("no_normalise"), z("uniform"), third), texts)
+    row = ",\\ ".join(ln_tex(root, x) for x in m)
+    values = "、".join(f"$v_{{{n + 1}}} = {tex_vec(row)}$" for n, row in enumerate(v.tolist()))
+    stem = (f"$d_k = {d_k}$ のヘッドで、あるクエリのスコア $QK^\\top$ の行が "
+            f"$({row})$、バリューが {values} である。"
+            f"このクエリの出力 $z = \\mathrm{{softmax}}(QK^\\top/\\sqrt{{d_k}})V$ の第 {c + 1} 成分{BEST}"
+            f"（$\\ln$ は自然対数）")
+    notes = (
+        mc("softmax の分母の付け忘れ", f"$e^{{\\ln m}} = m$ の {vec(m)} を和で割らずに重みにすると {z('no_normalise')} になる。"),
+        mc("単純平均との混同", f"スコアを無視してバリューを平均すると {z('uniform')} になる。"),
+        mc("√d_k で割り忘れ", f"スコアを割らないまま softmax にかけると $m^{{{num(root)}}}$ の比になり {z('no_scale')} になる。") if d_k > 1
+        else mc("softmax の省略", f"スコア（$\\ln m$）をそのまま重みにすると {z('no_softmax')} になる。"),
+    )
+    expl = (f"$\\sqrt{{d_k}} = {num(root)}$ で割るとスコアは $({', '.join(ln_tex(1, x) for x in m)})$、softmax は $m$ の比なので"
+            f"重みは ${tex_vec(right.weights[0])}$。出力はバリューの第 {c + 1} 成分 ${tex_vec(v[:, c])}$ の加重和で "
+            f"{n_right}。")
+    return draft(n_right, (z("no_normalise"), z("uniform"), third), stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------
 @calc_generator("formula.chain_blank", "formula", _params_g)
-def _chain_blank(p: dict) -> LazyDraft:
+def _chain_blank(p: dict) -> Draft:
     """(ア) q·k_j, (イ) weight a_j, (ウ) output z_c of the 3-key example, by hand: the weights from the
     e^s of the hint (3 places), the output from the weights rounded to 3 places."""
     q, k, v, j, c = p["q"], p["k"], p["v"], p["j"], p["c"]
     column = v[:, c]                                           # (3,) the value components summed
-    scores = qm.score_table(q, k)                              # (1, 3) q Kᵀ, as in tutor.attention
-    kv_scores = qm.score_table(q, v)                           # (1, 3) q Vᵀ: keys and values mixed up
+    scores = tutor.qkv.score_table(q, k)                              # (1, 3) q Kᵀ, as in tutor.attention
+    kv_scores = tutor.qkv.score_table(q, v)                           # (1, 3) q Vᵀ: keys and values mixed up
     scaled = np.concatenate((_scaled_rows(scores, (None, "no_scale", "divide_by_d_k")),
-                             qm.scale_scores(kv_scores, D_K)))  # (4, 3): right, no √, ÷ d_k, values as keys
+                             tutor.scaling.scale_scores(kv_scores, D_K)))  # (4, 3): right, no √, ÷ d_k, values as keys
     exps_all, hand = _hand(scaled)
     exps, weights = exps_all[0], hand[0]
-    outputs = qm.apply_given_weights(shown(hand), column)      # (4,) from the weights rounded to 3 places
+    outputs = tutor.weighted_sum(shown(hand), column, normalised=False)      # (4,) from the weights rounded to 3 places
     texts_ = _nums([scores[0, j], kv_scores[0, j], *hand[:, j].tolist(), *outputs.tolist()], 3)
     n_s, n_kv = texts_[0], texts_[1]
     c_right, c_no_scale, c_by_dk, c_kv = ((n_s if m < 3 else n_kv, texts_[2 + m], texts_[6 + m]) for m in range(4))
@@ -161,24 +154,21 @@ def _chain_blank(p: dict) -> LazyDraft:
         c_third = (num(exps[j]), c_right[1], c_right[2])
         third_name, third_why = "softmax の分子との混同", f"内積ではなくヒントの $e^{{q \\cdot k_{{{j + 1}}}/\\sqrt{{2}}}}$ の値を（ア）にした"
 
-    def texts():
-        stem = (f"{BLANK}\n\n{_g_block(p)}で Scaled Dot-Product Attention を計算する。"
-                f"キー {j + 1} との内積 $q \\cdot k_{{{j + 1}}}$ は（ア）、その重みは（イ）、出力 $z$ の第 {c + 1} 成分は（ウ）である"
-                f"（重みは小数第 3 位まで求めてから使う）。{_hint(scaled[0])}")
-        notes = (
-            mc("√d_k で割り忘れ", f"内積を割らずに softmax にかけたため、{blank_diff(c_right, c_no_scale)} になった。"),
-            mc("√ の付け忘れ", f"$d_k = 2$ で割ったため、{blank_diff(c_right, c_by_dk)} になった。"),
-            mc(third_name, f"{third_why}ため、{blank_diff(c_right, c_third)} になった。"),
-        )
-        w_shown = shown(weights)
-        terms = " + ".join(f"{a} \\times {b}" for a, b in zip(_nums(w_shown, 3), _nums(column, 3)))
-        expl = (f"（ア）$q \\cdot k_{{{j + 1}}} = {c_right[0]}$。（イ）内積 ${tex_vec(scores[0])}$ を $\\sqrt{{2}}$ で割ると"
-                f" ${tex_vec(scaled[0])}$、$e^s$ は ${tex_vec(exps)}$（和 {num(tutor.row_sums(exps))}）で、重みは"
-                f" ${tex_vec(weights)}$、キー {j + 1} は {c_right[1]}。"
-                f"（ウ）バリューの第 {c + 1} 成分 ${tex_vec(column)}$ の加重和で ${terms} = {c_right[2]}$。")
-        return stem, notes, expl
-
-    return LazyDraft(blank(*c_right), (blank(*c_no_scale), blank(*c_by_dk), blank(*c_third)), texts)
+    stem = (f"{BLANK}\n\n{_g_block(p)}で Scaled Dot-Product Attention を計算する。"
+            f"キー {j + 1} との内積 $q \\cdot k_{{{j + 1}}}$ は（ア）、その重みは（イ）、出力 $z$ の第 {c + 1} 成分は（ウ）である"
+            f"（重みは小数第 3 位まで求めてから使う）。{_hint(scaled[0])}")
+    notes = (
+        mc("√d_k で割り忘れ", f"内積を割らずに softmax にかけたため、{blank_diff(c_right, c_no_scale)} になった。"),
+        mc("√ の付け忘れ", f"$d_k = 2$ で割ったため、{blank_diff(c_right, c_by_dk)} になった。"),
+        mc(third_name, f"{third_why}ため、{blank_diff(c_right, c_third)} になった。"),
+    )
+    w_shown = shown(weights)
+    terms = " + ".join(f"{a} \\times {b}" for a, b in zip(_nums(w_shown, 3), _nums(column, 3)))
+    expl = (f"（ア）$q \\cdot k_{{{j + 1}}} = {c_right[0]}$。（イ）内積 ${tex_vec(scores[0])}$ を $\\sqrt{{2}}$ で割ると"
+            f" ${tex_vec(scaled[0])}$、$e^s$ は ${tex_vec(exps)}$（和 {num(tutor.row_sums(exps))}）で、重みは"
+            f" ${tex_vec(weights)}$、キー {j + 1} は {c_right[1]}。"
+            f"（ウ）バリューの第 {c + 1} 成分 ${tex_vec(column)}$ の加重和で ${terms} = {c_right[2]}$。")
+    return draft(blank(*c_right), (blank(*c_no_scale), blank(*c_by_dk), blank(*c_third)), stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------
@@ -189,8 +179,8 @@ def _params_shapes(rng: np.random.Generator) -> dict:
 
 @lru_cache(maxsize=2048)  # bounded: four different sizes from SIZES (8 values) → 8·7·6·5 = 1,680 keys
 def _measured_shapes(n_q: int, n_k: int, d_k: int, d_v: int) -> MappingProxyType:
-    """qm.attention_shapes (tutor.attention run on ones) — the same shapes every time for the same sizes."""
-    return MappingProxyType(qm.attention_shapes(n_q, n_k, d_k, d_v))
+    """tutor.formula.attention_shapes (tutor.attention run on ones) — the same shapes every time for the same sizes."""
+    return MappingProxyType(tutor.formula.attention_shapes(n_q, n_k, d_k, d_v))
 
 
 def _shape(s: tuple[int, ...]) -> str:

@@ -1,8 +1,8 @@
 """⑤ Multi-Head Attention: d_k = d_model / h, Concat(head_1 … head_h) W_O, parameter counts.
 
 Inputs: d_model = h · d_k from small tables; per-head outputs and a 0/1 W_O for one token.
-Answers: tutor.head_dim, tutor.mha_param_count, Concat · W_O (tutor.quizmath.combine_heads_variants,
-= tutor.combine_heads); distractors: tutor.quizmath (head_dim_mistake, concat_width,
+Answers: tutor.head_dim, tutor.multihead.mha_param_count, Concat · W_O (tutor.multihead.combine_heads_variants,
+= tutor.multihead.combine_heads); distractors: tutor.multihead (head_dim_mistake, concat_width,
 mha_param_count_mistake, combine_heads_variants).
 """
 from __future__ import annotations
@@ -12,10 +12,9 @@ from functools import lru_cache
 import numpy as np
 
 import tutor
-from tutor import quizmath as qm
 
-from .calc import BEST, BLANK, WORST, blank, calc_generator, mc, num, pick, tex_mat, tex_rows, tex_vec, tnum
-from .core import Draft, LazyDraft
+from .calc import BEST, BLANK, WORST, blank, calc_generator, draft, mc, num, pick, tex_mat, tex_rows, tex_vec, tnum
+from .core import Draft
 
 HEAD_DIMS = (8, 16, 32, 48, 64, 96, 128)
 HEADS = (2, 4, 6, 8, 12, 16)
@@ -42,12 +41,12 @@ def _head_dim(p: dict) -> Draft:
     stem = (f"{_dm(d_model, h)} の Multi-Head Attention で、各ヘッドのクエリ・キーの次元 $d_k$ "
             f"（論文と同じく $d_k = d_v$ とし、全ヘッドの次元の合計が $d_{{\\text{{model}}}}$ になるように分ける）{BEST}")
     wrong = (
-        (num(qm.head_dim_mistake(d_model, h, "no_split")), mc("分割の見落とし", f"各ヘッドが $d_{{\\text{{model}}}} = {dm}$ 次元をまるごと持つと考えた。")),
-        (num(qm.head_dim_mistake(d_model, h, "multiplied")), mc("割り算と掛け算の取り違え", f"$d_{{\\text{{model}}}} \\times h = {tnum(qm.head_dim_mistake(d_model, h, 'multiplied'))}$ と掛けてしまった。")),
-        (num(qm.head_dim_mistake(d_model, h, "swapped")), mc("ヘッド数と次元の取り違え", f"ヘッドの数 $h = {h}$ をヘッドあたりの次元と読み違えた。")),
+        (num(tutor.multihead.head_dim_mistake(d_model, h, "no_split")), mc("分割の見落とし", f"各ヘッドが $d_{{\\text{{model}}}} = {dm}$ 次元をまるごと持つと考えた。")),
+        (num(tutor.multihead.head_dim_mistake(d_model, h, "multiplied")), mc("割り算と掛け算の取り違え", f"$d_{{\\text{{model}}}} \\times h = {tnum(tutor.multihead.head_dim_mistake(d_model, h, 'multiplied'))}$ と掛けてしまった。")),
+        (num(tutor.multihead.head_dim_mistake(d_model, h, "swapped")), mc("ヘッド数と次元の取り違え", f"ヘッドの数 $h = {h}$ をヘッドあたりの次元と読み違えた。")),
     )
     expl = (f"$d_{{\\text{{model}}}}$ 次元を $h$ 個のヘッドで分け合うので $d_k = d_{{\\text{{model}}}}/h = {dm}/{h} = {d_k}$。"
-            f"連結すると $h \\cdot d_k = {tnum(qm.concat_width(d_model, h))}$ 次元に戻る。")
+            f"連結すると $h \\cdot d_k = {tnum(tutor.multihead.concat_width(d_model, h))}$ 次元に戻る。")
     return Draft(stem, num(d_k), wrong, expl)
 
 
@@ -63,11 +62,11 @@ def _param_count(p: dict) -> Draft:
     """Parameters of W_Q, W_K, W_V, W_O (optionally with biases)."""
     d_model, h, bias = p["d_model"], p["h"], p["bias"]
     dm = tnum(d_model)                                   # d_model as written in math: 1{,}152
-    right = tutor.mha_param_count(d_model, bias=bias)
+    right = tutor.multihead.mha_param_count(d_model, bias=bias)
 
     @lru_cache(maxsize=None)  # each mistake computed once per question
     def count(mistake):
-        return qm.mha_param_count_mistake(d_model, h, mistake, bias=bias)
+        return tutor.multihead.mha_param_count_mistake(d_model, h, mistake, bias=bias)
 
     b_text = "バイアスも含めた" if bias else "バイアスを除いた"
     stem = (f"{_dm(d_model, h)} の Multi-Head Attention 1 層で、射影 $W_Q, W_K, W_V, W_O$（すべて "
@@ -96,29 +95,26 @@ def _params_combine(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("multihead.combine", "multihead", _params_combine)
-def _combine(p: dict) -> LazyDraft:
+def _combine(p: dict) -> Draft:
     """One element of Concat(head_1, head_2) · W_O for one token."""
     heads, w_o, c = p["heads"], p["w_o"], p["c"]
-    right, concat, reversed_, transposed = qm.combine_heads_variants(heads, w_o)   # (1, ·) each; checked once
+    right, concat, reversed_, transposed = tutor.multihead.combine_heads_variants(heads, w_o)   # (1, ·) each; checked once
     n_no_w_o, n_reversed, n_transposed = num(concat[0, c]), num(reversed_[0, c]), num(transposed[0, c])
     n_right = num(right[0, c])
 
-    def texts():
-        head_1, head_2 = tex_rows(heads)
-        concat_text = tex_vec(concat[0])
-        stem = (f"2 ヘッドの Multi-Head Attention で、あるトークンのヘッド 1 の出力が ${head_1}$、"
-                f"ヘッド 2 の出力が ${head_2}$ だった。$\\mathrm{{Concat}}(\\text{{head}}_1, \\text{{head}}_2)\\,W_O$ の"
-                f"第 {c + 1} 成分{BEST}\n\n$$W_O = {tex_mat(w_o)}$$")
-        notes = (
-            mc("W_O の掛け忘れ", f"連結したベクトル ${concat_text}$ の第 {c + 1} 成分をそのまま答えた。"),
-            mc("連結順の取り違え", f"ヘッド 2、ヘッド 1 の順に並べてから $W_O$ を掛けると {n_reversed} になる。"),
-            mc("W_O の行と列の取り違え", f"$W_O$ の第 {c + 1} 列ではなく第 {c + 1} 行との内積をとると {n_transposed} になる。"),
-        )
-        expl = (f"連結すると ${concat_text}$。これと $W_O$ の第 {c + 1} 列 ${tex_vec(w_o[:, c])}$ の内積で "
-                f"{n_right}。$W_O$ は各ヘッドの結果を混ぜ合わせて $d_{{\\text{{model}}}}$ 次元に戻す。")
-        return stem, notes, expl
-
-    return LazyDraft(n_right, (n_no_w_o, n_reversed, n_transposed), texts)
+    head_1, head_2 = tex_rows(heads)
+    concat_text = tex_vec(concat[0])
+    stem = (f"2 ヘッドの Multi-Head Attention で、あるトークンのヘッド 1 の出力が ${head_1}$、"
+            f"ヘッド 2 の出力が ${head_2}$ だった。$\\mathrm{{Concat}}(\\text{{head}}_1, \\text{{head}}_2)\\,W_O$ の"
+            f"第 {c + 1} 成分{BEST}\n\n$$W_O = {tex_mat(w_o)}$$")
+    notes = (
+        mc("W_O の掛け忘れ", f"連結したベクトル ${concat_text}$ の第 {c + 1} 成分をそのまま答えた。"),
+        mc("連結順の取り違え", f"ヘッド 2、ヘッド 1 の順に並べてから $W_O$ を掛けると {n_reversed} になる。"),
+        mc("W_O の行と列の取り違え", f"$W_O$ の第 {c + 1} 列ではなく第 {c + 1} 行との内積をとると {n_transposed} になる。"),
+    )
+    expl = (f"連結すると ${concat_text}$。これと $W_O$ の第 {c + 1} 列 ${tex_vec(w_o[:, c])}$ の内積で "
+            f"{n_right}。$W_O$ は各ヘッドの結果を混ぜ合わせて $d_{{\\text{{model}}}}$ 次元に戻す。")
+    return draft(n_right, (n_no_w_o, n_reversed, n_transposed), stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------
@@ -128,15 +124,15 @@ def _sizes_blank(p: dict) -> Draft:
     d_model, h = p["d_model"], p["h"]
     dm = tnum(d_model)                                   # d_model as written in math: 1{,}152
     d_k = tutor.head_dim(d_model, h)
-    width = qm.concat_width(d_model, h)
-    params = tutor.mha_param_count(d_model)
+    width = tutor.multihead.concat_width(d_model, h)
+    params = tutor.multihead.mha_param_count(d_model)
     stem = (f"{BLANK}\n\n{_dm(d_model, h)} の Multi-Head Attention では、各ヘッドの次元は $d_k = d_v =$（ア）である。"
             f"$h$ 個のヘッドの出力を連結したベクトルの次元は（イ）で、$W_Q, W_K, W_V, W_O$ のバイアスを除いた"
             f"パラメータ数は（ウ）である。")
-    ns = (qm.head_dim_mistake(d_model, h, "no_split"), qm.concat_width(d_model, h, "no_split"),
-          qm.mha_param_count_mistake(d_model, h, "per_head_full"))
-    summed = (d_k, qm.concat_width(d_model, h, "summed"), params)
-    one = (d_k, width, qm.mha_param_count_mistake(d_model, h, "one_matrix"))
+    ns = (tutor.multihead.head_dim_mistake(d_model, h, "no_split"), tutor.multihead.concat_width(d_model, h, "no_split"),
+          tutor.multihead.mha_param_count_mistake(d_model, h, "per_head_full"))
+    summed = (d_k, tutor.multihead.concat_width(d_model, h, "summed"), params)
+    one = (d_k, width, tutor.multihead.mha_param_count_mistake(d_model, h, "one_matrix"))
     wrong = (
         (blank(*(num(x) for x in ns)), mc("分割の見落とし", f"各ヘッドが {dm} 次元をまるごと持つと考えたため、連結幅が {num(ns[1])}、パラメータ数が {num(ns[2])} に膨らんだ。")),
         (blank(*(num(x) for x in summed)), mc("連結と和の混同", f"ヘッドの出力を連結せず足し合わせると考え、幅を {num(summed[1])} とした。")),
@@ -161,16 +157,16 @@ def _heads_worst(p: dict) -> Draft:
     d_model, h, h2 = p["d_model"], p["h"], p["h2"]
     dm = tnum(d_model)                                   # d_model as written in math: 1{,}152
     d_k, d_k2 = tutor.head_dim(d_model, h), tutor.head_dim(d_model, h2)
-    params, params2 = tutor.mha_param_count(d_model), tutor.mha_param_count(d_model)
-    lie = qm.mha_param_count_mistake(d_model, h2, "per_head_full")
+    params, params2 = tutor.multihead.mha_param_count(d_model), tutor.multihead.mha_param_count(d_model)
+    lie = tutor.multihead.mha_param_count_mistake(d_model, h2, "per_head_full")
     stem = (f"$d_{{\\text{{model}}}} = {dm}$ の Multi-Head Attention で、ヘッド数を $h = {h}$ から $h = {h2}$ に変える"
             f"（$d_k = d_v = d_{{\\text{{model}}}}/h$、バイアスなし）。この変更についての記述{WORST}")
     answer = f"$W_Q, W_K, W_V, W_O$ のパラメータ数は ${tnum(lie)}$ になる。"
     wrong = (
         (f"各ヘッドの次元 $d_k$ は {d_k} から {d_k2} になる。",
          mc("正しい記述（ヘッドの次元）", f"$d_k = {dm}/h$ なので、$h = {h2}$ では確かに {d_k2}。")),
-        (f"ヘッドの出力を連結した幅は {num(qm.concat_width(d_model, h2))} のまま変わらない。",
-         mc("正しい記述（連結幅）", f"$h \\cdot d_k = {h2} \\times {d_k2} = {tnum(qm.concat_width(d_model, h2))}$ で、常に $d_{{\\text{{model}}}}$ に戻る。")),
+        (f"ヘッドの出力を連結した幅は {num(tutor.multihead.concat_width(d_model, h2))} のまま変わらない。",
+         mc("正しい記述（連結幅）", f"$h \\cdot d_k = {h2} \\times {d_k2} = {tnum(tutor.multihead.concat_width(d_model, h2))}$ で、常に $d_{{\\text{{model}}}}$ に戻る。")),
         (f"$h = {h}$ のときのパラメータ数は ${tnum(params)}$ である。",
          mc("正しい記述（パラメータ数）", f"$4 \\times {dm}^2 = {tnum(params)}$ で正しい。")),
     )

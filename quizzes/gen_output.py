@@ -2,18 +2,17 @@
 and a 不適切 item about how the temperature changes the distribution.
 
 Inputs: logits c·ln m (exact softmax: probabilities ∝ m^(c/T)), probabilities in twentieths.
-Answers and distractors: tutor.temperature_table (softmax(z/T) for given T), tutor.temperature_mistakes,
-tutor.top_k_mistakes, tutor.top_p_mistakes, tutor.greedy and tutor.probabilities.
+Answers and distractors: tutor.output.temperature_table (softmax(z/T) for given T), tutor.output.temperature_mistakes,
+tutor.output.top_k_mistakes, tutor.output.top_p_mistakes, tutor.output.greedy and tutor.output.probabilities.
 """
 from __future__ import annotations
 
 import numpy as np
 
 import tutor
-from tutor import transformer_mistakes as tm
 
-from .calc import BEST, BLANK, WORST, blank, calc_generator, ln_tex, mc, num, pick, sample, tex_vec
-from .core import Draft, LazyDraft
+from .calc import BEST, BLANK, WORST, blank, calc_generator, draft, ln_tex, mc, num, pick, sample, tex_vec
+from .core import Draft
 
 WORDS = ("猫", "魚", "犬", "鳥", "本", "駅", "雨", "空")
 # (temperature, coefficient c of the logits c·ln m): c / T is 1 or 2, so softmax(z/T) ∝ m or m²
@@ -33,30 +32,27 @@ def _params_temp(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("output.temperature", "output", _params_temp)
-def _temperature(p: dict) -> LazyDraft:
+def _temperature(p: dict) -> Draft:
     """P(token j) = softmax(z / T)_j for logits z = c·ln m."""
     t, c, m, j, words = p["t"], p["c"], p["m"], p["j"], p["words"]
     z = c * np.log(np.array(m, float))                            # the logits shown in the stem: c·ln m
-    row_t = tutor.temperature_table(z, [t])[0]                    # z / T and the right softmax(z / T)
+    row_t = tutor.output.temperature_table(z, [t])[0]                    # z / T and the right softmax(z / T)
     right = row_t.probs
-    r = tm.temperature_mistakes(z, t, tm.TEMPERATURE_MISTAKES)   # every mistake, checked once
+    r = tutor.output.temperature_mistakes(z, t, tutor.output.TEMPERATURE_MISTAKES)   # every mistake, checked once
     choices = (num(right[j]), num(r["inverted"][j]), num(r["ignored"][j]), num(r["no_normalise"][j]))
 
-    def texts():
-        row = ",\\ ".join(ln_tex(c, v) for v in m)
-        stem = (f"言語モデルの出力層で、次のトークンの候補「{words[0]}」「{words[1]}」「{words[2]}」のロジットが $({row})$ だった"
-                f"（$\\ln$ は自然対数）。温度 $T = {num(t, 1)}$ で $\\mathrm{{softmax}}(z/T)$ を計算したときの「{words[j]}」の確率{BEST}")
-        notes = (
-            mc("温度の向きの取り違え", f"ロジットを $T$ で割らずに $T = {num(t, 1)}$ を掛けてしまった。"),
-            mc("温度の無視", "温度 T で割らずに、ロジットのまま softmax にかけた。"),
-            mc("正規化の忘れ", "$e^{z_j/T}$ を計算したところで止め、合計で割らなかった。確率は合計 1 になるように割る。"),
-        )
-        expl = (f"ロジットを $T = {num(t, 1)}$ で割ると $z/T \\approx ({', '.join(num(v, 3) for v in row_t.scaled)})$ で、"
-                f"$e^{{z_j/T}}$ はちょうど ${tex_vec(r['no_normalise'])}$ になる。合計で割ると ${tex_vec(right)}$ なので、"
-                f"「{words[j]}」は {choices[0]}。")
-        return stem, notes, expl
-
-    return LazyDraft(choices[0], choices[1:], texts)
+    row = ",\\ ".join(ln_tex(c, v) for v in m)
+    stem = (f"言語モデルの出力層で、次のトークンの候補「{words[0]}」「{words[1]}」「{words[2]}」のロジットが $({row})$ だった"
+            f"（$\\ln$ は自然対数）。温度 $T = {num(t, 1)}$ で $\\mathrm{{softmax}}(z/T)$ を計算したときの「{words[j]}」の確率{BEST}")
+    notes = (
+        mc("温度の向きの取り違え", f"ロジットを $T$ で割らずに $T = {num(t, 1)}$ を掛けてしまった。"),
+        mc("温度の無視", "温度 T で割らずに、ロジットのまま softmax にかけた。"),
+        mc("正規化の忘れ", "$e^{z_j/T}$ を計算したところで止め、合計で割らなかった。確率は合計 1 になるように割る。"),
+    )
+    expl = (f"ロジットを $T = {num(t, 1)}$ で割ると $z/T \\approx ({', '.join(num(v, 3) for v in row_t.scaled)})$ で、"
+            f"$e^{{z_j/T}}$ はちょうど ${tex_vec(r['no_normalise'])}$ になる。合計で割ると ${tex_vec(right)}$ なので、"
+            f"「{words[j]}」は {choices[0]}。")
+    return draft(choices[0], choices[1:], stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------
@@ -77,7 +73,7 @@ def _params_topk(rng: np.random.Generator) -> dict:
 
 
 def _probs(counts) -> np.ndarray:
-    return tutor.probabilities(np.log(np.array(counts, float)))   # = counts / Σ counts, via the engine's softmax
+    return tutor.output.probabilities(np.log(np.array(counts, float)))   # = counts / Σ counts, via the engine's softmax
 
 
 def _prob_list(words, probs) -> str:
@@ -85,28 +81,25 @@ def _prob_list(words, probs) -> str:
 
 
 @calc_generator("output.top_k", "output", _params_topk)
-def _top_k(p: dict) -> LazyDraft:
+def _top_k(p: dict) -> Draft:
     """Probability of one token after top-k (k most probable kept and renormalised)."""
     probs, k, tok, words = _probs(p["counts"]), p["k"], p["tok"], p["words"]
-    r = tm.top_k_mistakes(probs, k)                               # the right one and every mistake at once
+    r = tutor.output.top_k_mistakes(probs, k)                               # the right one and every mistake at once
     right = r[None]
     choices = (num(right[tok]), num(r["k_plus"][tok]), num(r["k_minus"][tok]), num(r["no_renormalise"][tok]))
 
-    def texts():
-        stem = (f"次のトークンの確率が {_prob_list(words, probs)} だった。top-k サンプリング（$k = {k}$）で、"
-                f"確率の高い順に残した候補の確率を合計 1 になるように直したとき、「{words[tok]}」が選ばれる確率{BEST}")
-        notes = (
-            mc("k の数え間違い（多い）", f"候補を {k} 個ではなく 1 個多く残して正規化し直した。"),
-            mc("k の数え間違い（少ない）", f"候補を {k} 個ではなく 1 個少なく残して正規化し直した。"),
-            mc("正規化し直しの忘れ", "残した候補の確率を元のまま使った。残した候補の合計で割って、合計 1 に直す。"),
-        )
-        kept = [int(i) for i in np.flatnonzero(right > 0)]
-        mass = tutor.kept_distribution(probs, "top_k", k=k).kept_mass   # = top_k_sample(…).kept_mass, no draw needed
-        expl = (f"確率の高い {k} 個（{'、'.join(words[i] for i in kept)}）を残すと、その合計は {num(mass, 2)}。"
-                f"「{words[tok]}」の {num(probs[tok], 2)} をこれで割って {choices[0]}。")
-        return stem, notes, expl
-
-    return LazyDraft(choices[0], choices[1:], texts)
+    stem = (f"次のトークンの確率が {_prob_list(words, probs)} だった。top-k サンプリング（$k = {k}$）で、"
+            f"確率の高い順に残した候補の確率を合計 1 になるように直したとき、「{words[tok]}」が選ばれる確率{BEST}")
+    notes = (
+        mc("k の数え間違い（多い）", f"候補を {k} 個ではなく 1 個多く残して正規化し直した。"),
+        mc("k の数え間違い（少ない）", f"候補を {k} 個ではなく 1 個少なく残して正規化し直した。"),
+        mc("正規化し直しの忘れ", "残した候補の確率を元のまま使った。残した候補の合計で割って、合計 1 に直す。"),
+    )
+    kept = [int(i) for i in np.flatnonzero(right > 0)]
+    mass = tutor.output.kept_distribution(probs, "top_k", k=k).kept_mass   # = top_k_sample(…).kept_mass, no draw needed
+    expl = (f"確率の高い {k} 個（{'、'.join(words[i] for i in kept)}）を残すと、その合計は {num(mass, 2)}。"
+            f"「{words[tok]}」の {num(probs[tok], 2)} をこれで割って {choices[0]}。")
+    return draft(choices[0], choices[1:], stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------
@@ -115,11 +108,11 @@ def _params_topp(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("output.top_p_blank", "output", _params_topp, advanced=True)
-def _top_p_blank(p: dict) -> LazyDraft:
+def _top_p_blank(p: dict) -> Draft:
     """(ア) the greedy token, (イ) how many tokens top-p keeps, (ウ) their total probability."""
     probs, top_p, words = _probs(p["counts"]), p["p"], p["words"]
-    g = tutor.greedy(probs)
-    rs = tm.top_p_mistakes(probs, top_p)                          # the right kept set and both mistakes at once
+    g = tutor.output.greedy(probs)
+    rs = tutor.output.top_p_mistakes(probs, top_p)                          # the right kept set and both mistakes at once
 
     def triple(first: int, mistake=None) -> str:
         r = rs[mistake]
@@ -127,23 +120,20 @@ def _top_p_blank(p: dict) -> LazyDraft:
 
     choices = (triple(g.index), triple(g.index, "stop_before"), triple(g.index, "ascending"), triple(int(g.ranking[-1])))
 
-    def texts():
 
-        stem = (f"{BLANK}\n\n次のトークンの確率が {_prob_list(words, probs)} だった。貪欲法で選ばれるのは（ア）である。"
-                f"top-p サンプリング（$p = {num(top_p, 1)}$）では、確率の高い順に足していき合計が $p$ 以上になったところまでの"
-                f"（イ）の候補を残し、その元の確率の合計は（ウ）になる。")
-        notes = (
-            mc("p に届く手前で止めた", f"合計が {num(top_p, 1)} を超えない所で止めた。top-p は合計が p 以上になる最初の所までを残す。"),
-            mc("低い順に足した", "確率の低いトークンから足していった。top-p は高い順に足して、珍しいトークンを切り捨てる方法である。"),
-            mc("貪欲法の取り違え", "確率がいちばん低いトークンを選ぶと考えた。貪欲法は確率が最大のトークンを選ぶ。"),
-        )
-        r = rs[None]
-        expl = (f"貪欲法は最大の「{words[g.index]}」（{num(probs[g.index], 2)}）。高い順に足すと、"
-                f"{'、'.join(words[i] for i in r.kept)} で合計 {num(r.mass, 2)} となり、初めて $p = {num(top_p, 1)}$ 以上になる。"
-                f"残すのは {len(r.kept)} 個で、その中で正規化し直してからくじを引く。")
-        return stem, notes, expl
-
-    return LazyDraft(choices[0], choices[1:], texts)
+    stem = (f"{BLANK}\n\n次のトークンの確率が {_prob_list(words, probs)} だった。貪欲法で選ばれるのは（ア）である。"
+            f"top-p サンプリング（$p = {num(top_p, 1)}$）では、確率の高い順に足していき合計が $p$ 以上になったところまでの"
+            f"（イ）の候補を残し、その元の確率の合計は（ウ）になる。")
+    notes = (
+        mc("p に届く手前で止めた", f"合計が {num(top_p, 1)} を超えない所で止めた。top-p は合計が p 以上になる最初の所までを残す。"),
+        mc("低い順に足した", "確率の低いトークンから足していった。top-p は高い順に足して、珍しいトークンを切り捨てる方法である。"),
+        mc("貪欲法の取り違え", "確率がいちばん低いトークンを選ぶと考えた。貪欲法は確率が最大のトークンを選ぶ。"),
+    )
+    r = rs[None]
+    expl = (f"貪欲法は最大の「{words[g.index]}」（{num(probs[g.index], 2)}）。高い順に足すと、"
+            f"{'、'.join(words[i] for i in r.kept)} で合計 {num(r.mass, 2)} となり、初めて $p = {num(top_p, 1)}$ 以上になる。"
+            f"残すのは {len(r.kept)} 個で、その中で正規化し直してからくじを引く。")
+    return draft(choices[0], choices[1:], stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------
@@ -156,10 +146,10 @@ def _params_worst(rng: np.random.Generator) -> dict:
 def _temperature_worst(p: dict) -> Draft:
     """Statements about the largest probability at T = 0.5, 1, 2; the wrong one inverts T."""
     z, words = np.array(p["z"], float), p["words"]
-    at_1, at_05, at_2 = (row.probs for row in tutor.temperature_table(z, (1.0, 0.5, 2.0)))   # softmax(z / T), z checked once
-    top = int(tutor.greedy(at_1).index)
+    at_1, at_05, at_2 = (row.probs for row in tutor.output.temperature_table(z, (1.0, 0.5, 2.0)))   # softmax(z / T), z checked once
+    top = int(tutor.output.greedy(at_1).index)
     p1, p05, p2, p2_inv = (num(at_1[top]), num(at_05[top]), num(at_2[top]),
-                           num(tm.temperature_mistake(z, 2.0, "inverted")[top]))
+                           num(tutor.output.temperature_mistake(z, 2.0, "inverted")[top]))
     stem = (f"次のトークンの候補「{words[0]}」「{words[1]}」「{words[2]}」のロジットが ${tex_vec(p['z'])}$ の言語モデルで、"
             f"温度 $T$ を変えて $\\mathrm{{softmax}}(z/T)$ を計算した。「{words[top]}」の確率についての記述{WORST}")
     answer = f"$T = 2$ にすると、「{words[top]}」の確率は {p2_inv} になる。"

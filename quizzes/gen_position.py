@@ -3,8 +3,8 @@ X + PE, and the structure of the sin/cos pairs.
 
 Inputs: d_model ∈ {4, 8} for the angle, and for the value and the pair structure only the
 (d_model, column) pairs whose 10000^(2i/d_model) is a power of 10 (VALUE_COLUMNS,
-PAIR_COLUMNS), small positions and integer embeddings. Answers and distractors: tutor.pe_breakdown, tutor.pe_angle_rates and the
-named mistakes of tutor.transformer_mistakes (pe_angle_mistake, pe_value_mistake,
+PAIR_COLUMNS), small positions and integer embeddings. Answers and distractors: tutor.position.pe_breakdown, tutor.position.pe_angle_rates and the
+named mistakes next to them in tutor.position (pe_angle_mistake, pe_value_mistake,
 pe_input_mistakes). Texts that depend only on a drawn position (the sin/cos hint, the PE of
 pos = 0 and 1) are built once at import.
 """
@@ -15,7 +15,6 @@ from functools import lru_cache
 import numpy as np
 
 import tutor
-from tutor import transformer_mistakes as tm
 
 from .calc import BEST, BLANK, blank, calc_generator, mc, num, pick, vec
 from .core import Draft
@@ -37,12 +36,12 @@ def dm(d: int) -> str:
 
 @lru_cache(maxsize=256)  # bounded: the drawn (pos, col, d) are < 200 triples; PEEntry is frozen
 def _entry(pos: int, col: int, d: int):
-    return tutor.pe_breakdown(pos, d)[col]
+    return tutor.position.pe_breakdown(pos, d)[col]
 
 
 @lru_cache(maxsize=16)   # bounded: the d_model values of PAIR_COLUMNS
 def _rates(d: int) -> tuple[float, ...]:
-    return tuple(tutor.pe_angle_rates(d).tolist())
+    return tuple(tutor.position.pe_angle_rates(d).tolist())
 
 
 # ---------------------------------------------------------------------------
@@ -56,17 +55,17 @@ def _pe_angle(p: dict) -> Draft:
     """The angle pos / 10000^(2i/d_model) used by one column."""
     d, pos, col = p["d"], p["pos"], p["col"]
     e = _entry(pos, col, d)
-    right = tm.pe_angle_mistake(pos, col, d)
+    right = tutor.position.pe_angle_mistake(pos, col, d)
     stem = (f"{dm(d)} の正弦波の位置エンコーディング $\\mathrm{{PE}}(pos, 2i) = \\sin(pos/10000^{{2i/d_{{\\text{{model}}}}}})$、"
             f"$\\mathrm{{PE}}(pos, 2i+1) = \\cos(pos/10000^{{2i/d_{{\\text{{model}}}}}})$ がある。"
             f"位置 $pos = {pos}$ の第 {col} 列（列は 0 から数える）の sin または cos に入る角度（ラジアン）{BEST}")
     wrong = (
-        (sci(tm.pe_angle_mistake(pos, col, d, "column_as_i")),
+        (sci(tutor.position.pe_angle_mistake(pos, col, d, "column_as_i")),
          mc("列番号と i の取り違え", f"列番号 {col} をそのまま $i$ として指数を $2 \\cdot {col}/{d}$ にした。"
             f"$i$ は sin と cos の組の番号で、列 $2i$ と $2i+1$ が同じ $i$ を使う。")),
-        (sci(tm.pe_angle_mistake(pos, col, d, "pos_i_swapped")),
+        (sci(tutor.position.pe_angle_mistake(pos, col, d, "pos_i_swapped")),
          mc("pos と i の取り違え", f"位置 {pos} と組の番号 $i = {e.i}$ を入れ替えて計算した。")),
-        (sci(tm.pe_angle_mistake(pos, col, d, "no_d_model")),
+        (sci(tutor.position.pe_angle_mistake(pos, col, d, "no_d_model")),
          mc("d_model で割り忘れ", f"指数 $2i/d_{{\\text{{model}}}}$ の $d_{{\\text{{model}}}}$ を落とし、$10000^{{2i}}$ で割ってしまった。")),
     )
     expl = (f"第 {col} 列は {e.func} の列で、組の番号は $i = {e.i}$（列 $2i$ が sin、$2i+1$ が cos）。"
@@ -101,16 +100,16 @@ def _pe_value(p: dict) -> Draft:
     """PE(pos, col) for a column whose angle is pos/100 (d_model ∈ {4, 8, 12, 16}, a slowly turning pair)."""
     d, pos, col = p["d"], p["pos"], p["col"]
     e = _entry(pos, col, d)
-    right = tm.pe_value_mistake(pos, col, d)
+    right = tutor.position.pe_value_mistake(pos, col, d)
     stem = (f"{dm(d)} の正弦波の位置エンコーディング（列 $2i$ が $\\sin(pos/10000^{{2i/d_{{\\text{{model}}}}}})$、"
             f"列 $2i+1$ が同じ角度の $\\cos$）で、位置 $pos = {pos}$ の第 {col} 列（列は 0 から数える）の値{BEST}"
             f"（角度 $x$ が小さいとき $\\sin x \\approx x$、$\\cos x \\approx 1 - x^2/2$ を使ってよい）")
     wrong = (
-        (f5(tm.pe_value_mistake(pos, col, d, "swapped")),
+        (f5(tutor.position.pe_value_mistake(pos, col, d, "swapped")),
          mc("sin と cos の取り違え", f"偶数列に cos、奇数列に sin を当ててしまった。第 {col} 列は {e.func} の列である。")),
-        (f5(tm.pe_value_mistake(pos, col, d, "no_rate")),
+        (f5(tutor.position.pe_value_mistake(pos, col, d, "no_rate")),
          mc("ω_i の掛け忘れ", f"どの列でも角度を $pos = {pos}$ そのものとした。列が進むと角度は $10000^{{2i/d_{{\\text{{model}}}}}}$ で割られて小さくなる。")),
-        (f5(tm.pe_value_mistake(pos, col, d, "column_as_i")),
+        (f5(tutor.position.pe_value_mistake(pos, col, d, "column_as_i")),
          mc("列番号と i の取り違え", f"列番号 {col} を組の番号 $i$ として使い、角度を小さくしすぎた。")),
     )
     expl = (f"第 {col} 列は組 $i = {e.i}$ の {e.func}。角度は ${pos}/10000^{{{num(e.exponent, 3)}}} = {num(e.angle, 6)}$ なので、"
@@ -124,13 +123,13 @@ def _params_input(rng: np.random.Generator) -> dict:
             "token": pick(rng, ("猫", "魚", "それ", "本", "駅"))}
 
 
-_HINT_ENTRIES = tutor.pe_breakdown(1, 4)              # sin 1, cos 1, sin 0.01, cos 0.01: the same for every draft
+_HINT_ENTRIES = tutor.position.pe_breakdown(1, 4)              # sin 1, cos 1, sin 0.01, cos 0.01: the same for every draft
 INPUT_HINT = (f"（$\\sin 1 \\approx {num(_HINT_ENTRIES[0].value, 2)}$、$\\cos 1 \\approx {num(_HINT_ENTRIES[1].value, 2)}$、"
               f"$\\sin 0.01 \\approx {num(_HINT_ENTRIES[2].value, 2)}$、$\\cos 0.01 \\approx {num(_HINT_ENTRIES[3].value, 2)}$）")
 
 
 def _pe_text(pos: int) -> str:
-    ent = tutor.pe_breakdown(pos, 4)
+    ent = tutor.position.pe_breakdown(pos, 4)
     pe = [e.value for e in ent]
     return (f"位置 {pos} の位置エンコーディングは $(\\sin {num(ent[0].angle, 2)}, \\cos {num(ent[1].angle, 2)}, "
             f"\\sin {num(ent[2].angle, 2)}, \\cos {num(ent[3].angle, 2)}) \\approx {vec(pe, 2)[1:-1]}$")
@@ -143,7 +142,7 @@ PE_TEXT = {pos: _pe_text(pos) for pos in (0, 1)}      # the two positions _param
 def _input_sum(p: dict) -> Draft:
     """The first layer's input x + PE(pos) for d_model = 4, pos ∈ {0, 1}."""
     x, pos, tok = np.array(p["x"], float), p["pos"], p["token"]
-    r = tm.pe_input_mistakes(x, pos)                      # the right input and every mistake, x checked once
+    r = tutor.position.pe_input_mistakes(x, pos)                      # the right input and every mistake, x checked once
     right = vec(r[None], 2)
     x_tex = vec(p["x"], 0)[1:-1]
     stem = (f"{dm(4)} の Transformer で、トークン「{tok}」の埋め込みが ${x_tex}$ である。"
@@ -177,13 +176,13 @@ def _pairs_blank(p: dict) -> Draft:
     d, col = p["d"], p["col"]
     rates = _rates(d)
     pairs = len(rates)
-    right_step = tm.pe_angle_mistake(1, col, d)
+    right_step = tutor.position.pe_angle_mistake(1, col, d)
     stem = (f"{BLANK}\n\n{dm(d)} の正弦波の位置エンコーディングでは、同じ角度を使う sin の列と cos の列の組が（ア）組ある。"
             f"位置が 1 つ進むと、列 0・1 の組の角度は（イ）ラジアン進み、第 {col} 列（0 から数える）を含む組の角度は（ウ）ラジアン進む。")
     wrong = (
         (blank(num(d), num(rates[0]), sci(right_step)),
          mc("列の数と組の数の混同", f"{d} 列を 2 列ずつ組にするので組は {pairs} 組。列の数 {d} をそのまま答えた。")),
-        (blank(num(pairs), num(rates[0]), sci(tm.pe_angle_mistake(1, col, d, "column_as_i"))),
+        (blank(num(pairs), num(rates[0]), sci(tutor.position.pe_angle_mistake(1, col, d, "column_as_i"))),
          mc("列番号と i の取り違え", f"第 {col} 列の組の番号を $i = {col}$ としたので、角度の進みが小さくなりすぎた。")),
         (blank(num(pairs), sci(right_step), num(rates[0])),
          mc("速い組と遅い組の取り違え", "列 0・1 がいちばん遅く回ると考えた。実際は列番号が小さいほど速く回る（波長が短い）。")),

@@ -3,8 +3,8 @@
 Inputs: d_k a perfect square (so √d_k is an integer), h heads (d_model = h·d_k; the variance
 blank gives d_k itself or d_model and h), score rows
 √d_k·ln m (exact softmax) or √d_k·(a, b, 0).
-Answers and distractors: tutor.quizmath (score_divisor, attention_variants, scale_scores,
-ln_scores, dot_product_variance, scaled_variance, head_dim_mistake) and tutor.head_dim.
+Answers and distractors: tutor.scaling (score_divisor, scale_scores,
+ln_scores, dot_product_variance, scaled_variance), tutor.formula.attention_variants, tutor.multihead.head_dim_mistake and tutor.head_dim.
 """
 from __future__ import annotations
 
@@ -13,10 +13,9 @@ from functools import lru_cache
 import numpy as np
 
 import tutor
-from tutor import quizmath as qm
 
-from .calc import BEST, BLANK, blank, calc_generator, ln_tex, mc, num, pick, sample, tex_vec, vec
-from .core import Draft, LazyDraft
+from .calc import BEST, BLANK, blank, calc_generator, draft, ln_tex, mc, num, pick, sample, tex_vec, vec
+from .core import Draft
 
 SQUARES = (4, 9, 16, 25, 36, 49, 64, 81, 100, 144)
 HEADS = (2, 4, 8, 12, 16)
@@ -35,14 +34,14 @@ def _divisor(p: dict) -> Draft:
     """The number Q Kᵀ is divided by, from d_model and h."""
     d_model, h = p["d_model"], p["h"]
     d_k = tutor.head_dim(d_model, h)
-    right = qm.score_divisor(d_k)
+    right = tutor.scaling.score_divisor(d_k)
     stem = (f"$d_{{\\text{{model}}}} = {d_model}$、ヘッド数 $h = {h}$ の Multi-Head Attention がある。"
             f"各ヘッドの Scaled Dot-Product Attention で、スコア $QK^\\top$ を割る値{BEST}")
     wrong = (
         (num(d_k, 2), mc("√ の付け忘れ", f"$d_k = {d_k}$ そのもので割ると考えたが、割るのは標準偏差にあたる $\\sqrt{{d_k}}$ である。")),
-        (num(qm.score_divisor(d_model), 2), mc("d_model と d_k の混同", f"ヘッドに分ける前の $\\sqrt{{d_{{\\text{{model}}}}}} = \\sqrt{{{d_model}}} \\approx {num(qm.score_divisor(d_model), 2)}$ で割ったが、各ヘッドの内積は $d_k$ 次元どうしでとる。")),
-        (num(qm.score_divisor(qm.head_dim_mistake(d_model, h, 'swapped')), 2),
-         mc("ヘッド数との混同", f"ヘッド数 $h = {h}$ を次元と取り違え、$\\sqrt{{h}} \\approx {num(qm.score_divisor(h), 2)}$ で割った。")),
+        (num(tutor.scaling.score_divisor(d_model), 2), mc("d_model と d_k の混同", f"ヘッドに分ける前の $\\sqrt{{d_{{\\text{{model}}}}}} = \\sqrt{{{d_model}}} \\approx {num(tutor.scaling.score_divisor(d_model), 2)}$ で割ったが、各ヘッドの内積は $d_k$ 次元どうしでとる。")),
+        (num(tutor.scaling.score_divisor(tutor.multihead.head_dim_mistake(d_model, h, 'swapped')), 2),
+         mc("ヘッド数との混同", f"ヘッド数 $h = {h}$ を次元と取り違え、$\\sqrt{{h}} \\approx {num(tutor.scaling.score_divisor(h), 2)}$ で割った。")),
     )
     expl = (f"各ヘッドの次元は $d_k = d_{{\\text{{model}}}}/h = {d_model}/{h} = {d_k}$。内積 $q \\cdot k$ は $d_k$ 個の積の和なので"
             f"標準偏差がおよそ $\\sqrt{{d_k}}$ になり、これで割って $\\sqrt{{{d_k}}} = {num(right, 2)}$ とする。")
@@ -63,33 +62,30 @@ def _params_ln(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("scaling.weight_ln", "scaling", _params_ln)
-def _weight_ln(p: dict) -> LazyDraft:
+def _weight_ln(p: dict) -> Draft:
     """A weight of softmax(s/√d_k) for a row s = √d_k · ln m (exact fractions)."""
     d_k, h, d_model, m, j = p["d_k"], p["h"], p["d_model"], p["m"], p["j"]
-    c = qm.score_divisor(d_k)
-    s = qm.ln_scores(m, d_k)
+    c = tutor.scaling.score_divisor(d_k)
+    s = tutor.scaling.ln_scores(m, d_k)
 
     mistakes = ("no_scale", "divide_by_d_k", "d_model")
-    steps, *mistaken = qm.attention_variants(s, d_k=d_k, mistakes=(None, *mistakes), d_model=d_model)
+    steps, *mistaken = tutor.formula.attention_variants(s, d_k=d_k, mistakes=(None, *mistakes), d_model=d_model)
     w = {mistake: num(r.weights[0, j]) for mistake, r in zip(mistakes, mistaken)}.__getitem__
     n_right = num(steps.weights[0, j])
 
-    def texts():
-        row = ",\\ ".join(ln_tex(c, v) for v in m)
-        stem = (f"$d_{{\\text{{model}}}} = {d_model}$、$h = {h}$ のモデルの 1 つのヘッドで、あるクエリの 3 つのキーに対する"
-                f"スコア $QK^\\top$ の行が $({row})$ だった。Scaled Dot-Product Attention の重みのうち、"
-                f"キー {j + 1} への重み{BEST}（$\\ln$ は自然対数。$e^{{\\ln m}} = m$ を使うとよい）")
-        notes = (
-            mc("√d_k で割り忘れ", f"スコアを割らないまま softmax にかけると $e^{{{num(c)}\\ln m}} = m^{{{num(c)}}}$ の比になり {w('no_scale')} になる。"),
-            mc("√ の付け忘れ", f"$d_k = {d_k}$ で割ると指数が小さくなりすぎ、重みが平らになって {w('divide_by_d_k')} になる。"),
-            mc("d_model と d_k の混同", f"$\\sqrt{{d_{{\\text{{model}}}}}} = \\sqrt{{{d_model}}}$ で割ると {w('d_model')} になる。"),
-        )
-        expl = (f"$d_k = {d_model}/{h} = {d_k}$ なので $\\sqrt{{d_k}} = {num(c)}$ で割ると、スコアは "
-                f"$({', '.join(ln_tex(1, v) for v in m)})$。softmax は $e^{{\\ln m}} = m$ の比になり、"
-                f"重みは ${tex_vec(steps.weights[0])}$（= ${tex_vec(m)}$ を和 {num(tutor.row_sums(np.array(m, float)))} で割った値）。キー {j + 1} は {n_right}。")
-        return stem, notes, expl
-
-    return LazyDraft(n_right, (w("no_scale"), w("divide_by_d_k"), w("d_model")), texts)
+    row = ",\\ ".join(ln_tex(c, v) for v in m)
+    stem = (f"$d_{{\\text{{model}}}} = {d_model}$、$h = {h}$ のモデルの 1 つのヘッドで、あるクエリの 3 つのキーに対する"
+            f"スコア $QK^\\top$ の行が $({row})$ だった。Scaled Dot-Product Attention の重みのうち、"
+            f"キー {j + 1} への重み{BEST}（$\\ln$ は自然対数。$e^{{\\ln m}} = m$ を使うとよい）")
+    notes = (
+        mc("√d_k で割り忘れ", f"スコアを割らないまま softmax にかけると $e^{{{num(c)}\\ln m}} = m^{{{num(c)}}}$ の比になり {w('no_scale')} になる。"),
+        mc("√ の付け忘れ", f"$d_k = {d_k}$ で割ると指数が小さくなりすぎ、重みが平らになって {w('divide_by_d_k')} になる。"),
+        mc("d_model と d_k の混同", f"$\\sqrt{{d_{{\\text{{model}}}}}} = \\sqrt{{{d_model}}}$ で割ると {w('d_model')} になる。"),
+    )
+    expl = (f"$d_k = {d_model}/{h} = {d_k}$ なので $\\sqrt{{d_k}} = {num(c)}$ で割ると、スコアは "
+            f"$({', '.join(ln_tex(1, v) for v in m)})$。softmax は $e^{{\\ln m}} = m$ の比になり、"
+            f"重みは ${tex_vec(steps.weights[0])}$（= ${tex_vec(m)}$ を和 {num(tutor.row_sums(np.array(m, float)))} で割った値）。キー {j + 1} は {n_right}。")
+    return draft(n_right, (w("no_scale"), w("divide_by_d_k"), w("d_model")), stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------
@@ -101,31 +97,28 @@ def _params_row(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("scaling.scaled_row", "scaling", _params_row)
-def _scaled_row(p: dict) -> LazyDraft:
+def _scaled_row(p: dict) -> Draft:
     """The row Q Kᵀ / √d_k for a row that is √d_k · (a, b, 0)."""
     d_k, h, d_model = p["d_k"], p["h"], p["d_model"]
-    c = qm.score_divisor(d_k)
+    c = tutor.scaling.score_divisor(d_k)
     s = c * np.asarray(p["pattern"], float)  # the displayed score row: √d_k · (a, b, 0)
 
     @lru_cache(maxsize=None)  # each mistake computed once per question
     def scaled(mistake=None) -> str:
-        return vec(qm.scale_scores(s, d_k, mistake=mistake, d_model=d_model)[0])   # QKᵀ/√d_k or a mistake
+        return vec(tutor.scaling.scale_scores(s, d_k, mistake=mistake, d_model=d_model)[0])   # QKᵀ/√d_k or a mistake
 
     right = scaled()
 
-    def texts():
-        stem = (f"$d_{{\\text{{model}}}} = {d_model}$、$h = {h}$ の Multi-Head Attention の 1 つのヘッドで、"
-                f"スコア $QK^\\top$ のある行が ${tex_vec(s)}$ だった。スケーリング後の行 $QK^\\top/\\sqrt{{d_k}}${BEST}")
-        notes = (
-            mc("√ の付け忘れ", f"$d_k = {d_k}$ で割ると {scaled('divide_by_d_k')} になり、値が小さくなりすぎる。"),
-            mc("d_model と d_k の混同", f"$\\sqrt{{{d_model}}}$ で割ると {scaled('d_model')} になる。"),
-            mc("√d_k で割り忘れ", "スケーリングを省き、スコアをそのまま答えた。"),
-        )
-        expl = (f"$d_k = {d_model}/{h} = {d_k}$、$\\sqrt{{d_k}} = {num(c)}$ なので、各成分を {num(c)} で割って {right}。"
-                f"割らないと差が {num(c)} 倍に広がり、softmax の重みが 1 つに偏る（飽和する）。")
-        return stem, notes, expl
-
-    return LazyDraft(right, (scaled("divide_by_d_k"), scaled("d_model"), scaled("no_scale")), texts)
+    stem = (f"$d_{{\\text{{model}}}} = {d_model}$、$h = {h}$ の Multi-Head Attention の 1 つのヘッドで、"
+            f"スコア $QK^\\top$ のある行が ${tex_vec(s)}$ だった。スケーリング後の行 $QK^\\top/\\sqrt{{d_k}}${BEST}")
+    notes = (
+        mc("√ の付け忘れ", f"$d_k = {d_k}$ で割ると {scaled('divide_by_d_k')} になり、値が小さくなりすぎる。"),
+        mc("d_model と d_k の混同", f"$\\sqrt{{{d_model}}}$ で割ると {scaled('d_model')} になる。"),
+        mc("√d_k で割り忘れ", "スケーリングを省き、スコアをそのまま答えた。"),
+    )
+    expl = (f"$d_k = {d_model}/{h} = {d_k}$、$\\sqrt{{d_k}} = {num(c)}$ なので、各成分を {num(c)} で割って {right}。"
+            f"割らないと差が {num(c)} 倍に広がり、softmax の重みが 1 つに偏る（飽和する）。")
+    return draft(right, (scaled("divide_by_d_k"), scaled("d_model"), scaled("no_scale")), stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------
@@ -145,11 +138,11 @@ def _variance_blank(p: dict) -> Draft:
     d_k given, or d_model and h given (d_k = d_model / h)."""
     h, d_model = p["h"], p["d_model"]
     d_k = tutor.head_dim(d_model, h)
-    c = qm.score_divisor(d_k)
-    var, std = qm.dot_product_variance(d_k), qm.score_divisor(qm.dot_product_variance(d_k))
-    after = qm.scaled_variance(d_k, c)
-    after_dk = qm.scaled_variance(d_k, float(d_k))
-    one = qm.dot_product_variance(1)
+    c = tutor.scaling.score_divisor(d_k)
+    var, std = tutor.scaling.dot_product_variance(d_k), tutor.scaling.score_divisor(tutor.scaling.dot_product_variance(d_k))
+    after = tutor.scaling.scaled_variance(d_k, c)
+    after_dk = tutor.scaling.scaled_variance(d_k, float(d_k))
+    one = tutor.scaling.dot_product_variance(1)
     if h == 1:
         setting = f"クエリ $q$ とキー $k$ の各成分が独立で、平均 0・分散 1 に従うとする。$d_k = {d_k}$ のとき、"
         step = ""
@@ -166,7 +159,7 @@ def _variance_blank(p: dict) -> Draft:
          mc("分散と標準偏差の取り違え", f"分散（$d_k = {num(var)}$）と標準偏差（$\\sqrt{{d_k}} = {num(std)}$）を逆にした。")),
         (blank(num(var), num(std), num(after_dk, 4)),
          mc("√ の付け忘れ", f"$d_k$ で割ると分散は $d_k/d_k^2 = 1/{d_k} \\approx {num(after_dk, 4)}$ まで縮んでしまう。")),
-        (blank(num(one), num(one), num(qm.scaled_variance(1, c), 4)),
+        (blank(num(one), num(one), num(tutor.scaling.scaled_variance(1, c), 4)),
          mc("和の分散の見落とし", f"内積の分散が各成分と同じ 1 のままだと考えたが、$d_k$ 個の積の和なので分散は $d_k$ 倍になる。")),
     )
     expl = (f"{step}内積は $d_k = {d_k}$ 個の積 $q_i k_i$（各分散 1）の和なので、分散は {num(var)}、標準偏差は $\\sqrt{{{d_k}}} = {num(std)}$。"

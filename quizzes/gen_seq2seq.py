@@ -11,15 +11,15 @@ import numpy as np
 
 from tutor import seq2seq as s2s
 
-from .calc import BEST, TOKEN_SETS, _nums, calc_generator, ln_tex, mc, num, pick, shown, tex_mat, tex_vec, vec
-from .core import LazyDraft
+from .calc import BEST, TOKEN_SETS, _nums, calc_generator, draft, ln_tex, mc, num, pick, shown, tex_mat, tex_vec, vec
+from .core import Draft
 
 V_CHOICES = ((1, -1), (-1, 1), (2, 1), (1, 2), (-1, 2), (2, -1), (1, -2), (-2, 1))
 
 
-def _redraw() -> LazyDraft:
+def _redraw() -> Draft:
     """Four equal texts: the registry rejects this attempt and draws the next one."""
-    return LazyDraft("x", ("x", "x", "x"), lambda: ("", ("", "", ""), ""))
+    return draft("x", ("x", "x", "x"), "", ("", "", ""), "")
 
 
 def _par(x) -> str:
@@ -49,7 +49,7 @@ def _tanh_hint(values) -> str:
 
 
 @calc_generator("seq2seq.additive_score", "seq2seq", _params_score)
-def _additive_score(p: dict) -> LazyDraft:
+def _additive_score(p: dict) -> Draft:
     """The additive-attention score e_j = vᵀ tanh(W s + U h_j), from the tanh values of the hint."""
     sv, hv, w, u, v, j = p["s"], p["h"], p["w"], p["u"], p["v"], p["j"]
     h = hv[None, :]                                            # (1, d_h) one encoder state
@@ -63,24 +63,21 @@ def _additive_score(p: dict) -> LazyDraft:
     n_dot = num(s2s.dot_attention(sv, h).scores[0])
     n_nov = num(s2s.score_without_v(hidden))
 
-    def texts():
-        stem = (f"Bahdanau らの加法注意（additive attention）では、デコーダの直前の状態 $s$ とエンコーダの状態 $h_{{{j}}}$ から、"
-                f"スコア $e_{{{j}}} = v^\\top \\tanh(W s + U h_{{{j}}})$ を計算する（tanh は成分ごと）。次の値のときの $e_{{{j}}}${BEST}"
-                f"{_tanh_hint(right.pre)}\n\n"
-                f"$$W = {tex_mat(w)},\\quad U = {tex_mat(u)}$$\n\n"
-                f"$$s = {_col(sv)},\\quad h_{{{j}}} = {_col(hv)},\\quad v = {_col(v)}$$")
-        notes = (
-            mc("tanh の付け忘れ", f"$W s + U h_{{{j}}}$ に tanh をかけずに $v$ との内積をとると {n_lin} になる。"),
-            mc("内積の注意との混同", f"パラメータを使わない内積の注意 $s \\cdot h_{{{j}}}$ を計算すると {n_dot} になる。"),
-            mc("v の掛け忘れ", f"tanh の値を $v$ で重み付けせず、そのまま足すと {n_nov} になる。"),
-        )
-        terms = " + ".join(f"{_par(a)} \\times {_par(b)}" for a, b in zip(v, hidden))
-        expl = (f"$W s = {_col(right.ws)}$、$U h_{{{j}}} = {_col(right.uh[0])}$ で、和は ${_col(right.pre[0])}$。"
-                f"成分ごとに tanh をとると ${_col(hidden)}$。これと $v = {_col(v)}$ の内積が "
-                f"$e_{{{j}}} = {terms} = {n_right}$ である。")
-        return stem, notes, expl
-
-    return LazyDraft(n_right, (n_lin, n_dot, n_nov), texts)
+    stem = (f"Bahdanau らの加法注意（additive attention）では、デコーダの直前の状態 $s$ とエンコーダの状態 $h_{{{j}}}$ から、"
+            f"スコア $e_{{{j}}} = v^\\top \\tanh(W s + U h_{{{j}}})$ を計算する（tanh は成分ごと）。次の値のときの $e_{{{j}}}${BEST}"
+            f"{_tanh_hint(right.pre)}\n\n"
+            f"$$W = {tex_mat(w)},\\quad U = {tex_mat(u)}$$\n\n"
+            f"$$s = {_col(sv)},\\quad h_{{{j}}} = {_col(hv)},\\quad v = {_col(v)}$$")
+    notes = (
+        mc("tanh の付け忘れ", f"$W s + U h_{{{j}}}$ に tanh をかけずに $v$ との内積をとると {n_lin} になる。"),
+        mc("内積の注意との混同", f"パラメータを使わない内積の注意 $s \\cdot h_{{{j}}}$ を計算すると {n_dot} になる。"),
+        mc("v の掛け忘れ", f"tanh の値を $v$ で重み付けせず、そのまま足すと {n_nov} になる。"),
+    )
+    terms = " + ".join(f"{_par(a)} \\times {_par(b)}" for a, b in zip(v, hidden))
+    expl = (f"$W s = {_col(right.ws)}$、$U h_{{{j}}} = {_col(right.uh[0])}$ で、和は ${_col(right.pre[0])}$。"
+            f"成分ごとに tanh をとると ${_col(hidden)}$。これと $v = {_col(v)}$ の内積が "
+            f"$e_{{{j}}} = {terms} = {n_right}$ である。")
+    return draft(n_right, (n_lin, n_dot, n_nov), stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------
@@ -94,7 +91,7 @@ def _params_context(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("seq2seq.context", "seq2seq", _params_context)
-def _context(p: dict) -> LazyDraft:
+def _context(p: dict) -> Draft:
     """A component of the context c = Σ_j α_j h_j from scores e_j = ln m_j (so α_j = m_j / Σ m)."""
     h, m, k, t = p["h"], p["m"], p["k"], p["tokens"]
     res = s2s.attend(h, np.log(np.array(m, dtype=float)))
@@ -103,25 +100,22 @@ def _context(p: dict) -> LazyDraft:
     n_mean = num(s2s.uniform_context(h)[k])
     n_hard = num(s2s.hard_context(h, res.scores)[k])
 
-    def texts():
-        e_tex = "(" + ",\\ ".join(ln_tex(1, x) for x in m) + ")"
-        stem = (f"RNN のエンコーダが入力「{'・'.join(t)}」を読み、状態 $h_1, h_2, h_3$（下の行列の各行）を出した。"
-                f"デコーダのある時刻で、注意のスコアが $e = {e_tex}$ と求まった。"
-                f"softmax で重み $\\alpha$ を作り、文脈ベクトル $c = \\sum_j \\alpha_j h_j$ を計算するとき、"
-                f"$c$ の第 {k + 1} 成分{BEST}\n\n$$H = {tex_mat(h)}$$")
-        notes = (
-            mc("最後の状態だけを使う", f"注意を使わない Seq2Seq のように最後の状態 $h_3$ だけを文脈にすると {n_last} になる。"),
-            mc("均等な平均", f"スコアを無視して 3 つの状態を同じ重みで平均すると {n_mean} になる。"),
-            mc("最大スコアの状態だけを使う", f"softmax で混ぜずに、スコアが最大の状態だけを選ぶと {n_hard} になる。"),
-        )
-        total = sum(m)
-        terms = " + ".join(f"\\tfrac{{{a}}}{{{total}}} \\times {num(x)}" for a, x in zip(m, h[:, k]))
-        expl = (f"$e_j = \\ln m_j$ なので $e^{{e_j}} = m_j$、重みは $\\alpha = {tex_vec(res.weights)}$"
-                f"（$m_j / {total}$）。第 {k + 1} 成分は $c_{k + 1} = {terms} = {n_right}$。"
-                "エンコーダのすべての状態を、重みに応じて混ぜている。")
-        return stem, notes, expl
-
-    return LazyDraft(n_right, (n_last, n_mean, n_hard), texts)
+    e_tex = "(" + ",\\ ".join(ln_tex(1, x) for x in m) + ")"
+    stem = (f"RNN のエンコーダが入力「{'・'.join(t)}」を読み、状態 $h_1, h_2, h_3$（下の行列の各行）を出した。"
+            f"デコーダのある時刻で、注意のスコアが $e = {e_tex}$ と求まった。"
+            f"softmax で重み $\\alpha$ を作り、文脈ベクトル $c = \\sum_j \\alpha_j h_j$ を計算するとき、"
+            f"$c$ の第 {k + 1} 成分{BEST}\n\n$$H = {tex_mat(h)}$$")
+    notes = (
+        mc("最後の状態だけを使う", f"注意を使わない Seq2Seq のように最後の状態 $h_3$ だけを文脈にすると {n_last} になる。"),
+        mc("均等な平均", f"スコアを無視して 3 つの状態を同じ重みで平均すると {n_mean} になる。"),
+        mc("最大スコアの状態だけを使う", f"softmax で混ぜずに、スコアが最大の状態だけを選ぶと {n_hard} になる。"),
+    )
+    total = sum(m)
+    terms = " + ".join(f"\\tfrac{{{a}}}{{{total}}} \\times {num(x)}" for a, x in zip(m, h[:, k]))
+    expl = (f"$e_j = \\ln m_j$ なので $e^{{e_j}} = m_j$、重みは $\\alpha = {tex_vec(res.weights)}$"
+            f"（$m_j / {total}$）。第 {k + 1} 成分は $c_{k + 1} = {terms} = {n_right}$。"
+            "エンコーダのすべての状態を、重みに応じて混ぜている。")
+    return draft(n_right, (n_last, n_mean, n_hard), stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------
@@ -136,7 +130,7 @@ def _params_clip(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("seq2seq.clip_norm", "seq2seq", _params_clip)
-def _clip_norm(p: dict) -> LazyDraft:
+def _clip_norm(p: dict) -> Draft:
     """Gradient clipping by norm: g · min(1, c / ‖g‖)."""
     g, c = p["g"], p["c"]
     res = s2s.clip_by_norm(g, c)
@@ -150,24 +144,21 @@ def _clip_norm(p: dict) -> LazyDraft:
     sq = vec(s2s.clip_mistake(g, c, "squared_norm"))
     l1 = vec(s2s.clip_mistake(g, c, "l1_norm"))
 
-    def texts():
-        stem = (f"勾配爆発を防ぐため、勾配ベクトル $g = {tex_vec(g)}$ をしきい値 $c = {num(c)}$ でノルムによりクリッピングする"
-                f"（$g \\leftarrow g \\cdot \\min(1,\\ c / \\|g\\|)$、$\\|g\\|$ は L2 ノルム）。クリッピング後の勾配{BEST}")
-        notes = (
-            mc(first[1], first[2]),
-            mc("ノルムの 2 乗で割る", f"$\\|g\\|^2 = {num(res.norm ** 2)}$ で割ってしまうと {sq} になる。"),
-            mc("L1 ノルムとの混同", f"長さを成分の絶対値の和 {num(np.abs(g).sum())} で測ると {l1} になる。"),
-        )
-        sq_terms = " + ".join(f"{x}^2" for x in _nums(np.abs(g), 3))
-        if res.was_clipped:
-            how = (f"$c / \\|g\\| = {num(c)} / {num(res.norm)}$ を掛けて長さを {num(c)} に縮めると {right}。"
-                   "向きは変わらない。")
-        else:
-            how = f"$\\|g\\|$ がしきい値 {num(c)} 以下なので、$\\min(1, \\cdot) = 1$ で勾配はそのまま {right}。"
-        expl = f"$\\|g\\| = \\sqrt{{{sq_terms}}} = {num(res.norm)}$。{how}"
-        return stem, notes, expl
-
-    return LazyDraft(right, (first[0], sq, l1), texts)
+    stem = (f"勾配爆発を防ぐため、勾配ベクトル $g = {tex_vec(g)}$ をしきい値 $c = {num(c)}$ でノルムによりクリッピングする"
+            f"（$g \\leftarrow g \\cdot \\min(1,\\ c / \\|g\\|)$、$\\|g\\|$ は L2 ノルム）。クリッピング後の勾配{BEST}")
+    notes = (
+        mc(first[1], first[2]),
+        mc("ノルムの 2 乗で割る", f"$\\|g\\|^2 = {num(res.norm ** 2)}$ で割ってしまうと {sq} になる。"),
+        mc("L1 ノルムとの混同", f"長さを成分の絶対値の和 {num(np.abs(g).sum())} で測ると {l1} になる。"),
+    )
+    sq_terms = " + ".join(f"{x}^2" for x in _nums(np.abs(g), 3))
+    if res.was_clipped:
+        how = (f"$c / \\|g\\| = {num(c)} / {num(res.norm)}$ を掛けて長さを {num(c)} に縮めると {right}。"
+               "向きは変わらない。")
+    else:
+        how = f"$\\|g\\|$ がしきい値 {num(c)} 以下なので、$\\min(1, \\cdot) = 1$ で勾配はそのまま {right}。"
+    expl = f"$\\|g\\| = \\sqrt{{{sq_terms}}} = {num(res.norm)}$。{how}"
+    return draft(right, (first[0], sq, l1), stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------
@@ -177,24 +168,21 @@ def _params_size(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("seq2seq.context_size", "seq2seq", _params_size)
-def _context_size(p: dict) -> LazyDraft:
+def _context_size(p: dict) -> Draft:
     """The number of values in plain Seq2Seq's context vector (d_h, whatever the length n)."""
     n, d = p["n"], p["d"]
     sizes = s2s.context_sizes(n, d)
     right = num(sizes["fixed"])
     wrong = tuple(num(s2s.context_size_mistake(n, d, m)) for m in ("per_token", "tokens", "square"))
 
-    def texts():
-        stem = (f"Attention を使わない RNN の Seq2Seq（エンコーダ・デコーダ）で、{n} 語の入力文を隠れ状態 {d} 次元の"
-                f"エンコーダが読む。エンコーダが読み終えてデコーダに渡す文脈ベクトルの要素の数{BEST}")
-        notes = (
-            mc("Attention 付きとの混同", f"全時刻の状態（{n} × {d}）を渡すのは Attention を使う場合で、{wrong[0]} 個になる。"),
-            mc("単語数との混同", f"1 語につき 1 つの数を渡すと考えると {wrong[1]} 個になる。"),
-            mc("再帰の変換行列との混同", f"{d} × {d} は状態から状態への変換行列の大きさで、{wrong[2]} 個になる。"),
-        )
-        expl = (f"文脈ベクトルはエンコーダの最後の隠れ状態そのものなので、入力が何語でも {right} 個の数しかない。"
-                f"{n} 語の情報をこの {right} 個に詰め込むのが固定長ベクトルのボトルネックで、"
-                f"Attention を使えば {n} 時刻分の状態（合わせて {num(sizes['attention'])} 個の数）を毎回参照できる。")
-        return stem, notes, expl
-
-    return LazyDraft(right, wrong, texts)
+    stem = (f"Attention を使わない RNN の Seq2Seq（エンコーダ・デコーダ）で、{n} 語の入力文を隠れ状態 {d} 次元の"
+            f"エンコーダが読む。エンコーダが読み終えてデコーダに渡す文脈ベクトルの要素の数{BEST}")
+    notes = (
+        mc("Attention 付きとの混同", f"全時刻の状態（{n} × {d}）を渡すのは Attention を使う場合で、{wrong[0]} 個になる。"),
+        mc("単語数との混同", f"1 語につき 1 つの数を渡すと考えると {wrong[1]} 個になる。"),
+        mc("再帰の変換行列との混同", f"{d} × {d} は状態から状態への変換行列の大きさで、{wrong[2]} 個になる。"),
+    )
+    expl = (f"文脈ベクトルはエンコーダの最後の隠れ状態そのものなので、入力が何語でも {right} 個の数しかない。"
+            f"{n} 語の情報をこの {right} 個に詰め込むのが固定長ベクトルのボトルネックで、"
+            f"Attention を使えば {n} 時刻分の状態（合わせて {num(sizes['attention'])} 個の数）を毎回参照できる。")
+    return draft(right, wrong, stem, notes, expl)

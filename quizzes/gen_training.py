@@ -12,8 +12,8 @@ import numpy as np
 
 import tutor
 
-from .calc import BEST, calc_generator, ln_tex, mc, num, pick, sample, tex_vec
-from .core import Draft, LazyDraft
+from .calc import BEST, calc_generator, draft, ln_tex, mc, num, pick, sample, tex_vec
+from .core import Draft
 
 
 # probability vectors whose −ln is a combination of ln 2 and ln 5
@@ -49,7 +49,7 @@ def _softmax_grad(p: dict) -> Draft:
     m, i, j = p["m"], p["i"], p["j"]
     s = np.log(np.array(m, dtype=float))
     a = tutor.softmax(s)
-    g = tutor.softmax_grad_mistakes(s, i, j)                # the right value and every mistake, one softmax
+    g = tutor.training.softmax_grad_mistakes(s, i, j)                # the right value and every mistake, one softmax
     right = g[None]
     s_tex = ",\\ ".join(ln_tex(1, v) for v in m)
     stem = (f"3 つのスコア $s = ({s_tex})$ を softmax に通して重み $a = \\mathrm{{softmax}}(s)$ を得た。"
@@ -93,34 +93,31 @@ def _params_bias_step(rng: np.random.Generator) -> dict:
 
 
 @calc_generator("training.bias_sgd", "training", _params_bias_step, advanced=True)
-def _bias_sgd(p: dict) -> LazyDraft:
+def _bias_sgd(p: dict) -> Draft:
     """One SGD step on the output bias with ∂L/∂b = p − y."""
     probs = np.array(p["p_tenths"], dtype=float) / 10.0
     b, t, j, lr = np.array(p["b"], dtype=float), p["target"], p["j"], p["lr"]
-    steps = tutor.bias_step_mistakes(b, probs, t, j, lr)    # the right step and every mistake, checked once
+    steps = tutor.training.bias_step_mistakes(b, probs, t, j, lr)    # the right step and every mistake, checked once
     n_right = num(steps[None], 3)
 
-    def texts():
-        n_lr = num(lr)
-        grad = tutor.cross_entropy_grad(np.log(probs), t)   # p − y (the logits ln p give back p)
-        stem = (f"3 クラス分類の出力層で、バイアスが $b = {tex_vec(b)}$、softmax の出力確率が $p = {tex_vec(probs)}$、"
-                f"正解はクラス {t + 1} だった。交差エントロピー損失 $L = -\\log p_{{{t + 1}}}$ を、学習率 $\\eta = {n_lr}$ の"
-                f"勾配降下法で 1 回更新したあとの $b_{{{j + 1}}}$ {BEST}")
-        onehot_why = ("正解の 1 を引き忘れ、勾配を $p_j$ とした。" if j == t
-                      else f"クラス {j + 1} を正解と取り違え、$p_{{{j + 1}}} - 1$ を勾配とした。")
-        notes = (
-            mc("勾配の向きの取り違え", "$b + \\eta\\,\\partial L/\\partial b$ と足してしまった。損失を減らすには勾配と逆向きに進む。"),
-            mc("one-hot の扱いの誤り", onehot_why),
-            mc("学習率の掛け忘れ", f"勾配をそのまま引いた。1 回に動く量は勾配の $\\eta = {n_lr}$ 倍。"),
-        )
-        n_grad = num(grad[j])
-        expl = (f"softmax と交差エントロピーを組み合わせると、ロジット（したがってバイアス）についての勾配は $p - y$"
-                f"（$y$ は正解だけ 1 の one-hot）になる。$\\partial L/\\partial b_{{{j + 1}}} = {num(probs[j])} - {1 if j == t else 0}"
-                f" = {n_grad}$ なので、$b_{{{j + 1}}} \\leftarrow {num(b[j])} - {n_lr} \\times ({n_grad}) = {n_right}$。"
-                "正解クラスのバイアスは上がり、ほかのクラスのバイアスは下がる。")
-        return stem, notes, expl
-
-    return LazyDraft(n_right, (num(steps["ascent"], 3), num(steps["onehot"], 3), num(steps["no_lr"], 3)), texts)
+    n_lr = num(lr)
+    grad = tutor.training.cross_entropy_grad(np.log(probs), t)   # p − y (the logits ln p give back p)
+    stem = (f"3 クラス分類の出力層で、バイアスが $b = {tex_vec(b)}$、softmax の出力確率が $p = {tex_vec(probs)}$、"
+            f"正解はクラス {t + 1} だった。交差エントロピー損失 $L = -\\log p_{{{t + 1}}}$ を、学習率 $\\eta = {n_lr}$ の"
+            f"勾配降下法で 1 回更新したあとの $b_{{{j + 1}}}$ {BEST}")
+    onehot_why = ("正解の 1 を引き忘れ、勾配を $p_j$ とした。" if j == t
+                  else f"クラス {j + 1} を正解と取り違え、$p_{{{j + 1}}} - 1$ を勾配とした。")
+    notes = (
+        mc("勾配の向きの取り違え", "$b + \\eta\\,\\partial L/\\partial b$ と足してしまった。損失を減らすには勾配と逆向きに進む。"),
+        mc("one-hot の扱いの誤り", onehot_why),
+        mc("学習率の掛け忘れ", f"勾配をそのまま引いた。1 回に動く量は勾配の $\\eta = {n_lr}$ 倍。"),
+    )
+    n_grad = num(grad[j])
+    expl = (f"softmax と交差エントロピーを組み合わせると、ロジット（したがってバイアス）についての勾配は $p - y$"
+            f"（$y$ は正解だけ 1 の one-hot）になる。$\\partial L/\\partial b_{{{j + 1}}} = {num(probs[j])} - {1 if j == t else 0}"
+            f" = {n_grad}$ なので、$b_{{{j + 1}}} \\leftarrow {num(b[j])} - {n_lr} \\times ({n_grad}) = {n_right}$。"
+            "正解クラスのバイアスは上がり、ほかのクラスのバイアスは下がる。")
+    return draft(n_right, (num(steps["ascent"], 3), num(steps["onehot"], 3), num(steps["no_lr"], 3)), stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------
@@ -136,16 +133,16 @@ def _cross_entropy(p: dict) -> Draft:
     probs, t = np.array(p["probs"]), p["target"]
     others = [k for k in range(len(probs)) if k != t]
     other = max(others, key=lambda k: (probs[k], -k))       # the most likely wrong class
-    right = tutor.cross_entropy_mistake(probs, t)
+    right = tutor.training.cross_entropy_mistake(probs, t)
     stem = (f"{len(probs)} クラス分類のモデルが、ある入力に対して確率 $p = {tex_vec(probs)}$ を出力した。正解はクラス {t + 1} である。"
             f"交差エントロピー損失（自然対数）の値{BEST}"
             "（$\\ln 2 \\approx 0.693$、$\\ln 5 \\approx 1.609$ を使ってよい）")
     wrong = (
-        (num(tutor.cross_entropy_mistake(probs, t, "other_class", other), 3),
+        (num(tutor.training.cross_entropy_mistake(probs, t, "other_class", other), 3),
          mc("正解以外のクラスの確率を使った", f"最も確率の大きい不正解クラス {other + 1} の $p_{{{other + 1}}} = {num(probs[other])}$ で計算した。")),
-        (num(tutor.cross_entropy_mistake(probs, t, "no_minus"), 3),
+        (num(tutor.training.cross_entropy_mistake(probs, t, "no_minus"), 3),
          mc("マイナスの付け忘れ", "$\\log p$ は 0 以下なので、そのままでは損失が負になる。損失は $-\\log p_{\\text{正解}}$。")),
-        (num(tutor.cross_entropy_mistake(probs, t, "all_classes"), 3),
+        (num(tutor.training.cross_entropy_mistake(probs, t, "all_classes"), 3),
          mc("全クラスの対数を足した", "one-hot の正解ラベルを掛けずに $-\\sum_k \\log p_k$ とした。残るのは正解クラスの項だけ。")),
     )
     expl = (f"交差エントロピーは $L = -\\sum_k y_k \\log p_k$ で、$y$ は正解だけ 1 なので $L = -\\ln p_{{{t + 1}}} = -\\ln {num(probs[t])}"

@@ -41,23 +41,44 @@ def _fmt(x: float) -> str:
     return f"{x:,.0f}" if float(x).is_integer() else f"{x:.4g}"
 
 
-@lru_cache(maxsize=1)
-def facts() -> dict[str, str]:
-    """Numbers the knowledge questions quote, each computed by the engine."""
-    d_k = tutor.head_dim(tb.PAPER_D_MODEL, tb.PAPER_HEADS)
+def engine_facts() -> dict[str, float]:
+    """Numbers the knowledge questions quote, each computed by one explicit engine call."""
+    d_model, h, n, d = tb.PAPER_D_MODEL, tb.PAPER_HEADS, tb.COST_N, tb.COST_D
+    d_k = tutor.head_dim(d_model, h)
+    temperature_top = {t: round(float(tutor.output.probabilities(tb.TEMPERATURE_LOGITS, t)[0]), 3)
+                       for t in (1.0, 0.5, 2.0)}
     out = {
-        "paper_d_model": tb.PAPER_D_MODEL,
-        "paper_heads": tb.PAPER_HEADS,
+        # the paper's sizes (① – ⑥)
+        "paper_d_model": d_model,
+        "paper_heads": h,
         "paper_layers": tb.PAPER_LAYERS,
         "paper_d_k": d_k,
-        "paper_sqrt_d_k": tutor.score_divisor(d_k),
+        "paper_sqrt_d_k": tutor.scaling.score_divisor(d_k),
+        "paper_sqrt_d_model": tutor.scaling.score_divisor(d_model),
+        "paper_var_qk": tutor.scaling.dot_product_variance(d_k),
+        "paper_concat_width": tutor.multihead.concat_width(d_model, h),
+        "paper_mha_params": tutor.multihead.mha_param_count(d_model),
+        "paper_one_matrix_params": tutor.multihead.mha_param_count_mistake(d_model, h, "one_matrix"),
+        # ⑦: the layer, the encoder–decoder, generation, cost
+        "paper_d_ff": tb.PAPER_D_FF,
+        "paper_ffn_params": tutor.block.ffn_param_count(d_model, tb.PAPER_D_FF),
+        "paper_attention_sublayers": tutor.encdec.attention_sublayers(tb.PAPER_LAYERS),
+        "cost_n": n,
+        "cost_d": d,
+        "cost_self_attention_ops": tutor.cost.layer_cost("self_attention", n, d).operations,
+        "cost_recurrent_ops": tutor.cost.layer_cost("recurrent", n, d).operations,
+        "cost_growth_double_n": tutor.cost.cost_growth("self_attention", 2, 1),
+        "temp_max_t1": temperature_top[1.0],
+        "temp_max_t05": temperature_top[0.5],
+        "temp_max_t2": temperature_top[2.0],
     }
-    # more facts from other engine modules: every tutor.*knowledge_facts() (e.g. quiz_knowledge_facts)
-    for name in sorted(n for n in dir(tutor) if n.endswith("knowledge_facts")):
-        extra = getattr(tutor, name)
-        if callable(extra):
-            out.update(extra())
-    return {k: _fmt(v) if isinstance(v, (int, float)) else str(v) for k, v in out.items()}
+    return out
+
+
+@lru_cache(maxsize=1)
+def facts() -> dict[str, str]:
+    """The placeholders ``[[name]]`` of the knowledge bank, filled from :func:`engine_facts`."""
+    return {k: _fmt(v) if isinstance(v, (int, float)) else str(v) for k, v in engine_facts().items()}
 
 
 def _fill(text: str, where: str) -> str:

@@ -1,7 +1,10 @@
 """The architecture rules of shared/design.md, checked on the source with ``ast``.
 
-- tutor/ and quizzes/ never import streamlit or pandas (any form: ``import x``,
+- tutor/, quizzes/ and practice/ never import streamlit or pandas (any form: ``import x``,
   ``import x.y``, ``from x import y``, ``from x.y import z``, importlib/__import__);
+- imports run one way: pages/ and app.py → ui/ → practice/ → quizzes/ → tutor/ (a layer imports
+  only layers below it, never bench/); inside tutor/, the kernel (core, textbook, vocab, handcalc)
+  imports no topic module, and tutor/__init__.py names what it re-exports (no star import);
 - pages/, app.py (and ui/) never pass ``unsafe_allow_html=True`` and never call
   ``st.navigation``;
 - tutor/ takes randomness only from a passed ``np.random.Generator``: no ``random`` module,
@@ -262,7 +265,7 @@ def test_random_checker_allows(src):
 # ---------------------------------------------------------------------------
 # the repository
 # ---------------------------------------------------------------------------
-ENGINE_FILES = py_files("tutor") + py_files("quizzes")
+ENGINE_FILES = py_files("tutor") + py_files("quizzes") + py_files("practice")
 VIEW_FILES = py_files("app.py") + py_files("pages") + py_files("ui")
 TUTOR_FILES = py_files("tutor")
 
@@ -273,12 +276,12 @@ def _rel(p: Path) -> str:
 
 def test_there_is_something_to_scan():
     names = {_rel(p) for p in ENGINE_FILES}
-    assert {"tutor/core.py", "tutor/textbook.py", "quizzes/core.py"} <= names
+    assert {"tutor/core.py", "tutor/textbook.py", "quizzes/core.py", "practice/progress.py"} <= names
     assert "app.py" in {_rel(p) for p in VIEW_FILES}
 
 
 @pytest.mark.parametrize("path", ENGINE_FILES, ids=_rel)
-def test_engine_and_quizzes_do_not_import_streamlit_or_pandas(path):
+def test_engine_quizzes_and_practice_do_not_import_streamlit_or_pandas(path):
     assert forbidden_imports(path.read_text(encoding="utf-8")) == [], _rel(path)
 
 
@@ -317,16 +320,142 @@ def test_read_only_tables_are_static(path):
     assert "st.dataframe(" not in code_without_prose(path.read_text(encoding="utf-8")).replace(" ", ""), _rel(path)
 
 
-def test_engine_modules_export_distinct_names():
-    """tutor/__init__.py star-imports every module: a name in two modules' __all__ would make
-    tutor.<name> silently the later one (quizmath.weighted_sum once shadowed multihead's checks)."""
-    import importlib
-    import pkgutil
+# ---------------------------------------------------------------------------
+# the direction of imports: pages → ui → practice → quizzes → tutor
+# ---------------------------------------------------------------------------
+LAYERS = {"tutor": 1, "quizzes": 2, "practice": 3, "ui": 4, "pages": 5, "app": 5}
+KERNEL = {"core", "textbook", "vocab", "handcalc"}
 
+
+def _layer_of(rel: str) -> str:
+    """'pages/1_naive.py' → 'pages', 'app.py' → 'app', 'tutor/training/loop.py' → 'tutor'."""
+    return Path(rel).parts[0].removesuffix(".py")
+
+
+def imported_packages(source: str, level_base: tuple[str, ...] = ()) -> list[tuple[int, str]]:
+    """(line, dotted module) of every absolute import, and of relative ones resolved against
+    ``level_base`` (the importing module's package path, e.g. ("tutor", "training"))."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                found.append((node.lineno, node.module or ""))
+            else:
+                base = level_base[: len(level_base) - (node.level - 1)] if node.level > 1 else level_base
+                mod = ".".join(base + ((node.module,) if node.module else ()))
+                if node.module is None:     # from . import a, b
+                    found += [(node.lineno, f"{mod}.{a.name}") for a in node.names]
+                else:
+                    found.append((node.lineno, mod))
+    return found
+
+
+def direction_violations(source: str, layer: str) -> list[str]:
+    """Imports of our own layers at or above ``layer`` (its own package excepted), or of bench."""
+    mine = LAYERS[layer]
+    found = []
+    for line, mod in imported_packages(source):
+        top = _top(mod)
+        if top == "bench":
+            found.append(f"{line}: import of bench ({mod})")
+        elif top in LAYERS and top != layer and LAYERS[top] >= mine:
+            found.append(f"{line}: {layer} imports {mod} (not below it)")
+    return found
+
+
+@pytest.mark.parametrize("src, layer", [
+    ("import ui", "practice"),
+    ("from practice.progress import record_visit", "quizzes"),
+    ("import quizzes", "tutor"),
+    ("from ui.handcalc import vector", "practice"),
+    ("import pages", "ui"),
+    ("from bench.fast import fast_attention", "tutor"),
+    ("def f():\n    import practice\n    return practice", "tutor"),
+])
+def test_direction_checker_catches(src, layer):
+    assert direction_violations(src, layer)
+
+
+@pytest.mark.parametrize("src, layer", [
+    ("import tutor\nfrom quizzes.core import Question", "practice"),
+    ("from practice.progress import topic_stats\nimport tutor", "ui"),
+    ("import ui\nimport tutor\nfrom ui.handcalc import vector", "pages"),
+    ("from . import core\nfrom .core import softmax", "tutor"),
+    ("import numpy as np", "tutor"),
+])
+def test_direction_checker_allows(src, layer):
+    assert direction_violations(src, layer) == []
+
+
+LAYERED_FILES = ENGINE_FILES + VIEW_FILES
+
+
+@pytest.mark.parametrize("path", LAYERED_FILES, ids=_rel)
+def test_imports_run_downwards(path):
+    assert direction_violations(path.read_text(encoding="utf-8"), _layer_of(_rel(path))) == [], _rel(path)
+
+
+def _tutor_imports(path: Path) -> set[str]:
+    """The tutor modules (first level: 'core', 'training', …) a tutor file imports."""
+    rel = path.relative_to(ROOT).with_suffix("")
+    package = rel.parts[:-1]
+    out = set()
+    for _, mod in imported_packages(path.read_text(encoding="utf-8"), tuple(package)):
+        parts = mod.split(".")
+        if parts[0] == "tutor" and len(parts) > 1:
+            out.add(parts[1])
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(KERNEL))
+def test_the_kernel_imports_no_topic_module(name):
+    """core, textbook, vocab and handcalc are what every topic builds on: they import only each other."""
+    assert _tutor_imports(ROOT / "tutor" / f"{name}.py") <= KERNEL, name
+
+
+def test_tutor_modules_form_no_cycle():
+    graph = {}
+    for path in TUTOR_FILES:
+        rel = path.relative_to(ROOT / "tutor")
+        if rel.parts[0] == "__init__.py":
+            continue
+        graph.setdefault(rel.parts[0].removesuffix(".py"), set()).update(_tutor_imports(path))
+    for node in graph:
+        graph[node].discard(node)                      # inside the training package
+    done = set()
+
+    def visit(n, trail):
+        assert n not in trail, " → ".join(trail + [n])
+        if n in done:
+            return
+        for m in graph.get(n, ()):
+            visit(m, trail + [n])
+        done.add(n)
+
+    for n in graph:
+        visit(n, [])
+    assert {"core", "naive", "formula", "training"} <= set(graph)
+
+
+def test_tutor_init_names_what_it_exports():
+    """No star import: every tutor.X is a module of tutor/ or a name imported by name from one."""
     import tutor
 
-    owners: dict[str, list[str]] = {}
-    for mod in pkgutil.iter_modules(tutor.__path__):
-        for name in getattr(importlib.import_module(f"tutor.{mod.name}"), "__all__", ()):
-            owners.setdefault(name, []).append(mod.name)
-    assert {n: m for n, m in owners.items() if len(m) > 1} == {}
+    tree = parse(ROOT / "tutor" / "__init__.py")
+    starred = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)]
+    assert starred == []
+    modules = ({p.stem for p in (ROOT / "tutor").glob("*.py") if p.stem != "__init__"}
+               | {p.parent.name for p in (ROOT / "tutor").glob("*/__init__.py")})
+    for name in (n for n in dir(tutor) if not n.startswith("_")):
+        obj = getattr(tutor, name)
+        if name in modules:
+            assert obj.__name__ == f"tutor.{name}"
+        else:
+            assert any(getattr(getattr(tutor, m), name, None) is obj for m in ("core", "position", "block")), name
+
+
+def test_no_engine_module_is_over_600_lines():
+    long = {_rel(p): n for p in TUTOR_FILES if (n := len(p.read_text(encoding="utf-8").splitlines())) > 620}
+    assert long == {}

@@ -20,9 +20,9 @@ def test_engine_and_tiled_sections_run_quick():
     rows = bench.run(["engine", "tiled"], _cfg())
     assert all(isinstance(r, Row) for r in rows)
     assert not [r for r in rows if r.what == "section crashed"], [r.note for r in rows]
-    fast = [r for r in rows if r.section == "engine" and r.what.startswith("tutor.fast_attention")]
+    fast = [r for r in rows if r.section == "engine" and r.what.startswith("bench.fast.fast_attention")]
     assert len(fast) == 4  # n = 64, 128 × (no mask, causal)
-    for r in fast + [r for r in rows if r.what.startswith("tutor.tiled_attention")]:
+    for r in fast + [r for r in rows if r.what.startswith("tutor.cost.tiled_attention")]:
         assert len(r.samples) == 1 and r.samples[0] > 0
         err = float(re.search(r"max abs Δ ([0-9.e+-]+)", r.note).group(1))
         assert err <= 1e-12  # the fast/tiled outputs equal the reference's

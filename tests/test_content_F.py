@@ -123,7 +123,7 @@ def test_scaling_tiny_numbers_without_e_notation(pages):
     # the expander writes the same row with 5 decimals: 0.99995, not 1.0000
     assert r"\approx 0.99995" in text and r"\approx 4.5\times 10^{-5}" in text
     assert r"\approx 2.1\times 10^{-9}" in text and r"\approx 1.0000" not in text
-    p = tutor.saturation_point(tb.SATURATION_SCORES[0], 10.0)
+    p = tutor.scaling.saturation_point(tb.SATURATION_SCORES[0], 10.0)
     assert round(p.weights[1], 6) == 4.5e-5 and round(p.gradient, 6) == 4.5e-5
 
 
@@ -132,22 +132,22 @@ def test_scaling_slider_latex_and_metrics_without_e_notation():
     at.slider(key="scaling_factor").set_value(20.0).run()
     text = lesson_text(at)
     assert not E_NOTATION.search(text), E_NOTATION.search(text)
-    p = tutor.saturation_point(tb.SATURATION_SCORES[0], 20.0)            # (40, 20, 0)
+    p = tutor.scaling.saturation_point(tb.SATURATION_SCORES[0], 20.0)            # (40, 20, 0)
     assert p.weights[1] < 1e-8 and p.weights[2] < 1e-17
     assert r"2.1\times 10^{-9}" in text and r"4.2\times 10^{-18}" in text
     assert next(m.value for m in at.metric if m.label == "勾配の大きさ max|∂a/∂s|") == "2.1×10⁻⁹"
 
 
 def test_softmax_row_step_digits_is_display_only():
-    exact = tutor.softmax_row_step([20, 10, 0])
-    five = tutor.softmax_row_step([20, 10, 0], digits=5)
+    exact = tutor.handcalc.softmax_row_step([20, 10, 0])
+    five = tutor.handcalc.softmax_row_step([20, 10, 0], digits=5)
     assert five.weights == exact.weights                               # same numbers, more decimals
     assert five.elements[0].tail.endswith(r"\approx 0.99995")
     assert exact.elements[0].tail.endswith(r"\approx 1.0000")
     assert five.elements[1].tail.endswith(r"\approx 4.5\times 10^{-5}")
     assert exact.elements[1].tail.endswith(r"\approx 4.54\times 10^{-5}")  # default unchanged
     with pytest.raises(ValueError, match="digits"):
-        tutor.softmax_row_step([2, 1, 0], decimals=3, digits=5)
+        tutor.handcalc.softmax_row_step([2, 1, 0], decimals=3, digits=5)
 
 
 # --- inputs shown, no duplicate tables (audit C #12, #16) ------------------------------------
@@ -170,7 +170,7 @@ def test_formula_shown_inputs_follow_the_editors():
     w_q[0] = [3, -1]
     edit_matrix(at, "formula_wq", rows_of(w_q))
     np.testing.assert_array_equal(numbers(frames_after(at, "変換行列 W_Q")[0]), w_q)
-    hc = tutor.hand_calculation(tb.X, w_q, tb.W_K, tb.W_V, decimals=3)
+    hc = tutor.handcalc.hand_calculation(tb.X, w_q, tb.W_K, tb.W_V, decimals=3)
     assert f"({hc.z[2, 0]:.3f}, {hc.z[2, 1]:.3f})" in lesson_text(at)
 
 
@@ -182,7 +182,7 @@ def test_qkv_hand_calculation_shows_the_weights(pages):
 
 def test_naive_shows_s_and_a_once(pages):
     at = pages[NAIVE]
-    res = tutor.naive_attention(tb.X)
+    res = tutor.naive.naive_attention(tb.X)
     frames = [e.value for e in lesson_elements(at) if getattr(e, "type", "") == "table"]
     same_s = [f for f in frames if f.shape == (3, 3) and np.allclose(numbers(f), res.scores)]
     same_a = [f for f in frames if f.shape == (3, 3) and np.allclose(numbers(f), res.weights, atol=5e-4)]
@@ -202,7 +202,7 @@ def test_sentences_about_the_sore_row_follow_the_numbers(pages):
     x = np.array(tb.X, dtype=float)
     x[2] = [0.1, 0.1, 0, 0]                       # a short それ: its own score is no longer the largest
     edit_matrix(at, "naive_x", rows_of(x))
-    assert not tutor.naive_weaknesses(x).self_top[2]
+    assert not tutor.naive.naive_weaknesses(x).self_top[2]
     text = lesson_text(at)
     assert "重みの 1 位は「それ」自身ではありません" in text and "重みの 1 位は「それ」自身で、" not in text
 

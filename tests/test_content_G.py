@@ -71,7 +71,7 @@ def test_copied_sentences_are_gone(pages, page):
 # numbers a learner can redo (audit C #3, #4, #5, #6)
 # ---------------------------------------------------------------------------
 def test_multihead_head1_is_formula_pencil_z(pages):
-    pencil = tutor.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=3)
+    pencil = tutor.handcalc.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=3)
     z = frame_after(pages[MH], "出力 Z⁽¹⁾")
     shown = z.to_numpy(dtype=float)
     np.testing.assert_array_equal(shown, np.round(pencil.z, 3))
@@ -92,7 +92,7 @@ def test_multihead_head2_output_keeps_its_second_decimal(pages):
     z2 = frame_after(pages[MH], "出力 Z⁽²⁾")
     assert list(z2.loc["猫"]) == ["1.00", "0.15"]                       # 0.90·0 + 0.05·2 + 0.05·1
     assert list(z2.loc["魚"]) == ["1.00", "0.30"]
-    ex = tutor.textbook_two_heads()
+    ex = tutor.multihead.textbook_two_heads()
     assert format_number(ex.head2_output[0, 1], 2) == "0.15"
 
 
@@ -125,7 +125,7 @@ def test_block_ffn_step_shows_its_input(pages):
     # and the shown x really gives the shown x W₁ and x + FFN(x)
     x = np.array([[2.0, 0.0]])
     w1 = frame_after(at, "W₁").to_numpy(dtype=float)
-    assert tutor.ffn(x, w1, None, frame_after(at, "W₂").to_numpy(dtype=float), None).pre_activation.tolist() \
+    assert tutor.block.ffn(x, w1, None, frame_after(at, "W₂").to_numpy(dtype=float), None).pre_activation.tolist() \
         == [[2.0, 0.0, -2.0, 4.0]]
     assert r"x W_1 &= (2,\ 0,\ -2,\ 4)" in text and r"x + \mathrm{FFN}(x) &= (4,\ -4)" in text
 
@@ -150,7 +150,7 @@ def test_position_counts_from_zero_once_and_rope_has_no_n(pages):
     assert text.count("0 から") == 1 and "pos = 0" in text
     assert "キーの位置 n" not in text and "m − n" not in text
     assert "Self-Attention" in text and text.count("Self-Attention") == 1   # English once, then 自己注意
-    pencil = tutor.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=3)
+    pencil = tutor.handcalc.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=3)
     assert f"({format_number(pencil.z[0, 0], 3)}, {format_number(pencil.z[0, 1], 3)})" in text  # (1.510, 0.492)
 
 

@@ -62,7 +62,7 @@ def test_training_symbols_h_z_t(pages):
     assert r"\mathbf{p} - \mathbf{y}" not in text and r"\mathbf{y} = " not in text
     assert r"\frac{\partial a_i}{\partial \tilde{s}_j}" in text          # softmax input = scaled score s̃
     # the hand calculation names the one-hot target t and shows it
-    grad = tutor.cross_entropy_grad(tb.TEMPERATURE_LOGITS, 1)
+    grad = tutor.training.cross_entropy_grad(tb.TEMPERATURE_LOGITS, 1)
     assert "$t = (0, 1, 0)$" in text
     assert "$p - t = (" + ", ".join(format_number(v, 3) for v in grad) + ")$" in text
 
@@ -114,8 +114,8 @@ def test_encdec_hand_is_formula_cross_example_and_recomputable(pages):
     at = pages[ENCDEC]
     text = page_text(at)
     assert "ate, it" in text
-    steps = tutor.attention_steps(*(lambda c: (c.q, c.k, c.v))(
-        tutor.cross_example(tutor.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)), decimals=3)
+    steps = tutor.handcalc.attention_steps(*(lambda c: (c.q, c.k, c.v))(
+        tutor.cross_attention(tb.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)), decimals=3)
     z_frames = [df for df in (d.value for d in at.table) if list(df.columns) == ["z1", "z2"]]
     assert len(z_frames) == 1
     shown_z = z_frames[0].astype(float).to_numpy()
@@ -160,7 +160,7 @@ def test_cost_max_diff_and_training_gradient_without_e_notation(pages):
     # the √d_k experiment: the vanished gradient is printed as ×10⁻ⁿ
     # (the finished run is handed to the page as its button would store it: the live charts of a
     # click cost ~25 s in AppTest, the engine alone ~3 s)
-    run_a, run_b = tutor.run_experiment("scaling", 0, None, 5)
+    run_a, run_b = tutor.training.run_experiment("scaling", 0, None, 5)
     at = open_page(TRAINING, session={"training__experiments": {"scaling": (0, run_a, run_b)}})
     assert not at.exception, at.exception
     assert any(c.value == "シード 0 の結果" for c in at.caption)

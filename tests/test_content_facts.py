@@ -109,8 +109,8 @@ def test_block_size_table_is_the_base_model_with_biases_counted_alike():
     assert len(params) == 2
     mha_label = next(k for k in params if k.startswith("Multi-Head"))
     ffn_label = next(k for k in params if k.startswith("FFN"))
-    with_b = (tutor.mha_param_count(512, bias=True), tutor.ffn_param_count(512, 2048, bias=True))
-    without_b = (tutor.mha_param_count(512, bias=False), tutor.ffn_param_count(512, 2048, bias=False))
+    with_b = (tutor.multihead.mha_param_count(512, bias=True), tutor.block.ffn_param_count(512, 2048, bias=True))
+    without_b = (tutor.multihead.mha_param_count(512, bias=False), tutor.block.ffn_param_count(512, 2048, bias=False))
     assert with_b == (1_050_624, 2_099_712) and without_b == (1_048_576, 2_097_152)
     assert (params[mha_label], params[ffn_label]) == tuple(f"{v:,}" for v in with_b)
     assert "バイアス" in mha_label and "b_1" in ffn_label and "b_2" in ffn_label

@@ -96,7 +96,7 @@ def test_attention_nan_inf(bad, where):
 def test_naive_attention_nan_inf(bad):
     x = ones(3, 4)
     x[1, 2] = bad
-    assert "NaN" in japanese_error(tutor.naive_attention, x)
+    assert "NaN" in japanese_error(tutor.naive.naive_attention, x)
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
@@ -122,7 +122,7 @@ def test_attention_non_numeric(bad):
 
 
 def test_naive_attention_non_numeric():
-    assert "数値" in japanese_error(tutor.naive_attention, [["x", "y"], ["z", "w"]])
+    assert "数値" in japanese_error(tutor.naive.naive_attention, [["x", "y"], ["z", "w"]])
 
 
 def test_softmax_non_numeric():
@@ -188,7 +188,7 @@ def test_attention_five_dimensional_query():
 
 
 def test_naive_attention_three_dimensional():
-    msg = japanese_error(tutor.naive_attention, ones(2, 3, 4))
+    msg = japanese_error(tutor.naive.naive_attention, ones(2, 3, 4))
     assert "(2, 3, 4)" in msg
 
 
@@ -216,7 +216,7 @@ def test_attention_empty():
 
 
 def test_naive_attention_empty():
-    assert "空" in japanese_error(tutor.naive_attention, np.zeros((3, 0)))
+    assert "空" in japanese_error(tutor.naive.naive_attention, np.zeros((3, 0)))
 
 
 def test_softmax_empty():
@@ -300,3 +300,37 @@ def test_float_mask_is_refused_not_silently_inverted():
         tutor.attention(p.q, p.k, p.v, additive)
     with pytest.raises(ValueError, match="True/False"):
         tutor.mask_after_softmax(np.full((3, 3), 1 / 3), np.ones((3, 3)))
+
+
+# --- edge cases of finite but huge input (one behaviour each) ---------------------------------
+def test_finite_check_gives_no_overflow_warning_for_huge_valid_input():
+    """Above ~1e154, Σ x² overflows: the check itself must not warn (np.isfinite, no dot product)."""
+    import warnings
+    big = [[1e200, -1e200], [3e300, 1.0]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        arr = tutor.as_matrix(big)
+        np.testing.assert_array_equal(arr, big)
+        np.testing.assert_allclose(tutor.softmax([1e300, 0.0]), [1.0, 0.0])
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_score_overflow_is_one_clear_error(sign):
+    """1e200 · 1e200 overflows to ±∞: attention and tiled attention refuse it with the same message
+    (before: the all-masked message for −∞ although nothing was masked, or NaN from the tiles)."""
+    q = np.array([[1e200, 0.0], [1.0, 0.0]])
+    k = np.array([[sign * 1e200, 0.0], [1.0, 0.0]])
+    v = np.eye(2)
+    for run in (lambda: tutor.attention(q, k, v), lambda: tutor.cost.tiled_attention(q, k, v, block_size=1),
+                lambda: tutor.cost.tiled_attention(q, k, v, causal=True)):
+        with pytest.raises(ValueError, match="オーバーフロー") as err:
+            run()
+        assert "マスク" not in str(err.value)
+
+
+def test_huge_but_representable_scores_still_work():
+    q = np.array([[1e150, 0.0]])
+    k = np.array([[1e150, 0.0], [0.0, 1.0]])
+    r = tutor.attention(q, k, np.eye(2))
+    np.testing.assert_array_equal(r.weights, [[1.0, 0.0]])
+    np.testing.assert_array_equal(tutor.cost.tiled_attention(q, k, np.eye(2), block_size=1).output, r.output)

@@ -138,7 +138,7 @@ def test_no_nan_or_inf_for_finite_inputs(args, scale):
 @SETTINGS
 @given(hnp.arrays(np.float64, st.tuples(dims, dims), elements=floats(BIG)))
 def test_naive_attention_finite_and_normalised(x):
-    r = tutor.naive_attention(x)
+    r = tutor.naive.naive_attention(x)
     assert np.isfinite(r.weights).all() and np.isfinite(r.output).all()
     np.testing.assert_allclose(r.weights.sum(axis=-1), 1.0, rtol=0, atol=1e-12)
     np.testing.assert_array_equal(r.scores, r.scores.T)
@@ -183,8 +183,8 @@ def test_self_attention_is_permutation_equivariant(n, d, seed):
     out = tutor.attention(p.q, p.k, p.v).output
     out_perm = tutor.attention(pp.q, pp.k, pp.v).output
     np.testing.assert_allclose(out_perm, out[perm], rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(tutor.naive_attention(x[perm]).output,
-                               tutor.naive_attention(x).output[perm], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(tutor.naive.naive_attention(x[perm]).output,
+                               tutor.naive.naive_attention(x).output[perm], rtol=1e-10, atol=1e-12)
 
 
 # ---------------------------------------------------------------------------
@@ -286,7 +286,7 @@ def _every_call(rng):
     return [
         ("as_matrix", tutor.as_matrix, (x,), {}),
         ("softmax", tutor.softmax, (scores,), {"temperature": 0.5}),
-        ("naive_attention", tutor.naive_attention, (x,), {}),
+        ("naive_attention", tutor.naive.naive_attention, (x,), {}),
         ("project_qkv", tutor.project_qkv, (x, w_q2, w_k2, w_v2), {}),
         ("attention", tutor.attention, (q, k, v, mask), {}),
         ("attention_noscale", tutor.attention, (q, k, v), {"scale": False}),
@@ -356,7 +356,7 @@ def test_textbook_constants_survive_the_engine():
     before = {n: getattr(tb, n).copy() for n in ("X", "W_Q", "W_K", "W_V", "G_QUERY", "G_KEYS", "G_VALUES")}
     p = tutor.project_qkv(tb.X, tb.W_Q, tb.W_K, tb.W_V)
     tutor.attention(p.q, p.k, p.v, tutor.causal_mask(3))
-    tutor.naive_attention(tb.X)
+    tutor.naive.naive_attention(tb.X)
     tutor.attention(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, tb.G_MASK_KEY3)
     for n, arr in before.items():
         np.testing.assert_array_equal(getattr(tb, n), arr)

@@ -18,7 +18,8 @@ from tutor.cost import (
     table1,
     tiled_memory_bytes,
 )
-from tutor.tiled import tiled_attention
+from tutor.cost import tiled_attention
+import tutor
 
 FAST = settings(max_examples=80, deadline=None)
 
@@ -66,6 +67,8 @@ def test_restricted_r_capped_at_n():
     dict(layer_type="convolutional", n=10, d=4, k=1),
     dict(layer_type="restricted_self_attention", n=10, d=4, r=0),
 ])
+
+
 def test_layer_cost_bad_input(kwargs):
     with pytest.raises(ValueError):
         layer_cost(**kwargs)
@@ -143,3 +146,53 @@ def test_human_bytes():
     assert human_bytes(3 * 1024 ** 3) == "3.0 GiB"
     with pytest.raises(ValueError):
         human_bytes(-1)
+
+
+def test_ops_and_growth():
+    assert tutor.cost.ops_mistake(100, 512) == 5_120_000
+    assert tutor.cost.ops_mistake(100, 512, "swapped") == 26_214_400
+    assert tutor.cost.ops_mistake(100, 512, "linear") == 51_200
+    assert tutor.cost.ops_mistake(100, 512, "both_squared") == 100 ** 2 * 512 ** 2
+    assert tutor.cost.cost_growth("self_attention", 3, 2) == 18
+    assert tutor.cost.cost_growth("recurrent", 3, 2) == 12
+    assert tutor.cost.cost_growth("self_attention", 3, 2, "linear") == 6
+    assert tutor.cost.cost_growth("self_attention", 3, 2, "both_squared") == 36
+
+
+def test_layer_operations_is_the_table_rows_count():
+    for t in ("self_attention", "recurrent", "convolutional", "restricted_self_attention"):
+        assert tutor.cost.layer_operations(t, 100, 512) == tutor.cost.layer_cost(t, 100, 512).operations
+    assert tutor.cost.layer_operations("self_attention", 100, 512) == 5_120_000
+    with pytest.raises(ValueError):
+        tutor.cost.layer_operations("self_attention", 0, 512)
+
+
+def test_cost_lengths_log_grid():
+    grid = tutor.cost.cost_lengths(4096)
+    assert grid[0] == 1 and grid[-1] == 4096
+    assert grid == sorted(set(grid))
+    assert len(grid) < 60
+    with pytest.raises(ValueError):
+        tutor.cost.cost_lengths(1)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_compare_tiled_same_output_less_memory(causal):
+    q, k, v = tutor.cost.random_qkv(100, 8, np.random.default_rng(1))
+    cmp = tutor.cost.compare_tiled(q, k, v, 16, causal)
+    assert cmp.max_diff < 1e-12
+    assert cmp.full_elements == 100 * 100
+    assert cmp.peak_elements == 16 * 16
+    assert cmp.full_bytes == 100 * 100 * 8 and cmp.tiled_bytes == 16 * 16 * 8
+    ref = tutor.attention(q, k, v, tutor.causal_mask(100) if causal else None).output
+    np.testing.assert_allclose(cmp.plain_output, ref)
+    if causal:
+        assert cmp.tiled.blocks_skipped > 0
+
+
+def test_random_qkv_seeded():
+    a = tutor.cost.random_qkv(5, 3, np.random.default_rng(3))
+    b = tutor.cost.random_qkv(5, 3, np.random.default_rng(3))
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    with pytest.raises(ValueError, match="Generator"):
+        tutor.cost.random_qkv(5, 3, 3)

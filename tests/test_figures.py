@@ -45,19 +45,19 @@ def g_result():
 # 8.2 naive attention: S = X Xᵀ, A = softmax(S), Z = A X
 # ---------------------------------------------------------------------------
 def test_naive_scores_are_x_xt():
-    r = tutor.naive_attention(tb.X)
+    r = tutor.naive.naive_attention(tb.X)
     np.testing.assert_array_equal(r.scores, [[2, 0, 1], [0, 2, 1], [1, 1, 2]])
 
 
 def test_naive_weight_rows():
-    r = tutor.naive_attention(tb.X)
+    r = tutor.naive.naive_attention(tb.X)
     assert_seed(r.weights[0], [0.665, 0.090, 0.245], 3)  # 猫
     assert_seed(r.weights[1], [0.090, 0.665, 0.245], 3)  # 魚
     assert_seed(r.weights[2], [0.212, 0.212, 0.576], 3)  # それ
 
 
 def test_naive_output_rows():
-    r = tutor.naive_attention(tb.X)
+    r = tutor.naive.naive_attention(tb.X)
     assert_seed(r.output[0], [0.910, 0.335, 0.665, 0.090], 3)  # 猫
     assert_seed(r.output[1], [0.335, 0.910, 0.090, 0.665], 3)  # 魚
     assert_seed(r.output[2], [0.788, 0.788, 0.212, 0.212], 3)  # それ
@@ -65,7 +65,7 @@ def test_naive_output_rows():
 
 def test_naive_sore_looks_mostly_at_itself():
     # the point of 8.2: without W_Q/W_K, それ's largest weight is on それ itself, not 魚
-    w = tutor.naive_attention(tb.X).weights
+    w = tutor.naive.naive_attention(tb.X).weights
     assert int(np.argmax(w[2])) == tb.TOKENS.index("それ")
 
 

@@ -75,7 +75,7 @@ def expected_naive_metrics(v: float) -> dict[str, str]:
     """The ① metrics for the textbook X with X[それ, 次元4] = v, from the engine."""
     x = np.array(tb.X, dtype=np.float64)
     x[IT, 3] = v
-    w = tutor.naive_weaknesses(x).result.weights
+    w = tutor.naive.naive_weaknesses(x).result.weights
     return {f"それ → {t}": format_number(w[IT, TOKENS.index(t)], 3) for t in ("猫", "魚", "それ")}
 
 
@@ -294,7 +294,7 @@ async def run_all(base: str, seen: dict) -> list:
 def test_expected_metrics_come_from_the_engine():
     """The oracle itself: the textbook X gives the textbook ① weights (0.212, 0.212, 0.576)."""
     x = np.array(tb.X, dtype=np.float64)
-    w = tutor.naive_weaknesses(x).result.weights
+    w = tutor.naive.naive_weaknesses(x).result.weights
     base = {f"それ → {t}": format_number(w[IT, TOKENS.index(t)], 3) for t in ("猫", "魚", "それ")}
     assert base == {"それ → 猫": "0.212", "それ → 魚": "0.212", "それ → それ": "0.576"}
     assert expected_naive_metrics(float(tb.X[IT][3])) == base

@@ -28,7 +28,7 @@ def rows_of(matrix, changes=None):
 
 
 def flat_tex(text):
-    """LaTeX with the line breaking of ui.steps.fit removed (aligned/gathered, &, \\\\, \\quad)."""
+    """LaTeX with the line breaking of ui.handcalc.fit removed (aligned/gathered, &, \\\\, \\quad)."""
     for token in (r"\begin{aligned}", r"\end{aligned}", r"\begin{gathered}", r"\end{gathered}", r"\quad", "&"):
         text = text.replace(token, " ")
     text = text.replace("\\\\", " ")
@@ -89,7 +89,7 @@ def test_naive_textbook_numbers_and_heatmap():
         assert figure in text, figure
     assert metric(at, "それ → 魚") == "0.212" and metric(at, "それ → それ") == "0.576"
     assert "**0 個**" in text and "**24 個**" in text          # weakness 4: 0 vs W_Q, W_K, W_V
-    assert_heatmap_is(at, 0, tutor.naive_attention(tb.X).weights, tb.TOKENS, tb.TOKENS)
+    assert_heatmap_is(at, 0, tutor.naive.naive_attention(tb.X).weights, tb.TOKENS, tb.TOKENS)
 
 
 def test_naive_edit_changes_result_and_bad_cells_keep_last_valid():
@@ -97,7 +97,7 @@ def test_naive_edit_changes_result_and_bad_cells_keep_last_valid():
     x = np.array(tb.X)
     x[2] = [0, 1, 0, 1]                                           # それ := 魚
     edit_matrix(at, "naive_x", rows_of(x))
-    w = tutor.naive_attention(x).weights
+    w = tutor.naive.naive_attention(x).weights
     assert metric(at, "それ → 魚") == f"{w[2, 1]:.3f}" != "0.212"
     assert_heatmap_is(at, 0, w, tb.TOKENS, tb.TOKENS)
     for bad in BAD_CELLS:
@@ -116,7 +116,7 @@ def test_qkv_textbook_numbers_asymmetry_and_heatmaps():
     assert metric(at, "それ → 魚 のスコア") == "4" and metric(at, "魚 → それ のスコア") == "1"
     assert "非対称" in text
     assert r"q_{11} = 1\times 0 + 0\times 0 + 1\times 2 + 0\times 1 = 2" in flat_tex(text)
-    ref = tutor.compare_naive_qkv(tb.X, tb.W_Q, tb.W_K, tb.W_V)
+    ref = tutor.qkv.compare_naive_qkv(tb.X, tb.W_Q, tb.W_K, tb.W_V)
     assert_heatmap_is(at, 0, ref.naive.scores, tb.TOKENS, tb.TOKENS)
     assert_heatmap_is(at, 1, ref.attn.scores, tb.TOKENS, tb.TOKENS)
     assert_heatmap_is(at, 2, ref.attn.weights, tb.TOKENS, tb.TOKENS)
@@ -126,7 +126,7 @@ def test_qkv_edit_and_bad_cell():
     at = open_page(QKV)
     edit_matrix(at, "qkv_wk", rows_of(tb.W_Q))                    # W_K := W_Q → QKᵀ symmetric
     assert any("対称" in w.value for w in at.warning)
-    ref = tutor.compare_naive_qkv(tb.X, tb.W_Q, tb.W_Q, tb.W_V)
+    ref = tutor.qkv.compare_naive_qkv(tb.X, tb.W_Q, tb.W_Q, tb.W_V)
     assert metric(at, "それ → 魚 の重み") == f"{ref.attn.weights[2, 1]:.3f}" != "0.894"
     edit_matrix(at, "qkv_wk", rows_of(tb.W_Q, {(1, 1): "abc"}))
     assert_cell_error(at)
@@ -140,13 +140,13 @@ def test_scaling_textbook_numbers_and_spread_chart():
     text = full_text(at)
     for figure in ("0.4011", "0.1978", "0.4223", "0.1554", "0.99995", "0.66524", "0.99966", "22.63", "5.056", "2.028"):
         assert figure in text, figure
-    exp = tutor.dot_product_spread(np.random.default_rng(0))
+    exp = tutor.scaling.dot_product_spread(np.random.default_rng(0))
     df = chart_data(at, 0)
     measured = df[df["系列"] == "測定した標準偏差"]["値"].to_numpy()
     np.testing.assert_allclose(measured, exp.raw_std, rtol=1e-12)
     np.testing.assert_allclose(df[df["系列"] == "√d_k（理論）"]["値"].to_numpy(), np.sqrt([2, 8, 64, 512]))
     at.number_input(key="scaling_seed").set_value(7).run()
-    other = tutor.dot_product_spread(np.random.default_rng(7))
+    other = tutor.scaling.dot_product_spread(np.random.default_rng(7))
     df7 = chart_data(at, 0)
     np.testing.assert_allclose(df7[df7["系列"] == "測定した標準偏差"]["値"].to_numpy(), other.raw_std, rtol=1e-12)
     assert not np.allclose(other.raw_std, exp.raw_std, rtol=1e-9)
@@ -156,7 +156,7 @@ def test_scaling_slider_shows_saturation_and_persists_across_pages():
     at = open_page(SCALING)
     assert metric(at, "最大の重み") == "0.66524"
     at.slider(key="scaling_factor").set_value(10.0).run()
-    p = tutor.saturation_point(tb.SATURATION_SCORES[0], 10.0)
+    p = tutor.scaling.saturation_point(tb.SATURATION_SCORES[0], 10.0)
     assert metric(at, "最大の重み") == "0.99995" == f"{p.max_weight:.5f}"
     assert metric(at, "勾配の大きさ max|∂a/∂s|") == "4.5×10⁻⁵"
     at.switch_page(NAIVE).run()
@@ -184,14 +184,14 @@ def test_formula_heatmaps_shape_table_and_edits():
     at = open_page(FORMULA)
     qkv = tutor.project_qkv(tb.X, tb.W_Q, tb.W_K, tb.W_V)
     assert_heatmap_is(at, 0, tutor.attention(qkv.q, qkv.k, qkv.v).weights, tb.TOKENS, tb.TOKENS)
-    cross = tutor.cross_example(tutor.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
-    assert_heatmap_is(at, 1, cross.weights, list(tutor.CROSS_DEC_TOKENS), tb.TOKENS)
+    cross = tutor.cross_attention(tb.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
+    assert_heatmap_is(at, 1, cross.weights, list(tb.CROSS_DEC_TOKENS), tb.TOKENS)
     text = full_text(at)
     assert "3×4" in text and "2×3" in text and "一致しました" in text
     x = np.array(tb.X)
     x[2] = [1, 0, 1, 0]                                           # それ := 猫
     edit_matrix(at, "formula_x", rows_of(x))
-    hc = tutor.hand_calculation(x, tb.W_Q, tb.W_K, tb.W_V, decimals=3)
+    hc = tutor.handcalc.hand_calculation(x, tb.W_Q, tb.W_K, tb.W_V, decimals=3)
     text = page_text(at)
     assert f"「それ」の出力：**({hc.z[2, 0]:.3f}, {hc.z[2, 1]:.3f})**" in text
     q2 = tutor.project_qkv(x, tb.W_Q, tb.W_K, tb.W_V)
@@ -203,10 +203,10 @@ def test_formula_heatmaps_shape_table_and_edits():
 
 
 def test_step_latex_is_broken_for_phones_without_changing_it():
-    from ui.steps import LINE_CHARS, _visible_len, element_latex, fit, softmax_row_latex
+    from ui.handcalc import LINE_CHARS, _visible_len, element_latex, fit, softmax_row_latex
 
-    hc = tutor.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=3)
-    ns = tutor.naive_steps(tb.X, decimals=3)
+    hc = tutor.handcalc.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=3)
+    ns = tutor.handcalc.naive_steps(tb.X, decimals=3)
     elems = list(hc.q.flat) + list(hc.output.flat) + list(ns.output.flat) + list(hc.softmax.rows[0].elements)
     for elem in elems:
         tex = element_latex(elem)

@@ -31,7 +31,7 @@ def mh():
 
 def test_multihead_textbook_numbers(mh):
     text = page_text(mh)
-    ex = tutor.textbook_two_heads()
+    ex = tutor.multihead.textbook_two_heads()
     # それ: head 1 (0.159, 1.841), head 2 (1.0, 1.7), concat, W_O output (1.859, 2.841, 1.0, 1.7)
     assert "(0.159, 1.841, 1.000, 1.700)" in text
     assert "(1.859, 2.841, 1.000, 1.700)" in text
@@ -47,7 +47,7 @@ def test_multihead_textbook_numbers(mh):
 
 def test_multihead_why_one_head_numbers(mh):
     text = page_text(mh)
-    blend = tutor.blend_weights(tutor.textbook_two_heads().head1.weights, tb.HEAD2_WEIGHTS, 0.5)
+    blend = tutor.multihead.blend_weights(tutor.multihead.textbook_two_heads().head1.weights, tb.HEAD2_WEIGHTS, 0.5)
     assert format_number(blend[1, 0], 3) in text  # 0.601: the half-and-half row of 魚
     assert "0.401" in text and "0.80" in text
 
@@ -78,9 +78,9 @@ def test_d_model_changes_heads_data(mh):
     assert heatmaps(mh) == 4
     second = chart_data(mh, 2)
     assert not np.allclose(first["value"].to_numpy(), second["value"].to_numpy())
-    live = tutor.random_multihead(3, 16, 2, np.random.default_rng(0))
+    live = tutor.multihead.random_multihead(3, 16, 2, np.random.default_rng(0))
     np.testing.assert_allclose(second["value"].to_numpy(), live.result.weights[0].ravel())
-    assert f"{tutor.mha_param_count(16):,}" in page_text(mh)  # 1,024
+    assert f"{tutor.multihead.mha_param_count(16):,}" in page_text(mh)  # 1,024
 
 
 def test_seed_changes_heads(mh):
@@ -149,7 +149,7 @@ def test_mask_toggle_changes_row_sums(mask):
     assert sums_shown(mask) == ["1.000", "1.000", "1.000"]
     mask.toggle(key="mask_wrong_order").set_value(True).run()
     assert not mask.exception
-    c = tutor.compare_mask_order(tutor.textbook_two_heads().head1.scaled, tutor.causal_mask(3))
+    c = tutor.mask.compare_mask_order(tutor.multihead.textbook_two_heads().head1.scaled, tutor.causal_mask(3))
     assert sums_shown(mask) == [format_number(v, 3) for v in c.wrong_sums] == ["0.673", "0.802", "1.000"]
     assert any("行の合計が 1 になりません" in e.value and "0.673" in e.value for e in mask.error)
     mask.toggle(key="mask_wrong_order").set_value(False).run()

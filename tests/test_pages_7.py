@@ -49,7 +49,7 @@ def test_position_page_figures():
     assert "確認クイズ" in text and "ねらい" in text
     # permutation demo: 0 without PE, engine's value with PE
     pe = tutor.positional_encoding(3, 4)
-    with_pe = tutor.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, [2, 0, 1], pe).max_diff
+    with_pe = tutor.position.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, [2, 0, 1], pe).max_diff
     assert metric(at, "差の最大値（PE なし）") == "0.000"
     assert metric(at, "差の最大値（PE あり）") == f"{with_pe:.3f}" == "0.714"
     # the heatmap positions × dimensions: 50 × 64 cells, values of the engine's table
@@ -84,11 +84,11 @@ def test_position_permutation_and_rope_widgets():
     assert float(metric(at, "魚・猫・それ：差の最大値（PE あり）")) > 0.01
     at.slider(key="pos_rope_offset").set_value(3).run()
     assert not at.exception
-    rope = tutor.rope_score([1, 0, 1, 0], [1, 0, 1, 0], 8, 5)
+    rope = tutor.position.rope_score([1, 0, 1, 0], [1, 0, 1, 0], 8, 5)
     assert f"{rope:.4f}" in page_text(at)
     # learned position vectors: reproducible from the seed
     at.number_input(key="pos_seed").set_value(5).run()
-    table = tutor.learned_position_table(4, 4, np.random.default_rng(5))
+    table = tutor.position.learned_position_table(4, 4, np.random.default_rng(5))
     assert f"{table[0, 0]:.4f}" in page_text(at)
 
 
@@ -100,8 +100,8 @@ def test_cost_page_figures():
     assert not at.exception
     check_quiz(at, "cost")
     text = page_text(at)
-    sa = tutor.layer_cost("self_attention", 100, 512).operations
-    rnn = tutor.layer_cost("recurrent", 100, 512).operations
+    sa = tutor.cost.layer_cost("self_attention", 100, 512).operations
+    rnn = tutor.cost.layer_cost("recurrent", 100, 512).operations
     assert (f"{sa:,}", f"{rnn:,}") == ("5,120,000", "26,214,400")
     assert metric(at, "自己注意 n²·d（n = 100") == "5,120,000"
     assert metric(at, "再帰 n·d²（n = 100") == "26,214,400"
@@ -161,7 +161,7 @@ def test_output_page_temperature_figures():
     text = page_text(at)
     expected = {1.0: ("0.665", "0.245", "0.090"), 0.5: ("0.867", "0.117", "0.016"), 2.0: ("0.506", "0.307", "0.186")}
     for t, figures in expected.items():
-        probs = tutor.probabilities(tb.TEMPERATURE_LOGITS, t)
+        probs = tutor.output.probabilities(tb.TEMPERATURE_LOGITS, t)
         assert tuple(f"{p:.3f}" for p in probs) == figures
         for f in figures:
             assert f in text
@@ -170,7 +170,7 @@ def test_output_page_temperature_figures():
     # the temperature slider changes the distribution
     at.slider(key="output_temp").set_value(0.3).run()
     assert not at.exception
-    probs = tutor.probabilities(tb.TEMPERATURE_LOGITS, 0.3)
+    probs = tutor.output.probabilities(tb.TEMPERATURE_LOGITS, 0.3)
     text = page_text(at)
     assert f"{probs[0]:.3f}" in text and f"{probs[2]:.3f}" in text
 
@@ -178,7 +178,7 @@ def test_output_page_temperature_figures():
 def test_output_sampling_reproducible_with_seed():
     at = open_page(OUTPUT)
     # defaults: previous token を, T = 1.5, k = 2, p = 0.9
-    probs = tutor.probabilities(tutor.toy_next_logits(tutor.toy_ids(["を"])), 1.5)
+    probs = tutor.output.probabilities(tutor.output.toy_next_logits(tutor.output.TOY_VOCAB.ids(["を"])), 1.5)
     for strategy in ("sample", "top_k", "top_p"):
         at.selectbox(key="output_strategy").set_value(strategy).run()
         seen = {}
@@ -187,13 +187,13 @@ def test_output_sampling_reproducible_with_seed():
             assert not at.exception
             chosen = metric(at, "選ばれたトークン")
             assert seen.setdefault(seed, chosen) == chosen          # same seed → same token
-            expected = tutor.choose(probs, strategy, np.random.default_rng(seed), k=2, p=0.9)
-            assert chosen == show(tutor.TOY_VOCAB[expected.index])  # exactly the engine's draw
+            expected = tutor.output.choose(probs, strategy, np.random.default_rng(seed), k=2, p=0.9)
+            assert chosen == show(tutor.output.TOY_VOCAB[expected.index])  # exactly the engine's draw
         if strategy == "sample":
             assert len(set(seen.values())) >= 2                     # different seeds do differ
     # greedy ignores the seed
     at.selectbox(key="output_strategy").set_value("greedy").run()
-    assert metric(at, "選ばれたトークン") == tutor.TOY_VOCAB[int(np.argmax(probs))]
+    assert metric(at, "選ばれたトークン") == tutor.output.TOY_VOCAB[int(np.argmax(probs))]
 
 
 def test_output_generation_button_appends_steps():
@@ -205,12 +205,12 @@ def test_output_generation_button_appends_steps():
     at.button(key="output_gen_one").click().run()
     assert len(at.expander) == 2
     # the steps equal the engine's reproducible steps (defaults: top_k, seed 0, T = 1.5, k = 2, prompt 猫)
-    ids = tutor.toy_ids(["猫"])
-    s1 = tutor.generation_step(ids, "top_k", 0, 1.5, k=2, p=0.9)
-    s2 = tutor.generation_step(ids + (s1.chosen,), "top_k", 0, 1.5, k=2, p=0.9)
+    ids = tutor.output.TOY_VOCAB.ids(["猫"])
+    s1 = tutor.output.generation_step(ids, "top_k", 0, 1.5, k=2, p=0.9)
+    s2 = tutor.output.generation_step(ids + (s1.chosen,), "top_k", 0, 1.5, k=2, p=0.9)
     labels = [e.label for e in at.expander]
-    assert labels[0].endswith("→ " + show(tutor.TOY_VOCAB[s1.chosen]))
-    assert labels[1].endswith("→ " + show(tutor.TOY_VOCAB[s2.chosen]))
+    assert labels[0].endswith("→ " + show(tutor.output.TOY_VOCAB[s1.chosen]))
+    assert labels[1].endswith("→ " + show(tutor.output.TOY_VOCAB[s2.chosen]))
     at.button(key="output_gen_reset").click().run()
     assert len(at.expander) == 0
 
@@ -234,16 +234,16 @@ def test_block_page_figures():
     assert not at.exception
     check_quiz(at, "block")
     text = page_text(at)
-    assert f"{tutor.mha_param_count(512):,}" == "1,048,576" and "1,048,576" in text   # without biases (caption)
-    assert f"{tutor.mha_param_count(512, bias=True):,}" == "1,050,624" and "1,050,624" in text   # table: with biases, like FFN
-    assert f"{tutor.ffn_param_count(512, 2048):,}" in text
+    assert f"{tutor.multihead.mha_param_count(512):,}" == "1,048,576" and "1,048,576" in text   # without biases (caption)
+    assert f"{tutor.multihead.mha_param_count(512, bias=True):,}" == "1,050,624" and "1,050,624" in text   # table: with biases, like FFN
+    assert f"{tutor.block.ffn_param_count(512, 2048):,}" in text
     assert tutor.head_dim(512, 8) == 64
     for s in ("Post-LN — 原論文", "Pre-LN — GPT", "RMSNorm", "\\mathrm{LayerNorm}\\big(x + \\mathrm{Sublayer}(x)\\big)",
               "x + \\mathrm{Sublayer}\\big(\\mathrm{LayerNorm}(x)\\big)", "SwiGLU", "GELU", "ReLU"):
         assert s in text, s
     ln = tutor.layer_norm([1, 2, 3, 4], eps=0)
     assert f"({ln[0]:.3f},\\ {ln[1]:.3f},\\ {ln[2]:.3f},\\ {ln[3]:.3f})" in text   # (−1.342, −0.447, 0.447, 1.342)
-    rms = tutor.rms_norm([1, 2, 3, 4], eps=0)
+    rms = tutor.block.rms_norm([1, 2, 3, 4], eps=0)
     assert f"{rms[0]:.3f}" in text
     # LayerNorm vs BatchNorm: example 1 unchanged under LN, changed under BN
     assert metric(at, "例 1 の差（層正規化）") == "0.000"
@@ -268,8 +268,8 @@ def test_block_batch_editor_and_ffn_widgets():
     assert not at.exception
     after = page_text(at)
     assert after != before and "(3, 8)" in after
-    params = tutor.init_ffn_params(4, 8, np.random.default_rng(0))
-    out = tutor.ffn(tb.X, *params, activation="gelu").output
+    params = tutor.block.init_ffn_params(4, 8, np.random.default_rng(0))
+    out = tutor.block.ffn(tb.X, *params, activation="gelu").output
     assert f"{out[0, 0]:.3f}" in after
     assert metric(at, "猫だけを FFN に通した結果との差") == "0.000"
 
@@ -293,13 +293,13 @@ def test_encdec_page_figures():
         assert links.get(ui.PAGE_BY_KEY[key].label) == key, key
     # hand example: ④'s cross-attention example (ate, it), 2 target rows × 3 source columns,
     # pencil-rounded like ④ (the exact weights agree to 3 decimals)
-    cross = tutor.cross_attention(tutor.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
+    cross = tutor.cross_attention(tb.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
     hand = chart_data(at, 0)
     assert len(hand) == 2 * 3
     assert hand["value"].to_numpy() == pytest.approx(cross.weights.ravel(), abs=5e-4)
     # the tiny seeded model: n_tgt × n_src heatmap (5 × 6) equal to the engine's weights
-    model = tutor.TinyEncoderDecoder.from_seed(0)
-    res = model.decode_step(tutor.token_ids("猫 は 魚 を 食べた 。"), tutor.token_ids("<bos> the cat ate fish"))
+    model = tutor.encdec.TinyEncoderDecoder.from_seed(0)
+    res = model.decode_step(tutor.encdec.TINY_VOCAB.ids("猫 は 魚 を 食べた 。"), tutor.encdec.TINY_VOCAB.ids("<bos> the cat ate fish"))
     df = chart_data(at, 1)
     assert len(df) == 5 * 6
     assert df["value"].to_numpy() == pytest.approx(res.cross_weights[0][0].ravel())
@@ -318,8 +318,8 @@ def test_encdec_inputs_change_output():
     at.selectbox(key="encdec_head").set_value(2).run()
     at.number_input(key="encdec_seed").set_value(3).run()
     assert not at.exception
-    model = tutor.TinyEncoderDecoder.from_seed(3)
-    res = model.decode_step(tutor.token_ids("猫 は 魚 を 食べた 。"), tutor.token_ids("<bos> the cat"))
+    model = tutor.encdec.TinyEncoderDecoder.from_seed(3)
+    res = model.decode_step(tutor.encdec.TINY_VOCAB.ids("猫 は 魚 を 食べた 。"), tutor.encdec.TINY_VOCAB.ids("<bos> the cat"))
     n = len(at.get("vega_lite_chart"))
     df = chart_data(at, n - 2)                   # the try-it heatmap (the expander's chart is last)
     assert df["value"].to_numpy() == pytest.approx(res.cross_weights[1][1].ravel())

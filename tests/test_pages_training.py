@@ -27,7 +27,7 @@ def test_page_opens_with_hand_calculation():
     # the saturated Jacobian entry and the gentle one, formatted by the page from the engine
     gentle = tutor.softmax_jacobian(tb.SATURATION_SCORES[0])
     assert format_number(gentle[0, 0], 5) in text                      # 0.22270
-    assert format_number(tutor.cross_entropy(tutor.softmax(tb.TEMPERATURE_LOGITS), 1), 3) in text
+    assert format_number(tutor.training.cross_entropy(tutor.softmax(tb.TEMPERATURE_LOGITS), 1), 3) in text
     assert not at.get("progress")
     assert any("学習を始める" in str(i.value) for i in at.info)
 
@@ -38,7 +38,7 @@ def test_train_button_runs_the_engine_and_shows_its_numbers():
     assert not at.exception, at.exception
     bars = at.get("progress")
     assert bars and "学習が終わりました" in bars[0].proto.text
-    want = tutor.train(tutor.TrainConfig(), np.random.default_rng(0))
+    want = tutor.training.train(tutor.training.TrainConfig(), np.random.default_rng(0))
     assert metric(at, "未知の文での正解率") == f"{want.heldout_accuracy:.1%}" == "100.0%"
     assert metric(at, "それ→B") == format_number(want.heldout_b_weight, 3)
     # the loss / accuracy chart holds exactly the run's curves
@@ -81,7 +81,7 @@ def test_experiment_position_shows_measured_numbers():
     at.selectbox(key="training_exp").set_value("position")
     at.button(key="training_exp_run").click().run()
     assert not at.exception, at.exception
-    with_pe, without = tutor.run_experiment("position", 0)
+    with_pe, without = tutor.training.run_experiment("position", 0)
     table = at.get("table")[-1].value
     assert table.loc["未知の文での正解率"].tolist() == [f"{with_pe.heldout_accuracy:.1%}",
                                                        f"{without.heldout_accuracy:.1%}"]

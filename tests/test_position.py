@@ -10,12 +10,13 @@ from tutor.position import (
     add_positional_encoding,
     learned_position_table,
     pe_angle_rates,
-    positional_encoding,
     positional_encoding_swapped,
     rope,
     rope_angles,
     rope_score,
 )
+from tutor import positional_encoding
+import math
 
 FAST = settings(max_examples=60, deadline=None)
 finite = st.floats(-5, 5, allow_nan=False, allow_infinity=False)
@@ -190,6 +191,8 @@ def test_rope_preserves_row_norms(x):
         hnp.arrays(np.float64, (2 * h,), elements=finite))),
     st.integers(0, 200), st.integers(0, 200), st.integers(-100, 500),
 )
+
+
 def test_rope_score_depends_only_on_offset(qk, m, n, t):
     q, k = qk
     if m + t < 0 or n + t < 0:
@@ -233,3 +236,140 @@ def test_self_attention_with_pe_is_not_permutation_equivariant():
 def test_equivariance_property_random_x(x, perm):
     perm = np.array(perm)
     np.testing.assert_allclose(_self_attention(x[perm]), _self_attention(x)[perm], atol=1e-9)
+
+
+FAST = settings(max_examples=40, deadline=None)
+
+
+
+finite = st.floats(-4, 4, allow_nan=False, allow_infinity=False)
+
+
+def test_pe_angle_mistakes():
+    # d_model = 8, pos = 3, column 5 → i = 2: 3 / 10000^(4/8) = 0.03
+    assert tutor.position.pe_angle_mistake(3, 5, 8) == pytest.approx(0.03)
+    assert tutor.position.pe_angle_mistake(3, 5, 8, "column_as_i") == pytest.approx(3 / 10000 ** (10 / 8))
+    assert tutor.position.pe_angle_mistake(3, 5, 8, "pos_i_swapped") == pytest.approx(2 / 10000 ** (6 / 8))
+    assert tutor.position.pe_angle_mistake(3, 5, 8, "no_d_model") == pytest.approx(3 / 10000 ** 4)
+    with pytest.raises(ValueError):
+        tutor.position.pe_angle_mistake(3, 8, 8)
+    with pytest.raises(ValueError):
+        tutor.position.pe_angle_mistake(3, 1, 4, "nope")
+
+
+@FAST
+@given(st.integers(0, 30), st.sampled_from([4, 8, 16]), st.data())
+def test_pe_value_correct_equals_table(pos, d, data):
+    col = data.draw(st.integers(0, d - 1))
+    assert tutor.position.pe_value_mistake(pos, col, d) == tutor.positional_encoding(pos + 1, d)[pos, col]
+    assert tutor.position.pe_value_mistake(pos, col, d, "swapped") == tutor.position.positional_encoding_swapped(pos + 1, d)[pos, col]
+
+
+def test_pe_value_figure_and_mistakes():
+    assert round(tutor.position.pe_value_mistake(1, 3, 4), 5) == 0.99995                   # cos 0.01
+    assert tutor.position.pe_value_mistake(1, 3, 4, "swapped") == pytest.approx(math.sin(0.01))
+    assert tutor.position.pe_value_mistake(1, 3, 4, "no_rate") == pytest.approx(math.cos(1))
+    assert tutor.position.pe_value_mistake(1, 3, 4, "column_as_i") == pytest.approx(math.cos(1 / 10000 ** (6 / 4)))
+
+
+def test_pe_input_mistakes():
+    x = np.array([1.0, -1.0, 0.0, 2.0])
+    np.testing.assert_allclose(tutor.position.pe_input_mistake(x, 0), [1, 0, 0, 3])
+    np.testing.assert_allclose(tutor.position.pe_input_mistake(x, 0, "no_pe"), x)
+    np.testing.assert_allclose(tutor.position.pe_input_mistake(x, 0, "swapped"), [2, -1, 1, 2])
+    np.testing.assert_allclose(tutor.position.pe_input_mistake(x, 0, "one_based"), x + tutor.positional_encoding(2, 4)[1])
+    np.testing.assert_array_equal(x, [1.0, -1.0, 0.0, 2.0])                   # input not mutated
+
+
+@FAST
+@given(st.integers(0, 40), st.sampled_from((2, 4, 8, 16)))
+def test_pe_input_mistakes_at_once_equal_the_tables(pos, d):
+    x = np.arange(d, dtype=float) - 1.0
+    r = tutor.position.pe_input_mistakes(x, pos)
+    np.testing.assert_array_equal(r[None], x + tutor.positional_encoding(pos + 1, d)[pos])          # bit for bit
+    np.testing.assert_array_equal(r["swapped"], x + tutor.position.positional_encoding_swapped(pos + 1, d)[pos])
+    np.testing.assert_array_equal(r["one_based"], x + tutor.positional_encoding(pos + 2, d)[pos + 1])
+    np.testing.assert_array_equal(r["no_pe"], x)
+    assert r["no_pe"] is not x
+    with pytest.raises(ValueError):
+        tutor.position.pe_input_mistakes(x, -1)
+
+
+def test_pe_breakdown_reproduces_seed_004():
+    entries = tutor.position.pe_breakdown(1, 4)
+    assert [e.column for e in entries] == [0, 1, 2, 3]
+    assert [e.func for e in entries] == ["sin", "cos", "sin", "cos"]
+    assert [e.i for e in entries] == [0, 0, 1, 1]
+    assert [round(e.value, 4) for e in entries[:3]] == [0.8415, 0.5403, 0.0100]
+    assert round(entries[3].value, 5) == 0.99995
+    assert [e.angle for e in entries] == pytest.approx([1, 1, 0.01, 0.01])
+    assert [e.rate for e in entries] == pytest.approx([1, 1, 0.01, 0.01])
+
+
+@FAST
+@given(st.integers(0, 60), st.integers(1, 16).map(lambda h: 2 * h))
+def test_pe_breakdown_equals_table_row(pos, d):
+    values = [e.value for e in tutor.position.pe_breakdown(pos, d)]
+    np.testing.assert_allclose(values, tutor.positional_encoding(pos + 1, d)[pos], atol=1e-15)
+    for e in tutor.position.pe_breakdown(pos, d):
+        assert tutor.position.pe_component(pos, e.i, e.func, d) == pytest.approx(e.value, abs=1e-12)
+
+
+def test_pe_angle_values():
+    assert tutor.position.pe_angle(3, 2, 8) == pytest.approx(0.03)
+    assert tutor.position.pe_angle(5, 1, 4) == pytest.approx(0.05)
+    assert tutor.position.pe_angle(7, 0, 8) == 7.0
+    with pytest.raises(ValueError):
+        tutor.position.pe_component(1, 0, "tan", 4)
+
+
+def test_permutation_demo_without_and_with_pe():
+    no_pe = tutor.position.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, [2, 0, 1])
+    assert no_pe.max_diff < 1e-12 and no_pe.equivariant
+    pe = tutor.positional_encoding(3, 4)
+    with_pe = tutor.position.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, [2, 0, 1], pe)
+    assert round(with_pe.max_diff, 3) == 0.714
+    assert not with_pe.equivariant
+    # the permuted inputs keep PE at the POSITION: row 0 = それ + PE(0)
+    np.testing.assert_allclose(with_pe.permuted_inputs[0], np.asarray(tb.X)[2] + pe[0])
+
+
+def test_permutation_identity_is_trivially_equal():
+    pe = tutor.positional_encoding(3, 4)
+    assert tutor.position.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, [0, 1, 2], pe).max_diff == 0.0
+
+
+@pytest.mark.parametrize("perm", [[0, 0, 1], [0, 1], [0, 1, 3], [0.0, 1.0, 2.0]])
+def test_permutation_bad_input(perm):
+    with pytest.raises(ValueError, match="並べ替え"):
+        tutor.position.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, perm)
+
+
+@FAST
+@given(hnp.arrays(np.float64, (4, 4), elements=finite), st.permutations(range(4)))
+def test_permutation_demo_property(x, perm):
+    w = np.eye(4)
+    assert tutor.position.permutation_demo(x, w, w, w, list(perm)).max_diff < 1e-9
+
+
+def test_rope_offset_table_same_offset_same_score():
+    q = np.array([1.0, 0.0, 1.0, 0.0])
+    rows = tutor.position.rope_offset_table(q, q, [(1, 0), (5, 4), (12, 11)])
+    assert [r.offset for r in rows] == [1, 1, 1]
+    assert rows[0].rope == pytest.approx(np.cos(1) + np.cos(0.01))
+    assert rows[1].rope == pytest.approx(rows[0].rope) and rows[2].rope == pytest.approx(rows[0].rope)
+    # additive PE depends on the absolute position
+    assert abs(rows[0].additive - rows[1].additive) > 0.1
+
+
+@FAST
+@given(st.integers(-5, 10), hnp.arrays(np.float64, (4,), elements=finite), hnp.arrays(np.float64, (4,), elements=finite))
+def test_rope_shift_table_constant(offset, q, k):
+    rows = tutor.position.rope_shift_table(q, k, offset, range(5, 30, 6))
+    assert all(r.offset == offset for r in rows)
+    np.testing.assert_allclose([r.rope for r in rows], rows[0].rope, atol=1e-9)
+
+
+def test_rope_shift_negative_position_refused():
+    with pytest.raises(ValueError, match="位置"):
+        tutor.position.rope_shift_table([1, 0], [1, 0], -3, [0, 5])

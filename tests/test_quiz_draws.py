@@ -1,5 +1,5 @@
 """quizzes.calc.pick / sample draw exactly what Generator.choice draws (same values, same
-stream afterwards), so a generator may use them without changing what a seed means."""
+stream afterwards), so what a seed means does not depend on how they are written."""
 from __future__ import annotations
 
 import numpy as np
@@ -28,9 +28,10 @@ def test_pick_is_choice():
         assert a.integers(1 << 30) == b.integers(1 << 30)
 
 
-def test_sample_refuses_what_numpy_does_otherwise():
-    with pytest.raises(ValueError):
-        sample(np.random.default_rng(0), 20_000, 3)
+def test_sample_of_any_size_and_its_refusal():
+    """sample is Generator.choice itself: any n works, more than n distinct indices do not."""
+    got = sample(np.random.default_rng(0), 20_000, 3)
+    assert len(set(got)) == 3 and all(0 <= g < 20_000 for g in got)
     with pytest.raises(ValueError):
         sample(np.random.default_rng(0), 3, 4)
 

@@ -346,7 +346,7 @@ def test_syllabus_keywords_covered_twice():
 def test_placeholders_are_engine_numbers():
     facts = knowledge.facts()
     assert facts["paper_d_k"] == num(tutor.head_dim(512, 8))
-    assert facts["paper_mha_params"] == num(tutor.mha_param_count(512))
+    assert facts["paper_mha_params"] == num(tutor.multihead.mha_param_count(512))
     raw = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "quizzes" / "data").glob("*.json"))
     for name in set(re.findall(r"\[\[([a-z0-9_]+)\]\]", raw)):
         assert name in facts, f"unknown placeholder [[{name}]]"
@@ -366,15 +366,15 @@ def _num_reference(x, nd=3):
     return "0" if text in ("-0", "") else text
 
 
-def test_num_whole_number_table_and_fast_path_write_the_reference_text():
-    from quizzes.calc import _num_list
+def test_num_and_nums_write_the_reference_text():
+    from quizzes.calc import _nums
     rng = np.random.default_rng(7)
     values = ([float(v) for v in rng.normal(0, 300, 4000)] + [float(v) for v in np.round(rng.normal(0, 700, 4000))]
               + [-0.0, 0.0, 1e-10, -1e-10, 999.0, -999.0, 1000.0, -1000.0, 2.0000000001, 1.9999999999,
                  0.0004, -0.0004, 12345.0] + list(range(-1200, 1200)))
     for nd in (0, 2, 3, 4):
         want = [_num_reference(v, nd) for v in values]
-        assert _num_list(values, nd) == want
+        assert _nums(values, nd) == want
         assert [num(v, nd) for v in values] == want
         assert [num(np.float64(v), nd) for v in values[:3000]] == want[:3000]
     assert num(-0.0) == "0" and num(2.0000000001) == "2" and num(-1000.0) == "-1,000" and num(0.7500) == "0.75"
@@ -386,8 +386,8 @@ def test_num_rounds_exact_ties_half_up_as_in_school():
     assert num(1 / 16) == "0.063" and num(-1 / 16) == "-0.063" and num(13 / 16) == "0.813"
     assert num(2.675, 2) == "2.68" and num(-2.675, 2) == "-2.68" and num(0.09375, 4) == "0.0938"
     assert num(0.3124999) == "0.312" and num(0.3125001) == "0.313"        # not ties: ordinary rounding
-    from quizzes.calc import _num_list
-    assert _num_list([0.3125, 0.31249999999999994, -0.0625, 0.8125], 3) == ["0.313", "0.313", "-0.063", "0.813"]
+    from quizzes.calc import _nums
+    assert _nums([0.3125, 0.31249999999999994, -0.0625, 0.8125], 3) == ["0.313", "0.313", "-0.063", "0.813"]
 
 
 @settings(max_examples=400, deadline=None)
@@ -397,11 +397,13 @@ def test_num_rounds_exact_ties_half_up_as_in_school():
     st.integers(-10**8, 10**8).map(lambda k: k / 16),                  # binary-exact halves (0.0625 …)
     st.integers(-10**6, 10**6).map(lambda k: (k + 0.5) / 1000 + 1e-16 * k),   # ties with float noise
 ), st.sampled_from((0, 1, 2, 3, 4, 5)))
+
+
 def test_num_is_decimal_round_half_up_of_round_9(x, nd):
-    from quizzes.calc import _num_list
+    from quizzes.calc import _nums
     want = _num_reference(x, nd)
     assert num(x, nd) == want
-    assert _num_list([x], nd) == [want]
+    assert _nums([x], nd) == [want]
 
 
 def test_shown_gives_back_the_displayed_numbers():
@@ -590,12 +592,12 @@ def test_widened_position_items_keep_hand_computable_angles():
     seen = set()
     for seed in range(200):
         p, q = _drawn("position.pairs_blank", seed)
-        rate = tutor.pe_angle_rates(p["d"])[p["col"] // 2]
+        rate = tutor.position.pe_angle_rates(p["d"])[p["col"] // 2]
         assert _power_of_ten(rate) in (-1, -2, -3), f"pairs_blank#{seed}: {p} → {rate}"
         assert f"（ア）{p['d'] // 2}" in q.choices[q.answer]
         seen.add(p["d"])
         p, q = _drawn("position.pe_value", seed)
-        assert _power_of_ten(tutor.pe_angle_rates(p["d"])[p["col"] // 2]) == -2, f"pe_value#{seed}: {p}"
+        assert _power_of_ten(tutor.position.pe_angle_rates(p["d"])[p["col"] // 2]) == -2, f"pe_value#{seed}: {p}"
         assert 1 <= p["pos"] <= 9
         x = p["pos"] / 100
         approx = x if p["col"] % 2 == 0 else 1 - x * x / 2
@@ -627,6 +629,8 @@ def test_widened_size_items_match_the_paper_formulas():
     st.integers(-10**7, 10**7).map(lambda k: k / 10_000),
     st.integers(-10**6, 10**6).map(lambda k: (k + 0.5) / 1000 + 1e-16 * k),
 ), min_size=1, max_size=9), st.sampled_from((0, 2, 3, 4)))
+
+
 def test_shown_is_the_float_of_num_text(values, nd):
     """calc.shown (round(x·10^nd)/10^nd off the ties, num()'s text on them) = float(num(x, nd))."""
     from quizzes.calc import shown
@@ -671,3 +675,16 @@ def test_exp_hints_are_e_to_the_exponent_as_written(gid):
     assert len(pairs) >= 50
     for exponent, value in pairs:
         assert Decimal(value.replace(",", "")) == _d3(math.exp(float(exponent))), (gid, exponent, value)
+
+
+def test_engine_facts_of_pages_1_to_6():
+    f = knowledge.engine_facts()
+    assert f["paper_mha_params"] == 1_048_576 and f["paper_concat_width"] == 512
+
+
+def test_engine_facts_of_the_transformer_pages():
+    f = knowledge.engine_facts()
+    assert f["paper_ffn_params"] == 2_099_712
+    assert f["paper_attention_sublayers"] == 18
+    assert (f["cost_self_attention_ops"], f["cost_recurrent_ops"]) == (5_120_000, 26_214_400)
+    assert (f["temp_max_t1"], f["temp_max_t05"], f["temp_max_t2"]) == (0.665, 0.867, 0.506)

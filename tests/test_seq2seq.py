@@ -285,7 +285,7 @@ def _replay(gid: str, seed: int):
     for attempt in range(core.MAX_ATTEMPTS):
         p = params(core._seed_rng(gid, seed, attempt))
         d = build(p)
-        if len({t.strip() for t in [d.correct, *d.wrong_texts]}) == 4:
+        if len({t.strip() for t in [d.correct, *(w[0] for w in d.wrong)]}) == 4:
             assert d.stem == q.stem
             return p, q
     raise AssertionError("no accepted attempt")

@@ -20,16 +20,16 @@ def test_dataset_shapes_and_labels(seed, variant):
     d = T.make_dataset(40, np.random.default_rng(seed), variant)
     rows = np.arange(len(d))
     assert d.tokens.shape == (40, T.MAX_LEN)
-    assert np.all(d.tokens[rows, d.sore_pos] == T.TOKEN_ID["それ"])
+    assert np.all(d.tokens[rows, d.sore_pos] == T.VOCAB.index("それ"))
     assert np.all(d.tokens[rows, d.b_pos] == d.target)
-    assert np.all(d.tokens[rows, d.b_pos + 1] == T.TOKEN_ID["を"])       # B is the を-object
+    assert np.all(d.tokens[rows, d.b_pos + 1] == T.VOCAB.index("を"))       # B is the を-object
     assert np.all(d.b_pos < d.sore_pos)
     assert np.all(d.lengths == d.sore_pos + 3)                          # … それ を V2
     for i in range(len(d)):                                             # padding only after the end
         assert np.all(d.tokens[i, d.lengths[i]:] == 0) and np.all(d.tokens[i, : d.lengths[i]] != 0)
-    animals = {T.TOKEN_ID[w] for w in T.ANIMALS}
-    foods = {T.TOKEN_ID[w] for w in T.FOODS}
-    a_pos = d.b_pos - np.where(np.isin(d.tokens[rows, d.b_pos - 1], [T.TOKEN_ID["森で"], T.TOKEN_ID["川で"]]), 3, 2)
+    animals = {T.VOCAB.index(w) for w in T.ANIMALS}
+    foods = {T.VOCAB.index(w) for w in T.FOODS}
+    a_pos = d.b_pos - np.where(np.isin(d.tokens[rows, d.b_pos - 1], [T.VOCAB.index("森で"), T.VOCAB.index("川で")]), 3, 2)
     a_ids = d.tokens[rows, a_pos]
     assert set(a_ids.tolist()) <= animals
     if variant == "basic":
@@ -49,7 +49,7 @@ def test_positions_vary_and_probe_is_the_textbook_sentence():
 
 def test_bad_inputs_raise_japanese_errors():
     with pytest.raises(ValueError, match="語彙にない"):
-        T.encode(["猫", "ライオン"])
+        T.VOCAB.ids(["猫", "ライオン"])
     with pytest.raises(ValueError, match="variant"):
         T.make_dataset(3, np.random.default_rng(0), "reverse")
     with pytest.raises(ValueError, match="偶数"):
@@ -136,8 +136,8 @@ def test_order_variant_without_position_is_exactly_ambiguous():
     """Swapping the two animals gives the same それ output when there is no PE (any weights)."""
     cfg = T.TrainConfig(variant="order", positional=False)
     params = T.init_params(cfg, np.random.default_rng(1))
-    a = T.encode("猫 は 鳥 を 見つけた 。 それ を 追いかけた".split())[None]
-    b = T.encode("鳥 は 猫 を 見つけた 。 それ を 追いかけた".split())[None]
+    a = np.array(T.VOCAB.ids("猫 は 鳥 を 見つけた 。 それ を 追いかけた".split()))[None]
+    b = np.array(T.VOCAB.ids("鳥 は 猫 を 見つけた 。 それ を 追いかけた".split()))[None]
     fa = T.forward(params, a, [6], [9], cfg)
     fb = T.forward(params, b, [6], [9], cfg)
     np.testing.assert_allclose(fa.probs, fb.probs, atol=1e-12)
@@ -147,10 +147,10 @@ def test_order_variant_without_position_is_exactly_ambiguous():
 
 
 def test_softmax_jacobian_and_cross_entropy():
-    J = T.softmax_jacobian([np.log(1), np.log(3)])                      # a = (1/4, 3/4)
+    J = tutor.softmax_jacobian([np.log(1), np.log(3)])                      # a = (1/4, 3/4)
     np.testing.assert_allclose(J, [[3 / 16, -3 / 16], [-3 / 16, 3 / 16]], atol=1e-15)
-    saturated = T.softmax_jacobian([20.0, 10.0, 0.0])
-    assert np.abs(saturated).max() < 1e-4 < np.abs(T.softmax_jacobian([2.0, 1.0, 0.0])).max()
+    saturated = tutor.softmax_jacobian([20.0, 10.0, 0.0])
+    assert np.abs(saturated).max() < 1e-4 < np.abs(tutor.softmax_jacobian([2.0, 1.0, 0.0])).max()
     assert T.cross_entropy([0.25, 0.5, 0.25], 1) == pytest.approx(np.log(2))
     np.testing.assert_allclose(T.sgd_step([1.0, 2.0], [0.5, -1.0], 0.1), [0.95, 2.1])
     with pytest.raises(ValueError, match="合計 1"):
@@ -164,7 +164,7 @@ def test_quiz_mistakes_all_at_once_equal_the_array_forms(scores, data):
     i, j = data.draw(st.integers(0, n - 1)), data.draw(st.integers(0, n - 1))
     g = T.softmax_grad_mistakes(scores, i, j)
     a = tutor.softmax(np.array(scores))
-    assert g[None] == T.softmax_jacobian(scores)[i, j]                  # the very float of diag(a) − a aᵀ
+    assert g[None] == tutor.softmax_jacobian(scores)[i, j]                  # the very float of diag(a) − a aᵀ
     assert g["no_delta"] == -a[i] * a[j] and g["diagonal_formula"] == a[i] * (1 - a[i])
     assert g["sign"] == pytest.approx(-g[None], abs=1e-15)
     assert all(T.softmax_grad_mistake(scores, i, j, m) == g[m] for m in g)
@@ -277,7 +277,7 @@ def test_run_experiment_callback_counts_both_runs_and_unknown_key():
 
 
 def test_exported_from_tutor():
-    assert tutor.train is T.train and tutor.TrainConfig is T.TrainConfig
+    assert tutor.training.train is T.train and tutor.training.TrainConfig is T.TrainConfig
 
 
 # ---------------------------------------------------------------------------
@@ -348,10 +348,30 @@ def test_callback_every_and_predict_sentence(default_run):
 
 
 def test_one_hot_and_the_logit_gradient():
-    np.testing.assert_array_equal(tutor.one_hot(3, 1), [0.0, 1.0, 0.0])
+    np.testing.assert_array_equal(tutor.training.one_hot(3, 1), [0.0, 1.0, 0.0])
     with pytest.raises(ValueError, match="範囲外"):
-        tutor.one_hot(3, 3)
+        tutor.training.one_hot(3, 3)
     z = np.array([2.0, 1.0, 0.0])
-    np.testing.assert_allclose(tutor.cross_entropy_grad(z, 1), tutor.softmax(z) - [0.0, 1.0, 0.0], atol=0)
+    np.testing.assert_allclose(tutor.training.cross_entropy_grad(z, 1), tutor.softmax(z) - [0.0, 1.0, 0.0], atol=0)
     with pytest.raises(ValueError, match="範囲外"):
-        tutor.cross_entropy_grad(z, -1)
+        tutor.training.cross_entropy_grad(z, -1)
+
+
+def test_experiment_outcome_reads_both_runs_once():
+    """What ⑧ shows for an experiment (table and verdict) comes from one engine reading."""
+    cfg_a, cfg_b = T.EXPERIMENTS["heads"].configs
+    small = dict(steps=4, n_train=32, n_test=16)
+    run_a = T.train(T.TrainConfig(**{**cfg_a.__dict__, **small}), np.random.default_rng(3))
+    run_b = T.train(T.TrainConfig(**{**cfg_b.__dict__, **small}), np.random.default_rng(3))
+    out = T.experiment_outcome("heads", run_a, run_b)
+    assert out.experiment is T.EXPERIMENTS["heads"]
+    for run, s in zip((run_a, run_b), out.runs):
+        assert (s.heldout_accuracy, s.b_weight, s.peak_weight) == (run.heldout_accuracy, run.heldout_b_weight,
+                                                                    run.heldout.peak_weight)
+        assert s.final_loss == float(run.loss[-1]) and s.steps_to_95 == run.steps_to(0.95)
+        assert (s.first_grad_w_q, s.last_grad_w_q) == (run.grad_norm_of("W_Q")[0], run.grad_norm_of("W_Q")[-1])
+    assert out.switch_matters == (run_b.heldout_accuracy < run_a.heldout_accuracy)
+    swapped = T.experiment_outcome("heads", run_b, run_a)
+    assert not (out.switch_matters and swapped.switch_matters)
+    with pytest.raises(ValueError, match="実験"):
+        T.experiment_outcome("nosuch", run_a, run_b)

@@ -2,21 +2,30 @@
 
 Pure functions of float64 arrays: no streamlit, no pandas, no global state, inputs never
 mutated, randomness only from a passed ``np.random.Generator``.
+
+One module per topic, named by the page key (``pages/N_<key>.py`` ↔ ``tutor/<key>.py``):
+callers write ``tutor.<key>.X`` (``tutor.formula.attention_variants``, ``tutor.block.ffn``).
+The shared kernel is reachable as ``tutor.X`` too: everything of ``tutor.core`` (softmax,
+attention, masks, multi-head attention, input checks) plus the two formulas of the design
+contract that live in their topic, ``positional_encoding`` and ``layer_norm``.
+
+- ``core``       softmax, attention, masks, multi-head and cross-attention, input checks
+- ``textbook``   every worked-example input of the source documents (inputs only)
+- ``handcalc``   hand calculation: every element of a product, a softmax row, a weighted sum
+- ``vocab``      token ↔ id (``Vocabulary``) and the padding token ``PAD``
+- ``seq2seq`` (before ①), ``naive`` ①, ``qkv`` ②, ``scaling`` ③, ``formula`` ④, ``multihead`` ⑤, ``mask`` ⑥,
+  ``position`` ⑦-1, ``block`` ⑦-2, ``encdec`` ⑦-3, ``output`` ⑦-4, ``cost`` ⑦-5,
+  ``training`` ⑧ (a package: task, model, optim, loop, gradients), ``pretrain`` ⑨ (BERT, GPT, ViT)
 """
-from . import textbook
-from .core import *  # noqa: F401,F403
-from .position import *  # noqa
-from .sampling import *  # noqa
-from .layers import *  # noqa
-from .multihead import *  # noqa
-from .masking import *  # noqa
-from .models import *  # noqa
-from .cost import *  # noqa
-from .tiled import *  # noqa
-from .transformer_demos import *  # noqa
-from .quizmath import *  # noqa
-from .steps import *  # noqa
-from .lessons import *  # noqa
-from .transformer_mistakes import *  # noqa
-from .training import *  # noqa
-from .fast import *  # noqa
+from . import core, handcalc, textbook, vocab  # noqa: F401  (the shared kernel)
+from . import seq2seq, naive, qkv, scaling, formula, multihead, mask  # noqa: F401  (pages ⓪–⑥)
+from . import position, block, encdec, output, cost, training, pretrain  # noqa: F401  (pages ⑦-1 … ⑨)
+from .block import layer_norm  # noqa: F401
+from .core import (  # noqa: F401
+    as_matrix, positive_int, check_rng, checked_qkv, softmax, softmax_jacobian,
+    finite_scores, QKV, project_qkv, causal_mask, padding_mask, as_bool_mask,
+    additive_mask, mask_after_softmax, AttentionResult, attention, head_dim, split_heads,
+    merge_heads, MultiHeadResult, multi_head_attention, multi_head_attention_per_head, CrossAttentionResult, cross_attention,
+    row_sums, matmul, weighted_sum, most_attended, check_mistake, max_abs_difference,
+)
+from .position import positional_encoding  # noqa: F401

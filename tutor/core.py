@@ -1,4 +1,5 @@
-"""Core of the engine: softmax, (scaled dot-product) attention, masks, multi-head attention.
+"""The shared kernel of the engine: input checks, softmax, (scaled dot-product) attention,
+masks, multi-head and cross-attention.
 
 Conventions (those of the seeds):
 - one token per ROW: X is (n, d_model);
@@ -6,6 +7,9 @@ Conventions (those of the seeds):
 - softmax runs along the last axis (each row sums to 1);
 - everything is float64, inputs are never mutated, errors are ``ValueError`` with a
   Japanese message that names the shapes or the problem.
+
+Every topic module (``tutor/<page key>.py``) builds on these; the named misconceptions that
+distort a formula of this module (e.g. ``mask_after_softmax``) live here too.
 """
 from __future__ import annotations
 
@@ -14,78 +18,62 @@ from dataclasses import dataclass
 
 import numpy as np
 
+
 __all__ = [
     "as_matrix",
     "positive_int",
     "check_rng",
     "checked_qkv",
     "softmax",
-    "NaiveAttentionResult",
-    "naive_attention",
+    "softmax_jacobian",
+    "finite_scores",
     "QKV",
     "project_qkv",
-    "AttentionResult",
-    "attention",
     "causal_mask",
     "padding_mask",
     "as_bool_mask",
     "additive_mask",
     "mask_after_softmax",
-    "MultiHeadResult",
+    "AttentionResult",
+    "attention",
+    "head_dim",
     "split_heads",
     "merge_heads",
+    "MultiHeadResult",
     "multi_head_attention",
     "multi_head_attention_per_head",
     "CrossAttentionResult",
     "cross_attention",
-    "head_dim",
+    "row_sums",
+    "matmul",
+    "weighted_sum",
+    "most_attended",
+    "check_mistake",
+    "max_abs_difference",
 ]
 
 
 # ---------------------------------------------------------------------------
 # input checking
 # ---------------------------------------------------------------------------
-_F64 = np.dtype(np.float64)
-
-
-def _all_finite(arr: np.ndarray) -> bool:
-    """True when every entry of a float64 array is finite.
-
-    Fast path for small arrays: Σ x² is finite only if every x is (NaN and ±inf propagate);
-    a non-finite sum may also be an overflow of huge finite values, so that case is checked
-    entry by entry."""
-    if arr.size > 256:      # large: one pass of isfinite (BLAS dot may start threads there)
-        return bool(np.isfinite(arr).all())
-    flat = arr.ravel()
-    return math.isfinite(flat.dot(flat)) or bool(np.isfinite(arr).all())
-
-
 def as_matrix(x, name: str = "入力", *, ndim: int | tuple[int, ...] | None = None) -> np.ndarray:
     """Return ``x`` as a float64 array (a copy is never needed: we do not write to it).
 
     Raises ValueError (Japanese) for: non-numeric entries, empty arrays, NaN/inf,
     and a wrong number of dimensions when ``ndim`` is given.
     """
-    if type(x) is np.ndarray and x.dtype == _F64:
-        arr = x                                  # already float64: np.asarray would return x itself
-    else:
-        try:
-            arr = np.asarray(x, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"{name} に数値でない値が含まれています。") from exc
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} に数値でない値が含まれています。") from exc
     if ndim is not None:
-        if arr.ndim != ndim and (isinstance(ndim, int) or arr.ndim not in ndim):
-            allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if arr.ndim not in allowed:
             want = " または ".join(f"{d} 次元" for d in allowed)
             raise ValueError(f"{name} は {want} の配列が必要ですが、形は {arr.shape}（{arr.ndim} 次元）です。")
-    size = arr.size
-    if size == 0:
+    if arr.size == 0:
         raise ValueError(f"{name} が空です（形 {arr.shape}）。少なくとも 1 つの値が必要です。")
-    if size <= 256:                              # _all_finite's fast path, inlined (called very often)
-        flat = arr.ravel()
-        if math.isfinite(flat.dot(flat)):
-            return arr
-    if not _all_finite(arr):
+    if not np.isfinite(arr).all():
         raise ValueError(f"{name} に NaN または無限大（inf）が含まれています。有限の数値を入れてください。")
     return arr
 
@@ -108,6 +96,19 @@ def check_rng(rng) -> np.random.Generator:
     if not isinstance(rng, np.random.Generator):
         raise ValueError("rng には np.random.default_rng(seed) で作った Generator を渡してください。")
     return rng
+
+
+def finite_scores(scores: np.ndarray) -> np.ndarray:
+    """The score table S = Q Kᵀ, or ValueError (Japanese) when a dot product overflowed to ±∞.
+
+    Finite inputs can still give an infinite score (1e200 · 1e200): softmax would then see ±∞
+    and no weight can be computed, so every attention path stops here with the same message."""
+    if not np.isfinite(scores).all():
+        raise ValueError(
+            f"スコア QKᵀ（形 {scores.shape}）に大きすぎて表せない値（オーバーフロー）があります。"
+            "Q と K の値を小さくしてください。"
+        )
+    return scores
 
 
 def checked_qkv(q, k, v, *, same_leading: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -148,50 +149,34 @@ def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
     exact 0 (this is how masks work). A row whose entries are all -inf has no valid
     key and raises ValueError; NaN or +inf raise too.
     """
-    if type(x) is not np.ndarray or x.dtype != _F64:
-        try:
-            x = np.asarray(x, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise ValueError("softmax の入力に数値でない値が含まれています。") from exc
+    try:
+        x = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError("softmax の入力に数値でない値が含まれています。") from exc
     if x.size == 0:
         raise ValueError(f"softmax の入力が空です（形 {x.shape}）。")
-    row_max = np.maximum.reduce(x, axis=axis, keepdims=True)  # = x.max(axis, keepdims=True)
-    odd = not _all_finite(row_max)  # NaN / +inf somewhere in x, or a row that is all −∞
-    if odd and (np.isnan(x).any() or np.isposinf(x).any()):
+    if np.isnan(x).any() or np.isposinf(x).any():
         raise ValueError("softmax の入力に NaN または +∞ が含まれています。")
-    if temperature != 1.0:
-        temperature = float(temperature)
-        if not math.isfinite(temperature) or temperature <= 0:
-            raise ValueError(f"温度 T は正の有限な数でなければなりません（T = {temperature}）。")
-    if odd and np.isneginf(row_max).any():
+    temperature = float(temperature)
+    if not math.isfinite(temperature) or temperature <= 0:
+        raise ValueError(f"温度 T は正の有限な数でなければなりません（T = {temperature}）。")
+    row_max = x.max(axis=axis, keepdims=True)
+    if np.isneginf(row_max).any():
         raise ValueError("すべての要素が −∞（全部マスク）の行があります。少なくとも 1 つは見てよい位置が必要です。")
-    if temperature == 1.0:
-        e = np.exp(x - row_max)                      # max → exp(0) = 1, -inf → exactly 0
-    else:
-        e = np.exp((x - row_max) / temperature)
-    return e / np.add.reduce(e, axis=axis, keepdims=True)    # = e.sum(axis, keepdims=True)
+    with np.errstate(over="ignore"):                     # (x − max) / T for a tiny T: −huge → e^… = 0
+        shifted = (x - row_max) / temperature            # ≤ 0; the max → 0, −∞ → −∞
+    e = np.exp(shifted)                                  # the max → 1, −∞ → exactly 0
+    return e / e.sum(axis=axis, keepdims=True)
 
 
-# ---------------------------------------------------------------------------
-# naive self-attention (8.2): no learned weights at all
-# ---------------------------------------------------------------------------
-@dataclass(frozen=True)
-class NaiveAttentionResult:
-    scores: np.ndarray   # (n, n)  S = X Xᵀ (symmetric)
-    weights: np.ndarray  # (n, n)  A = softmax(S), rows sum to 1
-    output: np.ndarray   # (n, d)  Z = A X
+def softmax_jacobian(scores) -> np.ndarray:
+    """Jacobian of softmax for one row: J[i, j] = ∂a_i/∂s_j = a_i (δ_ij − a_j). s (n,) → J (n, n).
 
-
-def naive_attention(x) -> NaiveAttentionResult:
-    """Naive self-attention: S = X·Xᵀ, A = softmax(S), Z = A·X.
-
-    x: (n, d) one embedding per row. Returns every intermediate.
+    When softmax is saturated (one a_i ≈ 1) every entry is ≈ 0: learning stalls.
     """
-    x = as_matrix(x, "埋め込み X", ndim=2)
-    scores = x @ x.T                 # (n, n)
-    weights = softmax(scores)        # (n, n)
-    output = weights @ x             # (n, d)
-    return NaiveAttentionResult(scores, weights, output)
+    s = as_matrix(scores, "スコア", ndim=1)                   # (n,)
+    a = softmax(s)                                            # (n,)
+    return np.diag(a) - np.outer(a, a)                        # (n, n)
 
 
 # ---------------------------------------------------------------------------
@@ -325,14 +310,15 @@ def attention(q, k, v, mask=None, *, scale: bool = True) -> AttentionResult:
     q, k, v = checked_qkv(q, k, v, same_leading=False)  # leading dims may broadcast here
     d_k = q.shape[-1]
     divisor = math.sqrt(d_k) if scale else 1.0
-    scores = q @ k.swapaxes(-1, -2)                          # (..., n_q, n_k)
+    with np.errstate(over="ignore"):                         # an overflow is reported just below
+        scores = finite_scores(q @ k.swapaxes(-1, -2))       # (..., n_q, n_k)
     scaled = scores / divisor                                # (..., n_q, n_k)
     if mask is None:
         masked = scaled
     else:
         mask = as_bool_mask(mask)
         _check_mask_shape(mask, scaled.shape, "スコア")
-        if not np.logical_and.reduce(np.logical_or.reduce(mask, axis=-1), axis=None):  # = mask.any(-1).all()
+        if not mask.any(axis=-1).all():
             raise ValueError("すべてのキーがマスクされた行があります。少なくとも 1 つは見てよいキーが必要です。")
         masked = scaled + additive_mask(mask)                # (..., n_q, n_k), -inf where hidden
     weights = softmax(masked, axis=-1)                       # (..., n_q, n_k)
@@ -482,3 +468,72 @@ def cross_attention(x_dec, x_enc, w_q, w_k, w_v, mask=None, *, scale: bool = Tru
     q = project_qkv(x_dec, w_q, w_k, w_v).q               # (n_tgt, d_k)
     kv = project_qkv(x_enc, w_q, w_k, w_v)                 # k (n_src, d_k), v (n_src, d_v)
     return CrossAttentionResult(q, kv.k, kv.v, attention(q, kv.k, kv.v, mask, scale=scale))
+
+
+def row_sums(weights) -> np.ndarray:
+    """Sum of each row (last axis): 1 for attention weights, less after the classic mistake."""
+    w = as_matrix(weights, "重み")
+    return w.sum(axis=-1)                                      # (..., n_q)
+
+
+# ---------------------------------------------------------------------------
+# small steps
+# ---------------------------------------------------------------------------
+def matmul(a, b, a_name: str = "A", b_name: str = "B") -> np.ndarray:
+    """A · B for 1-D or 2-D arrays, with a Japanese message when the shapes do not fit.
+
+    a: (n, m) or (m,); b: (m, p) → (n, p) or (p,).
+    """
+    a = as_matrix(a, a_name, ndim=(1, 2))
+    b = as_matrix(b, b_name, ndim=2)
+    _check_matmul(a, b, a_name, b_name)
+    return a @ b                                              # (n, p) or (p,)
+
+
+def weighted_sum(weights, values, *, normalised: bool = True) -> np.ndarray:
+    """Z = A · V for GIVEN attention weights A: z_ic = Σ_k a_ik v_kc.
+
+    weights: (n_q, n_k) or one row (n_k,); values: (n_k, d_v) or (n_k,). Returns (n_q, d_v), (n_q,),
+    (d_v,) or a 0-d array, as ``weights @ values``. Each row of A must be a distribution (≥ 0,
+    sums to 1) — unless ``normalised=False``: weights as a question's stem shows them (rounded to a
+    few places, so rows sum to 1 only up to rounding) or the scores a mistake uses as weights.
+    """
+    a = as_matrix(weights, "注意の重み", ndim=(1, 2))
+    v = as_matrix(values, "バリュー V", ndim=(1, 2))
+    if normalised:
+        if (a < 0).any():
+            raise ValueError("注意の重みに負の値があります。重みは 0 以上でなければなりません。")
+        sums = a.sum(axis=-1)                                 # (n_q,) or ()
+        if not np.allclose(sums, 1.0, atol=1e-9):
+            raise ValueError(f"注意の重みの行の合計が 1 になっていません（合計 {np.round(sums, 4).tolist()}）。")
+    if v.shape[0] != a.shape[-1]:
+        raise ValueError(
+            f"重み（形 {a.shape}）のキーの数 {a.shape[-1]} と"
+            f"バリュー（形 {v.shape}）のトークン数 {v.shape[0]} が一致しません。"
+        )
+    return a @ v                                              # (n_q, d_v) / (n_q,) / (d_v,) / ()
+
+
+def most_attended(weights, query: int) -> int:
+    """Index of the key that query ``query`` gives the largest weight (the first on a tie):
+    argmax_j A[query, j]. weights: (n_q, n_k). Lets a page say "「それ」 looks mostly at 魚"
+    only when the learner's numbers make it true."""
+    a = as_matrix(weights, "重み", ndim=2)
+    if not 0 <= int(query) < a.shape[0]:
+        raise ValueError(f"クエリの番号 {query} が重み（形 {a.shape}）の範囲外です。")
+    return int(np.argmax(a[int(query)]))
+
+
+def check_mistake(mistake, allowed, what: str) -> None:
+    """A named misconception must be one of ``allowed`` (None = the correct formula)."""
+    if mistake is not None and mistake not in allowed:
+        raise ValueError(f"未知の誤り {mistake!r}（{what}）。使えるのは {', '.join(allowed)} です。")
+
+
+def max_abs_difference(a, b) -> float:
+    """max |a − b| over all elements (the number pages show to say "identical")."""
+    a = as_matrix(a, "a")
+    b = as_matrix(b, "b")
+    if a.shape != b.shape:
+        raise ValueError(f"形の違う配列は比べられません（{a.shape} と {b.shape}）。")
+    return float(np.max(np.abs(a - b)))

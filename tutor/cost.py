@@ -1,4 +1,5 @@
-"""Cost of a layer: Table 1 of "Attention Is All You Need", and memory of the score matrix.
+"""⑦-5 cost of a layer: Table 1 of "Attention Is All You Need", the memory of the score
+matrix, and exact tiled attention with an online softmax (the idea behind FlashAttention).
 
 For a sequence of n tokens with representation dimension d:
 
@@ -9,8 +10,20 @@ For a sequence of n tokens with representation dimension d:
 | convolutional (kernel k)   | O(k·n·d²)            | O(1)           | O(log_k(n))         |
 | restricted self-attn (r)   | O(r·n·d)             | O(1)           | O(n/r)              |
 
-The operation counts below are the expressions inside O(·) evaluated with the given numbers
-(constants dropped), e.g. n = 100, d = 512: n²·d = 5,120,000 and n·d² = 26,214,400.
+The operation counts are the expressions inside O(·) evaluated with the given numbers
+(constants dropped), e.g. n = 100, d = 512: n²·d = 5,120,000 and n·d² = 26,214,400; their
+named mistakes (n and d swapped, linear, both squared) sit next to them.
+
+Tiled attention walks over the keys block by block and keeps, for every query row, three
+running quantities:
+
+    m  — the largest score seen so far            (running max)
+    l  — Σ exp(score − m) over the keys seen       (running sum)
+    o  — Σ exp(score − m) · v over the keys seen   (running, un-normalised output)
+
+When a new block raises the max from m to m', everything accumulated so far is rescaled by
+exp(m − m'); at the end o / l is EXACTLY softmax(QKᵀ/√d_k) V — no approximation, only the
+order of the additions differs. The largest temporary is one (query block × key block) tile.
 """
 from __future__ import annotations
 
@@ -19,14 +32,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import positive_int
+from .core import as_matrix, attention, causal_mask, check_mistake, checked_qkv, finite_scores, max_abs_difference, positive_int
 
 __all__ = [
     "LAYER_TYPES",
     "LAYER_LABELS",
     "LayerCost",
-    "layer_cost",
     "layer_operations",
+    "layer_cost",
     "table1",
     "crossover",
     "cheaper_layer",
@@ -34,8 +47,20 @@ __all__ = [
     "attention_memory_bytes",
     "tiled_memory_bytes",
     "human_bytes",
+    "TiledAttentionResult",
+    "tiled_attention",
+    "OnlineSoftmaxStep",
+    "online_softmax_trace",
+    "MIB",
+    "bytes_to_mib",
+    "cost_lengths",
+    "random_qkv",
+    "TiledComparison",
+    "compare_tiled",
+    "OPS_MISTAKES",
+    "ops_mistake",
+    "cost_growth",
 ]
-
 LAYER_TYPES = ("self_attention", "recurrent", "convolutional", "restricted_self_attention")
 LAYER_LABELS = {
     "self_attention": "自己注意",
@@ -106,6 +131,42 @@ def layer_cost(layer_type: str, n: int, d: int, k: int = 3, r: int = 10) -> Laye
                      ops, "O(r \\cdot n \\cdot d)", "O(1)", 1, "O(n/r)", n / r)
 
 
+# ---------------------------------------------------------------------------
+# named mistakes of the operation counts
+# ---------------------------------------------------------------------------
+OPS_MISTAKES = ("swapped", "linear", "both_squared")
+
+
+def ops_mistake(n: int, d: int, mistake: str | None = None) -> int:
+    """Operations of a self-attention layer, n²·d; or swapped → n·d² (the RNN's formula);
+    linear → n·d (the n² forgotten); both_squared → n²·d²."""
+    check_mistake(mistake, OPS_MISTAKES, "ops_mistake")
+    if mistake == "swapped":
+        return layer_operations("recurrent", n, d)
+    if mistake == "linear":
+        return layer_operations("restricted_self_attention", n, d, r=1)   # r·n·d with r = 1
+    if mistake == "both_squared":
+        return layer_operations("self_attention", n, d) * int(d)
+    return layer_operations("self_attention", n, d)
+
+
+def cost_growth(layer_type: str, factor_n: int, factor_d: int, mistake: str | None = None) -> float:
+    """How many times the operations grow when n is multiplied by factor_n and d by factor_d.
+
+    self_attention: factor_n² · factor_d; recurrent: factor_n · factor_d² (measured with
+    tutor.cost.layer_operations at a base n = d = 1). ``mistake`` as in :func:`ops_mistake`
+    (for the self-attention formula).
+    """
+    a, b = int(factor_n), int(factor_d)
+    if a < 1 or b < 1:
+        raise ValueError(f"倍率は 1 以上の整数です（n を {a} 倍、d を {b} 倍）。")
+    if mistake is not None:
+        if layer_type != "self_attention":
+            raise ValueError("誤りの式は自己注意の層についてだけ計算します。")
+        return ops_mistake(a, b, mistake) / ops_mistake(1, 1, mistake)
+    return layer_operations(layer_type, a, b) / layer_operations(layer_type, 1, 1)
+
+
 def table1(n: int, d: int, k: int = 3, r: int = 10) -> tuple[LayerCost, ...]:
     """All four rows of Table 1, in the paper's order (self-attention, recurrent, conv, restricted)."""
     return tuple(layer_cost(t, n, d, k=k, r=r) for t in LAYER_TYPES)
@@ -172,6 +233,17 @@ def tiled_memory_bytes(n: int, block: int, h: int = 1, dtype_bytes: int = 8) -> 
     return h * b * b * dtype_bytes
 
 
+MIB = 2 ** 20    # bytes in one MiB
+
+
+def bytes_to_mib(nbytes) -> float:
+    """A byte count in MiB (1 MiB = 2^20 bytes): 8,589,934,592 → 8192.0, 32,768 → 0.03125."""
+    nbytes = int(nbytes)
+    if nbytes < 0:
+        raise ValueError(f"バイト数は 0 以上が必要です（{nbytes}）。")
+    return nbytes / MIB
+
+
 def human_bytes(nbytes: int) -> str:
     """Readable size with binary units: 1024 → "1.0 KiB", 134217728 → "128.0 MiB"."""
     nbytes = int(nbytes)
@@ -185,3 +257,162 @@ def human_bytes(nbytes: int) -> str:
         if value < 1024.0 or unit == "PiB":
             return f"{value:.1f} {unit}"
     raise AssertionError("unreachable")
+
+
+@dataclass(frozen=True)
+class TiledAttentionResult:
+    output: np.ndarray        # (..., n_q, d_v)  = softmax(QKᵀ/√d_k [+ causal mask]) V, exactly
+    row_max: np.ndarray       # (..., n_q)       final running max m of each query row
+    row_sum: np.ndarray       # (..., n_q)       final running sum l = Σ exp(score − m)
+    peak_score_elements: int  # largest score tile held, per head/batch slice (≤ q_block · block)
+    full_score_elements: int  # n_q · n_k: what plain attention holds per slice
+    blocks_computed: int      # tiles actually computed
+    blocks_skipped: int       # tiles skipped because they lie entirely above the diagonal (causal)
+    block_size: int           # key block size
+    q_block_size: int         # query block size
+
+    @property
+    def logsumexp(self) -> np.ndarray:  # (..., n_q)  log Σ_j exp(score_j) = m + log l
+        return self.row_max + np.log(self.row_sum)
+
+
+def tiled_attention(q, k, v, block_size: int = 64, causal: bool = False, *, scale: bool = True,
+                    q_block_size: int | None = None) -> TiledAttentionResult:
+    """softmax(Q Kᵀ / √d_k [+ M_causal]) V computed tile by tile, never forming the n × n matrix.
+
+    q: (..., n_q, d_k), k: (..., n_k, d_k), v: (..., n_k, d_v); leading dims (batch, heads) must match.
+    block_size: keys per tile; q_block_size: queries per tile (default block_size).
+    causal: query i sees keys j ≤ i (needs n_q = n_k); tiles entirely above the diagonal are
+    skipped without being computed. scale=False drops the 1/√d_k ("forgot √d_k").
+    """
+    q, k, v = checked_qkv(q, k, v)
+    *lead, n_q, d_k = q.shape
+    n_k, d_v = v.shape[-2:]
+    if causal and n_q != n_k:
+        raise ValueError(f"因果マスクにはクエリとキーの数が同じ必要があります（n_q = {n_q}, n_k = {n_k}）。")
+    bk = positive_int(block_size, "ブロックの大きさ block_size")
+    bq = bk if q_block_size is None else positive_int(q_block_size, "クエリのブロックの大きさ q_block_size")
+
+    inv_scale = 1.0 / np.sqrt(d_k) if scale else 1.0
+    k_t = np.swapaxes(k, -1, -2)                                  # (..., d_k, n_k)
+    output = np.empty((*lead, n_q, d_v), dtype=np.float64)        # (..., n_q, d_v)
+    row_max = np.empty((*lead, n_q), dtype=np.float64)            # (..., n_q)
+    row_sum = np.empty((*lead, n_q), dtype=np.float64)            # (..., n_q)
+    peak = computed = skipped = 0
+
+    for qs in range(0, n_q, bq):
+        qe = min(qs + bq, n_q)
+        q_blk = q[..., qs:qe, :] * inv_scale                      # (..., bq, d_k)  1/√d_k を先に掛ける
+        m = np.full((*lead, qe - qs), -np.inf)                    # (..., bq)  running max
+        l = np.zeros((*lead, qe - qs))                            # (..., bq)  running sum
+        acc = np.zeros((*lead, qe - qs, d_v))                     # (..., bq, d_v)  running output
+        for ks in range(0, n_k, bk):
+            if causal and ks > qe - 1:                            # tile entirely above the diagonal
+                skipped += -(-(n_k - ks) // bk)                   # … and so are all later ones
+                break
+            ke = min(ks + bk, n_k)
+            with np.errstate(over="ignore"):                      # an overflow is reported by finite_scores
+                s = finite_scores(q_blk @ k_t[..., :, ks:ke])     # (..., bq, bk)  the only score tile
+            if causal and ke - 1 > qs:                            # tile crosses the diagonal
+                hidden = np.arange(ks, ke)[None, :] > np.arange(qs, qe)[:, None]  # (bq, bk)
+                s[..., hidden] = -np.inf
+            m_new = np.maximum(m, s.max(axis=-1))                 # (..., bq)
+            s -= m_new[..., None]                                 # in place: s − m'
+            np.exp(s, out=s)                                      # in place: p = exp(s − m')
+            alpha = np.exp(m - m_new)                             # (..., bq)  rescale old sums (exp(−∞) = 0)
+            l *= alpha
+            l += s.sum(axis=-1)
+            acc *= alpha[..., None]
+            acc += s @ v[..., ks:ke, :]                           # (..., bq, d_v)
+            m = m_new
+            peak = max(peak, (qe - qs) * (ke - ks))
+            computed += 1
+        np.divide(acc, l[..., None], out=output[..., qs:qe, :])   # (..., bq, d_v)  o / l
+        row_max[..., qs:qe] = m
+        row_sum[..., qs:qe] = l
+
+    return TiledAttentionResult(output, row_max, row_sum, peak, n_q * n_k, computed, skipped, bk, bq)
+
+
+# ---------------------------------------------------------------------------
+# the online softmax on one row, step by step (for the page)
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class OnlineSoftmaxStep:
+    block: np.ndarray      # (b,)  the scores of this block
+    max_before: float      # m before the block (−∞ at the start)
+    max_after: float       # m' = max(m, max(block))
+    correction: float      # exp(m − m'): factor applied to the old running sum
+    block_sum: float       # Σ exp(block − m')
+    sum_after: float       # l' = l · correction + block_sum
+
+
+def online_softmax_trace(scores, block_size: int) -> tuple[tuple[OnlineSoftmaxStep, ...], np.ndarray]:
+    """Online softmax of ONE row of scores, block by block; returns (steps, softmax(scores)).
+
+    The final m and l give softmax_j = exp(score_j − m) / l, identical to tutor.softmax.
+    """
+    x = as_matrix(scores, "スコアの行", ndim=1)
+    b = positive_int(block_size, "ブロックの大きさ block_size")
+    m, l = -np.inf, 0.0
+    steps = []
+    for start in range(0, x.shape[0], b):
+        blk = x[start:start + b]                                  # (b,)
+        m_new = max(m, float(blk.max()))
+        corr = float(np.exp(m - m_new))
+        blk_sum = float(np.exp(blk - m_new).sum())
+        l = l * corr + blk_sum
+        steps.append(OnlineSoftmaxStep(blk.copy(), m, m_new, corr, blk_sum, l))
+        m = m_new
+    return tuple(steps), np.exp(x - m) / l                        # (n,)
+
+
+# ---------------------------------------------------------------------------
+# cost page: a grid of sequence lengths, and tiled vs plain attention run side by side
+# ---------------------------------------------------------------------------
+def cost_lengths(max_n: int, per_octave: int = 4) -> list[int]:
+    """Sequence lengths 1 … max_n spaced evenly on a log scale (for a log-log chart), ints."""
+    max_n = int(max_n)
+    if max_n < 2:
+        raise ValueError(f"系列長の上限は 2 以上にしてください（{max_n}）。")
+    count = int(np.ceil(np.log2(max_n) * per_octave)) + 1
+    grid = np.unique(np.round(np.geomspace(1, max_n, count)).astype(np.int64))
+    return [int(n) for n in grid]
+
+
+def random_qkv(n: int, d_k: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Q, K, V of shape (n, d_k) with N(0, 1) entries from the passed generator."""
+    n, d_k = int(n), int(d_k)
+    if n < 1 or d_k < 1:
+        raise ValueError(f"n と d_k は 1 以上が必要です（n = {n}, d_k = {d_k}）。")
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError("rng には np.random.default_rng(seed) で作った Generator を渡してください。")
+    q = rng.normal(size=(n, d_k))                             # (n, d_k)
+    k = rng.normal(size=(n, d_k))                             # (n, d_k)
+    v = rng.normal(size=(n, d_k))                             # (n, d_k)
+    return q, k, v
+
+
+@dataclass(frozen=True)
+class TiledComparison:
+    plain_output: np.ndarray     # (n, d_v)  tutor.attention(...).output (builds the n × n matrix)
+    tiled: TiledAttentionResult  # tile by tile, never the full matrix
+    max_diff: float              # max |plain − tiled|  (rounding only, ~1e-16)
+    full_elements: int           # n_q · n_k score elements held by plain attention
+    peak_elements: int           # largest score tile held by tiled attention (measured in the run)
+    full_bytes: int              # float64 bytes of the n × n matrix
+    tiled_bytes: int             # float64 bytes of the largest tile
+
+
+def compare_tiled(q, k, v, block_size: int, causal: bool = False) -> TiledComparison:
+    """Run plain attention and tiled attention on the same Q, K, V and compare them."""
+    q = as_matrix(q, "Q", ndim=2)
+    n = q.shape[0]
+    mask = causal_mask(n) if causal else None
+    plain = attention(q, k, v, mask).output                   # (n, d_v)
+    tiled = tiled_attention(q, k, v, block_size, causal)      # output (n, d_v)
+    return TiledComparison(plain, tiled, max_abs_difference(plain, tiled.output),
+                           tiled.full_score_elements, tiled.peak_score_elements,
+                           attention_memory_bytes(n), tiled_memory_bytes(n, block_size))
+
+

@@ -1,14 +1,13 @@
-"""Multi-head attention, piece by piece, for the ⑤ page and its quizzes.
+"""⑤ multi-head attention, piece by piece.
 
     head_i = Attention(X W_Q^(i), X W_K^(i), X W_V^(i))
-    MultiHead(X) = Concat(head_1, …, head_h) W_O
+    MultiHead(X) = Concat(head_1, …, head_h) W_O,      d_k = d_model / h
 
-tutor.core already runs the whole thing (``multi_head_attention_per_head``). This module adds
-what a page needs to show the steps one at a time: a checked matrix product, a head given
-directly by its weights and values (the seed's head 2), concat + W_O from head outputs, the
-textbook's two-head example end to end, seeded random per-head weights, a blend of two
-attention patterns (why one head cannot hold two relations), and the cost of h heads of
-width d_k = d_model / h compared with one head of width d_model.
+``tutor.core`` runs the whole thing (``multi_head_attention``, ``multi_head_attention_per_head``).
+This module adds what the page shows one step at a time — concat + W_O from head outputs, the
+textbook's two-head example end to end, seeded random per-head weights, a blend of two attention
+patterns, the cost of h heads — and the parameter counts and head sizes with their named
+mistakes (no split, heads added instead of concatenated, W_O forgotten, …).
 
 Conventions: one token per ROW, weights on the right, float64, inputs never mutated,
 randomness only from a passed ``np.random.Generator``.
@@ -22,13 +21,10 @@ from typing import Sequence
 import numpy as np
 
 from . import textbook as tb
-from .core import (positive_int, check_rng, QKV, AttentionResult, MultiHeadResult, as_matrix, attention, head_dim, merge_heads,
-                   multi_head_attention_per_head, project_qkv)
-from .layers import mha_param_count
+from .core import AttentionResult, MultiHeadResult, QKV, as_matrix, attention, check_mistake, check_rng, head_dim, matmul, merge_heads, multi_head_attention_per_head, positive_int, project_qkv, weighted_sum
 
 __all__ = [
-    "matmul",
-    "weighted_sum",
+    "mha_param_count",
     "CombinedHeads",
     "combine_heads",
     "TwoHeadExample",
@@ -41,47 +37,83 @@ __all__ = [
     "blend_weights",
     "HeadCost",
     "head_cost",
+    "HEAD_DIM_MISTAKES",
+    "head_dim_mistake",
+    "concat_width",
+    "PARAM_MISTAKES",
+    "mha_param_count_mistake",
+    "COMBINE_MISTAKES",
+    "combine_heads_mistake",
+    "combine_heads_variants",
 ]
 
 
-# ---------------------------------------------------------------------------
-# small steps
-# ---------------------------------------------------------------------------
-def matmul(a, b, a_name: str = "A", b_name: str = "B") -> np.ndarray:
-    """A · B for 1-D or 2-D arrays, with a Japanese message when the shapes do not fit.
+def mha_param_count(d_model: int, bias: bool = False) -> int:
+    """Parameters of multi-head attention: W_Q, W_K, W_V, W_O, each d_model × d_model.
 
-    a: (n, m) or (m,); b: (m, p) → (n, p) or (p,).
+        4 · d_model² (+ 4 · d_model with biases).  d_model = 512 → 1,048,576.
+
+    Independent of the number of heads h: the heads share the d_model columns (d_k = d_model/h).
     """
-    a = as_matrix(a, a_name, ndim=(1, 2))
-    b = as_matrix(b, b_name, ndim=2)
-    if a.shape[-1] != b.shape[0]:
-        raise ValueError(
-            f"{a_name}（形 {a.shape}）と {b_name}（形 {b.shape}）は掛けられません："
-            f"{a_name} の列数 {a.shape[-1]} と {b_name} の行数 {b.shape[0]} が一致しません。"
-        )
-    return a @ b                                              # (n, p) or (p,)
+    d_model = positive_int(d_model, "d_model")
+    return 4 * d_model * d_model + (4 * d_model if bias else 0)
 
 
-def weighted_sum(weights, values) -> np.ndarray:
-    """Output of a head given directly by its attention weights A and values V: Z = A · V.
+# ---------------------------------------------------------------------------
+# multi-head sizes and parameter counts, with named mistakes
+# ---------------------------------------------------------------------------
+HEAD_DIM_MISTAKES = ("no_split", "multiplied", "swapped")
 
-    weights: (n_q, n_k), each row a distribution (≥ 0, sums to 1); values: (n_k, d_v) → (n_q, d_v).
-    """
-    weights = as_matrix(weights, "注意の重み", ndim=2)
-    values = as_matrix(values, "バリュー V", ndim=2)
-    if (weights < 0).any():
-        raise ValueError("注意の重みに負の値があります。重みは 0 以上でなければなりません。")
-    sums = weights.sum(axis=-1)                               # (n_q,)
-    if not np.allclose(sums, 1.0, atol=1e-9):
-        raise ValueError(
-            f"注意の重みの行の合計が 1 になっていません（合計 {np.round(sums, 4).tolist()}）。"
-        )
-    if weights.shape[1] != values.shape[0]:
-        raise ValueError(
-            f"重み（形 {weights.shape}）のキーの数 {weights.shape[1]} と"
-            f"バリュー（形 {values.shape}）のトークン数 {values.shape[0]} が一致しません。"
-        )
-    return weights @ values                                   # (n_q, d_v)
+
+def head_dim_mistake(d_model: int, n_heads: int, mistake: str | None = None) -> int:
+    """d_k = d_model / h, or: no_split → d_model (every head keeps the full width);
+    multiplied → d_model · h; swapped → h (the number of heads read as the head width)."""
+    check_mistake(mistake, HEAD_DIM_MISTAKES, "head_dim_mistake")
+    d_k = head_dim(d_model, n_heads)                             # validates the pair
+    if mistake == "no_split":
+        return head_dim(d_model, 1)
+    if mistake == "multiplied":
+        return d_k * n_heads * n_heads
+    if mistake == "swapped":
+        return head_dim(d_model, d_k)
+    return d_k
+
+
+def concat_width(d_model: int, n_heads: int, mistake: str | None = None) -> int:
+    """Width of Concat(head_1 … head_h) = h · d_v, found with merge_heads on the head outputs.
+
+    mistake: 'no_split' → every head d_model wide (h · d_model); 'summed' → heads added, not
+    concatenated (width d_k)."""
+    check_mistake(mistake, ("no_split", "summed"), "concat_width")
+    d_v = head_dim_mistake(d_model, n_heads, "no_split" if mistake == "no_split" else None)
+    heads = np.zeros((int(n_heads), 1, d_v))                     # (h, 1, d_v)
+    if mistake == "summed":
+        return heads.sum(axis=0).shape[-1]                       # (1, d_v)
+    return merge_heads(heads).shape[-1]                          # (1, h·d_v)
+
+
+PARAM_MISTAKES = ("one_matrix", "no_w_o", "per_head_full", "no_bias")
+
+
+def mha_param_count_mistake(d_model: int, n_heads: int, mistake: str | None = None,
+                            bias: bool = False) -> int:
+    """Parameters of multi-head attention (tutor.mha_param_count: 4·d_model², +4·d_model with
+    biases, independent of h), or: one_matrix → only one d_model × d_model matrix counted;
+    no_w_o → W_Q, W_K, W_V but not W_O; per_head_full → every head with its own full
+    4·d_model² (h times too many); no_bias → biases forgotten although asked for."""
+    check_mistake(mistake, PARAM_MISTAKES, "mha_param_count_mistake")
+    head_dim(d_model, n_heads)
+    full = mha_param_count(d_model, bias=bias)
+    if mistake is None:
+        return full
+    if mistake == "no_bias":
+        return mha_param_count(d_model, bias=False)
+    per_matrix = full // 4                                       # d_model² (+ d_model)
+    if mistake == "one_matrix":
+        return per_matrix
+    if mistake == "no_w_o":
+        return 3 * per_matrix
+    return int(n_heads) * full                                   # per_head_full
 
 
 @dataclass(frozen=True)
@@ -108,6 +140,49 @@ def combine_heads(head_outputs: Sequence, w_o) -> CombinedHeads:
     w_o = as_matrix(w_o, "W_O", ndim=2)
     output = matmul(concat, w_o, "Concat(head_1…head_h)", "W_O")  # (n, d_model)
     return CombinedHeads(stacked, concat, w_o, output)
+
+
+COMBINE_MISTAKES = ("no_w_o", "reversed_order", "w_o_transposed")
+
+
+def combine_heads_mistake(head_rows, w_o, mistake: str | None = None) -> np.ndarray:
+    """Concat(head_1, …, head_h) · W_O for the given per-head outputs.
+
+    head_rows: (h, n, d_v) or (h, d_v) (one token); w_o: (h·d_v, d_model).
+    mistake: no_w_o → the concatenation itself; reversed_order → heads concatenated last-first;
+    w_o_transposed → Concat · W_Oᵀ (needs a square W_O).
+    """
+    check_mistake(mistake, COMBINE_MISTAKES, "combine_heads_mistake")
+    return combine_heads_variants(head_rows, w_o, (mistake,))[0]
+
+
+def combine_heads_variants(head_rows, w_o, mistakes=(None,) + COMBINE_MISTAKES) -> tuple[np.ndarray, ...]:
+    """combine_heads_mistake for several mistakes of the SAME heads and W_O at once:
+    ``tuple(combine_heads_mistake(head_rows, w_o, m) for m in mistakes)`` with the same numbers;
+    the inputs are checked and Concat(head_1, …, head_h) (n, h·d_v) is built once.
+    None in ``mistakes`` is the correct Concat · W_O (n, d_model), as tutor.combine_heads."""
+    for mistake in mistakes:
+        check_mistake(mistake, COMBINE_MISTAKES, "combine_heads_variants")
+    heads = as_matrix(head_rows, "各ヘッドの出力", ndim=(2, 3))
+    if heads.ndim == 2:
+        heads = heads[:, None, :]                                # (h, 1, d_v)
+    w_o = as_matrix(w_o, "W_O", ndim=2)
+    concat = merge_heads(heads)                                  # (n, h·d_v)
+    if concat.shape[1] != w_o.shape[0]:
+        raise ValueError(f"Concat の幅 {concat.shape[1]} と W_O（形 {w_o.shape}）の行数が一致しません。")
+    out = []
+    for mistake in mistakes:
+        if mistake == "no_w_o":
+            out.append(concat)                                   # (n, h·d_v)
+        elif mistake == "reversed_order":
+            out.append(merge_heads(heads[::-1]) @ w_o)           # (n, d_model): head_h, …, head_1
+        elif mistake == "w_o_transposed":
+            if w_o.shape[0] != w_o.shape[1]:
+                raise ValueError(f"W_Oᵀ の取り違えは正方行列のときだけ定義できます（形 {w_o.shape}）。")
+            out.append(concat @ w_o.T)                           # (n, d_model)
+        else:
+            out.append(concat @ w_o)                             # (n, d_model)
+    return tuple(out)
 
 
 # ---------------------------------------------------------------------------
@@ -266,3 +341,5 @@ def head_cost(n: int, d_model: int, n_heads: int) -> HeadCost:
         macs_values=n_heads * n * n * d_k,
         softmax_exps=n_heads * n * n,
     )
+
+

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .core import as_matrix, positive_int, softmax
+from .vocab import Vocabulary
 
 __all__ = [
     "SRC_TOKENS", "ENC_STATES", "DEC_STATE", "W_DEC", "U_ENC", "V_ATT",
@@ -62,7 +63,7 @@ for _a in (ENC_STATES, DEC_STATE, W_DEC, U_ENC, V_ATT):
 
 # teacher forcing: a bigram decoder (next-token logits from the previous token only) that has
 # learned the sentence well except one step: after 「は」 it prefers 「猫」 to 「魚」.
-TF_VOCAB = ("〈bos〉", "猫", "は", "魚", "を", "食べた", "〈eos〉")
+TF_VOCAB = Vocabulary(("〈bos〉", "猫", "は", "魚", "を", "食べた", "〈eos〉"))
 TF_TARGET = ("猫", "は", "魚", "を", "食べた", "〈eos〉")
 
 

@@ -43,6 +43,36 @@ W_O = _ro([[1, 0, 0, 0],
 SATURATION_SCORES = (_ro([2, 1, 0]), _ro([20, 10, 0]), _ro([16, 8, 0]))
 SATURATION_D_K = 64
 
+# 8.x self- vs cross-attention (page ④, ⑦-3): a decoder writing the English translation
+# "... it ate ...": two target tokens whose queries come from these embeddings (d_model = 4,
+# like 猫・魚・それ); keys and values come from X above.
+CROSS_DEC_TOKENS = ("ate", "it")
+CROSS_X_DEC = _ro([[0, 0, 1, 1],    # ate
+                   [1, 1, 0, 0]])   # it
+
+# --- ⑦-1 positional encoding ------------------------------------------------------------
+# the orders of 猫・魚・それ the permutation demo offers (indices into TOKENS)
+PERMUTATIONS = {
+    "それ・猫・魚": (2, 0, 1),
+    "魚・猫・それ": (1, 0, 2),
+    "猫・それ・魚": (0, 2, 1),
+    "それ・魚・猫": (2, 1, 0),
+    "魚・それ・猫": (1, 2, 0),
+}
+# RoPE: the same query and key vector at different positions
+ROPE_Q = _ro([1, 0, 1, 0])
+ROPE_K = _ro([1, 0, 1, 0])
+
+# --- ⑦-2 FFN, residual connection, layer normalisation ---------------------------------------
+FFN_X = _ro([[2, 0]])                                    # one token, d_model = 2
+FFN_W1 = _ro([[1, 0, -1, 2], [0, 1, 1, -1]])             # (2, 4): d_ff = 4
+FFN_W2 = _ro([[1, 0], [0, 1], [1, 1], [0, -1]])          # (4, 2)
+LN_ROW = _ro([1, 2, 3, 4])
+# layer vs batch normalisation: the same first row inside two different batches
+NORM_ROW0 = _ro([[1, 2, 3, 4]])
+NORM_OTHERS_A = _ro([[2, 0, 1, 1], [0, 0, 4, 0]])
+NORM_OTHERS_B = _ro([[20, 0, 10, 10], [0, -5, 40, 0]])
+
 # --- G検定 page (004): one query, three keys, d_k = 2 ----------------------------------
 G_QUERY = _ro([[1, 0]])
 G_KEYS = _ro([[1, 0], [0, 1], [1, 1]])

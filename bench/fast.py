@@ -35,7 +35,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .core import checked_qkv
+from tutor.core import checked_qkv, finite_scores
 
 __all__ = ["fast_attention", "fast_attention_block_rows"]
 
@@ -192,7 +192,8 @@ def fast_attention(q, k, v, causal: bool = False, *, scale: bool = True, n_threa
 
     def scores(h0: int, h1: int, a: int, b: int, s_out=None) -> np.ndarray:
         ke = b if causal else n_k                                 # 4. causal: keys after b−1 never touched
-        s = np.matmul(q3[h0:h1, a:b], k_t[h0:h1, :, :ke], out=s_out)  # (g, r, ke)  scores / √d_k
+        with np.errstate(over="ignore"):                          # an overflow is reported by finite_scores
+            s = finite_scores(np.matmul(q3[h0:h1, a:b], k_t[h0:h1, :, :ke], out=s_out))  # (g, r, ke)  scores / √d_k
         if causal:
             r = b - a
             np.copyto(s[..., a:b], -np.inf, where=above[:r, :r])  # diagonal square: j > i → −∞

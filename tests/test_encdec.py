@@ -1,9 +1,9 @@
-"""tutor.models: seeded layer parameters, encoder / decoder layers, the two tiny models."""
+"""tutor.encdec: seeded layer parameters, encoder / decoder layers, the two tiny models."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tutor.models import (
+from tutor.encdec import (
     BOS,
     EOS,
     TINY_VOCAB,
@@ -15,15 +15,14 @@ from tutor.models import (
     encoder_layer,
     init_decoder_layer,
     init_encoder_layer,
-    token_ids,
-    tokens_of,
 )
-from tutor.position import positional_encoding
-from tutor.sampling import generate
+from tutor import positional_encoding
+from tutor.output import generate
+import tutor
 
 SETTINGS = settings(max_examples=25, deadline=None)
-SRC = token_ids("猫 は 魚 を 食べた 。")
-TGT = token_ids("<bos> the cat ate")
+SRC = TINY_VOCAB.ids("猫 は 魚 を 食べた 。")
+TGT = TINY_VOCAB.ids("<bos> the cat ate")
 
 
 # ---------------------------------------------------------------------------
@@ -79,15 +78,15 @@ def test_vocabulary():
     for t in ("<bos>", "<eos>", "猫", "魚", "それ", "を", "食べた", "cat", "fish", "ate"):
         assert t in TINY_VOCAB
     assert TINY_VOCAB[BOS] == "<bos>" and TINY_VOCAB[EOS] == "<eos>"
-    assert tokens_of(token_ids("猫 は 魚 を 食べた")) == ("猫", "は", "魚", "を", "食べた")
-    assert token_ids(["それ", "。"]) == (TINY_VOCAB.index("それ"), TINY_VOCAB.index("。"))
+    assert TINY_VOCAB.tokens(TINY_VOCAB.ids("猫 は 魚 を 食べた")) == ("猫", "は", "魚", "を", "食べた")
+    assert TINY_VOCAB.ids(["それ", "。"]) == (TINY_VOCAB.index("それ"), TINY_VOCAB.index("。"))
 
 
 def test_unknown_tokens_and_ids():
     with pytest.raises(ValueError, match="語彙にない"):
-        token_ids("犬 を 見つけた")
+        TINY_VOCAB.ids("犬 を 見つけた")
     with pytest.raises(ValueError, match="範囲"):
-        tokens_of([0, len(TINY_VOCAB)])
+        TINY_VOCAB.tokens([0, len(TINY_VOCAB)])
     with pytest.raises(ValueError, match="範囲"):
         TinyDecoderOnly.from_seed(0).forward([0, -1])
 
@@ -206,8 +205,8 @@ def test_encoder_layer_is_permutation_equivariant_without_pe(seed, n, rnd):
 def test_positional_encoding_breaks_permutation_equivariance():
     model = TinyEncoderDecoder.from_seed(0)
     nopos = TinyEncoderDecoder.from_seed(0, use_pe=False)
-    ids = token_ids("猫 は 魚 を")
-    swapped = token_ids("魚 は 猫 を")
+    ids = TINY_VOCAB.ids("猫 は 魚 を")
+    swapped = TINY_VOCAB.ids("魚 は 猫 を")
     perm = [2, 1, 0, 3]
     np.testing.assert_allclose(nopos.encode(swapped).output, nopos.encode(ids).output[perm], atol=1e-12)
     assert not np.allclose(model.encode(swapped).output, model.encode(ids).output[perm], atol=1e-3)
@@ -315,18 +314,18 @@ def test_encoder_decoder_is_immutable():
     with pytest.raises(Exception):
         m.n_heads = 4
     first = m.decode_step(SRC, TGT).logits
-    m.decode_step(token_ids("それ を 見つけた"), TGT)
+    m.decode_step(TINY_VOCAB.ids("それ を 見つけた"), TGT)
     np.testing.assert_array_equal(m.decode_step(SRC, TGT).logits, first)
 
 
 def test_encoder_decoder_causal_target_and_source_dependence():
     m = TinyEncoderDecoder.from_seed(1)
-    a = m.decode_step(SRC, token_ids("<bos> the cat ate"))
-    b = m.decode_step(SRC, token_ids("<bos> the fish found"))
+    a = m.decode_step(SRC, TINY_VOCAB.ids("<bos> the cat ate"))
+    b = m.decode_step(SRC, TINY_VOCAB.ids("<bos> the fish found"))
     np.testing.assert_allclose(a.all_logits[:2], b.all_logits[:2], atol=1e-12)   # earlier positions unchanged
     assert not np.allclose(a.all_logits[2:], b.all_logits[2:])
     np.testing.assert_array_equal(a.encoder.output, b.encoder.output)           # encoder ignores the target
-    c = m.decode_step(token_ids("猫 は 魚 を 見つけた 。"), token_ids("<bos> the cat ate"))
+    c = m.decode_step(TINY_VOCAB.ids("猫 は 魚 を 見つけた 。"), TINY_VOCAB.ids("<bos> the cat ate"))
     assert not np.allclose(a.all_logits[0], c.all_logits[0])                     # the source matters everywhere
 
 
@@ -358,7 +357,7 @@ def test_encoder_decoder_bad_config():
 # ---------------------------------------------------------------------------
 def test_decoder_only_shapes_and_mask():
     m = TinyDecoderOnly.from_seed(0)
-    ids = token_ids("<bos> 猫 は 魚 を 食べた")
+    ids = TINY_VOCAB.ids("<bos> 猫 は 魚 を 食べた")
     r = m.forward(ids)
     n = len(ids)
     assert r.logits.shape == (n, len(TINY_VOCAB))
@@ -383,6 +382,8 @@ def test_decoder_only_shapes_and_mask():
     st.sampled_from(["pre", "post"]),
     st.integers(0, 50),
 )
+
+
 def test_decoder_only_is_causal(ids, data, norm, seed):
     m = TinyDecoderOnly.from_seed(seed, norm=norm)
     pos = data.draw(st.integers(1, len(ids) - 1))
@@ -399,8 +400,8 @@ def test_decoder_only_is_causal(ids, data, norm, seed):
 def test_decoder_only_without_mask_would_not_be_causal():
     """Control for the causality test: the same blocks without the mask leak the future."""
     m = TinyDecoderOnly.from_seed(0)
-    x1 = m.forward(token_ids("<bos> 猫 は")).embedding.output
-    x2 = m.forward(token_ids("<bos> 猫 を")).embedding.output
+    x1 = m.forward(TINY_VOCAB.ids("<bos> 猫 は")).embedding.output
+    x2 = m.forward(TINY_VOCAB.ids("<bos> 猫 を")).embedding.output
     p = m.layers[0]
     no_mask = encoder_layer(x1, p, 2, norm="pre").output[0], encoder_layer(x2, p, 2, norm="pre").output[0]
     assert not np.allclose(*no_mask)
@@ -409,7 +410,7 @@ def test_decoder_only_without_mask_would_not_be_causal():
 def test_decoder_only_deterministic_and_generation_reproducible():
     a = TinyDecoderOnly.from_seed(3)
     b = TinyDecoderOnly.from_seed(3)
-    ids = token_ids("<bos> それ を")
+    ids = TINY_VOCAB.ids("<bos> それ を")
     np.testing.assert_array_equal(a.forward(ids).logits, b.forward(ids).logits)
     assert not np.allclose(TinyDecoderOnly.from_seed(4).forward(ids).logits, a.forward(ids).logits)
     for strategy in ("sample", "top_k", "top_p"):
@@ -427,7 +428,7 @@ def test_decoder_only_deterministic_and_generation_reproducible():
 
 def test_decoder_only_post_ln_and_activation_options():
     m = TinyDecoderOnly.from_seed(0, norm="post", activation="relu")
-    r = m.forward(token_ids("<bos> 猫"))
+    r = m.forward(TINY_VOCAB.ids("<bos> 猫"))
     np.testing.assert_allclose(r.final.var(-1), 1, atol=1e-4)      # post-LN output is normalised
     assert (r.layers[0].ffn.hidden >= 0).all()
     assert r.layers[0].ffn.activation == "relu"
@@ -436,3 +437,14 @@ def test_decoder_only_post_ln_and_activation_options():
         TinyDecoderOnly.from_seed(0, activation="tanh")
     with pytest.raises(ValueError, match="norm"):
         TinyDecoderOnly.from_seed(0, norm="both")
+
+
+def test_attention_sublayers():
+    assert tutor.encdec.attention_sublayers(6) == 18
+    assert tutor.encdec.attention_sublayers(6, "decoder_only") == 6
+    assert tutor.encdec.attention_sublayers(6, "encoder_only") == 6
+    assert tutor.encdec.attention_sublayers(6, mistake="no_cross") == 12
+    assert tutor.encdec.attention_sublayers(6, mistake="cross_in_encoder") == 24
+    assert tutor.encdec.attention_sublayers(6, mistake="one_layer") == 3
+    with pytest.raises(ValueError):
+        tutor.encdec.attention_sublayers(0)

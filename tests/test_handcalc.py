@@ -1,10 +1,4 @@
-"""The hand-calculation stepper (tutor/steps.py) and the page helpers of pages ①–④ (tutor/lessons.py).
-
-Textbook figures: seed 000, 8.6 (Q, K, V, QKᵀ, the expanded q_11, A and Z — with 3-decimal pencil
-rounding Z = [[1.510, 0.492], [1.000, 1.000], [0.159, 1.841]], exactly as printed; exact Z =
-[[1.5093, 0.4907], [1, 1], [0.1586, 1.8414]]); 8.2 (naive それ row 0.212/0.212/0.576);
-8.4 (softmax(20,10,0), ±√d_k spreads 1.4 / 8 / 22.6).
-"""
+"""tutor.handcalc: every element of a hand calculation equals the engine (exact mode) and the seed (pencil mode)."""
 import math
 
 import numpy as np
@@ -16,17 +10,32 @@ from hypothesis.extra.numpy import arrays
 import tutor
 from tutor import textbook as tb
 
+
 SEED_Z = [[1.510, 0.492], [1.000, 1.000], [0.159, 1.841]]
 
 
 @pytest.fixture(scope="module")
 def pencil():
-    return tutor.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=3, tokens=tb.TOKENS)
+    return tutor.handcalc.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=3, tokens=tb.TOKENS)
 
 
 @pytest.fixture(scope="module")
 def exact():
-    return tutor.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, tokens=tb.TOKENS)
+    return tutor.handcalc.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, tokens=tb.TOKENS)
+
+
+
+# --- properties: exact mode is numpy's arithmetic ------------------------------------------
+finite = st.floats(-50, 50, allow_nan=False, allow_infinity=False)
+
+
+@st.composite
+def chains(draw):
+    n, d_model, d_k, d_v = (draw(st.integers(1, 4)) for _ in range(4))
+    x = draw(arrays(np.float64, (n, d_model), elements=finite))
+    w_q, w_k = (draw(arrays(np.float64, (d_model, d_k), elements=finite)) for _ in range(2))
+    w_v = draw(arrays(np.float64, (d_model, d_v), elements=finite))
+    return x, w_q, w_k, w_v
 
 
 # --- textbook figures ----------------------------------------------------------------------
@@ -79,48 +88,35 @@ def test_shapes_table(exact):
 
 
 def test_pencil_round_is_half_up_on_decimal_digits():
-    assert tutor.pencil_round(0.1635, 3) == 0.164      # np.round gives 0.163 (binary 0.16349999…)
-    assert tutor.pencil_round(-0.0004, 3) == 0.0 and str(tutor.pencil_round(-0.0004, 3)) == "0.0"
-    np.testing.assert_array_equal(tutor.pencil_round([[1.0005, -np.inf]], 3), [[1.001, -np.inf]])
+    assert tutor.handcalc.pencil_round(0.1635, 3) == 0.164      # np.round gives 0.163 (binary 0.16349999…)
+    assert tutor.handcalc.pencil_round(-0.0004, 3) == 0.0 and str(tutor.handcalc.pencil_round(-0.0004, 3)) == "0.0"
+    np.testing.assert_array_equal(tutor.handcalc.pencil_round([[1.0005, -np.inf]], 3), [[1.001, -np.inf]])
     with pytest.raises(ValueError, match="decimals"):
-        tutor.pencil_round(1.0, 0)
+        tutor.handcalc.pencil_round(1.0, 0)
 
 
 def test_softmax_row_with_large_and_masked_scores():
-    row = tutor.softmax_row_step([1000.0, 1001.0, -np.inf], decimals=3)
+    row = tutor.handcalc.softmax_row_step([1000.0, 1001.0, -np.inf], decimals=3)
     assert row.shift == 1001.0 and row.weights == (0.269, 0.731, 0.0)
     assert r"e^{-\infty} = 0" in row.exp_latex
     with pytest.raises(ValueError, match="−∞"):
-        tutor.softmax_row_step([-np.inf, -np.inf])
+        tutor.handcalc.softmax_row_step([-np.inf, -np.inf])
 
 
 def test_bad_inputs_raise_japanese_errors():
     with pytest.raises(ValueError, match="行列積ができません"):
-        tutor.matmul_steps(np.ones((2, 3)), np.ones((2, 2)), "c")
+        tutor.handcalc.matmul_steps(np.ones((2, 3)), np.ones((2, 2)), "c")
     with pytest.raises(ValueError, match="W_K"):
-        tutor.hand_calculation(tb.X, tb.W_Q, np.ones((4, 3)), tb.W_V)
+        tutor.handcalc.hand_calculation(tb.X, tb.W_Q, np.ones((4, 3)), tb.W_V)
     with pytest.raises(ValueError, match="NaN"):
-        tutor.hand_calculation(np.full((3, 4), np.nan), tb.W_Q, tb.W_K, tb.W_V)
-
-
-# --- properties: exact mode is numpy's arithmetic ------------------------------------------
-finite = st.floats(-50, 50, allow_nan=False, allow_infinity=False)
-
-
-@st.composite
-def chains(draw):
-    n, d_model, d_k, d_v = (draw(st.integers(1, 4)) for _ in range(4))
-    x = draw(arrays(np.float64, (n, d_model), elements=finite))
-    w_q, w_k = (draw(arrays(np.float64, (d_model, d_k), elements=finite)) for _ in range(2))
-    w_v = draw(arrays(np.float64, (d_model, d_v), elements=finite))
-    return x, w_q, w_k, w_v
+        tutor.handcalc.hand_calculation(np.full((3, 4), np.nan), tb.W_Q, tb.W_K, tb.W_V)
 
 
 @settings(max_examples=60, deadline=None)
 @given(chains())
 def test_exact_chain_equals_numpy(chain):
     x, w_q, w_k, w_v = chain
-    hc = tutor.hand_calculation(x, w_q, w_k, w_v)
+    hc = tutor.handcalc.hand_calculation(x, w_q, w_k, w_v)
     q, k, v = x @ w_q, x @ w_k, x @ w_v
     np.testing.assert_allclose(hc.q.result, q, rtol=1e-12, atol=1e-9)
     np.testing.assert_allclose(hc.scores.result, q @ k.T, rtol=1e-12, atol=1e-6)
@@ -134,7 +130,7 @@ def test_exact_chain_equals_numpy(chain):
 @settings(max_examples=60, deadline=None)
 @given(arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 5)), elements=st.floats(-1e6, 1e6)))
 def test_softmax_steps_equal_softmax(s):
-    steps = tutor.softmax_steps(s)
+    steps = tutor.handcalc.softmax_steps(s)
     np.testing.assert_allclose(steps.result, tutor.softmax(s), rtol=1e-9, atol=1e-15)
     for row in steps.rows:
         assert all(np.isfinite(row.exps)) and row.total > 0
@@ -143,82 +139,37 @@ def test_softmax_steps_equal_softmax(s):
 @settings(max_examples=40, deadline=None)
 @given(arrays(np.float64, (3, 3), elements=st.floats(0, 1)), arrays(np.float64, (3, 2), elements=finite),
        st.integers(1, 4))
+
+
 def test_pencil_results_are_rounded_products_of_rounded_inputs(a, v, k):
-    sums = tutor.weighted_sum_steps(a, v, decimals=k)
-    expected = tutor.pencil_round(tutor.pencil_round(a, k) @ tutor.pencil_round(v, k), k)
+    sums = tutor.handcalc.weighted_sum_steps(a, v, decimals=k)
+    expected = tutor.handcalc.pencil_round(tutor.handcalc.pencil_round(a, k) @ tutor.handcalc.pencil_round(v, k), k)
     np.testing.assert_array_equal(np.array([s.result for s in sums]), expected)
-
-
-# --- lessons: the page helpers ---------------------------------------------------------------
-def test_naive_weaknesses_on_the_seed():
-    w = tutor.naive_weaknesses(tb.X)
-    assert w.symmetric and w.n_params == 0 and w.n_self_top == 3
-    np.testing.assert_array_equal(np.round(w.result.weights[2], 3), [0.212, 0.212, 0.576])
-    np.testing.assert_array_equal(w.self_scores, [2, 2, 2])
-    np.testing.assert_array_equal(w.max_other_scores, [1, 1, 1])
-
-
-def test_compare_naive_qkv():
-    c = tutor.compare_naive_qkv(tb.X, tb.W_Q, tb.W_K, tb.W_V)
-    assert not c.symmetric and c.asymmetric[0] == (1, 2)       # 魚→それ 1 vs それ→魚 4
-    assert c.attn.scores[2, 1] == 4 and c.attn.scores[1, 2] == 1
-    np.testing.assert_array_equal(np.round(c.attn.weights[2], 3), [0.053, 0.894, 0.053])
-    assert c.n_params == 24 == tutor.qkv_param_count(4, 2, 2)
-
-
-def test_saturation():
-    p = tutor.saturation_point(tb.SATURATION_SCORES[0], 10)      # (20, 10, 0)
-    np.testing.assert_array_equal(np.round(p.weights, 5), [0.99995, 0.00005, 0.0])
-    assert p.gradient < 1e-4 < 0.2 < tutor.saturation_point(tb.SATURATION_SCORES[0], 1).gradient
-    np.testing.assert_allclose(tutor.softmax_gradient([0.0, 0.0]), [[0.25, -0.25], [-0.25, 0.25]])
-    grads = [pt.gradient for pt in tutor.saturation_curve([2, 1, 0], np.linspace(1, 20, 20))]
-    assert all(a > b for a, b in zip(grads, grads[1:]))        # larger scores, smaller gradient
-    with pytest.raises(ValueError):
-        tutor.saturation_point([2, 1, 0], 0)
-
-
-def test_spread_experiment_matches_sqrt_dk():
-    e = tutor.dot_product_spread(np.random.default_rng(0))
-    np.testing.assert_array_equal(np.round(e.theory_std, 1), [1.4, 2.8, 8.0, 22.6])
-    np.testing.assert_allclose(e.raw_std, e.theory_std, rtol=0.1)
-    np.testing.assert_allclose(e.scaled_std, 1.0, rtol=0.1)
-    assert e.raw_max_weight[-1] > 0.9 > 0.5 > e.scaled_max_weight[-1]
-    again = tutor.dot_product_spread(np.random.default_rng(0))
-    np.testing.assert_array_equal(e.raw_std, again.raw_std)     # same seed, same numbers
-
-
-def test_cross_example_is_not_square_and_parallel_demo():
-    r = tutor.cross_example(tutor.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
-    assert r.weights.shape == (2, 3)
-    assert np.argmax(r.weights[0]) == 0 and np.argmax(r.weights[1]) == 1   # ate → 猫, it → 魚
-    qkv = tutor.project_qkv(tb.X, tb.W_Q, tb.W_K, tb.W_V)
-    p = tutor.parallel_demo(qkv.q, qkv.k, qkv.v)
-    assert p.rows_agree and (p.rnn_sequential_steps, p.attention_sequential_steps) == (3, 1)
 
 
 def test_no_input_is_mutated():
     x = np.array(tb.X)
-    tutor.hand_calculation(x, tb.W_Q, tb.W_K, tb.W_V, decimals=3)
-    tutor.naive_weaknesses(x)
+    tutor.handcalc.hand_calculation(x, tb.W_Q, tb.W_K, tb.W_V, decimals=3)
+    tutor.naive.naive_weaknesses(x)
     np.testing.assert_array_equal(x, tb.X)
 
 
 def test_naive_steps_reproduce_8_2():
-    ns = tutor.naive_steps(tb.X, decimals=3, tokens=tb.TOKENS)
+    ns = tutor.handcalc.naive_steps(tb.X, decimals=3, tokens=tb.TOKENS)
     np.testing.assert_array_equal(ns.scores.result, [[2, 0, 1], [0, 2, 1], [1, 1, 2]])
     np.testing.assert_array_equal(ns.weights[2], [0.212, 0.212, 0.576])
     np.testing.assert_array_equal(ns.z, [[0.910, 0.335, 0.665, 0.090], [0.335, 0.910, 0.090, 0.665],
                                          [0.788, 0.788, 0.212, 0.212]])
     assert ns.weighted_sums[2].latex.endswith("= (0.788, 0.788, 0.212, 0.212)")
-    exact = tutor.naive_steps(tb.X)
-    ref = tutor.naive_attention(tb.X)
+    exact = tutor.handcalc.naive_steps(tb.X)
+    ref = tutor.naive.naive_attention(tb.X)
     np.testing.assert_allclose(exact.weights, ref.weights, rtol=1e-12)
     np.testing.assert_allclose(exact.z, ref.output, rtol=1e-12)
 
 
 def test_attention_steps_g_kentei_with_and_without_scaling():
-    with_s = tutor.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES)
-    without = tutor.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, scale=False)
+    with_s = tutor.handcalc.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES)
+    without = tutor.handcalc.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, scale=False)
     np.testing.assert_array_equal(np.round(with_s.weights, 4), [[0.4011, 0.1978, 0.4011]])
     np.testing.assert_array_equal(np.round(without.weights, 4), [[0.4223, 0.1554, 0.4223]])
     np.testing.assert_array_equal(np.round(with_s.z, 3), [[1.203, 1.192]])

@@ -1,4 +1,4 @@
-"""The output side: from logits over the vocabulary to the next token.
+"""⑦-4 The output side: from logits over the vocabulary to the next token.
 
     P(token = j) = softmax(z / T)_j          (z: logits, T: temperature)
 
@@ -17,6 +17,10 @@ token whose cumulative probability exceeds u is chosen. Every choice returns ``u
 kept set and the renormalised distribution, so a page can show each step.
 
 ``generate`` repeats "logits → probabilities → choice → append" and records every step.
+
+Also a readable next-token model for the page (``TOY_VOCAB`` / ``toy_next_logits``: a table of
+logits indexed by the previous token), and the named mistakes of temperature, top-k and top-p
+next to the rules they distort.
 """
 from __future__ import annotations
 
@@ -26,7 +30,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .core import softmax
+from .core import as_matrix, check_mistake, softmax
+from .vocab import Vocabulary
 
 __all__ = [
     "STRATEGIES",
@@ -41,10 +46,28 @@ __all__ = [
     "GenerationStep",
     "GenerationResult",
     "generate",
+    "TOY_VOCAB",
+    "TOY_LOGITS",
+    "toy_next_logits",
+    "TemperatureRow",
+    "temperature_table",
+    "generation_step",
+    "TEMPERATURE_MISTAKES",
+    "temperature_mistake",
+    "temperature_mistakes",
+    "TOP_K_MISTAKES",
+    "top_k_mistake",
+    "top_k_mistakes",
+    "TopPResult",
+    "TOP_P_MISTAKES",
+    "top_p_mistake",
+    "top_p_mistakes",
 ]
+
 
 #: strategy names accepted by ``choose`` and ``generate``
 STRATEGIES = ("greedy", "sample", "top_k", "top_p")
+
 
 # 確率の合計が 1 かどうかの許容誤差、top-p の累積比較での丸め誤差の許容
 _SUM_TOL = 1e-6
@@ -73,9 +96,7 @@ def _check_logits(logits, name: str = "ロジット") -> np.ndarray:
         raise ValueError(f"{name} は語彙サイズの長さをもつ 1 次元の配列が必要ですが、形は {z.shape} です。")
     if z.size == 0:
         raise ValueError(f"{name} が空です。語彙が 1 つ以上必要です。")
-    if z.size <= 256 and math.isfinite(z.dot(z)):         # Σ z² finite ⇒ every z finite: nothing more to check
-        return z
-    if not (z < np.inf).all():                            # NaN < ∞ and +∞ < ∞ are both False
+    if np.isnan(z).any() or np.isposinf(z).any():
         raise ValueError(f"{name} に NaN または +∞ が含まれています。")
     if (z == -np.inf).all():
         raise ValueError(f"{name} がすべて −∞ です。選べるトークンが 1 つもありません。")
@@ -89,11 +110,11 @@ def _check_probs(probs) -> np.ndarray:
         raise ValueError("確率分布に数値でない値が含まれています。") from None
     if pr.ndim != 1 or pr.size == 0:
         raise ValueError(f"確率分布は空でない 1 次元の配列が必要ですが、形は {pr.shape} です。")
-    if not (pr.size <= 256 and math.isfinite(pr.dot(pr))) and not np.isfinite(pr).all():   # Σ p² finite ⇒ all finite
+    if not np.isfinite(pr).all():
         raise ValueError("確率分布に NaN または無限大が含まれています。")
-    if np.minimum.reduce(pr) < 0:                         # = (pr < 0).any() for finite pr, without the wrapper
+    if (pr < 0).any():
         raise ValueError(f"確率分布に負の値があります（最小値 {pr.min():.4g}）。確率は 0 以上です。")
-    total = float(np.add.reduce(pr))
+    total = float(pr.sum())
     if abs(total - 1.0) > _SUM_TOL:
         raise ValueError(f"確率分布の合計が 1 になっていません（合計 {total:.6g}）。softmax を通した値を渡してください。")
     return pr
@@ -144,13 +165,53 @@ def probabilities(logits, temperature: float = 1.0) -> np.ndarray:
     z = np.asarray(logits, dtype=np.float64)
     if z.ndim == 1:
         z = _check_logits(z)
-    return softmax(z / t, axis=-1)                        # (..., vocab)
+    return softmax(z, axis=-1, temperature=t)             # (..., vocab): exp((z − max z) / T), no overflow
 
 
-def _probabilities_of_checked(z: np.ndarray, temperature: float) -> np.ndarray:
-    """probabilities(z, T) for logits z that a caller has already checked (a finite float64
-    (vocab,) array, e.g. from as_matrix): only T is checked here. Same numbers."""
-    return softmax(z / _check_temperature(temperature), axis=-1)   # (vocab,)
+@dataclass(frozen=True)
+class TemperatureRow:
+    temperature: float
+    scaled: np.ndarray   # (vocab,)  z / T
+    probs: np.ndarray    # (vocab,)  softmax(z / T)
+
+
+def temperature_table(logits, temperatures: Sequence[float]) -> list[TemperatureRow]:
+    """z / T and softmax(z / T) for each temperature. (2, 1, 0) with T = 1, 0.5, 2 →
+    (0.665, 0.245, 0.090), (0.867, 0.117, 0.016), (0.506, 0.307, 0.186)."""
+    z = as_matrix(logits, "ロジット", ndim=1)
+    return [TemperatureRow(t, z / t, probabilities(z, t)) for t in map(_check_temperature, temperatures)]
+
+
+# ---------------------------------------------------------------------------
+# named mistakes of the temperature
+# ---------------------------------------------------------------------------
+TEMPERATURE_MISTAKES = ("inverted", "ignored", "no_normalise")
+
+
+def temperature_mistake(logits, temperature: float, mistake: str | None = None) -> np.ndarray:
+    """softmax(z / T); or inverted → softmax(z · T) (the temperature turned upside down);
+    ignored → softmax(z); no_normalise → exp(z / T) without dividing by the sum. (vocab,)"""
+    return temperature_mistakes(logits, temperature, (mistake,))[mistake]
+
+
+def temperature_mistakes(logits, temperature: float, mistakes=(None,) + TEMPERATURE_MISTAKES) -> dict:
+    """{mistake: temperature_mistake(logits, temperature, mistake)} for several mistakes at once
+    (the logits and T are checked once). logits: (vocab,); returns {None or name: (vocab,)}."""
+    for mistake in mistakes:
+        check_mistake(mistake, TEMPERATURE_MISTAKES, "temperature_mistake")
+    z = as_matrix(logits, "ロジット", ndim=1)                  # finite float64: probabilities' logit checks hold
+    t = _check_temperature(temperature)                       # the check probabilities(z, t) makes, for every mistake
+    out = {}
+    for mistake in mistakes:
+        if mistake == "inverted":
+            out[mistake] = probabilities(z, 1.0 / t)   # (vocab,)  = probabilities(z, 1/t)
+        elif mistake == "ignored":
+            out[mistake] = probabilities(z, 1.0)  # (vocab,)  = probabilities(z)
+        elif mistake == "no_normalise":
+            out[mistake] = np.exp(z / t)                      # (vocab,)
+        else:
+            out[mistake] = probabilities(z, t)    # (vocab,)  = probabilities(z, t)
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -184,7 +245,7 @@ def _draw(strategy: str, probs: np.ndarray, ranking: np.ndarray, m: int, rng) ->
     """Renormalise over the first m ranked tokens and draw one by inverse CDF."""
     kept = ranking[:m]                                    # (m,)
     kept_probs = probs[kept]                              # (m,)
-    mass = float(np.add.reduce(kept_probs))
+    mass = float(kept_probs.sum())
     renormalised = kept_probs / mass                      # (m,)
     distribution = np.zeros(probs.shape)                  # (vocab,)
     distribution[kept] = renormalised
@@ -222,6 +283,46 @@ def top_k_sample(probs, k: int, rng: np.random.Generator) -> Choice:
     return _draw("top_k", pr, _rank(pr), k, rng)
 
 
+TOP_K_MISTAKES = ("k_plus", "k_minus", "no_renormalise")
+
+
+def top_k_mistake(probs, k: int, mistake: str | None = None) -> np.ndarray:
+    """The top-k distribution (k most probable kept, renormalised to sum 1); or
+
+    k_plus / k_minus — one token too many / too few kept
+    no_renormalise   — the kept probabilities not divided by their sum
+    Returns (vocab,), zero outside the kept set.
+    """
+    return top_k_mistakes(probs, k, (mistake,))[mistake]
+
+
+def top_k_mistakes(probs, k: int, mistakes=(None,) + TOP_K_MISTAKES) -> dict:
+    """{mistake: top_k_mistake(probs, k, mistake)} for several mistakes at once: probs checked
+    and ranked once; each kept set renormalised as top_k_sample does (its distribution does not
+    depend on the draw). probs: (vocab,); returns {None or name: (vocab,)}."""
+    for mistake in mistakes:
+        check_mistake(mistake, TOP_K_MISTAKES, "top_k_mistake")
+    k = int(k)
+    pr = _check_probs(probs)                                  # (vocab,)
+    ranking = _rank(pr)                                       # (vocab,)  most probable first
+
+    def kept(kk: int):
+        return _draw("top_k", pr, ranking, _check_k(kk, pr.size), None)
+
+    out, right = {}, None
+    for mistake in mistakes:
+        if mistake == "k_plus":
+            out[mistake] = kept(k + 1).distribution           # (vocab,)
+        elif mistake == "k_minus":
+            out[mistake] = kept(k - 1).distribution           # (vocab,)
+        else:
+            if right is None:
+                right = kept(k)
+            out[mistake] = (right.distribution * right.kept_mass if mistake == "no_renormalise"
+                            else right.distribution)          # (vocab,)
+    return out
+
+
 def top_p_sample(probs, p: float, rng: np.random.Generator) -> Choice:
     """Top-p (nucleus) sampling.
 
@@ -242,6 +343,46 @@ def _top_p_count(pr: np.ndarray, ranking: np.ndarray, p: float) -> int:
     cum = np.cumsum(pr[ranking])                          # (vocab,)
     reached = cum >= p - _CUM_TOL                         # 丸め誤差で 0.9999999 < 1 とならないように
     return int(reached.argmax()) + 1 if reached.any() else pr.size
+
+
+@dataclass(frozen=True)
+class TopPResult:
+    kept: tuple[int, ...]   # token ids kept, in the order they were added
+    mass: float             # their total original probability
+
+
+TOP_P_MISTAKES = ("stop_before", "ascending")
+
+
+def top_p_mistake(probs, p: float, mistake: str | None = None) -> TopPResult:
+    """Top-p kept set: most probable first until the total reaches p; or
+
+    stop_before — stopped at the last token BEFORE the total reaches p (never keeps fewer than 1)
+    ascending   — added the LEAST probable tokens first until the total reaches p
+    """
+    return top_p_mistakes(probs, p, (mistake,))[mistake]
+
+
+def top_p_mistakes(probs, p: float, mistakes=(None,) + TOP_P_MISTAKES) -> dict:
+    """{mistake: top_p_mistake(probs, p, mistake)} for several mistakes at once (probs and p
+    checked and the right kept set found once). probs: (vocab,); returns {None or name: TopPResult}."""
+    for mistake in mistakes:
+        check_mistake(mistake, TOP_P_MISTAKES, "top_p_mistake")
+    pr = as_matrix(probs, "確率", ndim=1)
+    choice = kept_distribution(pr, "top_p", p=p)              # validates probs and p
+    right = choice.kept.tolist()
+    out = {}
+    for mistake in mistakes:
+        kept = right
+        if mistake == "stop_before":
+            kept = kept[:-1] or kept[:1]
+        elif mistake == "ascending":
+            order = np.argsort(pr, kind="stable")             # smallest first
+            cum = np.cumsum(pr[order])
+            m = int((cum >= float(p) - 1e-12).argmax()) + 1
+            kept = order[:m].tolist()
+        out[mistake] = TopPResult(tuple(kept), float(pr[kept].sum()))
+    return out
 
 
 def kept_distribution(probs, strategy: str, *, k: int | None = None, p: float | None = None) -> Choice:
@@ -373,3 +514,49 @@ def generate(next_logits: Callable[[Sequence[int]], np.ndarray], prompt_ids, n_s
             stopped = True
             break
     return GenerationResult(prompt, ids, tuple(steps), stopped)
+
+
+# ---------------------------------------------------------------------------
+# a readable next-token model for the generation loop
+# ---------------------------------------------------------------------------
+TOY_VOCAB = Vocabulary(("<eos>", "猫", "は", "魚", "を", "食べた", "見つけた", "。"))
+
+
+# 直前のトークン（行）→ 次のトークン（列）のロジット。小さな整数で、手で読めるように。
+#                  <eos> 猫  は  魚  を 食べた 見つけた 。
+TOY_LOGITS = np.array([
+    [0, 3, 0, 2, 0, 0, 0, 0],   # <eos>（文頭）→ 猫 / 魚
+    [0, 0, 3, 0, 2, 0, 0, 0],   # 猫 → は / を
+    [0, 1, 0, 3, 0, 0, 0, 0],   # は → 魚 / 猫
+    [0, 0, 1, 0, 3, 0, 0, 0],   # 魚 → を / は
+    [0, 0, 0, 0, 0, 3, 2, 0],   # を → 食べた / 見つけた
+    [1, 0, 0, 0, 0, 0, 0, 3],   # 食べた → 。
+    [1, 0, 0, 0, 0, 0, 0, 3],   # 見つけた → 。
+    [3, 1, 0, 0, 0, 0, 0, 0],   # 。 → <eos> / 猫
+], dtype=np.float64)
+TOY_LOGITS.flags.writeable = False
+
+
+def toy_next_logits(ids: Sequence[int]) -> np.ndarray:
+    """Logits of the next token: the row of TOY_LOGITS for the previous token. (vocab,)"""
+    if len(ids) == 0:
+        raise ValueError("トークン列が空です。")
+    last = int(ids[-1])
+    if not 0 <= last < len(TOY_VOCAB):
+        raise ValueError(f"トークン ID {last} は語彙（0〜{len(TOY_VOCAB) - 1}）にありません。")
+    return TOY_LOGITS[last].copy()                            # (vocab,)
+
+
+def generation_step(ids: Sequence[int], strategy: str, seed: int, temperature: float = 1.0,
+                    k: int | None = None, p: float | None = None, next_logits=toy_next_logits) -> GenerationStep:
+    """One step of the generation loop, reproducible: the random number depends only on
+    (seed, current length), so the same seed and the same history give the same token.
+    """
+    ids = tuple(int(i) for i in ids)
+    if isinstance(seed, bool) or int(seed) != seed or seed < 0:
+        raise ValueError(f"シードは 0 以上の整数にしてください（{seed!r}）。")
+    rng = np.random.default_rng([int(seed), len(ids)])
+    result = generate(next_logits, ids, 1, strategy, rng, temperature, k=k, p=p)
+    return result.steps[0]
+
+

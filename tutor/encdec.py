@@ -1,4 +1,4 @@
-"""Tiny Transformers with random (untrained) weights, small enough to show every number.
+"""⑦-3 Tiny Transformers with random (untrained) weights, small enough to show every number.
 
 Two models, both immutable and seeded:
 
@@ -24,27 +24,17 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .core import positive_int, check_rng, MultiHeadResult, as_matrix, causal_mask, head_dim, multi_head_attention
-from .layers import (
-    ACTIVATIONS,
-    FFNParams,
-    FFNResult,
-    SublayerBlockResult,
-    ffn,
-    init_ffn_params,
-    layer_norm,
-    post_ln_block,
-    pre_ln_block,
-)
+from .block import ACTIVATIONS, FFNParams, FFNResult, SublayerBlockResult, ffn, init_ffn_params, layer_norm, post_ln_block, pre_ln_block
+from .core import MultiHeadResult, as_matrix, causal_mask, check_mistake, check_rng, head_dim, multi_head_attention, positive_int
 from .position import positional_encoding
+from .vocab import Vocabulary
 
 __all__ = [
     "TINY_VOCAB",
     "BOS",
     "EOS",
-    "token_ids",
-    "tokens_of",
     "LN_EPS",
+    "NORMS",
     "AttentionParams",
     "LayerNormParams",
     "EncoderLayerParams",
@@ -52,28 +42,30 @@ __all__ = [
     "init_encoder_layer",
     "init_decoder_layer",
     "EncoderLayerResult",
-    "DecoderLayerResult",
     "encoder_layer",
+    "DecoderLayerResult",
     "decoder_layer",
     "EmbeddingResult",
     "EncodeResult",
     "DecodeResult",
-    "DecoderOnlyResult",
     "TinyEncoderDecoder",
+    "DecoderOnlyResult",
     "TinyDecoderOnly",
+    "SUBLAYER_MISTAKES",
+    "attention_sublayers",
 ]
+
 
 # ---------------------------------------------------------------------------
 # a tiny vocabulary (Japanese source side, English target side, shared specials)
 # ---------------------------------------------------------------------------
-TINY_VOCAB: tuple[str, ...] = (
+TINY_VOCAB = Vocabulary((
     "<bos>", "<eos>",
     "猫", "魚", "それ", "は", "を", "食べた", "見つけた", "。",
     "the", "cat", "fish", "it", "ate", "found",
-)
+))
 BOS = TINY_VOCAB.index("<bos>")
 EOS = TINY_VOCAB.index("<eos>")
-
 LN_EPS = 1e-5
 NORMS = ("post", "pre")
 
@@ -82,35 +74,6 @@ def _readonly(arr: np.ndarray) -> np.ndarray:
     arr = np.array(arr, dtype=np.float64)  # own copy
     arr.flags.writeable = False
     return arr
-
-
-def token_ids(tokens, vocab: Sequence[str] = TINY_VOCAB) -> tuple[int, ...]:
-    """Token strings → ids. A str is split on whitespace: "猫 は 魚 を 食べた"."""
-    if isinstance(tokens, str):
-        tokens = tokens.split()
-    index = {t: i for i, t in enumerate(vocab)}
-    unknown = [t for t in tokens if t not in index]
-    if unknown:
-        raise ValueError(f"語彙にないトークンがあります: {unknown}。使えるのは {list(vocab)} です。")
-    if len(tokens) == 0:
-        raise ValueError("トークン列が空です。少なくとも 1 トークン必要です。")
-    return tuple(index[t] for t in tokens)
-
-
-def tokens_of(ids, vocab: Sequence[str] = TINY_VOCAB) -> tuple[str, ...]:
-    """Ids → token strings."""
-    return tuple(vocab[i] for i in _check_ids(ids, len(vocab), "トークン ID 列"))
-
-
-def _check_ids(ids, vocab_size: int, name: str) -> tuple[int, ...]:
-    arr = np.asarray(ids)
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} は空でない 1 次元のトークン ID 列が必要です（形 {arr.shape}）。")
-    if not np.issubdtype(arr.dtype, np.integer):
-        raise ValueError(f"{name} のトークン ID は整数でなければなりません。")
-    if (arr < 0).any() or (arr >= vocab_size).any():
-        raise ValueError(f"{name} に語彙の範囲 0〜{vocab_size - 1} の外の ID があります（{arr.tolist()}）。")
-    return tuple(int(i) for i in arr)
 
 
 # ---------------------------------------------------------------------------
@@ -136,7 +99,7 @@ class EncoderLayerParams:
 
     self_attn: AttentionParams
     ln1: LayerNormParams
-    ffn: FFNParams            # tutor.layers.FFNParams: w1 (d_model, d_ff), b1, w2 (d_ff, d_model), b2
+    ffn: FFNParams            # tutor.block.FFNParams: w1 (d_model, d_ff), b1, w2 (d_ff, d_model), b2
     ln2: LayerNormParams
 
     @property
@@ -224,7 +187,7 @@ def init_decoder_layer(d_model: int, n_heads: int, d_ff: int, rng: np.random.Gen
 
 
 # ---------------------------------------------------------------------------
-# building blocks (sub-layers wrapped in tutor.layers' post-LN / pre-LN blocks)
+# building blocks (sub-layers wrapped in tutor.block's post-LN / pre-LN blocks)
 # ---------------------------------------------------------------------------
 def _mha(x, p: AttentionParams, n_heads: int, mask=None, x_kv=None) -> MultiHeadResult:
     return multi_head_attention(x, p.w_q, p.w_k, p.w_v, p.w_o, n_heads, mask, x_kv=x_kv)
@@ -400,12 +363,12 @@ class EmbeddingResult:
 
 
 def _embed(embedding: np.ndarray, vocab, ids, use_pe: bool, name: str) -> EmbeddingResult:
-    ids = _check_ids(ids, embedding.shape[0], name)
+    ids = vocab.check_ids(ids, name)
     n, d_model = len(ids), embedding.shape[1]
     emb = embedding[list(ids)]                                   # (n, d_model)
     scaled = emb * np.sqrt(d_model)                              # (n, d_model)
     pe = positional_encoding(n, d_model) if use_pe else np.zeros((n, d_model))  # (n, d_model)
-    return EmbeddingResult(ids, tuple(vocab[i] for i in ids), emb, scaled, pe, scaled + pe)
+    return EmbeddingResult(ids, vocab.tokens(ids), emb, scaled, pe, scaled + pe)
 
 
 # ---------------------------------------------------------------------------
@@ -453,7 +416,7 @@ class _TinyModel:
 class TinyEncoderDecoder(_TinyModel):
     """A seeded, untrained encoder-decoder Transformer (post-LN, shared embedding/output weights)."""
 
-    vocab: tuple[str, ...]
+    vocab: Vocabulary
     n_heads: int
     embedding: np.ndarray                             # (vocab, d_model), read-only
     encoder_layers: tuple[EncoderLayerParams, ...]
@@ -470,8 +433,8 @@ class TinyEncoderDecoder(_TinyModel):
         activation = _check_activation(activation)
         n_layers = positive_int(n_layers, "層の数 N")
         rng = check_rng(rng)
-        vocab = tuple(vocab)
-        if len(vocab) < 2 or len(set(vocab)) != len(vocab):
+        vocab = Vocabulary(vocab)
+        if len(vocab) < 2:
             raise ValueError("語彙は重複のない 2 語以上のトークン列が必要です。")
         embedding = _readonly(rng.normal(0.0, 1.0 / np.sqrt(d_model), size=(len(vocab), d_model)))
         enc = tuple(init_encoder_layer(d_model, n_heads, d_ff, rng) for _ in range(n_layers))
@@ -509,7 +472,7 @@ class TinyEncoderDecoder(_TinyModel):
         return self._decode(self.encode(src_ids), tgt_ids)
 
     def next_logits_for(self, src_ids) -> Callable[[Sequence[int]], np.ndarray]:
-        """A ``next_logits(tgt_ids) -> (vocab,)`` function for ``tutor.sampling.generate``
+        """A ``next_logits(tgt_ids) -> (vocab,)`` function for ``tutor.output.generate``
         (the source is encoded once)."""
         encoded = self.encode(src_ids)
         return lambda tgt_ids: self._decode(encoded, tgt_ids).logits
@@ -535,7 +498,7 @@ class DecoderOnlyResult:
 class TinyDecoderOnly(_TinyModel):
     """A seeded, untrained GPT-shaped model: causal self-attention + FFN blocks, tied output."""
 
-    vocab: tuple[str, ...]
+    vocab: Vocabulary
     n_heads: int
     embedding: np.ndarray                     # (vocab, d_model), read-only
     layers: tuple[EncoderLayerParams, ...]
@@ -554,8 +517,8 @@ class TinyDecoderOnly(_TinyModel):
         n_layers = positive_int(n_layers, "層の数 N")
         norm = _check_norm(norm)
         rng = check_rng(rng)
-        vocab = tuple(vocab)
-        if len(vocab) < 2 or len(set(vocab)) != len(vocab):
+        vocab = Vocabulary(vocab)
+        if len(vocab) < 2:
             raise ValueError("語彙は重複のない 2 語以上のトークン列が必要です。")
         embedding = _readonly(rng.normal(0.0, 1.0 / np.sqrt(d_model), size=(len(vocab), d_model)))
         layers = tuple(init_encoder_layer(d_model, n_heads, d_ff, rng) for _ in range(n_layers))
@@ -586,5 +549,36 @@ class TinyDecoderOnly(_TinyModel):
         return DecoderOnlyResult(emb, mask, tuple(layers), final, logits)
 
     def next_logits(self, ids) -> np.ndarray:
-        """(vocab,) scores of the token after ``ids``: the function ``tutor.sampling.generate`` calls."""
+        """(vocab,) scores of the token after ``ids``: the function ``tutor.output.generate`` calls."""
         return self.forward(ids).logits[-1].copy()
+
+
+# ---------------------------------------------------------------------------
+# how many attention sub-layers, and its named mistakes
+# ---------------------------------------------------------------------------
+SUBLAYER_MISTAKES = ("no_cross", "cross_in_encoder", "one_layer")
+
+
+def attention_sublayers(n_layers: int, arch: str = "encoder_decoder", mistake: str | None = None) -> int:
+    """Number of attention sub-layers in a stack of N layers.
+
+    encoder_decoder: encoder N (self) + decoder 2N (masked self + Source-Target) = 3N;
+    decoder_only / encoder_only: N.
+    Mistakes (encoder_decoder): no_cross → 2N (Source-Target attention forgotten);
+    cross_in_encoder → 4N (a cross-attention in the encoder too); one_layer → 3 (N ignored).
+    """
+    check_mistake(mistake, SUBLAYER_MISTAKES, "attention_sublayers")
+    n = int(n_layers)
+    if n < 1:
+        raise ValueError(f"層の数 N は 1 以上です（{n_layers!r}）。")
+    per_layer = {"encoder_decoder": (1, 2), "decoder_only": (0, 1), "encoder_only": (1, 0)}
+    if arch not in per_layer:
+        raise ValueError(f"構成 {arch!r} は encoder_decoder / decoder_only / encoder_only のどれかです。")
+    enc, dec = per_layer[arch]
+    if mistake == "no_cross":
+        dec = min(dec, 1)
+    elif mistake == "cross_in_encoder":
+        enc += 1 if enc else 0
+    elif mistake == "one_layer":
+        n = 1
+    return n * (enc + dec)

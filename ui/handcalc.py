@@ -1,4 +1,4 @@
-"""Rendering the engine's hand-calculation steps (tutor.steps): one st.latex per row of a matrix
+"""Rendering the engine's hand-calculation steps (tutor.handcalc): one st.latex per row of a matrix
 (its elements stacked, each line-broken for a phone), one expander per matrix so that a phone
 screen is not flooded with formulas. The LaTeX of a step depends only on its text, so the line
 breaking is memoised (the same numbers come back on every rerun)."""
@@ -65,7 +65,7 @@ def fit_list(items, width: int = LINE_CHARS) -> str:
 
 
 def element_latex(elem) -> str:
-    """One tutor.ElementStep, line-broken for narrow screens."""
+    """One tutor.handcalc.ElementStep, line-broken for narrow screens."""
     return fit(elem.label, elem.parts, elem.tail) if elem.parts else elem.latex
 
 
@@ -79,7 +79,7 @@ def stack(texs: Sequence[str]) -> str:
 
 
 def softmax_row_latex(row) -> list[str]:
-    """The exponentials, the denominator, then each weight of a tutor.SoftmaxRowStep."""
+    """The exponentials, the denominator, then each weight of a tutor.handcalc.SoftmaxRowStep."""
     out = [fit_list(row.exp_parts) if row.exp_parts else row.exp_latex,
            fit(r"\text{分母}", row.total_parts, row.total_tail) if row.total_parts
            else r"\text{分母} = " + row.total_latex]
@@ -105,7 +105,7 @@ def _row_caption(label: str) -> None:
 
 
 def matrix_steps(ms, *, title: str | None = None, expanded: bool = False, show_result: bool = True) -> None:
-    """Every element of a tutor.MatrixSteps, grouped by row, inside one expander."""
+    """Every element of a tutor.handcalc.MatrixSteps, grouped by row, inside one expander."""
     rows, cols = len(ms.elements), len(ms.elements[0]) if ms.elements else 0
     head = title or f"${ms.name}$ の全要素"
     with st.expander(f"{head}（{rows}×{cols}）", expanded=expanded):
@@ -132,7 +132,7 @@ def auto_digits(matrix, digits: int = 3) -> int:
 
 
 def softmax_steps(ss, *, title: str | None = None, expanded: bool = False, show_result: bool = True) -> None:
-    """Each softmax row of a tutor.SoftmaxSteps: exponentials, their sum, every weight."""
+    """Each softmax row of a tutor.handcalc.SoftmaxSteps: exponentials, their sum, every weight."""
     with st.expander(title or f"${ss.name}$：行ごとの softmax", expanded=expanded):
         st.latex(ss.formula)
         for row in ss.rows:
@@ -155,7 +155,7 @@ def weighted_sums(sums, row_labels: Sequence[str], *, title: str = "出力 Z：�
 
 
 def hand_calculation(hc, *, expanded_last: bool = True) -> None:
-    """The whole chain of tutor.HandCalculation: Q, K, V, QKᵀ, ÷√d_k, softmax, Z."""
+    """The whole chain of tutor.handcalc.HandCalculation: Q, K, V, QKᵀ, ÷√d_k, softmax, Z."""
     matrix_steps(hc.q, title="① $Q = XW_Q$（クエリ）")
     matrix_steps(hc.k, title="② $K = XW_K$（キー）")
     matrix_steps(hc.v, title="③ $V = XW_V$（バリュー）")
@@ -190,13 +190,13 @@ def prob_tex(p: float) -> str:
 
 
 def show_elements(elems) -> None:
-    """st.latex for each tutor.ElementStep (no expander)."""
+    """st.latex for each tutor.handcalc.ElementStep (no expander)."""
     if tex := stack([element_latex(elem) for elem in elems]):
         st.latex(tex)
 
 
 def show_softmax_row(row) -> None:
-    """st.latex for one tutor.SoftmaxRowStep: exponentials, denominator, weights."""
+    """st.latex for one tutor.handcalc.SoftmaxRowStep: exponentials, denominator, weights."""
     st.latex(stack(softmax_row_latex(row)))
 
 

@@ -1,6 +1,7 @@
-"""The parts around attention in a Transformer layer: normalisation, activations, the
-position-wise feed-forward network (FFN), residual connections, post-LN / pre-LN blocks,
-and parameter counts.
+"""⑦-2 the parts around attention in a Transformer layer: normalisation, activations, the
+position-wise feed-forward network (FFN), residual connections, post-LN / pre-LN blocks, and
+parameter counts — with the named mistakes of LayerNorm and of the residual block, and
+LayerNorm vs BatchNorm on two batches (:func:`norm_batch_dependence`).
 
 Conventions: one token per ROW (x is (..., n, d_model)), weights on the right (x W),
 normalisations act on the LAST axis unless the name says otherwise (batch_norm: axis 0).
@@ -14,19 +15,19 @@ from typing import Callable
 
 import numpy as np
 
-from .core import positive_int, check_rng, as_matrix
+from .core import as_matrix, check_mistake, check_rng, max_abs_difference, positive_int
 
 __all__ = [
     "LayerNormSteps",
-    "layer_norm",
     "layer_norm_steps",
+    "layer_norm",
     "batch_norm",
     "rms_norm",
     "relu",
     "gelu",
     "gelu_exact",
-    "silu",
     "sigmoid",
+    "silu",
     "ACTIVATIONS",
     "FFNResult",
     "ffn",
@@ -42,7 +43,15 @@ __all__ = [
     "init_swiglu_params",
     "ffn_param_count",
     "swiglu_param_count",
-    "mha_param_count",
+    "NormBatchDemo",
+    "norm_batch_dependence",
+    "NormResult",
+    "LN_MISTAKES",
+    "layer_norm_mistake",
+    "layer_norm_mistakes",
+    "BLOCK_MISTAKES",
+    "residual_block_mistake",
+    "residual_block_mistakes",
 ]
 
 
@@ -85,14 +94,25 @@ class LayerNormSteps:
     eps: float
 
 
+def _check_representable(stat: np.ndarray, shape: tuple, what: str) -> None:
+    """A mean of squares of finite inputs can still overflow (1e200² = ∞): then the result would be
+    silently 0 (x / ∞), so refuse it with a clear message instead."""
+    if not np.isfinite(stat).all():
+        raise ValueError(
+            f"入力（形 {shape}）の値が大きすぎて{what}が計算できません（オーバーフロー）。"
+            "値を小さくしてください（例えば全体を 10 のべき乗で割る）。"
+        )
+
+
 def _layer_norm_core(x: np.ndarray, eps: float) -> LayerNormSteps:
     """layer_norm_steps without the input checks: x already a finite float64 (..., d) array,
     eps a checked float (the public functions check once, then call this)."""
-    d = x.shape[-1]
-    mean = np.add.reduce(x, axis=-1) / d                     # (...,)   = x.mean(axis=-1), without the wrapper
-    centered = x - mean[..., None]                           # (..., d)
-    var = np.add.reduce(centered * centered, axis=-1) / d    # (...,)   = mean((x − μ)²)
-    if eps == 0.0 and (not var if var.ndim == 0 else (var == 0.0).any()):   # one row: a NumPy scalar, no .any() call
+    mean = x.mean(axis=-1)                                   # (...,)   μ
+    centered = x - mean[..., None]                           # (..., d) x − μ
+    with np.errstate(over="ignore"):
+        var = (centered * centered).mean(axis=-1)            # (...,)   σ² = mean((x − μ)²)
+    _check_representable(var, x.shape, "分散 σ²")
+    if eps == 0.0 and (var == 0.0).any():
         raise ValueError(
             f"入力（形 {x.shape}）にすべての値が同じ行（分散 0）があります。eps = 0 では割り算ができません。"
             "eps を正の値にしてください。"
@@ -131,9 +151,11 @@ def layer_norm(x, eps: float = 1e-5, gamma=None, beta=None) -> np.ndarray:
 
 def _batch_norm_core(x: np.ndarray, eps: float) -> np.ndarray:
     """batch_norm without the input checks and without γ, β: x a finite float64 (batch, …, d)."""
-    mean = np.add.reduce(x, axis=0, keepdims=True) / x.shape[0]           # (1, …, d)
+    mean = x.mean(axis=0, keepdims=True)                                  # (1, …, d)
     dev = x - mean                                                        # (batch, …, d)
-    var = np.add.reduce(dev * dev, axis=0, keepdims=True) / x.shape[0]    # (1, …, d)
+    with np.errstate(over="ignore"):
+        var = (dev * dev).mean(axis=0, keepdims=True)                     # (1, …, d)
+    _check_representable(var, x.shape, "バッチ方向の分散")
     if eps == 0.0 and (var == 0.0).any():
         raise ValueError(f"バッチ方向の分散が 0 の特徴があります（入力の形 {x.shape}）。eps を正の値にしてください。")
     return dev / np.sqrt(var + eps)                                       # (batch, …, d)
@@ -155,7 +177,9 @@ def batch_norm(x, eps: float = 1e-5, gamma=None, beta=None) -> np.ndarray:
 
 def _rms_norm_core(x: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
     """(mean of squares (..., 1), x / √(ms + ε) (..., d)) without the input checks."""
-    ms = np.add.reduce(x * x, axis=-1, keepdims=True) / x.shape[-1]  # (..., 1)
+    with np.errstate(over="ignore"):
+        ms = (x * x).mean(axis=-1, keepdims=True)            # (..., 1)  mean of squares
+    _check_representable(ms, x.shape, "二乗平均")
     if eps == 0.0 and (ms == 0.0).any():
         raise ValueError(f"入力（形 {x.shape}）にすべて 0 の行があります。eps = 0 では割り算ができません。")
     return ms, x / np.sqrt(ms + eps)                         # (..., 1), (..., d)
@@ -171,6 +195,107 @@ def rms_norm(x, eps: float = 1e-5, gamma=None) -> np.ndarray:
     x = as_matrix(x, "RMSNorm の入力 x", ndim=(1, 2, 3, 4))
     _, out = _rms_norm_core(x, _check_eps(eps))              # (..., d)
     return _affine(out, gamma, None, x.shape[-1])            # (..., d)
+
+
+# ---------------------------------------------------------------------------
+# named mistakes of LayerNorm (the quiz distractors)
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class NormResult:
+    mean: float          # the mean that was subtracted (0 when none was)
+    spread: float        # the number divided by
+    output: np.ndarray   # (d,)
+    centered: np.ndarray | None = None   # (d,) x − μ that was divided (None when no mean was subtracted, or for BatchNorm)
+
+
+LN_MISTAKES = ("variance", "sample", "rms", "batch")
+
+
+def layer_norm_mistake(batch, row: int = 0, mistake: str | None = None) -> NormResult:
+    """LayerNorm (ε = 0, γ = 1, β = 0) of example ``row`` of a (b, d) batch; or
+
+    variance — divided by the variance σ² instead of the standard deviation σ
+    sample   — the sample variance (÷ (d − 1)) instead of the population variance (÷ d)
+    rms      — the mean not subtracted, divided by the root mean square (RMSNorm)
+    batch    — statistics over the BATCH axis per feature (BatchNorm), row ``row`` returned
+    """
+    return layer_norm_mistakes(batch, row, (mistake,))[mistake]
+
+
+def layer_norm_mistakes(batch, row: int = 0, mistakes=(None,) + LN_MISTAKES) -> dict:
+    """{mistake: layer_norm_mistake(batch, row, mistake)} for several mistakes at once.
+
+    The input is checked once and μ, x − μ, σ², σ of the row are computed once; every
+    mistake is derived from these shared steps (same numbers as one call per mistake).
+    batch: (b, d); returns {None or name: NormResult with output (d,)}.
+    """
+    for mistake in mistakes:
+        check_mistake(mistake, LN_MISTAKES, "layer_norm_mistake")
+    b = as_matrix(batch, "バッチ", ndim=2)
+    row = int(row)
+    if not 0 <= row < b.shape[0]:
+        raise ValueError(f"例の番号 {row} がバッチ（形 {b.shape}）の範囲外です。")
+    x = b[row]                                                # (d,)
+    steps = _layer_norm_core(x, 0.0)                          # μ, x − μ, σ², σ: once
+    mean = float(steps.mean)
+    out = {}
+    for mistake in mistakes:
+        if mistake == "variance":
+            out[mistake] = NormResult(mean, float(steps.var), steps.centered / steps.var, steps.centered)   # (d,)
+        elif mistake == "sample":
+            d = x.size
+            if d < 2:
+                raise ValueError("標本分散には 2 個以上の値が必要です。")
+            spread = math.sqrt(float((steps.centered * steps.centered).sum()) / (d - 1))
+            out[mistake] = NormResult(mean, spread, steps.centered / spread, steps.centered)               # (d,)
+        elif mistake == "rms":
+            ms, normed = _rms_norm_core(x, 0.0)               # (1,), (d,)
+            out[mistake] = NormResult(0.0, math.sqrt(float(ms[0])), normed)
+        elif mistake == "batch":
+            normed = _batch_norm_core(b, 1e-12)[row]          # (d,)  a feature equal in every example → 0
+            out[mistake] = NormResult(float("nan"), float("nan"), normed)
+        else:
+            out[mistake] = NormResult(mean, float(steps.std), steps.output, steps.centered)                # (d,)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# LayerNorm vs BatchNorm: does one example depend on the others?
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class NormBatchDemo:
+    batch_a: np.ndarray   # (b, d)
+    batch_b: np.ndarray   # (b, d)  same row `row`, other rows changed
+    row: int
+    ln_a: np.ndarray      # (b, d)  layer_norm(batch_a)
+    ln_b: np.ndarray      # (b, d)
+    bn_a: np.ndarray      # (b, d)  batch_norm(batch_a)
+    bn_b: np.ndarray      # (b, d)
+    ln_row_diff: float    # max |ln_a[row] − ln_b[row]|   (0: LayerNorm ignores the batch)
+    bn_row_diff: float    # max |bn_a[row] − bn_b[row]|   (> 0: BatchNorm depends on it)
+
+
+def norm_batch_dependence(batch_a, batch_b, row: int = 0, eps: float = 1e-5) -> NormBatchDemo:
+    """Normalise two batches that share example ``row`` and compare that example's result.
+
+    batch_a, batch_b: (b, d) with batch_a[row] == batch_b[row].
+    """
+    a = as_matrix(batch_a, "バッチ A", ndim=2)
+    b = as_matrix(batch_b, "バッチ B", ndim=2)
+    if a.shape != b.shape:
+        raise ValueError(f"バッチ A（形 {a.shape}）とバッチ B（形 {b.shape}）は同じ形にしてください。")
+    if a.shape[0] < 2:
+        raise ValueError(f"バッチには 2 つ以上の例が必要です（形 {a.shape}）。")
+    row = int(row)
+    if not 0 <= row < a.shape[0]:
+        raise ValueError(f"比べる例の番号 {row} がバッチの範囲 0〜{a.shape[0] - 1} の外です。")
+    if not np.array_equal(a[row], b[row]):
+        raise ValueError(f"比べる例（{row} 番）はバッチ A と B で同じ値にしてください。")
+    ln_a, ln_b = layer_norm(a, eps), layer_norm(b, eps)       # (b, d) each
+    bn_a, bn_b = batch_norm(a, eps), batch_norm(b, eps)       # (b, d) each
+    return NormBatchDemo(a, b, row, ln_a, ln_b, bn_a, bn_b,
+                         max_abs_difference(ln_a[row], ln_b[row]),
+                         max_abs_difference(bn_a[row], bn_b[row]))
 
 
 # ---------------------------------------------------------------------------
@@ -373,6 +498,46 @@ def pre_ln_block(x, sublayer: Callable[[np.ndarray], np.ndarray], eps: float = 1
     return SublayerBlockResult("pre", ln.output, sub_out, summed, ln, summed)
 
 
+BLOCK_MISTAKES = ("no_residual", "no_norm", "norm_sublayer_only")
+
+
+def residual_block_mistake(x, sublayer_out, mistake: str | None = None) -> np.ndarray:
+    """Post-LN output LayerNorm(x + Sublayer(x)) (ε = 0), given x and Sublayer(x); or
+
+    no_residual        — the residual forgotten: LayerNorm(Sublayer(x))
+    no_norm            — the LayerNorm forgotten: x + Sublayer(x)
+    norm_sublayer_only — normalised only the sub-layer's output: x + LayerNorm(Sublayer(x))
+    """
+    return residual_block_mistakes(x, sublayer_out, (mistake,))[mistake]
+
+
+def residual_block_mistakes(x, sublayer_out, mistakes=(None,) + BLOCK_MISTAKES) -> dict:
+    """{mistake: residual_block_mistake(x, sublayer_out, mistake)} for several mistakes at once.
+
+    x and Sublayer(x) are checked once and LayerNorm(Sublayer(x)) is computed at most once.
+    x, sublayer_out: (d,); returns {None or name: (d,) array}.
+    """
+    for mistake in mistakes:
+        check_mistake(mistake, BLOCK_MISTAKES, "residual_block_mistake")
+    x = as_matrix(x, "x", ndim=1)
+    f = as_matrix(sublayer_out, "Sublayer(x)", ndim=1)
+    if x.shape != f.shape:
+        residual(x, f)                                        # raises its Japanese shape error
+    ln_f = None
+    out = {}
+    for mistake in mistakes:
+        if mistake == "no_norm":
+            out[mistake] = x + f                              # (d,)  = residual(x, f)
+            continue
+        if mistake is None:
+            out[mistake] = _layer_norm_core(x + f, 0.0).normalized   # (d,)  = post_ln_block(x, f).output
+            continue
+        if ln_f is None:
+            ln_f = _layer_norm_core(f, 0.0).normalized        # (d,)  = layer_norm(f, eps=0)
+        out[mistake] = ln_f if mistake == "no_residual" else x + ln_f   # (d,)
+    return out
+
+
 # ---------------------------------------------------------------------------
 # parameters
 # ---------------------------------------------------------------------------
@@ -436,12 +601,3 @@ def swiglu_param_count(d_model: int, d_ff: int) -> int:
     return 3 * positive_int(d_model, "d_model") * positive_int(d_ff, "d_ff")
 
 
-def mha_param_count(d_model: int, bias: bool = False) -> int:
-    """Parameters of multi-head attention: W_Q, W_K, W_V, W_O, each d_model × d_model.
-
-        4 · d_model² (+ 4 · d_model with biases).  d_model = 512 → 1,048,576.
-
-    Independent of the number of heads h: the heads share the d_model columns (d_k = d_model/h).
-    """
-    d_model = positive_int(d_model, "d_model")
-    return 4 * d_model * d_model + (4 * d_model if bias else 0)

@@ -1,20 +1,13 @@
-"""tutor.sampling: temperature, greedy / top-k / top-p choice, generation loop."""
+"""tutor.output: temperature, greedy / top-k / top-p choice, generation loop."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 from tutor import textbook
-from tutor.sampling import (
-    Choice,
-    choose,
-    generate,
-    greedy,
-    probabilities,
-    sample,
-    top_k_sample,
-    top_p_sample,
-)
+from tutor.output import Choice, choose, generate, greedy, probabilities, sample, top_k_sample, top_p_sample
+import tutor
+from tutor import textbook as tb
 
 SETTINGS = settings(max_examples=60, deadline=None)
 
@@ -36,6 +29,8 @@ def _probs(logits):
     "temperature, expected",
     [(1.0, (0.665, 0.245, 0.090)), (0.5, (0.867, 0.117, 0.016)), (2.0, (0.506, 0.307, 0.186))],
 )
+
+
 def test_temperature_figures(temperature, expected):
     got = probabilities(textbook.TEMPERATURE_LOGITS, temperature)
     np.testing.assert_array_equal(np.round(got, 3), expected)
@@ -297,6 +292,8 @@ def test_bad_p(p):
     "probs",
     [[0.5, 0.6], [1.2, -0.2], [[0.5, 0.5]], [], [np.nan, 1.0]],
 )
+
+
 def test_bad_probability_vectors(probs):
     with pytest.raises(ValueError, match=JAPANESE):
         greedy(probs)
@@ -329,3 +326,119 @@ def test_bad_logits_from_model():
     lengths = iter([3, 4])
     with pytest.raises(ValueError, match="語彙サイズ"):
         generate(lambda ids: np.zeros(next(lengths)), [0], 2)
+
+
+def test_temperature_mistakes_and_figures():
+    z = np.array([2.0, 1.0, 0.0])
+    assert [round(float(v), 3) for v in tutor.output.temperature_mistake(z, 0.5)] == [0.867, 0.117, 0.016]
+    np.testing.assert_allclose(tutor.output.temperature_mistake(z, 2.0, "inverted"), tutor.output.probabilities(z, 0.5))
+    np.testing.assert_allclose(tutor.output.temperature_mistake(z, 2.0, "ignored"), tutor.output.probabilities(z, 1.0))
+    np.testing.assert_allclose(tutor.output.temperature_mistake(z, 2.0, "no_normalise"), np.exp(z / 2))
+    with pytest.raises(ValueError, match="温度"):
+        tutor.output.temperature_mistake(z, 0.0)
+
+
+def test_top_k_mistakes():
+    p = np.array([0.1, 0.4, 0.3, 0.2])
+    np.testing.assert_allclose(tutor.output.top_k_mistake(p, 2), [0, 4 / 7, 3 / 7, 0])
+    np.testing.assert_allclose(tutor.output.top_k_mistake(p, 2, "k_plus"), [0, 4 / 9, 3 / 9, 2 / 9])
+    np.testing.assert_allclose(tutor.output.top_k_mistake(p, 2, "k_minus"), [0, 1, 0, 0])
+    np.testing.assert_allclose(tutor.output.top_k_mistake(p, 2, "no_renormalise"), [0, 0.4, 0.3, 0])
+
+
+def test_top_p_mistakes():
+    p = [0.5, 0.3, 0.15, 0.05]
+    assert tutor.output.top_p_mistake(p, 0.9).kept == (0, 1, 2)
+    assert tutor.output.top_p_mistake(p, 0.9).mass == pytest.approx(0.95)
+    assert tutor.output.top_p_mistake(p, 0.9, "stop_before").kept == (0, 1)
+    assert tutor.output.top_p_mistake(p, 0.9, "ascending").kept == (3, 2, 1, 0)
+    assert tutor.output.top_p_mistake(p, 0.8).kept == (0, 1)                           # exactly p reached → stop there
+
+
+def test_residual_temperature_top_k_top_p_plural_forms():
+    x, f = np.array([1.0, -2.0, 0.0, 3.0]), np.array([2.0, 2.0, -1.0, 0.0])
+    r = tutor.block.residual_block_mistakes(x, f)
+    np.testing.assert_array_equal(r[None], tutor.layer_norm(x + f, eps=0))
+    np.testing.assert_array_equal(r["norm_sublayer_only"], x + tutor.layer_norm(f, eps=0))
+    z = np.array([2.0, 1.0, 0.0])
+    t = tutor.output.temperature_mistakes(z, 2.0)
+    np.testing.assert_array_equal(t["inverted"], tutor.output.probabilities(z, 0.5))
+    p = np.array([0.1, 0.4, 0.3, 0.2])
+    k = tutor.output.top_k_mistakes(p, 2)
+    np.testing.assert_allclose(k[None], [0, 4 / 7, 3 / 7, 0])
+    np.testing.assert_allclose(k["k_minus"], [0, 1, 0, 0])
+    assert tutor.output.top_p_mistakes([0.5, 0.3, 0.15, 0.05], 0.9)["ascending"].kept == (3, 2, 1, 0)
+    with pytest.raises(ValueError):
+        tutor.output.top_k_mistakes(p, 1, ("k_minus",))                          # k − 1 = 0 tokens kept
+
+
+def test_kept_distribution_is_the_sampled_rules_distribution():
+    p = np.array([0.1, 0.4, 0.3, 0.2])
+    c = tutor.output.kept_distribution(p, "top_k", k=2)
+    s = tutor.output.top_k_sample(p, 2, np.random.default_rng(3))
+    np.testing.assert_array_equal(c.distribution, s.distribution)
+    assert c.kept_mass == pytest.approx(0.7) and c.u is None and c.index == 1
+    assert tutor.output.kept_distribution(p, "top_p", p=0.65).kept.tolist() == [1, 2]
+    with pytest.raises(ValueError, match="top_k"):
+        tutor.output.kept_distribution(p, "greedy")
+
+
+def test_toy_model_and_generation_step():
+    ids = tutor.output.TOY_VOCAB.ids("猫")
+    logits = tutor.output.toy_next_logits(ids)
+    assert logits.shape == (len(tutor.output.TOY_VOCAB),)
+    step = tutor.output.generation_step(ids, "greedy", 0)
+    assert tutor.output.TOY_VOCAB[step.chosen] == "は"
+    # reproducible: same seed and history → same token and same u
+    s1 = tutor.output.generation_step(ids, "sample", 7, temperature=2.0)
+    s2 = tutor.output.generation_step(ids, "sample", 7, temperature=2.0)
+    assert s1.chosen == s2.chosen and s1.choice.u == s2.choice.u
+    # greedy path: 猫 は 魚 を 食べた 。 <eos>
+    seq = ids
+    for _ in range(6):
+        seq = seq + (tutor.output.generation_step(seq, "greedy", 0).chosen,)
+    assert [tutor.output.TOY_VOCAB[i] for i in seq] == ["猫", "は", "魚", "を", "食べた", "。", "<eos>"]
+    with pytest.raises(ValueError, match="語彙"):
+        tutor.output.TOY_VOCAB.ids("犬")
+    with pytest.raises(ValueError, match="シード"):
+        tutor.output.generation_step(ids, "sample", -1)
+
+
+def test_toy_logits_read_only():
+    with pytest.raises(ValueError):
+        tutor.output.TOY_LOGITS[0, 0] = 5
+
+
+def test_temperature_table_figures():
+    rows = tutor.output.temperature_table(tb.TEMPERATURE_LOGITS, tb.TEMPERATURES)
+    got = [tuple(round(float(p), 3) for p in r.probs) for r in rows]
+    assert got == [(0.665, 0.245, 0.090), (0.867, 0.117, 0.016), (0.506, 0.307, 0.186)]
+    np.testing.assert_allclose(rows[1].scaled, [4, 2, 0])
+    np.testing.assert_allclose(rows[2].scaled, [1, 0.5, 0])
+    with pytest.raises(ValueError, match="温度"):
+        tutor.output.temperature_table([2, 1, 0], [0.0])
+
+
+@settings(max_examples=300, deadline=None)
+@given(hnp.arrays(np.float64, st.integers(1, 9), elements=st.floats(-1e3, 1e3)),
+       st.lists(st.floats(1e-2, 1e2), min_size=1, max_size=5))
+
+
+def test_temperature_table_rows_are_one_softmax_per_temperature_bit_for_bit(z, temps):
+    """The stacked softmax gives every row exactly what probabilities(z, T) gives alone."""
+    z_before = z.copy()
+    rows = tutor.output.temperature_table(z, temps)
+    assert [r.temperature for r in rows] == [float(t) for t in temps]
+    for row, t in zip(rows, temps):
+        assert np.array_equal(row.scaled, z / float(t))
+        assert np.array_equal(row.probs, tutor.output.probabilities(z, t))
+    assert np.array_equal(z, z_before)
+    assert tutor.output.temperature_table(z, []) == []
+
+
+def test_tiny_temperature_does_not_overflow():
+    """z / T overflows for T = 1e-308; the probabilities are computed as exp((z − max z) / T)."""
+    p = probabilities([1, 2, 3], 1e-308)
+    np.testing.assert_array_equal(p, [0.0, 0.0, 1.0])
+    np.testing.assert_array_equal(p, tutor.softmax([1, 2, 3], temperature=1e-308))
+    np.testing.assert_array_equal(probabilities([3, 3, 1], 1e-300), [0.5, 0.5, 0.0])

@@ -1,64 +1,16 @@
-"""What the Transformer became: BERT (encoder only), GPT (decoder only), Vision Transformer.
-
-Every number the 「Transformer のその後」 page and its quizzes show comes from here:
-
-- BERT's masked language model (MLM): 15 % of the ordinary tokens are chosen for prediction;
-  of those 80 % become [MASK], 10 % a random token, 10 % stay unchanged — drawn from a passed
-  ``np.random.Generator``; the expected counts for n tokens; the input "[CLS] A [SEP] B [SEP]"
-  with its segment ids; the next-sentence-prediction (NSP) pair; the classification head on [CLS];
-- parameter counts computed from the sizes (L layers, width H, A heads, vocabulary …);
-- GPT: one token at a time with a causal mask (a tiny hand-built decoder, greedy choice);
-- ViT: the image cut into P×P patches, (H/P)(W/P) patches + 1 class token, patch vectors of
-  length P²·C, the embedding z₀ = [x_class; x_p E] + E_pos, ViT-Base's parameter count.
-
-Each named misconception (forgot the class token, P instead of P², all 15 % as [MASK],
-d_k = d_model for a head, …) is a function next to the formula it distorts; its Japanese label
-lives in quizzes/gen_pretrain.py.
-
-Conventions: one token per ROW, weights multiply on the right, float64, inputs never mutated,
-randomness only from a passed Generator, bad input → ValueError with a Japanese message.
-Only ``tutor.core`` is imported.
-"""
+"""BERT (encoder only): its published sizes, the input [CLS] A [SEP] B [SEP], the masked language
+model's draw and expected counts, next-sentence prediction, the [CLS] classification head, and
+parameter counts — each with the named mistakes next to it."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Sequence
 
 import numpy as np
 
-from .core import as_matrix, attention, causal_mask, check_rng, head_dim, positive_int, softmax
-
-__all__ = [
-    # sizes of the published models
-    "BERT_VOCAB", "BERT_MAX_POSITIONS", "BERT_TYPE_VOCAB", "BERT_SIZES", "VIT_B16",
-    "MLM_RATE", "MLM_SPLIT", "MLM_ACTIONS",
-    # BERT input, MLM, NSP, [CLS]
-    "BertInput", "bert_input",
-    "MlmCounts", "mlm_expected_counts", "mlm_counts_all_mask", "mlm_counts_of_whole_sequence",
-    "mlm_counts_changed_as_mask",
-    "MlmDraw", "mlm_draw", "MlmTally", "mlm_tally", "mlm_long_run", "mlm_pick_count",
-    "NspPair", "nsp_pair",
-    "ClsHead", "cls_head", "cls_head_params",
-    # parameter counts
-    "bert_head_dim", "bert_head_dim_unsplit", "bert_head_dim_multiplied",
-    "LayerParams", "encoder_layer_params",
-    "BertParams", "bert_param_count",
-    "encoder_weights", "encoder_weights_no_ffn", "encoder_weights_square_ffn",
-    "encoder_weights_per_head", "encoder_weights_one_layer",
-    # GPT
-    "GPT_VOCAB", "GptStep", "gpt_greedy", "gpt_next_logits",
-    # ViT
-    "PatchGrid", "vit_patch_grid", "vit_tokens", "vit_tokens_without_class", "vit_tokens_hw_over_p",
-    "vit_tokens_sides_added", "vit_patch_dim", "vit_patch_dim_p_not_p2", "vit_patch_dim_no_channels",
-    "vit_patch_index", "vit_patchify", "VitEmbedding", "vit_embed",
-    "VitParams", "vit_param_count",
-    "pretrain_half_up", "pretrain_millions", "mlm_split_text",
-    # worked-example inputs of the page
-    "DEMO_SENTENCE_A", "DEMO_SENTENCE_B", "NSP_CORPUS", "VIT_DEMO_IMAGE", "VIT_DEMO_PROJ",
-    "VIT_DEMO_CLS", "VIT_DEMO_POS", "CLS_DEMO_H", "CLS_DEMO_W", "CLS_DEMO_B",
-]
+from ..core import as_matrix, check_rng, head_dim, positive_int, softmax
+from ..vocab import PAD
 
 # ---------------------------------------------------------------------------
 # published sizes (Devlin et al. 2019; Dosovitskiy et al. 2021)
@@ -70,26 +22,17 @@ BERT_SIZES = {               # L layers, hidden width H, A heads (FFN width 4H)
     "BERT-Base": {"layers": 12, "hidden": 768, "heads": 12},
     "BERT-Large": {"layers": 24, "hidden": 1024, "heads": 16},
 }
-VIT_B16 = {"image": 224, "patch": 16, "channels": 3, "layers": 12, "hidden": 768, "heads": 12,
-           "mlp": 3072, "classes": 1000}
 
 MLM_RATE = 0.15              # share of the ordinary tokens chosen for prediction
 MLM_SPLIT = (0.8, 0.1, 0.1)  # of the chosen: [MASK] / random token / unchanged
 MLM_ACTIONS = ("mask", "random", "keep")
-SPECIAL = ("[CLS]", "[SEP]", "[MASK]", "[PAD]")
+SPECIAL = ("[CLS]", "[SEP]", "[MASK]", PAD)
 
 # worked examples (small whole numbers, so that every step can be done by hand)
 DEMO_SENTENCE_A = ("猫", "は", "魚", "を", "見つけた", "。")
 DEMO_SENTENCE_B = ("それ", "を", "食べた", "。")
 NSP_CORPUS = ("猫は魚を見つけた。", "それを食べた。", "雨が降ってきた。", "犬は傘を持っていない。",
               "電車は駅に着いた。", "窓の外は明るい。")
-VIT_DEMO_IMAGE = ((1.0, 0.0, 2.0, 1.0),      # (4, 4) grey image, cut into 2 × 2 patches
-                  (0.0, 1.0, 0.0, 1.0),
-                  (1.0, 1.0, 0.0, 0.0),
-                  (2.0, 0.0, 1.0, 1.0))
-VIT_DEMO_PROJ = ((1.0, 0.0), (0.0, 1.0), (1.0, 0.0), (0.0, 1.0))   # E (P²C = 4, D = 2)
-VIT_DEMO_CLS = (0.0, 0.0)                                          # x_class (D,)
-VIT_DEMO_POS = ((0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0), (2.0, 0.0))   # E_pos (N + 1, D)
 CLS_DEMO_H = (1.0, 0.0, 2.0, -1.0)                                 # final [CLS] vector (H = 4)
 CLS_DEMO_W = ((1.0, 0.0), (0.0, 1.0), (0.5, -0.5), (0.0, 1.0))     # W (H, K = 2)
 CLS_DEMO_B = (0.0, 0.0)
@@ -489,233 +432,3 @@ def encoder_weights_one_layer(layers: int, hidden: int) -> int:
     return encoder_weights(1, hidden)
 
 
-# ---------------------------------------------------------------------------
-# GPT: a tiny decoder-only model, one token at a time
-# ---------------------------------------------------------------------------
-GPT_VOCAB = ("<bos>", "猫", "は", "魚", "を", "食べた", "。")
-# the next word the toy model has "learned" for each word (a hand-made table standing in for training)
-_GPT_NEXT = {"<bos>": "猫", "猫": "は", "は": "魚", "魚": "を", "を": "食べた", "食べた": "。", "。": "。"}
-_GPT_SHARPNESS = 3.0     # score of a token with itself (others 0): a token attends mostly to itself
-_GPT_LOGIT = 4.0         # logit of the table's next word for a position that attends only to itself
-
-
-def _gpt_weights() -> tuple[np.ndarray, np.ndarray]:
-    v = len(GPT_VOCAB)
-    embed = np.eye(v)                                                       # (V, V) one-hot embeddings
-    w_out = np.zeros((v, v))                                                # (V, V) "successor" table
-    for word, nxt in _GPT_NEXT.items():
-        w_out[GPT_VOCAB.index(word), GPT_VOCAB.index(nxt)] = _GPT_LOGIT
-    return embed, w_out
-
-
-def _gpt_ids(ids) -> list[int]:
-    if isinstance(ids, (str, bytes)) or not isinstance(ids, Sequence) or not ids:
-        raise ValueError("書き出しのトークン番号を 1 つ以上並べてください。")
-    out = []
-    for i in ids:
-        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)) or not 0 <= int(i) < len(GPT_VOCAB):
-            raise ValueError(f"トークン番号は 0 以上 {len(GPT_VOCAB) - 1} 以下の整数です（{i!r}）。")
-        out.append(int(i))
-    return out
-
-
-@dataclass(frozen=True)
-class GptStep:
-    ids: tuple[int, ...]      # (n,)    the sequence the model reads
-    mask: np.ndarray          # (n, n)  causal mask, True = may attend (j ≤ i)
-    weights: np.ndarray       # (n, n)  attention weights (0 above the diagonal)
-    logits: np.ndarray        # (V,)    scores of the next token at the LAST position
-    probs: np.ndarray         # (V,)    softmax(logits)
-    chosen: int               # greedy: argmax of probs
-
-
-def gpt_next_logits(ids) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The toy decoder on a sequence: X = one-hot rows, A = softmax(c·X Xᵀ + M) with the causal
-    mask M, H = A X, logits = H W_out (W_out: the hand-made next-word table).
-
-    Returns (mask (n, n), weights (n, n), logits (n, V)): row i predicts the token after position i
-    from positions 0 … i only."""
-    ids = _gpt_ids(ids)
-    embed, w_out = _gpt_weights()
-    x = embed[ids]                                                          # (n, V)
-    n = x.shape[0]
-    mask = causal_mask(n)                                                   # (n, n)
-    att = attention(x * math.sqrt(_GPT_SHARPNESS), x * math.sqrt(_GPT_SHARPNESS), x, mask,
-                    scale=False)                                            # scores c·X Xᵀ
-    return mask, att.weights, att.output @ w_out                            # (n, n), (n, n), (n, V)
-
-
-def gpt_greedy(prompt_ids, n_steps: int) -> tuple[GptStep, ...]:
-    """Autoregressive generation: read the sequence, take the last position's logits, append the
-    most probable token (greedy), repeat n_steps times (max 20)."""
-    ids = _gpt_ids(prompt_ids)
-    n_steps = positive_int(n_steps, "生成するトークン数")
-    if n_steps > 20:
-        raise ValueError(f"生成するトークン数は 20 以下にしてください（{n_steps}）。")
-    steps = []
-    for _ in range(n_steps):
-        mask, weights, logits = gpt_next_logits(ids)
-        probs = softmax(logits[-1])                                         # (V,)
-        chosen = int(np.argmax(probs))
-        steps.append(GptStep(tuple(ids), mask, weights, logits[-1], probs, chosen))
-        ids = ids + [chosen]
-    return tuple(steps)
-
-
-# ---------------------------------------------------------------------------
-# ViT: image → patch tokens
-# ---------------------------------------------------------------------------
-@dataclass(frozen=True)
-class PatchGrid:
-    rows: int         # H / P
-    cols: int         # W / P
-    patches: int      # (H/P)(W/P)
-    tokens: int       # patches + 1 (class token)
-    patch_dim: int    # P² · C (length of a flattened patch)
-    height: int = 0   # H, W, P as given (so that a page can redraw the grid of this very result)
-    width: int = 0
-    patch: int = 0
-
-
-def _image_size(height, width, patch, channels=3) -> tuple[int, int, int, int]:
-    h = positive_int(height, "画像の高さ H")
-    w = positive_int(width, "画像の幅 W")
-    p = positive_int(patch, "パッチの大きさ P")
-    c = positive_int(channels, "チャンネル数 C")
-    if max(h, w) > 10_000:
-        raise ValueError(f"画像の大きさは 10,000 画素以下にしてください（{h}×{w}）。")
-    if h % p or w % p:
-        raise ValueError(f"画像 {h}×{w} はパッチ {p}×{p} で割り切れません"
-                         f"（{h} ÷ {p}、{w} ÷ {p} がどちらも整数になる大きさにしてください）。")
-    return h, w, p, c
-
-
-def vit_patch_grid(height: int, width: int, patch: int, channels: int = 3) -> PatchGrid:
-    """N = (H/P)(W/P) patches; tokens = N + 1 with the class token; patch vector length P²·C."""
-    h, w, p, c = _image_size(height, width, patch, channels)
-    rows, cols = h // p, w // p
-    return PatchGrid(rows, cols, rows * cols, rows * cols + 1, p * p * c, h, w, p)
-
-
-def vit_tokens(height: int, width: int, patch: int) -> int:
-    """(H/P)(W/P) + 1 (224, 224, 16 → 14 × 14 + 1 = 197)."""
-    return vit_patch_grid(height, width, patch).tokens
-
-
-def vit_tokens_without_class(height: int, width: int, patch: int) -> int:
-    """MISTAKE: the class token forgotten, (H/P)(W/P)."""
-    return vit_patch_grid(height, width, patch).patches
-
-
-def vit_tokens_hw_over_p(height: int, width: int, patch: int) -> int:
-    """MISTAKE: divided by P instead of P² (H·W/P + 1)."""
-    h, w, p, _ = _image_size(height, width, patch)
-    return h * w // p + 1
-
-
-def vit_tokens_sides_added(height: int, width: int, patch: int) -> int:
-    """MISTAKE: the two sides added instead of multiplied, H/P + W/P + 1."""
-    g = vit_patch_grid(height, width, patch)
-    return g.rows + g.cols + 1
-
-
-def vit_patch_dim(patch: int, channels: int = 3) -> int:
-    """Length of a flattened patch: P² · C (16, 3 → 768)."""
-    return positive_int(patch, "パッチの大きさ P") ** 2 * positive_int(channels, "チャンネル数 C")
-
-
-def vit_patch_dim_p_not_p2(patch: int, channels: int = 3) -> int:
-    """MISTAKE: P · C (one side of the patch only)."""
-    return positive_int(patch, "パッチの大きさ P") * positive_int(channels, "チャンネル数 C")
-
-
-def vit_patch_dim_no_channels(patch: int, channels: int = 3) -> int:
-    """MISTAKE: P² (the colour channels forgotten)."""
-    positive_int(channels, "チャンネル数 C")
-    return positive_int(patch, "パッチの大きさ P") ** 2
-
-
-def vit_patch_index(height: int, width: int, patch: int) -> np.ndarray:
-    """(H/P, W/P) int array: the token position of each patch (1 … N, row by row; 0 is the class token)."""
-    g = vit_patch_grid(height, width, patch)
-    return np.arange(1, g.patches + 1).reshape(g.rows, g.cols)
-
-
-def vit_patchify(image, patch: int) -> np.ndarray:
-    """(H, W, C) or (H, W) image → (N, P²·C): patch by patch (row-major), each flattened row by row."""
-    img = as_matrix(image, "画像", ndim=(2, 3))
-    if img.ndim == 2:
-        img = img[:, :, None]                                               # (H, W, 1)
-    h, w, c = img.shape
-    _, _, p, _ = _image_size(h, w, patch, c)
-    x = img.reshape(h // p, p, w // p, p, c)                                # (H/P, P, W/P, P, C)
-    x = x.transpose(0, 2, 1, 3, 4)                                          # (H/P, W/P, P, P, C)
-    return x.reshape((h // p) * (w // p), p * p * c)                        # (N, P²C)
-
-
-@dataclass(frozen=True)
-class VitEmbedding:
-    patches: np.ndarray     # (N, P²C)   flattened patches x_p
-    projected: np.ndarray   # (N, D)     x_p E
-    tokens: np.ndarray      # (N+1, D)   [x_class; x_p E]
-    output: np.ndarray      # (N+1, D)   z₀ = tokens + E_pos
-
-
-def vit_embed(image, patch: int, w_proj, cls_token, pos_emb) -> VitEmbedding:
-    """z₀ = [x_class; x_p¹E; …; x_pᴺE] + E_pos.
-
-    image (H, W[, C]); w_proj E (P²C, D); cls_token (D,); pos_emb E_pos (N+1, D) (learned)."""
-    xp = vit_patchify(image, patch)                                         # (N, P²C)
-    e = as_matrix(w_proj, "射影行列 E", ndim=2)
-    cls = as_matrix(cls_token, "クラストークン", ndim=1)
-    pos = as_matrix(pos_emb, "位置埋め込み E_pos", ndim=2)
-    n, d_in = xp.shape
-    if e.shape[0] != d_in:
-        raise ValueError(f"射影行列 E の行数 {e.shape[0]} がパッチの長さ P²C = {d_in} と一致しません。")
-    d = e.shape[1]
-    if cls.shape != (d,) or pos.shape != (n + 1, d):
-        raise ValueError(f"クラストークン {cls.shape} は ({d},)、位置埋め込み {pos.shape} は ({n + 1}, {d}) が必要です。")
-    projected = xp @ e                                                      # (N, D)
-    tokens = np.vstack([cls[None, :], projected])                           # (N+1, D)
-    return VitEmbedding(xp, projected, tokens, tokens + pos)                # (N+1, D)
-
-
-@dataclass(frozen=True)
-class VitParams:
-    patch_embedding: int     # P²C · D + D (the linear projection E with its bias)
-    class_token: int         # D
-    position_embedding: int  # (N + 1) · D
-    layer: LayerParams       # one encoder layer (MLP width given)
-    layers: int              # L
-    final_norm: int          # 2D
-    head: int                # D · K + K (one linear layer; 0 when K = 0)
-
-    @property
-    def encoder(self) -> int:
-        return self.layers * self.layer.total
-
-    @property
-    def backbone(self) -> int:
-        """Everything but the classification head (85,798,656 ≈ 86M for ViT-B/16: the paper's figure)."""
-        return self.total - self.head
-
-    @property
-    def total(self) -> int:
-        return (self.patch_embedding + self.class_token + self.position_embedding + self.encoder
-                + self.final_norm + self.head)
-
-
-def vit_param_count(image: int = 224, patch: int = 16, layers: int = 12, hidden: int = 768,
-                    heads: int = 12, mlp: int = 3072, channels: int = 3, classes: int = 1000) -> VitParams:
-    """ViT's parameters: patch projection (P²C + 1) D, class token D, position embeddings (N+1) D,
-    L encoder layers, final LayerNorm 2D, a linear head D·K + K (classes = 0: no head).
-    ViT-B/16 on 224 × 224: 85,798,656 without the head (≈ 86M, the paper's figure), 86,567,656 with
-    a 1,000-class head."""
-    g = vit_patch_grid(image, image, patch, channels)
-    layers = positive_int(layers, "層数 L")
-    d = bert_head_dim(hidden, heads) * int(heads)                           # = hidden, A divides it
-    if isinstance(classes, bool) or not isinstance(classes, (int, np.integer)) or classes < 0:
-        raise ValueError(f"クラス数は 0 以上の整数にしてください（{classes!r}）。")
-    k = int(classes)
-    return VitParams(g.patch_dim * d + d, d, g.tokens * d, encoder_layer_params(d, mlp), layers, 2 * d,
-                     d * k + k)

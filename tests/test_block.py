@@ -1,4 +1,4 @@
-"""tutor.layers: LayerNorm / BatchNorm / RMSNorm, activations, FFN, SwiGLU, post-LN vs pre-LN."""
+"""tutor.block: LayerNorm / BatchNorm / RMSNorm, activations, FFN, SwiGLU, post-LN vs pre-LN."""
 import math
 
 import numpy as np
@@ -8,7 +8,7 @@ from hypothesis.extra import numpy as hnp
 
 import tutor
 from tutor import textbook as tb
-from tutor.layers import (
+from tutor.block import (
     ACTIVATIONS,
     batch_norm,
     ffn,
@@ -17,9 +17,7 @@ from tutor.layers import (
     gelu_exact,
     init_ffn_params,
     init_swiglu_params,
-    layer_norm,
     layer_norm_steps,
-    mha_param_count,
     post_ln_block,
     pre_ln_block,
     relu,
@@ -30,6 +28,8 @@ from tutor.layers import (
     swiglu_ffn,
     swiglu_param_count,
 )
+from tutor import layer_norm
+from tutor.multihead import mha_param_count
 
 FAST = settings(max_examples=60, deadline=None)
 finite = st.floats(-100, 100, allow_nan=False, allow_infinity=False)
@@ -309,3 +309,75 @@ def test_param_counts():
         mha_param_count(0)
     with pytest.raises(ValueError):
         ffn_param_count(512, -1)
+
+
+def test_layer_norm_mistakes():
+    batch = np.array([[1.0, 2, 3, 4], [0, 5, 1, 1]])
+    right = tutor.block.layer_norm_mistake(batch, 0)
+    np.testing.assert_allclose(right.output, tutor.layer_norm(batch[0], eps=0))
+    assert right.mean == 2.5 and right.spread == pytest.approx(math.sqrt(1.25))
+    var = tutor.block.layer_norm_mistake(batch, 0, "variance")
+    np.testing.assert_allclose(var.output, (batch[0] - 2.5) / 1.25)
+    sample = tutor.block.layer_norm_mistake(batch, 0, "sample")
+    np.testing.assert_allclose(sample.output, (batch[0] - 2.5) / np.std(batch[0], ddof=1))
+    rms = tutor.block.layer_norm_mistake(batch, 0, "rms")
+    np.testing.assert_allclose(rms.output, batch[0] / np.sqrt(np.mean(batch[0] ** 2)))
+    bn = tutor.block.layer_norm_mistake(batch, 0, "batch")
+    np.testing.assert_allclose(bn.output, [1, -1, 1, 1], atol=1e-6)            # two examples: ±1 per feature
+
+
+def test_residual_block_mistakes():
+    x, f = np.array([2.0, 0.0, 1.0, -1.0]), np.array([-3.0, 1.0, 0.0, 2.0])
+    np.testing.assert_allclose(tutor.block.residual_block_mistake(x, f), tutor.layer_norm(x + f, eps=0))
+    np.testing.assert_allclose(tutor.block.residual_block_mistake(x, f, "no_residual"), tutor.layer_norm(f, eps=0))
+    np.testing.assert_allclose(tutor.block.residual_block_mistake(x, f, "no_norm"), x + f)
+    np.testing.assert_allclose(tutor.block.residual_block_mistake(x, f, "norm_sublayer_only"), x + tutor.layer_norm(f, eps=0))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(-5, 5), min_size=4, max_size=4).filter(lambda v: len(set(v)) > 1),
+       st.lists(st.integers(-5, 5), min_size=4, max_size=4))
+
+
+def test_layer_norm_mistakes_match_single_calls(x, other):
+    batch = np.array([x, [o + 11 for o in other]], float)           # every feature differs → BN defined
+    together = tutor.block.layer_norm_mistakes(batch, 0)
+    for mistake in (None,) + tutor.block.LN_MISTAKES:
+        one = tutor.block.layer_norm_mistake(batch, 0, mistake)
+        np.testing.assert_array_equal(together[mistake].output, one.output)
+    xs = np.array(x, float)
+    np.testing.assert_array_equal(together[None].output, tutor.layer_norm(xs, eps=0))
+    np.testing.assert_array_equal(together["rms"].output, tutor.block.rms_norm(xs, eps=0))
+    np.testing.assert_array_equal(together["batch"].output, tutor.block.batch_norm(batch, eps=1e-12)[0])
+    assert together["variance"].spread == pytest.approx(np.var(xs))
+    assert together["sample"].spread == pytest.approx(np.std(xs, ddof=1))
+    centered = tutor.block.layer_norm_steps(xs, eps=0).centered                # x − μ, shown in the explanations
+    for mistake in (None, "variance", "sample"):
+        np.testing.assert_array_equal(together[mistake].centered, centered)
+    assert together["rms"].centered is None and together["batch"].centered is None
+
+
+def test_norm_batch_dependence():
+    a = np.array([[1.0, 2, 3, 4], [2, 0, 1, 1], [0, 0, 4, 0]])
+    b = a.copy()
+    b[1:] *= 10
+    demo = tutor.block.norm_batch_dependence(a, b, row=0)
+    assert demo.ln_row_diff == 0.0
+    assert demo.bn_row_diff > 0.1
+    np.testing.assert_allclose(demo.ln_a[0], tutor.layer_norm(a[0]))
+    with pytest.raises(ValueError, match="同じ値"):
+        tutor.block.norm_batch_dependence(a, b * 2, row=0)
+
+
+def test_normalisation_refuses_an_overflowing_variance():
+    """(1e200)² overflows: the result used to be silently all zeros; now a clear Japanese error."""
+    for run in (lambda: layer_norm([1e200, -1e200, 0.0, 0.0]), lambda: rms_norm([1e200, 1.0]),
+                lambda: batch_norm([[1e200, 0.0], [-1e200, 0.0]]), lambda: layer_norm_steps([[1e300, -1e300]])):
+        with pytest.raises(ValueError, match="オーバーフロー"):
+            run()
+
+
+def test_normalisation_of_huge_but_representable_rows():
+    """σ² = 5e299 still fits in float64: the result is the same as for the row divided by 1e150."""
+    np.testing.assert_allclose(layer_norm([1e150, -1e150, 0.0, 0.0]), layer_norm([1.0, -1.0, 0.0, 0.0], eps=0.0),
+                               rtol=1e-12)

@@ -1,11 +1,11 @@
-"""tutor.fast: the output-only attention path equals tutor.attention(...).output to 1e-12."""
+"""bench.fast: the output-only attention path equals tutor.attention(...).output to 1e-12."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tutor
-from tutor.fast import fast_attention, fast_attention_block_rows
+from bench.fast import fast_attention, fast_attention_block_rows
 
 FAST = settings(max_examples=60, deadline=None)
 ELEMS = st.floats(-4, 4, allow_nan=False, allow_infinity=False)
@@ -53,7 +53,7 @@ def test_many_row_blocks_odd_n(shape, causal, seed):
     frozen = [x.copy() for x in (q, k, v)]
     for x in (q, k, v):
         x.flags.writeable = False  # any write would raise
-    import tutor.fast as fast_mod
+    import bench.fast as fast_mod
     old = fast_mod._BLOCK_ELEMENTS
     fast_mod._BLOCK_ELEMENTS = 997  # force small, uneven row blocks
     try:
@@ -85,8 +85,9 @@ def test_causal_first_row_is_first_value_and_2d():
     np.testing.assert_allclose(out, _reference(q, k, v, True), rtol=0, atol=1e-12)
 
 
-def test_exported_from_tutor():
-    assert tutor.fast_attention is fast_attention
+def test_not_part_of_the_engine():
+    """The benchmark's path lives in bench/ (module-level thread pools): the engine has no such name."""
+    assert not hasattr(tutor, "fast_attention") and not hasattr(tutor.core, "fast_attention")
 
 
 def test_block_rows_fit_budget():
@@ -120,7 +121,7 @@ def test_nan_refused():
 def test_both_threading_strategies_agree(monkeypatch, hold_blas):
     """With threadpoolctl (whole blocks per thread, OpenBLAS held to 1 thread) and without it
     (products on the caller, exp split over threads): same numbers."""
-    import tutor.fast as fast_mod
+    import bench.fast as fast_mod
 
     if hold_blas and not fast_mod._blas_one_thread.available:
         pytest.skip("threadpoolctl not installed: only the fallback strategy exists here")
@@ -139,7 +140,7 @@ def test_blas_threads_restored_after_overlapping_calls():
     """The reference-counted hold never leaves OpenBLAS at one thread, even when calls overlap."""
     import threading
 
-    import tutor.fast as fast_mod
+    import bench.fast as fast_mod
 
     hold = fast_mod._blas_one_thread
     if not hold.available:
@@ -166,3 +167,12 @@ def test_blas_threads_restored_after_overlapping_calls():
     with hold:
         assert all(lib.num_threads == 1 for lib in hold._blas_libs())
     assert [lib.num_threads for lib in hold._blas_libs()] == before
+
+
+def test_score_overflow_raises_like_the_engine():
+    q = np.array([[1e200, 0.0], [1.0, 0.0]])
+    k = np.array([[-1e200, 0.0], [1.0, 0.0]])
+    with pytest.raises(ValueError, match="オーバーフロー"):
+        fast_attention(q, k, np.eye(2))
+    with pytest.raises(ValueError, match="オーバーフロー"):
+        fast_attention(q, k, np.eye(2), causal=True)

@@ -14,13 +14,13 @@ Two modes:
   input matrix, and the scaled scores are written rounded anyway.
 
 Every record is a frozen dataclass that carries the numbers (terms, result) AND a ready
-LaTeX string, so ui/steps.py only lays them out. One token per row, weights on the right.
+LaTeX string, so ui/handcalc.py only lays them out. One token per row, weights on the right.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal, ROUND_HALF_UP
 from typing import Sequence
 
 import numpy as np
@@ -37,17 +37,16 @@ __all__ = [
     "SoftmaxSteps",
     "WeightedSumStep",
     "HandCalculation",
-    "AttentionSteps",
-    "attention_steps",
-    "naive_steps",
     "matmul_steps",
     "scale_steps",
     "softmax_row_step",
     "softmax_steps",
     "weighted_sum_steps",
+    "AttentionSteps",
+    "attention_steps",
+    "naive_steps",
     "hand_calculation",
 ]
-
 EXACT_DIGITS = 4        # how many decimals exact mode prints (1.5093)
 _MAX_DECIMALS = 12
 _EXP_DISPLAY_MAX = 30.0  # e^{s} printed as is up to s = 30; larger rows print e^{s − max}

@@ -1,13 +1,13 @@
-"""Masks step by step, for the ⑥ page and its quizzes.
+"""⑥ masks step by step.
 
     Attention(Q, K, V) = softmax(Q Kᵀ / √d_k + M) V,   M[i, j] = 0 (may attend) or −∞ (hidden)
 
-``mask[i, j]`` (bool) is True when query i may look at key j. tutor.core has the masks
+``mask[i, j]`` (bool) is True when query i may look at key j. ``tutor.core`` has the masks
 (causal_mask, padding_mask, additive_mask) and the classic mistake (mask_after_softmax).
-This module adds what a page shows around them: row sums, the softmax of masked scores with
-every intermediate (e^s, the row's denominator), the right order vs the mistake side by side,
-masks combined (causal AND padding), token labels with padding, and the next-token
-predictions one causal pass scores at once.
+This module adds what the page shows around them: the softmax of masked scores with every
+intermediate (e^s, the row's denominator), the right order vs the mistake side by side, masks
+combined (causal AND padding), token labels with padding, the next-token predictions one causal
+pass scores at once, and the count of visible pairs with its named mistakes.
 """
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from typing import Sequence
 
 import numpy as np
 
-from .core import additive_mask, as_matrix, causal_mask, mask_after_softmax, softmax
+from .core import additive_mask, as_matrix, causal_mask, check_mistake, mask_after_softmax, softmax
+from .vocab import PAD
 
 __all__ = [
-    "row_sums",
     "MaskedSoftmaxSteps",
     "masked_softmax_steps",
     "MaskOrderComparison",
@@ -27,15 +27,10 @@ __all__ = [
     "combine_masks",
     "pad_tokens",
     "next_token_tasks",
+    "allowed_pairs",
 ]
 
-PAD = "[PAD]"
 
-
-def row_sums(weights) -> np.ndarray:
-    """Sum of each row (last axis): 1 for attention weights, less after the classic mistake."""
-    w = as_matrix(weights, "重み")
-    return np.add.reduce(w, axis=-1)                           # (..., n_q), = w.sum(axis=-1)
 
 
 def _check_mask(mask, shape: tuple[int, ...]) -> np.ndarray:
@@ -79,14 +74,11 @@ def masked_softmax_steps(scores, mask) -> MaskedSoftmaxSteps:
     m = _check_mask(mask, s.shape)
     add = additive_mask(m)                                     # (..., n_q, n_k)
     masked = s + add                                           # (..., n_q, n_k)
-    if np.maximum.reduce(masked, axis=None) < 709.0:          # e^s stays finite: no warning to silence
+    with np.errstate(over="ignore"):                           # e^s of a huge score is inf: shown as such
         exps = np.exp(masked)                                  # (..., n_q, n_k), −∞ → 0
-    else:
-        with np.errstate(over="ignore"):
-            exps = np.exp(masked)                              # huge scores overflow to inf here
     weights = softmax(masked)                                  # (..., n_q, n_k)
-    return MaskedSoftmaxSteps(s, m.copy(), add, masked, exps, np.add.reduce(exps, axis=-1), weights,
-                              np.add.reduce(weights, axis=-1))                  # row sums (..., n_q)
+    return MaskedSoftmaxSteps(s, m.copy(), add, masked, exps, exps.sum(axis=-1), weights,
+                              weights.sum(axis=-1))                  # row sums (..., n_q)
 
 
 @dataclass(frozen=True)
@@ -146,3 +138,25 @@ def next_token_tasks(tokens: Sequence[str]) -> tuple[tuple[tuple[str, ...], str]
         (tuple(t for t, ok in zip(tokens, mask[i]) if ok), tokens[i + 1])
         for i in range(n - 1)
     )
+
+
+# ---------------------------------------------------------------------------
+# how many pairs a causal mask lets through, and its named mistakes
+# ---------------------------------------------------------------------------
+def allowed_pairs(n: int, mistake: str | None = None) -> int:
+    """Number of (query, key) pairs a causal mask lets through: n(n+1)/2, counted on causal_mask(n).
+
+    mistake: 'strict' → the diagonal hidden too (n(n−1)/2); 'no_mask' → all n²;
+    'masked' → the hidden pairs counted instead of the visible ones;
+    'diagonal_only' → each token sees only itself (n)."""
+    check_mistake(mistake, ("strict", "no_mask", "masked", "diagonal_only"), "allowed_pairs")
+    m = causal_mask(n)                                           # (n, n) bool
+    if mistake == "strict":
+        m = m & ~np.eye(m.shape[0], dtype=bool)
+    elif mistake == "no_mask":
+        m = np.ones_like(m)
+    elif mistake == "masked":
+        m = ~m
+    elif mistake == "diagonal_only":
+        m = m & np.eye(m.shape[0], dtype=bool)
+    return int(m.sum())

@@ -1,4 +1,4 @@
-"""tutor.tiled: tiled attention with online softmax equals plain attention exactly."""
+"""tutor.cost (tiled attention): tiled attention with online softmax equals plain attention exactly."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -6,7 +6,7 @@ from hypothesis.extra import numpy as hnp
 
 import tutor
 from tutor import textbook as tb
-from tutor.tiled import online_softmax_trace, tiled_attention
+from tutor.cost import online_softmax_trace, tiled_attention
 
 FAST = settings(max_examples=80, deadline=None)
 
