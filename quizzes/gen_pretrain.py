@@ -168,7 +168,7 @@ def _encoder_weights(p: dict) -> Draft:
     ]
     wrong = tuple(m for i, m in enumerate(mistakes) if i != p["drop"])
     stem = (f"BERT と同じ形のエンコーダ（層数 $L = {l}$、幅 $H = {tnum(h)}$、ヘッド数 $A = {a}$、FFN の中間の幅 $4H$）について、"
-            f"全 $L$ 層の重み行列のパラメータ数（バイアスと層正規化は数えない）{BEST}")
+            f"全 $L$ 層の変換行列のパラメータ数（バイアスと層正規化は数えない）{BEST}")
     expl = (f"1 層には注意の $W_Q, W_K, W_V, W_O$（各 $H \\times H$、計 $4H^2$）と FFN の $H \\times 4H$、$4H \\times H$（計 $8H^2$）があり、"
             f"合わせて $12H^2$。$H = {tnum(h)}$、FFN の幅 ${tnum(f)}$、$L = {l}$ なので "
             f"$12 \\times {l} \\times {tnum(h)}^2 = {tnum(right)}$。ヘッド数 {a} は数に関係しない。")

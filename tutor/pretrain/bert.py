@@ -3,6 +3,8 @@ model's draw and expected counts, next-sentence prediction, the [CLS] classifica
 parameter counts — each with the named mistakes next to it."""
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Sequence
@@ -51,6 +53,12 @@ def pretrain_millions(count: int) -> int:
 MAX_SENTENCE_TOKENS = 40
 
 
+MAX_TOKEN_CHARS = 12
+# a token is a word (letters, digits, kana, kanji, a little Japanese punctuation) or a special
+# token: no Markdown or HTML punctuation ever reaches the tables that show the draw
+_TOKEN = re.compile(r"\[(?:CLS|SEP|MASK)\]|[^\W_]+|[。、！？ー・]")
+
+
 def mlm_split_text(text: str) -> tuple[str, ...]:
     """A sentence typed with spaces between the tokens → its tokens (full-width spaces count;
     at most 40 tokens)."""
@@ -61,6 +69,10 @@ def mlm_split_text(text: str) -> tuple[str, ...]:
         raise ValueError("文が空です。トークンを空白で区切って入れてください（例：猫 は 魚 を 見つけた）。")
     if len(tokens) > MAX_SENTENCE_TOKENS:
         raise ValueError(f"トークンは {MAX_SENTENCE_TOKENS} 個までにしてください（いま {len(tokens)} 個）。")
+    bad = next((t for t in tokens if len(t) > MAX_TOKEN_CHARS or not _TOKEN.fullmatch(t)), None)
+    if bad is not None:
+        raise ValueError(f"トークン「{bad[:MAX_TOKEN_CHARS]}」は使えません。1 トークンは {MAX_TOKEN_CHARS} 文字までの"
+                         "文字・数字（と 。、！？ー・）か、[CLS]・[SEP]・[MASK] にしてください。")
     return tokens
 
 
