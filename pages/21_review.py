@@ -85,7 +85,8 @@ if cur is not None:
                     st.caption(f"次は {day.isoformat()}（{(day - today).days} 日後）に出ます。")
         st.button("次の問題へ", key="review_next", on_click=next_item, disabled=not answered, type="primary")
 elif due_today(progress, today):
-    st.info(f"この回の復習は終わりました。まちがえた {due_today(progress, today)} 問が、今日の予定にまだ残っています。")
+    st.info(f"この回の復習は終わりました。今日の予定にまだ {due_today(progress, today)} 問残っています"
+            "（まちがえた問題と学び始めの問題は、その日のうちにもう一度出ます）。")
     st.button("もう一周する", key="review_again", on_click=new_round, icon=":material/replay:")
 elif sched:
     st.success(f"今日の復習はすべて終わりました。次の復習は {rv.next_due(sched)} です。", icon=":material/check_circle:")
