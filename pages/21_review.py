@@ -152,13 +152,14 @@ else:
                        file_name=f"attention-tutor-progress-{today.isoformat()}.json",
                        mime="application/json", icon=":material/download:", on_click="ignore")
 
-# every file reaches the app (no type filter, a 5 MB transport limit), so a wrong one gets a reason in Japanese
+# no type filter: every file up to the size limit reaches the app, so a wrong one gets a reason in Japanese
 st.file_uploader("進捗ファイルを読み込む（今の進捗と置き換わります）", key=ui.state.UPLOAD_KEY,
                  on_change=ui.state.import_uploaded, max_upload_size=ui.state.UPLOAD_LIMIT_MB)
 # the uploader's own button and hint are Streamlit's English ("Upload", "… per file")
-st.caption("「Upload」を押して、このページで書き出した JSON ファイル（1 MB まで）を選んでください。"
-           f"ほかのファイルを選ぶと理由をここに表示します（{ui.state.UPLOAD_LIMIT_MB} MB を超えるファイルは"
-           "赤い印が付いて受け付けられません）。")
+st.caption(f"「Upload」を押して、このページで書き出した JSON ファイル（{ui.state.UPLOAD_LIMIT_MB} MB まで）を"
+           "選んでください。読めないファイルには、その理由をこの下に表示します。"
+           f"{ui.state.UPLOAD_LIMIT_MB} MB を超えるファイルは、ファイル名の下に英語の赤い印"
+           "（「File must be … or smaller」など）が付いて読み込まれません（今の進捗はそのままです）。")
 msg = ui.state.import_message()
 if msg is not None:
     kind, text = msg

@@ -313,3 +313,65 @@ def test_storage_disabled_gives_a_notice_and_the_app_works(browser, server):
         wait_until_rendered(page)
         assert answered_on_home(page) == "1 問"        # kept in this tab's session
         assert_healthy(page)
+
+
+def _upload(page, name: str, data: bytes, mime: str = "application/json") -> None:
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
+        files=[{"name": name, "mimeType": mime, "buffer": data}])
+    wait_until_rendered(page)
+
+
+def _alerts(page) -> str:
+    return " ".join(page.locator('[data-testid="stMain"] [data-testid="stAlert"]').all_inner_texts())
+
+
+def test_uploader_explains_itself_in_japanese_and_never_shows_a_stale_message(browser, server):
+    """Issue 16 §3: a rejected file gets a Japanese reason, and the message about the previous
+    file disappears as soon as another file is chosen."""
+    base = server.base
+    good = dumps(apply_answer(new_progress(), "naive.chain_blank#1", "naive", False, 1)).encode("utf-8")
+    with context(browser, "uploader") as ctx:
+        page = ctx.new_page()
+        open_url(page, base + "/review")
+        main = page.locator('[data-testid="stMain"]')
+        expect(main).to_contain_text("JSON ファイル（1 MB まで）")
+        expect(main).to_contain_text("このブラウザの中だけ")
+        _upload(page, "progress.json", good)
+        expect(main).to_contain_text("「progress.json」から進捗を読み込みました（解答 1 件", timeout=20_000)
+        _upload(page, "notes.txt", "メモです".encode("utf-8"), "text/plain")     # wrong type
+        expect(main).to_contain_text("「notes.txt」は読み込めませんでした。今の進捗はそのままです。理由：JSON",
+                                     timeout=20_000)
+        assert "読み込みました" not in _alerts(page)       # the previous file's success is gone
+        _upload(page, "huge.json", b" " * 1_500_000)      # over the limit: Streamlit's own red chip
+        uploader = page.locator('[data-testid="stFileUploader"]')
+        expect(uploader).to_contain_text("huge.json", timeout=20_000)
+        page.wait_for_timeout(1000)
+        wait_until_rendered(page)
+        assert "huge.json" not in _alerts(page) and "読み込みました" not in _alerts(page)
+        expect(main).to_contain_text("英語の赤い印")        # the chip is explained in Japanese beside it
+        assert_healthy(page)
+        expect_answers(page, base, 1)            # the good file's progress was kept (and saved)
+
+
+def test_erasing_this_browsers_record_asks_first(browser, server):
+    base = server.base
+    with context(browser, "erase") as ctx:
+        page = ctx.new_page()
+        open_url(page, base + "/naive")
+        answer_one(page)
+        wait_stored_attempts(page, 1)
+        open_url(page, base + "/review")
+        page.get_by_role("button", name="この端末の記録を消す").click()
+        wait_until_rendered(page)
+        expect(page.locator('[data-testid="stMain"]')).to_contain_text("元には戻せません")
+        page.get_by_role("button", name="やめる").click()
+        wait_until_rendered(page)
+        assert len(stored(page)["attempts"]) == 1                 # cancelled: nothing erased
+        page.get_by_role("button", name="この端末の記録を消す").click()
+        wait_until_rendered(page)
+        page.get_by_role("button", name="消す", exact=True).click()
+        wait_until_rendered(page)
+        expect(page.locator('[data-testid="stMain"]')).to_contain_text("この端末の記録を消しました")
+        page.wait_for_function(f"() => {{ const t = window.localStorage.getItem({json.dumps(STORE_KEY)});"
+                               " return t === null || JSON.parse(t).attempts.length === 0; }")
+        expect_answers(page, base, 0)

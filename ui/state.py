@@ -34,7 +34,7 @@ SYNC_KEY = "progress__sync"       # the bridge's bookkeeping (see _new_sync)
 EXAM_KEY = "exam"                 # the unfinished mock exam: a JSON-able dict (practice.exam), or None
 IMPORT_MSG_KEY = "progress__import_msg"   # ("success" | "error", text) for the review page
 UPLOAD_KEY = "progress_upload"
-UPLOAD_LIMIT_MB = 5     # what the uploader lets through (progress files are capped at 1 MB by practice.store)
+UPLOAD_LIMIT_MB = 1     # the uploader's limit (the server refuses more: .streamlit/config.toml maxUploadSize)
 MAX_SENT = 20
 
 NOTICE = {
@@ -308,21 +308,23 @@ def record_finished_exam(result: dict, started_at: datetime, finished_at: dateti
     set_progress(record_exam(get_progress(), result, started_at, finished_at, pace_s))
 
 
-def import_progress_bytes(raw, file_id=None) -> bool:
+def import_progress_bytes(raw, file_id=None, name: str = "") -> bool:
     """Replace the progress by a file's content if (and only if) it is valid.
 
     The outcome is kept for the page as (kind, message, file id); the message may quote the
     file, so the page shows it through :func:`plain` (never as HTML).
     """
+    which = f"「{name[:80]}」は" if name else ""
     try:
         data = parse_progress_bytes(raw)
     except ProgressError as exc:
-        st.session_state[IMPORT_MSG_KEY] = ("error", f"読み込めませんでした。今の進捗はそのままです。理由：{exc}", file_id)
+        st.session_state[IMPORT_MSG_KEY] = ("error", f"{which}読み込めませんでした。今の進捗はそのままです。理由：{exc}",
+                                            file_id)
         return False
     set_progress(data)
     st.session_state.pop(EXAM_KEY, None)
     st.session_state[IMPORT_MSG_KEY] = (
-        "success", f"進捗を読み込みました（解答 {len(data['attempts'])} 件・模擬試験 {len(data['exams'])} 回・"
+        "success", f"{'「' + name[:80] + '」から' if name else ''}進捗を読み込みました（解答 {len(data['attempts'])} 件・模擬試験 {len(data['exams'])} 回・"
                    f"復習予定 {len(data['review'])} 問）。", file_id)
     return True
 
@@ -334,12 +336,13 @@ def import_uploaded() -> None:
         st.session_state.pop(IMPORT_MSG_KEY, None)
         return
     file_id = getattr(uploaded, "file_id", None)
+    name = str(getattr(uploaded, "name", "") or "")
     try:
         raw = uploaded.getvalue()
     except Exception:  # noqa: BLE001 - any unreadable upload is a plain Japanese message
         st.session_state[IMPORT_MSG_KEY] = ("error", "ファイルを読めませんでした。今の進捗はそのままです。", file_id)
         return
-    import_progress_bytes(raw, file_id)
+    import_progress_bytes(raw, file_id, name)
 
 
 def import_message() -> tuple[str, str] | None:
