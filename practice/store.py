@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import time
 from datetime import date, datetime
 
 from quizzes.core import GENERATOR_INFO, TOPICS, QuizError, parse_id
@@ -36,7 +38,7 @@ ATTEMPT_KEYS = {"qid", "topic", "correct", "choice", "at", "source"}
 EXAM_KEYS = {"at", "total", "score", "seconds", "pace", "by_topic"}
 REVIEW_KEYS_V1 = {"topic", "box", "due", "lapses"}
 # the unfinished mock exam (used until practice.exam.validate_state exists)
-EXAM_STATE_KEYS = {"run", "qids", "pace", "limit", "started_at", "answers", "flags", "cur"}
+EXAM_STATE_KEYS = {"v", "run", "qids", "pace", "limit", "started_at", "answers", "flags", "cur"}
 
 
 class ProgressError(ValueError):
@@ -181,32 +183,41 @@ def validate_exam_state(obj) -> dict:
             raise
         except ValueError as exc:
             raise ProgressError(f"途中の模擬試験が使えません：{exc}") from None
+    # the same rules as practice.exam.validate_state on the exam branch (its STATE_KEYS, version 1)
     where = "途中の模擬試験"
     _keys(obj, EXAM_STATE_KEYS, where)
-    if not isinstance(obj["run"], str) or not 1 <= len(obj["run"]) <= 32:
-        raise ProgressError(f"{where} の run が正しくありません。")
+    if obj["v"] != 1 or not _is_int(obj["v"]):
+        raise ProgressError(f"{where} の版が違います。")
+    if not isinstance(obj["run"], str) or not re.fullmatch(r"[0-9a-f]{8}", obj["run"]):
+        raise ProgressError(f"{where} の識別子が正しくありません。")
     qids = obj["qids"]
     if not isinstance(qids, list) or not 1 <= len(qids) <= 200:
         raise ProgressError(f"{where} の問題は 1〜200 問のリストです。")
     for q in qids:
         _qid(q, where)
     n = len(qids)
-    _int_in(obj["pace"], 1, 3600, f"{where} の pace")
-    _int_in(obj["limit"], 1, 86_400, f"{where} の limit")
-    _timestamp(obj["started_at"], f"{where} の started_at")
-    if not isinstance(obj["answers"], dict):
-        raise ProgressError(f"{where} の answers は辞書です。")
-    for k, v in obj["answers"].items():
-        if not (isinstance(k, str) and k.isdigit() and int(k) < n):
-            raise ProgressError(f"{where} の answers に範囲外の番号があります。")
+    pace = _int_in(obj["pace"], 10, 600, f"{where} の 1 問あたりの時間")
+    if not _is_int(obj["limit"]) or obj["limit"] != n * pace:
+        raise ProgressError(f"{where} の制限時間が問題数 × 1 問あたりの時間と合いません。")
+    started, now = obj["started_at"], time.time()
+    if isinstance(started, bool) or not isinstance(started, (int, float)) or not math.isfinite(started):
+        raise ProgressError(f"{where} の開始時刻が数ではありません。")
+    if not 1_704_067_200 <= started <= now + 60 or started + obj["limit"] < now - 7 * 86_400:
+        raise ProgressError(f"{where} の開始時刻がありえない値か、締め切りから日がたちすぎています。")
+    answers = obj["answers"]
+    if not isinstance(answers, list) or len(answers) != n:
+        raise ProgressError(f"{where} の解答の数が問題数と合いません。")
+    for v in answers:
         if v is not None:
             _int_in(v, 0, 3, f"{where} の解答")
-    if not isinstance(obj["flags"], list) or len(obj["flags"]) > n:
-        raise ProgressError(f"{where} の flags はリストです。")
-    for f in obj["flags"]:
-        _int_in(f, 0, n - 1, f"{where} の flags")
-    _int_in(obj["cur"], 0, n - 1, f"{where} の cur")
-    return obj
+    flags = obj["flags"]
+    if not isinstance(flags, list) or len(set(map(repr, flags))) != len(flags):
+        raise ProgressError(f"{where} のチェックの一覧が正しくありません。")
+    for f in flags:
+        _int_in(f, 0, n - 1, f"{where} のチェック")
+    _int_in(obj["cur"], 0, n - 1, f"{where} の表示中の問題")
+    return {**obj, "qids": list(qids), "started_at": float(started), "answers": list(answers),
+            "flags": sorted(flags)}
 
 
 def _common(data) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import time
 import re
 from collections import Counter
 from datetime import date, datetime, timedelta
@@ -417,9 +418,9 @@ def test_the_largest_valid_progress_fits_the_size_cap_and_round_trips():
         "due": "2026-12-31T23:59:59+00:00", "last_review": "2026-12-31T23:59:59+00:00",
         "lapses": 999_999, "reps": 999_999} for i in range(rv.MAX_ITEMS)}
     p["settings"] = {"exam_date": "2026-12-31", "retention": 0.85}
-    p["exam_in_progress"] = {"run": "f" * 32, "qids": [qid] * 200, "pace": 3600, "limit": 86_400,
-                             "started_at": "2026-12-31T23:59:59", "answers": {str(i): 3 for i in range(200)},
-                             "flags": list(range(199)), "cur": 199}
+    p["exam_in_progress"] = {"v": 1, "run": "ffffffff", "qids": [qid] * 200, "pace": 600, "limit": 120_000,
+                             "started_at": float(int(time.time())),
+                             "answers": [3] * 200, "flags": list(range(200)), "cur": 199}
     p["exams"] = [{"at": "2026-12-31T23:59:59", "total": 40, "score": 40, "seconds": 86_400, "pace": 3600,
                    "by_topic": {t: [3, 4] for t in TOPICS}}] * store.MAX_EXAMS
     raw = export_bytes(p)
@@ -487,6 +488,12 @@ def test_schema_2_fields_are_checked():
                    {"settings": {"exam_date": None, "retention": 0.7}},
                    {"settings": {"exam_date": None}},
                    {"exam_in_progress": {"run": "x"}},
+                   {"exam_in_progress": {"v": 1, "run": "9f3a0c1e", "qids": ["zz.qkv.calc0#1"], "pace": 40,
+                                         "limit": 41, "started_at": float(int(time.time())), "answers": [None],
+                                         "flags": [], "cur": 0}},
+                   {"exam_in_progress": {"v": 1, "run": "9f3a0c1e", "qids": ["zz.qkv.calc0#1"], "pace": 40,
+                                         "limit": 40, "started_at": 1_000.0, "answers": [None],
+                                         "flags": [], "cur": 0}},
                    {"exam_in_progress": []}):
         with pytest.raises(ProgressError):
             store.validate_progress({**new_progress(), **change})

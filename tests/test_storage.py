@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import time
 from collections import Counter
 from datetime import datetime, timedelta
 from types import SimpleNamespace
@@ -30,6 +31,13 @@ PAGES = ["home", "naive", "qkv", "mask", "review"]
 def fakes():
     with fake_registry():
         yield
+
+
+def exam_state(n: int, **changes) -> dict:
+    """An unfinished mock exam as practice.exam keeps it in st.session_state["exam"]."""
+    state = {"v": 1, "run": "9f3a0c1e", "qids": QIDS[:n], "pace": 40, "limit": 40 * n,
+             "started_at": float(int(time.time()) - 30), "answers": [None] * n, "flags": [], "cur": 0}
+    return {**state, **changes}
 
 
 # ---------------------------------------------------------------------------
@@ -111,10 +119,9 @@ def test_merge_after_the_record_was_erased_in_the_other_tab_keeps_only_the_new_a
 
 
 def test_merge_of_the_unfinished_exam_takes_the_side_that_changed_it():
-    exam = {"run": "ab12", "qids": [QIDS[0]], "pace": 40, "limit": 40, "started_at": "2026-03-01T09:00:00",
-            "answers": {}, "flags": [], "cur": 0}
+    exam = exam_state(1)
     base = set_exam_in_progress(new_progress(), exam)
-    answered = set_exam_in_progress(base, {**exam, "answers": {"0": 2}})
+    answered = set_exam_in_progress(base, {**exam, "answers": [2]})
     assert merge(base, base, answered)["exam_in_progress"] == answered["exam_in_progress"]
     assert merge(base, answered, base)["exam_in_progress"] == answered["exam_in_progress"]
     finished = set_exam_in_progress(base, None)
@@ -241,17 +248,22 @@ def test_quota_failure_gives_the_quota_notice(session):
 
 
 def test_the_unfinished_exam_is_saved_and_restored(session):
-    exam = {"run": "ab12", "qids": [QIDS[0], QIDS[1]], "pace": 40, "limit": 80,
-            "started_at": "2026-03-01T09:00:00", "answers": {"0": 1}, "flags": [1], "cur": 1}
+    exam = exam_state(2, answers=[1, None], flags=[1], cur=1)
     report(session, kind="read", text=dumps(set_exam_in_progress(saved(), exam)))
     assert session[state.EXAM_KEY] == exam                      # back in st.session_state["exam"]
     sync = session[state.SYNC_KEY]
-    session[state.EXAM_KEY] = {**exam, "answers": {"0": 1, "1": 3}}
+    session[state.EXAM_KEY] = {**exam, "answers": [1, 3]}
     state._queue_write(sync)
-    assert json.loads(sync["ops"][-1]["text"])["exam_in_progress"]["answers"] == {"0": 1, "1": 3}
+    assert json.loads(sync["ops"][-1]["text"])["exam_in_progress"]["answers"] == [1, 3]
     session[state.EXAM_KEY] = {"started_at": datetime.now()}    # not a storable state: the last good one stays
     state._queue_write(sync)
-    assert state.get_progress()["exam_in_progress"]["answers"] == {"0": 1, "1": 3}
+    assert state.get_progress()["exam_in_progress"]["answers"] == [1, 3]
+    session[state.EXAM_KEY] = {**exam, "v": 7}                 # not a valid one either
+    state._queue_write(sync)
+    assert state.get_progress()["exam_in_progress"]["answers"] == [1, 3]
+    session[state.EXAM_KEY] = None                              # finished
+    state._queue_write(sync)
+    assert json.loads(sync["ops"][-1]["text"])["exam_in_progress"] is None
 
 
 def test_clearing_the_device_empties_the_record_and_asks_the_browser_to_remove_it(session):
