@@ -458,3 +458,59 @@ def test_dashboard_fresh_session():
     assert not any(lbl.startswith("今日の復習") for lbl in links)
     assert "次のページに進む：" in [c.value for c in at.caption]
     assert [pl.label for pl in at.main.get("page_link")][:2] == [ui.PAGE_BY_KEY["naive"].label, "模擬試験を受ける"]
+
+
+# ---------------------------------------------------------------------------
+# the exam date, the daily plan, the desired retention
+# ---------------------------------------------------------------------------
+def test_home_plan_with_an_exam_date_spreads_the_pages_over_the_days_left():
+    from datetime import date
+
+    from practice.progress import set_setting
+
+    today = date.today()
+    p = set_setting(new_progress(), "exam_date", (today + timedelta(days=4)).isoformat())
+    at = no_exception(open_page("app.py", session={"progress": p}))
+    text = page_text(at)
+    n_pages = len([i for i in ui.available_pages() if i.section == "学習"])
+    per_day = -(-n_pages // 4)
+    assert "あと **4 日**" in text or "あと 4 日" in text
+    assert f"1 日 **{per_day} ページ**" in text or f"1 日 {per_day} ページ" in text
+    labels = [pl.label for pl in at.main.get("page_link")]
+    first = [i for i in ui.available_pages() if i.section == "学習"][:per_day]
+    assert all(f.label in labels for f in first)
+    assert at.date_input(key="home_exam_date").value == today + timedelta(days=4)
+    # clearing the date: back to today's reviews and the next page only
+    at.date_input(key="home_exam_date").set_value(None)
+    no_exception(at.run())
+    assert at.session_state["progress"]["settings"]["exam_date"] is None
+    assert "試験日を入れると" in page_text(at)
+    at.date_input(key="home_exam_date").set_value(today + timedelta(days=30))
+    no_exception(at.run())
+    assert at.session_state["progress"]["settings"]["exam_date"] == (today + timedelta(days=30)).isoformat()
+    assert "あと **30 日**" in page_text(at) or "あと 30 日" in page_text(at)
+
+
+def test_review_page_sets_the_desired_retention_and_says_where_progress_lives():
+    at = no_exception(open_page(REVIEW))
+    assert "このブラウザの中だけ" in page_text(at) and "サイトデータの削除" in page_text(at)
+    at.select_slider(key="review_retention").set_value(0.95)
+    no_exception(at.run())
+    assert at.session_state["progress"]["settings"]["retention"] == 0.95
+
+
+def test_clear_this_device_asks_first_then_empties_the_progress():
+    p = apply_answer(new_progress(), "zz.qkv.calc0#1", "qkv", False, 1, "page")
+    at = no_exception(open_page(REVIEW, session={"progress": p}))
+    at.button(key="review_clear").click()
+    no_exception(at.run())
+    assert "元には戻せません" in page_text(at) and at.session_state["progress"]["attempts"]
+    at.button(key="review_clear_cancel").click()
+    no_exception(at.run())
+    assert at.session_state["progress"]["attempts"]
+    at.button(key="review_clear").click()
+    no_exception(at.run())
+    at.button(key="review_clear_confirm").click()
+    no_exception(at.run())
+    assert at.session_state["progress"]["attempts"] == [] and at.session_state["progress"]["review"] == {}
+    assert any("この端末の記録を消しました" in s.value for s in at.success)
