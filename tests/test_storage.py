@@ -272,3 +272,22 @@ def test_clearing_the_device_empties_the_record_and_asks_the_browser_to_remove_i
     sync = session[state.SYNC_KEY]
     assert session[state.PROGRESS_KEY] == new_progress() and sync["ops"][-1]["op"] == "clear"
     assert sync["confirmed_fp"] == "none"
+
+
+def test_the_bridge_javascript_is_fixed_code_that_never_runs_or_renders_data():
+    """What the browser keeps is handed around as data: no eval, no HTML built from it."""
+    for js in (storage._JS, storage._DOWNLOAD_JS):
+        for banned in ("innerHTML", "outerHTML", "insertAdjacentHTML", "eval(", "new Function", "document.write",
+                       "setTimeout(\"", "import("):
+            assert banned not in js, banned
+    assert storage.STORE_KEY in storage._JS and storage.ASIDE_KEY in storage._JS and storage.ASIDE_KEY in storage._DOWNLOAD_JS
+    # the mounted data is a plain command object: the record travels as a JSON string, never as code
+    session = {}
+    fake = SimpleNamespace(session_state=session, context=SimpleNamespace(headers={"Host": "x"}))
+    state.st, storage.st, saved_st = fake, fake, state.st
+    try:
+        state.init()
+        cmd = state._command(session[state.SYNC_KEY])
+    finally:
+        state.st = storage.st = saved_st
+    assert set(cmd) == {"nonce", "read", "ops"} and cmd["read"] is True
