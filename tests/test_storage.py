@@ -291,3 +291,12 @@ def test_the_bridge_javascript_is_fixed_code_that_never_runs_or_renders_data():
     finally:
         state.st = storage.st = saved_st
     assert set(cmd) == {"nonce", "read", "ops"} and cmd["read"] is True
+
+
+def test_a_read_that_arrives_after_giving_up_is_still_merged_in(session):
+    sync = session[state.SYNC_KEY]
+    sync["loaded"], sync["ok"], sync["failure"] = True, False, "silent"      # what _waiting does
+    state.set_progress(apply_answer(state.get_progress(), QIDS[1], "qkv", True, 0, "page", T0 + timedelta(hours=1)))
+    report(session, kind="read", text=dumps(saved()))
+    assert sync["ok"] and sync["failure"] == ""
+    assert [a["qid"] for a in session[state.PROGRESS_KEY]["attempts"]] == [QIDS[0], QIDS[1]]

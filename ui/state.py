@@ -148,8 +148,9 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
     size = rep.get("aside")
     if isinstance(size, int) and not isinstance(size, bool) and size >= 0:
         s["aside"] = size
-    if kind == "read" and not s["loaded"]:
-        s["loaded"] = True
+    if kind == "read" and (not s["loaded"] or s["failure"] == "silent"):
+        # (a read that arrives after _waiting gave up is still taken: merged with this tab's answers)
+        s["loaded"], s["ok"], s["failure"] = True, True, ""
         if rep.get("ok") is not True:
             s["ok"], s["failure"] = False, "unavailable"
             return
@@ -233,9 +234,9 @@ def _command(s: dict) -> dict:
     return {"nonce": s["nonce"], "read": not s["loaded"], "ops": s["ops"]}
 
 
-@st.fragment(run_every=4)
+@st.fragment(run_every=5)
 def _waiting() -> None:
-    """While the browser's record has not arrived: after two ticks (≈ 8 s) give up waiting and
+    """While the browser's record has not arrived: after two ticks (≈ 10 s) give up waiting and
     go on with a record for this tab only (a browser whose components never answer)."""
     s = _sync_state()
     s["ticks"] += 1
