@@ -224,6 +224,15 @@ def _watch_metrics_script() -> str:
     """
 
 
+SLOW_READ = """
+const realGet = Storage.prototype.getItem;
+Storage.prototype.getItem = function (k) {
+  if (k === "attention-tutor/progress") { const t = Date.now(); while (Date.now() - t < 1500) {} }
+  return realGet.call(this, k);
+};
+"""
+
+
 def test_first_paint_waits_for_the_stored_record_and_never_overwrites_it(browser, server):
     """The race: the first run has no stored value yet. No empty dashboard may flash, and the
     visit of that first run must not be written into an empty record over the stored one."""
@@ -233,6 +242,7 @@ def test_first_paint_waits_for_the_stored_record_and_never_overwrites_it(browser
         progress = apply_answer(progress, f"naive.chain_blank#{seed}", "naive", seed == 0, 0)
     with context(browser, "race") as ctx:
         ctx.add_init_script(_watch_metrics_script())
+        ctx.add_init_script(SLOW_READ)   # a slow device: the stored record arrives late
         page = ctx.new_page()
         open_url(page, base + "/review")               # an origin to write to, away from home
         page.evaluate("([k, v]) => window.localStorage.setItem(k, v)", [STORE_KEY, dumps(progress)])
