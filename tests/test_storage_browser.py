@@ -385,3 +385,48 @@ def test_erasing_this_browsers_record_asks_first(browser, server):
         page.wait_for_function(f"() => {{ const t = window.localStorage.getItem({json.dumps(STORE_KEY)});"
                                " return t === null || JSON.parse(t).attempts.length === 0; }")
         expect_answers(page, base, 0)
+
+
+def _exam_stem(text: str) -> str:
+    """The question on screen: from "問1 /" up to its choice A."""
+    start = text.index("問1")
+    return text[start:text.index("A.", start)]
+
+
+def _seconds(clock_text: str) -> int:
+    import re
+
+    m = re.search(r"残り時間\s*(?:(\d+):)?(\d+):(\d\d)", clock_text)
+    assert m, clock_text
+    h, mnt, sec = (int(x) if x else 0 for x in m.groups())
+    return h * 3600 + mnt * 60 + sec
+
+
+@pytest.mark.skipif(not hasattr(__import__("practice.exam", fromlist=["x"]), "validate_state"),
+                    reason="the mock exam keeps a JSON-able st.session_state['exam'] from the exam branch on")
+def test_a_mock_exam_in_progress_survives_a_reload_with_its_answers_and_deadline(browser, server):
+    base = server.base
+    with context(browser, "exam-reload") as ctx:
+        page = ctx.new_page()
+        open_url(page, base + "/exam")
+        page.get_by_role("button", name="試験を始める").click()
+        wait_until_rendered(page)
+        main = page.locator('[data-testid="stMain"]')
+        expect(main).to_contain_text("残り時間", timeout=20_000)
+        stem = _exam_stem(main.inner_text())
+        main.locator('[data-testid="stRadio"]').first.get_by_text("B.", exact=False).first.click()
+        wait_until_rendered(page)
+        expect(main).to_contain_text("回答済み 1 /", timeout=20_000)
+        before = _seconds(main.inner_text())
+        page.wait_for_function(f"""() => {{ const t = window.localStorage.getItem({json.dumps(STORE_KEY)});
+            return t !== null && JSON.parse(t).exam_in_progress !== null
+                   && JSON.parse(t).exam_in_progress.answers[0] === 1; }}""", timeout=20_000)
+        page.wait_for_timeout(2500)
+        page.reload(wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        expect(main).to_contain_text("回答済み 1 /", timeout=20_000)       # the same answers so far
+        assert _exam_stem(main.inner_text()) == stem                         # the same paper
+        after = _seconds(main.inner_text())
+        assert after <= before - 2                                           # the clock did not restart
+        assert main.locator('[data-testid="stRadio"]').first.locator("input:checked").count() == 1
+        assert_healthy(page)
