@@ -126,12 +126,6 @@ def _unusable(s: dict, text: str, exc: Exception) -> None:
     s["aside"] = len(text)
 
 
-def _parse(text):
-    if len(text) > MAX_BYTES:
-        raise ProgressError(f"記録が大きすぎます（{len(text):,} 文字。上限 {MAX_BYTES:,} バイト）。")
-    return parse_progress_text(text)
-
-
 def _restore_exam(progress: dict) -> None:
     if progress["exam_in_progress"] is not None and st.session_state.get(EXAM_KEY) is None:
         st.session_state[EXAM_KEY] = copy.deepcopy(progress["exam_in_progress"])
@@ -162,7 +156,7 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
             stored = new_progress()
         else:
             try:
-                stored = _parse(text)
+                stored = parse_progress_text(text)
             except ProgressError as exc:
                 _unusable(s, text, exc)
                 stored = new_progress()
@@ -182,7 +176,7 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
         theirs, fp = new_progress(), "none"
         if isinstance(text, str):
             try:
-                theirs, fp = _parse(text), storage.fingerprint(text)
+                theirs, fp = parse_progress_text(text), storage.fingerprint(text)
             except ProgressError as exc:
                 _unusable(s, text, exc)
         s["confirmed"], s["confirmed_fp"], s["sent"] = theirs, fp, {}

@@ -78,8 +78,11 @@ export default function ({ data, setStateValue }) {
         s.removeItem(KEY);
         mem.own[cmd.nonce] = { fp: "none", seq: op.seq };
       } else if (op.op === "aside") {
-        if (fp === op.expect && cur !== null) { s.setItem(ASIDE, cur); s.removeItem(KEY); }
-        mem.own[cmd.nonce] = { fp: fingerprint(s.getItem(KEY)), seq: op.seq };
+        if (fp === op.expect && cur !== null) {   // (another tab wrote meanwhile: leave its record alone)
+          s.setItem(ASIDE, cur);
+          s.removeItem(KEY);
+          mem.own[cmd.nonce] = { fp: "none", seq: op.seq };
+        }
       } else if (op.op === "drop_aside") {
         s.removeItem(ASIDE);
         report("dropped", { seq: op.seq });
