@@ -1,5 +1,5 @@
-"""ホーム: what this tutor is, where the learner stands (per page, exams, reviews), what to do next."""
-from datetime import date
+"""ホーム: what this tutor is, where the learner stands (per page, exams, reviews), today's plan."""
+from datetime import date, timedelta
 
 import altair as alt
 import pandas as pd
@@ -7,7 +7,8 @@ import streamlit as st
 
 import ui
 from practice.exam import history_rows
-from practice.progress import due_today, overall, path_counts, suggest_page, topic_stats, weak_topics
+from practice.plan import daily_plan
+from practice.progress import due_today, overall, path_counts, topic_stats, weak_topics
 
 ui.page("home")
 
@@ -24,10 +25,26 @@ stats = topic_stats(progress)
 learning = [p for p in ui.available_pages() if p.section == "学習"]
 today = date.today()
 n_due = due_today(progress, today)
+plan = daily_plan(progress, [p.key for p in learning], today)
+
+storage = ui.state.storage_status()
+if storage["aside"]:
+    with st.container(border=True):
+        st.markdown(f"このブラウザには、読めなかった以前の記録（{storage['aside']:,} 文字）が退避してあります。"
+                    "中身を確かめたいときはダウンロードしてください。要らなければ削除できます。")
+        ui.storage.download_aside_button()
+        st.button("退避した記録を削除する", key="home_drop_aside", on_click=ui.state.drop_aside,
+                  icon=":material/delete:")
+
+
+def _set_exam_date() -> None:
+    value = st.session_state.get("home_exam_date")
+    ui.state.set_settings(exam_date=None if value is None else value.isoformat())
+
 
 # ---------------------------------------------------------------------------
-st.header("次にやること", divider="gray")
-todo_key = suggest_page(progress, [p.key for p in learning])
+st.header("今日の計画", divider="gray")
+todo_key = plan["next"]
 weak = weak_topics(progress, limit=1)
 shown = False
 if n_due:
@@ -52,6 +69,35 @@ if exam_info.exists:
     st.page_link(exam_info.path, label="模擬試験を受ける", icon=":material/timer:")
 if not shown and not learning:
     st.info("学習ページは準備中です。")
+
+st.subheader("試験日までの計画")
+if plan["exam_date"] is None:
+    st.caption("試験日を入れると、残りのページを試験日の前日までに終わるよう、1 日ごとに割り振ります。")
+elif plan["days_left"] < 0:
+    st.warning(f"試験日（{plan['exam_date'].isoformat()}）は過ぎています。次の試験日を入れてください。")
+elif plan["days_left"] == 0:
+    st.info("試験日は今日です。新しいページより、今日の復習と弱いトピックの見直しを優先しましょう。")
+else:
+    st.markdown(f"試験日 **{plan['exam_date'].isoformat()}** まで、あと **{plan['days_left']} 日**です。")
+    if not plan["schedule"]:
+        st.success("学ぶページはすべて習得済みです。残りの日は復習と模擬試験にあてましょう。")
+    else:
+        last_day = plan["schedule"][-1][0]
+        st.markdown(f"未習得のページは {sum(len(ps) for _, ps in plan['schedule'])} ページ。"
+                    f"1 日 **{plan['per_day']} ページ**ずつ進めると、{last_day.isoformat()} に学び終わります。")
+        st.caption("今日のページ：")
+        for key in plan["today"]:
+            st.page_link(ui.PAGE_BY_KEY[key].path, label=ui.PAGE_BY_KEY[key].label, icon=":material/event:")
+        if len(plan["schedule"]) > 1:
+            with st.expander("日ごとの予定"):
+                ui.show_table(pd.DataFrame({
+                    "日付": [d.isoformat() for d, _ in plan["schedule"]],
+                    "ページ": ["、".join(ui.PAGE_BY_KEY[k].label for k in ps) for _, ps in plan["schedule"]],
+                }), hide_index=True, width="stretch")
+saved = progress["settings"]["exam_date"]
+st.date_input("試験日", value=date.fromisoformat(saved) if saved else None, min_value=min(today, date.fromisoformat(saved)) if saved else today,
+              max_value=today + timedelta(days=730), key="home_exam_date", on_change=_set_exam_date,
+              format="YYYY/MM/DD", help="空にすると、試験日なしの計画（今日の復習と次のページ）に戻ります。")
 
 # ---------------------------------------------------------------------------
 st.header("あなたの進み具合", divider="gray")

@@ -267,3 +267,4 @@ elif st.session_state.get(RESULT):
     result_screen(st.session_state[RESULT])
 else:
     setup_screen()
+ui.state.flush()  # a paper auto-submitted above at its deadline is saved now, not at the next click

@@ -1,4 +1,5 @@
-"""復習と進捗: wrong answers come back on a Leitner schedule; weak topics; progress file export/import."""
+"""復習と進捗: wrong answers come back on an FSRS schedule; weak topics; where progress is kept,
+export / import, erasing this browser's record."""
 from datetime import date
 
 import pandas as pd
@@ -15,7 +16,8 @@ ui.page("review")
 
 DONE = "review__done"     # qids answered in the current round of today's session
 CUR = "review__cur"       # the qid on screen (kept until 次の問題へ, so feedback stays visible)
-CUR_INFO = "review__cur_info"  # its box and today's count when it was put on screen
+CUR_INFO = "review__cur_info"  # its state and today's count when it was put on screen
+CONFIRM_CLEAR = "review__confirm_clear"
 ROUND = "review__round"   # makes widget keys fresh when a question comes back in a new round
 
 st.session_state.setdefault(DONE, set())
@@ -46,9 +48,9 @@ today = date.today()
 sched = progress["review"]
 
 st.markdown(
-    "まちがえた問題は、ここに **間隔をあけて** 戻ってきます（ライトナー方式）。"
-    "どこで間違えても箱 1 に入り、復習で正解するたびに次の箱へ進んで、出てくる間隔がのびます。"
-    f"箱 {rv.N_BOXES} で正解すると「覚えた」として予定から外れます。復習で間違えると箱 1 に戻ります。"
+    "まちがえた問題は、ここに **間隔をあけて** 戻ってきます。出すタイミングは、Anki でも使われている"
+    "記憶のモデル **FSRS** が決めます。まちがえた問題はその日のうちにもう一度出て、正解するたびに"
+    "「どれだけ覚えていられそうか」を見積もり直し、思い出せる確率が下の目標まで下がる頃に次の出番が来ます。"
 )
 
 # ---------------------------------------------------------------------------
@@ -58,7 +60,7 @@ metrics = st.container()  # filled after the card, so an answer given in this ru
 pending = [q for q in rv.due_items(sched, today) if q not in st.session_state[DONE]]
 if st.session_state[CUR] is None and pending:
     st.session_state[CUR] = pending[0]
-    st.session_state[CUR_INFO] = {"box": sched[pending[0]]["box"], "left": len(pending)}
+    st.session_state[CUR_INFO] = {"state": rv.STATES[sched[pending[0]]["state"]], "left": len(pending)}
 cur = st.session_state[CUR]
 
 if cur is not None:
@@ -69,21 +71,22 @@ if cur is not None:
         st.button("この問題を復習予定から外す", key="review_drop", on_click=drop_current)
     else:
         info = st.session_state.get(CUR_INFO) or {}
-        st.caption(f"箱 {info.get('box', '?')} の問題・{TOPICS[question.topic]}・この回の残り {info.get('left', '?')} 問")
+        st.caption(f"{info.get('state', '?')}の問題・{TOPICS[question.topic]}・この回の残り {info.get('left', '?')} 問")
         with st.container(border=True):
             ui.question_card(question, key=f"review_{st.session_state[ROUND]}_{cur}", source="review", link=False)
         answered = f"review_{st.session_state[ROUND]}_{cur}__answered" in st.session_state
         if answered:
             moved = ui.state.get_progress()["review"].get(cur)
-            if moved is None:
-                st.success("覚えました。この問題は復習予定から外れます。", icon=":material/celebration:")
-            elif moved["box"] == 1:
-                st.caption("箱 1 に戻りました。今日のうちにもう一度出ます。")
-            else:
-                st.caption(f"箱 {moved['box']} に進みました。次は {moved['due']} に出ます。")
+            if moved is not None:
+                day = rv.due_date(moved)
+                if day <= today:
+                    st.caption("今日のうちにもう一度出ます。")
+                else:
+                    st.caption(f"次は {day.isoformat()}（{(day - today).days} 日後）に出ます。")
         st.button("次の問題へ", key="review_next", on_click=next_item, disabled=not answered, type="primary")
 elif due_today(progress, today):
-    st.info(f"この回の復習は終わりました。まちがえた {due_today(progress, today)} 問が、今日の予定にまだ残っています。")
+    st.info(f"この回の復習は終わりました。今日の予定にまだ {due_today(progress, today)} 問残っています"
+            "（まちがえた問題と学び始めの問題は、その日のうちにもう一度出ます）。")
     st.button("もう一周する", key="review_again", on_click=new_round, icon=":material/replay:")
 elif sched:
     st.success(f"今日の復習はすべて終わりました。次の復習は {rv.next_due(sched)} です。", icon=":material/check_circle:")
@@ -97,13 +100,23 @@ with metrics:
     c1.metric("今日が期限の問題", f"{due_today(progress, today)} 問")
     c2.metric("復習予定の全体", f"{len(sched)} 問")
 
-st.subheader("箱ごとの問題数")
-counts = rv.box_counts(sched)
+st.subheader("復習予定の内訳")
+counts = rv.state_counts(sched)
 ui.show_table(pd.DataFrame({
-    "箱": [f"箱 {b}" for b in range(1, rv.N_BOXES + 1)],
-    "正解したら次に出るまで": [f"{d} 日後" for d in rv.INTERVAL_DAYS[1:]] + ["卒業（予定から外れる）"],
-    "問題数": counts,
+    "段階": ["学習中（まちがえたばかり）", "復習（間隔をのばし中）", "再学習（復習でまちがえた）"],
+    "問題数": [counts[1], counts[2], counts[3]],
 }), hide_index=True, width="stretch")
+st.caption(f"明日から 7 日以内に出る問題：{rv.due_within(sched, today, 7)} 問")
+
+
+def _set_retention() -> None:
+    ui.state.set_settings(retention=st.session_state["review_retention"])
+
+
+st.select_slider("記憶の目標（次に出るときに思い出せる確率）", options=list(rv.RETENTIONS),
+                 value=progress["settings"]["retention"], key="review_retention", on_change=_set_retention,
+                 format_func=lambda r: f"{r:.0%}")
+st.caption("目標を上げると復習の間隔が短くなり（問題が多く出る）、下げると長くなります。ふつうは 90% です。")
 
 # ---------------------------------------------------------------------------
 st.header("弱いトピック", divider="gray")
@@ -122,10 +135,14 @@ else:
 
 # ---------------------------------------------------------------------------
 st.header("進捗の保存と読み込み", divider="gray")
+status = ui.state.storage_status()
 st.markdown(
-    "進捗はこのブラウザのセッションの中にだけあり、**再読み込みすると消えます**。"
-    "続きから学ぶには、進捗をファイルに書き出しておき、次回ここで読み込んでください。"
+    "進捗（解答・訪問したページ・復習予定・模擬試験の記録・試験日）は、**このブラウザの中だけ**に自動で保存され、"
+    "サーバーには残りません。ほかのブラウザや端末からは見えず、ブラウザの「サイトデータの削除」をすると消えます。"
+    "別の端末で続けるときは、ファイルに書き出して、そちらで読み込んでください。"
 )
+if status["notice"]:
+    st.caption(status["notice"])
 try:
     data = export_bytes(progress)
 except ProgressError as exc:
@@ -135,18 +152,33 @@ else:
                        file_name=f"attention-tutor-progress-{today.isoformat()}.json",
                        mime="application/json", icon=":material/download:", on_click="ignore")
 
-st.file_uploader("進捗ファイルを読み込む（今の進捗と置き換わります）", type=["json"],
-                 key=ui.state.UPLOAD_KEY, on_change=ui.state.import_uploaded)
-# the uploader's own button and hint are Streamlit's English ("Upload", "1MB per file • JSON")
-st.caption("「Upload」を押して、このページで書き出した JSON ファイル（1 MB まで）を選んでください。")
-msg = st.session_state.get(ui.state.IMPORT_MSG_KEY)
+# no type filter: every file up to the size limit reaches the app, so a wrong one gets a reason in Japanese
+st.file_uploader("進捗ファイルを読み込む（今の進捗と置き換わります）", key=ui.state.UPLOAD_KEY,
+                 on_change=ui.state.import_uploaded, max_upload_size=ui.state.UPLOAD_LIMIT_MB)
+# the uploader's own button and hint are Streamlit's English ("Upload", "… per file")
+st.caption(f"「Upload」を押して、このページで書き出した JSON ファイル（{ui.state.UPLOAD_LIMIT_MB} MB まで）を"
+           "選んでください。読めないファイルには、その理由をこの下に表示します。"
+           f"{ui.state.UPLOAD_LIMIT_MB} MB を超えるファイルは、ファイル名の下に英語の赤い印"
+           "（「File must be … or smaller」など）が付いて読み込まれません（今の進捗はそのままです）。")
+msg = ui.state.import_message()
 if msg is not None:
     kind, text = msg
     (st.success if kind == "success" else st.error)(ui.state.plain(text))
 
-db = ui.state.db_status()
-if db["path"]:
-    if db["ok"]:
-        st.caption(f"この端末の保存ファイルにも自動で保存しています：{ui.state.plain(db['path'])}")
-    else:
-        st.warning(ui.state.plain(db["message"]), icon=":material/warning:")
+st.subheader("この端末の記録を消す")
+if not st.session_state.get(CONFIRM_CLEAR):
+    st.button("この端末の記録を消す", key="review_clear", icon=":material/delete:",
+              on_click=lambda: st.session_state.__setitem__(CONFIRM_CLEAR, True))
+else:
+    st.warning("このブラウザに保存した解答・復習予定・模擬試験の記録・試験日をすべて消します。元には戻せません。"
+               "残したいときは、先に「進捗を書き出す」でファイルにしてください。", icon=":material/warning:")
+    row = st.container(horizontal=True)
+
+    def _clear() -> None:
+        ui.state.clear_device()
+        st.session_state[CONFIRM_CLEAR] = False
+        st.session_state[ui.state.IMPORT_MSG_KEY] = ("success", "この端末の記録を消しました。")
+
+    row.button("消す", key="review_clear_confirm", type="primary", on_click=_clear)
+    row.button("やめる", key="review_clear_cancel",
+               on_click=lambda: st.session_state.__setitem__(CONFIRM_CLEAR, False))

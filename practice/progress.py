@@ -1,19 +1,24 @@
 """The learner's progress as plain JSON-able data, and the pure functions that update it.
 
-Schema (version 1)::
+Schema (version 2; version 1 files are migrated by practice.store)::
 
-    {"version": 1,
+    {"version": 2,
      "visited":  {"<page key>": true, ...},
      "attempts": [{"qid": str, "topic": str, "correct": bool, "choice": int,
                    "at": "YYYY-MM-DDTHH:MM:SS", "source": "page" | "exam" | "review"}, ...],
      "exams":    [...],     # mock-exam results (practice.exam.history_record)
-     "review":   {...}}     # spaced-repetition boxes (practice.review)
+     "review":   {...},     # FSRS cards of the questions to review (practice.review)
+     "settings": {"exam_date": "YYYY-MM-DD" | null, "retention": 0.8 | 0.85 | 0.9 | 0.95},
+     "exam_in_progress": null | {...}}   # the unfinished mock exam (st.session_state["exam"])
 
 Functions never mutate their input: they return a new dict (the session keeps one
 reference and swaps it), so an interrupted update can never leave half-written progress.
 
 Every answer anywhere goes through :func:`apply_answer`: it records the attempt AND updates
-the review schedule (a wrong answer → box 1; an answer given in review → the Leitner move).
+the review schedule (practice.review: FSRS, wrong → Again, right → Good).
+
+:func:`merge` joins what two tabs of one browser wrote (a three-way merge against the
+record both started from), so an answer given in either tab is never dropped.
 """
 from __future__ import annotations
 
@@ -22,7 +27,7 @@ from datetime import date, datetime
 
 from . import review as _review
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SOURCES = ("page", "exam", "review")
 MAX_ATTEMPTS_KEPT = 2000   # oldest attempts are dropped beyond this (keeps files small)
 MASTERY_WINDOW = 5      # the last N answers of a topic
@@ -30,7 +35,38 @@ MASTERY_CORRECT = 4     # … of which at least this many are correct
 
 
 def new_progress() -> dict:
-    return {"version": SCHEMA_VERSION, "visited": {}, "attempts": [], "exams": [], "review": {}}
+    return {"version": SCHEMA_VERSION, "visited": {}, "attempts": [], "exams": [], "review": {},
+            "settings": {"exam_date": None, "retention": _review.DEFAULT_RETENTION}, "exam_in_progress": None}
+
+
+def retention(progress: dict) -> float:
+    return progress["settings"]["retention"]
+
+
+def set_setting(progress: dict, name: str, value) -> dict:
+    """A copy with one setting changed ("exam_date": "YYYY-MM-DD" or None; "retention": one of RETENTIONS)."""
+    if name == "exam_date":
+        if value is not None:
+            value = date.fromisoformat(str(value)).isoformat()
+    elif name == "retention":
+        if value not in _review.RETENTIONS:
+            raise ValueError(f"記憶の目標 {value!r} は選べません")
+    else:
+        raise ValueError(f"未知の設定 {name!r}")
+    if progress["settings"][name] == value:
+        return progress
+    out = copy.deepcopy(progress)
+    out["settings"][name] = value
+    return out
+
+
+def set_exam_in_progress(progress: dict, state) -> dict:
+    """A copy holding the unfinished mock exam (a JSON-able dict) or None."""
+    if progress["exam_in_progress"] == state:
+        return progress
+    out = copy.deepcopy(progress)
+    out["exam_in_progress"] = copy.deepcopy(state)
+    return out
 
 
 def record_visit(progress: dict, page_key: str) -> dict:
@@ -73,22 +109,16 @@ def apply_answers(progress: dict, answers: list[tuple[str, str, bool, int]], sou
 
     Each answer is recorded as an attempt and updates the review schedule:
 
-    - source "page" / "exam": a wrong answer puts the question in box 1, due today;
-      a right answer leaves the schedule as it is.
-    - source "review": the Leitner move of :func:`practice.review.review_answer`
-      (a question not in the schedule is treated like a page answer).
+    - a question already in the schedule (any source) is reviewed: wrong → Again, right → Good;
+    - otherwise a wrong answer enters the schedule (Again), a right one leaves it as it is.
     """
     now = now or datetime.now()
-    today = now.date()
     for _, _, _, choice in answers:
         _check_answer(source, choice)
     out = copy.deepcopy(progress)
     for qid, topic, correct, choice in answers:
         _append_attempt(out, qid, topic, correct, choice, source, now)
-        if source == "review" and qid in out["review"]:
-            out["review"] = _review.review_answer(out["review"], qid, correct, today)
-        elif not correct:
-            out["review"] = _review.schedule_wrong(out["review"], qid, topic, today)
+        out["review"] = _review.rate(out["review"], qid, topic, correct, now, retention(out))
     return out
 
 
@@ -174,3 +204,70 @@ def path_counts(progress: dict, keys) -> dict:
     return {"total": len(keys),
             "visited": sum(1 for k in keys if progress["visited"].get(k)),
             "mastered": sum(1 for k in keys if stats.get(k, {}).get("mastered"))}
+
+
+# ---------------------------------------------------------------------------
+# two tabs of one browser: three-way merge
+# ---------------------------------------------------------------------------
+def _attempt_key(a: dict) -> tuple:
+    return (a["at"], a["qid"], a["choice"], a["correct"], a["source"], a["topic"])
+
+
+def _exam_key(e: dict) -> tuple:
+    return (e["at"], e["total"], e["score"], e["seconds"], e["pace"], tuple(sorted((k, tuple(v)) for k, v in e["by_topic"].items())))
+
+
+def _list_merge(base: list, mine: list, theirs: list, key, limit: int) -> list:
+    """theirs + what mine added since base (as multisets), oldest first, the newest ``limit`` kept."""
+    from collections import Counter
+
+    added = Counter(map(key, mine)) - Counter(map(key, base))
+    out = list(theirs)
+    for item in mine:
+        k = key(item)
+        if added[k] > 0:
+            out.append(item)
+            added[k] -= 1
+    out = sorted(out, key=key)  # stable, by time first
+    return copy.deepcopy(out[-limit:])
+
+
+def _later_review(a: dict, b: dict) -> dict:
+    """Of two cards of one question, the one reviewed last (more reviews on a tie)."""
+    return max((a, b), key=lambda c: (c["last_review"] or "", c["reps"]))
+
+
+def merge(base: dict, mine: dict, theirs: dict) -> dict:
+    """Join two records that both grew from ``base`` (this tab's ``mine``, another tab's ``theirs``).
+
+    - attempts, exam history: theirs plus everything mine added since base (nothing dropped);
+    - visited pages: theirs plus the pages mine visited since base;
+    - review cards: a card mine changed since base is mine's, otherwise theirs' (a card both
+      changed: the one reviewed last); a card mine removed since base is removed;
+    - settings and the unfinished exam: mine's value if mine changed it since base, else theirs'.
+    ``merge(base, base, theirs) == theirs``; ``merge(base, mine, base)`` has mine's content.
+    """
+    from .exam import MAX_EXAMS_KEPT  # local: practice.exam imports this module
+
+    out = new_progress()
+    out["attempts"] = _list_merge(base["attempts"], mine["attempts"], theirs["attempts"], _attempt_key,
+                                  MAX_ATTEMPTS_KEPT)
+    out["exams"] = _list_merge(base["exams"], mine["exams"], theirs["exams"], _exam_key, MAX_EXAMS_KEPT)
+    out["visited"] = {**theirs["visited"], **{k: True for k in mine["visited"] if k not in base["visited"]}}
+    review = copy.deepcopy(theirs["review"])
+    for qid in set(mine["review"]) | set(base["review"]):
+        m, b = mine["review"].get(qid), base["review"].get(qid)
+        if m == b:
+            continue                       # untouched here: theirs decides
+        if m is None:
+            review.pop(qid, None)          # removed here
+        elif qid in review and review[qid] != b:
+            review[qid] = copy.deepcopy(_later_review(m, review[qid]))  # changed on both sides
+        else:
+            review[qid] = copy.deepcopy(m)
+    out["review"] = _review._bounded(review, "")
+    out["settings"] = {k: (mine["settings"][k] if mine["settings"][k] != base["settings"][k] else theirs["settings"][k])
+                       for k in out["settings"]}
+    changed = mine["exam_in_progress"] != base["exam_in_progress"]
+    out["exam_in_progress"] = copy.deepcopy(mine["exam_in_progress"] if changed else theirs["exam_in_progress"])
+    return out

@@ -1,83 +1,162 @@
-"""Spaced review of wrong answers: Leitner boxes, pure Python.
+"""Spaced review of wrong answers with FSRS (the `fsrs` package, the scheduler Anki uses). Pure Python.
 
-Rule (chosen for being explainable in one sentence to a learner):
+Rule:
 - a question answered wrongly anywhere (page, exam, review), or left unanswered in a mock exam,
-  goes to box 1, due today;
-- answered correctly in review, it moves up one box and comes back after the box's interval;
-- answered wrongly in review, it falls back to box 1 (due today again) and a lapse is counted;
-- answered correctly in the last box, it leaves the schedule (覚えた).
+  enters the schedule (rated Again: due again within minutes, so it is part of today's review);
+- every later answer to a scheduled question is a review for FSRS: wrong → Again, right → Good.
+  (A fast right answer is not rated Easy: the app does not measure how long a learner thought,
+  and a lucky guess among four choices is fast too.)
+- FSRS computes each question's memory stability and difficulty from these ratings and sets the
+  next due time so that the chance of still remembering it then is the desired retention
+  (RETENTIONS; default 0.9). Fuzzing is off: the same answers give the same schedule.
 
-    box:       1    2    3    4    5
-    interval:  0d   1d   3d   7d   14d   (days until it is due again after reaching the box)
-
-State: ``{"<qid>": {"topic": str, "box": 1..5, "due": "YYYY-MM-DD", "lapses": int}}``.
+State: ``{"<qid>": {"topic": str, "state": 1 | 2 | 3 (learning, review, relearning),
+"step": int | None, "stability": float | None, "difficulty": float | None,
+"due": ISO datetime (UTC), "last_review": ISO datetime | None, "lapses": int, "reps": int}}``.
 Functions return a new dict; the input is never changed.
+
+Files of schema version 1 kept Leitner boxes (1..5 with intervals 0, 1, 3, 7, 14 days):
+:func:`from_box` maps such an item onto an FSRS card.
 """
 from __future__ import annotations
 
 import copy
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta, timezone
+from functools import lru_cache
 
-INTERVAL_DAYS = (0, 1, 3, 7, 14)   # index = box - 1
-N_BOXES = len(INTERVAL_DAYS)
-MAX_ITEMS = 1000                   # beyond this, the best-learned items leave first
+from fsrs import Card, Rating, Scheduler, State
+
+RETENTIONS = (0.8, 0.85, 0.9, 0.95)
+DEFAULT_RETENTION = 0.9
+MAX_ITEMS = 1000                   # beyond this, the best-remembered items leave first
+STATES = {1: "学習中", 2: "復習", 3: "再学習"}
+LEGACY_INTERVAL_DAYS = (0, 1, 3, 7, 14)   # schema 1's Leitner boxes (index = box - 1)
+LEGACY_N_BOXES = len(LEGACY_INTERVAL_DAYS)
+ITEM_KEYS = {"topic", "state", "step", "stability", "difficulty", "due", "last_review", "lapses", "reps"}
 
 
-def _due(box: int, today: date) -> str:
-    return (today + timedelta(days=INTERVAL_DAYS[box - 1])).isoformat()
+@lru_cache(maxsize=8)
+def _scheduler(retention: float) -> Scheduler:
+    return Scheduler(desired_retention=float(retention), enable_fuzzing=False)
 
 
-def schedule_wrong(review: dict, qid: str, topic: str, today: date) -> dict:
-    """A wrong answer: (re)enter box 1, due today."""
-    out = copy.deepcopy(review)
-    item = out.get(qid)
-    lapses = item["lapses"] + 1 if item else 0
-    out[qid] = {"topic": topic, "box": 1, "due": _due(1, today), "lapses": lapses}
-    if len(out) > MAX_ITEMS:  # keep the schedule (and the progress file) bounded
-        best = sorted(out, key=lambda k: (k == qid, -out[k]["box"], out[k]["due"], k))
+def as_utc(when) -> datetime:
+    """A date (→ its midnight in UTC), a naive datetime (local time) or an aware one → aware UTC."""
+    if isinstance(when, datetime):
+        return (when if when.tzinfo else when.astimezone()).astimezone(timezone.utc)
+    if isinstance(when, date):
+        return datetime.combine(when, time(0, 0), tzinfo=timezone.utc)
+    raise TypeError(f"日時ではありません：{when!r}")
+
+
+def _iso(dt: datetime | None) -> str | None:
+    return None if dt is None else dt.astimezone(timezone.utc).replace(microsecond=0).isoformat()
+
+
+def _card(item: dict) -> Card:
+    return Card(card_id=1, state=State(item["state"]), step=item["step"], stability=item["stability"],
+                difficulty=item["difficulty"], due=datetime.fromisoformat(item["due"]),
+                last_review=None if item["last_review"] is None else datetime.fromisoformat(item["last_review"]))
+
+
+def _item(card: Card, topic: str, lapses: int, reps: int) -> dict:
+    return {"topic": topic, "state": int(card.state), "step": card.step,
+            "stability": None if card.stability is None else round(float(card.stability), 4),
+            "difficulty": None if card.difficulty is None else round(float(card.difficulty), 4),
+            "due": _iso(card.due), "last_review": _iso(card.last_review), "lapses": lapses, "reps": reps}
+
+
+def rating_for(correct: bool) -> Rating:
+    """wrong → Again, right → Good."""
+    return Rating.Good if correct else Rating.Again
+
+
+def _bounded(out: dict, keep: str) -> dict:
+    if len(out) > MAX_ITEMS:  # keep the schedule (and the stored progress) bounded
+        best = sorted(out, key=lambda k: (k == keep, -(out[k]["stability"] or 0.0), out[k]["due"], k))
         for k in best[: len(out) - MAX_ITEMS]:
             del out[k]
     return out
 
 
-def review_answer(review: dict, qid: str, correct: bool, today: date) -> dict:
+def rate(review: dict, qid: str, topic: str, correct: bool, when, retention: float = DEFAULT_RETENTION) -> dict:
+    """One answer to ``qid`` at ``when``: a scheduled question is reviewed (Again / Good);
+    a wrong answer to an unscheduled question enters the schedule; a right one changes nothing."""
+    if qid not in review and correct:
+        return review
+    out = copy.deepcopy(review)
+    now = as_utc(when)
+    old = out.get(qid)
+    card = _card(old) if old else Card(card_id=1, due=now)
+    card, _ = _scheduler(retention).review_card(card, rating_for(correct), now)
+    lapses = (old["lapses"] if old else 0) + (0 if correct or old is None else 1)
+    reps = (old["reps"] if old else 0) + 1
+    out[qid] = _item(card, old["topic"] if old else topic, lapses, reps)
+    return _bounded(out, qid)
+
+
+def schedule_wrong(review: dict, qid: str, topic: str, today, retention: float = DEFAULT_RETENTION) -> dict:
+    """A wrong (or unanswered) question: rated Again (it enters the schedule if it was not in it)."""
+    return rate(review, qid, topic, False, today, retention)
+
+
+def review_answer(review: dict, qid: str, correct: bool, when, retention: float = DEFAULT_RETENTION) -> dict:
     """The learner answered a scheduled item during review."""
     if qid not in review:
         raise KeyError(qid)
-    if not correct:
-        return schedule_wrong(review, qid, review[qid]["topic"], today)
-    out = copy.deepcopy(review)
-    box = out[qid]["box"]
-    if box >= N_BOXES:
-        del out[qid]  # learned: leaves the schedule
-    else:
-        out[qid] = {**out[qid], "box": box + 1, "due": _due(box + 1, today)}
-    return out
+    return rate(review, qid, review[qid]["topic"], correct, when, retention)
+
+
+def due_date(item: dict) -> date:
+    """The local calendar day an item is due."""
+    return datetime.fromisoformat(item["due"]).astimezone().date()
 
 
 def due_items(review: dict, today: date) -> list[str]:
-    """qids due on or before ``today``: lowest box first, then oldest due date, then id."""
-    due = [(v["box"], v["due"], qid) for qid, v in review.items() if v["due"] <= today.isoformat()]
-    return [qid for _, _, qid in sorted(due)]
+    """qids due on or before ``today``: earliest due first, then id."""
+    due = [(v["due"], qid) for qid, v in review.items() if due_date(v) <= today]
+    return [qid for _, qid in sorted(due)]
 
 
 def due_count(review: dict, today: date) -> int:
     return len(due_items(review, today))
 
 
-def box_counts(review: dict) -> list[int]:
-    """How many items sit in each box (index 0 = box 1)."""
-    counts = [0] * N_BOXES
+def state_counts(review: dict) -> dict[int, int]:
+    """How many items are learning (1), in review (2), relearning (3)."""
+    counts = {s: 0 for s in STATES}
     for v in review.values():
-        counts[v["box"] - 1] += 1
+        counts[v["state"]] += 1
     return counts
 
 
+def due_within(review: dict, today: date, days: int) -> int:
+    """Items due from tomorrow up to ``today + days``."""
+    return sum(1 for v in review.values() if today < due_date(v) <= today + timedelta(days=days))
+
+
 def next_due(review: dict) -> str | None:
-    """The earliest due date in the schedule ("YYYY-MM-DD"), or None when it is empty."""
-    return min((v["due"] for v in review.values()), default=None)
+    """The earliest due day in the schedule ("YYYY-MM-DD"), or None when it is empty."""
+    return min((due_date(v).isoformat() for v in review.values()), default=None)
 
 
 def drop(review: dict, qid: str) -> dict:
     """The schedule without ``qid`` (e.g. a question that can no longer be generated)."""
     return {k: copy.deepcopy(v) for k, v in review.items() if k != qid}
+
+
+def from_box(topic: str, box: int, due: str, lapses: int) -> dict:
+    """A schema-1 Leitner item as an FSRS card, keeping its due day.
+
+    Box 1 (just answered wrongly) → a learning card, never reviewed by FSRS yet;
+    box b ≥ 2 → a review card whose stability is the box's interval in days (what the
+    learner had shown they keep that long), medium difficulty, last reviewed one interval
+    before its due day."""
+    due_dt = datetime.combine(date.fromisoformat(due), time(0, 0), tzinfo=timezone.utc)
+    if box <= 1:
+        return {"topic": topic, "state": 1, "step": 0, "stability": None, "difficulty": None,
+                "due": _iso(due_dt), "last_review": None, "lapses": lapses, "reps": 0}
+    days = LEGACY_INTERVAL_DAYS[box - 1]
+    return {"topic": topic, "state": 2, "step": None, "stability": float(days), "difficulty": 5.0,
+            "due": _iso(due_dt), "last_review": _iso(due_dt - timedelta(days=days)),
+            "lapses": lapses, "reps": box - 1}

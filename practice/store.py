@@ -1,6 +1,7 @@
-"""Progress files: export, strict import, and optional local SQLite persistence. Pure Python.
+"""Progress records: export, strict import — of a file or of what the browser kept. Pure Python.
 
-Import validates everything before anything is used: size cap, UTF-8, JSON syntax, nesting
+The same validator reads an uploaded progress file and the record read back from the learner's
+browser storage (ui.storage): both are untrusted. Import validates everything before anything is used: size cap, UTF-8, JSON syntax, nesting
 depth, schema version, exact keys (unknown keys refused), types, value ranges, and question
 ids that no longer exist. Any problem raises ProgressError with a Japanese message; the
 caller keeps the current progress untouched. Nothing read from a file is ever rendered as
@@ -9,17 +10,18 @@ HTML (the pages show it through Streamlit's escaped text elements only).
 from __future__ import annotations
 
 import json
-import sqlite3
-from contextlib import closing
+import math
 from datetime import date, datetime
-from pathlib import Path
 
 from quizzes.core import GENERATOR_INFO, TOPICS, QuizError, parse_id
+from quizzes.knowledge import renamed_ids
 
+from . import exam as _exam
 from .exam import MAX_EXAMS_KEPT as MAX_EXAMS
-from .progress import MAX_ATTEMPTS_KEPT, SCHEMA_VERSION, SOURCES
+from .progress import MAX_ATTEMPTS_KEPT, SCHEMA_VERSION, SOURCES, new_progress
+from .review import ITEM_KEYS as REVIEW_KEYS
+from .review import LEGACY_N_BOXES, RETENTIONS, STATES, from_box
 from .review import MAX_ITEMS as MAX_REVIEW_ITEMS
-from .review import N_BOXES
 
 # The largest valid file (MAX_ATTEMPTS_KEPT attempts, MAX_REVIEW_ITEMS review items and
 # MAX_EXAMS exams, ids of MAX_QID_LEN characters) stays under this cap (tested), and the cap
@@ -28,11 +30,12 @@ MAX_BYTES = 1_000_000
 MAX_DEPTH = 6
 MAX_QID_LEN = 80
 PAGE_KEYS = frozenset(TOPICS) | {"home", "exam", "review"}
-TOP_KEYS = {"version", "visited", "attempts", "exams", "review"}
+TOP_KEYS = {"version", "visited", "attempts", "exams", "review", "settings", "exam_in_progress"}
+TOP_KEYS_V1 = {"version", "visited", "attempts", "exams", "review"}
+SETTINGS_KEYS = {"exam_date", "retention"}
 ATTEMPT_KEYS = {"qid", "topic", "correct", "choice", "at", "source"}
 EXAM_KEYS = {"at", "total", "score", "seconds", "pace", "by_topic"}
-REVIEW_KEYS = {"topic", "box", "due", "lapses"}
-ENV_DB = "ATTENTION_TUTOR_DB"
+REVIEW_KEYS_V1 = {"topic", "box", "due", "lapses"}
 
 
 class ProgressError(ValueError):
@@ -62,13 +65,15 @@ def _keys(obj, expected: set, where: str) -> None:
         raise ProgressError(f"{where} に必要な項目がありません：{', '.join(sorted(missing))}")
 
 
-def _timestamp(x, where: str) -> None:
+def _timestamp(x, where: str, aware: bool = False) -> None:
     if not isinstance(x, str) or len(x) > 32:
         raise ProgressError(f"{where} は日時の文字列でなければなりません。")
     try:
-        datetime.fromisoformat(x)
+        dt = datetime.fromisoformat(x)
     except ValueError:
         raise ProgressError(f"{where} の日時「{x[:32]}」が読めません。") from None
+    if aware and dt.utcoffset() is None:
+        raise ProgressError(f"{where} の日時「{x[:32]}」に時差（+00:00 など）がありません。")
 
 
 def _day(x, where: str) -> None:
@@ -110,13 +115,72 @@ def _depth(obj, level: int = 0) -> int:
 # ---------------------------------------------------------------------------
 # validation
 # ---------------------------------------------------------------------------
+def _version(data) -> int:
+    if not isinstance(data, dict):
+        raise ProgressError("ファイル全体 は辞書（オブジェクト）でなければなりません。")
+    v = data.get("version")
+    if not _is_int(v) or v not in (1, SCHEMA_VERSION):
+        raise ProgressError(f"形式のバージョンが違います（このアプリが読めるのは 1 と {SCHEMA_VERSION}、"
+                            f"ファイルは {str(v)[:20]}）。")
+    return v
+
+
 def validate_progress(data) -> dict:
-    """Return ``data`` if it is a valid progress dict; raise ProgressError otherwise."""
+    """Return ``data`` if it is a valid progress dict of the current schema; ProgressError otherwise."""
     if _depth(data) > MAX_DEPTH:
         raise ProgressError("入れ子が深すぎます。進捗ファイルではありません。")
+    if _version(data) != SCHEMA_VERSION:
+        raise ProgressError(f"形式のバージョンが違います（このアプリは {SCHEMA_VERSION}、ファイルは {data['version']}）。")
     _keys(data, TOP_KEYS, "ファイル全体")
-    if data["version"] != SCHEMA_VERSION or not _is_int(data["version"]):
-        raise ProgressError(f"形式のバージョンが違います（このアプリは {SCHEMA_VERSION}、ファイルは {str(data['version'])[:20]}）。")
+    _common(data)
+    _settings(data["settings"])
+    review = data["review"]
+    if not isinstance(review, dict) or len(review) > MAX_REVIEW_ITEMS:
+        raise ProgressError(f"review は {MAX_REVIEW_ITEMS} 件までの辞書でなければなりません。")
+    for qid, item in review.items():
+        where = f"復習予定 {str(qid)[:60]}"
+        topic = _qid(qid, where)
+        _keys(item, REVIEW_KEYS, where)
+        if item["topic"] != topic:
+            raise ProgressError(f"{where}: 問題 id とトピックが一致しません。")
+        _int_in(item["state"], 1, max(STATES), f"{where} の state")
+        if item["step"] is not None:
+            _int_in(item["step"], 0, 100, f"{where} の step")
+        for name, hi in (("stability", 1e6), ("difficulty", 10.0)):
+            x = item[name]
+            if x is not None and not (isinstance(x, (int, float)) and not isinstance(x, bool)
+                                      and math.isfinite(x) and 0 < x <= hi):
+                raise ProgressError(f"{where} の {name} は 0 より大きく {hi:g} 以下の数か null です。")
+        _timestamp(item["due"], f"{where} の due", aware=True)
+        if item["last_review"] is not None:
+            _timestamp(item["last_review"], f"{where} の last_review", aware=True)
+        _int_in(item["lapses"], 0, 1_000_000, f"{where} の lapses")
+        _int_in(item["reps"], 0, 1_000_000, f"{where} の reps")
+    if data["exam_in_progress"] is not None:
+        data = {**data, "exam_in_progress": validate_exam_state(data["exam_in_progress"])}
+    return data
+
+
+def _settings(settings) -> None:
+    _keys(settings, SETTINGS_KEYS, "settings")
+    if settings["exam_date"] is not None:
+        _day(settings["exam_date"], "settings の exam_date（試験日）")
+    if settings["retention"] not in RETENTIONS or isinstance(settings["retention"], bool):
+        raise ProgressError(f"settings の retention は {', '.join(map(str, RETENTIONS))} のどれかです。")
+
+
+def validate_exam_state(obj) -> dict:
+    """The unfinished mock exam, checked by practice.exam.validate_state (ProgressError here)."""
+    try:
+        return _exam.validate_state(obj)
+    except ProgressError:
+        raise
+    except ValueError as exc:
+        raise ProgressError(f"途中の模擬試験が使えません：{exc}") from None
+
+
+def _common(data) -> None:
+    """visited, attempts, exams: the same in schema 1 and 2."""
 
     visited = data["visited"]
     if not isinstance(visited, dict):
@@ -162,19 +226,70 @@ def validate_progress(data) -> dict:
             n = _int_in(pair[1], 1, total, f"{where} の問題数")
             _int_in(pair[0], 0, n, f"{where} の正解数")
 
+
+
+def migrate_v1(data) -> dict:
+    """A valid schema-1 record (Leitner boxes) as a schema-2 record (FSRS cards, default settings)."""
+    if _depth(data) > MAX_DEPTH:
+        raise ProgressError("入れ子が深すぎます。進捗ファイルではありません。")
+    _keys(data, TOP_KEYS_V1, "ファイル全体")
+    _common(data)
     review = data["review"]
     if not isinstance(review, dict) or len(review) > MAX_REVIEW_ITEMS:
         raise ProgressError(f"review は {MAX_REVIEW_ITEMS} 件までの辞書でなければなりません。")
+    cards = {}
     for qid, item in review.items():
         where = f"復習予定 {str(qid)[:60]}"
         topic = _qid(qid, where)
-        _keys(item, REVIEW_KEYS, where)
+        _keys(item, REVIEW_KEYS_V1, where)
         if item["topic"] != topic:
             raise ProgressError(f"{where}: 問題 id とトピックが一致しません。")
-        _int_in(item["box"], 1, N_BOXES, f"{where} の box")
+        _int_in(item["box"], 1, LEGACY_N_BOXES, f"{where} の box")
         _day(item["due"], f"{where} の due")
         _int_in(item["lapses"], 0, 1_000_000, f"{where} の lapses")
-    return data
+        cards[qid] = from_box(topic, item["box"], item["due"], item["lapses"])
+    out = new_progress()
+    out.update(visited=data["visited"], attempts=data["attempts"], exams=data["exams"], review=cards)
+    return validate_progress(out)
+
+
+def follow_renames(data):
+    """A copy of ``data`` in which question ids of bank items that moved to another topic
+    (``quizzes.knowledge.renamed_ids``, e.g. kb.multihead.k04 → kb.block.k10) carry their new id
+    and topic. Only the record's own places for ids are touched; validation comes after."""
+    moved = {old: new for old, new in renamed_ids().items() if new in GENERATOR_INFO}
+    if not moved or not isinstance(data, dict):
+        return data
+
+    def new_id(qid):
+        gid, sep, seed = qid.rpartition("#") if isinstance(qid, str) else ("", "", "")
+        return f"{moved[gid]}#{seed}" if sep and gid in moved else qid
+
+    def topic_of(qid, old_topic):
+        gid = qid.rpartition("#")[0] if isinstance(qid, str) else ""
+        return GENERATOR_INFO[gid].topic if gid in moved.values() else old_topic
+
+    out = dict(data)
+    if isinstance(data.get("attempts"), list):
+        out["attempts"] = [{**a, "qid": new_id(a["qid"]), "topic": topic_of(new_id(a["qid"]), a.get("topic"))}
+                           if isinstance(a, dict) and new_id(a.get("qid")) != a.get("qid") else a
+                           for a in data["attempts"]]
+    if isinstance(data.get("review"), dict):
+        out["review"] = {new_id(q): ({**item, "topic": topic_of(new_id(q), item.get("topic"))}
+                                     if isinstance(item, dict) and new_id(q) != q else item)
+                         for q, item in data["review"].items()}
+    exam = data.get("exam_in_progress")
+    if isinstance(exam, dict) and isinstance(exam.get("qids"), list):
+        out["exam_in_progress"] = {**exam, "qids": [new_id(q) for q in exam["qids"]]}
+    return out
+
+
+def load_progress(data) -> dict:
+    """Any readable schema (1 is migrated) → a valid current record; ProgressError otherwise."""
+    if _depth(data) > MAX_DEPTH:
+        raise ProgressError("入れ子が深すぎます。進捗ファイルではありません。")
+    data = follow_renames(data)
+    return migrate_v1(data) if _version(data) == 1 else validate_progress(data)
 
 
 def parse_progress_bytes(raw: bytes) -> dict:
@@ -195,50 +310,27 @@ def parse_progress_bytes(raw: bytes) -> dict:
         raise ProgressError(f"JSON として読めません（{exc.lineno} 行 {exc.colno} 文字目）。") from None
     except ValueError:  # e.g. an integer with thousands of digits
         raise ProgressError("JSON の中に扱えない値（桁数の多すぎる数など）があります。") from None
-    return validate_progress(data)
+    return load_progress(data)
+
+
+def parse_progress_text(text) -> dict:
+    """The string the browser kept → validated progress, or ProgressError (Japanese)."""
+    if not isinstance(text, str):
+        raise ProgressError("ブラウザに残っていた記録が文字列ではありません。")
+    if len(text) > MAX_BYTES:  # characters ≤ bytes: a cheap first cap before encoding
+        raise ProgressError(f"記録が大きすぎます（{len(text):,} 文字。上限 {MAX_BYTES:,} バイト）。")
+    try:
+        raw = text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ProgressError("記録に UTF-8 にできない文字があります。") from None
+    return parse_progress_bytes(raw)
+
+
+def dumps(progress: dict) -> str:
+    """The compact JSON text kept in the browser (validated first)."""
+    return json.dumps(validate_progress(progress), ensure_ascii=False, separators=(",", ":"))
 
 
 def export_bytes(progress: dict) -> bytes:
     """The download: pretty, UTF-8 JSON with the schema version inside."""
     return json.dumps(validate_progress(progress), ensure_ascii=False, indent=1).encode("utf-8")
-
-
-# ---------------------------------------------------------------------------
-# optional local persistence (one learner on their own machine; off unless named)
-# ---------------------------------------------------------------------------
-def db_path_from_env(environ) -> Path | None:
-    value = environ.get(ENV_DB, "").strip()
-    return Path(value) if value else None
-
-
-def sqlite_load(path: Path) -> dict | None:
-    """The saved progress, or None if there is none yet. ProgressError if it is unusable.
-
-    The file is opened read-only, so loading never changes (or creates) it.
-    """
-    path = Path(path)
-    if not path.exists() or (path.is_file() and path.stat().st_size == 0):
-        return None
-    try:
-        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as con:
-            row = con.execute("SELECT json FROM progress WHERE id = 1").fetchone()
-    except sqlite3.Error as exc:
-        raise ProgressError(f"保存ファイル {path.name} を読めません（{exc}）。") from None
-    if row is None:
-        return None
-    if not isinstance(row[0], str):
-        raise ProgressError(f"保存ファイル {path.name} の中身が進捗の形式ではありません。")
-    try:
-        return parse_progress_bytes(row[0].encode("utf-8"))
-    except ProgressError as exc:
-        raise ProgressError(f"保存ファイル {path.name} の進捗が使えません：{exc}") from None
-    except UnicodeEncodeError:
-        raise ProgressError(f"保存ファイル {path.name} の中身が進捗の形式ではありません。") from None
-
-
-def sqlite_save(path: Path, progress: dict) -> None:
-    """Write the progress (one row). sqlite3.Error / OSError propagate to the caller."""
-    text = json.dumps(validate_progress(progress), ensure_ascii=False)
-    with closing(sqlite3.connect(Path(path))) as con, con:
-        con.execute("CREATE TABLE IF NOT EXISTS progress (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL)")
-        con.execute("INSERT INTO progress (id, json) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET json = excluded.json", (text,))

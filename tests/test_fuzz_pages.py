@@ -28,6 +28,7 @@ import random
 import re
 import time
 import traceback
+from datetime import date, timedelta
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -51,7 +52,7 @@ EXAMPLES_PER_PAGE = max(3, math.ceil(PER_PAGE / STEPS_PER_EXAMPLE))  # ≥ 3: th
 # Buttons that start a real training run (2–23 s each); their page test drives them once.
 EXPENSIVE_BUTTONS = {"training_run", "training_exp_run"}
 KNOWN_WIDGETS = {"slider", "select_slider", "number_input", "selectbox", "toggle", "checkbox", "radio",
-                 "text_input", "button", "button_group"}
+                 "text_input", "button", "button_group", "date_input"}
 # on screen but not driven here: the download/upload of the progress file (test_progress_fuzz.py
 # feeds hostile files through the import path)
 IGNORED_WIDGETS = {"download_button", "file_uploader"}
@@ -420,6 +421,11 @@ def fuzz_page(path: str, n_examples: int, steps: int, run_seed: int) -> dict:
         elif w.type == "button":
             w.click()
             what = f"button {w.key} ({w.label})"
+        elif w.type == "date_input":  # the exam date on the home page: empty, or a day in its range
+            lo, hi = (date.fromisoformat(x.replace("/", "-")) for x in (w.proto.min, w.proto.max))
+            v = None if a["flag"] else lo + timedelta(days=a["big"] % ((hi - lo).days + 1))
+            w.set_value(v)
+            what = f"date_input {w.key} = {v}"
         else:  # pragma: no cover
             return False
         run(at, log, what)

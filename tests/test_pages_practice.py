@@ -4,7 +4,6 @@ Every test starts from app.py and switches page (see shared/design.md)."""
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 import tomllib
 from pathlib import Path
@@ -19,7 +18,8 @@ import ui
 import ui.state as state
 from practice import exam as ex
 from practice.progress import apply_answer, new_progress
-from practice.store import export_bytes, sqlite_load, sqlite_save
+from practice import review as rv
+from practice.store import export_bytes
 
 from apphelpers import ROOT, TIMEOUT, chart_data, open_page, page_text
 from practice_fakes import fake_registry
@@ -28,8 +28,7 @@ EXAM, REVIEW = "pages/20_exam.py", "pages/21_review.py"
 
 
 @pytest.fixture(autouse=True)
-def fakes(monkeypatch):
-    monkeypatch.delenv("ATTENTION_TUTOR_DB", raising=False)
+def fakes():
     with fake_registry():
         yield
 
@@ -220,14 +219,14 @@ def learning_page_with_quiz() -> tuple[AppTest, str]:
     pytest.skip("no learning page with a quiz section yet")
 
 
-def test_review_session_wrong_on_page_then_due_then_box_moves():
+def test_review_session_wrong_on_page_then_due_then_fsrs_moves_it():
     at, path = learning_page_with_quiz()
     key, q = first_quiz_card(at)
     at.radio(key=f"{key}__choice").set_value(wrong(q))
     no_exception(at.run())
     at.button(key=f"{key}__submit").click()
     no_exception(at.run())
-    assert at.session_state["progress"]["review"][q.id]["box"] == 1
+    assert at.session_state["progress"]["review"][q.id]["state"] == 1
     assert at.radio(key=f"{key}__choice").disabled  # one answer per card
 
     no_exception(at.switch_page(REVIEW).run())
@@ -239,24 +238,39 @@ def test_review_session_wrong_on_page_then_due_then_box_moves():
     at.button(key=f"{card}__submit").click()
     no_exception(at.run())
     item = at.session_state["progress"]["review"][q.id]
-    tomorrow = (datetime.now().date() + timedelta(days=1)).isoformat()
-    assert item["box"] == 2 and item["due"] == tomorrow
-    assert f"箱 2 に進みました。次は {tomorrow} に出ます。" in page_text(at)
-    assert metric(at, "今日が期限の問題") == "0 問"
-    assert list(at.table[0].value["問題数"]) == [0, 1, 0, 0, 0]
+    assert item["reps"] == 2 and item["lapses"] == 0   # FSRS: Again, then Good (its second learning step)
+    assert "今日のうちにもう一度出ます。" in page_text(at)
+    assert list(at.table[0].value["問題数"]) == [1, 0, 0]
     assert [a["source"] for a in at.session_state["progress"]["attempts"]] == ["page", "review"]
     at.button(key="review_next").click()
     no_exception(at.run())
-    assert "今日の復習はすべて終わりました" in page_text(at) and tomorrow in page_text(at)
+    assert "この回の復習は終わりました" in page_text(at)
+    # right once more (the next round): the question graduates to days
+    at.button(key="review_again").click()
+    no_exception(at.run())
+    card = [r for r in at.radio if (r.key or "").startswith("review_")][0].key[: -len("__choice")]
+    at.radio(key=f"{card}__choice").set_value(q.answer)
+    no_exception(at.run())
+    at.button(key=f"{card}__submit").click()
+    no_exception(at.run())
+    item = at.session_state["progress"]["review"][q.id]
+    day = rv.due_date(item)
+    assert item["state"] == 2 and day > datetime.now().date()
+    assert f"次は {day.isoformat()}（{(day - datetime.now().date()).days} 日後）に出ます。" in page_text(at)
+    assert metric(at, "今日が期限の問題") == "0 問"
+    at.button(key="review_next").click()
+    no_exception(at.run())
+    assert "今日の復習はすべて終わりました" in page_text(at) and day.isoformat() in page_text(at)
 
 
 def test_review_wrong_answer_stays_due_and_comes_back_next_round():
     q1, q2 = quizzes.from_id("zz.qkv.calc0#11"), quizzes.from_id("zz.mask.know1#4")
-    p = apply_answer(new_progress(), q1.id, q1.topic, False, wrong(q1), "page")
-    p = apply_answer(p, q2.id, q2.topic, False, wrong(q2), "exam")
+    now = datetime.now() - timedelta(minutes=30)
+    p = apply_answer(new_progress(), q1.id, q1.topic, False, wrong(q1), "page", now)
+    p = apply_answer(p, q2.id, q2.topic, False, wrong(q2), "exam", now)
     at = no_exception(open_page(REVIEW, session={"progress": p}))
     assert metric(at, "今日が期限の問題") == "2 問"
-    assert at.session_state["review__cur"] == q2.id  # same box and day: ordered by id
+    assert at.session_state["review__cur"] == q2.id  # due at the same time: ordered by id
     for q, right in ((q2, True), (q1, False)):
         card = [r for r in at.radio if (r.key or "").startswith("review_")][0].key[: -len("__choice")]
         assert q.stem in page_text(at)
@@ -267,8 +281,8 @@ def test_review_wrong_answer_stays_due_and_comes_back_next_round():
         at.button(key="review_next").click()
         no_exception(at.run())
     review = at.session_state["progress"]["review"]
-    assert review[q1.id]["box"] == 1 and review[q1.id]["lapses"] == 1 and review[q2.id]["box"] == 2
-    assert "まちがえた 1 問が、今日の予定にまだ残っています" in page_text(at)
+    assert review[q1.id]["lapses"] == 1 and review[q2.id]["lapses"] == 0 and review[q2.id]["reps"] == 2
+    assert "今日の予定にまだ 2 問残っています" in page_text(at)
     at.button(key="review_again").click()
     no_exception(at.run())
     assert q1.stem in page_text(at)
@@ -361,8 +375,7 @@ class FakeUpload:
 ])
 def test_import_callback_directly(monkeypatch, upload, ok):
     current = saved_progress()
-    session = {state.PROGRESS_KEY: current, state.DB_KEY: {"path": None, "ok": False, "message": ""},
-               state.UPLOAD_KEY: upload}
+    session = {state.PROGRESS_KEY: current, state.UPLOAD_KEY: upload}
     monkeypatch.setattr(state, "st", SimpleNamespace(session_state=session, warning=lambda *a, **k: None))
     state.import_uploaded()
     if ok is None:  # the learner removed the file: nothing happens
@@ -453,36 +466,56 @@ def test_dashboard_fresh_session():
 
 
 # ---------------------------------------------------------------------------
-# optional SQLite persistence
+# the exam date, the daily plan, the desired retention
 # ---------------------------------------------------------------------------
-def test_sqlite_persistence_loads_and_saves(monkeypatch, tmp_path):
-    db = tmp_path / "tutor.db"
-    sqlite_save(db, saved_progress())
-    monkeypatch.setenv("ATTENTION_TUTOR_DB", str(db))
-    at = no_exception(open_page(REVIEW))
-    assert metric(at, "復習予定の全体") == "4 問"  # the page's wrong answer + the exam's 3 unanswered
-    assert "自動で保存しています" in page_text(at)
-    stored = sqlite_load(db)
-    assert stored["visited"] == {"home": True, "review": True}  # the visits were saved
-    assert len(stored["exams"]) == 1
+def test_home_plan_with_an_exam_date_spreads_the_pages_over_the_days_left():
+    from datetime import date
 
+    from practice.progress import set_setting
 
-def test_sqlite_corrupt_file_warns_starts_fresh_and_is_never_overwritten(monkeypatch, tmp_path):
-    db = tmp_path / "tutor.db"
-    junk = b"SQLite format 3\x00" + b"\x13" * 4000
-    db.write_bytes(junk)
-    monkeypatch.setenv("ATTENTION_TUTOR_DB", str(db))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    today = date.today()
+    p = set_setting(new_progress(), "exam_date", (today + timedelta(days=4)).isoformat())
+    at = no_exception(open_page("app.py", session={"progress": p}))
+    text = page_text(at)
+    n_pages = len([i for i in ui.available_pages() if i.section == "学習"])
+    per_day = -(-n_pages // 4)
+    assert "あと **4 日**" in text or "あと 4 日" in text
+    assert f"1 日 **{per_day} ページ**" in text or f"1 日 {per_day} ページ" in text
+    labels = [pl.label for pl in at.main.get("page_link")]
+    first = [i for i in ui.available_pages() if i.section == "学習"][:per_day]
+    assert all(f.label in labels for f in first)
+    assert at.date_input(key="home_exam_date").value == today + timedelta(days=4)
+    # clearing the date: back to today's reviews and the next page only
+    at.date_input(key="home_exam_date").set_value(None)
     no_exception(at.run())
-    assert any("読み込めなかったため、新しい進捗で始めます" in w.value for w in at.warning)
-    assert at.session_state["progress"]["attempts"] == []
-    no_exception(at.switch_page(REVIEW).run())
-    assert any("上書きしません" in w.value for w in at.warning)
-    assert db.read_bytes() == junk
+    assert at.session_state["progress"]["settings"]["exam_date"] is None
+    assert "試験日を入れると" in page_text(at)
+    at.date_input(key="home_exam_date").set_value(today + timedelta(days=30))
+    no_exception(at.run())
+    assert at.session_state["progress"]["settings"]["exam_date"] == (today + timedelta(days=30)).isoformat()
+    assert "あと **30 日**" in page_text(at) or "あと 30 日" in page_text(at)
 
 
-def test_no_database_by_default(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
+def test_review_page_sets_the_desired_retention_and_says_where_progress_lives():
     at = no_exception(open_page(REVIEW))
-    assert "自動で保存" not in page_text(at)
-    assert list(tmp_path.iterdir()) == []
+    assert "このブラウザの中だけ" in page_text(at) and "サイトデータの削除" in page_text(at)
+    at.select_slider(key="review_retention").set_value(0.95)
+    no_exception(at.run())
+    assert at.session_state["progress"]["settings"]["retention"] == 0.95
+
+
+def test_clear_this_device_asks_first_then_empties_the_progress():
+    p = apply_answer(new_progress(), "zz.qkv.calc0#1", "qkv", False, 1, "page")
+    at = no_exception(open_page(REVIEW, session={"progress": p}))
+    at.button(key="review_clear").click()
+    no_exception(at.run())
+    assert "元には戻せません" in page_text(at) and at.session_state["progress"]["attempts"]
+    at.button(key="review_clear_cancel").click()
+    no_exception(at.run())
+    assert at.session_state["progress"]["attempts"]
+    at.button(key="review_clear").click()
+    no_exception(at.run())
+    at.button(key="review_clear_confirm").click()
+    no_exception(at.run())
+    assert at.session_state["progress"]["attempts"] == [] and at.session_state["progress"]["review"] == {}
+    assert any("この端末の記録を消しました" in s.value for s in at.success)

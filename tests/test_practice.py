@@ -1,11 +1,11 @@
-"""practice/: the Leitner schedule day by day, mock-exam assembly, scoring and clock,
-the progress schema, export → import, and the optional SQLite store. Pure Python."""
+"""practice/: the FSRS review schedule, mock-exam assembly, scoring and clock,
+the progress schema, export → import, and the migration of schema-1 (Leitner) files. Pure Python."""
 from __future__ import annotations
 
 import copy
 import json
+import time
 import re
-import sqlite3
 from collections import Counter
 from datetime import date, datetime, timedelta
 
@@ -17,8 +17,8 @@ from practice import review as rv
 from practice import store
 from practice.progress import (MAX_ATTEMPTS_KEPT, apply_answer, apply_answers, is_mastered, new_progress,
                                overall, path_counts, record_attempt, record_visit, suggest_page, topic_stats,
-                               weak_topics)
-from practice.store import ProgressError, export_bytes, parse_progress_bytes, sqlite_load, sqlite_save
+                               set_setting, weak_topics)
+from practice.store import ProgressError, export_bytes, parse_progress_bytes
 from quizzes.core import GENERATOR_INFO, TOPICS
 
 from practice_fakes import CALC_PER_TOPIC, KNOW_PER_TOPIC, fake_registry
@@ -43,49 +43,73 @@ def day(n: int) -> date:
 
 
 # ---------------------------------------------------------------------------
-# Leitner schedule
+# FSRS schedule
 # ---------------------------------------------------------------------------
-def test_leitner_schedule_day_by_day_until_learned():
+def due_day(item) -> date:
+    return rv.due_date(item)
+
+
+def test_fsrs_wrong_answer_is_due_today_and_right_reviews_push_it_further_out():
     qid = "zz.qkv.calc0#1"
-    sched = rv.schedule_wrong({}, qid, "qkv", day(0))
-    assert sched == {qid: {"topic": "qkv", "box": 1, "due": "2026-03-01", "lapses": 0}}
-    assert rv.due_items(sched, day(0)) == [qid]
-    # each correct review moves one box up; the next due date is the new box's interval later
-    expected = [(0, 2, "2026-03-02"), (1, 3, "2026-03-05"), (4, 4, "2026-03-12"), (11, 5, "2026-03-26")]
-    for answered_on, box, due in expected:
-        assert rv.due_count(sched, day(answered_on)) == 1
-        sched = rv.review_answer(sched, qid, True, day(answered_on))
-        assert sched[qid]["box"] == box and sched[qid]["due"] == due
-        # not due again before its date, due on it
-        assert rv.due_count(sched, date.fromisoformat(due) - timedelta(days=1)) == 0
-        assert rv.due_items(sched, date.fromisoformat(due)) == [qid]
-    sched = rv.review_answer(sched, qid, True, day(25))  # right in the last box: learned
-    assert sched == {}
+    sched = rv.schedule_wrong({}, qid, "qkv", T0)
+    item = sched[qid]
+    assert item["topic"] == "qkv" and item["state"] == 1 and item["reps"] == 1 and item["lapses"] == 0
+    assert due_day(item) == D0 and rv.due_items(sched, D0) == [qid]   # part of today's review
+    # right in review, day after day when due: each interval is longer than the one before
+    when, gaps = T0, []
+    for _ in range(6):
+        when = max(when + timedelta(minutes=1), datetime.fromisoformat(sched[qid]["due"]).replace(tzinfo=None))
+        sched = rv.review_answer(sched, qid, True, when)
+        gaps.append(datetime.fromisoformat(sched[qid]["due"]).replace(tzinfo=None) - when)
+    assert gaps == sorted(gaps) and gaps[-1] > timedelta(days=14) and sched[qid]["state"] == 2
+    assert sched[qid]["lapses"] == 0 and sched[qid]["reps"] == 7
 
 
-def test_leitner_wrong_in_review_falls_back_to_box_1_and_counts_a_lapse():
-    qid = "zz.mask.know1#7"
-    sched = rv.schedule_wrong({}, qid, "mask", day(0))
-    sched = rv.review_answer(sched, qid, True, day(0))
-    sched = rv.review_answer(sched, qid, True, day(1))
-    assert sched[qid]["box"] == 3
-    before = copy.deepcopy(sched)
-    after = rv.review_answer(sched, qid, False, day(4))
-    assert after[qid] == {"topic": "mask", "box": 1, "due": "2026-03-05", "lapses": 1}
-    assert sched == before  # input never changed
-    assert rv.due_items(after, day(4)) == [qid]
+def test_fsrs_wrong_in_review_counts_a_lapse_and_comes_back_today():
+    qid = "zz.mask.calc0#1"
+    sched = rv.schedule_wrong({}, qid, "mask", T0)
+    for k in range(3):
+        sched = rv.review_answer(sched, qid, True, T0 + timedelta(days=k, minutes=20))
+    assert sched[qid]["state"] == 2 and due_day(sched[qid]) > day(3)
+    after = rv.review_answer(sched, qid, False, T0 + timedelta(days=4))
+    assert after[qid]["lapses"] == 1 and after[qid]["state"] == 3 and due_day(after[qid]) == day(4)
+    assert after[qid]["stability"] < sched[qid]["stability"]
+    assert sched[qid]["lapses"] == 0  # the input is not changed
 
 
-def test_due_items_order_and_box_counts():
-    s = rv.schedule_wrong({}, "zz.qkv.calc0#2", "qkv", day(0))
-    s = rv.schedule_wrong(s, "zz.qkv.calc0#1", "qkv", day(2))
-    s = rv.review_answer(rv.schedule_wrong(s, "zz.naive.calc1#3", "naive", day(0)), "zz.naive.calc1#3", True, day(0))
-    assert rv.box_counts(s) == [2, 1, 0, 0, 0]
-    # day 1: box 1 items first (older due date first), then box 2
-    assert rv.due_items(s, day(1)) == ["zz.qkv.calc0#2", "zz.naive.calc1#3"]
-    assert rv.due_items(s, day(2)) == ["zz.qkv.calc0#2", "zz.qkv.calc0#1", "zz.naive.calc1#3"]
-    assert rv.next_due(s) == "2026-03-01"
-    assert rv.next_due({}) is None
+def test_fsrs_mapping_is_again_for_wrong_good_for_right():
+    assert rv.rating_for(False) == rv.Rating.Again and rv.rating_for(True) == rv.Rating.Good
+    qid = "zz.qkv.calc0#1"
+    base = rv.schedule_wrong({}, qid, "qkv", T0)
+    base = rv.review_answer(base, qid, True, T0 + timedelta(minutes=5))
+    base = rv.review_answer(base, qid, True, T0 + timedelta(minutes=20))
+    when = T0 + timedelta(days=2)
+    sched = rv._scheduler(rv.DEFAULT_RETENTION)
+    for correct, rating in ((True, rv.Rating.Good), (False, rv.Rating.Again)):
+        card, _ = sched.review_card(rv._card(base[qid]), rating, rv.as_utc(when))
+        ours = rv.review_answer(base, qid, correct, when)[qid]
+        assert ours["due"] == rv._iso(card.due) and ours["state"] == int(card.state)
+
+
+def test_higher_desired_retention_means_shorter_intervals():
+    qid = "zz.qkv.calc0#1"
+    dues = []
+    for r in rv.RETENTIONS:
+        s = rv.schedule_wrong({}, qid, "qkv", T0, r)
+        for k in range(4):
+            s = rv.review_answer(s, qid, True, T0 + timedelta(days=k, minutes=20), r)
+        dues.append(s[qid]["due"])
+    assert dues == sorted(dues, reverse=True) and len(set(dues)) == len(dues)
+
+
+def test_due_items_order_and_state_counts():
+    s = rv.schedule_wrong({}, "zz.qkv.calc0#2", "qkv", T0)
+    s = rv.schedule_wrong(s, "zz.qkv.calc0#1", "qkv", T0 + timedelta(days=2))
+    s = rv.schedule_wrong(s, "zz.naive.calc1#3", "naive", T0 + timedelta(hours=1))
+    assert rv.state_counts(s) == {1: 3, 2: 0, 3: 0}
+    assert rv.due_items(s, D0) == ["zz.qkv.calc0#2", "zz.naive.calc1#3"]   # earliest due first
+    assert rv.due_items(s, day(2))[-1] == "zz.qkv.calc0#1" and rv.due_count(s, day(2)) == 3
+    assert rv.next_due(s) == D0.isoformat() and rv.next_due({}) is None
     assert rv.drop(s, "zz.qkv.calc0#2").keys() == {"zz.qkv.calc0#1", "zz.naive.calc1#3"}
 
 
@@ -95,11 +119,26 @@ def test_review_answer_unknown_item_raises():
 
 
 def test_schedule_is_capped_and_keeps_the_new_wrong_answer():
-    s = {f"zz.qkv.calc0#{i}": {"topic": "qkv", "box": 1 + i % 5, "due": "2026-03-01", "lapses": 0}
-         for i in range(rv.MAX_ITEMS)}
+    s = {}
+    for i in range(rv.MAX_ITEMS):
+        s[f"zz.qkv.calc0#{i}"] = rv.from_box("qkv", 1 + i % 5, "2026-03-01", 0)
     out = rv.schedule_wrong(s, "zz.naive.calc0#1", "naive", D0)
     assert len(out) == rv.MAX_ITEMS and "zz.naive.calc0#1" in out
-    assert rv.box_counts(out)[4] == rv.box_counts(s)[4] - 1  # a box-5 item left, not a weak one
+    gone = set(s) - set(out)
+    assert len(gone) == 1 and s[gone.pop()]["stability"] == 14.0  # the best-remembered left, not a weak one
+
+
+@pytest.mark.parametrize("box", range(1, 6))
+def test_schema_1_box_maps_onto_an_fsrs_card_keeping_its_due_day(box):
+    item = rv.from_box("qkv", box, "2026-03-10", 2)
+    assert rv.due_date(item) == date(2026, 3, 10) and item["lapses"] == 2
+    if box == 1:
+        assert item["state"] == 1 and item["stability"] is None
+    else:
+        assert item["state"] == 2 and item["stability"] == rv.LEGACY_INTERVAL_DAYS[box - 1]
+    # FSRS can review it: right on its due day pushes it out by more than its old box interval
+    after = rv.review_answer({"zz.qkv.calc0#1": item}, "zz.qkv.calc0#1", True, datetime(2026, 3, 10, 9))
+    assert rv.due_date(after["zz.qkv.calc0#1"]) >= date(2026, 3, 10) + timedelta(days=rv.LEGACY_INTERVAL_DAYS[box - 1])
 
 
 # ---------------------------------------------------------------------------
@@ -111,18 +150,23 @@ def test_apply_answer_wrong_on_page_schedules_right_does_not():
     assert p0 == new_progress()  # not mutated
     assert p1["attempts"] == [{"qid": "zz.qkv.calc0#5", "topic": "qkv", "correct": False, "choice": 2,
                                "at": "2026-03-01T09:00:00", "source": "page"}]
-    assert p1["review"] == {"zz.qkv.calc0#5": {"topic": "qkv", "box": 1, "due": "2026-03-01", "lapses": 0}}
+    assert p1["review"] == rv.schedule_wrong({}, "zz.qkv.calc0#5", "qkv", T0)
+    assert rv.due_items(p1["review"], D0) == ["zz.qkv.calc0#5"]
     p2 = apply_answer(p1, "zz.qkv.calc1#5", "qkv", True, 0, "exam", T0)
     assert len(p2["attempts"]) == 2 and p2["review"] == p1["review"]
 
 
-def test_apply_answer_in_review_moves_the_box():
-    p = apply_answer(new_progress(), "zz.qkv.calc0#5", "qkv", False, 2, "page", T0)
-    p = apply_answer(p, "zz.qkv.calc0#5", "qkv", True, 1, "review", T0)
-    assert p["review"]["zz.qkv.calc0#5"]["box"] == 2
+def test_apply_answer_in_review_is_an_fsrs_review():
+    q = "zz.qkv.calc0#5"
+    p = apply_answer(new_progress(), q, "qkv", False, 2, "page", T0)
+    p = apply_answer(p, q, "qkv", True, 1, "review", T0 + timedelta(minutes=5))
+    assert p["review"][q] == rv.review_answer(rv.schedule_wrong({}, q, "qkv", T0), q, True, T0 + timedelta(minutes=5))[q]
     assert [a["source"] for a in p["attempts"]] == ["page", "review"]
-    p = apply_answer(p, "zz.qkv.calc0#5", "qkv", False, 3, "review", T0 + timedelta(days=1))
-    assert p["review"]["zz.qkv.calc0#5"] == {"topic": "qkv", "box": 1, "due": "2026-03-02", "lapses": 1}
+    p = apply_answer(p, q, "qkv", False, 3, "review", T0 + timedelta(days=1))
+    assert p["review"][q]["lapses"] == 1 and rv.due_date(p["review"][q]) == day(1)
+    # the desired retention of the settings is the one used
+    p9 = apply_answer(set_setting(new_progress(), "retention", 0.95), q, "qkv", False, 2, "page", T0)
+    assert p9["settings"]["retention"] == 0.95
 
 
 def test_apply_answer_rejects_bad_source_and_choice():
@@ -325,8 +369,8 @@ def test_history_record_and_record_exam():
                                                                              (qs[1].id, False, "exam")]
     # the wrong answer and the three unanswered questions are due today; only answers are attempts
     assert sorted(p["review"]) == sorted(q.id for q in qs[1:])
-    assert {v["box"] for v in p["review"].values()} == {1}
-    assert {v["due"] for v in p["review"].values()} == {"2026-03-01"}
+    assert {v["state"] for v in p["review"].values()} == {1}
+    assert {rv.due_date(v) for v in p["review"].values()} == {D0}
     assert p["exams"] == [ex.history_record(r, T0, T0 + timedelta(seconds=95), 40)]
     store.validate_progress(p)
     assert ex.review_note(r) == "間違えた 1 問と未回答の 3 問は復習の予定に入りました。"
@@ -359,7 +403,7 @@ def test_new_and_rich_progress_are_valid():
 def test_export_import_round_trip():
     p = rich_progress()
     raw = export_bytes(p)
-    assert json.loads(raw.decode("utf-8"))["version"] == 1
+    assert json.loads(raw.decode("utf-8"))["version"] == 2
     assert parse_progress_bytes(raw) == p
     assert parse_progress_bytes(b"\xef\xbb\xbf" + raw) == p  # an editor's BOM is fine
 
@@ -370,8 +414,14 @@ def test_the_largest_valid_progress_fits_the_size_cap_and_round_trips():
     p["visited"] = {k: True for k in store.PAGE_KEYS}
     p["attempts"] = [{"qid": qid, "topic": "training", "correct": False, "choice": 3,
                       "at": "2026-12-31T23:59:59", "source": "review"}] * MAX_ATTEMPTS_KEPT
-    p["review"] = {f"zz.training.know3#{10**11 + i}": {"topic": "training", "box": 5, "due": "2026-12-31",
-                                                       "lapses": 999_999} for i in range(rv.MAX_ITEMS)}
+    p["review"] = {f"zz.training.know3#{10**11 + i}": {
+        "topic": "training", "state": 3, "step": 99, "stability": 123456.7891, "difficulty": 9.8765,
+        "due": "2026-12-31T23:59:59+00:00", "last_review": "2026-12-31T23:59:59+00:00",
+        "lapses": 999_999, "reps": 999_999} for i in range(rv.MAX_ITEMS)}
+    p["settings"] = {"exam_date": "2026-12-31", "retention": 0.85}
+    p["exam_in_progress"] = {"v": 1, "run": "ffffffff", "qids": [qid] * 200, "pace": 600, "limit": 120_000,
+                             "started_at": float(int(time.time())),
+                             "answers": [3] * 200, "flags": list(range(200)), "cur": 199}
     p["exams"] = [{"at": "2026-12-31T23:59:59", "total": 40, "score": 40, "seconds": 86_400, "pace": 3600,
                    "by_topic": {t: [3, 4] for t in TOPICS}}] * store.MAX_EXAMS
     raw = export_bytes(p)
@@ -389,62 +439,88 @@ def test_validation_messages_are_japanese():
 
 def test_unknown_question_id_is_named_in_the_message():
     p = new_progress()
-    p["review"] = {"gone.gen#1": {"topic": "qkv", "box": 1, "due": "2026-03-01", "lapses": 0}}
+    p["review"] = {"gone.gen#1": rv.from_box("qkv", 1, "2026-03-01", 0)}
     with pytest.raises(ProgressError, match="もうありません"):
         parse_progress_bytes(json.dumps(p).encode())
 
 
 # ---------------------------------------------------------------------------
-# SQLite store
+# schema 1 (Leitner boxes) files still import
 # ---------------------------------------------------------------------------
-def test_sqlite_round_trip(tmp_path):
-    path = tmp_path / "progress.db"
-    assert sqlite_load(path) is None and not path.exists()  # loading never creates the file
+def v1_file() -> dict:
     p = rich_progress()
-    sqlite_save(path, p)
-    assert sqlite_load(path) == p
-    p2 = apply_answer(p, "zz.naive.calc0#3", "naive", False, 0, "page", T0)
-    sqlite_save(path, p2)  # overwrite: still one row
-    assert sqlite_load(path) == p2
-    with sqlite3.connect(path) as con:
-        assert con.execute("SELECT COUNT(*) FROM progress").fetchone() == (1,)
+    return {"version": 1, "visited": p["visited"], "attempts": p["attempts"], "exams": p["exams"],
+            "review": {"zz.mask.know2#77": {"topic": "mask", "box": 2, "due": "2026-03-02", "lapses": 1},
+                       "zz.qkv.calc0#1": {"topic": "qkv", "box": 1, "due": "2026-03-01", "lapses": 0},
+                       "zz.qkv.calc1#3": {"topic": "qkv", "box": 5, "due": "2026-03-20", "lapses": 4}}}
 
 
-def test_sqlite_empty_file_means_no_progress_yet(tmp_path):
-    path = tmp_path / "empty.db"
-    path.write_bytes(b"")
-    assert sqlite_load(path) is None
+def test_schema_1_file_imports_with_boxes_mapped_and_nothing_else_changed():
+    old = v1_file()
+    p = parse_progress_bytes(json.dumps(old).encode("utf-8"))
+    assert p["version"] == 2 and store.validate_progress(p) is p
+    assert (p["visited"], p["attempts"], p["exams"]) == (old["visited"], old["attempts"], old["exams"])
+    assert p["settings"] == new_progress()["settings"] and p["exam_in_progress"] is None
+    for qid, item in old["review"].items():
+        assert p["review"][qid] == rv.from_box(item["topic"], item["box"], item["due"], item["lapses"])
+    assert parse_progress_bytes(export_bytes(p)) == p   # and it exports as schema 2
 
 
-@pytest.mark.parametrize("content", [b"this is not a database" * 100, b"SQLite format 3\x00" + b"\xff" * 5000])
-def test_sqlite_corrupt_file_raises_japanese_error_and_is_untouched(tmp_path, content):
-    path = tmp_path / "bad.db"
-    path.write_bytes(content)
+@pytest.mark.parametrize("bad", [
+    {"box": 6}, {"box": 0}, {"due": "2026-02-30"}, {"lapses": -1}, {"state": 2}, {"topic": "naive"}])
+def test_schema_1_file_is_validated_as_strictly_as_before(bad):
+    old = v1_file()
+    item = old["review"]["zz.qkv.calc0#1"]
+    item.update(bad)
     with pytest.raises(ProgressError) as e:
-        sqlite_load(path)
+        parse_progress_bytes(json.dumps(old).encode("utf-8"))
     assert JAPANESE.search(str(e.value))
-    assert path.read_bytes() == content
 
 
-def test_sqlite_valid_db_with_bad_content(tmp_path):
-    path = tmp_path / "p.db"
-    with sqlite3.connect(path) as con:
-        con.execute("CREATE TABLE progress (id INTEGER PRIMARY KEY, json)")
-        con.execute("INSERT INTO progress VALUES (1, ?)", (b"\x00\x01",))
-    with pytest.raises(ProgressError, match="形式"):
-        sqlite_load(path)
-    with sqlite3.connect(path) as con:
-        con.execute("UPDATE progress SET json = ? WHERE id = 1", ('{"version": 2}',))
-    with pytest.raises(ProgressError, match="使えません"):
-        sqlite_load(path)
-    other = tmp_path / "other.db"
-    with sqlite3.connect(other) as con:
-        con.execute("CREATE TABLE notes (x)")
-    with pytest.raises(ProgressError, match="読めません"):
-        sqlite_load(other)
+@pytest.mark.parametrize("version", [0, 3, 999, "2", None, True])
+def test_unknown_versions_are_refused_in_japanese(version):
+    p = {**new_progress(), "version": version}
+    with pytest.raises(ProgressError, match="バージョン"):
+        parse_progress_bytes(json.dumps(p).encode("utf-8"))
 
 
-def test_db_path_from_env():
-    assert store.db_path_from_env({}) is None
-    assert store.db_path_from_env({"ATTENTION_TUTOR_DB": "  "}) is None
-    assert str(store.db_path_from_env({"ATTENTION_TUTOR_DB": "/tmp/x.db"})) == "/tmp/x.db"
+def test_schema_2_fields_are_checked():
+    for change in ({"settings": {"exam_date": "2026-13-01", "retention": 0.9}},
+                   {"settings": {"exam_date": None, "retention": 0.7}},
+                   {"settings": {"exam_date": None}},
+                   {"exam_in_progress": {"run": "x"}},
+                   {"exam_in_progress": {"v": 1, "run": "9f3a0c1e", "qids": ["zz.qkv.calc0#1"], "pace": 40,
+                                         "limit": 41, "started_at": float(int(time.time())), "answers": [None],
+                                         "flags": [], "cur": 0}},
+                   {"exam_in_progress": {"v": 1, "run": "9f3a0c1e", "qids": ["zz.qkv.calc0#1"], "pace": 40,
+                                         "limit": 40, "started_at": 1_000.0, "answers": [None],
+                                         "flags": [], "cur": 0}},
+                   {"exam_in_progress": []}):
+        with pytest.raises(ProgressError):
+            store.validate_progress({**new_progress(), **change})
+    p = rich_progress()
+    item = next(iter(p["review"].values()))
+    for field, value in (("due", "2026-03-01T09:00:00"), ("stability", float("nan")), ("difficulty", 11.0),
+                         ("state", 4), ("reps", -1)):
+        bad = copy.deepcopy(p)
+        next(iter(bad["review"].values()))[field] = value
+        with pytest.raises(ProgressError):
+            store.validate_progress(bad)
+    assert item["due"].endswith("+00:00")
+
+
+def test_real_file_naming_a_moved_bank_item_is_read_with_its_new_id_and_topic():
+    """kb.multihead.k04–k06 moved to ⑦-2 (block.k10–k12): old files and stored records still load."""
+    from practice import store
+    from quizzes.knowledge import renamed_ids
+
+    assert renamed_ids()["kb.multihead.k04"] == "kb.block.k10"
+    old = {"version": 1, "visited": {"multihead": True},
+           "attempts": [{"qid": "kb.multihead.k04#7", "topic": "multihead", "correct": False, "choice": 1,
+                         "at": "2026-11-30T10:00:00", "source": "page"}],
+           "exams": [],
+           "review": {"kb.multihead.k05#3": {"topic": "multihead", "box": 2, "due": "2026-12-01", "lapses": 1}}}
+    got = store.parse_progress_bytes(json.dumps(old).encode())
+    assert [(a["qid"], a["topic"]) for a in got["attempts"]] == [("kb.block.k10#7", "block")]
+    assert list(got["review"]) == ["kb.block.k11#3"] and got["review"]["kb.block.k11#3"]["topic"] == "block"
+    assert quizzes.from_id("kb.block.k11#3").topic == "block"

@@ -49,7 +49,7 @@ def test_wrong_answer_names_the_mistake_and_schedules_a_review():
     assert not at.exception
     assert any("不正解" in e.value and q.choices[q.answer] in e.value for e in at.error)
     assert any(q.misconceptions[wrong] in w.value for w in at.warning)
-    assert at.session_state["progress"]["review"][q.id]["box"] == 1
+    assert at.session_state["progress"]["review"][q.id]["state"] == 1  # FSRS: rated Again, due today
 
 
 def test_link_reopens_exactly_that_question():

@@ -441,10 +441,10 @@ def test_no_secrets_needed_or_committed():
     for p in APP_FILES:
         code = p.read_text(encoding="utf-8")
         assert "st.secrets" not in code and "secrets.toml" not in code, p
-    # the only environment variable the app reads is the optional local SQLite path (ATTENTION_TUTOR_DB)
+    # the app reads no environment variable (progress lives in the learner's browser, ui.storage)
     readers = sorted(str(p.relative_to(ROOT)) for p in APP_FILES
                      if re.search(r"\benviron\b|getenv", p.read_text(encoding="utf-8")))
-    assert set(readers) <= {"ui/state.py", "practice/store.py"}, readers
+    assert readers == [], readers
 
 
 def test_parse_cell_never_evaluates_text():

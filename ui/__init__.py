@@ -1,7 +1,8 @@
 """ui: the only non-page code that imports streamlit.
 
-Every page starts with ``ui.page("<key>")``: page config, session state, our own sidebar
-(classic pages/ multipage mode, our own links: see shared/design.md), and the visit recorded for the dashboard.
+Every page starts with ``ui.page("<key>")``: page config, the progress loaded from (and saved to)
+the learner's browser (ui.state.sync), our own sidebar (classic pages/ multipage mode, our own
+links: see shared/design.md), and the visit recorded for the dashboard.
 """
 from __future__ import annotations
 
@@ -35,7 +36,15 @@ def page(key: str) -> None:
                        page_icon=info.icon or ":material/school:", layout="centered",
                        initial_sidebar_state="auto")
     state.init()
-    state.set_progress(record_visit(state.get_progress(), key))
+    if state.storage_status()["loaded"]:  # never into the empty record before the stored one arrived
+        state.set_progress(record_visit(state.get_progress(), key))
+    if not state.sync():  # the browser's record is on its way: a loading line, nothing else
+        st.stop()
+    status = state.storage_status()
+    if status["notice"]:
+        st.info(status["notice"], icon=":material/info:")
+    if status["problem"]:
+        st.warning(state.plain(status["problem"]), icon=":material/warning:")
     sidebar(key)
     if key != "home":
         st.title(info.label)

@@ -1,52 +1,83 @@
-"""Session state: one place that creates, hands out, changes and (optionally) saves progress.
+"""Session state: one place that creates, hands out, changes and saves progress.
 
 - ``record_answer`` is THE way an answer is stored anywhere (page quiz, exam, review): it
   records the attempt and updates the review schedule (practice.progress.apply_answer).
-- Optional local persistence: when the environment variable ``ATTENTION_TUTOR_DB`` names a
-  file, the progress is loaded from that SQLite file at session start and saved after each
-  change. Off by default, so a hosted app never mixes learners. A file that cannot be used
-  → a Japanese warning, a fresh start, and the file is never overwritten in this session.
+- Saving: the progress lives in the learner's own browser (localStorage, through the bridge in
+  ui.storage). ``sync()`` — called by ``ui.page()`` on every page — loads it once per session
+  (the page waits for it: nothing is drawn or recorded before the stored record is known) and
+  queues a write after every change. What the browser hands back is untrusted and goes through
+  practice.store's strict validator, exactly like an imported file. An unusable record → a
+  Japanese message, a fresh start, and the record moved aside (kept, never overwritten).
+  Another tab wrote in between → the two records are merged (practice.progress.merge).
+  Storage refused → a one-line notice; the progress then lasts for this tab only.
+- A session with no browser behind it (AppTest) keeps its progress in the session only.
 - ``import_uploaded`` is the on_change callback of the progress file uploader.
 """
 from __future__ import annotations
 
-import os
+import copy
+import json
 import re
-import sqlite3
+import secrets
 from datetime import datetime
 
 import streamlit as st
 
 from practice.exam import record_exam
-from practice.progress import apply_answer, new_progress
-from practice.store import ProgressError, db_path_from_env, parse_progress_bytes, sqlite_load, sqlite_save
+from practice.progress import apply_answer, merge, new_progress, set_exam_in_progress, set_setting
+from practice.store import MAX_BYTES, ProgressError, dumps, parse_progress_bytes, parse_progress_text, validate_exam_state
+
+from . import storage
 
 PROGRESS_KEY = "progress"
-DB_KEY = "progress__db"          # {"path": str | None, "ok": bool, "message": str}
+SYNC_KEY = "progress__sync"       # the bridge's bookkeeping (see _new_sync)
+EXAM_KEY = "exam"                 # the unfinished mock exam: a JSON-able dict (practice.exam), or None
 IMPORT_MSG_KEY = "progress__import_msg"   # ("success" | "error", text) for the review page
 UPLOAD_KEY = "progress_upload"
+UPLOAD_LIMIT_MB = 1     # the uploader's limit (the server refuses more: .streamlit/config.toml maxUploadSize)
+MAX_SENT = 20
+
+NOTICE = {
+    "unavailable": "このブラウザでは記録を保存できないため（プライベートモードや保存の無効化など）、進捗はこのタブを閉じるまでしか残りません。",
+    "quota": "ブラウザの保存容量がいっぱいで記録を保存できないため、進捗はこのタブを閉じるまでしか残りません。",
+    "aside": "読めなかった記録を退避できなかったため（保存容量の不足など）、その記録を守るために、このタブでは進捗を保存しません。",
+    "silent": "ブラウザから保存した記録が届かなかったため、進捗はこのタブを閉じるまでしか残りません。",
+}
+
+
+def _new_sync() -> dict:
+    return {
+        "nonce": secrets.token_hex(8),  # tags this session's read request
+        "loaded": False,        # the stored record has been read (or there is no storage)
+        "browser": True,        # a browser is behind this session
+        "ok": True,             # writing to the browser's storage works
+        "failure": "",          # NOTICE key when it does not
+        "confirmed": None,      # the last record known to be in storage, and its fingerprint
+        "confirmed_fp": "none",
+        "sent": {},             # seq → record queued for writing (ancestors for a merge)
+        "seq": 0,
+        "ops": [],              # commands for the browser (the JS runs each seq once)
+        "written": None,        # the record last queued (identity / equality)
+        "aside": 0,             # size of a record kept aside in this browser (characters)
+        "problem": "",          # why the stored record could not be used (this session)
+        "ticks": 0,
+    }
+
+
+def _sync_state() -> dict:
+    if SYNC_KEY not in st.session_state:
+        s = _new_sync()
+        if not _has_browser():  # AppTest: the progress lives in the session only
+            s["loaded"], s["browser"], s["ok"] = True, False, False
+        st.session_state[SYNC_KEY] = s
+    return st.session_state[SYNC_KEY]
 
 
 def init() -> None:
-    """Once per session: the progress (from the SQLite file when ATTENTION_TUTOR_DB is set)."""
-    if DB_KEY in st.session_state and PROGRESS_KEY in st.session_state:
-        return
-    db = {"path": None, "ok": False, "message": ""}
-    loaded = None
-    path = db_path_from_env(os.environ)
-    if path is not None:
-        db["path"] = str(path)
-        try:
-            loaded = sqlite_load(path)
-        except ProgressError as exc:
-            db["message"] = (f"保存ファイル（{path.name}）を読み込めなかったため、新しい進捗で始めます。"
-                             f"ファイルはそのまま残し、上書きしません。理由：{exc}")
-            st.warning(plain(db["message"]), icon=":material/warning:")
-        else:
-            db["ok"] = True
-    st.session_state[DB_KEY] = db
+    """The progress exists in the session (fresh until the browser's record arrives)."""
+    _sync_state()
     if PROGRESS_KEY not in st.session_state:  # (a test may have put one there already)
-        st.session_state[PROGRESS_KEY] = loaded if loaded is not None else new_progress()
+        st.session_state[PROGRESS_KEY] = new_progress()
 
 
 def get_progress() -> dict:
@@ -54,26 +85,210 @@ def get_progress() -> dict:
     return st.session_state[PROGRESS_KEY]
 
 
-def db_status() -> dict:
-    """{"path": str | None, "ok": bool, "message": str} of the optional SQLite file."""
-    init()
-    return dict(st.session_state[DB_KEY])
-
-
 def set_progress(progress: dict) -> None:
-    """Swap in a new progress dict (the practice functions never mutate the old one), and
-    save it when local persistence is on."""
+    """Swap in a new progress dict (the practice functions never mutate the old one); it is
+    written to the browser at the next ``sync()`` (every page's ``ui.page()``, or ``flush()``)."""
     init()
-    changed = st.session_state[PROGRESS_KEY] is not progress
     st.session_state[PROGRESS_KEY] = progress
-    db = st.session_state[DB_KEY]
-    if changed and db["path"] and db["ok"]:
+
+
+def storage_status() -> dict:
+    """{"browser", "loaded", "ok", "notice", "problem", "aside"} for the pages' messages."""
+    s = _sync_state()
+    return {"browser": s["browser"], "loaded": s["loaded"], "ok": s["ok"],
+            "notice": NOTICE.get(s["failure"], "") if s["browser"] else "",
+            "problem": s["problem"], "aside": s["aside"]}
+
+
+# ---------------------------------------------------------------------------
+# the browser bridge
+# ---------------------------------------------------------------------------
+def _has_browser() -> bool:
+    try:
+        return bool(st.context.headers)
+    except Exception:  # noqa: BLE001 - no request behind this run (AppTest)
+        return False
+
+
+def _queue(s: dict, op: dict) -> None:
+    s["seq"] += 1
+    op = {**op, "seq": s["seq"]}
+    if op["op"] == "write":   # an older write is superseded by this one
+        s["ops"] = [o for o in s["ops"] if o["op"] != "write"][-3:]
+    s["ops"] = (s["ops"] + [op])[-4:]
+
+
+def _unusable(s: dict, text: str, exc: Exception) -> None:
+    """The stored text cannot be used: say why, move it aside, start from an empty record."""
+    s["problem"] = (f"このブラウザに保存されていた記録を読めなかったため、新しい記録で始めます。"
+                    f"読めなかった記録は消さずに別の場所に退避しました（ダウンロードできます）。理由：{exc}")
+    _queue(s, {"op": "aside", "expect": storage.fingerprint(text)})
+    s["aside"] = len(text)
+
+
+def _restore_exam(progress: dict) -> None:
+    if progress["exam_in_progress"] is not None and st.session_state.get(EXAM_KEY) is None:
+        st.session_state[EXAM_KEY] = copy.deepcopy(progress["exam_in_progress"])
+
+
+def _on_report(key: str = storage.COMPONENT_KEY) -> None:
+    """on_stored_change: the browser answered (runs before the page is drawn)."""
+    init()
+    s = _sync_state()
+    rep = storage.last_report(key)
+    if not isinstance(rep, dict) or rep.get("nonce") != s["nonce"]:
+        return  # an answer for an older session (the server restarted under this tab)
+    kind = rep.get("kind")
+    size = rep.get("aside")
+    if isinstance(size, int) and not isinstance(size, bool) and size >= 0:
+        s["aside"] = size
+    if kind == "read" and (not s["loaded"] or s["failure"] == "silent"):
+        # (a read that arrives after _waiting gave up is still taken: merged with this tab's answers)
+        s["loaded"], s["ok"], s["failure"] = True, True, ""
+        if rep.get("ok") is not True:
+            s["ok"], s["failure"] = False, "unavailable"
+            return
+        text = rep.get("text")
+        if text is None:
+            stored = new_progress()
+        elif not isinstance(text, str):
+            _unusable(s, "", ProgressError("記録が文字列ではありません。"))
+            stored = new_progress()
+        else:
+            try:
+                stored = parse_progress_text(text)
+            except ProgressError as exc:
+                _unusable(s, text, exc)
+                stored = new_progress()
+            else:
+                s["confirmed_fp"] = storage.fingerprint(text)
+        s["confirmed"] = stored
+        mine = st.session_state[PROGRESS_KEY]
+        st.session_state[PROGRESS_KEY] = stored if mine == new_progress() else merge(new_progress(), mine, stored)
+        s["written"] = stored if s["confirmed_fp"] != "none" else None
+        _restore_exam(st.session_state[PROGRESS_KEY])
+    elif kind == "conflict" and s["loaded"]:
+        text = rep.get("text")
+        own = rep.get("own_seq")
+        ancestor = s["sent"].get(own) if isinstance(own, int) else None
+        if ancestor is None:
+            ancestor = s["confirmed"] or new_progress()
+        theirs, fp = new_progress(), "none"
+        if isinstance(text, str):
+            try:
+                theirs, fp = parse_progress_text(text), storage.fingerprint(text)
+            except ProgressError as exc:
+                _unusable(s, text, exc)
+        s["confirmed"], s["confirmed_fp"], s["sent"] = theirs, fp, {}
+        st.session_state[PROGRESS_KEY] = merge(ancestor, st.session_state[PROGRESS_KEY], theirs)
+        s["written"] = None  # write the merged record
+        _restore_exam(st.session_state[PROGRESS_KEY])
+    elif kind == "failed":
+        s["ok"] = False
+        s["failure"] = "quota" if "quota" in str(rep.get("error", "")).lower() else (
+            "aside" if s["problem"] else "unavailable")
+    elif kind == "dropped":
+        s["aside"] = 0
+
+
+def _on_tail_report() -> None:
+    _on_report(storage.TAIL_KEY)
+
+
+def _queue_write(s: dict) -> None:
+    """A write of the session's progress if it changed since the last one queued."""
+    progress = st.session_state[PROGRESS_KEY]
+    exam = st.session_state.get(EXAM_KEY)
+    if exam != progress["exam_in_progress"]:
         try:
-            sqlite_save(db["path"], progress)
-        except (sqlite3.Error, OSError, ProgressError) as exc:
-            db["ok"] = False
-            db["message"] = f"保存ファイルに書き込めなかったため、保存を止めました（{exc}）。書き出しで進捗を残してください。"
-            st.warning(plain(db["message"]), icon=":material/warning:")
+            json.dumps(exam)
+            exam = None if exam is None else validate_exam_state(copy.deepcopy(exam))
+        except (TypeError, ValueError):
+            exam = progress["exam_in_progress"]  # not (yet) a storable exam: keep the last good one
+        progress = set_exam_in_progress(progress, exam)
+        st.session_state[PROGRESS_KEY] = progress
+    if not (s["loaded"] and s["ok"] and s["browser"]):
+        return
+    if progress is s["written"] or progress == s["written"]:
+        return
+    try:
+        text = dumps(progress)
+    except ProgressError:
+        return  # (cannot happen: the practice functions keep records valid) never write a bad one
+    if len(text.encode("utf-8")) > MAX_BYTES:
+        return
+    s["written"] = progress
+    _queue(s, {"op": "write", "text": text, "expect": s["confirmed_fp"]})
+    s["sent"][s["seq"]] = progress
+    for old in sorted(s["sent"])[:-MAX_SENT]:
+        del s["sent"][old]
+
+
+def _command(s: dict) -> dict:
+    return {"nonce": s["nonce"], "read": not s["loaded"], "ops": s["ops"]}
+
+
+@st.fragment(run_every=5)
+def _waiting() -> None:
+    """While the browser's record has not arrived: after two ticks (≈ 10 s) give up waiting and
+    go on with a record for this tab only (a browser whose components never answer)."""
+    s = _sync_state()
+    s["ticks"] += 1
+    if s["ticks"] > 2 and not s["loaded"]:
+        s["loaded"], s["ok"], s["failure"] = True, False, "silent"
+        st.rerun(scope="app")
+
+
+def sync() -> bool:
+    """Load (once) and save the progress; mount the bridge. False while the stored record is
+    still on its way (the caller then draws only a short loading line and stops)."""
+    init()
+    s = _sync_state()
+    _queue_write(s)
+    if s["browser"]:
+        storage.mount(_command(s), _on_report)
+    if not s["loaded"]:
+        st.caption("記録を読み込んでいます…")
+        _waiting()
+        return False
+    return True
+
+
+def flush() -> None:
+    """Write what changed since ``ui.page()`` in this run (call it at the end of a page whose
+    body — not a callback — changes the progress or st.session_state["exam"])."""
+    s = _sync_state()
+    before = s["seq"]
+    _queue_write(s)
+    if s["browser"] and s["seq"] != before:
+        storage.mount(_command(s), _on_tail_report, key=storage.TAIL_KEY)
+
+
+def clear_device() -> None:
+    """「この端末の記録を消す」 (a callback): an empty record here and in this browser's storage."""
+    s = _sync_state()
+    st.session_state[PROGRESS_KEY] = new_progress()
+    st.session_state.pop(EXAM_KEY, None)
+    if s["browser"] and s["ok"] and s["loaded"]:
+        _queue(s, {"op": "clear"})
+        s["confirmed"], s["confirmed_fp"], s["sent"] = new_progress(), "none", {}
+        s["written"] = None
+
+
+def drop_aside() -> None:
+    """Remove the record kept aside (a callback on the home page)."""
+    s = _sync_state()
+    if s["browser"] and s["loaded"]:
+        _queue(s, {"op": "drop_aside"})
+    s["problem"] = ""
+
+
+def set_settings(**values) -> None:
+    """Change settings (exam_date, retention) of the progress."""
+    progress = get_progress()
+    for name, value in values.items():
+        progress = set_setting(progress, name, value)
+    set_progress(progress)
 
 
 def record_answer(question, choice: int, source: str) -> bool:
@@ -88,35 +303,56 @@ def record_finished_exam(result: dict, started_at: datetime, finished_at: dateti
     set_progress(record_exam(get_progress(), result, started_at, finished_at, pace_s))
 
 
-def import_progress_bytes(raw) -> bool:
+def import_progress_bytes(raw, file_id=None, name: str = "") -> bool:
     """Replace the progress by a file's content if (and only if) it is valid.
 
-    The outcome is kept for the page as (kind, message); the message may quote the file,
-    so the page shows it through :func:`plain` (never as HTML).
+    The outcome is kept for the page as (kind, message, file id); the message may quote the
+    file, so the page shows it through :func:`plain` (never as HTML).
     """
+    which = f"「{name[:80]}」は" if name else ""
     try:
         data = parse_progress_bytes(raw)
     except ProgressError as exc:
-        st.session_state[IMPORT_MSG_KEY] = ("error", f"読み込めませんでした。今の進捗はそのままです。理由：{exc}")
+        st.session_state[IMPORT_MSG_KEY] = ("error", f"{which}読み込めませんでした。今の進捗はそのままです。理由：{exc}",
+                                            file_id)
         return False
     set_progress(data)
+    st.session_state.pop(EXAM_KEY, None)
     st.session_state[IMPORT_MSG_KEY] = (
-        "success", f"進捗を読み込みました（解答 {len(data['attempts'])} 件・模擬試験 {len(data['exams'])} 回・"
-                   f"復習予定 {len(data['review'])} 問）。")
+        "success", f"{'「' + name[:80] + '」から' if name else ''}進捗を読み込みました（解答 {len(data['attempts'])} 件・模擬試験 {len(data['exams'])} 回・"
+                   f"復習予定 {len(data['review'])} 問）。", file_id)
     return True
 
 
 def import_uploaded() -> None:
     """on_change callback of st.file_uploader(key=UPLOAD_KEY)."""
     uploaded = st.session_state.get(UPLOAD_KEY)
-    if uploaded is None:  # the learner removed the file: nothing to do
+    if uploaded is None:  # the learner removed the file: the message about it goes too
+        st.session_state.pop(IMPORT_MSG_KEY, None)
         return
+    file_id = getattr(uploaded, "file_id", None)
+    name = str(getattr(uploaded, "name", "") or "")
     try:
         raw = uploaded.getvalue()
     except Exception:  # noqa: BLE001 - any unreadable upload is a plain Japanese message
-        st.session_state[IMPORT_MSG_KEY] = ("error", "ファイルを読めませんでした。今の進捗はそのままです。")
+        st.session_state[IMPORT_MSG_KEY] = ("error", "ファイルを読めませんでした。今の進捗はそのままです。", file_id)
         return
-    import_progress_bytes(raw)
+    import_progress_bytes(raw, file_id, name)
+
+
+def import_message() -> tuple[str, str] | None:
+    """(kind, text) of the last import, or None when it is about a file no longer in the uploader
+    (a stale message never describes the file now shown there)."""
+    msg = st.session_state.get(IMPORT_MSG_KEY)
+    if not msg:
+        return None
+    kind, text, *rest = msg
+    file_id = rest[0] if rest else None
+    if file_id is not None:
+        current = st.session_state.get(UPLOAD_KEY)
+        if getattr(current, "file_id", None) != file_id:
+            return None
+    return kind, text
 
 
 _MD_SPECIAL = set("\\`*_{}[]()<>#+-.!|~:$&=\"'")

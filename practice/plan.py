@@ -1,0 +1,54 @@
+"""The daily study plan on the home page: today's reviews, the next page, and (with an exam date)
+the remaining pages spread over the days left. Pure Python.
+
+The plan finishes before the exam day: the pages still to learn are cut into equal daily
+portions (⌈pages ÷ days left⌉ a day, in the learning path's order), so the last portion falls
+on the day before the exam at the latest, and any days after it are for review and mock exams.
+"""
+from __future__ import annotations
+
+import math
+from datetime import date, timedelta
+
+from .progress import due_today, topic_stats
+
+
+def pages_left(progress: dict, keys) -> list[str]:
+    """Learning pages not mastered yet: the unvisited ones first, then the visited ones, each in path order."""
+    keys = list(keys)
+    stats = topic_stats(progress)
+    todo = [k for k in keys if not stats.get(k, {}).get("mastered")]
+    return ([k for k in todo if not progress["visited"].get(k)]
+            + [k for k in todo if progress["visited"].get(k)])
+
+
+def spread(pages: list[str], today: date, exam_day: date) -> list[tuple[date, list[str]]]:
+    """[(day, pages of that day)], every page once, in order, every day before ``exam_day``.
+
+    ⌈len(pages) / days left⌉ pages a day; no days left (the exam is today or past) → []."""
+    days_left = (exam_day - today).days
+    if days_left <= 0 or not pages:
+        return []
+    per_day = math.ceil(len(pages) / days_left)
+    return [(today + timedelta(days=i), pages[i * per_day:(i + 1) * per_day])
+            for i in range(math.ceil(len(pages) / per_day))]
+
+
+def daily_plan(progress: dict, keys, today: date) -> dict:
+    """What the home page shows under 今日の計画.
+
+    {"due": reviews due today, "next": the next page (None when all are mastered),
+     "exam_date": date | None, "days_left": days until the exam (None without a date),
+     "today": pages for today, "schedule": [(day, pages)], "per_day": pages a day (0 without a date)}
+    """
+    left = pages_left(progress, keys)
+    raw = progress["settings"]["exam_date"]
+    exam_day = date.fromisoformat(raw) if raw else None
+    plan = {"due": due_today(progress, today), "next": left[0] if left else None, "exam_date": exam_day,
+            "days_left": None, "today": left[:1], "schedule": [], "per_day": 0}
+    if exam_day is not None:
+        plan["days_left"] = (exam_day - today).days
+        plan["schedule"] = spread(left, today, exam_day)
+        plan["today"] = plan["schedule"][0][1] if plan["schedule"] else []
+        plan["per_day"] = len(plan["today"])
+    return plan

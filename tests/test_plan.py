@@ -1,0 +1,104 @@
+"""practice.plan: the daily plan to the exam date (pure Python), with hypothesis."""
+from __future__ import annotations
+
+import math
+from datetime import date, datetime, timedelta
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from practice.plan import daily_plan, pages_left, spread
+from practice.progress import apply_answer, new_progress, record_visit, set_setting
+
+from practice_fakes import fake_registry
+
+KEYS = ["naive", "qkv", "scaling", "formula", "multihead", "mask"]
+TODAY = date(2026, 3, 1)
+
+
+@pytest.fixture(autouse=True)
+def fakes():
+    with fake_registry():
+        yield
+
+
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(0, 40), days=st.integers(-5, 400))
+def test_spread_covers_every_page_once_in_order_and_ends_before_the_exam(n, days):
+    pages = [f"p{i}" for i in range(n)]
+    exam = TODAY + timedelta(days=days)
+    plan = spread(pages, TODAY, exam)
+    if days <= 0 or n == 0:
+        assert plan == []
+        return
+    assert [p for _, ps in plan for p in ps] == pages                     # each once, in path order
+    dates = [d for d, _ in plan]
+    assert dates == [TODAY + timedelta(days=i) for i in range(len(plan))]  # consecutive days from today
+    assert dates[-1] < exam                                                # finished before the exam day
+    per_day = math.ceil(n / days)
+    assert all(1 <= len(ps) <= per_day for _, ps in plan) and len(plan[0][1]) == per_day
+    assert math.ceil(n / (per_day - 1)) > days if per_day > 1 else True    # no smaller daily load would fit
+
+
+def test_spread_examples():
+    assert spread(["a", "b", "c"], TODAY, TODAY + timedelta(days=1)) == [(TODAY, ["a", "b", "c"])]
+    assert spread(["a", "b", "c"], TODAY, TODAY + timedelta(days=2)) == [
+        (TODAY, ["a", "b"]), (TODAY + timedelta(days=1), ["c"])]
+    assert spread(["a", "b"], TODAY, TODAY + timedelta(days=10)) == [
+        (TODAY, ["a"]), (TODAY + timedelta(days=1), ["b"])]
+
+
+def _mastered(p, topic):
+    for i in range(5):
+        p = apply_answer(p, f"zz.{topic}.calc0#{i}", topic, True, 0, "page", datetime(2026, 2, 1, 9))
+    return p
+
+
+def test_pages_left_unvisited_first_then_visited_unmastered_and_never_mastered():
+    p = record_visit(record_visit(new_progress(), "naive"), "scaling")
+    p = _mastered(p, "qkv")
+    assert pages_left(p, KEYS) == ["formula", "multihead", "mask", "naive", "scaling"]
+
+
+def test_plan_without_exam_date_is_todays_reviews_and_the_next_page():
+    p = apply_answer(new_progress(), "zz.mask.calc0#1", "mask", False, 0, "page", datetime(2026, 3, 1, 8))
+    plan = daily_plan(p, KEYS, TODAY)
+    assert plan["due"] == 1 and plan["next"] == "naive" and plan["today"] == ["naive"]
+    assert plan["exam_date"] is None and plan["days_left"] is None and plan["schedule"] == []
+
+
+def test_plan_with_exam_date_spreads_the_pages_left():
+    p = set_setting(_mastered(new_progress(), "naive"), "exam_date", "2026-03-03")
+    plan = daily_plan(p, KEYS, TODAY)
+    assert plan["days_left"] == 2 and plan["per_day"] == 3
+    assert plan["today"] == ["qkv", "scaling", "formula"]
+    assert plan["schedule"] == [(TODAY, ["qkv", "scaling", "formula"]), (date(2026, 3, 2), ["multihead", "mask"])]
+
+
+@pytest.mark.parametrize("exam, days_left", [("2026-03-01", 0), ("2026-02-20", -9)])
+def test_plan_on_or_after_the_exam_day_has_no_pages_to_spread(exam, days_left):
+    plan = daily_plan(set_setting(new_progress(), "exam_date", exam), KEYS, TODAY)
+    assert plan["days_left"] == days_left and plan["schedule"] == [] and plan["today"] == []
+    assert plan["next"] == "naive"
+
+
+def test_everything_mastered():
+    p = new_progress()
+    for k in KEYS:
+        p = _mastered(record_visit(p, k), k)
+    plan = daily_plan(set_setting(p, "exam_date", "2026-04-01"), KEYS, TODAY)
+    assert plan["next"] is None and plan["schedule"] == [] and plan["days_left"] == 31
+
+
+def test_set_setting_checks_its_values():
+    p = new_progress()
+    assert set_setting(p, "exam_date", date(2026, 5, 1))["settings"]["exam_date"] == "2026-05-01"
+    assert set_setting(p, "exam_date", None) is p
+    with pytest.raises(ValueError):
+        set_setting(p, "exam_date", "tomorrow")
+    with pytest.raises(ValueError):
+        set_setting(p, "retention", 0.5)
+    with pytest.raises(ValueError):
+        set_setting(p, "theme", "dark")
+    assert p == new_progress()

@@ -1,0 +1,302 @@
+"""The pure parts of browser persistence: the three-way merge of two tabs' records (hypothesis),
+and ui.state's side of the storage protocol (what it does with each report of the browser,
+what it asks the browser to do). The browser itself: tests/test_storage_browser.py."""
+from __future__ import annotations
+
+import copy
+import json
+import time
+from collections import Counter
+from datetime import datetime, timedelta
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ui.state as state
+import ui.storage as storage
+from practice.progress import (apply_answer, drop_review, merge, new_progress, record_visit, set_exam_in_progress,
+                               set_setting)
+from practice.store import dumps, validate_progress
+
+from practice_fakes import fake_registry
+
+T0 = datetime(2026, 3, 1, 9, 0, 0)
+QIDS = [f"zz.{t}.calc{k}#{s}" for t in ("qkv", "mask") for k in (0, 1) for s in (1, 2)]
+PAGES = ["home", "naive", "qkv", "mask", "review"]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def fakes():
+    with fake_registry():
+        yield
+
+
+def exam_state(n: int, **changes) -> dict:
+    """An unfinished mock exam as practice.exam keeps it in st.session_state["exam"]."""
+    state = {"v": 1, "run": "9f3a0c1e", "qids": QIDS[:n], "pace": 40, "limit": 40 * n,
+             "started_at": float(int(time.time()) - 30), "answers": [None] * n, "flags": [], "cur": 0}
+    return {**state, **changes}
+
+
+# ---------------------------------------------------------------------------
+# merge: hypothesis over histories that fork from a common record
+# ---------------------------------------------------------------------------
+OPS = st.one_of(
+    st.tuples(st.just("answer"), st.sampled_from(QIDS), st.booleans(), st.integers(0, 3)),
+    st.tuples(st.just("visit"), st.sampled_from(PAGES)),
+    st.tuples(st.just("retention"), st.sampled_from([0.8, 0.85, 0.9, 0.95])),
+    st.tuples(st.just("exam_date"), st.sampled_from([None, "2026-04-01", "2026-05-01"])),
+    st.tuples(st.just("drop"), st.sampled_from(QIDS)),
+)
+
+
+def play(p: dict, ops, clock: list) -> dict:
+    for op in ops:
+        clock[0] += timedelta(minutes=7)
+        if op[0] == "answer":
+            _, qid, ok, choice = op
+            p = apply_answer(p, qid, qid.split(".")[1], ok, choice, "page", clock[0])
+        elif op[0] == "visit":
+            p = record_visit(p, op[1])
+        elif op[0] == "drop":
+            p = drop_review(p, op[1])
+        else:
+            p = set_setting(p, op[0], op[1])
+    return p
+
+
+def attempts(p) -> Counter:
+    return Counter(json.dumps(a, sort_keys=True) for a in p["attempts"])
+
+
+HISTORIES = st.tuples(st.lists(OPS, max_size=8), st.lists(OPS, max_size=8), st.lists(OPS, max_size=8))
+
+
+@settings(max_examples=150, deadline=None)
+@given(HISTORIES)
+def test_merge_keeps_every_answer_of_both_tabs(h):
+    base_ops, mine_ops, theirs_ops = h
+    base = play(new_progress(), base_ops, [T0])
+    mine = play(base, mine_ops, [T0 + timedelta(days=1)])
+    theirs = play(base, theirs_ops, [T0 + timedelta(days=1, seconds=1)])
+    out = merge(base, mine, theirs)
+    validate_progress(out)
+    assert attempts(out) == attempts(theirs) + (attempts(mine) - attempts(base))   # nothing dropped, nothing twice
+    assert set(out["visited"]) == set(mine["visited"]) | set(theirs["visited"])
+    for qid in set(mine["review"]) | set(theirs["review"]) | set(base["review"]):
+        m, t, b = (r["review"].get(qid) for r in (mine, theirs, base))
+        if m == b:
+            assert out["review"].get(qid) == t            # untouched here: theirs
+        elif t == b:
+            assert out["review"].get(qid) == m            # untouched there: mine
+        else:
+            assert out["review"].get(qid) in (m, t)       # both: one of them, never a mix
+    for k in ("retention", "exam_date"):
+        expected = mine["settings"][k] if mine["settings"][k] != base["settings"][k] else theirs["settings"][k]
+        assert out["settings"][k] == expected
+    assert [a["at"] for a in out["attempts"]] == sorted(a["at"] for a in out["attempts"])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(OPS, max_size=8), st.lists(OPS, max_size=8))
+def test_merge_with_an_unchanged_side_is_the_other_side(base_ops, ops):
+    base = play(new_progress(), base_ops, [T0])
+    other = play(base, ops, [T0 + timedelta(days=1)])
+    for out in (merge(base, base, other), merge(base, other, base)):
+        assert attempts(out) == attempts(other)
+        assert (out["visited"], out["review"], out["settings"], out["exams"]) == (
+            other["visited"], other["review"], other["settings"], other["exams"])
+
+
+def test_merge_after_the_record_was_erased_in_the_other_tab_keeps_only_the_new_answers():
+    base = play(new_progress(), [("answer", QIDS[0], False, 1), ("visit", "qkv")], [T0])
+    mine = play(base, [("answer", QIDS[1], True, 0)], [T0 + timedelta(days=1)])
+    out = merge(base, mine, new_progress())              # 「この端末の記録を消す」 in another tab
+    assert [a["qid"] for a in out["attempts"]] == [QIDS[1]] and out["visited"] == {}
+    assert QIDS[0] not in out["review"]
+
+
+def test_merge_of_the_unfinished_exam_takes_the_side_that_changed_it():
+    exam = exam_state(1)
+    base = set_exam_in_progress(new_progress(), exam)
+    answered = set_exam_in_progress(base, {**exam, "answers": [2]})
+    assert merge(base, base, answered)["exam_in_progress"] == answered["exam_in_progress"]
+    assert merge(base, answered, base)["exam_in_progress"] == answered["exam_in_progress"]
+    finished = set_exam_in_progress(base, None)
+    assert merge(base, base, finished)["exam_in_progress"] is None
+
+
+# ---------------------------------------------------------------------------
+# ui.state and the browser's reports (a dict stands in for st.session_state)
+# ---------------------------------------------------------------------------
+def test_fingerprint_is_fnv1a_of_the_utf8_bytes():
+    assert storage.fingerprint(None) == "none"
+    assert storage.fingerprint("") == "811c9dc5:0"
+    assert storage.fingerprint("a") == "e40c292c:1"
+    assert storage.fingerprint("foobar") == "bf9cf968:6"
+    assert storage.fingerprint("試験").endswith(":6")
+
+
+@pytest.fixture
+def session(monkeypatch):
+    s: dict = {}
+    fake = SimpleNamespace(session_state=s, context=SimpleNamespace(headers={"Host": "127.0.0.1"}))
+    monkeypatch.setattr(state, "st", fake)
+    monkeypatch.setattr(storage, "st", fake)
+    state.init()
+    return s
+
+
+def report(s: dict, **rep) -> None:
+    sync = s[state.SYNC_KEY]
+    s[storage.COMPONENT_KEY] = {"stored": {"nonce": sync["nonce"], "ok": True, "aside": 0, **rep}}
+    state._on_report()
+
+
+def saved() -> dict:
+    return play(new_progress(), [("answer", QIDS[0], False, 1), ("visit", "naive")], [T0])
+
+
+def test_nothing_is_written_before_the_stored_record_arrived(session):
+    sync = session[state.SYNC_KEY]
+    assert sync["loaded"] is False and sync["browser"] is True
+    state.set_progress(record_visit(state.get_progress(), "home"))   # (ui.page never does this before loading)
+    state._queue_write(sync)
+    assert sync["ops"] == []
+
+
+def test_a_valid_stored_record_is_loaded_and_the_next_write_expects_it(session):
+    text = dumps(saved())
+    report(session, kind="read", text=text)
+    sync = session[state.SYNC_KEY]
+    assert sync["loaded"] and session[state.PROGRESS_KEY] == saved() and sync["ops"] == []
+    state._queue_write(sync)
+    assert sync["ops"] == []                                        # unchanged: nothing to write
+    state.set_progress(record_visit(state.get_progress(), "home"))
+    state._queue_write(sync)
+    (op,) = sync["ops"]
+    assert op["op"] == "write" and op["expect"] == storage.fingerprint(text)
+    assert json.loads(op["text"])["visited"] == {"naive": True, "home": True}
+
+
+@pytest.mark.parametrize("text", ["{", json.dumps({**new_progress(), "version": 99}), "[" * 3000 + "]" * 3000,
+                                  json.dumps({"version": 2, "pad": "x" * 1_100_000}), 42])
+def test_an_unusable_stored_record_is_moved_aside_then_a_fresh_one_written(session, text):
+    report(session, kind="read", text=text)
+    sync = session[state.SYNC_KEY]
+    assert "記録を読めなかったため、新しい記録で始めます" in sync["problem"]
+    assert session[state.PROGRESS_KEY] == new_progress()
+    state.set_progress(record_visit(state.get_progress(), "home"))
+    state._queue_write(sync)
+    aside, write = sync["ops"]
+    assert aside["op"] == "aside" and aside["expect"] == storage.fingerprint(text if isinstance(text, str) else "")
+    assert write["op"] == "write" and write["expect"] == "none" and write["seq"] > aside["seq"]
+
+
+def test_storage_refused_gives_the_notice_and_never_writes(session):
+    report(session, kind="read", ok=False, text=None)
+    sync = session[state.SYNC_KEY]
+    assert sync["loaded"] and "このタブを閉じるまでしか残りません" in state.storage_status()["notice"]
+    state.set_progress(record_visit(state.get_progress(), "home"))
+    state._queue_write(sync)
+    assert sync["ops"] == []
+
+
+def test_a_report_for_another_session_is_ignored(session):
+    session[storage.COMPONENT_KEY] = {"stored": {"nonce": "old", "kind": "read", "ok": True, "text": dumps(saved())}}
+    state._on_report()
+    assert session[state.SYNC_KEY]["loaded"] is False
+
+
+def test_a_conflict_merges_the_other_tabs_record_and_writes_again(session):
+    base_text = dumps(saved())
+    report(session, kind="read", text=base_text)
+    sync = session[state.SYNC_KEY]
+    state.set_progress(apply_answer(state.get_progress(), QIDS[1], "qkv", True, 0, "page", T0 + timedelta(hours=1)))
+    state._queue_write(sync)
+    first = sync["seq"]
+    theirs = apply_answer(saved(), QIDS[4], "mask", False, 2, "page", T0 + timedelta(hours=2))
+    report(session, kind="conflict", seq=first, text=dumps(theirs), own_seq=None)
+    merged = session[state.PROGRESS_KEY]
+    assert [a["qid"] for a in merged["attempts"]] == [QIDS[0], QIDS[1], QIDS[4]]
+    state._queue_write(sync)
+    op = sync["ops"][-1]
+    assert op["op"] == "write" and op["seq"] > first and op["expect"] == storage.fingerprint(dumps(theirs))
+    assert len(json.loads(op["text"])["attempts"]) == 3
+
+
+def test_a_conflict_after_own_writes_uses_the_last_own_write_as_the_common_record(session):
+    report(session, kind="read", text=None)
+    sync = session[state.SYNC_KEY]
+    state.set_progress(apply_answer(state.get_progress(), QIDS[0], "qkv", True, 0, "page", T0))
+    state._queue_write(sync)
+    own = sync["seq"]                                    # written (the browser says so in own_seq)
+    written = copy.deepcopy(state.get_progress())
+    state.set_progress(apply_answer(state.get_progress(), QIDS[1], "qkv", True, 0, "page", T0 + timedelta(hours=1)))
+    state._queue_write(sync)
+    theirs = apply_answer(written, QIDS[4], "mask", True, 0, "page", T0 + timedelta(hours=2))
+    report(session, kind="conflict", seq=sync["seq"], text=dumps(theirs), own_seq=own)
+    assert [a["qid"] for a in session[state.PROGRESS_KEY]["attempts"]] == [QIDS[0], QIDS[1], QIDS[4]]  # not twice
+
+
+def test_quota_failure_gives_the_quota_notice(session):
+    report(session, kind="read", text=None)
+    report(session, kind="failed", seq=1, error="QuotaExceededError")
+    assert "保存容量がいっぱい" in state.storage_status()["notice"] and not session[state.SYNC_KEY]["ok"]
+
+
+def test_the_unfinished_exam_is_saved_and_restored(session):
+    exam = exam_state(2, answers=[1, None], flags=[1], cur=1)
+    report(session, kind="read", text=dumps(set_exam_in_progress(saved(), exam)))
+    assert session[state.EXAM_KEY] == exam                      # back in st.session_state["exam"]
+    sync = session[state.SYNC_KEY]
+    session[state.EXAM_KEY] = {**exam, "answers": [1, 3]}
+    state._queue_write(sync)
+    assert json.loads(sync["ops"][-1]["text"])["exam_in_progress"]["answers"] == [1, 3]
+    session[state.EXAM_KEY] = {"started_at": datetime.now()}    # not a storable state: the last good one stays
+    state._queue_write(sync)
+    assert state.get_progress()["exam_in_progress"]["answers"] == [1, 3]
+    session[state.EXAM_KEY] = {**exam, "v": 7}                 # not a valid one either
+    state._queue_write(sync)
+    assert state.get_progress()["exam_in_progress"]["answers"] == [1, 3]
+    session[state.EXAM_KEY] = None                              # finished
+    state._queue_write(sync)
+    assert json.loads(sync["ops"][-1]["text"])["exam_in_progress"] is None
+
+
+def test_clearing_the_device_empties_the_record_and_asks_the_browser_to_remove_it(session):
+    report(session, kind="read", text=dumps(saved()))
+    state.clear_device()
+    sync = session[state.SYNC_KEY]
+    assert session[state.PROGRESS_KEY] == new_progress() and sync["ops"][-1]["op"] == "clear"
+    assert sync["confirmed_fp"] == "none"
+
+
+def test_the_bridge_javascript_is_fixed_code_that_never_runs_or_renders_data():
+    """What the browser keeps is handed around as data: no eval, no HTML built from it."""
+    for js in (storage._JS, storage._DOWNLOAD_JS):
+        for banned in ("innerHTML", "outerHTML", "insertAdjacentHTML", "eval(", "new Function", "document.write",
+                       "setTimeout(\"", "import("):
+            assert banned not in js, banned
+    assert storage.STORE_KEY in storage._JS and storage.ASIDE_KEY in storage._JS and storage.ASIDE_KEY in storage._DOWNLOAD_JS
+    # the mounted data is a plain command object: the record travels as a JSON string, never as code
+    session = {}
+    fake = SimpleNamespace(session_state=session, context=SimpleNamespace(headers={"Host": "x"}))
+    state.st, storage.st, saved_st = fake, fake, state.st
+    try:
+        state.init()
+        cmd = state._command(session[state.SYNC_KEY])
+    finally:
+        state.st = storage.st = saved_st
+    assert set(cmd) == {"nonce", "read", "ops"} and cmd["read"] is True
+
+
+def test_a_read_that_arrives_after_giving_up_is_still_merged_in(session):
+    sync = session[state.SYNC_KEY]
+    sync["loaded"], sync["ok"], sync["failure"] = True, False, "silent"      # what _waiting does
+    state.set_progress(apply_answer(state.get_progress(), QIDS[1], "qkv", True, 0, "page", T0 + timedelta(hours=1)))
+    report(session, kind="read", text=dumps(saved()))
+    assert sync["ok"] and sync["failure"] == ""
+    assert [a["qid"] for a in session[state.PROGRESS_KEY]["attempts"]] == [QIDS[0], QIDS[1]]

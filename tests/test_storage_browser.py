@@ -1,0 +1,432 @@
+"""Progress kept in the learner's browser (localStorage), in a real Chromium against `streamlit run app.py`.
+
+One server per module (restarted once, on the same port, for the server-restart case: the
+browser's storage belongs to the origin, port included). Each test uses fresh browser contexts.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from contextlib import contextmanager
+
+import pytest
+
+from practice.progress import apply_answer, new_progress
+from practice.store import dumps
+from test_browser import ARTIFACTS, CHROMIUM, LAUNCH_ARGS, ROOT, assert_healthy, wait_until_rendered
+from ui.storage import ASIDE_KEY, STORE_KEY
+
+pytestmark = pytest.mark.browser
+
+from playwright.sync_api import expect, sync_playwright  # noqa: E402
+
+from bench.common import free_port  # noqa: E402
+
+
+class Server:
+    """`streamlit run app.py` on one fixed port, which can be restarted."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.proc = None
+        self.log = None
+
+    def start(self) -> None:
+        self.log = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+             "--server.address", "127.0.0.1", "--server.port", str(self.port),
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+            cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(self.base + "/_stcore/health", timeout=1) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("streamlit did not start")
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+            self.proc = None
+        if self.log is not None:
+            self.log.close()
+            self.log = None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+
+@pytest.fixture(scope="module")
+def server():
+    s = Server()
+    s.start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        yield b
+        b.close()
+
+
+@contextmanager
+def context(browser, name: str, **kwargs):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ja-JP", **kwargs)
+    try:
+        yield ctx
+    except BaseException:
+        ARTIFACTS.mkdir(exist_ok=True)
+        for i, page in enumerate(ctx.pages):
+            try:
+                page.screenshot(path=str(ARTIFACTS / f"storage-{name}-{i}.png"), full_page=True)
+            except Exception:  # the page may be gone; the original failure matters
+                pass
+        raise
+    finally:
+        ctx.close()
+
+
+def open_url(page, url: str) -> None:
+    page.goto(url, wait_until="domcontentloaded")
+    wait_until_rendered(page)
+
+
+def answered_on_home(page) -> str:
+    """The 解いた問題 metric of the home page, e.g. "3 問"."""
+    metric = page.locator('[data-testid="stMetric"]').filter(has_text="解いた問題")
+    expect(metric).to_be_visible(timeout=20_000)
+    return metric.locator('[data-testid="stMetricValue"]').inner_text().strip()
+
+
+def expect_answers(page, base: str, n: int) -> None:
+    open_url(page, base + "/")
+    expect(page.locator('[data-testid="stMetric"]').filter(has_text="解いた問題")
+           .locator('[data-testid="stMetricValue"]')).to_have_text(f"{n} 問", timeout=20_000)
+    assert_healthy(page)
+
+
+def answer_one(page, card: int = 0) -> None:
+    """On a learning page: choose A in quiz card ``card`` and press 回答する."""
+    radios = page.locator('[data-testid="stMain"] [data-testid="stRadio"]')
+    expect(radios.nth(card)).to_be_visible(timeout=20_000)
+    radio = radios.nth(card)
+    radio.scroll_into_view_if_needed()
+    radio.get_by_text("A.", exact=False).first.click()
+    wait_until_rendered(page)
+    button = page.get_by_role("button", name="回答する").nth(card)
+    expect(button).to_be_enabled(timeout=10_000)
+    button.click()
+    wait_until_rendered(page)
+    expect(page.get_by_text("解説").first).to_be_visible(timeout=20_000)
+
+
+def stored(page) -> dict | None:
+    text = page.evaluate(f"() => window.localStorage.getItem({json.dumps(STORE_KEY)})")
+    return None if text is None else json.loads(text)
+
+
+def wait_stored_attempts(page, n: int) -> None:
+    page.wait_for_function(
+        f"""() => {{ const t = window.localStorage.getItem({json.dumps(STORE_KEY)});
+                   return t !== null && JSON.parse(t).attempts.length === {n}; }}""", timeout=20_000)
+
+
+# ---------------------------------------------------------------------------
+def test_answer_survives_reload_new_context_restart_and_fresh_context_sees_nothing(browser, server):
+    base = server.base
+    with context(browser, "survive") as ctx:
+        page = ctx.new_page()
+        open_url(page, base + "/naive")
+        answer_one(page)
+        wait_stored_attempts(page, 1)
+        expect_answers(page, base, 1)              # a full navigation (new session)
+        page.reload(wait_until="domcontentloaded")  # (a) reload
+        wait_until_rendered(page)
+        assert answered_on_home(page) == "1 問"
+        saved = ctx.storage_state()
+    with context(browser, "survive-b", storage_state=saved) as ctx:  # (b) browser closed and reopened
+        page = ctx.new_page()
+        expect_answers(page, base, 1)
+        server.restart()                                # (c) the server restarts (Community Cloud sleeps)
+        page.reload(wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        assert answered_on_home(page) == "1 問"
+        assert stored(page)["visited"].get("naive") is True
+    with context(browser, "survive-f") as ctx:          # (f) another browser sees nothing
+        page = ctx.new_page()
+        expect_answers(page, base, 0)
+
+
+def test_two_tabs_answering_alternately_and_a_question_link_in_a_new_tab(browser, server):
+    base = server.base
+    with context(browser, "tabs") as ctx:
+        one, two = ctx.new_page(), ctx.new_page()
+        open_url(one, base + "/naive")
+        open_url(two, base + "/qkv")                  # both tabs open before either answers
+        answer_one(one, 0)
+        wait_stored_attempts(one, 1)
+        answer_one(two, 0)                            # tab 2 still holds the empty record it read
+        wait_stored_attempts(two, 2)
+        answer_one(one, 1)
+        wait_stored_attempts(one, 3)
+        answer_one(two, 1)
+        wait_stored_attempts(two, 4)
+        # (e) 「この問題へのリンク」 opens the question in a new tab; answer it there
+        link = one.get_by_role("link", name="この問題へのリンク").nth(2)
+        link.scroll_into_view_if_needed()
+        with ctx.expect_page() as new_tab:
+            link.click(modifiers=["Control"])
+        three = new_tab.value
+        three.wait_for_load_state("domcontentloaded")
+        wait_until_rendered(three)
+        answer_one(three, 0)
+        wait_stored_attempts(three, 5)
+        home = ctx.new_page()
+        expect_answers(home, base, 5)
+        kept = stored(home)
+        assert {a["topic"] for a in kept["attempts"]} == {"naive", "qkv"}
+        assert kept["visited"].get("naive") and kept["visited"].get("qkv")
+
+
+def _watch_metrics_script() -> str:
+    """Records every value the 解いた問題 metric ever shows, from the first paint on."""
+    return """
+    window.__answeredSeen = [];
+    new MutationObserver(() => {
+      for (const m of document.querySelectorAll('[data-testid="stMetric"]')) {
+        if (m.innerText.includes('解いた問題')) {
+          const v = m.querySelector('[data-testid="stMetricValue"]');
+          if (v) window.__answeredSeen.push(v.innerText.trim());
+        }
+      }
+    }).observe(document, {subtree: true, childList: true, characterData: true});
+    """
+
+
+SLOW_READ = """
+const realGet = Storage.prototype.getItem;
+Storage.prototype.getItem = function (k) {
+  if (k === "attention-tutor/progress") { const t = Date.now(); while (Date.now() - t < 1500) {} }
+  return realGet.call(this, k);
+};
+"""
+
+
+def test_first_paint_waits_for_the_stored_record_and_never_overwrites_it(browser, server):
+    """The race: the first run has no stored value yet. No empty dashboard may flash, and the
+    visit of that first run must not be written into an empty record over the stored one."""
+    base = server.base
+    progress = new_progress()
+    for seed in range(3):
+        progress = apply_answer(progress, f"naive.chain_blank#{seed}", "naive", seed == 0, 0)
+    with context(browser, "race") as ctx:
+        ctx.add_init_script(_watch_metrics_script())
+        ctx.add_init_script(SLOW_READ)   # a slow device: the stored record arrives late
+        page = ctx.new_page()
+        open_url(page, base + "/review")               # an origin to write to, away from home
+        page.evaluate("([k, v]) => window.localStorage.setItem(k, v)", [STORE_KEY, dumps(progress)])
+        for _ in range(2):
+            page.goto(base + "/", wait_until="domcontentloaded")
+            wait_until_rendered(page)
+            assert answered_on_home(page) == "3 問"
+            seen = page.evaluate("window.__answeredSeen")
+            assert seen and set(seen) == {"3 問"}, seen   # never "0 問", not even for one frame
+        kept = stored(page)
+        assert len(kept["attempts"]) == 3 and kept["visited"].get("home") is True
+
+
+DEEP = "[" * 5000 + "]" * 5000
+HOSTILE = {
+    "invalid-json": '{"version": 2, "visited": ',
+    "two-megabytes": json.dumps({"version": 2, "pad": "x" * 2_000_000}),
+    "wrong-version": json.dumps({**new_progress(), "version": 999}),
+    "script": json.dumps({**new_progress(), "visited": {"<script>alert(1)</script>": True}}),
+    "unknown-id": json.dumps({**new_progress(), "attempts": [
+        {"qid": "nosuch.gen#1", "topic": "naive", "correct": True, "choice": 0, "at": "2026-01-01T00:00:00",
+         "source": "page"}]}),
+    "deep-nesting": DEEP,
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_stored_record_gives_a_message_a_fresh_start_and_is_kept_aside(browser, server, name):
+    base = server.base
+    blob = HOSTILE[name]
+    with context(browser, f"hostile-{name}") as ctx:
+        page = ctx.new_page()
+        dialogs = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        open_url(page, base + "/review")
+        page.evaluate("([k, v]) => window.localStorage.setItem(k, v)", [STORE_KEY, blob])
+        page.goto(base + "/", wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        main = page.locator('[data-testid="stMain"]')
+        expect(main).to_contain_text("記録を読めなかったため、新しい記録で始めます", timeout=20_000)
+        assert answered_on_home(page) == "0 問"
+        assert_healthy(page)
+        assert not dialogs and main.locator("script").count() == 0
+        aside = page.evaluate("(k) => window.localStorage.getItem(k)", ASIDE_KEY)
+        if aside is not None:           # moved aside, and a fresh record written in its place
+            assert aside == blob
+            page.wait_for_function(f"() => window.localStorage.getItem({json.dumps(STORE_KEY)}) !== null")
+            fresh = stored(page)
+            assert fresh["version"] == 2 and fresh["attempts"] == []
+            expect(page.get_by_text("読めなかった記録をダウンロード")).to_be_visible()
+            with page.expect_download() as dl:
+                page.get_by_text("読めなかった記録をダウンロード").click()
+            with open(dl.value.path(), encoding="utf-8") as f:
+                assert f.read() == blob
+        else:                           # no room to copy it: left where it was, and not overwritten
+            assert page.evaluate("(k) => window.localStorage.getItem(k)", STORE_KEY) == blob
+            expect(main).to_contain_text("このタブでは進捗を保存しません")
+
+
+DISABLED = """
+Object.defineProperty(window, 'localStorage', {
+  configurable: true,
+  get() { throw new DOMException('The operation is insecure.', 'SecurityError'); },
+});
+"""
+
+
+def test_storage_disabled_gives_a_notice_and_the_app_works(browser, server):
+    base = server.base
+    with context(browser, "disabled") as ctx:
+        ctx.add_init_script(DISABLED)
+        page = ctx.new_page()
+        open_url(page, base + "/naive")
+        expect(page.locator('[data-testid="stMain"]')).to_contain_text(
+            "進捗はこのタブを閉じるまでしか残りません", timeout=20_000)
+        answer_one(page)
+        page.locator('[data-testid="stSidebar"]').get_by_text("ホーム").click()
+        wait_until_rendered(page)
+        assert answered_on_home(page) == "1 問"        # kept in this tab's session
+        assert_healthy(page)
+
+
+def _upload(page, name: str, data: bytes, mime: str = "application/json") -> None:
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
+        files=[{"name": name, "mimeType": mime, "buffer": data}])
+    wait_until_rendered(page)
+
+
+def _alerts(page) -> str:
+    return " ".join(page.locator('[data-testid="stMain"] [data-testid="stAlert"]').all_inner_texts())
+
+
+def test_uploader_explains_itself_in_japanese_and_never_shows_a_stale_message(browser, server):
+    """Issue 16 §3: a rejected file gets a Japanese reason, and the message about the previous
+    file disappears as soon as another file is chosen."""
+    base = server.base
+    good = dumps(apply_answer(new_progress(), "naive.chain_blank#1", "naive", False, 1)).encode("utf-8")
+    with context(browser, "uploader") as ctx:
+        page = ctx.new_page()
+        open_url(page, base + "/review")
+        main = page.locator('[data-testid="stMain"]')
+        expect(main).to_contain_text("JSON ファイル（1 MB まで）")
+        expect(main).to_contain_text("このブラウザの中だけ")
+        _upload(page, "progress.json", good)
+        expect(main).to_contain_text("「progress.json」から進捗を読み込みました（解答 1 件", timeout=20_000)
+        _upload(page, "notes.txt", "メモです".encode("utf-8"), "text/plain")     # wrong type
+        expect(main).to_contain_text("「notes.txt」は読み込めませんでした。今の進捗はそのままです。理由：JSON",
+                                     timeout=20_000)
+        assert "読み込みました" not in _alerts(page)       # the previous file's success is gone
+        _upload(page, "huge.json", b" " * 1_500_000)      # over the limit: Streamlit's own red chip
+        uploader = page.locator('[data-testid="stFileUploader"]')
+        expect(uploader).to_contain_text("huge.json", timeout=20_000)
+        page.wait_for_timeout(1000)
+        wait_until_rendered(page)
+        assert "huge.json" not in _alerts(page) and "読み込みました" not in _alerts(page)
+        expect(main).to_contain_text("英語の赤い印")        # the chip is explained in Japanese beside it
+        assert_healthy(page)
+        expect_answers(page, base, 1)            # the good file's progress was kept (and saved)
+
+
+def test_erasing_this_browsers_record_asks_first(browser, server):
+    base = server.base
+    with context(browser, "erase") as ctx:
+        page = ctx.new_page()
+        open_url(page, base + "/naive")
+        answer_one(page)
+        wait_stored_attempts(page, 1)
+        open_url(page, base + "/review")
+        page.get_by_role("button", name="この端末の記録を消す").click()
+        wait_until_rendered(page)
+        expect(page.locator('[data-testid="stMain"]')).to_contain_text("元には戻せません")
+        page.get_by_role("button", name="やめる").click()
+        wait_until_rendered(page)
+        assert len(stored(page)["attempts"]) == 1                 # cancelled: nothing erased
+        page.get_by_role("button", name="この端末の記録を消す").click()
+        wait_until_rendered(page)
+        page.get_by_role("button", name="消す", exact=True).click()
+        wait_until_rendered(page)
+        expect(page.locator('[data-testid="stMain"]')).to_contain_text("この端末の記録を消しました")
+        page.wait_for_function(f"() => {{ const t = window.localStorage.getItem({json.dumps(STORE_KEY)});"
+                               " return t === null || JSON.parse(t).attempts.length === 0; }")
+        expect_answers(page, base, 0)
+
+
+def _exam_stem(text: str) -> str:
+    """The question on screen: from "問1 /" up to its choice A."""
+    start = text.index("問1")
+    return text[start:text.index("A.", start)]
+
+
+def _seconds(clock_text: str) -> int:
+    import re
+
+    m = re.search(r"残り時間\s*(?:(\d+):)?(\d+):(\d\d)", clock_text)
+    assert m, clock_text
+    h, mnt, sec = (int(x) if x else 0 for x in m.groups())
+    return h * 3600 + mnt * 60 + sec
+
+
+@pytest.mark.skipif(not hasattr(__import__("practice.exam", fromlist=["x"]), "validate_state"),
+                    reason="the mock exam keeps a JSON-able st.session_state['exam'] from the exam branch on")
+def test_a_mock_exam_in_progress_survives_a_reload_with_its_answers_and_deadline(browser, server):
+    base = server.base
+    with context(browser, "exam-reload") as ctx:
+        page = ctx.new_page()
+        open_url(page, base + "/exam")
+        page.get_by_role("button", name="試験を始める").click()
+        wait_until_rendered(page)
+        main = page.locator('[data-testid="stMain"]')
+        expect(main).to_contain_text("残り時間", timeout=20_000)
+        stem = _exam_stem(main.inner_text())
+        main.locator('[data-testid="stRadio"]').first.get_by_text("B.", exact=False).first.click()
+        wait_until_rendered(page)
+        expect(main).to_contain_text("回答済み 1 /", timeout=20_000)
+        before = _seconds(main.inner_text())
+        page.wait_for_function(f"""() => {{ const t = window.localStorage.getItem({json.dumps(STORE_KEY)});
+            return t !== null && JSON.parse(t).exam_in_progress !== null
+                   && JSON.parse(t).exam_in_progress.answers[0] === 1; }}""", timeout=20_000)
+        page.wait_for_timeout(2500)
+        page.reload(wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        expect(main).to_contain_text("回答済み 1 /", timeout=20_000)       # the same answers so far
+        assert _exam_stem(main.inner_text()) == stem                         # the same paper
+        after = _seconds(main.inner_text())
+        assert after <= before - 2                                           # the clock did not restart
+        assert main.locator('[data-testid="stRadio"]').first.locator("input:checked").count() == 1
+        assert_healthy(page)

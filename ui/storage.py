@@ -1,0 +1,165 @@
+"""The bridge to the learner's browser storage (localStorage): fixed JavaScript, data only.
+
+One ``st.components.v2`` component, mounted by ``ui.page()`` on every page. Python hands it a
+small command object as ``data`` (never as code); the JavaScript below is this repository's own
+fixed code and never evaluates or renders what it stores. It reports back with
+``setStateValue("stored", …)``, which reruns the script (``on_stored_change``):
+
+- ``read`` (once per server session, tagged with the session's nonce): the stored text, whether
+  storage works at all, and the size of a record kept aside;
+- ``write`` {seq, text, expect}: compare-and-swap. It writes only if the stored text is still
+  the one Python last saw (hash ``expect``) or this tab's own last write; otherwise another tab
+  wrote in between, and it reports ``conflict`` with the stored text (Python merges, writes again);
+- ``aside`` {expect}: moves an unusable stored text to ASIDE_KEY (kept, never overwritten by a
+  write) before a fresh start; ``clear``: removes the record (「この端末の記録を消す」).
+
+A failure (storage disabled, quota) is reported as ``failed``; the app then keeps the progress
+for this tab only.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+STORE_KEY = "attention-tutor/progress"          # localStorage keys (the JS below has the same)
+ASIDE_KEY = "attention-tutor/progress-unreadable"
+COMPONENT_KEY = "progress_store"                # the mounted instance's session-state key
+TAIL_KEY = "progress_store_tail"                # a second instance for ui.state.flush()
+
+_JS = r"""
+const KEY = "attention-tutor/progress";
+const ASIDE = "attention-tutor/progress-unreadable";
+
+function fingerprint(text) {           // FNV-1a (32 bit) of the UTF-8 bytes, and their count
+  if (text === null || text === undefined) return "none";
+  const bytes = new TextEncoder().encode(text);
+  let h = 0x811c9dc5;
+  for (let i = 0; i < bytes.length; i++) { h ^= bytes[i]; h = Math.imul(h, 0x01000193) >>> 0; }
+  return h.toString(16).padStart(8, "0") + ":" + bytes.length;
+}
+
+function storage() {
+  try {
+    const s = window.localStorage;
+    const probe = "attention-tutor/probe";
+    s.setItem(probe, "1");
+    s.removeItem(probe);
+    return s;
+  } catch (e) {
+    return null;
+  }
+}
+
+export default function ({ data, setStateValue }) {
+  const cmd = data || {};
+  const mem = (window.__attentionTutorStore = window.__attentionTutorStore || { done: {}, own: {} });
+  const s = storage();
+  const asideSize = () => { try { const a = s && s.getItem(ASIDE); return a ? a.length : 0; } catch (e) { return 0; } };
+  const report = (kind, extra) => setStateValue("stored", Object.assign(
+    { kind: kind, nonce: cmd.nonce, ok: s !== null, aside: asideSize() }, extra || {}));
+
+  if (cmd.read && mem.done["read:" + cmd.nonce] === undefined) {
+    mem.done["read:" + cmd.nonce] = true;
+    let text = null;
+    try { text = s ? s.getItem(KEY) : null; } catch (e) { text = null; }
+    report("read", { text: text });
+    return;
+  }
+  for (const op of cmd.ops || []) {
+    const id = cmd.nonce + ":" + op.seq;
+    if (mem.done[id]) continue;        // each command runs once, even when the page is drawn again
+    mem.done[id] = true;
+    if (s === null) { report("failed", { seq: op.seq, error: "unavailable" }); return; }
+    try {
+      const cur = s.getItem(KEY);
+      const fp = fingerprint(cur);
+      const own = mem.own[cmd.nonce];
+      const mine = fp === op.expect || (own !== undefined && fp === own.fp);
+      if (op.op === "clear") {
+        s.removeItem(KEY);
+        mem.own[cmd.nonce] = { fp: "none", seq: op.seq };
+      } else if (op.op === "aside") {
+        if (fp === op.expect && cur !== null) {   // (another tab wrote meanwhile: leave its record alone)
+          s.setItem(ASIDE, cur);
+          s.removeItem(KEY);
+          mem.own[cmd.nonce] = { fp: "none", seq: op.seq };
+        }
+      } else if (op.op === "drop_aside") {
+        s.removeItem(ASIDE);
+        report("dropped", { seq: op.seq });
+        return;
+      } else if (op.op === "write") {
+        if (!mine && cur !== op.text) {
+          report("conflict", { seq: op.seq, text: cur, own_seq: own === undefined ? null : own.seq });
+          return;
+        }
+        s.setItem(KEY, op.text);
+        mem.own[cmd.nonce] = { fp: fingerprint(op.text), seq: op.seq };
+      }
+    } catch (e) {
+      report("failed", { seq: op.seq, error: String(e && e.name || "error").slice(0, 40) });
+      return;
+    }
+  }
+}
+"""
+
+_DOWNLOAD_HTML = """<div class="at-aside"><button type="button" class="at-dl">読めなかった記録をダウンロード</button></div>"""
+_DOWNLOAD_CSS = """
+.at-dl { font: inherit; padding: 0.35rem 0.8rem; border-radius: 0.5rem; cursor: pointer;
+         border: 1px solid var(--st-border-color, #b0b0b0); background: var(--st-background-color, #fff);
+         color: var(--st-text-color, #222); }
+.at-dl:focus-visible { outline: 2px solid var(--st-primary-color, #1f5fa6); outline-offset: 2px; }
+"""
+_DOWNLOAD_JS = r"""
+export default function ({ parentElement }) {
+  const button = parentElement.querySelector(".at-dl");
+  button.onclick = () => {
+    let text = "";
+    try { text = window.localStorage.getItem("attention-tutor/progress-unreadable") || ""; } catch (e) { text = ""; }
+    const url = URL.createObjectURL(new Blob([text], { type: "text/plain;charset=utf-8" }));
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = "attention-tutor-unreadable-record.txt";
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  };
+}
+"""
+
+_store = st.components.v2.component("attention_tutor_store", js=_JS)
+_download = st.components.v2.component("attention_tutor_aside_download", html=_DOWNLOAD_HTML,
+                                       css=_DOWNLOAD_CSS, js=_DOWNLOAD_JS)
+
+
+def fingerprint(text: str | None) -> str:
+    """The JavaScript's fingerprint(): FNV-1a 32 of the UTF-8 bytes + their count ("none" for no text)."""
+    if text is None:
+        return "none"
+    raw = text.encode("utf-8")
+    h = 0x811C9DC5
+    for b in raw:
+        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
+    return f"{h:08x}:{len(raw)}"
+
+
+def mount(data: dict, on_report, key: str = COMPONENT_KEY) -> None:
+    """Mount the storage bridge (invisible) with this run's command object."""
+    _store(key=key, data=data, default={"stored": None}, on_stored_change=on_report, height=0)
+
+
+def last_report(key: str = COMPONENT_KEY):
+    """What the browser reported last (read before mounting: the callback's input)."""
+    value = st.session_state.get(key)
+    if value is None:
+        return None
+    try:
+        return value.get("stored") if hasattr(value, "get") else getattr(value, "stored", None)
+    except Exception:  # noqa: BLE001 - an unexpected shape is treated as no report
+        return None
+
+
+def download_aside_button() -> None:
+    """A button that downloads the record kept aside, straight from the browser's storage."""
+    _download(key="progress_aside_download", height="content")
