@@ -8,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from practice.progress import record_visit
+from practice.store import PAGE_KEYS
 
 from . import state, steps
 from .nav import LEARNING_KEYS, PAGE_BY_KEY, PAGES, available_pages, next_page, sidebar
@@ -35,7 +36,8 @@ def page(key: str) -> None:
                        page_icon=info.icon or ":material/school:", layout="centered",
                        initial_sidebar_state="auto")
     state.init()
-    state.set_progress(record_visit(state.get_progress(), key))
+    if key in PAGE_KEYS:  # a page the progress file does not know yet (e.g. "drill") is not recorded
+        state.set_progress(record_visit(state.get_progress(), key))
     sidebar(key)
     if key != "home":
         st.title(info.label)
