@@ -7,7 +7,7 @@ import streamlit as st
 import quizzes
 from practice.drill import DRILL_SIZE, drill_ids
 from practice.profile import ProfileRow, exam_misconceptions as _exam_counts, top_misconceptions
-from quizzes.core import QuizError
+from quizzes.core import TOPICS, QuizError
 from quizzes.misconceptions import Misconception, catalogue
 
 from . import state
@@ -139,5 +139,6 @@ def drill_section() -> None:
         with st.container(border=True):
             # source "page": progress.SOURCES has no "drill" yet (see the report); a wrong answer is
             # scheduled for review like any page answer
-            question_card(question, key=f"drill_{rnd}_{i}", number=i, source="page")
+            question_card(question, key=f"drill_{rnd}_{i}", number=i, source="page", link=False)
+            st.caption(f"{TOPICS[question.topic]} の問題　id: `{qid}`")   # its ?q= link belongs to that page
     st.button("同じつまずきで新しい問題", key="drill__again", on_click=_start, args=(m.id,), icon=":material/refresh:")
