@@ -32,8 +32,9 @@ FROZEN_IDS = (
     "residual_and_norm_order", "dropout_role", "ffn_activation", "architecture_family",
     "bert_pretraining_tasks", "pretrain_finetune", "temperature_effect", "top_k_top_p", "output_layer",
     "complexity_n2d", "attention_memory", "softmax_gradient", "cross_entropy_update", "attention_is_learned",
+    "purpose_confusion", "reversed_effect",
 )
-FROZEN_DIGEST = hashlib.sha256("\n".join(FROZEN_IDS).encode()).hexdigest()[:16]
+FROZEN_DIGEST = "bd3e70046f03e386"   # sha256 of the list above: changing the list means changing this too
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,8 @@ import quizzes
 from apphelpers import open_page, page_text
 from practice.progress import new_progress
 from quizzes import misconceptions as M
-from test_profile import att, find, right, wrong
+from test_profile import find, wrong
+from ui.nav import PAGE_BY_KEY
 
 DRILL = "pages/22_drill.py"
 
@@ -34,6 +35,8 @@ def test_the_profile_shows_the_top_misconceptions_with_links():
     labels = [label for label, _, _ in links]
     assert "③ √d_k スケーリング の「解説」で確かめる" in labels
     assert "⑥ 因果マスク の「よくある間違い：softmax の後でマスクする」で確かめる" in labels
+    own = quizzes.from_id(rec[3]["qid"]).topic                 # no page of its own: the question's page
+    assert f"{PAGE_BY_KEY[own].label} の「解説」で確かめる" in labels
     drills = [q for label, _, q in links if label == "このつまずきを練習する"]
     assert drills[:3] == ["m=forgot_sqrt_dk", "m=true_statement_judged_false", "m=mask_after_softmax"]
 
