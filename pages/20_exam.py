@@ -16,7 +16,6 @@ import streamlit as st
 
 import quizzes
 import ui
-import ui.profile
 from practice import exam as ex
 from quizzes.core import TOPICS
 

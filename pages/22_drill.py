@@ -1,7 +1,6 @@
 """つまずき練習: the learner's misconception profile, then fresh questions aimed at one misconception
 (?m=<id> from a 「このつまずきを練習する」 link). Logic: practice.profile, practice.drill; drawing: ui.profile."""
 import ui
-import ui.profile
 
 ui.page("drill")
 ui.profile.profile_section(ui.state.get_progress())
