@@ -33,10 +33,12 @@ def test_the_profile_shows_the_top_misconceptions_with_links():
     assert len(heads) == 3                                   # limit=3
     links = _links(at)
     labels = [label for label, _, _ in links]
-    assert "③ √d_k スケーリング の「解説」で確かめる" in labels
-    assert "⑥ 因果マスク の「よくある間違い：softmax の後でマスクする」で確かめる" in labels
+    captions = [c.value for c in at.caption]
+    assert "③ √d_k スケーリング" in labels and "学び直す場所：③ √d_k スケーリング の「解説」" in captions
+    assert "⑥ 因果マスク" in labels
+    assert "学び直す場所：⑥ 因果マスク の「よくある間違い：softmax の後でマスクする」" in captions
     own = quizzes.from_id(rec[3]["qid"]).topic                 # no page of its own: the question's page
-    assert f"{PAGE_BY_KEY[own].label} の「解説」で確かめる" in labels
+    assert f"学び直す場所：{PAGE_BY_KEY[own].label} の「解説」" in captions and PAGE_BY_KEY[own].label in labels
     drills = [q for label, _, q in links if label == "このつまずきを練習する"]
     assert drills[:3] == ["m=forgot_sqrt_dk", "m=true_statement_judged_false", "m=mask_after_softmax"]
 

@@ -44,8 +44,9 @@ def when_text(row: ProfileRow) -> str:
 def links(m: Misconception, topic: str | None = None) -> None:
     """Where the point is taught, and 「このつまずきを練習する」 (→ /drill?m=<id>)."""
     info = teaching_page(m, topic)
-    if info is not None:
-        st.page_link(info.path, label=f"{info.label} の「{_section_label(m)}」で確かめる", icon=":material/menu_book:")
+    if info is not None:   # (a page link's label never wraps: the long part goes in the caption)
+        st.caption(f"学び直す場所：{info.label} の「{_section_label(m)}」")
+        st.page_link(info.path, label=info.label, icon=":material/menu_book:")
     st.page_link(DRILL_PAGE, label="このつまずきを練習する", query_params={"m": m.id}, icon=":material/target:")
 
 
