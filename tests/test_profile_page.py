@@ -63,6 +63,7 @@ def test_a_link_starts_a_set_and_practising_clears_it():
         at.radio(key=f"drill_{rnd}_{i}__choice").set_value(quizzes.from_id(qid).answer).run()
         at.button(key=f"drill_{rnd}_{i}__submit").click().run()
         assert not at.exception
+    assert "5 問中 5 問に回答、5 問正解。" in [c.value for c in at.caption]
     attempts = at.session_state["progress"]["attempts"]
     assert [a["qid"] for a in attempts[-5:]] == ids and all(a["correct"] for a in attempts[-5:])
     assert {a["source"] for a in attempts[-5:]} == {"page"}
@@ -94,6 +95,7 @@ def test_choosing_a_misconception_and_starting():
     at.button(key=f"drill_{rnd}_1__submit").click().run()
     heads = [m.value for m in at.markdown if m.value.startswith("**1. ")]
     assert heads[0].startswith("**1. softmax の後でマスク**　1 回")
+    assert "5 問中 1 問に回答、0 問正解。" in [c.value for c in at.caption]
 
 
 def test_the_exam_result_lists_the_misconceptions_behind_wrong_answers():

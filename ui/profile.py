@@ -142,4 +142,8 @@ def drill_section() -> None:
             # scheduled for review like any page answer
             question_card(question, key=f"drill_{rnd}_{i}", number=i, source="page", link=False)
             st.caption(f"{TOPICS[question.topic]} の問題　id: `{qid}`")   # its ?q= link belongs to that page
+    answered = [st.session_state[k] == quizzes.from_id(qid).answer for i, qid in enumerate(ids, start=1)
+                if (k := f"drill_{rnd}_{i}__answered") in st.session_state]
+    if answered:
+        st.caption(f"{len(ids)} 問中 {len(answered)} 問に回答、{sum(answered)} 問正解。")
     st.button("同じつまずきで新しい問題", key="drill__again", on_click=_start, args=(m.id,), icon=":material/refresh:")
