@@ -2,6 +2,8 @@
 /drill (?m= link, practice until it clears), and the mock exam's list of misconceptions."""
 from __future__ import annotations
 
+import pytest
+
 import quizzes
 from apphelpers import open_page, page_text
 from practice.progress import new_progress
@@ -72,8 +74,10 @@ def test_a_link_starts_a_set_and_practising_clears_it():
     assert "√d_k で割り忘れ**" not in "".join(m.value for m in at.markdown if " 回・" in m.value)
 
 
-def test_a_bad_link_is_not_echoed():
-    at = open_page(DRILL, query={"m": "<b>evil</b>"}, session=_session([]))
+@pytest.mark.parametrize("payload", ["<b>evil</b>", "[evil](https://evil.example)", "evil" * 500,
+                                     "forgot_sqrt_dk\nevil", "FORGOT_SQRT_DK evil", "__class__ evil"])
+def test_a_bad_link_is_not_echoed(payload):
+    at = open_page(DRILL, query={"m": payload}, session=_session([]))
     assert not at.exception
     assert [w.value for w in at.warning] == ["リンクのつまずきが見つかりませんでした。下の一覧から選んでください。"]
     assert "evil" not in page_text(at)
