@@ -108,6 +108,7 @@ m1.metric("訪問したページ", f"{counts['visited']} / {counts['total']}")
 m2.metric("解いた問題", f"{tot['answered']} 問")
 m3.metric("正答率", "—" if tot["accuracy"] is None else f"{tot['accuracy']:.0%}")
 m4.metric("習得したページ", f"{counts['mastered']} / {counts['total']}")
+ui.profile.profile_section(progress)
 
 st.subheader("学習の道すじ")
 st.caption("各ページは「ねらい → 解説 → 手計算 → 可視化 → 試してみよう → 確認クイズ」の順に進みます。"

@@ -232,6 +232,7 @@ def result_screen(res: dict) -> None:
     if result["wrong"] or result["unanswered"]:
         st.caption(ex.review_note(result))
         st.page_link(ui.PAGE_BY_KEY["review"].path, label="復習と進捗へ", icon=":material/replay:")
+    ui.profile.exam_misconceptions(res)
 
     st.subheader("1 問ずつの振り返り")
     only_wrong = st.toggle("間違えた問題と未回答だけ表示", key="exam_only_wrong")

@@ -132,6 +132,7 @@ else:
         else:
             st.markdown(f"**{rank}. {TOPICS[topic]}**")
         st.caption(f"直近 {s['recent']} 問中 {s['recent_correct']} 問正解（{s['recent_accuracy']:.0%}）")
+ui.profile.profile_section(progress, limit=5)
 
 # ---------------------------------------------------------------------------
 st.header("進捗の保存と読み込み", divider="gray")

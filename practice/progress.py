@@ -5,7 +5,7 @@ Schema (version 2; version 1 files are migrated by practice.store)::
     {"version": 2,
      "visited":  {"<page key>": true, ...},
      "attempts": [{"qid": str, "topic": str, "correct": bool, "choice": int,
-                   "at": "YYYY-MM-DDTHH:MM:SS", "source": "page" | "exam" | "review"}, ...],
+                   "at": "YYYY-MM-DDTHH:MM:SS", "source": "page" | "exam" | "review" | "drill"}, ...],
      "exams":    [...],     # mock-exam results (practice.exam.history_record)
      "review":   {...},     # FSRS cards of the questions to review (practice.review)
      "settings": {"exam_date": "YYYY-MM-DD" | null, "retention": 0.8 | 0.85 | 0.9 | 0.95},
@@ -28,7 +28,7 @@ from datetime import date, datetime
 from . import review as _review
 
 SCHEMA_VERSION = 2
-SOURCES = ("page", "exam", "review")
+SOURCES = ("page", "exam", "review", "drill")
 MAX_ATTEMPTS_KEPT = 2000   # oldest attempts are dropped beyond this (keeps files small)
 MASTERY_WINDOW = 5      # the last N answers of a topic
 MASTERY_CORRECT = 4     # … of which at least this many are correct

@@ -29,7 +29,7 @@ from .review import MAX_ITEMS as MAX_REVIEW_ITEMS
 MAX_BYTES = 1_000_000
 MAX_DEPTH = 6
 MAX_QID_LEN = 80
-PAGE_KEYS = frozenset(TOPICS) | {"home", "exam", "review"}
+PAGE_KEYS = frozenset(TOPICS) | {"home", "exam", "review", "drill"}
 TOP_KEYS = {"version", "visited", "attempts", "exams", "review", "settings", "exam_in_progress"}
 TOP_KEYS_V1 = {"version", "visited", "attempts", "exams", "review"}
 SETTINGS_KEYS = {"exam_date", "retention"}

@@ -34,6 +34,7 @@ DATA_DIR = Path(__file__).with_name("data")
 FORMS = ("best", "worst", "blank")
 ITEM_KEYS = {"id", "form", "stem", "answer", "wrong", "explanation", "keywords"}
 OPTIONAL_KEYS = {"advanced": bool, "moved_from": str}   # absent = not advanced / never renamed
+NOT_BANK = frozenset({"misconceptions.json"})   # other data in data/: the catalogue of quizzes.misconceptions
 _PLACEHOLDER = re.compile(r"\[\[([a-z0-9_]+)\]\]")
 
 
@@ -126,6 +127,8 @@ def bank() -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     seen: set[str] = set()
     for path in sorted(DATA_DIR.glob("*.json")):
+        if path.name in NOT_BANK:
+            continue
         data = json.loads(path.read_text(encoding="utf-8"))
         topic = data.get("topic")
         if topic not in TOPICS or path.stem != topic:

@@ -84,3 +84,12 @@ def test_calculation_questions_are_our_own():
             text = "\n".join((q.stem, *q.choices, q.explanation, *q.misconceptions))
             copies += [f"{q.id} ⇒ {run}" for run in _prose_copies(text)]
     assert copies == []
+
+
+def test_misconception_catalogue_is_our_own():
+    """quizzes/data/misconceptions.json: every name and explanation (also covered by the glob above,
+    named here so that moving the catalogue out of data/ cannot drop the check)."""
+    from quizzes.misconceptions import catalogue
+    texts = [(m.id, t) for m in catalogue().values() for t in (m.name, m.explanation, *m.distractors)]
+    assert len(texts) > 400
+    assert [f"{mid} ⇒ {run}" for mid, text in texts for run in _prose_copies(text)] == []

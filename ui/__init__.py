@@ -14,6 +14,7 @@ from . import handcalc, state
 from .nav import LEARNING_KEYS, PAGE_BY_KEY, PAGES, available_pages, next_page, sidebar
 from .quiz import feedback, question_card, quiz_section
 from .handcalc import rounding_toggle
+from . import profile  # noqa: E402  (ui.profile.profile_section: あなたのつまずき)
 from .widgets import (cached_chart, cached_table, compute, heatmap, heatmap_chart, heatmap_frame, matrix_editor,
                       matrix_frame, set_matrix, show_matrix, show_table, unique_labels, weight_editors)
 
@@ -22,7 +23,7 @@ __all__ = [
     "next_page", "quiz_section", "question_card", "feedback", "compute", "cached_chart", "cached_table",
     "heatmap", "heatmap_chart", "heatmap_frame", "matrix_editor", "matrix_frame", "set_matrix", "show_matrix", "show_table",
     "unique_labels", "weight_editors",
-    "state", "handcalc", "rounding_toggle",
+    "state", "handcalc", "rounding_toggle", "profile",
 ]
 
 # The rhythm of every learning page: ねらい → 解説 → 手計算 → 可視化 → 試してみよう → 確認クイズ

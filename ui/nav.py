@@ -55,6 +55,7 @@ PAGES: tuple[PageInfo, ...] = (
     *(PageInfo(key, path, TOPICS[key], "学習") for key, path in _LEARNING),
     PageInfo("exam", "pages/20_exam.py", "模擬試験", "演習", ":material/timer:"),
     PageInfo("review", "pages/21_review.py", "復習と進捗", "演習", ":material/replay:"),
+    PageInfo("drill", "pages/22_drill.py", "つまずき練習", "演習", ":material/target:"),
 )
 PAGE_BY_KEY = {p.key: p for p in PAGES}
 LEARNING_KEYS = tuple(key for key, _ in _LEARNING)

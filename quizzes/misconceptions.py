@@ -1,0 +1,123 @@
+"""The misconception catalogue: one stable id for each kind of mistake behind a wrong choice.
+
+Every wrong choice of every question names its misconception as ``"<名前>：<なぜ>"``
+(quizzes.calc.mc for calculation items, ``why`` of a knowledge item). The catalogue
+``quizzes/data/misconceptions.json`` groups those names into entries::
+
+    {"version": 1,
+     "entries": [
+       {"id": "forgot_sqrt_dk",               # stable snake_case key (stored nowhere yet, but
+                                              #   links ?m=<id> and tests rely on it)
+        "name": "√d_k で割り忘れ",             # one Japanese name
+        "explanation": "...",                 # one paragraph, the team's own words
+        "page": "scaling" | null,             # the page key that teaches it (ui.nav);
+                                              #   null: the page of the question itself
+        "section": "explain",                 # the page-rhythm section (ui.SECTIONS key)
+        "heading": "..." | null,              # a sub-heading inside that section, or null
+        "distractors": ["√d_k で割り忘れ", ...]}]}   # the names (text before 「：」) it covers
+
+A name belongs to exactly one entry. No streamlit here.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from .core import TOPICS, Question
+
+__all__ = ["Misconception", "catalogue", "misconception_id", "choice_ids", "question_ids",
+           "distractor_name", "id_for_name", "CATALOGUE_PATH", "SECTION_KEYS"]
+
+CATALOGUE_PATH = Path(__file__).with_name("data") / "misconceptions.json"
+SECTION_KEYS = ("aim", "explain", "hand", "visual", "try")   # = ui.SECTIONS (the page rhythm)
+ENTRY_KEYS = {"id", "name", "explanation", "page", "section", "heading", "distractors"}
+PAGE_KEYS = frozenset(TOPICS)            # learning pages only: every entry is taught on one
+_ID = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
+
+
+@dataclass(frozen=True)
+class Misconception:
+    id: str
+    name: str
+    explanation: str
+    page: str | None          # None: the page of the question where it happened
+    section: str
+    heading: str | None
+    distractors: tuple[str, ...]
+
+
+def distractor_name(label: str) -> str:
+    """'√d_k で割り忘れ：スケーリングを…' → '√d_k で割り忘れ' (the name before 「：」)."""
+    return str(label).split("：", 1)[0].strip()
+
+
+def validate_catalogue(data) -> dict[str, Misconception]:
+    """The parsed JSON → {id: Misconception} in file order; ValueError (Japanese) if it breaks the schema."""
+    if not isinstance(data, dict) or data.get("version") != 1 or not isinstance(data.get("entries"), list):
+        raise ValueError("誤解カタログの形が正しくありません（version 1 と entries のリストが必要です）。")
+    out: dict[str, Misconception] = {}
+    owner: dict[str, str] = {}
+    for e in data["entries"]:
+        if not isinstance(e, dict) or set(e) != ENTRY_KEYS:
+            raise ValueError(f"誤解カタログの項目のキーが {sorted(ENTRY_KEYS)} と一致しません: {str(e)[:60]}")
+        mid = e["id"]
+        if not isinstance(mid, str) or not _ID.fullmatch(mid) or mid in out:
+            raise ValueError(f"誤解の id {mid!r} が snake_case でないか、重複しています。")
+        for key in ("name", "explanation"):
+            if not isinstance(e[key], str) or not e[key].strip():
+                raise ValueError(f"{mid}: {key} が空です。")
+        if e["page"] is not None and e["page"] not in PAGE_KEYS:
+            raise ValueError(f"{mid}: ページ {e['page']!r} は学習ページではありません。")
+        if e["section"] not in SECTION_KEYS:
+            raise ValueError(f"{mid}: 節 {e['section']!r} は {SECTION_KEYS} のどれかです。")
+        if e["heading"] is not None and (not isinstance(e["heading"], str) or not e["heading"].strip()):
+            raise ValueError(f"{mid}: heading は空でない文字列か null です。")
+        names = e["distractors"]
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) and n.strip() for n in names):
+            raise ValueError(f"{mid}: distractors は空でない文字列のリストです。")
+        for n in names:
+            if n in owner:
+                raise ValueError(f"誤解の名前「{n}」が {owner[n]} と {mid} の両方にあります。")
+            owner[n] = mid
+        out[mid] = Misconception(mid, e["name"], e["explanation"], e["page"], e["section"], e["heading"],
+                                 tuple(names))
+    return out
+
+
+@lru_cache(maxsize=1)
+def catalogue() -> dict[str, Misconception]:
+    """{id: Misconception}, in the catalogue's order (read once)."""
+    return validate_catalogue(json.loads(CATALOGUE_PATH.read_text(encoding="utf-8")))
+
+
+@lru_cache(maxsize=1)
+def _by_name() -> dict[str, str]:
+    return {n: m.id for m in catalogue().values() for n in m.distractors}
+
+
+def id_for_name(name: str) -> str | None:
+    """The catalogue id of a distractor name, or None if no entry lists it."""
+    return _by_name().get(name)
+
+
+def misconception_id(question: Question, choice: int) -> str | None:
+    """The catalogue id behind choosing ``choice`` on ``question``; None for the answer, an index
+    outside 0–3, or a name the catalogue does not list (e.g. a generator renamed it)."""
+    if not isinstance(choice, int) or isinstance(choice, bool) or not 0 <= choice < len(question.choices):
+        return None
+    if choice == question.answer:
+        return None
+    return id_for_name(distractor_name(question.misconceptions[choice]))
+
+
+def choice_ids(question: Question) -> tuple[str | None, ...]:
+    """misconception_id of every choice (None at the answer)."""
+    return tuple(misconception_id(question, c) for c in range(len(question.choices)))
+
+
+def question_ids(question: Question) -> frozenset[str]:
+    """The ids a question can reveal: those of its wrong choices."""
+    return frozenset(m for m in choice_ids(question) if m is not None)

@@ -1,0 +1,160 @@
+"""The misconception catalogue (quizzes/data/misconceptions.json, quizzes.misconceptions):
+every distractor of every generator and bank item maps to an entry, each entry is reachable from
+at least two generators, ids are unique and frozen, each entry points to a real page section."""
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+
+import pytest
+
+import quizzes
+from quizzes import knowledge
+from quizzes import misconceptions as M
+from quizzes.core import GENERATORS, Question
+from apphelpers import ROOT
+from ui.nav import PAGE_BY_KEY
+
+SEEDS = range(60)
+
+# The ids are stored nowhere yet, but links (?m=<id>) and the lead's mapping rely on them: an id
+# may be added, never renamed or removed. A change here must be deliberate.
+FROZEN_IDS = (
+    "true_statement_judged_false", "forgot_sqrt_dk", "divide_by_d_k_without_sqrt", "variance_vs_std",
+    "d_model_for_d_k", "scaling_purpose", "softmax_over_columns", "softmax_skipped",
+    "weights_as_plain_average", "hard_selection", "wrong_score_pair", "query_key_swap", "no_projection",
+    "key_value_swap", "similarity_measure", "k_not_transposed", "self_vs_source_target",
+    "mask_after_softmax", "mask_fill_zero", "mask_extent", "padding_vs_causal_mask", "rnn_confusion",
+    "fixed_context_bottleneck", "rnn_gates", "gradient_clipping", "teacher_forcing", "word_embedding",
+    "cnn_image_confusion", "vit_patch_count", "head_split", "concat_vs_sum", "w_o_forgotten",
+    "parameter_count", "pe_formula", "position_information", "layer_norm_vs_batch_norm",
+    "residual_and_norm_order", "dropout_role", "ffn_activation", "architecture_family",
+    "bert_pretraining_tasks", "pretrain_finetune", "temperature_effect", "top_k_top_p", "output_layer",
+    "complexity_n2d", "attention_memory", "softmax_gradient", "cross_entropy_update", "attention_is_learned",
+    "purpose_confusion", "reversed_effect",
+)
+FROZEN_DIGEST = "bd3e70046f03e386"   # sha256 of the list above: changing the list means changing this too
+
+
+@pytest.fixture(scope="module")
+def reach() -> tuple[dict[str, set[str]], list[str]]:
+    """({id: generators whose questions (seeds 0–59) offer it}, [unmapped 'generator: name'])."""
+    out: dict[str, set[str]] = {m: set() for m in M.catalogue()}
+    unmapped = []
+    for gid, make in sorted(GENERATORS.items()):
+        for seed in SEEDS:
+            q = make(seed)
+            for c, label in enumerate(q.misconceptions):
+                if c == q.answer:
+                    continue
+                mid = M.misconception_id(q, c)
+                if mid is None:
+                    unmapped.append(f"{gid}: {M.distractor_name(label)}")
+                else:
+                    out[mid].add(gid)
+    return out, sorted(set(unmapped))
+
+
+def test_every_distractor_of_every_generator_maps_to_an_entry(reach):
+    _, unmapped = reach
+    assert unmapped == [], "distractor names missing from quizzes/data/misconceptions.json: " + "; ".join(unmapped[:40])
+
+
+def test_every_bank_item_maps_to_an_entry():
+    missing = [f"{item['id']}: {w['why']}" for items in knowledge.bank().values() for item in items
+               for w in item["wrong"] if M.id_for_name(M.distractor_name(w["why"])) is None]
+    assert missing == []
+
+
+def test_each_entry_is_reachable_from_two_generators(reach):
+    by_id, _ = reach
+    thin = {m: sorted(g) for m, g in by_id.items() if len(g) < 2}
+    assert thin == {}
+
+
+def test_ids_are_unique_snake_case_and_frozen():
+    ids = tuple(M.catalogue())
+    assert len(ids) == len(set(ids)) == len(json.loads(M.CATALOGUE_PATH.read_text(encoding="utf-8"))["entries"])
+    assert set(FROZEN_IDS) <= set(ids), f"catalogue ids removed or renamed: {sorted(set(FROZEN_IDS) - set(ids))}"
+    assert hashlib.sha256("\n".join(FROZEN_IDS).encode()).hexdigest()[:16] == FROZEN_DIGEST
+    assert ids[: len(FROZEN_IDS)] == FROZEN_IDS        # new entries go at the end
+
+
+def test_examples_from_the_brief_map_where_they_should():
+    for name, mid in [("√d_k で割り忘れ", "forgot_sqrt_dk"), ("列方向の softmax", "softmax_over_columns"),
+                      ("softmax の後でマスク", "mask_after_softmax"), ("Self-Attention との混同", "self_vs_source_target"),
+                      ("d_model と d_k の混同", "d_model_for_d_k"), ("転置の位置の取り違え", "k_not_transposed"),
+                      ("RNN との混同", "rnn_confusion"), ("正しい記述を誤りと判断", "true_statement_judged_false"),
+                      ("正しい記述", "true_statement_judged_false")]:
+        assert M.id_for_name(name) == mid
+
+
+def test_misconception_id_of_choices():
+    q = quizzes.from_id("naive.weight#3")
+    ids = M.choice_ids(q)
+    assert ids[q.answer] is None
+    assert all(ids[c] == M.id_for_name(M.distractor_name(q.misconceptions[c])) for c in range(4) if c != q.answer)
+    assert "softmax_over_columns" in ids
+    for bad in (-1, 4, True, "1", None):
+        assert M.misconception_id(q, bad) is None
+    renamed = Question(q.id, q.topic, q.stem, q.choices, q.answer, q.explanation,
+                       tuple("" if c == q.answer else "誰も知らない名前：…" for c in range(4)))
+    assert M.question_ids(renamed) == frozenset()
+
+
+def test_sections_exist_on_their_pages():
+    """Each entry's page is a learning page, its section is a heading of that page (ui.section), and
+    its sub-heading is a st.subheader / st.header of that page drawn after that section."""
+    for m in M.catalogue().values():
+        if m.page is None:
+            continue
+        path = ROOT / PAGE_BY_KEY[m.page].path
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        sections, headings = [], []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args \
+                    and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                if node.func.attr == "section":
+                    sections.append((node.lineno, node.args[0].value))
+                elif node.func.attr in ("subheader", "header"):
+                    headings.append((node.lineno, node.args[0].value))
+        assert m.section in {s for _, s in sections}, (m.id, m.page, m.section)
+        if m.heading is not None:
+            lines = [ln for ln, text in headings if text == m.heading]
+            assert lines, (m.id, m.heading)
+            before = [s for ln, s in sorted(sections) if ln < lines[0]]
+            assert before and before[-1] == m.section, (m.id, m.heading, before[-1:])
+
+
+def test_every_entry_has_a_real_explanation():
+    for m in M.catalogue().values():
+        assert 60 <= len(m.explanation) <= 400, m.id
+        assert "。" in m.explanation and m.name.strip()
+    names = [m.name for m in M.catalogue().values()]
+    assert len(names) == len(set(names))
+
+
+@pytest.mark.parametrize("bad", [
+    {"version": 2, "entries": []},
+    {"version": 1, "entries": [{"id": "Bad-Id", "name": "x", "explanation": "y", "page": None, "section": "explain",
+                                "heading": None, "distractors": ["a"]}]},
+    {"version": 1, "entries": [{"id": "a", "name": "x", "explanation": "y", "page": "nowhere", "section": "explain",
+                                "heading": None, "distractors": ["a"]}]},
+    {"version": 1, "entries": [{"id": "a", "name": "x", "explanation": "y", "page": None, "section": "intro",
+                                "heading": None, "distractors": ["a"]}]},
+    {"version": 1, "entries": [{"id": "a", "name": "x", "explanation": "y", "page": None, "section": "explain",
+                                "heading": None, "distractors": ["n"]},
+                               {"id": "b", "name": "x", "explanation": "y", "page": None, "section": "explain",
+                                "heading": None, "distractors": ["n"]}]},
+    {"version": 1, "entries": [{"id": "a", "name": "x", "explanation": "y", "page": None, "section": "explain",
+                                "heading": None, "distractors": []}]},
+])
+def test_a_broken_catalogue_is_refused(bad):
+    with pytest.raises(ValueError):
+        M.validate_catalogue(bad)
+
+
+def test_the_catalogue_is_not_a_bank_file():
+    assert "misconceptions" not in knowledge.bank()
+    assert M.CATALOGUE_PATH.name in knowledge.NOT_BANK
