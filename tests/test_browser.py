@@ -65,12 +65,14 @@ def new_page(browser, name: str, width: int = 1280, height: int = 900):
 
 
 def wait_until_rendered(page: Page) -> None:
-    """Streamlit has finished a script run: the app view exists and nothing is 'running'."""
+    """Streamlit has finished a script run: the app view and the sidebar exist (so the run after
+    the stored progress arrived has started; the loading run draws no sidebar), and the app's own
+    script state is no longer 'running' (more reliable than the delayed 'Running…' status)."""
     page.wait_for_selector('[data-testid="stAppViewContainer"]', timeout=30_000)
     page.wait_for_selector('[data-testid="stSidebar"]', state="attached", timeout=30_000)
     page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
+        "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
+        " return app && app.getAttribute('data-test-script-state') !== 'running'; }",
         timeout=30_000,
     )
     page.wait_for_timeout(500)
