@@ -121,8 +121,8 @@ for scores, note in ((tb.SATURATION_SCORES[0], ""), (tb.SATURATION_SCORES[1], "�
     jac = tutor.softmax_jacobian(scores)
     weights_tex = ", ".join(format_tiny(a, 5, tex=True) for a in tutor.softmax(scores))
     st.markdown(f"softmax に入るスコア $\\tilde{{s}} = {vector(scores, 0)}${note} → 重み $a = ({weights_tex})$")
-    st.table(pd.DataFrame([[format_tiny(v, 5) for v in row] for row in jac],
-                          index=[f"a{i + 1}" for i in range(3)], columns=[f"s̃{j + 1}" for j in range(3)]))
+    ui.show_table(pd.DataFrame([[format_tiny(v, 5) for v in row] for row in jac],
+                               index=[f"a{i + 1}" for i in range(3)], columns=[f"s̃{j + 1}" for j in range(3)]))
     st.caption("∂a_i/∂s̃_j = a_i(δ_ij − a_j)")
 st.markdown("飽和した例のヤコビ行列は、どの成分も 0 に近い小さな値です。スコアを多少ずらしても重みはほぼ動かない、"
             "ということです。誤差逆伝播で $W_Q$・$W_K$ へ戻る勾配もこの小さな成分を掛けられるので、ほとんど残りません。")
@@ -251,7 +251,7 @@ else:
                   str(run_b.steps_to(0.95) if run_b.steps_to(0.95) is not None else "届かず")],
     }, index=["未知の文での正解率", "それ→B の平均の重み", "「それ」の行の最大の重み（飽和の度合い）",
               "最後の損失", "訓練の正解率 95 % に届いたステップ"])
-    st.table(table)
+    st.table(table.rename_axis("比べる値"))
     st.altair_chart(compare_chart((run_a, run_b), experiment.labels, lambda r: r.loss, "損失の推移", "損失"),
                     width="content")
     st.altair_chart(compare_chart((run_a, run_b), experiment.labels, lambda r: r.grad_norm_of("W_Q"),

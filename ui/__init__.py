@@ -9,7 +9,7 @@ import streamlit as st
 
 from practice.progress import record_visit
 
-from . import state, steps
+from . import state, steps, widgets
 from .nav import LEARNING_KEYS, PAGE_BY_KEY, PAGES, available_pages, next_page, sidebar
 from .quiz import feedback, question_card, quiz_section
 from .steps import rounding_toggle
@@ -34,6 +34,7 @@ def page(key: str) -> None:
     st.set_page_config(page_title=f"{info.label} | アテンション・チューター",
                        page_icon=info.icon or ":material/school:", layout="centered",
                        initial_sidebar_state="auto")
+    widgets.page_style()
     state.init()
     state.set_progress(record_visit(state.get_progress(), key))
     sidebar(key)
