@@ -166,7 +166,7 @@ st.markdown(
 # ---------------------------------------------------------------------------
 ui.section("visual")
 st.subheader("乱数で測る：内積のばらつきは √d_k で増える")
-seed = st.number_input("乱数のシード", min_value=0, max_value=100_000, value=0, step=1, key="scaling_seed",
+seed = ui.number_input("乱数のシード", min_value=0, max_value=100_000, value=0, step=1, key="scaling_seed",
                        persist_state="session", help="同じシードなら同じ結果になります。")
 exp = ui.compute("scaling_spread", measured_spread, int(seed))
 if exp is not None:

@@ -77,8 +77,17 @@ def wide_heatmap(matrix, rows, cols, **kwargs) -> None:
     ui.widgets.cached_chart(_wide_chart, matrix, rows, cols, width="content", **kwargs)
 
 
+def quoted(words) -> str:
+    """「猫」「は」…: words named the Japanese way (not as a Python list); 〈bos〉 so Markdown keeps it."""
+    return "".join(f"「{w}」" for w in words).replace("<", "〈").replace(">", "〉")
+
+
 def parse_tokens(text: str, what: str):
     """Token ids of the text; the engine's error is shown with 〈bos〉 so Markdown keeps it."""
+    unknown = list(dict.fromkeys(t for t in text.split() if t not in tutor.TINY_VOCAB))
+    if unknown:
+        raise ValueError(f"{what}：語彙にないトークンがあります：{quoted(unknown)}。"
+                         f"使えるのは {quoted(tutor.TINY_VOCAB)} です。")
     try:
         return tutor.token_ids(text)
     except ValueError as exc:
@@ -229,7 +238,7 @@ with c2:
                              persist_state="session")
 c1, c2, c3 = st.columns(3)
 with c1:
-    seed = st.number_input("モデルのシード", min_value=0, max_value=10_000, value=0, step=1, key="encdec_seed",
+    seed = ui.number_input("モデルのシード", min_value=0, max_value=10_000, value=0, step=1, key="encdec_seed",
                            persist_state="session")
 with c2:
     layer = st.selectbox("層", [1, 2], key="encdec_layer", persist_state="session")

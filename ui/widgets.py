@@ -293,6 +293,50 @@ def weight_editors(prefix: str, defaults, row_labels: Sequence[str], col_labels:
 
 
 # ---------------------------------------------------------------------------
+# number input with a Japanese range message
+# ---------------------------------------------------------------------------
+def _clamp_to_range(key: str, note_key: str, lo, hi) -> None:
+    """on_change of ``number_input``: an out-of-range number becomes the nearest end of the range."""
+    typed = st.session_state.get(key)
+    if typed is None:
+        return
+    used = min(max(typed, lo), hi)
+    if used != typed:
+        st.session_state[key] = used
+        st.session_state[note_key] = (typed, used)
+    else:
+        st.session_state.pop(note_key, None)
+
+
+def _num(v) -> str:
+    return f"{v:,}" if isinstance(v, int) or float(v).is_integer() and abs(v) < 1e15 else f"{v:,.6g}"
+
+
+def number_input(label: str, *, min_value, max_value, value, step=1, key: str, **kwargs):
+    """st.number_input whose range is enforced here rather than by Streamlit.
+
+    With min_value / max_value on the widget, Streamlit shows an English error for a number out of
+    range and quietly keeps using the previous value. Here the widget takes any number; one out of
+    range is replaced by the nearest end of the range, and a Japanese note says which number is used.
+    Returns the number in use (always within [min_value, max_value]).
+    """
+    note_key = f"{key}__range_note"
+    shown = {} if key in st.session_state else {"value": value}  # a set key and a default would clash
+    typed = st.number_input(label, step=step, key=key, on_change=_clamp_to_range,
+                            args=(key, note_key, min_value, max_value), **shown, **kwargs)
+    if typed is None:
+        typed = value
+    used = min(max(typed, min_value), max_value)
+    if used != typed:  # e.g. set without the callback
+        st.session_state[note_key] = (typed, used)
+    note = st.session_state.get(note_key)
+    if note is not None and note[1] == used:
+        st.warning(f"「{plain(label)}」に使える数は {_num(min_value)}〜{_num(max_value)} です。"
+                   f"入力された {_num(note[0])} の代わりに {_num(used)} を使っています。", icon=":material/info:")
+    return used
+
+
+# ---------------------------------------------------------------------------
 # engine calls that may refuse the input
 # ---------------------------------------------------------------------------
 def compute(key: str, fn: Callable, *args, **kwargs):
