@@ -179,7 +179,7 @@ if exp is not None:
          [number(v, 3) for v in exp.scaled_max_weight]],
         index=["測った標準偏差", "√d_k（理論）", "÷√d_k 後の標準偏差", "1位の重みの平均（割らない）",
                "1位の重みの平均（割る）"],
-        columns=[f"d_k={d}" for d in exp.d_ks]))
+        columns=[f"d_k={d}" for d in exp.d_ks]).rename_axis("測った量"))
     st.markdown(
         f"測った幅は $\\sqrt{{d_k}}$ とよく合います（$d_k = {exp.d_ks[-1]}$ で {number(exp.raw_std[-1], 1)}、"
         f"理論 {number(exp.theory_std[-1], 1)}）。割らないと、キー {exp.n_keys} 個のうち 1 位の重みの平均は "

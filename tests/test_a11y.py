@@ -94,7 +94,12 @@ def settle(page: Page) -> None:
         " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
         timeout=30_000,
     )
+    page.wait_for_function(f"() => document.querySelectorAll("
+                           f"'[data-testid=\"stSidebar\"] [data-testid=\"stPageLink-NavLink\"]').length >= {len(EXISTING)}",
+                           timeout=30_000)
     page.wait_for_timeout(700)  # charts, formulas and tables laid out
+    # elements fade and scale in: axe would measure the colours of a half-drawn frame
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')", timeout=10_000)
 
 
 def goto(page: Page, base: str, url: str) -> None:
@@ -114,9 +119,18 @@ AXE_RUN = """async () => {
 
 
 def axe_violations(page: Page) -> list[dict]:
+    """axe-core's serious findings on the whole page. axe judges colours only of what is in the
+    viewport (the rest is 'incomplete'), so the viewport is stretched to the page's full height."""
     if not page.evaluate("() => typeof window.axe !== 'undefined'"):
         page.add_script_tag(path=str(AXE))
-    return page.evaluate(AXE_RUN)
+    size = page.viewport_size
+    full = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"], min(int(full) + 50, 20_000))})
+    try:
+        page.wait_for_timeout(300)
+        return page.evaluate(AXE_RUN)
+    finally:
+        page.set_viewport_size(size)
 
 
 def background_luminance(page: Page) -> float:
