@@ -102,11 +102,12 @@ st.subheader("最終表現 → ロジット → 確率（小さなデコーダ�
 st.markdown(f"乱数で初期化しただけの（学習していない）小さなデコーダ型 Transformer に「{PROMPT}」を入れ、"
             "最後の位置の表現 $h$ から次のトークンの確率を計算します。学習前なので予測は当てになりませんが、"
             "計算の流れは本物と同じです。")
-model_seed = st.number_input("モデルのシード", min_value=0, max_value=1000, value=0, step=1, key="output_model_seed",
+model_seed = ui.number_input("モデルのシード", min_value=0, max_value=1000, value=0, step=1, key="output_model_seed",
                              persist_state="session")
 vocab_m, h_last, emb, logits_m = tiny_forward(int(model_seed), PROMPT)
-ui.show_matrix(h_last[None, :], ["h（「を」の位置）"], [f"{j + 1}" for j in range(h_last.size)], digits=3,
-               caption=f"最後の位置の表現 h（d_model = {h_last.size}）")
+# h stands as a column: as a row its 8 numbers were wider than a 390 px phone and the last ones hid
+ui.show_matrix(h_last[:, None], [f"{j + 1}" for j in range(h_last.size)], ["h（「を」の位置）"], digits=3,
+               corner="成分", caption=f"最後の位置の表現 h（d_model = {h_last.size}、成分を縦に並べています）")
 probs_m = tutor.output.probabilities(logits_m, 1.0)
 c1, c2 = st.columns(2)
 with c1:
@@ -129,7 +130,7 @@ temp = st.slider("温度 T", min_value=0.1, max_value=3.0, value=1.0, step=0.1, 
                  persist_state="session")
 probs_try = ui.compute("output_temp_probs", tutor.output.probabilities, tb.TEMPERATURE_LOGITS, temp)
 if probs_try is not None:
-    st.table(prob_table({f"T = {format_number(temp, 1)}": probs_try}, ["A（z = 2）", "B（z = 1）", "C（z = 0）"]))
+    ui.show_table(prob_table({f"T = {format_number(temp, 1)}": probs_try}, ["A（z = 2）", "B（z = 1）", "C（z = 0）"]))
     cached_chart(prob_bars, probs_try, ["A", "B", "C"], title=f"T = {format_number(temp, 1)}", width="stretch")
 
 st.subheader("選び方を比べる")
@@ -141,7 +142,7 @@ with c1:
                         persist_state="session")
     strategy = st.selectbox("選び方", list(STRATEGY_LABELS), format_func=STRATEGY_LABELS.get, index=2,
                             key="output_strategy", persist_state="session")
-    seed = st.number_input("シード", min_value=0, max_value=1_000_000, value=0, step=1, key="output_seed",
+    seed = ui.number_input("シード", min_value=0, max_value=1_000_000, value=0, step=1, key="output_seed",
                            persist_state="session")
 with c2:
     t_choice = st.slider("温度 T（選び方用）", min_value=0.1, max_value=3.0, value=1.5, step=0.1, key="output_temp2",

@@ -101,7 +101,7 @@ ui.section("try")
 st.subheader("n と d を変えて比べる")
 c1, c2 = st.columns(2)
 with c1:
-    n = st.number_input("系列長 n", min_value=1, max_value=1_000_000, value=tb.COST_N, step=50, key="cost_n",
+    n = ui.number_input("系列長 n", min_value=1, max_value=1_000_000, value=tb.COST_N, step=50, key="cost_n",
                         persist_state="session")
 with c2:
     d = st.select_slider("表現の次元 d", options=[64, 128, 256, 512, 768, 1024, 2048, 4096], value=tb.COST_D,
@@ -149,7 +149,7 @@ with c2:
     block = st.select_slider("ブロックの大きさ", options=[4, 8, 16, 32, 64, 128], value=32, key="cost_tile_block",
                              persist_state="session")
 with c3:
-    seed = st.number_input("シード", min_value=0, max_value=10_000, value=0, step=1, key="cost_tile_seed",
+    seed = ui.number_input("シード", min_value=0, max_value=10_000, value=0, step=1, key="cost_tile_seed",
                            persist_state="session")
 causal = st.toggle("因果マスクあり（未来のブロックは計算しない）", value=False, key="cost_tile_causal",
                    persist_state="session")

@@ -121,8 +121,8 @@ for scores, note in ((tb.SATURATION_SCORES[0], ""), (tb.SATURATION_SCORES[1], "�
     jac = tutor.softmax_jacobian(scores)
     weights_tex = ", ".join(format_tiny(a, 5, tex=True) for a in tutor.softmax(scores))
     st.markdown(f"softmax に入るスコア $\\tilde{{s}} = {vector(scores, 0)}${note} → 重み $a = ({weights_tex})$")
-    st.table(pd.DataFrame([[format_tiny(v, 5) for v in row] for row in jac],
-                          index=[f"a{i + 1}" for i in range(3)], columns=[f"s̃{j + 1}" for j in range(3)]))
+    ui.show_table(pd.DataFrame([[format_tiny(v, 5) for v in row] for row in jac],
+                               index=[f"a{i + 1}" for i in range(3)], columns=[f"s̃{j + 1}" for j in range(3)]))
     st.caption("∂a_i/∂s̃_j = a_i(δ_ij − a_j)")
 st.markdown("飽和した例のヤコビ行列は、どの成分も 0 に近い小さな値です。スコアを多少ずらしても重みはほぼ動かない、"
             "ということです。誤差逆伝播で $W_Q$・$W_K$ へ戻る勾配もこの小さな成分を掛けられるので、ほとんど残りません。")
@@ -154,7 +154,7 @@ with c2:
     lr = st.select_slider("学習率 η", [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0], value=0.05,
                           key="training_lr", persist_state="session")
     steps = st.slider("ステップ数", 20, 300, 150, step=10, key="training_steps", persist_state="session")
-    seed = st.number_input("乱数のシード", min_value=0, max_value=100_000, value=0, step=1, key="training_seed",
+    seed = ui.number_input("乱数のシード", min_value=0, max_value=100_000, value=0, step=1, key="training_seed",
                            persist_state="session", help="同じシードと設定なら、毎回まったく同じ学習になります。")
 config = tutor.training.TrainConfig(variant=variant, n_heads=int(n_heads), d_k=int(d_k), scale=bool(scale),
                            positional=bool(positional), optimizer=optimizer, lr=float(lr), steps=int(steps))
@@ -183,8 +183,10 @@ else:
               delta_color="off")
     m2.metric("それ→B の平均の重み", format_number(hist.heldout_b_weight, 3),
               f"学習前 {format_number(hist.initial.b_weight, 3)}", delta_color="off")
-    m3.metric("最後の損失", format_number(float(hist.loss[-1]), 4), f"最初 {format_number(float(hist.loss[0]), 3)}",
-              delta_color="off")
+    # a loss that fell is good news: the change (negative, arrow down) in green ("inverse")
+    m3.metric("最後の損失", format_number(float(hist.loss[-1]), 4),
+              format_number(float(hist.loss[-1]) - float(hist.loss[0]), 3), delta_color="inverse",
+              delta_description=f"最初 {format_number(float(hist.loss[0]), 3)}")
     st.altair_chart(curve_chart(hist.steps, hist.loss, hist.accuracy, "損失と正解率（訓練データ）"), width="content")
 
     st.subheader("教科書の文で「それ」の行を見る")
@@ -222,7 +224,7 @@ st.markdown("同じシードなら、2 つの実行は同じ文・同じ初期�
             "**測った結果をそのまま示します**。教科書どおりにならない場合も、そう表示します。")
 exp_key = st.selectbox("実験", list(tutor.training.EXPERIMENTS), format_func=lambda k: tutor.training.EXPERIMENTS[k].title,
                        key="training_exp", persist_state="session")
-exp_seed = st.number_input("実験のシード", min_value=0, max_value=100_000, value=0, step=1, key="training_exp_seed",
+exp_seed = ui.number_input("実験のシード", min_value=0, max_value=100_000, value=0, step=1, key="training_exp_seed",
                            persist_state="session")
 experiment = tutor.training.EXPERIMENTS[exp_key]
 if st.button("実験を実行", key="training_exp_run", icon=":material/science:"):
@@ -249,7 +251,7 @@ else:
         for label, r in zip(experiment.labels, outcome.runs)
     }, index=["未知の文での正解率", "それ→B の平均の重み", "「それ」の行の最大の重み（飽和の度合い）",
               "最後の損失", "訓練の正解率 95 % に届いたステップ"])
-    st.table(table)
+    st.table(table.rename_axis("比べる値"))
     st.altair_chart(compare_chart((run_a, run_b), experiment.labels, lambda r: r.loss, "損失の推移", "損失"),
                     width="content")
     st.altair_chart(compare_chart((run_a, run_b), experiment.labels, lambda r: r.grad_norm_of("W_Q"),

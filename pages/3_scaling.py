@@ -166,7 +166,7 @@ st.markdown(
 # ---------------------------------------------------------------------------
 ui.section("visual")
 st.subheader("乱数で測る：内積のばらつきは √d_k で増える")
-seed = st.number_input("乱数のシード", min_value=0, max_value=100_000, value=0, step=1, key="scaling_seed",
+seed = ui.number_input("乱数のシード", min_value=0, max_value=100_000, value=0, step=1, key="scaling_seed",
                        persist_state="session", help="同じシードなら同じ結果になります。")
 exp = ui.compute("scaling_spread", measured_spread, int(seed))
 if exp is not None:
@@ -179,7 +179,7 @@ if exp is not None:
          [number(v, 3) for v in exp.scaled_max_weight]],
         index=["測った標準偏差", "√d_k（理論）", "÷√d_k 後の標準偏差", "1位の重みの平均（割らない）",
                "1位の重みの平均（割る）"],
-        columns=[f"d_k={d}" for d in exp.d_ks]))
+        columns=[f"d_k={d}" for d in exp.d_ks]).rename_axis("測った量"))
     st.markdown(
         f"測った幅は $\\sqrt{{d_k}}$ とよく合います（$d_k = {exp.d_ks[-1]}$ で {number(exp.raw_std[-1], 1)}、"
         f"理論 {number(exp.theory_std[-1], 1)}）。割らないと、キー {exp.n_keys} 個のうち 1 位の重みの平均は "

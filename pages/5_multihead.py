@@ -230,10 +230,10 @@ with c1:
     d_model = st.selectbox("d_model", D_MODEL_OPTIONS, index=D_MODEL_OPTIONS.index(8), key="mh_d_model",
                            persist_state="session")
 with c2:
-    n_heads = st.number_input("ヘッド数 h", min_value=1, max_value=16, value=2, step=1, key="mh_heads",
+    n_heads = ui.number_input("ヘッド数 h", min_value=1, max_value=16, value=2, step=1, key="mh_heads",
                               persist_state="session")
 with c3:
-    seed = st.number_input("乱数のシード", min_value=0, max_value=9999, value=0, step=1, key="mh_seed",
+    seed = ui.number_input("乱数のシード", min_value=0, max_value=9999, value=0, step=1, key="mh_seed",
                            persist_state="session")
 live = ui.compute("mh_live", tutor.multihead.random_multihead, len(TOKENS), d_model, n_heads,
                   np.random.default_rng(int(seed)))

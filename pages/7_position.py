@@ -182,7 +182,7 @@ if rows_try is not None:
     st.caption("RoPE の列はすべて同じ値、足し算の列は行ごとに違う値になっているはずです。")
 
 st.subheader("学習前の位置ベクトルを引き直す")
-seed = st.number_input("シード", min_value=0, max_value=10_000, value=0, step=1, key="pos_seed",
+seed = ui.number_input("シード", min_value=0, max_value=10_000, value=0, step=1, key="pos_seed",
                        persist_state="session")
 learned_try = tutor.position.learned_position_table(4, tb.D_MODEL, np.random.default_rng(int(seed)))
 ui.show_matrix(learned_try, [f"位置 {i}" for i in range(4)], [f"列 {j}" for j in range(tb.D_MODEL)], digits=4)

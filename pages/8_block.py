@@ -218,7 +218,7 @@ with c2:
     d_ff = st.select_slider("中間の次元 d_ff", options=[4, 8, 16, 32, 64], value=16, key="block_dff",
                             persist_state="session")
 with c3:
-    seed = st.number_input("W₁, W₂ を作る乱数のシード", min_value=0, max_value=10_000, value=0, step=1, key="block_seed",
+    seed = ui.number_input("W₁, W₂ を作る乱数のシード", min_value=0, max_value=10_000, value=0, step=1, key="block_seed",
                            persist_state="session")
 ffn_res, per_token = ffn_try(act, int(d_ff), int(seed))
 st.markdown(f"猫・魚・それ（$d_{{\\text{{model}}}} = {tb.D_MODEL}$）を、$d_{{ff}} = {int(d_ff)}$ に広げて戻します。"

@@ -217,14 +217,14 @@ st.markdown(
     "「読み取る」仕事に使います。"
 )
 st.table(pd.DataFrame({
-    "": ["使う部品", "注意が見る範囲", "事前学習の課題", "得意なこと", "Source-Target Attention"],
+    "比べる点": ["使う部品", "注意が見る範囲", "事前学習の課題", "得意なこと", "Source-Target Attention"],
     "BERT": ["エンコーダだけ", "前後すべて（双方向）",
              "穴をあけた単語を当てる（マスク言語モデル、MLM）と、2 つの文が本当に続いているかの判定（次文予測、NSP）",
              "文の分類・抽出・理解", "なし"],
     "GPT": ["デコーダだけ", "前だけ（因果マスク）", "次の単語を当てる", "文章の生成", "なし"],
     "元の Transformer": ["エンコーダ + デコーダ", "エンコーダは双方向、デコーダは前だけ", "対訳で翻訳を学習",
                        "翻訳などの系列変換", "あり"],
-}).set_index(""))
+}).set_index("比べる点"))
 
 # ---------------------------------------------------------------------------
 ui.section("try")
@@ -237,7 +237,7 @@ with c2:
                              persist_state="session")
 c1, c2, c3 = st.columns(3)
 with c1:
-    seed = st.number_input("モデルのシード", min_value=0, max_value=10_000, value=0, step=1, key="encdec_seed",
+    seed = ui.number_input("モデルのシード", min_value=0, max_value=10_000, value=0, step=1, key="encdec_seed",
                            persist_state="session")
 with c2:
     layer = st.selectbox("層", [1, 2], key="encdec_layer", persist_state="session")

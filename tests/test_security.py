@@ -334,9 +334,20 @@ BANNED_ATTRS = {("os", "system"), ("os", "popen"), ("os", "execv"), ("os", "exec
                 ("st", "html"), ("components", "html"), ("components", "iframe"), ("st", "secrets")}
 
 
+def _page_css_calls(tree) -> set[int]:
+    """st.html(PAGE_CSS): the one st.html allowed, ui.widgets' constant page style (a <style> block
+    only, checked by test_page_css_is_only_a_style_block)."""
+    return {id(node.func) for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name) and (node.func.value.id, node.func.attr) == ("st", "html")
+            and len(node.args) == 1 and not node.keywords
+            and isinstance(node.args[0], ast.Name) and node.args[0].id == "PAGE_CSS"}
+
+
 def execution_risks(source: str) -> list[str]:
     tree = ast.parse(source)
     found = []
+    allowed = _page_css_calls(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found += [f"{node.lineno}: import {a.name}" for a in node.names if a.name.split(".")[0] in BANNED_MODULES]
@@ -350,7 +361,7 @@ def execution_risks(source: str) -> list[str]:
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in BANNED_CALLS:
             found.append(f"{node.lineno}: {node.func.id}(…)")
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            if (node.value.id, node.attr) in BANNED_ATTRS:
+            if (node.value.id, node.attr) in BANNED_ATTRS and id(node) not in allowed:
                 found.append(f"{node.lineno}: {node.value.id}.{node.attr}")
         elif isinstance(node, ast.keyword) and node.arg == "allow_pickle":
             found.append(f"{node.lineno}: allow_pickle=…")
@@ -363,6 +374,14 @@ def test_execution_scan_can_fail():
            "import streamlit.components.v1 as components\n")
     assert len(execution_risks(bad)) >= 10
     assert execution_risks("import json\nx = json.loads('1')\nre.compile('x')\n") == []
+    assert execution_risks("st.html(PAGE_CSS)\n") == []
+    assert len(execution_risks("st.html(css)\nst.html(PAGE_CSS, unsafe_allow_javascript=True)\n")) == 2
+
+
+def test_page_css_is_only_a_style_block():
+    """The page style that st.html adds on every page is a constant <style> block: no markup, no script."""
+    from ui.widgets import PAGE_CSS
+    assert re.fullmatch(r"<style>[^<>]*</style>", PAGE_CSS), PAGE_CSS
 
 
 def test_app_code_is_scanned():

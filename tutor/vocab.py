@@ -19,6 +19,11 @@ __all__ = ["PAD", "Vocabulary"]
 PAD = "[PAD]"   # the padding token: ⑥ pads short sentences with it, ⑧'s vocabulary starts with it (id 0)
 
 
+def quoted(words) -> str:
+    """「猫」「は」…: words named the Japanese way, not as a Python list."""
+    return "".join(f"「{w}」" for w in words)
+
+
 class Vocabulary(tuple):
     """A fixed tuple of distinct tokens (id = index), with the tokenizer ``ids`` and its inverse ``tokens``."""
 
@@ -39,9 +44,9 @@ class Vocabulary(tuple):
         tokens = list(tokens)
         if not tokens:
             raise ValueError("トークン列が空です。少なくとも 1 トークン必要です。")
-        unknown = [t for t in tokens if t not in self]
+        unknown = list(dict.fromkeys(t for t in tokens if t not in self))
         if unknown:
-            raise ValueError(f"語彙にないトークンがあります: {unknown}。使えるのは {list(self)} です。")
+            raise ValueError(f"語彙にないトークンがあります：{quoted(unknown)}。使えるのは {quoted(self)} です。")
         return tuple(self.index(t) for t in tokens)
 
     def check_ids(self, ids, name: str = "トークン ID 列") -> tuple[int, ...]:

@@ -6,22 +6,25 @@ links: see shared/design.md), and the visit recorded for the dashboard.
 """
 from __future__ import annotations
 
+import urllib.parse
+
 import streamlit as st
 
 from practice.progress import record_visit
 
-from . import handcalc, state
+from . import handcalc, state, widgets
 from .nav import LEARNING_KEYS, PAGE_BY_KEY, PAGES, available_pages, next_page, sidebar
 from .quiz import feedback, question_card, quiz_section
 from .handcalc import rounding_toggle
 from . import profile  # noqa: E402  (ui.profile.profile_section: あなたのつまずき)
 from .widgets import (cached_chart, cached_table, compute, heatmap, heatmap_chart, heatmap_frame, matrix_editor,
-                      matrix_frame, set_matrix, show_matrix, show_table, unique_labels, weight_editors)
+                      matrix_frame, number_input, set_matrix, show_matrix, show_table, unique_labels,
+                      weight_editors)
 
 __all__ = [
     "page", "section", "next_link", "PAGES", "PAGE_BY_KEY", "LEARNING_KEYS", "available_pages",
     "next_page", "quiz_section", "question_card", "feedback", "compute", "cached_chart", "cached_table",
-    "heatmap", "heatmap_chart", "heatmap_frame", "matrix_editor", "matrix_frame", "set_matrix", "show_matrix", "show_table",
+    "heatmap", "heatmap_chart", "heatmap_frame", "matrix_editor", "matrix_frame", "number_input", "set_matrix", "show_matrix", "show_table",
     "unique_labels", "weight_editors",
     "state", "handcalc", "rounding_toggle", "profile",
 ]
@@ -36,6 +39,7 @@ def page(key: str) -> None:
     st.set_page_config(page_title=f"{info.label} | アテンション・チューター",
                        page_icon=info.icon or ":material/school:", layout="centered",
                        initial_sidebar_state="auto")
+    widgets.page_style()
     state.init()
     if state.storage_status()["loaded"]:  # never into the empty record before the stored one arrived
         state.set_progress(record_visit(state.get_progress(), key))
@@ -49,6 +53,28 @@ def page(key: str) -> None:
     sidebar(key)
     if key != "home":
         st.title(info.label)
+    else:
+        unknown_path_notice()
+
+
+def unknown_path_notice() -> None:
+    """A mistyped URL (/qvk): Streamlit runs app.py and shows its own English "Page not found"
+    dialog, which an app cannot change in classic multipage mode (no custom 404). Under the dialog,
+    the home page says the same in Japanese."""
+    try:
+        url = st.context.url
+    except Exception:  # noqa: BLE001 - no browser context (AppTest, bare mode): nothing to say
+        return
+    if not url:
+        return
+    rest = urllib.parse.unquote(urllib.parse.urlsplit(url).path).strip("/")
+    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    if base and (rest == base or rest.startswith(base + "/")):
+        rest = rest[len(base):].strip("/")
+    if rest:
+        st.warning(f"「/{state.plain(rest[:80])}」というページはありません。代わりにホームを表示しています"
+                   "（英語の「Page not found」の表示は閉じてかまいません）。学ぶページは左のメニュー（スマートフォンでは左上の »）から選べます。",
+                   icon=":material/travel_explore:")
 
 
 def section(name: str) -> None:

@@ -91,6 +91,7 @@ def sidebar(current: str) -> None:
                 if section:
                     st.caption(section)
             mark = " ✓" if stats.get(page.key, {}).get("mastered") else ""
-            st.page_link(page.path, label=page.label + mark, icon=page.icon or None,
-                         disabled=page.key == current)
+            # the current page is not disabled: Streamlit marks it as the current one already, and
+            # disabled link text is 40 % opaque (2.3:1, below WCAG AA's 4.5:1)
+            st.page_link(page.path, label=page.label + mark, icon=page.icon or None)
         st.caption("✓ = 直近 5 問中 4 問以上正解したページ")

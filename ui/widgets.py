@@ -28,20 +28,60 @@ def unique_labels(labels: Sequence[str]) -> list[str]:
     return out
 
 
-def matrix_frame(matrix, row_labels=None, col_labels=None, digits: int = 3) -> pd.DataFrame:
-    """A labelled DataFrame of formatted numbers (strings, so −∞ prints as −∞)."""
+# The header of the row-label column (the table's top-left cell). Left empty, a screen reader announces
+# the column of row labels with no name (axe-core: empty-table-header).
+CORNER = "行"
+
+
+def matrix_frame(matrix, row_labels=None, col_labels=None, digits: int = 3, corner: str = CORNER) -> pd.DataFrame:
+    """A labelled DataFrame of formatted numbers (strings, so −∞ prints as −∞); ``corner`` names the
+    row labels (the header of the top-left cell)."""
     m = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
     rows = unique_labels(row_labels) if row_labels is not None else [str(i + 1) for i in range(m.shape[0])]
     cols = unique_labels(col_labels) if col_labels is not None else [str(j + 1) for j in range(m.shape[1])]
-    return pd.DataFrame([[format_number(v, digits) for v in r] for r in m], index=rows, columns=cols)
+    return pd.DataFrame([[format_number(v, digits) for v in r] for r in m],
+                        index=pd.Index(rows, name=corner or CORNER), columns=cols)
 
 
-def show_matrix(matrix, row_labels=None, col_labels=None, *, digits: int = 3, caption: str | None = None) -> None:
+def named_index(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with a header for its row labels (CORNER) when the index is shown and has none."""
+    if isinstance(frame.index, pd.RangeIndex) or any(n not in (None, "") for n in frame.index.names):
+        return frame
+    frame = frame.copy(deep=False)
+    frame.index = frame.index.set_names([CORNER] * frame.index.nlevels)
+    return frame
+
+
+def show_matrix(matrix, row_labels=None, col_labels=None, *, digits: int = 3, caption: str | None = None,
+                corner: str = CORNER) -> None:
+    """A matrix as a static table; ``corner``: the header of the row labels (the top-left cell)."""
     if caption:
         st.caption(caption)
     cached_table(matrix_frame, np.asarray(matrix, dtype=np.float64),
                  None if row_labels is None else tuple(map(str, row_labels)),
-                 None if col_labels is None else tuple(map(str, col_labels)), int(digits))
+                 None if col_labels is None else tuple(map(str, col_labels)), int(digits), corner=corner)
+
+
+# ---------------------------------------------------------------------------
+# page-wide style
+# ---------------------------------------------------------------------------
+# KaTeX hangs every sub-/superscript block 2 px past its own box (margin-right: -2px, a Safari
+# workaround). A display formula ending in one (x², W_O) then overflowed its scroll box by 2 px: a
+# sideways-scrolling region that a keyboard cannot reach (axe-core: scrollable-region-focusable).
+# Streamlit fades a caption by drawing it at 60 % opacity, links and `code` in it too: a link came
+# out at 3.0:1 on white, below WCAG AA's 4.5:1. At 85 % the caption still reads as secondary and its
+# link is 5.2:1 (the theme's text colour: .streamlit/config.toml).
+# A slider's value is written in the accent colour: #2E6F9E is 5.3:1 on white but 3.3:1 on the dark
+# background, and no single accent passes both there and under white button text; the value takes
+# the text colour of the theme instead.
+PAGE_CSS = ("<style>.katex .vlist-t2 { margin-right: 0; }"
+            ' [data-testid="stCaptionContainer"] { opacity: 0.85; }'
+            ' [data-testid="stSliderThumbValue"] { color: inherit !important; }</style>')
+
+
+def page_style() -> None:
+    """The page-wide CSS (ui.page calls it on every run; a <style>-only st.html adds no element)."""
+    st.html(PAGE_CSS)
 
 
 # ---------------------------------------------------------------------------
@@ -158,7 +198,7 @@ _EDITOR_FRAMES = Memo(maxsize=512)  # a few cells each; st.data_editor copies it
 
 
 def _arrow_with_index_flag(frame: pd.DataFrame) -> tuple[pa.Table, bool]:
-    return pa.Table.from_pandas(frame), isinstance(frame.index, pd.RangeIndex)
+    return pa.Table.from_pandas(named_index(frame)), isinstance(frame.index, pd.RangeIndex)
 
 
 def cached_table(build: Callable[..., pd.DataFrame], *args, **kwargs) -> None:
@@ -174,7 +214,10 @@ def cached_table(build: Callable[..., pd.DataFrame], *args, **kwargs) -> None:
 def show_table(data, *, hide_index: bool | None = None, width="content", height="content") -> None:
     """A read-only table: st.table, never st.dataframe. The app's tables are a few formatted cells
     to read and recompute; st.dataframe's toolbar (search, download, full screen) has nothing to
-    offer there, and on a touch screen it is always shown and covers the caption above the table."""
+    offer there, and on a touch screen it is always shown and covers the caption above the table.
+    Shown row labels get a header (CORNER) if they have none."""
+    if isinstance(data, pd.DataFrame) and not hide_index:
+        data = named_index(data)
     st.table(data, hide_index=hide_index, width=width, height=height)
 
 
@@ -188,6 +231,12 @@ def _keys(key: str) -> tuple[str, str, str, str]:
 def _to_text_rows(matrix) -> list[list[str]]:
     return [[format_number(float(v), 6).rstrip("0").rstrip(".") or "0" for v in row]
             for row in np.asarray(matrix, dtype=np.float64)]
+
+
+# Each value column of the matrix editor is this wide: sized by their content (a header, its pencil
+# icon and padding) four columns and the row labels were 374 px, and a 390 px phone leaves 358 px;
+# the last column was cut. 72 px holds a header like 次元1 and a number like -0.25.
+EDITOR_COLUMN_PX = 72
 
 
 def set_matrix(key: str, matrix) -> None:
@@ -223,10 +272,11 @@ def matrix_editor(key: str, default, row_labels: Sequence[str], col_labels: Sequ
     cells = st.session_state[base_k]
     # building this string frame on every rerun cost ~1 ms per editor (python -m bench)
     base = _EDITOR_FRAMES.get((cells, rows, cols),
-                              lambda: pd.DataFrame(cells, index=rows, columns=cols, dtype="string"))
+                              lambda: pd.DataFrame(cells, index=pd.Index(rows, name=CORNER), columns=cols,
+                                                   dtype="string"))
     edited = st.data_editor(
         base, key=editor_key, num_rows="fixed", width="content",
-        column_config={c: st.column_config.TextColumn(c, max_chars=24) for c in cols},
+        column_config={c: st.column_config.TextColumn(c, max_chars=24, width=EDITOR_COLUMN_PX) for c in cols},
     )
     st.session_state[raw_k] = [[None if pd.isna(v) else str(v) for v in r] for r in edited.to_numpy(dtype=object)]
     st.button(reset_label, key=f"{key}__reset", on_click=set_matrix, args=(key, default))
@@ -248,6 +298,50 @@ def weight_editors(prefix: str, defaults, row_labels: Sequence[str], col_labels:
         with column:
             out.append(matrix_editor(f"{prefix}_{name}", default, row_labels, col_labels, label=label))
     return out[0], out[1], out[2]
+
+
+# ---------------------------------------------------------------------------
+# number input with a Japanese range message
+# ---------------------------------------------------------------------------
+def _clamp_to_range(key: str, note_key: str, lo, hi) -> None:
+    """on_change of ``number_input``: an out-of-range number becomes the nearest end of the range."""
+    typed = st.session_state.get(key)
+    if typed is None:
+        return
+    used = min(max(typed, lo), hi)
+    if used != typed:
+        st.session_state[key] = used
+        st.session_state[note_key] = (typed, used)
+    else:
+        st.session_state.pop(note_key, None)
+
+
+def _num(v) -> str:
+    return f"{v:,}" if isinstance(v, int) or float(v).is_integer() and abs(v) < 1e15 else f"{v:,.6g}"
+
+
+def number_input(label: str, *, min_value, max_value, value, step=1, key: str, **kwargs):
+    """st.number_input whose range is enforced here rather than by Streamlit.
+
+    With min_value / max_value on the widget, Streamlit shows an English error for a number out of
+    range and quietly keeps using the previous value. Here the widget takes any number; one out of
+    range is replaced by the nearest end of the range, and a Japanese note says which number is used.
+    Returns the number in use (always within [min_value, max_value]).
+    """
+    note_key = f"{key}__range_note"
+    shown = {} if key in st.session_state else {"value": value}  # a set key and a default would clash
+    typed = st.number_input(label, step=step, key=key, on_change=_clamp_to_range,
+                            args=(key, note_key, min_value, max_value), **shown, **kwargs)
+    if typed is None:
+        typed = value
+    used = min(max(typed, min_value), max_value)
+    if used != typed:  # e.g. set without the callback
+        st.session_state[note_key] = (typed, used)
+    note = st.session_state.get(note_key)
+    if note is not None and note[1] == used:
+        st.warning(f"「{plain(label)}」に使える数は {_num(min_value)}〜{_num(max_value)} です。"
+                   f"入力された {_num(note[0])} の代わりに {_num(used)} を使っています。", icon=":material/info:")
+    return used
 
 
 # ---------------------------------------------------------------------------

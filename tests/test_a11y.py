@@ -1,0 +1,327 @@
+"""Accessibility and the rough edges a learner meets, in a real browser (issue 16 §2–§3).
+
+axe-core (the engine of the browsers' own audit tools, the npm package installed by
+`.ci/install-browser` into .ci/node/) is injected by Playwright into Debian's Chromium and run on
+every page, light theme at 1280 px and 390 px and dark theme at 1280 px: no violation of impact
+serious or critical (WCAG AA contrast included), and no empty table header. Then: a quiz answered
+with the keyboard alone, heatmap values written as text, the dark setting followed, a number out of
+range explained in Japanese, a mistyped URL explained in Japanese, nothing cut at 390 px, ⑧'s
+loss shown falling, ⑦-3's vocabulary message written as Japanese.
+
+One server for the whole module; pages are reused (a goto per page).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from ui.nav import PAGES
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+AXE = ROOT / ".ci" / "node" / "node_modules" / "axe-core" / "axe.min.js"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+if not Path(CHROMIUM).exists():  # pragma: no cover - CI installs it (.ci/install-browser)
+    pytest.fail("Debian chromium is not installed: run `bash .ci/install-browser` first", pytrace=False)
+
+from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
+
+from bench.common import streamlit_server  # noqa: E402
+
+EXISTING = [p for p in PAGES if p.exists]
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+def need_axe() -> None:
+    """axe-core comes from npm (.ci/install-browser). Under CI its absence is a failure, not a skip."""
+    if AXE.is_file():
+        return
+    message = f"axe-core is not installed ({AXE.relative_to(ROOT)}): run `bash .ci/install-browser`"
+    if os.environ.get("CI") == "true":
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def base():
+    with streamlit_server(watch_files=False, timeout=30) as server:
+        yield server.base
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        yield b
+        b.close()
+
+
+@contextmanager
+def open_page(browser, name: str, viewport=DESKTOP, scheme: str = "light", **kwargs):
+    context = browser.new_context(viewport=viewport, locale="ja-JP", color_scheme=scheme, **kwargs)
+    page = context.new_page()
+    try:
+        yield page
+    except BaseException:
+        ARTIFACTS.mkdir(exist_ok=True)
+        try:
+            page.screenshot(path=str(ARTIFACTS / f"a11y-{name}.png"), full_page=True)
+        except Exception:  # the page may be gone; the original failure matters
+            pass
+        raise
+    finally:
+        context.close()
+
+
+def settle(page: Page) -> None:
+    """A script run has finished: the app and our sidebar exist and nothing is 'running'."""
+    page.wait_for_selector('[data-testid="stAppViewContainer"]', timeout=30_000)
+    page.wait_for_selector('[data-testid="stSidebar"]', state="attached", timeout=30_000)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
+        timeout=30_000,
+    )
+    page.wait_for_function(f"() => document.querySelectorAll("
+                           f"'[data-testid=\"stSidebar\"] [data-testid=\"stPageLink-NavLink\"]').length >= {len(EXISTING)}",
+                           timeout=30_000)
+    page.wait_for_timeout(700)  # charts, formulas and tables laid out
+    # elements fade and scale in: axe would measure the colours of a half-drawn frame
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')", timeout=10_000)
+
+
+def goto(page: Page, base: str, url: str) -> None:
+    page.goto(base + url, wait_until="domcontentloaded")
+    settle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0, f"an exception box on {url}"
+
+
+AXE_RUN = """async () => {
+  const r = await axe.run(document, {resultTypes: ['violations']});
+  return r.violations
+    .filter(v => v.impact === 'serious' || v.impact === 'critical' || v.id === 'empty-table-header')
+    .map(v => ({id: v.id, impact: v.impact,
+                nodes: v.nodes.slice(0, 5).map(n => n.html.slice(0, 100) + ' :: '
+                                                   + n.failureSummary.replace(/\\s+/g, ' ').slice(0, 200))}));
+}"""
+
+
+def axe_violations(page: Page) -> list[dict]:
+    """axe-core's serious findings on the whole page. axe judges colours only of what is in the
+    viewport (the rest is 'incomplete'), so the viewport is stretched to the page's full height."""
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    size = page.viewport_size
+    full = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"], min(int(full) + 50, 20_000))})
+    try:
+        page.wait_for_timeout(300)
+        return page.evaluate(AXE_RUN)
+    finally:
+        page.set_viewport_size(size)
+
+
+def background_luminance(page: Page) -> float:
+    """Relative luminance (0 black … 1 white) of the app's background."""
+    rgb = page.evaluate("getComputedStyle(document.querySelector('[data-testid=\"stApp\"]')).backgroundColor")
+    r, g, b = (int(v) / 255 for v in re.findall(r"\d+", rgb)[:3])
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+# ---------------------------------------------------------------------------
+# §2 axe-core on every page; the dark setting followed
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize(("scheme", "width"), [("light", 1280), ("light", 390), ("dark", 1280)],
+                         ids=["light-1280", "light-390", "dark-1280"])
+def test_axe_finds_nothing_serious_on_any_page(base, browser, scheme, width):
+    need_axe()
+    viewport = DESKTOP if width == 1280 else PHONE
+    found = {}
+    with open_page(browser, f"axe-{scheme}-{width}", viewport, scheme) as page:
+        for info in EXISTING:
+            goto(page, base, info.url)
+            lum = background_luminance(page)
+            assert (lum < 0.05) if scheme == "dark" else (lum > 0.9), \
+                f"{info.url}: a {scheme} system setting gives a background of luminance {lum:.2f}"
+            violations = axe_violations(page)
+            if violations:
+                found[info.url] = violations
+                ARTIFACTS.mkdir(exist_ok=True)
+                page.screenshot(path=str(ARTIFACTS / f"axe-{scheme}-{width}-{info.key}.png"))
+    assert not found, "axe-core: " + json.dumps(found, ensure_ascii=False, indent=1)
+
+
+def test_axe_after_a_quiz_answer_in_both_themes(base, browser):
+    """The verdict, the explanation and the mistake label pass the contrast check too."""
+    need_axe()
+    for scheme in ("light", "dark"):
+        with open_page(browser, f"axe-quiz-{scheme}", DESKTOP, scheme) as page:
+            goto(page, base, "/naive")
+            radio = page.locator('[data-testid="stRadio"]').last
+            radio.scroll_into_view_if_needed()
+            radio.locator("label").nth(1).click()
+            settle(page)
+            page.get_by_role("button", name="回答する").last.click()
+            settle(page)
+            expect(page.get_by_text("解説").last).to_be_visible(timeout=20_000)
+            assert axe_violations(page) == [], scheme
+
+
+# ---------------------------------------------------------------------------
+# §2 keyboard alone; heatmap values as text
+# ---------------------------------------------------------------------------
+def test_quiz_is_answered_with_the_keyboard_alone(base, browser):
+    """Tab to the choices, arrow keys to move, Tab to 回答する, Enter: the verdict appears."""
+    with open_page(browser, "quiz-keyboard") as page:
+        goto(page, base, "/naive")
+        radio = page.locator('[data-testid="stRadio"]').last
+        radio.scroll_into_view_if_needed()
+        choices = radio.locator('input[type="radio"]')
+        assert choices.count() == 4
+        page.evaluate("() => document.activeElement && document.activeElement.blur()")  # from the top
+        for _ in range(300):  # Tab through the page until a choice of the quiz has the focus
+            page.keyboard.press("Tab")
+            if radio.evaluate("el => el.contains(document.activeElement)"):
+                break
+        else:
+            pytest.fail("Tab never reaches the quiz's choices")
+        page.keyboard.press("ArrowDown")
+        page.keyboard.press("ArrowDown")
+        settle(page)
+        checked = [choices.nth(i).is_checked() for i in range(4)]
+        assert sum(checked) == 1, checked
+        for _ in range(10):  # from the choices, Tab on to the submit button
+            page.keyboard.press("Tab")
+            if page.evaluate("() => document.activeElement && document.activeElement.innerText"
+                             " && document.activeElement.innerText.includes('回答する')"):
+                break
+        else:
+            pytest.fail("Tab from the choices never reaches 回答する")
+        page.keyboard.press("Enter")
+        settle(page)
+        expect(page.get_by_text("解説").last).to_be_visible(timeout=20_000)
+        body = page.inner_text("body")
+        assert "正解です" in body or "不正解です" in body
+
+
+def test_heatmap_values_are_text_in_the_chart(base, browser):
+    """① heatmap: the weights are written in their cells as text, not only shown as colours."""
+    with open_page(browser, "heatmap-text") as page:
+        goto(page, base, "/naive")
+        chart = page.locator('[data-testid="stVegaLiteChart"]').first
+        chart.scroll_into_view_if_needed()
+        page.wait_for_timeout(800)
+        # Streamlit draws Vega charts as SVG: the cell values are <text> elements a screen reader
+        # and a text search reach, not only colours
+        texts = chart.evaluate("el => [...el.querySelectorAll('svg text')].map(t => t.textContent)")
+        for value in ("0.576", "0.212"):
+            assert any(value in t for t in texts), (value, texts[:40])
+
+
+# ---------------------------------------------------------------------------
+# §3 Japanese throughout
+# ---------------------------------------------------------------------------
+def test_number_out_of_range_is_explained_in_japanese(base, browser):
+    """⑦-4's model seed (0〜1,000): typing 5000 uses 1,000 and says so in Japanese, in the box too."""
+    with open_page(browser, "number-range") as page:
+        goto(page, base, "/output")
+        box = page.get_by_role("spinbutton", name="モデルのシード")
+        box.scroll_into_view_if_needed()
+        box.fill("5000")
+        box.press("Enter")
+        settle(page)
+        note = page.locator('[data-testid="stAlert"]').filter(has_text="モデルのシード")
+        expect(note.first).to_contain_text("0〜1,000", timeout=20_000)
+        expect(note.first).to_contain_text("5,000 の代わりに 1,000 を使っています")
+        assert box.input_value() == "1000"
+        assert "outside the allowed range" not in page.inner_text('[data-testid="stMain"]')
+        box.fill("7")
+        box.press("Enter")
+        settle(page)
+        expect(note).to_have_count(0, timeout=20_000)  # a stale message does not stay
+
+
+def test_mistyped_url_gets_japanese_guidance(base, browser):
+    """A mistyped URL: Streamlit's own English dialog (classic multipage mode has no custom 404)
+    over the home page, which says in Japanese what happened and where to go."""
+    with open_page(browser, "not-found") as page:
+        page.goto(base + "/qvk", wait_until="domcontentloaded")
+        settle(page)
+        note = page.locator('[data-testid="stAlert"]').filter(has_text="というページはありません")
+        expect(note.first).to_contain_text("/qvk", timeout=20_000)
+        expect(note.first).to_contain_text("ホームを表示しています")
+        goto(page, base, "/")
+        assert page.locator('[data-testid="stAlert"]').filter(has_text="というページはありません").count() == 0
+
+
+def test_vocabulary_message_names_the_words_in_japanese(base, browser):
+    with open_page(browser, "encdec-vocab") as page:
+        goto(page, base, "/encdec")
+        box = page.get_by_label("ソース（エンコーダに入る文）")
+        box.scroll_into_view_if_needed()
+        box.fill("猫 は 犬 を 食べた")
+        box.press("Enter")
+        settle(page)
+        error = page.locator('[data-testid="stAlert"]').filter(has_text="語彙にない")
+        expect(error.first).to_contain_text("「犬」", timeout=20_000)
+        text = error.first.inner_text()
+        assert "[" not in text and "'" not in text, text
+
+
+# ---------------------------------------------------------------------------
+# §3 rough edges at 390 px; ⑧'s loss
+# ---------------------------------------------------------------------------
+CUT_JS = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const editors = [...main.querySelectorAll('[data-testid="stDataFrame"] .dvn-scroller')]
+      .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => [e.scrollWidth, e.clientWidth]);
+  const tables = [...main.querySelectorAll('[data-testid="stTable"] *')]
+      .filter(e => e.scrollWidth > e.clientWidth + 1 && ['auto', 'scroll'].includes(getComputedStyle(e).overflowX))
+      .map(e => e.innerText.replace(/\\s+/g, ' ').slice(0, 50));
+  return {editors, tables};
+}"""
+
+
+def test_editors_and_tables_fit_a_phone(base, browser):
+    """At 390 px no matrix editor and no table scrolls sideways (a cut last column, ⑦-4's h)."""
+    found = {}
+    with open_page(browser, "phone-cut", PHONE, is_mobile=True, has_touch=True) as page:
+        for url in ("/naive", "/qkv", "/formula", "/block", "/output"):
+            goto(page, base, url)
+            result = page.evaluate(CUT_JS)
+            if result["editors"] or result["tables"]:
+                found[url] = result
+        goto(page, base, "/output")
+        h = page.locator('[data-testid="stTable"]').filter(has_text="h（「を」の位置）")
+        expect(h.first).to_be_visible()
+        assert h.first.locator("tbody tr").count() == 8  # all 8 components, one per row
+    assert not found, found
+
+
+def test_training_loss_falls_with_a_downward_green_arrow(base, browser):
+    with open_page(browser, "training-loss") as page:
+        goto(page, base, "/training")
+        page.get_by_role("button", name="学習を始める").first.click()
+        expect(page.get_by_text("学習が終わりました").first).to_be_visible(timeout=90_000)
+        settle(page)
+        metric = page.locator('[data-testid="stMetric"]').filter(has_text="最後の損失")
+        delta = metric.locator('[data-testid="stMetricDelta"]')
+        expect(delta).to_contain_text("-")  # the loss fell: a negative change
+        expect(delta.locator('[data-testid="stMetricDeltaIcon-Down"]')).to_have_count(1)
+        color = delta.evaluate("e => getComputedStyle(e).color")
+        r, g, _ = (int(v) for v in re.findall(r"\d+", color)[:3])
+        assert g > r, f"the fall of a loss is shown in green (inverse), got {color}"
+        expect(metric).to_contain_text("最初")
