@@ -12,7 +12,7 @@ import numpy as np
 
 import tutor
 
-from .calc import BEST, BLANK, blank, calc_generator, draft, mc, num, pick, tex_vec, vec
+from .calc import BEST, BLANK, blank, calc_generator, draft, mc, num, pick, tex_vec, vec, two_slips, redraw
 from .core import Draft
 
 PATTERNS = ((-3, -1, 1, 3), (-1, -1, 1, 1), (-2, 0, 0, 2), (-2, -2, 2, 2), (-3, -3, 3, 3))
@@ -123,29 +123,42 @@ def _ffn_params(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 def _params_blank(rng: np.random.Generator) -> dict:
-    return {"x": _nice_vector(rng), "j": int(rng.integers(4))}
+    x = _nice_vector(rng)
+    off_mean = [k for k in range(4) if 4 * x[k] != sum(x)]     # x_j ≠ μ: a component whose output is not 0
+    return {"x": x, "j": pick(rng, off_mean)}
+
+
+def _root_hint(variance: float) -> str:
+    """The one square root the stem's numbers need (σ = √2 or √5), or nothing when σ is whole."""
+    roots = {2: "（$\\sqrt{2} \\approx 1.414$）", 5: "（$\\sqrt{5} \\approx 2.236$）"}
+    return roots.get(round(variance), "")
 
 
 @calc_generator("block.ln_blank", "block", _params_blank)
 def _ln_blank(p: dict) -> Draft:
     """(ア) the mean, (イ) the standard deviation, (ウ) one LayerNorm output of x."""
     x, j = np.array(p["x"], float)[None, :], p["j"]
-    rs = tutor.block.layer_norm_mistakes(x, 0, (None, "variance", "sample", "rms"))   # one set of steps for all four
+    rs = tutor.block.layer_norm_mistakes(x, 0, (None, "variance", "sample"))   # one set of steps for all three
+    total = tutor.block.mean_mistake(x[0], "no_divide")
 
-    def triple(mistake=None):
+    def spread_output(mistake=None) -> dict:
         r = rs[mistake]
-        return blank(num(r.mean), num(r.spread), num(r.output[j]))
+        return {1: num(r.spread), 2: num(r.output[j])}
 
-    choices = (triple(), triple("variance"), triple("sample"), triple("rms"))
+    right = (num(rs[None].mean), *spread_output().values())
+    summed = ("合計と平均の混同", "平均を問われた所に、4 成分を足しただけで要素数 4 で割らない値を書いた（引き算には平均を使った）",
+              {0: num(total)})
+    slips = (two_slips(right, summed, ("分散と標準偏差の取り違え", "標準偏差ではなく分散（標準偏差の 2 乗）で割った",
+                                       spread_output("variance")))
+             or two_slips(right, summed, ("標本分散で計算", "分散を要素数 − 1 = 3 で割った（層正規化は要素数 4 で割る母分散）",
+                                          spread_output("sample"))))
+    if slips is None:
+        return redraw()
+    wrong, notes = slips
 
-    stem = (f"{BLANK}{HINT}\n\nベクトル $x = {tex_vec(x[0])}$ に層正規化（$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$）をかける。"
+    stem = (f"{BLANK}{_root_hint(rs['variance'].spread)}\n\nベクトル $x = {tex_vec(x[0])}$ に層正規化（$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$）をかける。"
             f"まず平均（ア）を引き、次に標準偏差（イ）（分散は要素数 4 で割る）で割るので、正規化後の第 {j + 1} 成分は（ウ）になる。")
-    notes = (
-        mc("分散と標準偏差の取り違え", "標準偏差ではなく分散で割った。分散は標準偏差の 2 乗である。"),
-        mc("標本分散で計算", "分散を要素数 − 1 = 3 で割った。層正規化は要素数 4 で割る（母分散）。"),
-        mc("RMSNorm との混同", "平均を引かず、二乗平均平方根で割った。それは RMSNorm である。"),
-    )
     r = rs[None]
     expl = (f"平均は {num(r.mean)}、各成分から引くと ${tex_vec(r.centered)}$。その 2 乗の平均が分散で、平方根の標準偏差は "
             f"{num(r.spread)}。割ると ${tex_vec(r.output)}$ なので、第 {j + 1} 成分は {num(r.output[j])}。")
-    return draft(choices[0], choices[1:], stem, notes, expl)
+    return draft(blank(*right), wrong, stem, notes, expl)

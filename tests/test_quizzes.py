@@ -452,9 +452,14 @@ def _blanks(choice: str) -> list[str]:
 
 
 def test_naive_output_answer_from_the_weights_the_stem_shows():
-    """naive.output#0 of audit B: weights (0.063, 0.468, 0.468) on the column (0, 1, 1) → 0.936 (not 0.937)."""
+    """The answer is the sum from the weights the stem shows. The draw audit B found (naive.output#0:
+    weights (0.063, 0.468, 0.468) on the column (0, 1, 1) → 0.936 from the shown weights, 0.937
+    computed exactly) is no longer offered: the seed draws its next attempt (issue 15 §3)."""
+    params, build = CALC["naive.output"]
+    first = build(params(core._seed_rng("naive.output", 0, 0)))
+    assert first.correct == first.wrong[0][0]                 # the registry rejects this attempt
     q0 = quizzes.from_id("naive.output#0")
-    assert "(0.063,\\ 0.468,\\ 0.468)" in q0.stem and q0.choices[q0.answer] == "0.936"
+    assert "(0.063,\\ 0.468,\\ 0.468)" not in q0.stem
     for seed in HAND_SEEDS:
         p, q = _drawn("naive.output", seed)
         row = [Decimal(t) for t in SHOWN_ROW.search(q.stem).group(1).split(",\\ ")]
