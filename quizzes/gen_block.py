@@ -16,7 +16,6 @@ from .calc import BEST, BLANK, blank, calc_generator, draft, mc, num, pick, tex_
 from .core import Draft
 
 PATTERNS = ((-3, -1, 1, 3), (-1, -1, 1, 1), (-2, 0, 0, 2), (-2, -2, 2, 2), (-3, -3, 3, 3))
-HINT = "（$\\sqrt{2} \\approx 1.414$、$\\sqrt{5} \\approx 2.236$）"
 
 
 def _nice_vector(rng: np.random.Generator) -> tuple[int, ...]:
@@ -24,6 +23,12 @@ def _nice_vector(rng: np.random.Generator) -> tuple[int, ...]:
     rng.shuffle(pattern)                              # the very draws of shuffling np.array(pattern), on a list
     mu = int(rng.integers(-2, 5))
     return tuple(mu + v for v in pattern)
+
+
+def _root_hint(variance: float) -> str:
+    """The one square root the stem's numbers need (σ = √2 or √5), or nothing when σ is whole."""
+    roots = {2: "（$\\sqrt{2} \\approx 1.414$）", 5: "（$\\sqrt{5} \\approx 2.236$）"}
+    return roots.get(round(variance), "")
 
 
 # ---------------------------------------------------------------------------
@@ -46,7 +51,7 @@ def _layer_norm(p: dict) -> Draft:
 
     stem = (f"ミニバッチに 2 つの例があり、ある層の出力が 例 1 ${tex_vec(p['x'])}$、例 2 ${tex_vec(p['other'])}$ だった。"
             f"例 1 に層正規化（LayerNorm、$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$、分散は $d$ で割る）をかけたときの"
-            f"第 {j + 1} 成分{BEST}{HINT}")
+            f"第 {j + 1} 成分{BEST}{_root_hint(r['variance'].spread)}")
     notes = (
         mc("バッチ方向で正規化", "特徴ごとに例 1 と例 2 の 2 つで平均・分散をとった。それはバッチ正規化で、層正規化は 1 つの例の中だけで計算する。"),
         mc("分散で割った", f"標準偏差 {num(right.spread)} ではなく分散 {num(r['variance'].spread)} で割ってしまった。"),
@@ -74,17 +79,17 @@ def _post_ln(p: dict) -> Draft:
     x, f = np.array(p["x"], float), np.array(p["f"], float)
     r = tutor.block.residual_block_mistakes(x, f)                  # the right output and every mistake at once
     choices = (vec(r[None]), vec(r["no_residual"]), vec(r["no_norm"]), vec(r["norm_sublayer_only"]))
+    s = tutor.block.residual(x, f)
+    st = tutor.block.layer_norm_steps(s, eps=0.0)
 
     stem = (f"原論文の Transformer のサブレイヤー（Post-LN：$\\mathrm{{LayerNorm}}(x + \\mathrm{{Sublayer}}(x))$）で、"
             f"入力が $x = {tex_vec(p['x'])}$、サブレイヤーの出力が $\\mathrm{{Sublayer}}(x) = {tex_vec(p['f'])}$ だった。"
-            f"このサブレイヤーの出力（$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$、小数第 3 位まで）{BEST}{HINT}")
+            f"このサブレイヤーの出力（$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$、小数第 3 位まで）{BEST}{_root_hint(float(st.var))}")
     notes = (
         mc("残差接続の足し忘れ", "$\\mathrm{Sublayer}(x)$ だけを正規化した。入力 $x$ を足してから正規化する。"),
         mc("層正規化の忘れ", "$x + \\mathrm{Sublayer}(x)$ で止めた。Post-LN では和をさらに LayerNorm に通す（Pre-LN と混同）。"),
         mc("正規化の位置の誤解", "サブレイヤーの出力だけを正規化してから $x$ を足した。正規化するのは和のほうである。"),
     )
-    s = tutor.block.residual(x, f)
-    st = tutor.block.layer_norm_steps(s, eps=0.0)
     expl = (f"まず残差接続で $x + \\mathrm{{Sublayer}}(x) = {tex_vec(s)}$。平均 {num(st.mean)}、標準偏差 {num(st.std)} で"
             f"正規化して {choices[0]}。")
     return draft(choices[0], choices[1:], stem, notes, expl)
@@ -126,12 +131,6 @@ def _params_blank(rng: np.random.Generator) -> dict:
     x = _nice_vector(rng)
     off_mean = [k for k in range(4) if 4 * x[k] != sum(x)]     # x_j ≠ μ: a component whose output is not 0
     return {"x": x, "j": pick(rng, off_mean)}
-
-
-def _root_hint(variance: float) -> str:
-    """The one square root the stem's numbers need (σ = √2 or √5), or nothing when σ is whole."""
-    roots = {2: "（$\\sqrt{2} \\approx 1.414$）", 5: "（$\\sqrt{5} \\approx 2.236$）"}
-    return roots.get(round(variance), "")
 
 
 @calc_generator("block.ln_blank", "block", _params_blank)

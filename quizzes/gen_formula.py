@@ -67,10 +67,14 @@ def _g_weight(p: dict) -> Draft:
     """One weight of the 3-key example (one query, d_k = 2), from the e^s values the hint gives."""
     q, k, j = p["q"], p["k"], p["j"]
     scores = tutor.qkv.score_table(q, k)                              # (1, 3) q Kᵀ, as in tutor.attention
-    scaled = _scaled_rows(scores, (None, "no_scale", "divide_by_d_k"))   # (3, 3)
+    divisors = (None, "no_scale", "divide_by_d_k")
+    scaled = _scaled_rows(scores, divisors)                    # (3, 3)
     exps_all, hand = _hand(scaled)
     exps, weights = exps_all[0], hand[0]
     n_right, n_no_scale, n_by_dk, n_raw = _nums((*hand[:, j].tolist(), scaled[0, j]), 3)   # raw: the scaled score itself
+    exact = tutor.formula.attention_variants(scores, d_k=D_K, mistakes=divisors)   # softmax computed exactly
+    if [num(r.weights[0, j]) for r in exact] != [n_right, n_no_scale, n_by_dk]:
+        return redraw()                                        # a calculator would give another text than the hints
 
     score_text = tex_vec(scores[0])
     stem = (f"{_g_block(p, with_v=False)}について、Scaled Dot-Product Attention "

@@ -115,12 +115,14 @@ def _weight(p: dict) -> Draft:
     """An attention weight A_ij = softmax(S)_ij of naive self-attention, computed from the e^s the
     stem's hint gives (3 places), as a learner does it by hand."""
     x, t, i, j = p["x"], p["tokens"], p["i"], p["j"]
-    (prop_r,) = tutor.naive.naive_attention_variants(x, ("no_exp",))   # S = X Xᵀ and the proportional weights
+    right_r, col_r, prop_r = tutor.naive.naive_attention_variants(x, (None, "column_softmax", "no_exp"))   # S = X Xᵀ once
     s, prop = prop_r.scores, prop_r.weights
     both = shown(tutor.formula.exp_values(np.stack((s[i], s[:, j]))))     # (2, n) e^s of row i and column j, as shown
     hand = tutor.formula.softmax_from_exps(both)                          # (2, n) row i softmax; column j normalised (the mistake)
     exps, weights = both[0], hand[0]
     n_right, n_col, n_prop, n_s = _nums((hand[0, j], hand[1, i], prop[i, j], s[i, j]), 3)
+    if (num(right_r.weights[i, j]), num(col_r.weights[i, j])) != (n_right, n_col):
+        return redraw()                                        # a calculator would give another text than the hints
 
     stem = (f"次の $X$ で素朴な Self-Attention を計算する（$S = XX^\\top$、$A = \\mathrm{{softmax}}(S)$ を行ごとに）。"
             f"「{t[i]}」が「{t[j]}」に向ける重み $A_{{{i + 1}{j + 1}}}${BEST}"

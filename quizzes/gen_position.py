@@ -102,8 +102,8 @@ def _pe_value(p: dict) -> Draft:
     e = _entry(pos, col, d)
     right = tutor.position.pe_value_mistake(pos, col, d)
     stem = (f"{dm(d)} の正弦波の位置エンコーディング（列 $2i$ が $\\sin(pos/10000^{{2i/d_{{\\text{{model}}}}}})$、"
-            f"列 $2i+1$ が同じ角度の $\\cos$）で、位置 $pos = {pos}$ の第 {col} 列（列は 0 から数える）の値{BEST}"
-            f"（角度 $x$ が小さいとき $\\sin x \\approx x$、$\\cos x \\approx 1 - x^2/2$ を使ってよい）")
+            f"列 $2i+1$ が同じ角度の $\\cos$）で、位置 $pos = {pos}$ の第 {col} 列（列は 0 から数える）の値（小数第 5 位まで）{BEST}"
+            f"（角度 $x$ が 0.1 より小さいとき、小数第 5 位までなら $\\sin x \\approx x - x^3/6$、$\\cos x \\approx 1 - x^2/2$ を使ってよい）")
     wrong = (
         (f5(tutor.position.pe_value_mistake(pos, col, d, "swapped")),
          mc("sin と cos の取り違え", f"偶数列に cos、奇数列に sin を当ててしまった。第 {col} 列は {e.func} の列である。")),
