@@ -36,6 +36,8 @@ __all__ = [
     "ln_tex",
     "blank",
     "blank_diff",
+    "two_slips",
+    "redraw",
     "mc",
     "TOKEN_SETS",
     "pick",
@@ -212,6 +214,53 @@ def blank_diff(right, wrong) -> str:
     """Every blank of a (ア)(イ)(ウ) choice that differs from the answer, named with its value:
     '（イ）が 0.09、（ウ）が 2.845' (right, wrong: the three texts of each choice)."""
     return "、".join(f"{label}が {w}" for label, r, w in zip(("（ア）", "（イ）", "（ウ）"), right, wrong) if r != w)
+
+
+_LABELS = ("（ア）", "（イ）", "（ウ）", "（エ）")
+
+
+def two_slips(right, first, second):
+    """The three wrong choices of a balanced 穴埋め and their notes, from two named slips.
+
+    right: the answer's blank texts (2 to 4 of them). first, second: ``(name, why, {index: text})`` —
+    a named slip, the reason it gives (a clause ending before 「ため」) and the blanks it changes,
+    with the text each of them then shows. The two slips change disjoint sets of blanks that
+    together cover every blank. The wrong choices are the first slip alone, the second alone, and
+    both together, so each blank shows exactly two texts (the right one in the answer and in the
+    choice of the other slip, the wrong one in the other two choices): the combination that
+    agrees most with the others is every choice alike (25 %). Each note names every blank its
+    choice changes, with the value and the slip behind it.
+
+    Returns ``(wrong_texts, notes)``, or None when a slip leaves a blank it changes equal to the
+    right text (the caller then redraws)."""
+    right = tuple(right)
+    (n1, why1, ch1), (n2, why2, ch2) = first, second
+    if set(ch1) & set(ch2) or set(ch1) | set(ch2) != set(range(len(right))) or not ch1 or not ch2:
+        raise ValueError("二つの誤りで変わる空欄が、重ならずにすべての空欄を覆っていません。")
+    if any(ch1[k].strip() == right[k].strip() for k in ch1) or any(ch2[k].strip() == right[k].strip() for k in ch2):
+        return None
+
+    def texts(*changes):
+        out = list(right)
+        for ch in changes:
+            for k, t in ch.items():
+                out[k] = t
+        return tuple(out)
+
+    def diff(ch):
+        return "、".join(f"{_LABELS[k]}が {ch[k]}" for k in sorted(ch))
+
+    wrong = tuple("　".join(f"{_LABELS[k]}{v}" for k, v in enumerate(t))      # = blank(*t) for three blanks
+                  for t in (texts(ch1), texts(ch2), texts(ch1, ch2)))
+    notes = (mc(n1, f"{why1}ため、{diff(ch1)} になった（ほかの空欄は正しい）。"),
+             mc(n2, f"{why2}ため、{diff(ch2)} になった（ほかの空欄は正しい）。"),
+             mc(f"{n1}＋{n2}", f"{why1}ため、{diff(ch1)} になり、さらに{why2}ため、{diff(ch2)} になった。"))
+    return wrong, notes
+
+
+def redraw() -> Draft:
+    """A draft the registry rejects (four equal choices): the next attempt of the seed is drawn."""
+    return Draft("", "-", (("-", ""), ("-", ""), ("-", "")), "")
 
 
 def mc(name: str, why: str) -> str:

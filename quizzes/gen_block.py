@@ -12,11 +12,10 @@ import numpy as np
 
 import tutor
 
-from .calc import BEST, BLANK, blank, calc_generator, draft, mc, num, pick, tex_vec, vec
+from .calc import BEST, BLANK, blank, calc_generator, draft, mc, num, pick, tex_vec, vec, two_slips, redraw
 from .core import Draft
 
 PATTERNS = ((-3, -1, 1, 3), (-1, -1, 1, 1), (-2, 0, 0, 2), (-2, -2, 2, 2), (-3, -3, 3, 3))
-HINT = "（$\\sqrt{2} \\approx 1.414$、$\\sqrt{5} \\approx 2.236$）"
 
 
 def _nice_vector(rng: np.random.Generator) -> tuple[int, ...]:
@@ -24,6 +23,12 @@ def _nice_vector(rng: np.random.Generator) -> tuple[int, ...]:
     rng.shuffle(pattern)                              # the very draws of shuffling np.array(pattern), on a list
     mu = int(rng.integers(-2, 5))
     return tuple(mu + v for v in pattern)
+
+
+def _root_hint(variance: float) -> str:
+    """The one square root the stem's numbers need (σ = √2 or √5), or nothing when σ is whole."""
+    roots = {2: "（$\\sqrt{2} \\approx 1.414$）", 5: "（$\\sqrt{5} \\approx 2.236$）"}
+    return roots.get(round(variance), "")
 
 
 # ---------------------------------------------------------------------------
@@ -46,7 +51,7 @@ def _layer_norm(p: dict) -> Draft:
 
     stem = (f"ミニバッチに 2 つの例があり、ある層の出力が 例 1 ${tex_vec(p['x'])}$、例 2 ${tex_vec(p['other'])}$ だった。"
             f"例 1 に層正規化（LayerNorm、$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$、分散は $d$ で割る）をかけたときの"
-            f"第 {j + 1} 成分{BEST}{HINT}")
+            f"第 {j + 1} 成分{BEST}{_root_hint(r['variance'].spread)}")
     notes = (
         mc("バッチ方向で正規化", "特徴ごとに例 1 と例 2 の 2 つで平均・分散をとった。それはバッチ正規化で、層正規化は 1 つの例の中だけで計算する。"),
         mc("分散で割った", f"標準偏差 {num(right.spread)} ではなく分散 {num(r['variance'].spread)} で割ってしまった。"),
@@ -74,17 +79,17 @@ def _post_ln(p: dict) -> Draft:
     x, f = np.array(p["x"], float), np.array(p["f"], float)
     r = tutor.block.residual_block_mistakes(x, f)                  # the right output and every mistake at once
     choices = (vec(r[None]), vec(r["no_residual"]), vec(r["no_norm"]), vec(r["norm_sublayer_only"]))
+    s = tutor.block.residual(x, f)
+    st = tutor.block.layer_norm_steps(s, eps=0.0)
 
     stem = (f"原論文の Transformer のサブレイヤー（Post-LN：$\\mathrm{{LayerNorm}}(x + \\mathrm{{Sublayer}}(x))$）で、"
             f"入力が $x = {tex_vec(p['x'])}$、サブレイヤーの出力が $\\mathrm{{Sublayer}}(x) = {tex_vec(p['f'])}$ だった。"
-            f"このサブレイヤーの出力（$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$、小数第 3 位まで）{BEST}{HINT}")
+            f"このサブレイヤーの出力（$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$、小数第 3 位まで）{BEST}{_root_hint(float(st.var))}")
     notes = (
         mc("残差接続の足し忘れ", "$\\mathrm{Sublayer}(x)$ だけを正規化した。入力 $x$ を足してから正規化する。"),
         mc("層正規化の忘れ", "$x + \\mathrm{Sublayer}(x)$ で止めた。Post-LN では和をさらに LayerNorm に通す（Pre-LN と混同）。"),
         mc("正規化の位置の誤解", "サブレイヤーの出力だけを正規化してから $x$ を足した。正規化するのは和のほうである。"),
     )
-    s = tutor.block.residual(x, f)
-    st = tutor.block.layer_norm_steps(s, eps=0.0)
     expl = (f"まず残差接続で $x + \\mathrm{{Sublayer}}(x) = {tex_vec(s)}$。平均 {num(st.mean)}、標準偏差 {num(st.std)} で"
             f"正規化して {choices[0]}。")
     return draft(choices[0], choices[1:], stem, notes, expl)
@@ -123,29 +128,36 @@ def _ffn_params(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 def _params_blank(rng: np.random.Generator) -> dict:
-    return {"x": _nice_vector(rng), "j": int(rng.integers(4))}
+    x = _nice_vector(rng)
+    off_mean = [k for k in range(4) if 4 * x[k] != sum(x)]     # x_j ≠ μ: a component whose output is not 0
+    return {"x": x, "j": pick(rng, off_mean)}
 
 
 @calc_generator("block.ln_blank", "block", _params_blank)
 def _ln_blank(p: dict) -> Draft:
     """(ア) the mean, (イ) the standard deviation, (ウ) one LayerNorm output of x."""
     x, j = np.array(p["x"], float)[None, :], p["j"]
-    rs = tutor.block.layer_norm_mistakes(x, 0, (None, "variance", "sample", "rms"))   # one set of steps for all four
+    rs = tutor.block.layer_norm_mistakes(x, 0, (None, "variance", "sample"))   # one set of steps for all three
+    total = tutor.block.mean_mistake(x[0], "no_divide")
 
-    def triple(mistake=None):
+    def spread_output(mistake=None) -> dict:
         r = rs[mistake]
-        return blank(num(r.mean), num(r.spread), num(r.output[j]))
+        return {1: num(r.spread), 2: num(r.output[j])}
 
-    choices = (triple(), triple("variance"), triple("sample"), triple("rms"))
+    right = (num(rs[None].mean), *spread_output().values())
+    summed = ("合計と平均の混同", "平均を問われた所に、4 成分を足しただけで要素数 4 で割らない値を書いた（引き算には平均を使った）",
+              {0: num(total)})
+    slips = (two_slips(right, summed, ("分散と標準偏差の取り違え", "標準偏差ではなく分散（標準偏差の 2 乗）で割った",
+                                       spread_output("variance")))
+             or two_slips(right, summed, ("標本分散で計算", "分散を要素数 − 1 = 3 で割った（層正規化は要素数 4 で割る母分散）",
+                                          spread_output("sample"))))
+    if slips is None:
+        return redraw()
+    wrong, notes = slips
 
-    stem = (f"{BLANK}{HINT}\n\nベクトル $x = {tex_vec(x[0])}$ に層正規化（$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$）をかける。"
+    stem = (f"{BLANK}{_root_hint(rs['variance'].spread)}\n\nベクトル $x = {tex_vec(x[0])}$ に層正規化（$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$）をかける。"
             f"まず平均（ア）を引き、次に標準偏差（イ）（分散は要素数 4 で割る）で割るので、正規化後の第 {j + 1} 成分は（ウ）になる。")
-    notes = (
-        mc("分散と標準偏差の取り違え", "標準偏差ではなく分散で割った。分散は標準偏差の 2 乗である。"),
-        mc("標本分散で計算", "分散を要素数 − 1 = 3 で割った。層正規化は要素数 4 で割る（母分散）。"),
-        mc("RMSNorm との混同", "平均を引かず、二乗平均平方根で割った。それは RMSNorm である。"),
-    )
     r = rs[None]
     expl = (f"平均は {num(r.mean)}、各成分から引くと ${tex_vec(r.centered)}$。その 2 乗の平均が分散で、平方根の標準偏差は "
             f"{num(r.spread)}。割ると ${tex_vec(r.output)}$ なので、第 {j + 1} 成分は {num(r.output[j])}。")
-    return draft(choices[0], choices[1:], stem, notes, expl)
+    return draft(blank(*right), wrong, stem, notes, expl)

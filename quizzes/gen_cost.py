@@ -10,7 +10,7 @@ import numpy as np
 
 import tutor
 
-from .calc import BEST, BLANK, WORST, blank, calc_generator, draft, mc, num, pick
+from .calc import BEST, BLANK, WORST, blank, calc_generator, draft, mc, num, pick, two_slips
 from .core import Draft
 
 
@@ -94,19 +94,17 @@ def _table_blank(p: dict) -> Draft:
     lab = tutor.cost.LAYER_LABELS
     stem = (f"{BLANK}\n\n論文の表 1 によると、自己注意の層の逐次操作の数は（ア）、再帰（RNN）層で離れた 2 つの位置を結ぶ"
             f"最大経路長は（イ）である。また系列長 $n = {n}$、表現の次元 $d = {d}$ では、層 1 つあたりの計算量が小さいのは（ウ）である。")
-    right = blank(f"${sa.sequential}$", f"${rnn.max_path_length}$", lab[cheap])
-    wrong = (
-        (blank(f"${rnn.sequential}$", f"${sa.max_path_length}$", lab[other]),
-         mc("自己注意と RNN の取り違え", "全位置を同時に計算できる自己注意が $O(1)$、順番に待つ RNN が $O(n)$ である。計算量の比較も逆にした。")),
-        (blank(f"${sa.complexity}$", f"${rnn.max_path_length}$", lab[cheap]),
-         mc("逐次操作の数と計算量の混同", f"逐次操作の数（待ち合わせの段数）を、計算量 ${sa.complexity}$ と取り違えた。")),
-        (blank(f"${sa.sequential}$", f"${rnn.max_path_length}$", lab[other]),
-         mc("O(n²·d) と O(n·d²) の取り違え", f"$n = {n}$ と $d = {d}$ の大小から判断を逆にした。$n < d$ なら自己注意が軽い。")),
-    )
+    right = (f"${sa.sequential}$", f"${rnn.max_path_length}$", lab[cheap])
+    wrong, notes = two_slips(
+        right,
+        ("自己注意と RNN の取り違え", "全位置を同時に計算できる自己注意（逐次 $O(1)$）と順番に待つ RNN（経路長 $O(n)$）の値を入れ替えた",
+         {0: f"${rnn.sequential}$", 1: f"${sa.max_path_length}$"}),
+        ("O(n²·d) と O(n·d²) の取り違え", f"$n = {n}$ と $d = {d}$ の大小から計算量の判断を逆にした（$n < d$ なら自己注意が軽い）",
+         {2: lab[other]}))
     expl = (f"自己注意は逐次操作 ${sa.sequential}$・最大経路長 ${sa.max_path_length}$、RNN は ${rnn.sequential}$・${rnn.max_path_length}$。"
             f"計算量は自己注意 $n^2 d = {ops(sa.operations).replace(',', '{,}')}$、RNN $n d^2 = {ops(rnn.operations).replace(',', '{,}')}$ なので、"
             f"軽いのは {lab[cheap]}（分かれ目は $n = d$）。")
-    return Draft(stem, right, wrong, expl)
+    return draft(blank(*right), wrong, stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------

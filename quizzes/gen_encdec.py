@@ -14,7 +14,7 @@ import numpy as np
 
 import tutor
 
-from .calc import BEST, BLANK, WORST, blank, calc_generator, draft, ln_tex, mc, num, pick, sample, tex_vec
+from .calc import BEST, BLANK, WORST, blank, calc_generator, draft, ln_tex, mc, num, pick, sample, tex_vec, two_slips
 from .core import Draft
 
 LENGTHS = tuple(range(3, 13))  # source / target lengths (two different ones)
@@ -113,18 +113,16 @@ def _roles_blank(p: dict) -> Draft:
     stem = (f"{BLANK}\n\nエンコーダ・デコーダ型の Transformer の Source-Target Attention では、クエリは（ア）から、"
             f"キーとバリューは（イ）から作られる。ソースが {n_src} トークン、ターゲットが {n_tgt} トークンのとき、"
             f"1 つのヘッドの注意の重みの行列（行がクエリ、列がキー）の形は（ウ）である。")
-    right = blank(dec, enc, shape(_shapes(n_tgt, n_src, p)["weights"]))
-    wrong = (
-        (blank(enc, dec, shape(_shapes(n_src, n_tgt, p)["weights"])),
-         mc("クエリとキー・バリューの出どころの取り違え", "訳文の各語が原文を参照するので、問いかける側（クエリ）はデコーダである。")),
-        (blank(dec, dec, shape(_shapes(n_tgt, n_tgt, p)["weights"])),
-         mc("Self-Attention との混同", "クエリ・キー・バリューがすべてデコーダ側から来るのは、デコーダのマスク付き Self-Attention である。")),
-        (blank(enc, enc, shape(_shapes(n_src, n_src, p)["weights"])),
-         mc("エンコーダの Self-Attention との混同", "すべてエンコーダ側から来るのは、エンコーダの Self-Attention である。")),
-    )
+    right = (dec, enc, shape(_shapes(n_tgt, n_src, p)["weights"]))
+    wrong, notes = two_slips(
+        right,
+        ("クエリとキー・バリューの出どころの取り違え", "訳文の各語が原文を参照する向きを逆に考え、問いかける側（クエリ）をエンコーダにした",
+         {0: enc, 1: dec}),
+        ("重みの行と列の取り違え", f"行をキー（ソースの {n_src} 語）、列をクエリ（ターゲットの {n_tgt} 語）として数えた",
+         {2: shape(_shapes(n_src, n_tgt, p)["weights"])}))
     expl = (f"Source-Target Attention は、デコーダ側の {n_tgt} 語のそれぞれがエンコーダ出力の {n_src} 語のどこを見るかを決める。"
             f"クエリがデコーダ側、キーとバリューがエンコーダ側から作られるので、注意の重みは {shape(_shapes(n_tgt, n_src, p)['weights'])}。")
-    return Draft(stem, right, wrong, expl)
+    return draft(blank(*right), wrong, stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------

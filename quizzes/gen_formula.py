@@ -15,8 +15,8 @@ import numpy as np
 
 import tutor
 
-from .calc import (BEST, BLANK, WORST, _nums, blank, blank_diff, calc_generator, draft, ln_tex, mc, num, pick, sample, shown,
-                   tex_mat, tex_rows, tex_vec, vec)
+from .calc import (BEST, BLANK, WORST, _nums, blank, calc_generator, draft, ln_tex, mc, num, pick, redraw, sample, shown,
+                   tex_mat, tex_rows, tex_vec, two_slips, vec)
 from .core import Draft
 
 D_K = 2
@@ -67,10 +67,14 @@ def _g_weight(p: dict) -> Draft:
     """One weight of the 3-key example (one query, d_k = 2), from the e^s values the hint gives."""
     q, k, j = p["q"], p["k"], p["j"]
     scores = tutor.qkv.score_table(q, k)                              # (1, 3) q Kᵀ, as in tutor.attention
-    scaled = _scaled_rows(scores, (None, "no_scale", "divide_by_d_k"))   # (3, 3)
+    divisors = (None, "no_scale", "divide_by_d_k")
+    scaled = _scaled_rows(scores, divisors)                    # (3, 3)
     exps_all, hand = _hand(scaled)
     exps, weights = exps_all[0], hand[0]
     n_right, n_no_scale, n_by_dk, n_raw = _nums((*hand[:, j].tolist(), scaled[0, j]), 3)   # raw: the scaled score itself
+    exact = tutor.formula.attention_variants(scores, d_k=D_K, mistakes=divisors)   # softmax computed exactly
+    if [num(r.weights[0, j]) for r in exact] != [n_right, n_no_scale, n_by_dk]:
+        return redraw()                                        # a calculator would give another text than the hints
 
     score_text = tex_vec(scores[0])
     stem = (f"{_g_block(p, with_v=False)}について、Scaled Dot-Product Attention "
@@ -132,43 +136,56 @@ def _output_ln(p: dict) -> Draft:
 @calc_generator("formula.chain_blank", "formula", _params_g)
 def _chain_blank(p: dict) -> Draft:
     """(ア) q·k_j, (イ) weight a_j, (ウ) output z_c of the 3-key example, by hand: the weights from the
-    e^s of the hint (3 places), the output from the weights rounded to 3 places."""
+    e^s of the hint (3 places), the output from the weights rounded to 3 places.
+
+    Only draws where a calculator gives the same texts are kept: the weights and the output computed
+    exactly (tutor.formula.attention_variants), or from the exact weights rounded to 3 places, round
+    to the very numbers of the hand calculation, for the answer and for each slip. Degenerate draws
+    (all scores equal: every rule gives 1/3; a constant value column: every weighting gives the same
+    output) are redrawn. The choices: (ア) the hint's e^{q·k_j/√2} written for the inner product, a
+    divisor slip (イ)(ウ), and both."""
     q, k, v, j, c = p["q"], p["k"], p["v"], p["j"], p["c"]
     column = v[:, c]                                           # (3,) the value components summed
     scores = tutor.qkv.score_table(q, k)                              # (1, 3) q Kᵀ, as in tutor.attention
-    kv_scores = tutor.qkv.score_table(q, v)                           # (1, 3) q Vᵀ: keys and values mixed up
-    scaled = np.concatenate((_scaled_rows(scores, (None, "no_scale", "divide_by_d_k")),
-                             tutor.scaling.scale_scores(kv_scores, D_K)))  # (4, 3): right, no √, ÷ d_k, values as keys
+    if len(set(scores[0].tolist())) == 1 or len(set(column.tolist())) == 1:
+        return redraw()
+    divisors = (None, "no_scale", "divide_by_d_k")
+    scaled = _scaled_rows(scores, divisors)                    # (3, 3): right, no √, ÷ d_k
     exps_all, hand = _hand(scaled)
     exps, weights = exps_all[0], hand[0]
-    outputs = tutor.weighted_sum(shown(hand), column, normalised=False)      # (4,) from the weights rounded to 3 places
-    texts_ = _nums([scores[0, j], kv_scores[0, j], *hand[:, j].tolist(), *outputs.tolist()], 3)
-    n_s, n_kv = texts_[0], texts_[1]
-    c_right, c_no_scale, c_by_dk, c_kv = ((n_s if m < 3 else n_kv, texts_[2 + m], texts_[6 + m]) for m in range(4))
-    # (ア) mistaken: scores with the values instead of the keys (the whole chain follows), or — when
-    # q·v_j happens to equal q·k_j — the hint's e^{q·k_j/√2} written as the inner product
-    if kv_scores[0, j] != scores[0, j]:
-        c_third = c_kv
-        third_name, third_why = "キーとバリューの取り違え", "キーの代わりにバリューと内積をとって計算を進めた"
-    else:
-        c_third = (num(exps[j]), c_right[1], c_right[2])
-        third_name, third_why = "softmax の分子との混同", f"内積ではなくヒントの $e^{{q \\cdot k_{{{j + 1}}}/\\sqrt{{2}}}}$ の値を（ア）にした"
+    exact = tutor.formula.attention_variants(scores, v, d_k=D_K, mistakes=divisors)   # softmax computed exactly
+    texts_ = {}
+    for m, (mistake, r) in enumerate(zip(divisors, exact)):
+        pencil = (num(hand[m, j]), num(tutor.weighted_sum(shown(hand[m]), column, normalised=False)))
+        calculator = {(num(r.weights[0, j]), num(r.output[0, c])),
+                      (num(r.weights[0, j]), num(tutor.weighted_sum(shown(r.weights[0]), column, normalised=False)))}
+        if calculator != {pencil}:
+            if mistake is None:
+                return redraw()                                # the answer would depend on the rounding
+            continue                                           # this slip would be ambiguous: not offered
+        texts_[mistake] = pencil
+    c_right = (num(scores[0, j]), *texts_[None])
+    slips = {"no_scale": ("√d_k で割り忘れ", "内積を $\\sqrt{d_k}$ で割らずに softmax にかけた"),
+             "divide_by_d_k": ("√ の付け忘れ", "内積を $\\sqrt{2}$ ではなく $d_k = 2$ で割った")}
+    numerator = ("softmax の分子との混同", f"内積ではなくヒントの $e^{{q \\cdot k_{{{j + 1}}}/\\sqrt{{2}}}}$ の値を（ア）に書いた",
+                 {0: num(exps[j])})
+    made = next((r for r in (two_slips(c_right, numerator, (*slips[m], dict(enumerate(texts_[m], 1))))
+                             for m in ("no_scale", "divide_by_d_k") if m in texts_) if r is not None), None)
+    if made is None:
+        return redraw()
+    wrong, notes = made
 
     stem = (f"{BLANK}\n\n{_g_block(p)}で Scaled Dot-Product Attention を計算する。"
             f"キー {j + 1} との内積 $q \\cdot k_{{{j + 1}}}$ は（ア）、その重みは（イ）、出力 $z$ の第 {c + 1} 成分は（ウ）である"
             f"（重みは小数第 3 位まで求めてから使う）。{_hint(scaled[0])}")
-    notes = (
-        mc("√d_k で割り忘れ", f"内積を割らずに softmax にかけたため、{blank_diff(c_right, c_no_scale)} になった。"),
-        mc("√ の付け忘れ", f"$d_k = 2$ で割ったため、{blank_diff(c_right, c_by_dk)} になった。"),
-        mc(third_name, f"{third_why}ため、{blank_diff(c_right, c_third)} になった。"),
-    )
     w_shown = shown(weights)
     terms = " + ".join(f"{a} \\times {b}" for a, b in zip(_nums(w_shown, 3), _nums(column, 3)))
     expl = (f"（ア）$q \\cdot k_{{{j + 1}}} = {c_right[0]}$。（イ）内積 ${tex_vec(scores[0])}$ を $\\sqrt{{2}}$ で割ると"
             f" ${tex_vec(scaled[0])}$、$e^s$ は ${tex_vec(exps)}$（和 {num(tutor.row_sums(exps))}）で、重みは"
             f" ${tex_vec(weights)}$、キー {j + 1} は {c_right[1]}。"
-            f"（ウ）バリューの第 {c + 1} 成分 ${tex_vec(column)}$ の加重和で ${terms} = {c_right[2]}$。")
-    return draft(blank(*c_right), (blank(*c_no_scale), blank(*c_by_dk), blank(*c_third)), stem, notes, expl)
+            f"（ウ）バリューの第 {c + 1} 成分 ${tex_vec(column)}$ の加重和で ${terms} = {c_right[2]}$。"
+            f"電卓で丸めずに計算しても同じ値になる。")
+    return draft(blank(*c_right), wrong, stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import numpy as np
 
 import tutor
 
-from .calc import BEST, BLANK, WORST, _nums, blank, calc_generator, draft, ln_tex, mc, num, pick, tex_vec, tnum, vec
+from .calc import BEST, BLANK, WORST, _nums, blank, calc_generator, draft, ln_tex, mc, num, pick, tex_vec, tnum, vec, two_slips, redraw
 from .core import Draft
 
 
@@ -64,7 +64,6 @@ def _causal_weight(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 ADD_INF = "$-\\infty$ を足してから softmax する"
-AFTER = "softmax の後で 0 を掛ける"
 ZERO = "0 に置き換えてから softmax する"
 
 
@@ -73,25 +72,28 @@ def _order_blank(p: dict) -> Draft:
     """(ア) how to mask, (イ) a weight, (ウ) the row sum."""
     n, i, j, d_k = p["n"], p["i"], p["j"], p["d_k"]
     mask = tutor.causal_mask(n)[i][None, :]
-    right, after, zero, none = _rows(p, mask, (None, "mask_after_softmax", "zero_fill", "no_mask"))
+    right, after, zero = _rows(p, mask, (None, "mask_after_softmax", "zero_fill"))
 
-    rows = (right, after, zero, none)
-    w = np.concatenate([r.weights for r in rows])                      # (4, n): one row per variant
+    rows = (right, after, zero)
+    w = np.concatenate([r.weights for r in rows])                      # (3, n): one row per variant
     w_text = _nums(w[:, j].tolist() + tutor.row_sums(w).tolist(), 3)   # num() of each weight, then each row sum
-    c_right, c_after, c_zero, c_none = ((w_text[k], w_text[4 + k]) for k in range(4))
+    c_right, c_after, c_zero = ((w_text[k], w_text[3 + k]) for k in range(3))
+    slips = two_slips(
+        (ADD_INF, *c_right),
+        ("マスク位置を 0 で埋めた", f"未来のスコアを 0 にしたので $e^0 = 1$ の重みが未来に残った", {0: ZERO, 1: c_zero[0]}),
+        ("正規化し直しの見落とし", "マスクで消した未来の分だけ重みの和が減ったままだと考え、softmax の後で 0 にした行の和を答えた",
+         {2: c_after[1]}))
+    if slips is None:
+        return redraw()
+    wrong, notes = slips
 
     stem = (f"{BLANK}\n\n{n} トークンの系列の {i + 1} 番目のクエリのスコア $QK^\\top$ の行が {_scores_text(p)}"
             f"（$d_k = {d_k}$、$\\ln$ は自然対数）のとき、因果マスクでは未来のキーのスコアに（ア）。"
             f"するとキー {j + 1} への重みは（イ）となり、この行の重みの和は（ウ）になる。")
-    notes = (
-        mc("softmax の後でマスク", f"後から 0 にすると正規化し直されず、重みが {c_after[0]}、和が {c_after[1]} になる。"),
-        mc("マスク位置を 0 で埋めた", f"スコア 0 でも $e^0 = 1$ の重みが未来に残り、キー {j + 1} は {c_zero[0]} になる。"),
-        mc("マスク忘れ", f"（ア）は正しいが、（イ）で未来のキーも含めて計算し {c_none[0]} とした。"),
-    )
     expl = (f"$-\\infty$ を足すと $e^{{-\\infty}} = 0$ となり、未来の重みはちょうど 0、残りのキーだけで正規化される。"
             f"重みの行は ${tex_vec(right.weights[0])}$ で、キー {j + 1} は {c_right[0]}、和は "
             f"{c_right[1]}。")
-    return draft(blank(ADD_INF, *c_right), (blank(AFTER, *c_after), blank(ZERO, *c_zero), blank(ADD_INF, *c_none)), stem, notes, expl)
+    return draft(blank(ADD_INF, *c_right), wrong, stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import numpy as np
 
 import tutor
 
-from .calc import BEST, BLANK, WORST, blank, calc_generator, draft, mc, num, pick, tex_mat, tex_rows, tex_vec, tnum
+from .calc import BEST, BLANK, WORST, blank, calc_generator, draft, mc, num, pick, tex_mat, tex_rows, tex_vec, tnum, two_slips
 from .core import Draft
 
 HEAD_DIMS = (8, 16, 32, 48, 64, 96, 128)
@@ -129,18 +129,18 @@ def _sizes_blank(p: dict) -> Draft:
     stem = (f"{BLANK}\n\n{_dm(d_model, h)} の Multi-Head Attention では、各ヘッドの次元は $d_k = d_v =$（ア）である。"
             f"$h$ 個のヘッドの出力を連結したベクトルの次元は（イ）で、$W_Q, W_K, W_V, W_O$ のバイアスを除いた"
             f"パラメータ数は（ウ）である。")
-    ns = (tutor.multihead.head_dim_mistake(d_model, h, "no_split"), tutor.multihead.concat_width(d_model, h, "no_split"),
-          tutor.multihead.mha_param_count_mistake(d_model, h, "per_head_full"))
-    summed = (d_k, tutor.multihead.concat_width(d_model, h, "summed"), params)
-    one = (d_k, width, tutor.multihead.mha_param_count_mistake(d_model, h, "one_matrix"))
-    wrong = (
-        (blank(*(num(x) for x in ns)), mc("分割の見落とし", f"各ヘッドが {dm} 次元をまるごと持つと考えたため、連結幅が {num(ns[1])}、パラメータ数が {num(ns[2])} に膨らんだ。")),
-        (blank(*(num(x) for x in summed)), mc("連結と和の混同", f"ヘッドの出力を連結せず足し合わせると考え、幅を {num(summed[1])} とした。")),
-        (blank(*(num(x) for x in one)), mc("4 つの行列の見落とし", f"${dm} \\times {dm}$ の行列 1 つ分の {num(one[2])} だけを数えた。")),
-    )
+    no_split = (tutor.multihead.head_dim_mistake(d_model, h, "no_split"), tutor.multihead.concat_width(d_model, h, "no_split"))
+    one = tutor.multihead.mha_param_count_mistake(d_model, h, "one_matrix")
+    right = (num(d_k), num(width), num(params))
+    wrong, notes = two_slips(
+        right,
+        ("分割の見落とし", f"各ヘッドが {dm} 次元をまるごと持つと考え、$h = {h}$ 個を連結した幅も {h} 倍に膨らませた",
+         {0: num(no_split[0]), 1: num(no_split[1])}),
+        ("4 つの行列の見落とし", f"$W_Q, W_K, W_V, W_O$ のうち ${dm} \\times {dm}$ の行列 1 つ分だけを数えた",
+         {2: num(one)}))
     expl = (f"（ア）$d_k = {dm}/{h} = {d_k}$。（イ）$h \\cdot d_v = {h} \\times {d_k} = {tnum(width)}$ で $d_{{\\text{{model}}}}$ に戻る。"
             f"（ウ）$4 \\times {dm}^2 = {tnum(params)}$ で、ヘッド数によらない。")
-    return Draft(stem, blank(num(d_k), num(width), num(params)), wrong, expl)
+    return draft(blank(*right), wrong, stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------

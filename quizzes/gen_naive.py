@@ -10,8 +10,8 @@ import numpy as np
 
 import tutor
 
-from .calc import (BEST, BLANK, TOKEN_SETS, _nums, blank, blank_diff, calc_generator, draft, mc, num, pick, sample, shown,
-                   tex_mat, tex_vec)
+from .calc import (BEST, BLANK, TOKEN_SETS, _nums, blank, calc_generator, draft, mc, num, pick, redraw, sample, shown,
+                   tex_mat, tex_vec, two_slips)
 from .core import Draft
 
 N, D = 3, 4
@@ -115,12 +115,14 @@ def _weight(p: dict) -> Draft:
     """An attention weight A_ij = softmax(S)_ij of naive self-attention, computed from the e^s the
     stem's hint gives (3 places), as a learner does it by hand."""
     x, t, i, j = p["x"], p["tokens"], p["i"], p["j"]
-    (prop_r,) = tutor.naive.naive_attention_variants(x, ("no_exp",))   # S = X Xᵀ and the proportional weights
+    right_r, col_r, prop_r = tutor.naive.naive_attention_variants(x, (None, "column_softmax", "no_exp"))   # S = X Xᵀ once
     s, prop = prop_r.scores, prop_r.weights
     both = shown(tutor.formula.exp_values(np.stack((s[i], s[:, j]))))     # (2, n) e^s of row i and column j, as shown
     hand = tutor.formula.softmax_from_exps(both)                          # (2, n) row i softmax; column j normalised (the mistake)
     exps, weights = both[0], hand[0]
     n_right, n_col, n_prop, n_s = _nums((hand[0, j], hand[1, i], prop[i, j], s[i, j]), 3)
+    if (num(right_r.weights[i, j]), num(col_r.weights[i, j])) != (n_right, n_col):
+        return redraw()                                        # a calculator would give another text than the hints
 
     stem = (f"次の $X$ で素朴な Self-Attention を計算する（$S = XX^\\top$、$A = \\mathrm{{softmax}}(S)$ を行ごとに）。"
             f"「{t[i]}」が「{t[j]}」に向ける重み $A_{{{i + 1}{j + 1}}}${BEST}"
@@ -138,7 +140,11 @@ def _weight(p: dict) -> Draft:
 # ---------------------------------------------------------------------------
 @calc_generator("naive.output", "naive", _params)
 def _output(p: dict) -> Draft:
-    """An element of the output Z = A X, from the row of A as the stem shows it (3 places)."""
+    """An element of the output Z = A X, from the row of A as the stem shows it (3 places).
+
+    Only draws where a calculator gives the same text are kept: Σ_k A_ik X_kc with the exact
+    weights (tutor.naive.naive_attention_variants) rounds to the sum from the shown weights, for the
+    answer and for the column-softmax slip."""
     x, t, i, c = p["x"], p["tokens"], p["i"], p["c"]
     right, col_r = tutor.naive.naive_attention_variants(x, (None, "column_softmax"))
     column = x[:, c]                                           # (n,) the column of X that is summed
@@ -146,6 +152,8 @@ def _output(p: dict) -> Draft:
     a_row, col_row = rows[0], rows[1]                          # right weights; column-softmax weights; raw S row
     own = tutor.attention(x, x, x, mask=_EYE).output   # each token sees only itself
     n_right, n_col, n_raw, n_own = _nums([*tutor.weighted_sum(rows, column, normalised=False).tolist(), own[i, c]], 3)   # S X for raw
+    if (num(right.output[i, c]), num(col_r.output[i, c])) != (n_right, n_col):
+        return redraw()                                        # exact and shown weights would disagree
 
     stem = (f"次の $X$ で素朴な Self-Attention の出力 $Z = AX$（$A = \\mathrm{{softmax}}(XX^\\top)$）を求める。"
             f"「{t[i]}」の出力ベクトルの第 {c + 1} 成分 $Z_{{{i + 1}{c + 1}}}${BEST}"
@@ -165,46 +173,56 @@ def _output(p: dict) -> Draft:
 @calc_generator("naive.chain_blank", "naive", _params)
 def _chain_blank(p: dict) -> Draft:
     """(ア) S_ij, (イ) A_ij, (ウ) Z_ic along one naive-attention calculation, by hand: the weights from
-    the e^s of the hint (3 places), the output from the weights rounded to 3 places."""
+    the e^s of the hint (3 places), the output from the weights rounded to 3 places.
+
+    Only draws where a calculator gives the same texts are kept (the weights and the output computed
+    exactly, or from the exact weights rounded to 3 places, round to the numbers of the hand
+    calculation), for the answer and for each slip. The choices: a named score slip in (ア) alone, a
+    softmax slip (column softmax or no e^) in (イ)(ウ), and both."""
     x, t, i, j, c = p["x"], p["tokens"], p["i"], p["j"], p["c"]
-    (prop_r,) = tutor.naive.naive_attention_variants(x, ("no_exp",))   # S = X Xᵀ and the proportional weights
-    s = prop_r.scores
+    right_r, col_r, prop_r = tutor.naive.naive_attention_variants(x, (None, "column_softmax", "no_exp"))
+    s = right_r.scores
     column = x[:, c]
     exps_all = shown(tutor.formula.exp_values(s))                         # (n, n) e^S as a learner rounds them
     exps = exps_all[i]
     weights = tutor.formula.softmax_from_exps(exps)                       # (n,) row i
     col_weights = tutor.formula.softmax_from_exps(exps_all, axis=0)[i]    # column softmax (the mistake), row i
-    rows = np.stack((weights, col_weights, prop_r.weights[i], s[i]))   # (4, n): right, column, proportional, raw
-    texts_ = _nums([*rows[:, j].tolist(), *tutor.weighted_sum(shown(rows), column, normalised=False).tolist()], 3)   # (イ) ×4, (ウ) ×4
-    n_s = num(s[i, j])
-    c_right, c_col, c_prop, raw = ((n_s, texts_[k], texts_[4 + k]) for k in range(4))
-    # Saved ids keep their inputs: the earlier version of this item also offered "softmax の省略" (raw
-    # scores as weights) and redrew the attempt when that choice coincided with another; such attempts
-    # are still redrawn (four equal texts make the registry draw the next attempt).
-    if raw in (c_right, c_col, c_prop):
-        return draft(blank(*c_right), (blank(*c_right),) * 3, "", ("", "", ""), "")
-    # (ア) mistaken: the first of these named score mistakes that gives another number than S_ij
+    texts_ = {}
+    for mistake, hand, r in ((None, weights, right_r), ("column_softmax", col_weights, col_r), ("no_exp", prop_r.weights[i], prop_r)):
+        pencil = (num(hand[j]), num(tutor.weighted_sum(shown(hand), column, normalised=False)))
+        calculator = {(num(r.weights[i, j]), num(r.output[i, c])),
+                      (num(r.weights[i, j]), num(tutor.weighted_sum(shown(r.weights[i]), column, normalised=False)))}
+        if calculator != {pencil}:
+            if mistake is None:
+                return redraw()                                # the answer would depend on the rounding
+            continue                                           # this slip would be ambiguous: not offered
+        texts_[mistake] = pencil
+    c_right = (num(s[i, j]), *texts_[None])
+    # (ア) mistaken: the first of these named score slips that gives another number than S_ij
     gram = tutor.qkv.score_table(x.T, x.T)                            # Xᵀ X (d, d): features, not tokens
-    score_mistakes = (
-        (gram[i, j], "XᵀX との混同", f"転置を左に掛けた $X^\\top X$ の ({i + 1},{j + 1}) 成分（特徴の次元どうしの内積）を（ア）にした"),
-        (s[i, i], "自分自身とのスコア", f"$x_{{{i + 1}}} \\cdot x_{{{j + 1}}}$ ではなく $x_{{{i + 1}}}$ 自身との内積を（ア）にした"),
-        (s[j, j], "相手自身とのスコア", f"$x_{{{i + 1}}} \\cdot x_{{{j + 1}}}$ ではなく $x_{{{j + 1}}}$ 自身との内積を（ア）にした"),
-        (weights[j], "スコアと重みの混同", "softmax 前のスコアではなく softmax 後の重みを（ア）にした"),   # always ≠ S_ij
+    score_slips = (
+        (gram[i, j], "XᵀX との混同", f"転置を左に掛けた $X^\\top X$ の ({i + 1},{j + 1}) 成分（特徴の次元どうしの内積）を（ア）に書いた"),
+        (s[i, i], "自分自身とのスコア", f"$x_{{{i + 1}}} \\cdot x_{{{j + 1}}}$ ではなく $x_{{{i + 1}}}$ 自身との内積を（ア）に書いた"),
+        (s[j, j], "相手自身とのスコア", f"$x_{{{i + 1}}} \\cdot x_{{{j + 1}}}$ ではなく $x_{{{j + 1}}}$ 自身との内積を（ア）に書いた"),
     )
-    wrong_score, score_name, score_why = next((m for m in score_mistakes if m[0] != s[i, j]), score_mistakes[0])
-    c_score = (num(wrong_score), c_right[1], c_right[2])
+    wrong_score, score_name, score_why = next((m for m in score_slips if m[0] != s[i, j]), (None, "", ""))
+    if wrong_score is None:
+        return redraw()
+    softmax_slips = {"column_softmax": ("列方向の softmax", f"行 {i + 1} ではなく列 {j + 1} の中で正規化した"),
+                     "no_exp": ("exp の付け忘れ", "スコアを $e^s$ にせず行の和で割るだけの比例配分にした")}
+    made = next((r for r in (two_slips(c_right, (score_name, score_why, {0: num(wrong_score)}),
+                                       (*softmax_slips[m], dict(enumerate(texts_[m], 1))))
+                             for m in softmax_slips if m in texts_) if r is not None), None)
+    if made is None:
+        return redraw()
+    wrong, notes = made
 
     stem = (f"{BLANK}\n\n次の $X$ で素朴な Self-Attention を計算する。「{t[i]}」と「{t[j]}」のスコア $S_{{{i + 1}{j + 1}}}$ は（ア）、"
             f"softmax を行ごとにかけた重み $A_{{{i + 1}{j + 1}}}$ は（イ）、出力 $Z = AX$ の成分 $Z_{{{i + 1}{c + 1}}}$ は（ウ）である"
             f"（重みは小数第 3 位まで求めてから使う）。必要なら {_exp_hint(s[i])} を使ってよい。\n\n" + _x_block(p))
-    notes = (
-        mc("列方向の softmax", f"列 {j + 1} の中で正規化したため、{blank_diff(c_right, c_col)} になった。"),
-        mc("exp の付け忘れ", f"スコアを行の和で割るだけの比例配分にしたため、{blank_diff(c_right, c_prop)} になった。"),
-        mc(score_name, f"{score_why}ため、{blank_diff(c_right, c_score)} になった（（イ）（ウ）は正しい）。"),
-    )
     w_shown = shown(weights)
     expl = (f"（ア）$S_{{{i + 1}{j + 1}}} = x_{{{i + 1}}} \\cdot x_{{{j + 1}}} = {c_right[0]}$。"
             f"（イ）行 {i + 1} のスコア ${tex_vec(s[i])}$ に softmax をかけて {_softmax_text(s[i], j, exps, weights[j])}。"
             f"（ウ）重み ${tex_vec(w_shown)}$ で $X$ の第 {c + 1} 列 ${tex_vec(column)}$ を足し合わせて "
-            f"${_sum_text(w_shown, column)} = {c_right[2]}$。")
-    return draft(blank(*c_right), (blank(*c_col), blank(*c_prop), blank(*c_score)), stem, notes, expl)
+            f"${_sum_text(w_shown, column)} = {c_right[2]}$。電卓で丸めずに計算しても同じ値になる。")
+    return draft(blank(*c_right), wrong, stem, notes, expl)

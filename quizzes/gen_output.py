@@ -11,7 +11,7 @@ import numpy as np
 
 import tutor
 
-from .calc import BEST, BLANK, WORST, blank, calc_generator, draft, ln_tex, mc, num, pick, sample, tex_vec
+from .calc import BEST, BLANK, WORST, blank, calc_generator, draft, ln_tex, mc, num, pick, sample, tex_vec, two_slips, redraw
 from .core import Draft
 
 WORDS = ("猫", "魚", "犬", "鳥", "本", "駅", "雨", "空")
@@ -114,26 +114,29 @@ def _top_p_blank(p: dict) -> Draft:
     g = tutor.output.greedy(probs)
     rs = tutor.output.top_p_mistakes(probs, top_p)                          # the right kept set and both mistakes at once
 
-    def triple(first: int, mistake=None) -> str:
+    def kept(mistake=None) -> dict:
         r = rs[mistake]
-        return blank(f"「{words[first]}」", f"{len(r.kept)} 個", num(r.mass, 2))
+        return {1: f"{len(r.kept)} 個", 2: num(r.mass, 2)}
 
-    choices = (triple(g.index), triple(g.index, "stop_before"), triple(g.index, "ascending"), triple(int(g.ranking[-1])))
-
+    right = (f"「{words[g.index]}」", *kept().values())
+    greedy = ("貪欲法の取り違え", "貪欲法は確率がいちばん低いトークンを選ぶと考えた（実際は最大のトークン）",
+              {0: f"「{words[int(g.ranking[-1])]}」"})
+    stop = two_slips(right, greedy, ("p に届く手前で止めた", f"合計が {num(top_p, 1)} を超えない所で止めた（top-p は合計が p 以上になる最初の所までを残す）",
+                                     kept("stop_before")))
+    ascending = two_slips(right, greedy, ("低い順に足した", "確率の低いトークンから足していった（top-p は高い順に足して、珍しいトークンを切り捨てる）",
+                                          kept("ascending")))
+    if (stop or ascending) is None:
+        return redraw()
+    wrong, notes = stop or ascending
 
     stem = (f"{BLANK}\n\n次のトークンの確率が {_prob_list(words, probs)} だった。貪欲法で選ばれるのは（ア）である。"
             f"top-p サンプリング（$p = {num(top_p, 1)}$）では、確率の高い順に足していき合計が $p$ 以上になったところまでの"
             f"（イ）の候補を残し、その元の確率の合計は（ウ）になる。")
-    notes = (
-        mc("p に届く手前で止めた", f"合計が {num(top_p, 1)} を超えない所で止めた。top-p は合計が p 以上になる最初の所までを残す。"),
-        mc("低い順に足した", "確率の低いトークンから足していった。top-p は高い順に足して、珍しいトークンを切り捨てる方法である。"),
-        mc("貪欲法の取り違え", "確率がいちばん低いトークンを選ぶと考えた。貪欲法は確率が最大のトークンを選ぶ。"),
-    )
     r = rs[None]
     expl = (f"貪欲法は最大の「{words[g.index]}」（{num(probs[g.index], 2)}）。高い順に足すと、"
             f"{'、'.join(words[i] for i in r.kept)} で合計 {num(r.mass, 2)} となり、初めて $p = {num(top_p, 1)}$ 以上になる。"
             f"残すのは {len(r.kept)} 個で、その中で正規化し直してからくじを引く。")
-    return draft(choices[0], choices[1:], stem, notes, expl)
+    return draft(blank(*right), wrong, stem, notes, expl)
 
 
 # ---------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import numpy as np
 
 import tutor
 
-from .calc import BEST, BLANK, blank, calc_generator, mc, num, pick, vec
+from .calc import BEST, BLANK, blank, calc_generator, draft, mc, num, pick, two_slips, vec
 from .core import Draft
 
 
@@ -102,8 +102,8 @@ def _pe_value(p: dict) -> Draft:
     e = _entry(pos, col, d)
     right = tutor.position.pe_value_mistake(pos, col, d)
     stem = (f"{dm(d)} の正弦波の位置エンコーディング（列 $2i$ が $\\sin(pos/10000^{{2i/d_{{\\text{{model}}}}}})$、"
-            f"列 $2i+1$ が同じ角度の $\\cos$）で、位置 $pos = {pos}$ の第 {col} 列（列は 0 から数える）の値{BEST}"
-            f"（角度 $x$ が小さいとき $\\sin x \\approx x$、$\\cos x \\approx 1 - x^2/2$ を使ってよい）")
+            f"列 $2i+1$ が同じ角度の $\\cos$）で、位置 $pos = {pos}$ の第 {col} 列（列は 0 から数える）の値（小数第 5 位まで）{BEST}"
+            f"（角度 $x$ が 0.1 より小さいとき、小数第 5 位までなら $\\sin x \\approx x - x^3/6$、$\\cos x \\approx 1 - x^2/2$ を使ってよい）")
     wrong = (
         (f5(tutor.position.pe_value_mistake(pos, col, d, "swapped")),
          mc("sin と cos の取り違え", f"偶数列に cos、奇数列に sin を当ててしまった。第 {col} 列は {e.func} の列である。")),
@@ -179,14 +179,13 @@ def _pairs_blank(p: dict) -> Draft:
     right_step = tutor.position.pe_angle_mistake(1, col, d)
     stem = (f"{BLANK}\n\n{dm(d)} の正弦波の位置エンコーディングでは、同じ角度を使う sin の列と cos の列の組が（ア）組ある。"
             f"位置が 1 つ進むと、列 0・1 の組の角度は（イ）ラジアン進み、第 {col} 列（0 から数える）を含む組の角度は（ウ）ラジアン進む。")
-    wrong = (
-        (blank(num(d), num(rates[0]), sci(right_step)),
-         mc("列の数と組の数の混同", f"{d} 列を 2 列ずつ組にするので組は {pairs} 組。列の数 {d} をそのまま答えた。")),
-        (blank(num(pairs), num(rates[0]), sci(tutor.position.pe_angle_mistake(1, col, d, "column_as_i"))),
-         mc("列番号と i の取り違え", f"第 {col} 列の組の番号を $i = {col}$ としたので、角度の進みが小さくなりすぎた。")),
-        (blank(num(pairs), sci(right_step), num(rates[0])),
-         mc("速い組と遅い組の取り違え", "列 0・1 がいちばん遅く回ると考えた。実際は列番号が小さいほど速く回る（波長が短い）。")),
-    )
+    right = (num(pairs), num(rates[0]), sci(right_step))
+    wrong, notes = two_slips(
+        right,
+        ("列の数と組の数の混同", f"{d} 列を 2 列ずつ組にした組の数（{pairs} 組）ではなく、列の数 {d} をそのまま答えた",
+         {0: num(d)}),
+        ("速い組と遅い組の取り違え", "列 0・1 の組がいちばん遅く回ると考えた（実際は列番号が小さいほど速く回り、波長が短い）",
+         {1: sci(right_step), 2: num(rates[0])}))
     expl = (f"{d} 列を sin・cos の 2 列ずつに分けるので {pairs} 組。組 $i$ の角度は $pos \\cdot 10000^{{-2i/{d}}}$ で、"
             f"$i = 0$ は 1 ラジアンずつ進む。第 {col} 列は組 $i = {_entry(1, col, d).i}$ で、1 位置あたり {num(right_step, 6)} ラジアン進む。")
-    return Draft(stem, blank(num(pairs), num(rates[0]), sci(right_step)), wrong, expl)
+    return draft(blank(*right), wrong, stem, notes, expl)

@@ -10,7 +10,7 @@ import numpy as np
 
 import tutor
 
-from .calc import BEST, BLANK, TOKEN_SETS, blank, calc_generator, draft, mc, num, sample, tex_mat, vec
+from .calc import BEST, BLANK, TOKEN_SETS, blank, calc_generator, draft, mc, num, sample, tex_mat, two_slips, vec
 from .core import Draft
 from .gen_naive import _draw_x
 
@@ -121,11 +121,11 @@ def _asymmetry_blank(p: dict) -> Draft:
     stem = (f"{BLANK}\n\n次の $Q, K$ で、「{t[i]}」から「{t[j]}」へのスコア $q_{{{i + 1}}} \\cdot k_{{{j + 1}}}$ は（ア）、"
             f"「{t[j]}」から「{t[i]}」へのスコア $q_{{{j + 1}}} \\cdot k_{{{i + 1}}}$ は（イ）である。"
             f"このように、スコア表 $QK^\\top$ は（ウ）。\n\n" + _qk_block(p, r))
-    notes = (
-        mc("クエリとキーの取り違え", f"$q$ と $k$ を入れ替えて $k \\cdot q$ を計算したため、（ア）と（イ）が逆の {sw[0]} と {sw[1]} になった。"),
-        mc("重みを通さない素朴なスコア", f"$XX^\\top$ で計算すると両方 {na[0]} になり対称に見えるが、$W_Q \\neq W_K$ なら $QK^\\top$ は対称とは限らない。"),
-        mc("キーの代わりにクエリ", f"クエリどうしの内積 $QQ^\\top$ は対称で、両方 {q2[0]} になってしまう。"),
-    )
+    wrong, notes = two_slips(
+        (*ri, not_sym),
+        ("クエリとキーの取り違え", "$q$ と $k$ を入れ替えて $k \\cdot q$ を計算した", {0: sw[0], 1: sw[1]}),
+        ("重みを通さない素朴なスコアとの混同", f"$XX^\\top$（両方 {na[0]} の対称な表）と同じだと考えた"
+         f"（$W_Q \\neq W_K$ なら $QK^\\top$ は対称とは限らない）", {2: sym}))
     expl = (f"（ア）{vec(r.q[i])}·{vec(r.k[j])} = {ri[0]}、（イ）{vec(r.q[j])}·{vec(r.k[i])} = {ri[1]}。"
             f"クエリとキーを別々の行列 $W_Q, W_K$ で作るので、「誰が誰を見るか」は向きによって違い、（ウ）{not_sym}。")
-    return draft(blank(*ri, not_sym), (blank(*sw, not_sym), blank(*na, sym), blank(*q2, sym)), stem, notes, expl)
+    return draft(blank(*ri, not_sym), wrong, stem, notes, expl)

@@ -14,7 +14,7 @@ import numpy as np
 
 import tutor
 
-from .calc import BEST, BLANK, blank, calc_generator, draft, ln_tex, mc, num, pick, sample, tex_vec, vec
+from .calc import BEST, BLANK, blank, calc_generator, draft, ln_tex, mc, num, pick, sample, tex_vec, two_slips, vec
 from .core import Draft
 
 SQUARES = (4, 9, 16, 25, 36, 49, 64, 81, 100, 144)
@@ -142,7 +142,6 @@ def _variance_blank(p: dict) -> Draft:
     var, std = tutor.scaling.dot_product_variance(d_k), tutor.scaling.score_divisor(tutor.scaling.dot_product_variance(d_k))
     after = tutor.scaling.scaled_variance(d_k, c)
     after_dk = tutor.scaling.scaled_variance(d_k, float(d_k))
-    one = tutor.scaling.dot_product_variance(1)
     if h == 1:
         setting = f"クエリ $q$ とキー $k$ の各成分が独立で、平均 0・分散 1 に従うとする。$d_k = {d_k}$ のとき、"
         step = ""
@@ -154,14 +153,13 @@ def _variance_blank(p: dict) -> Draft:
     stem = (f"{BLANK}\n\n{setting}"
             f"内積 $q \\cdot k$ の分散は（ア）、標準偏差は（イ）である。内積を $\\sqrt{{d_k}}$ で割ると分散は（ウ）になり、"
             f"softmax が飽和しにくくなる。")
-    wrong = (
-        (blank(num(std), num(var), num(after, 4)),
-         mc("分散と標準偏差の取り違え", f"分散（$d_k = {num(var)}$）と標準偏差（$\\sqrt{{d_k}} = {num(std)}$）を逆にした。")),
-        (blank(num(var), num(std), num(after_dk, 4)),
-         mc("√ の付け忘れ", f"$d_k$ で割ると分散は $d_k/d_k^2 = 1/{d_k} \\approx {num(after_dk, 4)}$ まで縮んでしまう。")),
-        (blank(num(one), num(one), num(tutor.scaling.scaled_variance(1, c), 4)),
-         mc("和の分散の見落とし", f"内積の分散が各成分と同じ 1 のままだと考えたが、$d_k$ 個の積の和なので分散は $d_k$ 倍になる。")),
-    )
+    right = (num(var), num(std), num(after, 4))
+    wrong, notes = two_slips(
+        right,
+        ("分散と標準偏差の取り違え", f"分散（$d_k = {num(var)}$）と標準偏差（$\\sqrt{{d_k}} = {num(std)}$）を逆にした",
+         {0: num(std), 1: num(var)}),
+        ("√ の付け忘れ", f"$\\sqrt{{d_k}}$ ではなく $d_k$ で割ったので、分散が $d_k/d_k^2 = 1/{d_k}$ まで縮んだ",
+         {2: num(after_dk, 4)}))
     expl = (f"{step}内積は $d_k = {d_k}$ 個の積 $q_i k_i$（各分散 1）の和なので、分散は {num(var)}、標準偏差は $\\sqrt{{{d_k}}} = {num(std)}$。"
             f"$\\sqrt{{d_k}}$ で割ると分散は ${num(var)}/{num(c)}^2 = {num(after)}$ に戻る。")
-    return Draft(stem, blank(num(var), num(std), num(after, 4)), wrong, expl)
+    return draft(blank(*right), wrong, stem, notes, expl)

@@ -136,7 +136,7 @@ def _cross_entropy(p: dict) -> Draft:
     right = tutor.training.cross_entropy_mistake(probs, t)
     stem = (f"{len(probs)} クラス分類のモデルが、ある入力に対して確率 $p = {tex_vec(probs)}$ を出力した。正解はクラス {t + 1} である。"
             f"交差エントロピー損失（自然対数）の値{BEST}"
-            "（$\\ln 2 \\approx 0.693$、$\\ln 5 \\approx 1.609$ を使ってよい）")
+            "（小数第 3 位まで。$\\ln 2 \\approx 0.6931$、$\\ln 5 \\approx 1.6094$ を使ってよい）")
     wrong = (
         (num(tutor.training.cross_entropy_mistake(probs, t, "other_class", other), 3),
          mc("正解以外のクラスの確率を使った", f"最も確率の大きい不正解クラス {other + 1} の $p_{{{other + 1}}} = {num(probs[other])}$ で計算した。")),

@@ -381,3 +381,15 @@ def test_normalisation_of_huge_but_representable_rows():
     """σ² = 5e299 still fits in float64: the result is the same as for the row divided by 1e150."""
     np.testing.assert_allclose(layer_norm([1e150, -1e150, 0.0, 0.0]), layer_norm([1.0, -1.0, 0.0, 0.0], eps=0.0),
                                rtol=1e-12)
+
+
+def test_mean_mistake_sum_and_mean():
+    """LayerNorm's first step and its named slip: the mean, or the sum left undivided (block.ln_blank)."""
+    x = np.array([2.0, 0.0, 6.0, 4.0])
+    assert tutor.block.mean_mistake(x) == 3.0 == tutor.block.layer_norm_mistakes(x[None, :], 0)[None].mean
+    assert tutor.block.mean_mistake(x, "no_divide") == 12.0
+    assert x.tolist() == [2.0, 0.0, 6.0, 4.0]                  # input not mutated
+    with pytest.raises(ValueError):
+        tutor.block.mean_mistake(x, "median")
+    with pytest.raises(ValueError):
+        tutor.block.mean_mistake(np.ones((2, 2)))

@@ -452,9 +452,14 @@ def _blanks(choice: str) -> list[str]:
 
 
 def test_naive_output_answer_from_the_weights_the_stem_shows():
-    """naive.output#0 of audit B: weights (0.063, 0.468, 0.468) on the column (0, 1, 1) → 0.936 (not 0.937)."""
+    """The answer is the sum from the weights the stem shows. The draw audit B found (naive.output#0:
+    weights (0.063, 0.468, 0.468) on the column (0, 1, 1) → 0.936 from the shown weights, 0.937
+    computed exactly) is no longer offered: the seed draws its next attempt (issue 15 §3)."""
+    params, build = CALC["naive.output"]
+    first = build(params(core._seed_rng("naive.output", 0, 0)))
+    assert first.correct == first.wrong[0][0]                 # the registry rejects this attempt
     q0 = quizzes.from_id("naive.output#0")
-    assert "(0.063,\\ 0.468,\\ 0.468)" in q0.stem and q0.choices[q0.answer] == "0.936"
+    assert "(0.063,\\ 0.468,\\ 0.468)" not in q0.stem
     for seed in HAND_SEEDS:
         p, q = _drawn("naive.output", seed)
         row = [Decimal(t) for t in SHOWN_ROW.search(q.stem).group(1).split(",\\ ")]
@@ -688,3 +693,118 @@ def test_engine_facts_of_the_transformer_pages():
     assert f["paper_attention_sublayers"] == 18
     assert (f["cost_self_attention_ops"], f["cost_recurrent_ops"]) == (5_120_000, 26_214_400)
     assert (f["temp_max_t1"], f["temp_max_t05"], f["temp_max_t2"]) == (0.665, 0.867, 0.506)
+
+
+# ---------------------------------------------------------------------------
+# exact computation lands on the right choice (issue 15 §3: the exam is taken at home, a
+# calculator is normal): the answer recomputed here without any intermediate rounding
+# ---------------------------------------------------------------------------
+def _exact_softmax(row) -> np.ndarray:
+    e = np.exp(np.asarray(row, float) - np.max(row))
+    return e / e.sum()
+
+
+def _exact_ln(x) -> tuple[float, float, np.ndarray]:
+    """Mean, population standard deviation and LayerNorm (ε = 0) of a vector, in float64."""
+    x = np.asarray(x, float)
+    mu = x.mean()
+    sd = math.sqrt(((x - mu) ** 2).mean())
+    return mu, sd, (x - mu) / sd
+
+
+def _exact_vec(xs, nd: int) -> str:
+    return "$(" + ",\\ ".join(_num_reference(v, nd) for v in xs) + ")$"
+
+
+def _exact_pe(pos: int, col: int, d: int) -> float:
+    angle = pos / 10000 ** (2 * (col // 2) / d)
+    return math.sin(angle) if col % 2 == 0 else math.cos(angle)
+
+
+def _naive_chain(p):
+    x, i, j, c = p["x"], p["i"], p["j"], p["c"]
+    w = _exact_softmax(x[i] @ x.T)
+    return blank(_num_reference(x[i] @ x[j]), _num_reference(w[j]), _num_reference(w @ x[:, c]))
+
+
+def _formula_chain(p):
+    q, k, v, j, c = p["q"][0], p["k"], p["v"], p["j"], p["c"]
+    w = _exact_softmax(q @ k.T / math.sqrt(2))
+    return blank(_num_reference(q @ k[j]), _num_reference(w[j]), _num_reference(w @ v[:, c]))
+
+
+def _ln_blank(p):
+    mu, sd, out = _exact_ln(p["x"])
+    return blank(_num_reference(mu), _num_reference(sd), _num_reference(out[p["j"]]))
+
+
+EXACT = {
+    "naive.weight": lambda p: _num_reference(_exact_softmax(p["x"][p["i"]] @ p["x"].T)[p["j"]]),
+    "naive.output": lambda p: _num_reference(_exact_softmax(p["x"][p["i"]] @ p["x"].T) @ p["x"][:, p["c"]]),
+    "naive.chain_blank": _naive_chain,
+    "formula.g_weight": lambda p: _num_reference(_exact_softmax(p["q"][0] @ p["k"].T / math.sqrt(2))[p["j"]]),
+    "formula.chain_blank": _formula_chain,
+    "block.layer_norm": lambda p: _num_reference(_exact_ln(p["x"])[2][p["j"]]),
+    "block.ln_blank": _ln_blank,
+    "block.post_ln": lambda p: _exact_vec(_exact_ln(np.add(p["x"], p["f"]))[2], 3),
+    "seq2seq.additive_score": lambda p: _num_reference(p["v"] @ np.tanh(p["w"] @ p["s"] + p["u"] @ p["h"])),
+    "position.pe_value": lambda p: f"{_exact_pe(p['pos'], p['col'], p['d']):.5f}",
+    "position.input_sum": lambda p: _exact_vec([x + _exact_pe(p["pos"], col, 4) for col, x in enumerate(p["x"])], 2),
+    "training.cross_entropy": lambda p: _num_reference(-math.log(p["probs"][p["target"]])),
+    "training.softmax_grad": lambda p: _num_reference(
+        p["m"][p["i"]] / sum(p["m"]) * ((p["i"] == p["j"]) - p["m"][p["j"]] / sum(p["m"])), 4),
+}
+EXACT_SEEDS = range(400)
+
+
+@pytest.mark.parametrize("gid", sorted(EXACT))
+def test_exact_computation_lands_on_the_right_choice(gid):
+    """For every calc generator whose stem gives rounded helper values (e^s, √2, tanh, sin, ln …) or
+    asks for a rounded intermediate: the answer computed exactly (float64, no intermediate rounding)
+    and rounded as displayed is the right choice — so a learner with a calculator and a learner with
+    the stem's pencil values land on the same choice — and no other choice shows it."""
+    bad = []
+    for seed in EXACT_SEEDS:
+        p, q = _drawn(gid, seed)
+        want = EXACT[gid](p)
+        if q.choices[q.answer] != want:
+            bad.append(f"#{seed}: answer {q.choices[q.answer]!r}, exact {want!r}")
+    assert not bad, f"{gid}: {len(bad)}/{len(EXACT_SEEDS)} seeds: " + " | ".join(bad[:4])
+
+
+def test_every_calc_generator_with_rounded_hints_is_checked_exactly():
+    """A calc generator whose stem gives approximate values (≈) or a rounding instruction (小数第 …)
+    is in EXACT (the answer of every other calc generator follows from exact fractions, integers or
+    ln-scores; tests/test_quizzes.py EXPECTED recomputes those)."""
+    hinted = set()
+    for gid in CALC_IDS:
+        if any("\\approx" in stem or "小数第" in stem for stem in (quizzes.GENERATORS[gid](s).stem for s in range(30))):
+            hinted.add(gid)
+    assert hinted - set(EXACT) == set()
+    assert len(hinted) >= 10
+
+
+def test_the_exact_check_sees_a_pencil_only_answer():
+    """The old formula.chain_blank: (ウ) from the weights rounded to 3 places disagreed with the exact
+    output in most seeds (issue 15: 222 of 400); the exact recomputation tells them apart."""
+    p = {"q": np.array([[2.0, 1.0]]), "k": np.array([[1.0, 1.0], [2.0, 2.0], [1.0, 0.0]]),
+         "v": np.array([[3.0, 0.0], [3.0, 0.0], [3.0, 4.0]]), "j": 1, "c": 1}
+    w = _exact_softmax(p["q"][0] @ p["k"].T / math.sqrt(2))
+    pencil = sum(_d3(a) * Decimal(int(x)) for a, x in zip(w, p["v"][:, 1]))
+    assert (_formula_chain(p).split("（ウ）")[1], _text(pencil)) == ("0.201", "0.2")
+    _, build = CALC["formula.chain_blank"]
+    d = build(p)
+    assert d.correct == d.wrong[0][0]                         # the generator no longer offers this draw
+
+
+def test_formula_output_ln_draws_every_head_size():
+    """d_k = 1 is drawn too (issue 15 §3 had it never drawn): then √d_k = 1 and the third distractor
+    is "softmax の省略" instead of "√d_k で割り忘れ" (which would coincide with the answer)."""
+    seen = {}
+    for seed in range(100):
+        q = quizzes.GENERATORS["formula.output_ln"](seed)
+        d_k = int(re.search(r"\$d_k = (\d+)\$", q.stem).group(1))
+        seen[d_k] = seen.get(d_k, 0) + 1
+        if d_k == 1:
+            assert any(m.startswith("softmax の省略") for m in q.misconceptions), f"#{seed}"
+    assert set(seen) == {1, 4, 9} and min(seen.values()) >= 20, seen

@@ -259,6 +259,18 @@ def layer_norm_mistakes(batch, row: int = 0, mistakes=(None,) + LN_MISTAKES) -> 
     return out
 
 
+def mean_mistake(x, mistake: str | None = None) -> float:
+    """The mean μ = (1/d) Σ_i x_i of one vector (LayerNorm's first step), or
+
+    no_divide — the sum Σ_i x_i, not divided by the number of entries d (sum and mean confused)
+
+    x: (d,). Returns a float."""
+    check_mistake(mistake, ("no_divide",), "mean_mistake")
+    v = as_matrix(x, "ベクトル", ndim=1)                      # (d,)
+    total = float(v.sum())
+    return total if mistake == "no_divide" else total / v.size
+
+
 # ---------------------------------------------------------------------------
 # LayerNorm vs BatchNorm: does one example depend on the others?
 # ---------------------------------------------------------------------------
