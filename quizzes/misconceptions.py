@@ -28,7 +28,7 @@ from pathlib import Path
 
 from .core import TOPICS, Question
 
-__all__ = ["Misconception", "catalogue", "misconception_id", "choice_ids", "question_ids",
+__all__ = ["Misconception", "catalogue", "misconception_id", "misconception_ids", "choice_ids", "question_ids",
            "distractor_name", "id_for_name", "CATALOGUE_PATH", "SECTION_KEYS"]
 
 CATALOGUE_PATH = Path(__file__).with_name("data") / "misconceptions.json"
@@ -103,14 +103,23 @@ def id_for_name(name: str) -> str | None:
     return _by_name().get(name)
 
 
-def misconception_id(question: Question, choice: int) -> str | None:
-    """The catalogue id behind choosing ``choice`` on ``question``; None for the answer, an index
-    outside 0–3, or a name the catalogue does not list (e.g. a generator renamed it)."""
+def misconception_ids(question: Question, choice: int) -> tuple[str, ...]:
+    """The catalogue ids behind choosing ``choice``: one per slip, two for a wrong combination of
+    a 穴埋め item named 「A＋B」 (quizzes.calc.two_slips). Empty for the answer, an index outside
+    0–3, or a name the catalogue does not list (e.g. a generator renamed it)."""
     if not isinstance(choice, int) or isinstance(choice, bool) or not 0 <= choice < len(question.choices):
-        return None
+        return ()
     if choice == question.answer:
-        return None
-    return id_for_name(distractor_name(question.misconceptions[choice]))
+        return ()
+    ids = tuple(id_for_name(part.strip()) for part in distractor_name(question.misconceptions[choice]).split("＋"))
+    return () if None in ids else tuple(dict.fromkeys(ids))
+
+
+def misconception_id(question: Question, choice: int) -> str | None:
+    """The catalogue id behind choosing ``choice`` (for a combination 「A＋B」, A's); None where
+    misconception_ids is empty."""
+    ids = misconception_ids(question, choice)
+    return ids[0] if ids else None
 
 
 def choice_ids(question: Question) -> tuple[str | None, ...]:
@@ -119,5 +128,5 @@ def choice_ids(question: Question) -> tuple[str | None, ...]:
 
 
 def question_ids(question: Question) -> frozenset[str]:
-    """The ids a question can reveal: those of its wrong choices."""
-    return frozenset(m for m in choice_ids(question) if m is not None)
+    """The ids a question can reveal: every slip behind its wrong choices."""
+    return frozenset(m for c in range(len(question.choices)) for m in misconception_ids(question, c))

@@ -48,10 +48,10 @@ def reach() -> tuple[dict[str, set[str]], list[str]]:
             for c, label in enumerate(q.misconceptions):
                 if c == q.answer:
                     continue
-                mid = M.misconception_id(q, c)
-                if mid is None:
+                mids = M.misconception_ids(q, c)
+                if not mids:
                     unmapped.append(f"{gid}: {M.distractor_name(label)}")
-                else:
+                for mid in mids:
                     out[mid].add(gid)
     return out, sorted(set(unmapped))
 
@@ -158,3 +158,17 @@ def test_a_broken_catalogue_is_refused(bad):
 def test_the_catalogue_is_not_a_bank_file():
     assert "misconceptions" not in knowledge.bank()
     assert M.CATALOGUE_PATH.name in knowledge.NOT_BANK
+
+
+def test_a_wrong_combination_of_two_slips_names_both():
+    """穴埋め items built by quizzes.calc.two_slips: the choice with both slips is 「A＋B」."""
+    for seed in range(40):
+        q = quizzes.from_id(f"naive.chain_blank#{seed}")
+        both = [c for c in range(4) if "＋" in M.distractor_name(q.misconceptions[c])]
+        if both:
+            c = both[0]
+            ids = M.misconception_ids(q, c)
+            assert len(ids) == 2 and M.misconception_id(q, c) == ids[0]
+            assert set(ids) <= M.question_ids(q)
+            return
+    pytest.fail("no combined slip in 40 seeds of naive.chain_blank")
