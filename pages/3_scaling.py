@@ -166,47 +166,63 @@ st.markdown(
 # ---------------------------------------------------------------------------
 ui.section("visual")
 st.subheader("乱数で測る：内積のばらつきは √d_k で増える")
-seed = st.number_input("乱数のシード", min_value=0, max_value=100_000, value=0, step=1, key="scaling_seed",
-                       persist_state="session", help="同じシードなら同じ結果になります。")
-exp = ui.compute("scaling_spread", measured_spread, int(seed))
-if exp is not None:
-    st.caption(f"各 $d_k$ について、成分が平均 0・分散 1 の乱数ベクトル q を {exp.n_samples} 個、"
-               f"それぞれにキー k を {exp.n_keys} 個作り、内積のばらつき（標準偏差）を測りました。")
-    ui.widgets.cached_chart(measured_spread_chart, int(seed), width="content")
-    st.table(pd.DataFrame(
-        [[number(v, 2) for v in exp.raw_std], [number(v, 2) for v in exp.theory_std],
-         [number(v, 2) for v in exp.scaled_std], [number(v, 3) for v in exp.raw_max_weight],
-         [number(v, 3) for v in exp.scaled_max_weight]],
-        index=["測った標準偏差", "√d_k（理論）", "÷√d_k 後の標準偏差", "1位の重みの平均（割らない）",
-               "1位の重みの平均（割る）"],
-        columns=[f"d_k={d}" for d in exp.d_ks]))
-    st.markdown(
-        f"測った幅は $\\sqrt{{d_k}}$ とよく合います（$d_k = {exp.d_ks[-1]}$ で {number(exp.raw_std[-1], 1)}、"
-        f"理論 {number(exp.theory_std[-1], 1)}）。割らないと、キー {exp.n_keys} 個のうち 1 位の重みの平均は "
-        f"$d_k = {exp.d_ks[-1]}$ で {number(exp.raw_max_weight[-1], 3)} とほぼ総取りです。"
-        f"$\\sqrt{{d_k}}$ で割ると、どの $d_k$ でも幅は 1 前後、1 位の重みも {number(exp.scaled_max_weight[-1], 3)} 程度にとどまります。"
-    )
+
+
+@st.fragment
+def spread_experiment() -> None:
+    """The seeded measurement as a fragment: a new seed reruns this part only."""
+    seed = st.number_input("乱数のシード", min_value=0, max_value=100_000, value=0, step=1, key="scaling_seed",
+                           persist_state="session", help="同じシードなら同じ結果になります。")
+    exp = ui.compute("scaling_spread", measured_spread, int(seed))
+    if exp is not None:
+        st.caption(f"各 $d_k$ について、成分が平均 0・分散 1 の乱数ベクトル q を {exp.n_samples} 個、"
+                   f"それぞれにキー k を {exp.n_keys} 個作り、内積のばらつき（標準偏差）を測りました。")
+        ui.widgets.cached_chart(measured_spread_chart, int(seed), width="content")
+        st.table(pd.DataFrame(
+            [[number(v, 2) for v in exp.raw_std], [number(v, 2) for v in exp.theory_std],
+             [number(v, 2) for v in exp.scaled_std], [number(v, 3) for v in exp.raw_max_weight],
+             [number(v, 3) for v in exp.scaled_max_weight]],
+            index=["測った標準偏差", "√d_k（理論）", "÷√d_k 後の標準偏差", "1位の重みの平均（割らない）",
+                   "1位の重みの平均（割る）"],
+            columns=[f"d_k={d}" for d in exp.d_ks]))
+        st.markdown(
+            f"測った幅は $\\sqrt{{d_k}}$ とよく合います（$d_k = {exp.d_ks[-1]}$ で {number(exp.raw_std[-1], 1)}、"
+            f"理論 {number(exp.theory_std[-1], 1)}）。割らないと、キー {exp.n_keys} 個のうち 1 位の重みの平均は "
+            f"$d_k = {exp.d_ks[-1]}$ で {number(exp.raw_max_weight[-1], 3)} とほぼ総取りです。"
+            f"$\\sqrt{{d_k}}$ で割ると、どの $d_k$ でも幅は 1 前後、1 位の重みも {number(exp.scaled_max_weight[-1], 3)} 程度にとどまります。"
+        )
+
+
+spread_experiment()
 
 # ---------------------------------------------------------------------------
 ui.section("try")
 st.markdown("スコア $(2, 1, 0)$ に倍率 $c$ を掛けて softmax に通します。$c$ を大きくして、"
             "重みが 1 つに集中し、勾配が消えていく様子を見てください。")
-factor = st.slider("スコアの倍率 c", min_value=0.5, max_value=20.0, value=1.0, step=0.5, key="scaling_factor",
-                   persist_state="session")
-point = ui.compute("scaling_point", tutor.saturation_point, BASE, factor)
-if point is not None:
-    st.latex(r"\begin{aligned}&\mathrm{softmax}" + vector(point.scores, auto_digits(point.scores, 1))
-             + r" \\ &\approx (" + ", ".join(prob_tex(w) for w in point.weights) + r")\end{aligned}")
-    m1, m2 = st.columns(2)
-    m1.metric("最大の重み", prob_text(point.max_weight))
-    m2.metric("勾配の大きさ max|∂a/∂s|", prob_text(point.gradient))
-    c1, c2 = st.columns(2)
-    with c1:
-        ui.widgets.cached_chart(weights_chart, point.weights, width="content")
-    with c2:
-        ui.widgets.cached_chart(saturation_chart, factor, width="content")
-    st.caption("勾配の大きさは、ヤコビ行列 $\\partial a_i/\\partial s_j$ の成分の絶対値の最大です"
-               "（2 つの重みが半々のときにいちばん大きく、1 つの重みが 1 に近づくほど 0 に近づきます）。")
+
+
+@st.fragment
+def try_factor() -> None:
+    """試してみよう as a fragment: a slider step reruns this section only, not the page."""
+    factor = st.slider("スコアの倍率 c", min_value=0.5, max_value=20.0, value=1.0, step=0.5, key="scaling_factor",
+                       persist_state="session")
+    point = ui.compute("scaling_point", tutor.saturation_point, BASE, factor)
+    if point is not None:
+        st.latex(r"\begin{aligned}&\mathrm{softmax}" + vector(point.scores, auto_digits(point.scores, 1))
+                 + r" \\ &\approx (" + ", ".join(prob_tex(w) for w in point.weights) + r")\end{aligned}")
+        m1, m2 = st.columns(2)
+        m1.metric("最大の重み", prob_text(point.max_weight))
+        m2.metric("勾配の大きさ max|∂a/∂s|", prob_text(point.gradient))
+        c1, c2 = st.columns(2)
+        with c1:
+            ui.widgets.cached_chart(weights_chart, point.weights, width="content")
+        with c2:
+            ui.widgets.cached_chart(saturation_chart, factor, width="content")
+        st.caption("勾配の大きさは、ヤコビ行列 $\\partial a_i/\\partial s_j$ の成分の絶対値の最大です"
+                   "（2 つの重みが半々のときにいちばん大きく、1 つの重みが 1 に近づくほど 0 に近づきます）。")
+
+
+try_factor()
 
 ui.quiz_section("scaling")
 ui.next_link("scaling")

@@ -23,15 +23,23 @@ def test_fresh_questions_belong_to_the_page_and_start_unanswered():
     assert any(quizzes.from_id(q).kind == "calc" for q in ids)
     radio, submit = _card(at, 1)
     assert radio.value is None          # nothing preselected
-    assert submit.disabled              # cannot answer before choosing
+    # cannot answer before choosing: 回答する is a form's submit button (clickable at once, so a
+    # fast click after a choice is never lost); pressed without a choice it records nothing
+    assert submit.form_id and not submit.disabled
+    submit.click().run()
+    assert not at.exception
+    assert at.session_state["progress"]["attempts"] == []
+    assert any("選択肢を 1 つ選んでから" in w.value for w in at.warning)
+    radio, submit = _card(at, 1)
+    assert radio.value is None and not radio.disabled and not submit.disabled   # still open
 
 
 def test_right_answer_is_confirmed_with_the_explanation_and_recorded():
     at = open_page(QKV)
     q = quizzes.from_id(_question_ids(at, "qkv")[0])
     radio, submit = _card(at, 1)
-    radio.set_value(q.answer).run()
-    _card(at, 1)[1].click().run()
+    radio.set_value(q.answer)           # a form: the choice is sent with 回答する, in one run
+    submit.click().run()
     assert not at.exception
     assert any("正解です" in s.value for s in at.success)
     assert q.explanation in page_text(at)
@@ -44,8 +52,9 @@ def test_wrong_answer_names_the_mistake_and_schedules_a_review():
     at = open_page(QKV)
     q = quizzes.from_id(_question_ids(at, "qkv")[1])
     wrong = (q.answer + 1) % 4
-    _card(at, 2)[0].set_value(wrong).run()
-    _card(at, 2)[1].click().run()
+    radio, submit = _card(at, 2)
+    radio.set_value(wrong)
+    submit.click().run()
     assert not at.exception
     assert any("不正解" in e.value and q.choices[q.answer] in e.value for e in at.error)
     assert any(q.misconceptions[wrong] in w.value for w in at.warning)

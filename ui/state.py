@@ -80,7 +80,15 @@ def record_answer(question, choice: int, source: str) -> bool:
     """Store one answer (attempt + review schedule); returns whether it was right."""
     correct = int(choice) == question.answer
     set_progress(apply_answer(get_progress(), question.id, question.topic, correct, int(choice), source))
+    after_change()
     return correct
+
+
+def after_change() -> None:
+    """Called after every recorded answer (record_answer), also when the answer was given inside
+    an st.fragment (the quiz cards of ui.quiz_section): a fragment rerun does not run ui.page(),
+    so anything that must follow a change of the progress cannot live there alone.
+    The persistence bridge hooks in here (save the progress record). Today it does nothing."""
 
 
 def record_finished_exam(result: dict, started_at: datetime, finished_at: datetime, pace_s: int) -> None:
