@@ -50,8 +50,12 @@ METRIC_JS = """(label) => { const m = [...document.querySelectorAll('[data-testi
   return m ? m.querySelector('[data-testid="stMetricValue"]').innerText : null; }"""
 FLOOR_JS = """() => { const m = [...document.querySelectorAll('[data-testid="stMarkdown"]')]
   .find(e => e.innerText.includes('結果')); return m ? m.innerText : null; }"""
-SUBMIT_JS = """() => { const b = [...document.querySelectorAll('button')].find(e => e.innerText.trim() === '回答する');
-  return b ? String(b.disabled) : null; }"""
+# "回答する clickable": the option shown chosen AND the first card's 回答する enabled. A state, not a
+# change: the card may be an st.form whose button is enabled before any choice (then choosing needs
+# no round trip), or a button that is enabled only after the choice's rerun.
+SUBMIT_READY_JS = """() => { const r = document.querySelector('[data-testid="stRadio"] input[type="radio"]');
+  const b = [...document.querySelectorAll('button')].find(e => e.innerText.trim() === '回答する');
+  return String(!!r && r.checked && !!b && !b.disabled); }"""
 VERDICT_JS = """() => { const t = document.body.innerText; return String(t.includes('正解です。') || t.includes('不正解です。')); }"""
 H1_JS = """() => { const h = document.querySelector('h1'); return h ? h.innerText : null; }"""
 SETTLED_JS = """(needQuiz) => {
@@ -68,6 +72,11 @@ def _arm(page, read_js: str, arg=None) -> None:
         "([src, arg]) => { const read = eval(src); const before = read(arg);"
         " window.__felt.arm(() => { const now = read(arg); return now !== null && now !== before; }); }",
         [read_js, arg])
+
+
+def _arm_until_true(page, read_js: str) -> None:
+    """Like _arm, but done when ``read()`` returns "true" (a state, whatever it was before)."""
+    page.evaluate("(src) => { const read = eval(src); window.__felt.arm(() => read() === 'true'); }", read_js)
 
 
 def _elapsed_ms(page) -> float:
@@ -135,7 +144,7 @@ def _choose_and_submit(page) -> tuple[float, float]:
     """① quiz, first card: choose A (→ 回答する clickable), then press 回答する (→ verdict)."""
     radio = page.locator('[data-testid="stRadio"]').first
     radio.scroll_into_view_if_needed()
-    _arm(page, SUBMIT_JS)
+    _arm_until_true(page, SUBMIT_READY_JS)
     radio.locator('[data-testid="stRadioGroup"] label').first.click()
     choose = _elapsed_ms(page)
     _settle(page)

@@ -46,6 +46,8 @@ def test_right_answer_is_confirmed_with_the_explanation_and_recorded():
     attempts = at.session_state["progress"]["attempts"]
     assert [(a["qid"], a["correct"], a["source"]) for a in attempts] == [(q.id, True, "page")]
     assert q.id not in at.session_state["progress"]["review"]
+    radio, submit = _card(at, 1)
+    assert radio.value == q.answer and radio.disabled and submit.disabled   # locked, the choice still shown
 
 
 def test_wrong_answer_names_the_mistake_and_schedules_a_review():

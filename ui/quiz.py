@@ -91,6 +91,9 @@ def _answer(question: Question, key: str, source: str) -> None:
     before = _marks(question.topic)
     record(question, int(choice), source)
     st.session_state[f"{key}__answered"] = int(choice)
+    # keep the choice shown: the radio is drawn disabled from now on, and Streamlit drops the value
+    # a disabled widget reports; inside a form that value was never committed before this submit
+    st.session_state[f"{key}__choice"] = int(choice)
     if _marks(question.topic) != before:
         # the answer changed the page's ✓ in the sidebar: inside a fragment (quiz_section) only
         # the card would be redrawn, so ask for the whole app (outside a fragment: no change)

@@ -1,0 +1,122 @@
+"""Felt latency, functional side (real browser): what the learner's hand notices, never timings
+(those belong to `python -m bench --only felt`).
+
+- ① a fast click on 回答する right after choosing an option is not lost: the card is an st.form,
+  so 回答する does not wait for a round trip to become clickable;
+- an answer, ③'s slider and ①'s cell edit rerun only their fragment: an element outside it is the
+  same DOM node afterwards and was never marked stale (a full rerun flips ``data-stale`` on every
+  element container of the page while it runs, even on elements whose content stays the same).
+"""
+from __future__ import annotations
+
+import pytest
+
+from test_browser import new_page, streamlit_server, wait_until_rendered  # noqa: F401 - fixture recipe
+from test_browser import browser  # noqa: F401 - the module-scoped Chromium fixture
+
+pytestmark = pytest.mark.browser
+
+# Watch one element container (found by ``sel`` inside it; ``nth`` of them) for any mutation.
+WATCH_JS = r"""([sel, nth]) => {
+  const el = document.querySelectorAll(sel)[nth];
+  const box = el.closest('[data-testid="stElementContainer"]');
+  const w = window.__watch = {el, box, muts: []};
+  new MutationObserver((ms) => { for (const m of ms) w.muts.push(m.type + ':' + (m.attributeName || '')); })
+    .observe(box, {subtree: true, childList: true, attributes: true, characterData: true});
+  return box.getAttribute('data-stale');
+}"""
+WATCHED_JS = r"""([sel, nth]) => ({same: document.querySelectorAll(sel)[nth] === window.__watch.el,
+  connected: window.__watch.el.isConnected, muts: window.__watch.muts})"""
+METRIC_JS = """(label) => { const m = [...document.querySelectorAll('[data-testid="stMetric"]')]
+  .find(e => e.innerText.includes(label));
+  return m ? m.querySelector('[data-testid="stMetricValue"]').innerText : null; }"""
+
+
+def _untouched(page, sel: str, nth: int = 0) -> None:
+    seen = page.evaluate(WATCHED_JS, [sel, nth])
+    assert seen["same"] and seen["connected"], "the element outside the fragment was replaced"
+    assert seen["muts"] == [], f"the element outside the fragment was touched (a full rerun?): {seen['muts'][:6]}"
+
+
+def _first_card(page):
+    """The first quiz card's radio, and the nearest block holding it and its 回答する (the verdict
+    appears there too)."""
+    radio = page.locator('[data-testid="stRadio"]').first
+    radio.scroll_into_view_if_needed()
+    return radio, radio.locator('xpath=ancestor::div[@data-testid="stVerticalBlock"]'
+                                '[.//button[normalize-space()="回答する"]]'
+                                '[not(ancestor-or-self::div[@data-testid="stForm"])][1]')
+
+
+def test_fast_click_on_answer_right_after_choosing_is_not_lost(browser):
+    with streamlit_server() as base, new_page(browser, "felt-fast-click") as page:
+        page.goto(base + "/naive", wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        radio, card = _first_card(page)
+        option = radio.locator('[data-testid="stRadioGroup"] label').first
+        submit = card.get_by_role("button", name="回答する")
+        o, s = option.bounding_box(), submit.bounding_box()
+        assert o and s
+        page.evaluate(WATCH_JS, ['[data-testid="stDataFrame"]', 0])   # ①'s editor, outside the card
+        # two raw clicks back to back, as a quick hand does: no waiting for 回答する to become enabled
+        page.mouse.click(o["x"] + 12, o["y"] + o["height"] / 2)
+        page.mouse.click(s["x"] + s["width"] / 2, s["y"] + s["height"] / 2)
+        page.wait_for_function(
+            "(el) => el.innerText.includes('正解です。') || el.innerText.includes('不正解です。')",
+            arg=card.element_handle(), timeout=20_000)
+        wait_until_rendered(page)
+        assert "選択肢を 1 つ選んでから" not in card.inner_text()
+        assert card.locator('input[type="radio"]').first.is_checked()
+        assert card.locator('input[type="radio"]').first.is_disabled()      # one answer per card
+        assert card.get_by_role("button", name="回答する").is_disabled()
+        _untouched(page, '[data-testid="stDataFrame"]')                   # only the card reran
+
+
+def test_answer_without_a_choice_asks_for_one(browser):
+    with streamlit_server() as base, new_page(browser, "felt-empty-submit") as page:
+        page.goto(base + "/naive", wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        _radio, card = _first_card(page)
+        card.get_by_role("button", name="回答する").click()
+        page.wait_for_function("(el) => el.innerText.includes('選択肢を 1 つ選んでから')",
+                               arg=card.element_handle(), timeout=20_000)
+        assert "正解です。" not in card.inner_text() and "不正解です。" not in card.inner_text()
+        assert not card.locator('input[type="radio"]').first.is_disabled()
+
+
+def test_slider_on_scaling_reruns_only_its_section(browser):
+    with streamlit_server() as base, new_page(browser, "felt-slider") as page:
+        page.goto(base + "/scaling", wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        page.wait_for_function(f"() => ({METRIC_JS})('最大の重み') !== null", timeout=20_000)
+        before = page.evaluate(METRIC_JS, "最大の重み")
+        assert page.evaluate(WATCH_JS, ['[data-testid="stTable"]', 0]) == "false"   # 手計算's table
+        thumb = page.locator('[data-testid="stSlider"] input[type="range"]').first
+        thumb.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(f"(b) => ({METRIC_JS})('最大の重み') !== b", arg=before, timeout=20_000)
+        wait_until_rendered(page)
+        assert page.evaluate(METRIC_JS, "最大の重み") != before     # the result did change
+        _untouched(page, '[data-testid="stTable"]')
+
+
+def test_cell_edit_on_naive_reruns_only_the_lesson_part(browser):
+    """The editor's fragment holds 手計算・可視化・試してみよう; the explanation's formula above stays."""
+    with streamlit_server() as base, new_page(browser, "felt-cell") as page:
+        page.goto(base + "/naive", wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        page.wait_for_function(f"() => ({METRIC_JS})('それ → 猫') !== null", timeout=20_000)
+        before = page.evaluate(METRIC_JS, "それ → 猫")
+        page.evaluate(WATCH_JS, ['.katex-display', 0])            # 解説's first formula
+        grid = page.locator('[data-testid="stDataFrame"]').first
+        grid.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        box = grid.bounding_box()
+        page.mouse.dblclick(box["x"] + box["width"] - 20, box["y"] + 37 + 35 * 2 + 35 / 2)  # それ, last column
+        editor = page.locator("textarea.gdg-input")
+        editor.wait_for(timeout=10_000)
+        editor.fill("3")
+        editor.press("Enter")
+        page.wait_for_function(f"(b) => ({METRIC_JS})('それ → 猫') !== b", arg=before, timeout=20_000)
+        wait_until_rendered(page)
+        _untouched(page, '.katex-display')
