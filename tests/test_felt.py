@@ -16,24 +16,36 @@ from test_browser import browser  # noqa: F401 - the module-scoped Chromium fixt
 
 pytestmark = pytest.mark.browser
 
-# Watch one element container (found by ``sel`` inside it; ``nth`` of them) for any mutation.
-WATCH_JS = r"""([sel, nth]) => {
-  const el = document.querySelectorAll(sel)[nth];
-  const box = el.closest('[data-testid="stElementContainer"]');
-  const w = window.__watch = {el, box, muts: []};
-  new MutationObserver((ms) => { for (const m of ms) w.muts.push(m.type + ':' + (m.attributeName || '')); })
-    .observe(box, {subtree: true, childList: true, attributes: true, characterData: true});
-  return box.getAttribute('data-stale');
+# Watch element containers outside the fragment for any mutation: each is found by a selector and
+# a text it contains ("" = the first match). One after the fragment matters most: a full rerun sends
+# it last, so it is marked stale for the whole run (an early one may be re-sent before a repaint).
+WATCH_JS = r"""(targets) => {
+  const w = window.__watch = {els: [], muts: []};
+  for (const [sel, text] of targets) {
+    const el = [...document.querySelectorAll(sel)].find(e => e.innerText.includes(text));
+    const box = el.closest('[data-testid="stElementContainer"]');
+    w.els.push(el);
+    new MutationObserver((ms) => { for (const m of ms) w.muts.push(sel + ' ' + m.type + ':' + (m.attributeName || '')); })
+      .observe(box, {subtree: true, childList: true, attributes: true, characterData: true});
+  }
+  return w.els.length;
 }"""
-WATCHED_JS = r"""([sel, nth]) => ({same: document.querySelectorAll(sel)[nth] === window.__watch.el,
-  connected: window.__watch.el.isConnected, muts: window.__watch.muts})"""
+WATCHED_JS = r"""(targets) => ({
+  same: targets.every(([sel, text], i) =>
+    [...document.querySelectorAll(sel)].find(e => e.innerText.includes(text)) === window.__watch.els[i]),
+  connected: window.__watch.els.every(e => e.isConnected), muts: window.__watch.muts})"""
+QUIZ_HEADER = ["h2", "確認クイズ"]
 METRIC_JS = """(label) => { const m = [...document.querySelectorAll('[data-testid="stMetric"]')]
   .find(e => e.innerText.includes(label));
   return m ? m.querySelector('[data-testid="stMetricValue"]').innerText : null; }"""
 
 
-def _untouched(page, sel: str, nth: int = 0) -> None:
-    seen = page.evaluate(WATCHED_JS, [sel, nth])
+def _watch(page, *targets) -> None:
+    assert page.evaluate(WATCH_JS, list(targets)) == len(targets)
+
+
+def _untouched(page, *targets) -> None:
+    seen = page.evaluate(WATCHED_JS, list(targets))
     assert seen["same"] and seen["connected"], "the element outside the fragment was replaced"
     assert seen["muts"] == [], f"the element outside the fragment was touched (a full rerun?): {seen['muts'][:6]}"
 
@@ -57,7 +69,8 @@ def test_fast_click_on_answer_right_after_choosing_is_not_lost(browser):
         submit = card.get_by_role("button", name="回答する")
         o, s = option.bounding_box(), submit.bounding_box()
         assert o and s
-        page.evaluate(WATCH_JS, ['[data-testid="stDataFrame"]', 0])   # ①'s editor, outside the card
+        outside = ('[data-testid="stDataFrame"]', ""), QUIZ_HEADER   # ①'s editor and the quiz header
+        _watch(page, *outside)
         # two raw clicks back to back, as a quick hand does: no waiting for 回答する to become enabled
         page.mouse.click(o["x"] + 12, o["y"] + o["height"] / 2)
         page.mouse.click(s["x"] + s["width"] / 2, s["y"] + s["height"] / 2)
@@ -69,7 +82,7 @@ def test_fast_click_on_answer_right_after_choosing_is_not_lost(browser):
         assert card.locator('input[type="radio"]').first.is_checked()
         assert card.locator('input[type="radio"]').first.is_disabled()      # one answer per card
         assert card.get_by_role("button", name="回答する").is_disabled()
-        _untouched(page, '[data-testid="stDataFrame"]')                   # only the card reran
+        _untouched(page, *outside)                                        # only the card reran
 
 
 def test_answer_without_a_choice_asks_for_one(browser):
@@ -90,14 +103,15 @@ def test_slider_on_scaling_reruns_only_its_section(browser):
         wait_until_rendered(page)
         page.wait_for_function(f"() => ({METRIC_JS})('最大の重み') !== null", timeout=20_000)
         before = page.evaluate(METRIC_JS, "最大の重み")
-        assert page.evaluate(WATCH_JS, ['[data-testid="stTable"]', 0]) == "false"   # 手計算's table
+        outside = ('[data-testid="stTable"]', ""), QUIZ_HEADER    # 手計算's first table, the quiz header
+        _watch(page, *outside)
         thumb = page.locator('[data-testid="stSlider"] input[type="range"]').first
         thumb.focus()
         page.keyboard.press("ArrowRight")
         page.wait_for_function(f"(b) => ({METRIC_JS})('最大の重み') !== b", arg=before, timeout=20_000)
         wait_until_rendered(page)
         assert page.evaluate(METRIC_JS, "最大の重み") != before     # the result did change
-        _untouched(page, '[data-testid="stTable"]')
+        _untouched(page, *outside)
 
 
 def test_cell_edit_on_naive_reruns_only_the_lesson_part(browser):
@@ -107,7 +121,8 @@ def test_cell_edit_on_naive_reruns_only_the_lesson_part(browser):
         wait_until_rendered(page)
         page.wait_for_function(f"() => ({METRIC_JS})('それ → 猫') !== null", timeout=20_000)
         before = page.evaluate(METRIC_JS, "それ → 猫")
-        page.evaluate(WATCH_JS, ['.katex-display', 0])            # 解説's first formula
+        outside = (".katex-display", ""), QUIZ_HEADER           # 解説's first formula, the quiz header
+        _watch(page, *outside)
         grid = page.locator('[data-testid="stDataFrame"]').first
         grid.scroll_into_view_if_needed()
         page.wait_for_timeout(300)
@@ -119,4 +134,4 @@ def test_cell_edit_on_naive_reruns_only_the_lesson_part(browser):
         editor.press("Enter")
         page.wait_for_function(f"(b) => ({METRIC_JS})('それ → 猫') !== b", arg=before, timeout=20_000)
         wait_until_rendered(page)
-        _untouched(page, '.katex-display')
+        _untouched(page, *outside)
