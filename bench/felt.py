@@ -1,8 +1,10 @@
 """Felt latency in a real browser: an input event → the changed result painted.
 
-Two servers run side by side: ``streamlit run app.py`` and the floor app (bench/floor_app.py:
-one slider, one number). Each sample of this app is paired with a floor sample taken just
-before it, so a ratio compares the two under the same load.
+Three servers run side by side: ``streamlit run app.py``, the floor app (bench/floor_app.py:
+one slider, one number) and, for the cell edit, an editor floor (bench/floor_editor_app.py: one
+st.data_editor, one number; st.data_editor alone needs ~3× the slider floor). Each sample of this
+app is paired with a floor sample taken just before it, so a ratio compares the two under the
+same load.
 
 How one interaction is timed (all inside the page, on the page's own clock): a capture-phase
 listener notes the ``timeStamp`` of the first ``pointerdown``/``keydown`` after the section
@@ -185,13 +187,15 @@ def run(cfg: Config) -> list[Row]:
     reps = cfg.reps(full=9, quick=2)
     opens = cfg.reps(full=3, quick=1)
     res: dict[str, list[float]] = {k: [] for k in ("floor", "slider", "floor2", "cell", "floor3", "choose",
-                                                   "submit", "floor4", "switch")}
+                                                   "submit", "floor4", "switch", "edfloor")}
     with sync_playwright() as p, ExitStack() as stack:
         app = stack.enter_context(streamlit_server(watch_files=False))
         floor_srv = stack.enter_context(streamlit_server(watch_files=False, script="bench/floor_app.py"))
+        ed_srv = stack.enter_context(streamlit_server(watch_files=False, script="bench/floor_editor_app.py"))
         browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
         stack.callback(browser.close)
         _fc, fpage, _ = _open(browser, floor_srv.base + "/", False)
+        _ec, epage, _ = _open(browser, ed_srv.base + "/", False)
         floor = _Floor(fpage)
         floor.sample()  # warm both sides once
         scaling, naive = PAGE_BY_KEY["scaling"], PAGE_BY_KEY["naive"]
@@ -207,6 +211,7 @@ def run(cfg: Config) -> list[Row]:
         cfg.log("  felt: cell edit, quiz, page switch on ① …")
         for i in range(reps):
             res["floor2"].append(floor.sample())
+            res["edfloor"].append(_cell_edit(epage, "1" if i % 2 == 0 else "0"))
             res["cell"].append(_cell_edit(npage, "1" if i % 2 == 0 else "0"))
             res["floor3"].append(floor.sample())
             choose, submit = _choose_and_submit(npage)
@@ -219,7 +224,9 @@ def run(cfg: Config) -> list[Row]:
         rows = [
             Row("felt", "floor app: slider step → number painted (reference)", res["floor"], "ms"),
             _row("③ slider step → page updated", res["slider"], res["floor"]),
+            Row("felt", "floor editor app: cell edit + Enter → number painted (reference)", res["edfloor"], "ms"),
             _row("① matrix cell edit + Enter → result updated", res["cell"], res["floor2"]),
+            _row("① matrix cell edit + Enter vs the editor floor", res["cell"], res["edfloor"]),
             _row("① quiz: choose an option → 回答する clickable", res["choose"], res["floor3"]),
             _row("① quiz: 回答する → verdict shown", res["submit"], res["floor3"]),
             _row("sidebar page switch (① ⇄ ②) → page settled", res["switch"], res["floor4"]),
