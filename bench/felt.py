@@ -131,9 +131,17 @@ def _cell_edit(page, value: str) -> float:
     page.wait_for_timeout(200)
     box = grid.bounding_box()
     header, row_h = 37, 35
-    page.mouse.dblclick(box["x"] + box["width"] - 20, box["y"] + header + row_h * 2 + row_h / 2)
     editor = page.locator("textarea.gdg-input")
-    editor.wait_for(timeout=10_000)
+    for attempt in range(4):  # a double click that lands while the grid is still settling opens nothing
+        page.mouse.dblclick(box["x"] + box["width"] - 20, box["y"] + header + row_h * 2 + row_h / 2)
+        try:
+            editor.wait_for(timeout=3_000)
+            break
+        except Exception:  # noqa: BLE001 - playwright's TimeoutError: try again, then give up
+            if attempt == 3:
+                raise
+            page.wait_for_timeout(300)
+            box = grid.bounding_box()
     editor.fill(value)
     _arm(page, METRIC_JS, "それ → 猫")
     editor.press("Enter")
