@@ -89,3 +89,36 @@ def test_new_questions_button_draws_a_new_round():
     after = _question_ids(at, "qkv")
     assert after != before and len(after) == 3
     assert all(_card(at, i)[0].value is None for i in (1, 2, 3))
+
+
+def test_answer_that_earns_the_mark_redraws_the_sidebar():
+    """A card is a fragment (an answer reruns the card only); when the answer changes the page's ✓
+    the callback asks for a full rerun, so the sidebar shows the new mark at once. AppTest always
+    runs the whole script: this checks that the callback's st.rerun(scope="app") is accepted and
+    the mark is right; that an answer otherwise reruns the card only is tests/test_felt.py's."""
+    from practice.progress import apply_answer, is_mastered, new_progress
+
+    p = new_progress()
+    for seed in range(4):   # 4 right answers: one more right one makes 5 of 5 (✓)
+        p = apply_answer(p, f"zz.qkv.calc0#{seed}", "qkv", True, 0, "page")
+    assert not is_mastered(p, "qkv")
+    at = open_page(QKV, session={"progress": p})
+    label = ui_label("qkv")
+    assert label in _sidebar_labels(at) and label + " ✓" not in _sidebar_labels(at)
+    q = quizzes.from_id(_question_ids(at, "qkv")[0])
+    radio, submit = _card(at, 1)
+    radio.set_value(q.answer)
+    submit.click().run()
+    assert not at.exception
+    assert is_mastered(at.session_state["progress"], "qkv")
+    assert label + " ✓" in _sidebar_labels(at)
+    assert any("正解です" in s.value for s in at.success)
+
+
+def ui_label(key: str) -> str:
+    import ui
+    return ui.PAGE_BY_KEY[key].label
+
+
+def _sidebar_labels(at) -> list[str]:
+    return [pl.label for pl in at.sidebar.get("page_link")]

@@ -7,6 +7,7 @@ from urllib.parse import quote
 import streamlit as st
 
 import quizzes
+from practice.progress import is_mastered
 from quizzes.core import QuizError, Question
 
 from . import state
@@ -101,10 +102,8 @@ def _answer(question: Question, key: str, source: str) -> None:
 
 
 def _marks(topic: str) -> bool:
-    """Whether the sidebar shows ✓ for ``topic`` (ui.nav.sidebar draws it from topic_stats)."""
-    from practice.progress import topic_stats  # local, as in ui.nav
-
-    return bool(topic_stats(state.get_progress()).get(topic, {}).get("mastered"))
+    """Whether the sidebar shows ✓ for ``topic`` (ui.nav.sidebar draws it from the same stats)."""
+    return is_mastered(state.get_progress(), topic)
 
 
 def question_card(question: Question, key: str, *, number: int | None = None, source: str = "page",
