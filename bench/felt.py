@@ -1,8 +1,10 @@
 """Felt latency in a real browser: an input event → the changed result painted.
 
-Two servers run side by side: ``streamlit run app.py`` and the floor app (bench/floor_app.py:
-one slider, one number). Each sample of this app is paired with a floor sample taken just
-before it, so a ratio compares the two under the same load.
+Three servers run side by side: ``streamlit run app.py``, the floor app (bench/floor_app.py:
+one slider, one number) and, for the cell edit, an editor floor (bench/floor_editor_app.py: one
+st.data_editor, one number; st.data_editor alone needs ~3× the slider floor). Each sample of this
+app is paired with a floor sample taken just before it, so a ratio compares the two under the
+same load.
 
 How one interaction is timed (all inside the page, on the page's own clock): a capture-phase
 listener notes the ``timeStamp`` of the first ``pointerdown``/``keydown`` after the section
@@ -50,8 +52,12 @@ METRIC_JS = """(label) => { const m = [...document.querySelectorAll('[data-testi
   return m ? m.querySelector('[data-testid="stMetricValue"]').innerText : null; }"""
 FLOOR_JS = """() => { const m = [...document.querySelectorAll('[data-testid="stMarkdown"]')]
   .find(e => e.innerText.includes('結果')); return m ? m.innerText : null; }"""
-SUBMIT_JS = """() => { const b = [...document.querySelectorAll('button')].find(e => e.innerText.trim() === '回答する');
-  return b ? String(b.disabled) : null; }"""
+# "回答する clickable": the option shown chosen AND the first card's 回答する enabled. A state, not a
+# change: the card may be an st.form whose button is enabled before any choice (then choosing needs
+# no round trip), or a button that is enabled only after the choice's rerun.
+SUBMIT_READY_JS = """() => { const r = document.querySelector('[data-testid="stRadio"] input[type="radio"]');
+  const b = [...document.querySelectorAll('button')].find(e => e.innerText.trim() === '回答する');
+  return String(!!r && r.checked && !!b && !b.disabled); }"""
 VERDICT_JS = """() => { const t = document.body.innerText; return String(t.includes('正解です。') || t.includes('不正解です。')); }"""
 H1_JS = """() => { const h = document.querySelector('h1'); return h ? h.innerText : null; }"""
 SETTLED_JS = """(needQuiz) => {
@@ -68,6 +74,11 @@ def _arm(page, read_js: str, arg=None) -> None:
         "([src, arg]) => { const read = eval(src); const before = read(arg);"
         " window.__felt.arm(() => { const now = read(arg); return now !== null && now !== before; }); }",
         [read_js, arg])
+
+
+def _arm_until_true(page, read_js: str) -> None:
+    """Like _arm, but done when ``read()`` returns "true" (a state, whatever it was before)."""
+    page.evaluate("(src) => { const read = eval(src); window.__felt.arm(() => read() === 'true'); }", read_js)
 
 
 def _elapsed_ms(page) -> float:
@@ -120,9 +131,17 @@ def _cell_edit(page, value: str) -> float:
     page.wait_for_timeout(200)
     box = grid.bounding_box()
     header, row_h = 37, 35
-    page.mouse.dblclick(box["x"] + box["width"] - 20, box["y"] + header + row_h * 2 + row_h / 2)
     editor = page.locator("textarea.gdg-input")
-    editor.wait_for(timeout=10_000)
+    for attempt in range(4):  # a double click that lands while the grid is still settling opens nothing
+        page.mouse.dblclick(box["x"] + box["width"] - 20, box["y"] + header + row_h * 2 + row_h / 2)
+        try:
+            editor.wait_for(timeout=3_000)
+            break
+        except Exception:  # noqa: BLE001 - playwright's TimeoutError: try again, then give up
+            if attempt == 3:
+                raise
+            page.wait_for_timeout(300)
+            box = grid.bounding_box()
     editor.fill(value)
     _arm(page, METRIC_JS, "それ → 猫")
     editor.press("Enter")
@@ -135,7 +154,7 @@ def _choose_and_submit(page) -> tuple[float, float]:
     """① quiz, first card: choose A (→ 回答する clickable), then press 回答する (→ verdict)."""
     radio = page.locator('[data-testid="stRadio"]').first
     radio.scroll_into_view_if_needed()
-    _arm(page, SUBMIT_JS)
+    _arm_until_true(page, SUBMIT_READY_JS)
     radio.locator('[data-testid="stRadioGroup"] label').first.click()
     choose = _elapsed_ms(page)
     _settle(page)
@@ -176,13 +195,15 @@ def run(cfg: Config) -> list[Row]:
     reps = cfg.reps(full=9, quick=2)
     opens = cfg.reps(full=3, quick=1)
     res: dict[str, list[float]] = {k: [] for k in ("floor", "slider", "floor2", "cell", "floor3", "choose",
-                                                   "submit", "floor4", "switch")}
+                                                   "submit", "floor4", "switch", "edfloor")}
     with sync_playwright() as p, ExitStack() as stack:
         app = stack.enter_context(streamlit_server(watch_files=False))
         floor_srv = stack.enter_context(streamlit_server(watch_files=False, script="bench/floor_app.py"))
+        ed_srv = stack.enter_context(streamlit_server(watch_files=False, script="bench/floor_editor_app.py"))
         browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
         stack.callback(browser.close)
         _fc, fpage, _ = _open(browser, floor_srv.base + "/", False)
+        _ec, epage, _ = _open(browser, ed_srv.base + "/", False)
         floor = _Floor(fpage)
         floor.sample()  # warm both sides once
         scaling, naive = PAGE_BY_KEY["scaling"], PAGE_BY_KEY["naive"]
@@ -198,6 +219,7 @@ def run(cfg: Config) -> list[Row]:
         cfg.log("  felt: cell edit, quiz, page switch on ① …")
         for i in range(reps):
             res["floor2"].append(floor.sample())
+            res["edfloor"].append(_cell_edit(epage, "1" if i % 2 == 0 else "0"))
             res["cell"].append(_cell_edit(npage, "1" if i % 2 == 0 else "0"))
             res["floor3"].append(floor.sample())
             choose, submit = _choose_and_submit(npage)
@@ -210,7 +232,9 @@ def run(cfg: Config) -> list[Row]:
         rows = [
             Row("felt", "floor app: slider step → number painted (reference)", res["floor"], "ms"),
             _row("③ slider step → page updated", res["slider"], res["floor"]),
+            Row("felt", "floor editor app: cell edit + Enter → number painted (reference)", res["edfloor"], "ms"),
             _row("① matrix cell edit + Enter → result updated", res["cell"], res["floor2"]),
+            _row("① matrix cell edit + Enter vs the editor floor", res["cell"], res["edfloor"]),
             _row("① quiz: choose an option → 回答する clickable", res["choose"], res["floor3"]),
             _row("① quiz: 回答する → verdict shown", res["submit"], res["floor3"]),
             _row("sidebar page switch (① ⇄ ②) → page settled", res["switch"], res["floor4"]),

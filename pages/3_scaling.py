@@ -1,4 +1,6 @@
 """③ √d_k で割る理由: softmax saturation, the spread of q·k growing with d_k, the cure."""
+import functools
+
 import altair as alt
 import numpy as np
 import pandas as pd
@@ -40,20 +42,34 @@ def spread_chart(exp) -> alt.Chart:
     ).properties(width=260, height=220, autosize=PAD)
 
 
-def curve_chart(curve, current: float) -> alt.LayerChart:
-    df = pd.DataFrame({
-        "倍率 c": [p.factor for p in curve] * 2,
-        "系列": ["最大の重み"] * len(curve) + ["勾配の大きさ"] * len(curve),
-        "値": [p.max_weight for p in curve] + [p.gradient for p in curve],
-    })
-    lines = alt.Chart(df, title="倍率 c を大きくすると").mark_line(point=True).encode(
-        x=alt.X("倍率 c:Q"), y=alt.Y("値:Q", scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("系列:N", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(orient="bottom", title=None)),
-        tooltip=["倍率 c", "系列", alt.Tooltip("値:Q", format=".5f")],
-    )
-    rule = alt.Chart(pd.DataFrame({"倍率 c": [current]})).mark_rule(strokeDash=[4, 4], color="#888").encode(
-        x="倍率 c:Q")
-    return (lines + rule).properties(width=260, height=220, autosize=PAD)
+# The two charts of 試してみよう are redrawn on every slider step: written as plain Vega-Lite with
+# inline values, so a step costs no Altair build or schema validation (20–90 ms per chart on a busy
+# machine, most of the step's server time). Same look as the Altair charts on this page.
+VIRIDIS_LEGEND = {"scale": {"scheme": "viridis"}, "legend": {"orient": "bottom", "title": None}}
+
+
+@functools.lru_cache(maxsize=1)
+def curve_values() -> tuple:
+    """Rows of the saturation curve (it does not depend on the slider: computed once)."""
+    curve = tutor.scaling.saturation_curve(BASE)
+    return tuple({"倍率 c": float(p.factor), "系列": name, "値": float(v)}
+                 for name, attr in (("最大の重み", "max_weight"), ("勾配の大きさ", "gradient"))
+                 for p in curve for v in (getattr(p, attr),))
+
+
+def saturation_spec(current: float) -> dict:
+    """Max weight and gradient against c, with a dashed rule at the slider's c."""
+    lines = {"mark": {"type": "line", "point": True}, "data": {"values": list(curve_values())},
+             "encoding": {"x": {"field": "倍率 c", "type": "quantitative"},
+                          "y": {"field": "値", "type": "quantitative", "scale": {"domain": [0, 1]}},
+                          "color": {"field": "系列", "type": "nominal", **VIRIDIS_LEGEND},
+                          "tooltip": [{"field": "倍率 c", "type": "quantitative"}, {"field": "系列", "type": "nominal"},
+                                      {"field": "値", "type": "quantitative", "format": ".5f"}]}}
+    rule = {"mark": {"type": "rule", "strokeDash": [4, 4], "color": "#888"},
+            "data": {"values": [{"倍率 c": float(current)}]},
+            "encoding": {"x": {"field": "倍率 c", "type": "quantitative"}}}
+    return {"title": "倍率 c を大きくすると", "layer": [lines, rule], "width": 260, "height": 220,
+            "autosize": {"type": "pad"}}
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -66,16 +82,15 @@ def measured_spread_chart(seed: int) -> alt.Chart:
     return spread_chart(measured_spread(seed))
 
 
-def weights_chart(weights) -> alt.Chart:
-    bars = pd.DataFrame({"キー": KEYS3, "重み": weights})
-    return alt.Chart(bars, title="重み").mark_bar(color="#2E6F9E").encode(
-        x=alt.X("キー:N", sort=KEYS3, axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("重み:Q", scale=alt.Scale(domain=[0, 1])),
-        tooltip=["キー", alt.Tooltip("重み:Q", format=".5f")]).properties(width=220, height=220, autosize=PAD)
-
-
-def saturation_chart(factor: float) -> alt.LayerChart:
-    return curve_chart(tutor.scaling.saturation_curve(BASE), factor)
+def weights_spec(weights) -> dict:
+    """The three softmax weights as bars."""
+    return {"title": "重み", "mark": {"type": "bar", "color": "#2E6F9E"},
+            "data": {"values": [{"キー": k, "重み": float(w)} for k, w in zip(KEYS3, weights)]},
+            "encoding": {"x": {"field": "キー", "type": "nominal", "sort": KEYS3, "axis": {"labelAngle": 0}},
+                         "y": {"field": "重み", "type": "quantitative", "scale": {"domain": [0, 1]}},
+                         "tooltip": [{"field": "キー", "type": "nominal"},
+                                     {"field": "重み", "type": "quantitative", "format": ".5f"}]},
+            "width": 220, "height": 220, "autosize": {"type": "pad"}}
 
 
 # ---------------------------------------------------------------------------
@@ -166,47 +181,63 @@ st.markdown(
 # ---------------------------------------------------------------------------
 ui.section("visual")
 st.subheader("乱数で測る：内積のばらつきは √d_k で増える")
-seed = ui.number_input("乱数のシード", min_value=0, max_value=100_000, value=0, step=1, key="scaling_seed",
-                       persist_state="session", help="同じシードなら同じ結果になります。")
-exp = ui.compute("scaling_spread", measured_spread, int(seed))
-if exp is not None:
-    st.caption(f"各 $d_k$ について、成分が平均 0・分散 1 の乱数ベクトル q を {exp.n_samples} 個、"
-               f"それぞれにキー k を {exp.n_keys} 個作り、内積のばらつき（標準偏差）を測りました。")
-    ui.cached_chart(measured_spread_chart, int(seed), width="content")
-    st.table(pd.DataFrame(
-        [[number(v, 2) for v in exp.raw_std], [number(v, 2) for v in exp.theory_std],
-         [number(v, 2) for v in exp.scaled_std], [number(v, 3) for v in exp.raw_max_weight],
-         [number(v, 3) for v in exp.scaled_max_weight]],
-        index=["測った標準偏差", "√d_k（理論）", "÷√d_k 後の標準偏差", "1位の重みの平均（割らない）",
-               "1位の重みの平均（割る）"],
-        columns=[f"d_k={d}" for d in exp.d_ks]).rename_axis("測った量"))
-    st.markdown(
-        f"測った幅は $\\sqrt{{d_k}}$ とよく合います（$d_k = {exp.d_ks[-1]}$ で {number(exp.raw_std[-1], 1)}、"
-        f"理論 {number(exp.theory_std[-1], 1)}）。割らないと、キー {exp.n_keys} 個のうち 1 位の重みの平均は "
-        f"$d_k = {exp.d_ks[-1]}$ で {number(exp.raw_max_weight[-1], 3)} とほぼ総取りです。"
-        f"$\\sqrt{{d_k}}$ で割ると、どの $d_k$ でも幅は 1 前後、1 位の重みも {number(exp.scaled_max_weight[-1], 3)} 程度にとどまります。"
-    )
+
+
+@st.fragment
+def spread_experiment() -> None:
+    """The seeded measurement as a fragment: a new seed reruns this part only."""
+    seed = ui.number_input("乱数のシード", min_value=0, max_value=100_000, value=0, step=1, key="scaling_seed",
+                           persist_state="session", help="同じシードなら同じ結果になります。")
+    exp = ui.compute("scaling_spread", measured_spread, int(seed))
+    if exp is not None:
+        st.caption(f"各 $d_k$ について、成分が平均 0・分散 1 の乱数ベクトル q を {exp.n_samples} 個、"
+                   f"それぞれにキー k を {exp.n_keys} 個作り、内積のばらつき（標準偏差）を測りました。")
+        ui.cached_chart(measured_spread_chart, int(seed), width="content")
+        st.table(pd.DataFrame(
+            [[number(v, 2) for v in exp.raw_std], [number(v, 2) for v in exp.theory_std],
+             [number(v, 2) for v in exp.scaled_std], [number(v, 3) for v in exp.raw_max_weight],
+             [number(v, 3) for v in exp.scaled_max_weight]],
+            index=["測った標準偏差", "√d_k（理論）", "÷√d_k 後の標準偏差", "1位の重みの平均（割らない）",
+                   "1位の重みの平均（割る）"],
+            columns=[f"d_k={d}" for d in exp.d_ks]).rename_axis("測った量"))
+        st.markdown(
+            f"測った幅は $\\sqrt{{d_k}}$ とよく合います（$d_k = {exp.d_ks[-1]}$ で {number(exp.raw_std[-1], 1)}、"
+            f"理論 {number(exp.theory_std[-1], 1)}）。割らないと、キー {exp.n_keys} 個のうち 1 位の重みの平均は "
+            f"$d_k = {exp.d_ks[-1]}$ で {number(exp.raw_max_weight[-1], 3)} とほぼ総取りです。"
+            f"$\\sqrt{{d_k}}$ で割ると、どの $d_k$ でも幅は 1 前後、1 位の重みも {number(exp.scaled_max_weight[-1], 3)} 程度にとどまります。"
+        )
+
+
+spread_experiment()
 
 # ---------------------------------------------------------------------------
 ui.section("try")
 st.markdown("スコア $(2, 1, 0)$ に倍率 $c$ を掛けて softmax に通します。$c$ を大きくして、"
             "重みが 1 つに集中し、勾配が消えていく様子を見てください。")
-factor = st.slider("スコアの倍率 c", min_value=0.5, max_value=20.0, value=1.0, step=0.5, key="scaling_factor",
-                   persist_state="session")
-point = ui.compute("scaling_point", tutor.scaling.saturation_point, BASE, factor)
-if point is not None:
-    st.latex(r"\begin{aligned}&\mathrm{softmax}" + vector(point.scores, auto_digits(point.scores, 1))
-             + r" \\ &\approx (" + ", ".join(prob_tex(w) for w in point.weights) + r")\end{aligned}")
-    m1, m2 = st.columns(2)
-    m1.metric("最大の重み", prob_text(point.max_weight))
-    m2.metric("勾配の大きさ max|∂a/∂s|", prob_text(point.gradient))
-    c1, c2 = st.columns(2)
-    with c1:
-        ui.cached_chart(weights_chart, point.weights, width="content")
-    with c2:
-        ui.cached_chart(saturation_chart, factor, width="content")
-    st.caption("勾配の大きさは、ヤコビ行列 $\\partial a_i/\\partial s_j$ の成分の絶対値の最大です"
-               "（2 つの重みが半々のときにいちばん大きく、1 つの重みが 1 に近づくほど 0 に近づきます）。")
+
+
+@st.fragment
+def try_factor() -> None:
+    """試してみよう as a fragment: a slider step reruns this section only, not the page."""
+    factor = st.slider("スコアの倍率 c", min_value=0.5, max_value=20.0, value=1.0, step=0.5, key="scaling_factor",
+                       persist_state="session")
+    point = ui.compute("scaling_point", tutor.scaling.saturation_point, BASE, factor)
+    if point is not None:
+        st.latex(r"\begin{aligned}&\mathrm{softmax}" + vector(point.scores, auto_digits(point.scores, 1))
+                 + r" \\ &\approx (" + ", ".join(prob_tex(w) for w in point.weights) + r")\end{aligned}")
+        m1, m2 = st.columns(2)
+        m1.metric("最大の重み", prob_text(point.max_weight))
+        m2.metric("勾配の大きさ max|∂a/∂s|", prob_text(point.gradient))
+        c1, c2 = st.columns(2)
+        with c1:
+            st.vega_lite_chart(weights_spec(point.weights), width="content")
+        with c2:
+            st.vega_lite_chart(saturation_spec(factor), width="content")
+        st.caption("勾配の大きさは、ヤコビ行列 $\\partial a_i/\\partial s_j$ の成分の絶対値の最大です"
+                   "（2 つの重みが半々のときにいちばん大きく、1 つの重みが 1 に近づくほど 0 に近づきます）。")
+
+
+try_factor()
 
 ui.quiz_section("scaling")
 ui.next_link("scaling")

@@ -211,56 +211,74 @@ st.caption("行 = クエリ（見る側）、列 = キー（見られる側）�
 # ---------------------------------------------------------------------------
 ui.section("try")
 st.subheader("1 つのヘッドに 2 つの仕事をさせると")
-t = st.slider("ヘッド 2（直前の語の係）の配分の割合 t", 0.0, 1.0, 0.5, 0.05, key="mh_blend",
-              persist_state="session")
-blended = tutor.multihead.blend_weights(ex.head1.weights, ex.head2_weights, t)
-blend_frame = ui.matrix_frame(blended, TOKENS, TOKENS)
-blend_frame["行の合計"] = [format_number(v, 3) for v in tutor.row_sums(blended)]
-ui.show_table(blend_frame)
-st.caption("(1 − t)·(照応係の重み) + t·(直前の語の係の重み)。t を動かしても行の合計は 1 のまま。"
-           "片方の関係を強めれば、もう片方は必ず弱まります。")
+
+
+@st.fragment
+def try_blend() -> None:
+    """The blend slider as a fragment: a step reruns this table only, not the page."""
+    t = st.slider("ヘッド 2（直前の語の係）の配分の割合 t", 0.0, 1.0, 0.5, 0.05, key="mh_blend",
+                  persist_state="session")
+    blended = tutor.multihead.blend_weights(ex.head1.weights, ex.head2_weights, t)
+    blend_frame = ui.matrix_frame(blended, TOKENS, TOKENS)
+    blend_frame["行の合計"] = [format_number(v, 3) for v in tutor.row_sums(blended)]
+    ui.show_table(blend_frame)
+    st.caption("(1 − t)·(照応係の重み) + t·(直前の語の係の重み)。t を動かしても行の合計は 1 のまま。"
+               "片方の関係を強めれば、もう片方は必ず弱まります。")
+
+
+try_blend()
+
 
 st.subheader("自分でヘッドを組む")
 st.markdown(
     "$d_{\\text{model}}$ とヘッド数 $h$ を選ぶと、シードから作った乱数の埋め込みと、"
     "ヘッドごとに別々の $W_Q^{(i)}, W_K^{(i)}, W_V^{(i)}$（学習前の乱数）で計算します。"
 )
-c1, c2, c3 = st.columns(3)
-with c1:
-    d_model = st.selectbox("d_model", D_MODEL_OPTIONS, index=D_MODEL_OPTIONS.index(8), key="mh_d_model",
-                           persist_state="session")
-with c2:
-    n_heads = ui.number_input("ヘッド数 h", min_value=1, max_value=16, value=2, step=1, key="mh_heads",
-                              persist_state="session")
-with c3:
-    seed = ui.number_input("乱数のシード", min_value=0, max_value=9999, value=0, step=1, key="mh_seed",
-                           persist_state="session")
-live = ui.compute("mh_live", tutor.multihead.random_multihead, len(TOKENS), d_model, n_heads,
-                  np.random.default_rng(int(seed)))
-if live is not None:
-    res, cost = live.result, live.cost
-    st.markdown(
-        f"$d_k = d_{{\\text{{model}}}} / h = {cost.d_model} / {cost.n_heads} = {cost.d_k}$　"
-        f"（各ヘッドの $W_Q^{{(i)}}$ は ${cost.d_model} \\times {cost.d_k}$）"
-    )
-    st.markdown(f"**各ヘッドの注意の重み**（{res.n_heads} 枚）")
-    cols = []
-    for number, w in enumerate(res.weights, start=1):
-        if not cols:
-            cols = list(st.columns(2))
-        with cols.pop(0):
-            small_heatmap(w, TOKENS, TOKENS, f"ヘッド {number}", px=130)
-    st.caption("同じ入力でも、W が違えば注目のしかたが変わります（学習前なので模様に意味はまだありません）。")
-    with st.expander(f"連結 Concat（3 × {res.concat.shape[1]}）と W_O を掛けた出力（3 × {res.output.shape[1]}）"):
-        ui.show_matrix(res.concat, TOKENS,
-                       caption="Concat(head₁, …, head_h)：ヘッドの出力を順に横へ")
-        ui.show_matrix(res.output, TOKENS,
-                       caption="MultiHead(X) = Concat · W_O")
-    st.markdown(
-        f"パラメータ数は $4 \\times {cost.d_model}^2 = {cost.params:,}$（$h$ を変えても同じ）。"
-        "下の表で、同じ $d_{\\text{model}}$ を 1 ヘッドで使う場合と比べてください。"
-    )
-    ui.show_table(cost_frame(live.cost, live.cost_one_head), hide_index=True)
+
+
+@st.fragment
+def try_own_heads() -> None:
+    """Your own heads as a fragment: d_model, h or the seed rerun this part only."""
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        d_model = st.selectbox("d_model", D_MODEL_OPTIONS, index=D_MODEL_OPTIONS.index(8), key="mh_d_model",
+                               persist_state="session")
+    with c2:
+        n_heads = ui.number_input("ヘッド数 h", min_value=1, max_value=16, value=2, step=1, key="mh_heads",
+                                  persist_state="session")
+    with c3:
+        seed = ui.number_input("乱数のシード", min_value=0, max_value=9999, value=0, step=1, key="mh_seed",
+                               persist_state="session")
+    live = ui.compute("mh_live", tutor.multihead.random_multihead, len(TOKENS), d_model, n_heads,
+                      np.random.default_rng(int(seed)))
+    if live is not None:
+        res, cost = live.result, live.cost
+        st.markdown(
+            f"$d_k = d_{{\\text{{model}}}} / h = {cost.d_model} / {cost.n_heads} = {cost.d_k}$　"
+            f"（各ヘッドの $W_Q^{{(i)}}$ は ${cost.d_model} \\times {cost.d_k}$）"
+        )
+        st.markdown(f"**各ヘッドの注意の重み**（{res.n_heads} 枚）")
+        cols = []
+        for number, w in enumerate(res.weights, start=1):
+            if not cols:
+                cols = list(st.columns(2))
+            with cols.pop(0):
+                small_heatmap(w, TOKENS, TOKENS, f"ヘッド {number}", px=130)
+        st.caption("同じ入力でも、W が違えば注目のしかたが変わります（学習前なので模様に意味はまだありません）。")
+        with st.expander(f"連結 Concat（3 × {res.concat.shape[1]}）と W_O を掛けた出力（3 × {res.output.shape[1]}）"):
+            ui.show_matrix(res.concat, TOKENS,
+                           caption="Concat(head₁, …, head_h)：ヘッドの出力を順に横へ")
+            ui.show_matrix(res.output, TOKENS,
+                           caption="MultiHead(X) = Concat · W_O")
+        st.markdown(
+            f"パラメータ数は $4 \\times {cost.d_model}^2 = {cost.params:,}$（$h$ を変えても同じ）。"
+            "下の表で、同じ $d_{\\text{model}}$ を 1 ヘッドで使う場合と比べてください。"
+        )
+        ui.show_table(cost_frame(live.cost, live.cost_one_head), hide_index=True)
+
+
+try_own_heads()
+
 
 ui.quiz_section("multihead")
 ui.next_link("multihead")

@@ -182,23 +182,32 @@ st.caption("右は対角より右上がすべて 0。それ の行（いちば�
 # ---------------------------------------------------------------------------
 ui.section("try")
 st.subheader("よくある間違い：softmax の後でマスクする")
-wrong_order = st.toggle("softmax を先に計算し、あとから未来の重みを 0 にする（間違った順番）", value=False,
-                        key="mask_wrong_order", persist_state="session")
-order = tutor.mask.compare_mask_order(scaled, causal3)
-if wrong_order:
-    ui.cached_table(weights_with_sums, order.wrong, order.wrong_sums, TOKENS, TOKENS)
-    st.error(
-        f"行の合計が 1 になりません：猫 の行は {format_number(order.wrong_sums[0], 3)}、"
-        f"魚 の行は {format_number(order.wrong_sums[1], 3)}。"
-        f"未来に配られていた {format_number(order.lost[0], 3)} と {format_number(order.lost[1], 3)} が"
-        "消えただけで、残りの重みは配り直されていません。出力ベクトルも小さく縮んでしまいます。",
-    )
-else:
-    ui.cached_table(weights_with_sums, order.right, order.right_sums, TOKENS, TOKENS)
-    st.success(
-        f"−∞ を softmax の前に足す正しい順番です。行の合計は {vec(order.right_sums)} で、"
-        "見てよい位置だけで重みが配り直されています。",
-    )
+
+
+@st.fragment
+def try_mask_order() -> None:
+    """The wrong-order toggle as a fragment: switching reruns this table only."""
+    wrong_order = st.toggle("softmax を先に計算し、あとから未来の重みを 0 にする（間違った順番）", value=False,
+                            key="mask_wrong_order", persist_state="session")
+    order = tutor.mask.compare_mask_order(scaled, causal3)
+    if wrong_order:
+        ui.cached_table(weights_with_sums, order.wrong, order.wrong_sums, TOKENS, TOKENS)
+        st.error(
+            f"行の合計が 1 になりません：猫 の行は {format_number(order.wrong_sums[0], 3)}、"
+            f"魚 の行は {format_number(order.wrong_sums[1], 3)}。"
+            f"未来に配られていた {format_number(order.lost[0], 3)} と {format_number(order.lost[1], 3)} が"
+            "消えただけで、残りの重みは配り直されていません。出力ベクトルも小さく縮んでしまいます。",
+        )
+    else:
+        ui.cached_table(weights_with_sums, order.right, order.right_sums, TOKENS, TOKENS)
+        st.success(
+            f"−∞ を softmax の前に足す正しい順番です。行の合計は {vec(order.right_sums)} で、"
+            "見てよい位置だけで重みが配り直されています。",
+        )
+
+
+try_mask_order()
+
 
 st.subheader("パディングマスクと因果マスク")
 st.markdown(
@@ -208,32 +217,41 @@ st.markdown(
     "デコーダの Source-Target Attention は、キーがソース（原文）側のトークンなので、ソースのパディングマスクだけで足ります。"
     "原文は最初から全部そろっているので、因果マスクはかけません。"
 )
-valid = st.slider("文の本当の長さ（有効長）", 1, len(SLOTS), 3, key="mask_valid_len", persist_state="session")
-labels = list(tutor.mask.pad_tokens(SLOTS, valid, PAD))
-pad = tutor.padding_mask(valid, len(SLOTS))
-causal = tutor.causal_mask(len(SLOTS))
-both = tutor.mask.combine_masks(causal, pad)
-c1, c2 = st.columns(2)
-with c1:
-    st.caption("パディングマスク（エンコーダ）")
-    ui.cached_table(mask_frame, pad, labels, labels)
-with c2:
-    st.caption("因果マスク")
-    ui.cached_table(mask_frame, causal, labels, labels)
-st.caption("両方（デコーダの自己注意）：どちらかで隠れる位置は隠す")
-ui.cached_table(mask_frame, both, labels, labels)
-st.markdown(
-    "スコアをすべて同じ値（0）にして softmax にかけると、見てよいキーに重みが均等に配られます。"
-    "隠した列はちょうど 0 です。PAD の行の出力は、あとで損失を計算するときに捨てられます。"
-)
-flat = np.zeros((len(SLOTS), len(SLOTS)))
-enc_w = tutor.mask.masked_softmax_steps(flat, pad).weights
-dec_w = tutor.mask.masked_softmax_steps(flat, both).weights
-c1, c2 = st.columns(2)
-with c1:
-    small_heatmap(enc_w, labels, labels, "エンコーダ（パディングのみ）", px=200, digits=2)
-with c2:
-    small_heatmap(dec_w, labels, labels, "デコーダの自己注意（因果 + パディング）", px=200, digits=2)
+
+
+@st.fragment
+def try_padding() -> None:
+    """The valid length as a fragment: the slider reruns the masks and heatmaps only."""
+    valid = st.slider("文の本当の長さ（有効長）", 1, len(SLOTS), 3, key="mask_valid_len", persist_state="session")
+    labels = list(tutor.mask.pad_tokens(SLOTS, valid, PAD))
+    pad = tutor.padding_mask(valid, len(SLOTS))
+    causal = tutor.causal_mask(len(SLOTS))
+    both = tutor.mask.combine_masks(causal, pad)
+    c1, c2 = st.columns(2)
+    with c1:
+        st.caption("パディングマスク（エンコーダ）")
+        ui.cached_table(mask_frame, pad, labels, labels)
+    with c2:
+        st.caption("因果マスク")
+        ui.cached_table(mask_frame, causal, labels, labels)
+    st.caption("両方（デコーダの自己注意）：どちらかで隠れる位置は隠す")
+    ui.cached_table(mask_frame, both, labels, labels)
+    st.markdown(
+        "スコアをすべて同じ値（0）にして softmax にかけると、見てよいキーに重みが均等に配られます。"
+        "隠した列はちょうど 0 です。PAD の行の出力は、あとで損失を計算するときに捨てられます。"
+    )
+    flat = np.zeros((len(SLOTS), len(SLOTS)))
+    enc_w = tutor.mask.masked_softmax_steps(flat, pad).weights
+    dec_w = tutor.mask.masked_softmax_steps(flat, both).weights
+    c1, c2 = st.columns(2)
+    with c1:
+        small_heatmap(enc_w, labels, labels, "エンコーダ（パディングのみ）", px=200, digits=2)
+    with c2:
+        small_heatmap(dec_w, labels, labels, "デコーダの自己注意（因果 + パディング）", px=200, digits=2)
+
+
+try_padding()
+
 
 ui.quiz_section("mask")
 ui.next_link("mask")

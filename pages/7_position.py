@@ -149,43 +149,79 @@ ui.show_matrix(learned, [f"位置 {i}" for i in range(4)], [f"列 {j}" for j in 
 # ---------------------------------------------------------------------------
 ui.section("try")
 st.subheader("好きな位置と次元で PE を計算する")
-c1, c2, c3 = st.columns(3)
-with c1:
-    d_model = st.select_slider("d_model（偶数）", options=list(range(2, 129, 2)), value=8, key="pos_d_model",
-                               persist_state="session")
-with c2:
-    pos = st.slider("位置 pos", 0, 100, 3, key="pos_pos", persist_state="session")
-with c3:
-    n_pos = st.slider("表示する位置の数", 2, 100, 30, key="pos_n", persist_state="session")
-entries_try = ui.compute("pos_try", tutor.position.pe_breakdown, pos, d_model)
-if entries_try is not None:
-    ui.cached_table(pe_table, entries_try, hide_index=True, width="stretch")
-pe_try = ui.compute("pos_try_table", tutor.positional_encoding, n_pos, d_model)
-if pe_try is not None:
-    ui.cached_chart(dense_heatmap, pe_try, x_title="次元（列）", y_title="位置 pos",
-                    title=f"PE（位置 {n_pos} 個 × d_model = {d_model}）", width="stretch")
+
+
+@st.fragment
+def try_pe() -> None:
+    """PE at any position and dimension as a fragment: the sliders rerun this part only."""
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        d_model = st.select_slider("d_model（偶数）", options=list(range(2, 129, 2)), value=8, key="pos_d_model",
+                                   persist_state="session")
+    with c2:
+        pos = st.slider("位置 pos", 0, 100, 3, key="pos_pos", persist_state="session")
+    with c3:
+        n_pos = st.slider("表示する位置の数", 2, 100, 30, key="pos_n", persist_state="session")
+    entries_try = ui.compute("pos_try", tutor.position.pe_breakdown, pos, d_model)
+    if entries_try is not None:
+        ui.cached_table(pe_table, entries_try, hide_index=True, width="stretch")
+    pe_try = ui.compute("pos_try_table", tutor.positional_encoding, n_pos, d_model)
+    if pe_try is not None:
+        ui.cached_chart(dense_heatmap, pe_try, x_title="次元（列）", y_title="位置 pos",
+                        title=f"PE（位置 {n_pos} 個 × d_model = {d_model}）", width="stretch")
+
+
+try_pe()
+
 
 st.subheader("並べ替えを変えてみる")
-perm_try_name = st.selectbox("並べ替えの順番", list(ORDERS), key="pos_perm", persist_state="session")
-perm_try = ORDERS[perm_try_name]
-no_pe_try = tutor.position.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, perm_try)
-with_pe_try = tutor.position.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, perm_try, pe3)
-c1, c2 = st.columns(2)
-c1.metric(f"{perm_try_name}：差の最大値（PE なし）", format_number(no_pe_try.max_diff, 3))
-c2.metric(f"{perm_try_name}：差の最大値（PE あり）", format_number(with_pe_try.max_diff, 3))
+
+
+@st.fragment
+def try_permutation() -> None:
+    """The permutation as a fragment: choosing one reruns this part only."""
+    perm_try_name = st.selectbox("並べ替えの順番", list(ORDERS), key="pos_perm", persist_state="session")
+    perm_try = ORDERS[perm_try_name]
+    no_pe_try = tutor.position.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, perm_try)
+    with_pe_try = tutor.position.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, perm_try, pe3)
+    c1, c2 = st.columns(2)
+    c1.metric(f"{perm_try_name}：差の最大値（PE なし）", format_number(no_pe_try.max_diff, 3))
+    c2.metric(f"{perm_try_name}：差の最大値（PE あり）", format_number(with_pe_try.max_diff, 3))
+
+
+try_permutation()
+
 
 st.subheader("RoPE のずれを変えてみる")
-offset = st.slider("位置のずれ（クエリの位置 − キーの位置）", -5, 10, 2, key="pos_rope_offset", persist_state="session")
-rows_try = ui.compute("pos_rope", tutor.position.rope_shift_table, Q_DEMO, K_DEMO, offset, range(5, 30, 6))
-if rows_try is not None:
-    ui.cached_table(rope_frame, rows_try, hide_index=True, width="stretch")
-    st.caption("RoPE の列はすべて同じ値、足し算の列は行ごとに違う値になっているはずです。")
+
+
+@st.fragment
+def try_rope() -> None:
+    """The RoPE offset as a fragment: the slider reruns this table only."""
+    offset = st.slider("位置のずれ（クエリの位置 − キーの位置）", -5, 10, 2, key="pos_rope_offset", persist_state="session")
+    rows_try = ui.compute("pos_rope", tutor.position.rope_shift_table, Q_DEMO, K_DEMO, offset, range(5, 30, 6))
+    if rows_try is not None:
+        ui.cached_table(rope_frame, rows_try, hide_index=True, width="stretch")
+        st.caption("RoPE の列はすべて同じ値、足し算の列は行ごとに違う値になっているはずです。")
+
+
+try_rope()
+
 
 st.subheader("学習前の位置ベクトルを引き直す")
-seed = ui.number_input("シード", min_value=0, max_value=10_000, value=0, step=1, key="pos_seed",
-                       persist_state="session")
-learned_try = tutor.position.learned_position_table(4, tb.D_MODEL, np.random.default_rng(int(seed)))
-ui.show_matrix(learned_try, [f"位置 {i}" for i in range(4)], [f"列 {j}" for j in range(tb.D_MODEL)], digits=4)
+
+
+@st.fragment
+def try_learned() -> None:
+    """Drawing learned position vectors again as a fragment: the seed reruns this table only."""
+    seed = ui.number_input("シード", min_value=0, max_value=10_000, value=0, step=1, key="pos_seed",
+                           persist_state="session")
+    learned_try = tutor.position.learned_position_table(4, tb.D_MODEL, np.random.default_rng(int(seed)))
+    ui.show_matrix(learned_try, [f"位置 {i}" for i in range(4)], [f"列 {j}" for j in range(tb.D_MODEL)], digits=4)
+
+
+try_learned()
+
 
 ui.quiz_section("position")
 ui.next_link("position")

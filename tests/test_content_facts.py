@@ -245,7 +245,7 @@ def test_feedback_on_a_worst_item_in_the_page_quiz():
     at = open_page(BLOCK, query={"q": qid})
     assert not at.exception and at.session_state["quiz_block__ids"][0] == qid
     wrong = (q.answer + 1) % 4
-    next(r for r in at.radio if r.key.endswith("_1__choice")).set_value(wrong).run()
+    next(r for r in at.radio if r.key.endswith("_1__choice")).set_value(wrong)  # a form: sent with the submit
     next(b for b in at.button if b.key.endswith("_1__submit")).click().run()
     assert not at.exception
     errors = [e.value for e in at.error]

@@ -342,7 +342,7 @@ def test_quiz_link_reopens_question_and_wrong_answer_names_the_mistake():
     assert q.stem in page_text(at)
     wrong = next(i for i in range(4) if i != q.answer)
     radio = next(r for r in at.radio if r.key.endswith("_1__choice"))
-    radio.set_value(wrong).run()
+    radio.set_value(wrong)  # a form: sent with the submit
     next(b for b in at.button if b.key.endswith("_1__submit")).click().run()
     assert not at.exception
     assert any(q.misconceptions[wrong] in w.value for w in at.warning)

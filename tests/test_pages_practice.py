@@ -222,8 +222,7 @@ def learning_page_with_quiz() -> tuple[AppTest, str]:
 def test_review_session_wrong_on_page_then_due_then_fsrs_moves_it():
     at, path = learning_page_with_quiz()
     key, q = first_quiz_card(at)
-    at.radio(key=f"{key}__choice").set_value(wrong(q))
-    no_exception(at.run())
+    at.radio(key=f"{key}__choice").set_value(wrong(q))  # a form: sent with the submit
     at.button(key=f"{key}__submit").click()
     no_exception(at.run())
     assert at.session_state["progress"]["review"][q.id]["state"] == 1
@@ -233,8 +232,7 @@ def test_review_session_wrong_on_page_then_due_then_fsrs_moves_it():
     assert metric(at, "今日が期限の問題") == "1 問"
     assert q.stem in page_text(at)
     card = [r for r in at.radio if (r.key or "").startswith("review_")][0].key[: -len("__choice")]
-    at.radio(key=f"{card}__choice").set_value(q.answer)
-    no_exception(at.run())
+    at.radio(key=f"{card}__choice").set_value(q.answer)  # a form: sent with the submit
     at.button(key=f"{card}__submit").click()
     no_exception(at.run())
     item = at.session_state["progress"]["review"][q.id]
@@ -274,8 +272,7 @@ def test_review_wrong_answer_stays_due_and_comes_back_next_round():
     for q, right in ((q2, True), (q1, False)):
         card = [r for r in at.radio if (r.key or "").startswith("review_")][0].key[: -len("__choice")]
         assert q.stem in page_text(at)
-        at.radio(key=f"{card}__choice").set_value(q.answer if right else wrong(q))
-        no_exception(at.run())
+        at.radio(key=f"{card}__choice").set_value(q.answer if right else wrong(q))  # a form: sent with the submit
         at.button(key=f"{card}__submit").click()
         no_exception(at.run())
         at.button(key="review_next").click()
@@ -400,16 +397,14 @@ def test_import_callback_directly(monkeypatch, upload, ok):
 def test_dashboard_after_some_answers():
     at, path = learning_page_with_quiz()
     key, q = first_quiz_card(at)
-    at.radio(key=f"{key}__choice").set_value(wrong(q))
-    no_exception(at.run())
+    at.radio(key=f"{key}__choice").set_value(wrong(q))  # a form: sent with the submit
     at.button(key=f"{key}__submit").click()
     no_exception(at.run())
     radios = [r for r in at.radio if (r.key or "").startswith("quiz_") and r.key.endswith("__choice")]
     key2 = radios[1].key[: -len("__choice")]
     topic = key2.split("_")[1]
     q2 = quizzes.from_id(at.session_state[f"quiz_{topic}__ids"][1])
-    at.radio(key=f"{key2}__choice").set_value(q2.answer)
-    no_exception(at.run())
+    at.radio(key=f"{key2}__choice").set_value(q2.answer)  # a form: sent with the submit
     at.button(key=f"{key2}__submit").click()
     no_exception(at.run())
     # and one finished mock exam, through the exam page

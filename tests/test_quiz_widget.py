@@ -23,29 +23,40 @@ def test_fresh_questions_belong_to_the_page_and_start_unanswered():
     assert any(quizzes.from_id(q).kind == "calc" for q in ids)
     radio, submit = _card(at, 1)
     assert radio.value is None          # nothing preselected
-    assert submit.disabled              # cannot answer before choosing
+    # cannot answer before choosing: 回答する is a form's submit button (clickable at once, so a
+    # fast click after a choice is never lost); pressed without a choice it records nothing
+    assert submit.form_id and not submit.disabled
+    submit.click().run()
+    assert not at.exception
+    assert at.session_state["progress"]["attempts"] == []
+    assert any("選択肢を 1 つ選んでから" in w.value for w in at.warning)
+    radio, submit = _card(at, 1)
+    assert radio.value is None and not radio.disabled and not submit.disabled   # still open
 
 
 def test_right_answer_is_confirmed_with_the_explanation_and_recorded():
     at = open_page(QKV)
     q = quizzes.from_id(_question_ids(at, "qkv")[0])
     radio, submit = _card(at, 1)
-    radio.set_value(q.answer).run()
-    _card(at, 1)[1].click().run()
+    radio.set_value(q.answer)           # a form: the choice is sent with 回答する, in one run
+    submit.click().run()
     assert not at.exception
     assert any("正解です" in s.value for s in at.success)
     assert q.explanation in page_text(at)
     attempts = at.session_state["progress"]["attempts"]
     assert [(a["qid"], a["correct"], a["source"]) for a in attempts] == [(q.id, True, "page")]
     assert q.id not in at.session_state["progress"]["review"]
+    radio, submit = _card(at, 1)
+    assert radio.value == q.answer and radio.disabled and submit.disabled   # locked, the choice still shown
 
 
 def test_wrong_answer_names_the_mistake_and_schedules_a_review():
     at = open_page(QKV)
     q = quizzes.from_id(_question_ids(at, "qkv")[1])
     wrong = (q.answer + 1) % 4
-    _card(at, 2)[0].set_value(wrong).run()
-    _card(at, 2)[1].click().run()
+    radio, submit = _card(at, 2)
+    radio.set_value(wrong)
+    submit.click().run()
     assert not at.exception
     assert any("不正解" in e.value and q.choices[q.answer] in e.value for e in at.error)
     assert any(q.misconceptions[wrong] in w.value for w in at.warning)
@@ -78,3 +89,36 @@ def test_new_questions_button_draws_a_new_round():
     after = _question_ids(at, "qkv")
     assert after != before and len(after) == 3
     assert all(_card(at, i)[0].value is None for i in (1, 2, 3))
+
+
+def test_answer_that_earns_the_mark_redraws_the_sidebar():
+    """A card is a fragment (an answer reruns the card only); when the answer changes the page's ✓
+    the callback asks for a full rerun, so the sidebar shows the new mark at once. AppTest always
+    runs the whole script: this checks that the callback's st.rerun(scope="app") is accepted and
+    the mark is right; that an answer otherwise reruns the card only is tests/test_felt.py's."""
+    from practice.progress import apply_answer, is_mastered, new_progress
+
+    p = new_progress()
+    for seed in range(4):   # 4 right answers: one more right one makes 5 of 5 (✓)
+        p = apply_answer(p, f"zz.qkv.calc0#{seed}", "qkv", True, 0, "page")
+    assert not is_mastered(p, "qkv")
+    at = open_page(QKV, session={"progress": p})
+    label = ui_label("qkv")
+    assert label in _sidebar_labels(at) and label + " ✓" not in _sidebar_labels(at)
+    q = quizzes.from_id(_question_ids(at, "qkv")[0])
+    radio, submit = _card(at, 1)
+    radio.set_value(q.answer)
+    submit.click().run()
+    assert not at.exception
+    assert is_mastered(at.session_state["progress"], "qkv")
+    assert label + " ✓" in _sidebar_labels(at)
+    assert any("正解です" in s.value for s in at.success)
+
+
+def ui_label(key: str) -> str:
+    import ui
+    return ui.PAGE_BY_KEY[key].label
+
+
+def _sidebar_labels(at) -> list[str]:
+    return [pl.label for pl in at.sidebar.get("page_link")]

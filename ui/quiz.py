@@ -7,6 +7,7 @@ from urllib.parse import quote
 import streamlit as st
 
 import quizzes
+from practice.progress import is_mastered
 from quizzes.core import QuizError, Question
 
 from . import state
@@ -80,20 +81,39 @@ def feedback(question: Question, choice: int) -> None:
 
 
 def _answer(question: Question, key: str, source: str) -> None:
-    """on_click of 回答する: runs before the page, so the card is drawn locked at once."""
+    """on_click of 回答する (the form's submit button): runs before the card is drawn again, so
+    the card is drawn locked at once. The radio's value arrives with the submit."""
     choice = st.session_state.get(f"{key}__choice")
-    if choice is None or f"{key}__answered" in st.session_state:
+    if f"{key}__answered" in st.session_state:
         return
+    if choice is None:  # pressed without a choice: the card says so (nothing is recorded)
+        st.session_state[f"{key}__empty"] = True
+        return
+    before = _marks(question.topic)
     record(question, int(choice), source)
     st.session_state[f"{key}__answered"] = int(choice)
+    # keep the choice shown: the radio is drawn disabled from now on, and Streamlit drops the value
+    # a disabled widget reports; inside a form that value was never committed before this submit
+    st.session_state[f"{key}__choice"] = int(choice)
+    if _marks(question.topic) != before:
+        # the answer changed the page's ✓ in the sidebar: inside a fragment (quiz_section) only
+        # the card would be redrawn, so ask for the whole app (outside a fragment: no change)
+        st.rerun(scope="app")
+
+
+def _marks(topic: str) -> bool:
+    """Whether the sidebar shows ✓ for ``topic`` (ui.nav.sidebar draws it from the same stats)."""
+    return is_mastered(state.get_progress(), topic)
 
 
 def question_card(question: Question, key: str, *, number: int | None = None, source: str = "page",
                   link: bool = True) -> None:
     """One question: stem, radio with nothing preselected, an answer button, feedback, a link.
 
-    Answered once, the radio and the button lock (one attempt per card, so the
-    statistics and the review schedule cannot be gamed by re-answering)."""
+    The radio and 回答する are one st.form: choosing an option sends nothing to the server, so
+    回答する is clickable at once (a fast click right after choosing is never lost) and one round
+    trip brings the verdict. Answered once, the radio and the button lock (one attempt per card,
+    so the statistics and the review schedule cannot be gamed by re-answering)."""
     kind = "計算問題" if question.kind == "calc" else "知識問題"
     head = f"問{number}" if number is not None else "問"
     advanced = "　:orange-badge[発展]" if quizzes.is_advanced(question.id) else ""  # beyond the syllabus
@@ -101,15 +121,27 @@ def question_card(question: Question, key: str, *, number: int | None = None, so
     st.markdown(question.stem)
     answered_k = f"{key}__answered"
     locked = answered_k in st.session_state
-    choice = st.radio("選択肢", options=range(4), index=None, key=f"{key}__choice",
-                      format_func=lambda i: f"{'ABCD'[i]}. {question.choices[i]}",
-                      label_visibility="collapsed", disabled=locked)
-    st.button("回答する", key=f"{key}__submit", disabled=choice is None or locked,
-              on_click=_answer, args=(question, key, source))
+    with st.form(key=f"{key}__form", border=False, enter_to_submit=False):
+        st.radio("選択肢", options=range(4), index=None, key=f"{key}__choice",
+                 format_func=lambda i: f"{'ABCD'[i]}. {question.choices[i]}",
+                 label_visibility="collapsed", disabled=locked)
+        st.form_submit_button("回答する", key=f"{key}__submit", disabled=locked,
+                              on_click=_answer, args=(question, key, source))
+    if st.session_state.pop(f"{key}__empty", False) and not locked:
+        st.warning("選択肢を 1 つ選んでから「回答する」を押してください。", icon=":material/touch_app:")
     if answered_k in st.session_state:
         feedback(question, st.session_state[answered_k])
     if link:
         st.caption(f"[この問題へのリンク]({question_link(question.id)})　id: `{question.id}`")
+
+
+@st.fragment
+def _card_fragment(question: Question, key: str, number: int | None, source: str, link: bool) -> None:
+    """question_card as a fragment: an answer reruns this card only, not the page around it
+    (its hand calculations, charts and the other cards stay as they are). Such a rerun does not
+    run ui.page(), so the card saves the answer to the browser itself (ui.state.flush)."""
+    question_card(question, key, number=number, source=source, link=link)
+    state.flush(key=f"{key}_store")  # (a component key may not contain "__")
 
 
 def quiz_section(topic: str, n: int = 3) -> None:
@@ -146,7 +178,7 @@ def quiz_section(topic: str, n: int = 3) -> None:
             st.warning(f"問題 {state.plain(qid)} を作れませんでした：{state.plain(exc)}")
             continue
         with st.container(border=True):
-            question_card(question, key=f"quiz_{topic}_{rnd}_{i}")
+            _card_fragment(question, f"quiz_{topic}_{rnd}_{i}", None, "page", True)
 
     def new_round() -> None:
         st.session_state[ids_k] = _fresh_ids(topic, n)

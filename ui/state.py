@@ -15,6 +15,8 @@
 """
 from __future__ import annotations
 
+import functools
+
 import copy
 import json
 import re
@@ -191,10 +193,6 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
         s["aside"] = 0
 
 
-def _on_tail_report() -> None:
-    _on_report(storage.TAIL_KEY)
-
-
 def _queue_write(s: dict) -> None:
     """A write of the session's progress if it changed since the last one queued."""
     progress = st.session_state[PROGRESS_KEY]
@@ -254,14 +252,16 @@ def sync() -> bool:
     return True
 
 
-def flush() -> None:
-    """Write what changed since ``ui.page()`` in this run (call it at the end of a page whose
-    body — not a callback — changes the progress or st.session_state["exam"])."""
+def flush(key: str = storage.TAIL_KEY) -> None:
+    """Write what changed since ``ui.page()`` ran: at the end of a page whose body — not a
+    callback — changes the progress or st.session_state["exam"], and at the end of an
+    st.fragment whose rerun recorded an answer (a fragment rerun does not run ``ui.page()``).
+    ``key`` names the bridge instance mounted here (one per place that calls flush)."""
     s = _sync_state()
     before = s["seq"]
     _queue_write(s)
     if s["browser"] and s["seq"] != before:
-        storage.mount(_command(s), _on_tail_report, key=storage.TAIL_KEY)
+        storage.mount(_command(s), functools.partial(_on_report, key), key=key)
 
 
 def clear_device() -> None:

@@ -1,0 +1,150 @@
+"""Felt latency, functional side (real browser): what the learner's hand notices, never timings
+(those belong to `python -m bench --only felt`).
+
+- ① a fast click on 回答する right after choosing an option is not lost: the card is an st.form,
+  so 回答する does not wait for a round trip to become clickable;
+- an answer, ③'s slider and ①'s cell edit rerun only their fragment: an element outside it is the
+  same DOM node afterwards and was never marked stale (a full rerun flips ``data-stale`` on every
+  element container of the page while it runs, even on elements whose content stays the same).
+"""
+from __future__ import annotations
+
+import pytest
+
+from test_browser import new_page, streamlit_server, wait_until_rendered  # noqa: F401 - fixture recipe
+from test_browser import browser  # noqa: F401 - the module-scoped Chromium fixture
+
+pytestmark = pytest.mark.browser
+
+# Watch element containers outside the fragment for any mutation: each is found by a selector and
+# a text it contains ("" = the first match). One after the fragment matters most: a full rerun sends
+# it last, so it is marked stale for the whole run (an early one may be re-sent before a repaint).
+WATCH_JS = r"""(targets) => {
+  const w = window.__watch = {els: [], muts: []};
+  for (const [sel, text] of targets) {
+    const el = [...document.querySelectorAll(sel)].find(e => e.innerText.includes(text));
+    const box = el.closest('[data-testid="stElementContainer"]');
+    w.els.push(el);
+    new MutationObserver((ms) => { for (const m of ms) w.muts.push(sel + ' ' + m.type + ':' + (m.attributeName || '')); })
+      .observe(box, {subtree: true, childList: true, attributes: true, characterData: true});
+  }
+  return w.els.length;
+}"""
+WATCHED_JS = r"""(targets) => ({
+  same: targets.every(([sel, text], i) =>
+    [...document.querySelectorAll(sel)].find(e => e.innerText.includes(text)) === window.__watch.els[i]),
+  connected: window.__watch.els.every(e => e.isConnected), muts: window.__watch.muts})"""
+QUIZ_HEADER = ["h2", "確認クイズ"]
+METRIC_JS = """(label) => { const m = [...document.querySelectorAll('[data-testid="stMetric"]')]
+  .find(e => e.innerText.includes(label));
+  return m ? m.querySelector('[data-testid="stMetricValue"]').innerText : null; }"""
+
+
+def _watch(page, *targets) -> None:
+    assert page.evaluate(WATCH_JS, list(targets)) == len(targets)
+
+
+def _untouched(page, *targets) -> None:
+    seen = page.evaluate(WATCHED_JS, list(targets))
+    assert seen["same"] and seen["connected"], "the element outside the fragment was replaced"
+    assert seen["muts"] == [], f"the element outside the fragment was touched (a full rerun?): {seen['muts'][:6]}"
+
+
+def _first_card(page):
+    """The first quiz card's radio, and the nearest block holding it and its 回答する (the verdict
+    appears there too)."""
+    radio = page.locator('[data-testid="stRadio"]').first
+    radio.scroll_into_view_if_needed()
+    return radio, radio.locator('xpath=ancestor::div[@data-testid="stVerticalBlock"]'
+                                '[.//button[normalize-space()="回答する"]]'
+                                '[not(ancestor-or-self::div[@data-testid="stForm"])][1]')
+
+
+def _steady_box(page, locator) -> dict:
+    """The element's bounding box once it has stopped moving (two reads 300 ms apart agree)."""
+    box = locator.bounding_box()
+    for _ in range(20):
+        page.wait_for_timeout(300)
+        again = locator.bounding_box()
+        if box and again and abs(box["y"] - again["y"]) < 1 and abs(box["x"] - again["x"]) < 1:
+            return again
+        box = again
+    assert box, "the element has no box"
+    return box
+
+
+def test_fast_click_on_answer_right_after_choosing_is_not_lost(browser):
+    with streamlit_server() as base, new_page(browser, "felt-fast-click") as page:
+        page.goto(base + "/naive", wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        radio, card = _first_card(page)
+        option = radio.locator('[data-testid="stRadioGroup"] label').first
+        submit = card.get_by_role("button", name="回答する")
+        radio.scroll_into_view_if_needed()
+        o, s = _steady_box(page, option), _steady_box(page, submit)   # charts above may still be sizing
+        outside = ('[data-testid="stDataFrame"]', ""), QUIZ_HEADER   # ①'s editor and the quiz header
+        _watch(page, *outside)
+        # two raw clicks back to back, as a quick hand does: no waiting for 回答する to become enabled
+        page.mouse.click(o["x"] + 12, o["y"] + o["height"] / 2)
+        page.mouse.click(s["x"] + s["width"] / 2, s["y"] + s["height"] / 2)
+        page.wait_for_function(
+            "(el) => el.innerText.includes('正解です。') || el.innerText.includes('不正解です。')",
+            arg=card.element_handle(), timeout=20_000)
+        wait_until_rendered(page)
+        assert "選択肢を 1 つ選んでから" not in card.inner_text()
+        assert card.locator('input[type="radio"]').first.is_checked()
+        assert card.locator('input[type="radio"]').first.is_disabled()      # one answer per card
+        assert card.get_by_role("button", name="回答する").is_disabled()
+        _untouched(page, *outside)                                        # only the card reran
+
+
+def test_answer_without_a_choice_asks_for_one(browser):
+    with streamlit_server() as base, new_page(browser, "felt-empty-submit") as page:
+        page.goto(base + "/naive", wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        _radio, card = _first_card(page)
+        card.get_by_role("button", name="回答する").click()
+        page.wait_for_function("(el) => el.innerText.includes('選択肢を 1 つ選んでから')",
+                               arg=card.element_handle(), timeout=20_000)
+        assert "正解です。" not in card.inner_text() and "不正解です。" not in card.inner_text()
+        assert not card.locator('input[type="radio"]').first.is_disabled()
+
+
+def test_slider_on_scaling_reruns_only_its_section(browser):
+    with streamlit_server() as base, new_page(browser, "felt-slider") as page:
+        page.goto(base + "/scaling", wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        page.wait_for_function(f"() => ({METRIC_JS})('最大の重み') !== null", timeout=20_000)
+        before = page.evaluate(METRIC_JS, "最大の重み")
+        outside = ('[data-testid="stTable"]', ""), QUIZ_HEADER    # 手計算's first table, the quiz header
+        _watch(page, *outside)
+        thumb = page.locator('[data-testid="stSlider"] input[type="range"]').first
+        thumb.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(f"(b) => ({METRIC_JS})('最大の重み') !== b", arg=before, timeout=20_000)
+        wait_until_rendered(page)
+        assert page.evaluate(METRIC_JS, "最大の重み") != before     # the result did change
+        _untouched(page, *outside)
+
+
+def test_cell_edit_on_naive_reruns_only_the_lesson_part(browser):
+    """The editor's fragment holds 手計算・可視化・試してみよう; the explanation's formula above stays."""
+    with streamlit_server() as base, new_page(browser, "felt-cell") as page:
+        page.goto(base + "/naive", wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        page.wait_for_function(f"() => ({METRIC_JS})('それ → 猫') !== null", timeout=20_000)
+        before = page.evaluate(METRIC_JS, "それ → 猫")
+        outside = (".katex-display", ""), QUIZ_HEADER           # 解説's first formula, the quiz header
+        _watch(page, *outside)
+        grid = page.locator('[data-testid="stDataFrame"]').first
+        grid.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        box = grid.bounding_box()
+        page.mouse.dblclick(box["x"] + box["width"] - 20, box["y"] + 37 + 35 * 2 + 35 / 2)  # それ, last column
+        editor = page.locator("textarea.gdg-input")
+        editor.wait_for(timeout=10_000)
+        editor.fill("3")
+        editor.press("Enter")
+        page.wait_for_function(f"(b) => ({METRIC_JS})('それ → 猫') !== b", arg=before, timeout=20_000)
+        wait_until_rendered(page)
+        _untouched(page, *outside)
