@@ -9,7 +9,7 @@ import streamlit as st
 
 import ui
 from tutor import pretrain as pt
-from ui.pretrain_figures import mlm_chart, mlm_frame, patch_grid_chart
+from ui.figures import mlm_chart, mlm_frame, patch_grid_chart
 from ui.validate import format_number
 
 ui.page("pretrain")

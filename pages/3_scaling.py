@@ -1,5 +1,4 @@
 """③ √d_k で割る理由: softmax saturation, the spread of q·k growing with d_k, the cure."""
-import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -7,6 +6,7 @@ import streamlit as st
 import tutor
 import ui
 from tutor import textbook as tb
+from ui.figures import saturation_chart, spread_chart, weight_bars
 from ui.handcalc import auto_digits, number, prob_tex, prob_text, vector
 
 ui.page("scaling")
@@ -14,7 +14,7 @@ ui.page("scaling")
 BASE = tb.SATURATION_SCORES[0]          # (2, 1, 0)
 KEYS3 = ["キー1", "キー2", "キー3"]
 G_KEY_LABELS = [f"k{j + 1} = {vector(k, 0)}" for j, k in enumerate(tb.G_KEYS)]
-PAD = alt.AutoSizeParams(type="pad")  # keep the plot area at width×height (axes and legend outside)
+G_DECIMALS = 4                          # the G検定 example: every step written AND used to 4 places
 
 
 def weights_frame(points, labels) -> pd.DataFrame:
@@ -25,57 +25,10 @@ def weights_frame(points, labels) -> pd.DataFrame:
     }, index=pd.Index(labels, name="スコア"))
 
 
-def spread_chart(exp) -> alt.Chart:
-    df = pd.DataFrame({
-        "d_k": [str(d) for d in exp.d_ks] * 2,
-        "系列": ["測定した標準偏差"] * len(exp.d_ks) + ["√d_k（理論）"] * len(exp.d_ks),
-        "値": list(exp.raw_std) + list(exp.theory_std),
-    })
-    return alt.Chart(df, title="内積 q·k のばらつき（標準偏差）").mark_bar().encode(
-        x=alt.X("d_k:N", sort=[str(d) for d in exp.d_ks], title="d_k", axis=alt.Axis(labelAngle=0)),
-        xOffset=alt.XOffset("系列:N"),
-        y=alt.Y("値:Q", title="標準偏差"),
-        color=alt.Color("系列:N", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(orient="bottom", title=None)),
-        tooltip=["d_k", "系列", alt.Tooltip("値:Q", format=".2f")],
-    ).properties(width=260, height=220, autosize=PAD)
-
-
-def curve_chart(curve, current: float) -> alt.LayerChart:
-    df = pd.DataFrame({
-        "倍率 c": [p.factor for p in curve] * 2,
-        "系列": ["最大の重み"] * len(curve) + ["勾配の大きさ"] * len(curve),
-        "値": [p.max_weight for p in curve] + [p.gradient for p in curve],
-    })
-    lines = alt.Chart(df, title="倍率 c を大きくすると").mark_line(point=True).encode(
-        x=alt.X("倍率 c:Q"), y=alt.Y("値:Q", scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("系列:N", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(orient="bottom", title=None)),
-        tooltip=["倍率 c", "系列", alt.Tooltip("値:Q", format=".5f")],
-    )
-    rule = alt.Chart(pd.DataFrame({"倍率 c": [current]})).mark_rule(strokeDash=[4, 4], color="#888").encode(
-        x="倍率 c:Q")
-    return (lines + rule).properties(width=260, height=220, autosize=PAD)
-
-
 @st.cache_data(show_spinner=False, max_entries=64)
 def measured_spread(seed: int):
     """The seeded measurement: the same seed gives the same result, so it is computed once."""
     return tutor.scaling.dot_product_spread(np.random.default_rng(seed))
-
-
-def measured_spread_chart(seed: int) -> alt.Chart:
-    return spread_chart(measured_spread(seed))
-
-
-def weights_chart(weights) -> alt.Chart:
-    bars = pd.DataFrame({"キー": KEYS3, "重み": weights})
-    return alt.Chart(bars, title="重み").mark_bar(color="#2E6F9E").encode(
-        x=alt.X("キー:N", sort=KEYS3, axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("重み:Q", scale=alt.Scale(domain=[0, 1])),
-        tooltip=["キー", alt.Tooltip("重み:Q", format=".5f")]).properties(width=220, height=220, autosize=PAD)
-
-
-def saturation_chart(factor: float) -> alt.LayerChart:
-    return curve_chart(tutor.scaling.saturation_curve(BASE), factor)
 
 
 # ---------------------------------------------------------------------------
@@ -143,9 +96,12 @@ st.markdown(f"クエリ $\\mathbf{{q}} = {vector(tb.G_QUERY[0], 0)}$、"
             f"キー ${', '.join(vector(k, 0) for k in tb.G_KEYS)}$、"
             f"バリュー ${', '.join(vector(v, 0) for v in tb.G_VALUES)}$ です。"
             "$\\sqrt{2}$ で割る場合と割らない場合を比べます。")
-g_on = tutor.handcalc.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, query_labels=["q"], key_labels=G_KEY_LABELS)
-g_off = tutor.handcalc.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, scale=False, query_labels=["q"],
-                              key_labels=G_KEY_LABELS)
+st.caption(f"手で確かめられるように、各ステップの値を小数第 {G_DECIMALS} 位まで（第 {G_DECIMALS + 1} 位を四捨五入）求めてから"
+           "次のステップに使っています。表示された数だけで計算し直すと、同じ結果になります。")
+g_on = tutor.handcalc.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, decimals=G_DECIMALS, query_labels=["q"],
+                                      key_labels=G_KEY_LABELS)
+g_off = tutor.handcalc.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, scale=False, decimals=G_DECIMALS,
+                                       query_labels=["q"], key_labels=G_KEY_LABELS)
 st.markdown("**スコア $s_{1j} = \\mathbf{q}\\cdot\\mathbf{k}_j$（割る前）**")
 ui.handcalc.show_elements(g_on.scores.flat)
 st.markdown("**$\\tilde{s}_{1j} = s_{1j}/\\sqrt{2}$ にしてから softmax（正しい手順）**")
@@ -172,7 +128,7 @@ exp = ui.compute("scaling_spread", measured_spread, int(seed))
 if exp is not None:
     st.caption(f"各 $d_k$ について、成分が平均 0・分散 1 の乱数ベクトル q を {exp.n_samples} 個、"
                f"それぞれにキー k を {exp.n_keys} 個作り、内積のばらつき（標準偏差）を測りました。")
-    ui.cached_chart(measured_spread_chart, int(seed), width="content")
+    ui.cached_chart(spread_chart, exp, width="content")
     st.table(pd.DataFrame(
         [[number(v, 2) for v in exp.raw_std], [number(v, 2) for v in exp.theory_std],
          [number(v, 2) for v in exp.scaled_std], [number(v, 3) for v in exp.raw_max_weight],
@@ -202,9 +158,9 @@ if point is not None:
     m2.metric("勾配の大きさ max|∂a/∂s|", prob_text(point.gradient))
     c1, c2 = st.columns(2)
     with c1:
-        ui.cached_chart(weights_chart, point.weights, width="content")
+        ui.cached_chart(weight_bars, point.weights, KEYS3, width="content")
     with c2:
-        ui.cached_chart(saturation_chart, factor, width="content")
+        ui.cached_chart(saturation_chart, BASE, factor, width="content")
     st.caption("勾配の大きさは、ヤコビ行列 $\\partial a_i/\\partial s_j$ の成分の絶対値の最大です"
                "（2 つの重みが半々のときにいちばん大きく、1 つの重みが 1 に近づくほど 0 に近づきます）。")
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from decimal import ROUND_HALF_UP, Context, Decimal
 
-__all__ = ["NAN_TEXT", "MINUS_INF", "PLUS_INF", "tie_bounds", "round_half_up", "fixed", "trimmed", "tiny", "sci"]
+__all__ = ["NAN_TEXT", "MINUS_INF", "PLUS_INF", "tie_bounds", "round_half_up", "fixed", "trimmed", "tiny", "sci", "percent", "grouped"]
 
 NAN_TEXT = "計算不能"
 MINUS_INF = "−∞"
@@ -153,3 +153,23 @@ def tiny(x, digits: int = 5, *, below: float = 1e-3, tex: bool = False) -> str:
     if not math.isfinite(x) or abs(x) >= below:
         return fixed(x, digits)
     return sci(x, 1, tex=tex)
+
+
+def percent(x, digits: int = 0) -> str:
+    """A share as a percentage by the same rule: percent(0.625) = "63%", percent(0.1234, 1) = "12.3%"
+    (x·100 snapped first: 0.145 → 14.5 → "15%", not the binary 14.4999… → "14%")."""
+    x = float(x)
+    special = _special(x)
+    if special is not None:
+        return special
+    return fixed(round(x * 100.0, _SNAP), digits) + "%"
+
+
+def grouped(x, digits: int = 0) -> str:
+    """fixed() with thousands separators: grouped(1234567.5) = "1,234,568" (counts, lengths)."""
+    text = fixed(x, digits)
+    if not text[-1:].isdigit():
+        return text
+    sign, body = ("-", text[1:]) if text.startswith("-") else ("", text)
+    whole, dot, frac = body.partition(".")
+    return f"{sign}{int(whole):,}{dot}{frac}"

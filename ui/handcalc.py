@@ -173,9 +173,11 @@ def number(x: float, decimals: int | None) -> str:
     return format_number(x, digits_of(decimals))
 
 
-def vector(values, digits: int = 3) -> str:
-    """(0.212, 0.212, 0.576) — a row printed for prose."""
-    return "(" + ", ".join(format_number(float(v), digits) for v in values) + ")"
+def vector(values, digits: int = 3, *, tex: bool = False) -> str:
+    """(0.212, 0.212, 0.576) — a row printed for prose (any array: its entries in order);
+    ``tex``: with LaTeX spaces after the commas, (0.212,\\ 0.212,\\ 0.576), for st.latex."""
+    sep = ",\\ " if tex else ", "
+    return "(" + sep.join(format_number(float(v), digits) for v in np.ravel(values)) + ")"
 
 
 def prob_text(p: float) -> str:
