@@ -70,6 +70,10 @@ def test_percent_sci_grouped():
     assert numfmt.sci(9.96e-5, 1) == "1.0×10⁻⁴" and numfmt.sci(-2.0611536e-09, 1, tex=True) == r"-2.1\times 10^{-9}"
     assert numfmt.grouped(1234567.5) == "1,234,568" and numfmt.grouped(-999.5) == "-1,000"
     assert numfmt.grouped(1234.5, 1) == "1,234.5" and numfmt.grouped(float("-inf")) == "−∞"
+    assert numfmt.significant(22.627417) == "22.63" and numfmt.significant(0.0012345) == "0.001235"   # %g: 0.001234
+    assert numfmt.significant(512.0) == "512" and numfmt.significant(1000.0) == "1,000"
+    assert numfmt.significant(9.99996) == "10" and numfmt.significant(4.5e-5, 3) == "4.5×10⁻⁵"
+    assert numfmt.significant(-0.066625, 3) == "-0.0666" and numfmt.significant(0.5, 3) == "0.5"
 
 
 # ---------------------------------------------------------------------------
@@ -113,10 +117,13 @@ def test_huge_and_tiny_values_are_written_in_full(x, nd):
     assert "e" not in text and "E" not in text
     # within half a unit of the last place shown (of the binary value: a huge float prints its exact digits)
     assert abs(Decimal(text) - Decimal(x)) <= Decimal(1).scaleb(-nd) / 2 + abs(Decimal(x)) * Decimal("1e-15")
-    tiny = numfmt.tiny(x, nd if nd else 3, below=1e-3)
-    assert "e" not in tiny and (tiny == "0" or "×10" in tiny or Decimal(tiny.replace(",", "")) != 0 or x == 0)
+    tiny = numfmt.tiny(x, 5, below=1e-4)              # as ③ writes weights: never 0.00000 for a non-zero value
+    assert "e" not in tiny and (x == 0) == (tiny == "0") and (x == 0 or "×10" in tiny or Decimal(tiny) != 0)
     mantissa = numfmt.sci(x, 1).split("×")[0] if x else "0.0"
     assert x == 0 or 1 <= abs(Decimal(mantissa)) < 10
+    sig = numfmt.significant(x, 3)
+    assert "e" not in sig and (x == 0 or abs(x) < 1e-4 or abs(x) >= 100 or
+                               abs(Decimal(sig) - Decimal(x)) <= abs(Decimal(x)) * Decimal("0.005"))
 
 
 # ---------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from decimal import ROUND_HALF_UP, Context, Decimal
 
-__all__ = ["NAN_TEXT", "MINUS_INF", "PLUS_INF", "tie_bounds", "round_half_up", "fixed", "trimmed", "tiny", "sci", "percent", "grouped"]
+__all__ = ["NAN_TEXT", "MINUS_INF", "PLUS_INF", "tie_bounds", "round_half_up", "fixed", "trimmed", "tiny", "sci", "percent", "grouped", "significant"]
 
 NAN_TEXT = "計算不能"
 MINUS_INF = "−∞"
@@ -173,3 +173,26 @@ def grouped(x, digits: int = 0) -> str:
     sign, body = ("-", text[1:]) if text.startswith("-") else ("", text)
     whole, dot, frac = body.partition(".")
     return f"{sign}{int(whole):,}{dot}{frac}"
+
+
+def significant(x, digits: int = 4) -> str:
+    """x to ``digits`` significant digits by the same rule, trailing zeros dropped (as "%g" writes
+    it, but half up): significant(22.627417) = "22.63", significant(0.0012345) = "0.001235";
+    whole numbers as trimmed() writes them (512, 1,000); below 10⁻⁴ in powers of ten (4.5×10⁻⁵);
+    from 10^digits on, every digit of the whole part (123457, not 1.235e+05)."""
+    x = float(x)
+    special = _special(x)
+    if special is not None:
+        return special
+    digits = _places(digits)
+    if x == 0 or (abs(x) < 1e15 and x.is_integer()):
+        return trimmed(x, 0)
+    if abs(x) < 1e-4:
+        mantissa, times, power = sci(x, max(digits - 1, 0)).partition("×")
+        return (mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa) + times + power
+    exponent = Decimal(repr(x)).adjusted()
+    places = max(digits - 1 - exponent, 0)
+    text = fixed(x, places)
+    if Decimal(text).adjusted() > exponent and places > 0:   # 9.9996 → 10.00: one place fewer
+        text = fixed(x, places - 1)
+    return text.rstrip("0").rstrip(".") if "." in text else text

@@ -217,22 +217,11 @@ def training_curve_chart(steps, loss, acc, title: str) -> alt.Chart:
     ).properties(width=420, height=220, autosize=_PAD)
 
 
-def _significant(v: float, digits: int = 3) -> str:
-    """A value that may span decades (gradient sizes on a log axis), to ``digits`` significant
-    digits: fixed form from 0.001 on, powers of ten below it."""
-    if v == 0 or not math.isfinite(v):
-        return numfmt.fixed(v, 0)
-    if abs(v) < 1e-3:
-        return numfmt.sci(v, digits - 1)
-    places = max(0, digits - 1 - math.floor(math.log10(abs(v))))
-    return numfmt.fixed(v, places)
-
-
 def compare_runs_chart(steps_per_run, values_per_run, labels: Sequence[str], title: str, y_title: str,
                        log: bool = False) -> alt.Chart:
     """One line per run (the same quantity of two training runs against the step)."""
     frames = [pd.DataFrame({"ステップ": [int(s) for s in steps], "実行": label,
-                            "値": [float(v) for v in values], "表示": [_significant(float(v)) for v in values]})
+                            "値": [float(v) for v in values], "表示": [numfmt.significant(v, 3) for v in values]})
               for steps, values, label in zip(steps_per_run, values_per_run, labels)]
     df = pd.concat(frames, ignore_index=True)
     scale = alt.Scale(type="log") if log else alt.Scale()
