@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import quizzes
 import tutor
+import ui
 from quizzes.calc import num
 from apphelpers import edit_matrix, open_page, page_text
 from tutor import numfmt
@@ -270,7 +271,15 @@ def test_formula_exact_mode_says_which_rounding_it_uses():
     at = open_page("pages/4_formula.py")
     at.toggle(key="formula_pencil").set_value(False).run()
     assert not at.exception
-    assert "正確な値で計算しています（表示は小数第 4 位まで）" in page_text(at)
+    text = page_text(at)
+    assert "正確な値で計算しています（表示は小数第 4 位まで）" in text
+    assert ui.handcalc.EXACT_NOTE in text                   # and every non-integer step repeats it
+
+
+def test_qkv_exact_steps_say_which_rounding_they_use():
+    """② computes exactly; its S̃ = S/√2 step (not whole numbers) says that only the display is rounded."""
+    at = open_page("pages/2_qkv.py")
+    assert ui.handcalc.EXACT_NOTE in page_text(at)
 
 
 def test_multihead_page_sums_add_up():
