@@ -301,3 +301,23 @@ def test_multihead_page_sums_add_up():
             total = [acc + _dec(w) * c for acc, c in zip(total, comps)]
         shown = [c for c in rhs.strip().strip("()").split(",")]
         assert [_q(t, _places(s)) for t, s in zip(total, shown)] == [_dec(s) for s in shown], tex
+
+
+# ---------------------------------------------------------------------------
+# charts write their numbers (tooltips) with the same formatter
+# ---------------------------------------------------------------------------
+def test_chart_tooltips_use_the_formatter():
+    from ui import figures
+    exp = tutor.scaling.dot_product_spread(np.random.default_rng(0))
+    df = figures.spread_chart(exp).data
+    assert df["表示"].tolist() == [numfmt.fixed(v, 2) for v in df["値"]]
+    bars = figures.weight_bars([0.0625, 0.3125, 0.625], ["a", "b", "c"]).data
+    assert bars["表示"].tolist() == ["0.06250", "0.31250", "0.62500"]
+    sat = figures.saturation_chart(tb.SATURATION_SCORES[0], 1.0).layer[0].data
+    assert sat["表示"].tolist() == [numfmt.fixed(v, 5) for v in sat["値"]]
+    runs = figures.compare_runs_chart(([0, 1],), ([0.5, 0.00012345],), ["A"], "t", "y").data
+    assert runs["表示"].tolist() == ["0.5", "0.000123"]
+    topics = figures.exam_topic_chart([{"label": "③", "percent": 62.5, "correct": 5, "total": 8}]).data
+    assert topics["正答率の表示"].tolist() == ["63"]                     # 62.5 % → 63, as 四捨五入
+    history = figures.exam_history_chart([{"回": 1, "日時": "12/01", "得点": "5/8", "正答率": 62.5, "所要時間": "3分"}]).data
+    assert history["正答率の表示"].tolist() == ["63"]
