@@ -3,7 +3,7 @@
 The rule is 四捨五入 (round half up, halves away from zero) on the DECIMAL value as written:
 0.0625 → 0.063, 0.3125 → 0.313, -0.0625 → -0.063, 2.5 → 3 at 0 places. A binary float is
 snapped to 9 decimal places before a tie is decided, so float noise does not break a tie
-(0.31249999999999994, the float of 0.1 + 0.2125, still becomes 0.313; 2.675, stored as
+(0.31249999999999994, 0.3125 with float noise, still becomes 0.313; 2.675, stored as
 2.67499999…, becomes 2.68 as on paper). Away from a tie the digits are those of ``format()``.
 
 Pure Python on scalars (NumPy scalars welcome); no streamlit. Callers: ui (tables, heatmaps,
@@ -15,6 +15,9 @@ prose, hand-calculation rendering), quizzes.calc (every number in a question), t
     trimmed(0.750, 3)        -> "0.75"         whole numbers bare (2, 1,000), trailing zeros dropped
     tiny(4.54e-5, 5, below=1e-4) -> "4.5×10⁻⁵" fixed, but small non-zero values in powers of ten
     sci(4.54e-5, 1, tex=True)    -> "4.5\\times 10^{-5}"
+    percent(0.625)           -> "63%"          a share in per cent
+    grouped(1234567.5)       -> "1,234,568"    fixed with thousands separators (counts)
+    significant(22.627417)   -> "22.63"        significant digits, as "%g" but half up
 
 NaN is written as ``NAN_TEXT`` (「計算不能」) by every format instead of the programmer's "nan";
 the engine refuses NaN input, so seeing it means a bug, never a learner's mistake.
@@ -24,7 +27,8 @@ from __future__ import annotations
 import math
 from decimal import ROUND_HALF_UP, Context, Decimal
 
-__all__ = ["NAN_TEXT", "MINUS_INF", "PLUS_INF", "tie_bounds", "round_half_up", "fixed", "trimmed", "tiny", "sci", "percent", "grouped", "significant"]
+__all__ = ["NAN_TEXT", "MINUS_INF", "PLUS_INF", "tie_bounds", "round_half_up", "fixed", "trimmed", "tiny", "sci",
+           "percent", "grouped", "significant"]
 
 NAN_TEXT = "計算不能"
 MINUS_INF = "−∞"
