@@ -1,11 +1,12 @@
 """ホーム: what this tutor is, where the learner stands (per page, exams, reviews), today's plan."""
 from datetime import date, timedelta
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
 import ui
+from tutor import numfmt
+from ui.figures import exam_history_chart
 from practice.exam import history_rows
 from practice.plan import daily_plan
 from practice.progress import due_today, overall, path_counts, topic_stats, weak_topics
@@ -53,7 +54,7 @@ if n_due:
 # a link's label does not wrap: on a 390 px phone it must stay short, the details go in a caption
 if weak and ui.PAGE_BY_KEY[weak[0][0]].exists:
     w = ui.PAGE_BY_KEY[weak[0][0]]
-    st.caption(f"いちばん弱いトピックを学び直す（直近の正答率 {weak[0][1]['recent_accuracy']:.0%}）：")
+    st.caption(f"いちばん弱いトピックを学び直す（直近の正答率 {numfmt.percent(weak[0][1]['recent_accuracy'])}）：")
     st.page_link(w.path, label=w.label, icon=":material/menu_book:")
     shown = True
 if todo_key is not None:
@@ -106,7 +107,7 @@ counts = path_counts(progress, [p.key for p in learning])
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("訪問したページ", f"{counts['visited']} / {counts['total']}")
 m2.metric("解いた問題", f"{tot['answered']} 問")
-m3.metric("正答率", "—" if tot["accuracy"] is None else f"{tot['accuracy']:.0%}")
+m3.metric("正答率", "—" if tot["accuracy"] is None else numfmt.percent(tot["accuracy"]))
 m4.metric("習得したページ", f"{counts['mastered']} / {counts['total']}")
 ui.profile.profile_section(progress)
 
@@ -119,7 +120,7 @@ for p in learning:
     if s is None:
         status = "訪問済み・未解答" if seen else "未学習"
     else:
-        status = (f"{'訪問済み・' if seen else ''}{s['correct']}/{s['answered']} 問正解（{s['accuracy']:.0%}）"
+        status = (f"{'訪問済み・' if seen else ''}{s['correct']}/{s['answered']} 問正解（{numfmt.percent(s['accuracy'])}）"
                   + ("・習得 ✓" if s["mastered"] else ""))
     c1, c2 = st.columns([3, 2])
     with c1:
@@ -133,12 +134,6 @@ rows = history_rows(progress["exams"])
 if not rows:
     st.caption("まだ模擬試験を受けていません。受けると、ここに正答率の推移が出ます。")
 else:
-    df = pd.DataFrame(rows)
-    chart = alt.Chart(df).mark_line(point=alt.OverlayMarkDef(size=70), color="#2E6F9E").encode(
-        x=alt.X("回:O", title="回", axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("正答率:Q", scale=alt.Scale(domain=[0, 100]), title=None),
-        tooltip=["回", "日時", "得点", alt.Tooltip("正答率:Q", format=".0f"), "所要時間"],
-    ).properties(height=220, title=alt.TitleParams("正答率（%）の推移", anchor="start", fontSize=13))
-    st.altair_chart(chart, width="stretch")
+    ui.cached_chart(exam_history_chart, rows, width="stretch")
     last = rows[-1]
     st.caption(f"直近：{last['日時']} に {last['得点']} 問正解（所要時間 {last['所要時間']}）・全 {len(rows)} 回")

@@ -4,6 +4,7 @@ the model's own output, LSTM/GRU gates, exploding gradients and clipping, word e
 import streamlit as st
 
 import ui
+from tutor import numfmt
 from tutor import seq2seq as s2s
 from ui.validate import format_number, format_tiny
 
@@ -22,7 +23,7 @@ def fmt(x) -> str:
 def length(x) -> str:
     """A length that may be tiny or huge: 3 places, 9.5×10⁻⁷ below 0.001, thousands separated."""
     x = float(x)
-    return format_tiny(x, 3) if x < 1000 else f"{x:,.0f}"
+    return format_tiny(x, 3) if x < 1000 else numfmt.grouped(x)
 
 
 def par(x) -> str:

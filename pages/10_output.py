@@ -42,7 +42,7 @@ def choose_with(probs, strategy, seed, k, p):
 
 def describe_choice(choice) -> str:
     kept = "、".join(SHOW[i] for i in choice.kept)
-    u = "（乱数なし）" if choice.u is None else f"一様乱数 u = {choice.u:.3f}"
+    u = "（乱数なし）" if choice.u is None else f"一様乱数 u = {format_number(choice.u, 3)}"
     return f"候補に残ったトークン：{kept}　／　{u}　→ 選ばれたのは **{SHOW[choice.index]}**"
 
 
@@ -158,7 +158,7 @@ if choice is not None:
                     width="stretch")
     st.markdown(describe_choice(choice))
     st.metric("選ばれたトークン", SHOW[choice.index])
-    st.caption(f"残った候補の元の確率の合計：{choice.kept_mass:.3f}")
+    st.caption(f"残った候補の元の確率の合計：{format_number(choice.kept_mass, 3)}")
 
 st.subheader("1 トークンずつ生成する")
 st.markdown("ボタンを押すたびに、いまの列から次のトークンの確率を計算し、上で選んだ選び方・温度・シードで 1 つ選んで列に足します。"

@@ -1,14 +1,15 @@
 """⑧ 学習で注意が育つ: train a tiny attention model in the page and watch それ → B appear."""
 from dataclasses import asdict
 
-import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 import tutor
 import ui
+from tutor import numfmt
 from tutor import textbook as tb
+from ui.figures import compare_runs_chart, training_curve_chart
 from ui.handcalc import vector
 from ui.validate import format_number, format_tiny
 
@@ -18,7 +19,6 @@ VARIANTS = {"basic": "基本：A は動物、B は食べ物", "order": "語順�
 OPTIMIZERS = {"adam": "Adam", "sgd": "SGD（素の勾配降下法）"}
 HIST_K = "training__history"      # last finished run (non-widget key: survives page switches)
 EXP_K = "training__experiments"   # {experiment key: (seed, run A, run B)}
-PAD = alt.AutoSizeParams(type="pad")
 REDRAW_EVERY = 5                  # live chart / progress bar update interval (steps)
 
 
@@ -35,28 +35,7 @@ def cached_experiment(key: str, seed: int, _callback=None):
 
 
 def pct(x: float) -> str:
-    return f"{x:.1%}"
-
-
-def curve_chart(steps, loss, acc, title: str) -> alt.LayerChart:
-    df = pd.DataFrame({"ステップ": list(steps) * 2, "系列": ["損失"] * len(steps) + ["正解率（訓練）"] * len(steps),
-                       "値": list(loss) + list(acc)})
-    return alt.Chart(df, title=title).mark_line().encode(
-        x=alt.X("ステップ:Q"), y=alt.Y("値:Q", title="損失 / 正解率"),
-        color=alt.Color("系列:N", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(orient="bottom", title=None)),
-        tooltip=["ステップ", "系列", alt.Tooltip("値:Q", format=".3f")],
-    ).properties(width=420, height=220, autosize=PAD)
-
-
-def compare_chart(runs, labels, values_of, title: str, y_title: str, log: bool = False) -> alt.Chart:
-    frames = [pd.DataFrame({"ステップ": r.steps, "実行": label, "値": values_of(r)}) for r, label in zip(runs, labels)]
-    df = pd.concat(frames, ignore_index=True)
-    scale = alt.Scale(type="log") if log else alt.Scale()
-    return alt.Chart(df, title=title).mark_line().encode(
-        x="ステップ:Q", y=alt.Y("値:Q", title=y_title, scale=scale),
-        color=alt.Color("実行:N", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(orient="bottom", title=None)),
-        tooltip=["ステップ", "実行", alt.Tooltip("値:Q", format=".3g")],
-    ).properties(width=420, height=200, autosize=PAD)
+    return numfmt.percent(x, 1)
 
 
 def settings_text(cfg) -> str:
@@ -75,7 +54,7 @@ def live_callback(bar, slot, title: str):
         seen["loss"].append(p.loss)
         seen["acc"].append(p.accuracy)
         bar.progress(p.fraction, text=f"{title}：ステップ {p.step} / {p.total}（損失 {format_number(p.loss, 3)}）")
-        slot.altair_chart(curve_chart(seen["step"], seen["loss"], seen["acc"], "学習中の損失と正解率"),
+        slot.altair_chart(training_curve_chart(seen["step"], seen["loss"], seen["acc"], "学習中の損失と正解率"),
                           width="content")
     return cb
 
@@ -187,7 +166,8 @@ else:
     m3.metric("最後の損失", format_number(float(hist.loss[-1]), 4),
               format_number(float(hist.loss[-1]) - float(hist.loss[0]), 3), delta_color="inverse",
               delta_description=f"最初 {format_number(float(hist.loss[0]), 3)}")
-    st.altair_chart(curve_chart(hist.steps, hist.loss, hist.accuracy, "損失と正解率（訓練データ）"), width="content")
+    ui.cached_chart(training_curve_chart, hist.steps, hist.loss, hist.accuracy, "損失と正解率（訓練データ）",
+                    width="content")
 
     st.subheader("教科書の文で「それ」の行を見る")
     labels = ui.unique_labels(list(hist.probe_words))
@@ -252,10 +232,10 @@ else:
     }, index=["未知の文での正解率", "それ→B の平均の重み", "「それ」の行の最大の重み（飽和の度合い）",
               "最後の損失", "訓練の正解率 95 % に届いたステップ"])
     st.table(table.rename_axis("比べる値"))
-    st.altair_chart(compare_chart((run_a, run_b), experiment.labels, lambda r: r.loss, "損失の推移", "損失"),
-                    width="content")
-    st.altair_chart(compare_chart((run_a, run_b), experiment.labels, lambda r: r.grad_norm_of("W_Q"),
-                                  "W_Q に届いた勾配の大きさ（対数目盛）", "‖∂L/∂W_Q‖", log=True), width="content")
+    ui.cached_chart(compare_runs_chart, (run_a.steps, run_b.steps), (run_a.loss, run_b.loss), experiment.labels,
+                    "損失の推移", "損失", width="content")
+    ui.cached_chart(compare_runs_chart, (run_a.steps, run_b.steps), (run_a.grad_norm_of("W_Q"), run_b.grad_norm_of("W_Q")),
+                    experiment.labels, "W_Q に届いた勾配の大きさ（対数目盛）", "‖∂L/∂W_Q‖", log=True, width="content")
     if exp_key == "scaling":
         if outcome.switch_matters:
             st.success(

@@ -8,8 +8,9 @@ import pandas as pd
 import streamlit as st
 
 import ui
+from tutor import numfmt
 from tutor import pretrain as pt
-from ui.pretrain_figures import mlm_chart, mlm_frame, patch_grid_chart
+from ui.figures import mlm_chart, mlm_frame, patch_grid_chart
 from ui.validate import format_number
 
 ui.page("pretrain")
@@ -18,7 +19,7 @@ st.caption("Transformer のその後：事前学習した大きなモデル（BE
 
 def count(x) -> str:
     """A whole count with thousands separators (the engine's numbers are whole)."""
-    return f"{pt.pretrain_half_up(x):,}"
+    return numfmt.grouped(x)
 
 
 def input_frame(inp: pt.BertInput) -> pd.DataFrame:

@@ -10,12 +10,12 @@ given so far.
 import secrets
 import time
 
-import altair as alt
-import pandas as pd
 import streamlit as st
 
 import quizzes
 import ui
+from tutor import numfmt
+from ui.figures import exam_topic_chart
 from practice import exam as ex
 from quizzes.core import TOPICS
 
@@ -196,21 +196,6 @@ def question_screen(state: dict) -> None:
     done.button("問題に戻る", key="exam_cancel", on_click=set_confirm, args=(False,))
 
 
-def topic_chart(rows: list[dict]) -> alt.LayerChart:
-    df = pd.DataFrame([{"トピック": r["label"], "正答率": r["percent"], "得点": f"{r['correct']}/{r['total']}"}
-                       for r in rows])
-    order = [r["label"] for r in rows]
-    base = alt.Chart(df).encode(
-        y=alt.Y("トピック:N", sort=order, title=None, axis=alt.Axis(labelLimit=220)),
-        x=alt.X("正答率:Q", scale=alt.Scale(domain=[0, 100]), title="正答率（%）"),
-        tooltip=["トピック", "得点", alt.Tooltip("正答率:Q", format=".0f")],
-    )
-    full = base.mark_bar(color="#9e9e9e", opacity=0.18).encode(x=alt.datum(100))  # the 100 % track
-    bars = base.mark_bar(color="#2E6F9E")
-    text = base.mark_text(align="right", dx=-4).encode(x=alt.datum(100), text="得点:N")  # inside the track
-    return (full + bars + text).properties(height=alt.Step(28))
-
-
 def result_screen(res: dict) -> None:
     result, questions, answers = res["result"], ex.questions(res), res["answers"]
     if res["auto"]:
@@ -218,12 +203,12 @@ def result_screen(res: dict) -> None:
     st.subheader("結果")
     m1, m2, m3 = st.columns(3)
     m1.metric("得点", f"{result['score']} / {result['total']}")
-    m2.metric("正答率", f"{result['percent']:.0f}%")
+    m2.metric("正答率", numfmt.fixed(result['percent'], 0) + "%")
     m3.metric("所要時間", ex.format_clock(res["seconds"]), help=f"制限時間 {ex.format_clock(res['limit'])}")
 
     st.subheader("トピック別の正答率")
     rows = ex.topic_rows(result)
-    st.altair_chart(topic_chart(rows), width="stretch")
+    ui.cached_chart(exam_topic_chart, rows, width="stretch")
     weakest = ex.weakest_topic(result)
     info = ui.PAGE_BY_KEY.get(weakest) if weakest else None
     if info is not None and info.exists:

@@ -11,6 +11,7 @@ from practice import review as rv
 from practice.progress import drop_review, due_today, weak_topics
 from practice.store import ProgressError, export_bytes
 from quizzes.core import TOPICS, QuizError
+from tutor import numfmt
 
 ui.page("review")
 
@@ -115,7 +116,7 @@ def _set_retention() -> None:
 
 st.select_slider("記憶の目標（次に出るときに思い出せる確率）", options=list(rv.RETENTIONS),
                  value=progress["settings"]["retention"], key="review_retention", on_change=_set_retention,
-                 format_func=lambda r: f"{r:.0%}")
+                 format_func=numfmt.percent)
 st.caption("目標を上げると復習の間隔が短くなり（問題が多く出る）、下げると長くなります。ふつうは 90% です。")
 
 # ---------------------------------------------------------------------------
@@ -131,7 +132,7 @@ else:
             st.page_link(info.path, label=f"{rank}. {TOPICS[topic]}", icon=":material/menu_book:")
         else:
             st.markdown(f"**{rank}. {TOPICS[topic]}**")
-        st.caption(f"直近 {s['recent']} 問中 {s['recent_correct']} 問正解（{s['recent_accuracy']:.0%}）")
+        st.caption(f"直近 {s['recent']} 問中 {s['recent_correct']} 問正解（{numfmt.percent(s['recent_accuracy'])}）")
 ui.profile.profile_section(progress, limit=5)
 
 # ---------------------------------------------------------------------------

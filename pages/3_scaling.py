@@ -1,7 +1,5 @@
 """③ √d_k で割る理由: softmax saturation, the spread of q·k growing with d_k, the cure."""
-import functools
 
-import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -9,6 +7,7 @@ import streamlit as st
 import tutor
 import ui
 from tutor import textbook as tb
+from ui.figures import saturation_chart, spread_chart, weight_bars
 from ui.handcalc import auto_digits, number, prob_tex, prob_text, vector
 
 ui.page("scaling")
@@ -16,7 +15,7 @@ ui.page("scaling")
 BASE = tb.SATURATION_SCORES[0]          # (2, 1, 0)
 KEYS3 = ["キー1", "キー2", "キー3"]
 G_KEY_LABELS = [f"k{j + 1} = {vector(k, 0)}" for j, k in enumerate(tb.G_KEYS)]
-PAD = alt.AutoSizeParams(type="pad")  # keep the plot area at width×height (axes and legend outside)
+G_DECIMALS = 4                          # the G検定 example: every step written AND used to 4 places
 
 
 def weights_frame(points, labels) -> pd.DataFrame:
@@ -27,70 +26,10 @@ def weights_frame(points, labels) -> pd.DataFrame:
     }, index=pd.Index(labels, name="スコア"))
 
 
-def spread_chart(exp) -> alt.Chart:
-    df = pd.DataFrame({
-        "d_k": [str(d) for d in exp.d_ks] * 2,
-        "系列": ["測定した標準偏差"] * len(exp.d_ks) + ["√d_k（理論）"] * len(exp.d_ks),
-        "値": list(exp.raw_std) + list(exp.theory_std),
-    })
-    return alt.Chart(df, title="内積 q·k のばらつき（標準偏差）").mark_bar().encode(
-        x=alt.X("d_k:N", sort=[str(d) for d in exp.d_ks], title="d_k", axis=alt.Axis(labelAngle=0)),
-        xOffset=alt.XOffset("系列:N"),
-        y=alt.Y("値:Q", title="標準偏差"),
-        color=alt.Color("系列:N", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(orient="bottom", title=None)),
-        tooltip=["d_k", "系列", alt.Tooltip("値:Q", format=".2f")],
-    ).properties(width=260, height=220, autosize=PAD)
-
-
-# The two charts of 試してみよう are redrawn on every slider step: written as plain Vega-Lite with
-# inline values, so a step costs no Altair build or schema validation (20–90 ms per chart on a busy
-# machine, most of the step's server time). Same look as the Altair charts on this page.
-VIRIDIS_LEGEND = {"scale": {"scheme": "viridis"}, "legend": {"orient": "bottom", "title": None}}
-
-
-@functools.lru_cache(maxsize=1)
-def curve_values() -> tuple:
-    """Rows of the saturation curve (it does not depend on the slider: computed once)."""
-    curve = tutor.scaling.saturation_curve(BASE)
-    return tuple({"倍率 c": float(p.factor), "系列": name, "値": float(v)}
-                 for name, attr in (("最大の重み", "max_weight"), ("勾配の大きさ", "gradient"))
-                 for p in curve for v in (getattr(p, attr),))
-
-
-def saturation_spec(current: float) -> dict:
-    """Max weight and gradient against c, with a dashed rule at the slider's c."""
-    lines = {"mark": {"type": "line", "point": True}, "data": {"values": list(curve_values())},
-             "encoding": {"x": {"field": "倍率 c", "type": "quantitative"},
-                          "y": {"field": "値", "type": "quantitative", "scale": {"domain": [0, 1]}},
-                          "color": {"field": "系列", "type": "nominal", **VIRIDIS_LEGEND},
-                          "tooltip": [{"field": "倍率 c", "type": "quantitative"}, {"field": "系列", "type": "nominal"},
-                                      {"field": "値", "type": "quantitative", "format": ".5f"}]}}
-    rule = {"mark": {"type": "rule", "strokeDash": [4, 4], "color": "#888"},
-            "data": {"values": [{"倍率 c": float(current)}]},
-            "encoding": {"x": {"field": "倍率 c", "type": "quantitative"}}}
-    return {"title": "倍率 c を大きくすると", "layer": [lines, rule], "width": 260, "height": 220,
-            "autosize": {"type": "pad"}}
-
-
 @st.cache_data(show_spinner=False, max_entries=64)
 def measured_spread(seed: int):
     """The seeded measurement: the same seed gives the same result, so it is computed once."""
     return tutor.scaling.dot_product_spread(np.random.default_rng(seed))
-
-
-def measured_spread_chart(seed: int) -> alt.Chart:
-    return spread_chart(measured_spread(seed))
-
-
-def weights_spec(weights) -> dict:
-    """The three softmax weights as bars."""
-    return {"title": "重み", "mark": {"type": "bar", "color": "#2E6F9E"},
-            "data": {"values": [{"キー": k, "重み": float(w)} for k, w in zip(KEYS3, weights)]},
-            "encoding": {"x": {"field": "キー", "type": "nominal", "sort": KEYS3, "axis": {"labelAngle": 0}},
-                         "y": {"field": "重み", "type": "quantitative", "scale": {"domain": [0, 1]}},
-                         "tooltip": [{"field": "キー", "type": "nominal"},
-                                     {"field": "重み", "type": "quantitative", "format": ".5f"}]},
-            "width": 220, "height": 220, "autosize": {"type": "pad"}}
 
 
 # ---------------------------------------------------------------------------
@@ -158,9 +97,12 @@ st.markdown(f"クエリ $\\mathbf{{q}} = {vector(tb.G_QUERY[0], 0)}$、"
             f"キー ${', '.join(vector(k, 0) for k in tb.G_KEYS)}$、"
             f"バリュー ${', '.join(vector(v, 0) for v in tb.G_VALUES)}$ です。"
             "$\\sqrt{2}$ で割る場合と割らない場合を比べます。")
-g_on = tutor.handcalc.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, query_labels=["q"], key_labels=G_KEY_LABELS)
-g_off = tutor.handcalc.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, scale=False, query_labels=["q"],
-                              key_labels=G_KEY_LABELS)
+st.caption(f"手で確かめられるように、各ステップの値を小数第 {G_DECIMALS} 位まで（第 {G_DECIMALS + 1} 位を四捨五入）求めてから"
+           "次のステップに使っています。表示された数だけで計算し直すと、同じ結果になります。")
+g_on = tutor.handcalc.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, decimals=G_DECIMALS, query_labels=["q"],
+                                      key_labels=G_KEY_LABELS)
+g_off = tutor.handcalc.attention_steps(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, scale=False, decimals=G_DECIMALS,
+                                       query_labels=["q"], key_labels=G_KEY_LABELS)
 st.markdown("**スコア $s_{1j} = \\mathbf{q}\\cdot\\mathbf{k}_j$（割る前）**")
 ui.handcalc.show_elements(g_on.scores.flat)
 st.markdown("**$\\tilde{s}_{1j} = s_{1j}/\\sqrt{2}$ にしてから softmax（正しい手順）**")
@@ -192,7 +134,7 @@ def spread_experiment() -> None:
     if exp is not None:
         st.caption(f"各 $d_k$ について、成分が平均 0・分散 1 の乱数ベクトル q を {exp.n_samples} 個、"
                    f"それぞれにキー k を {exp.n_keys} 個作り、内積のばらつき（標準偏差）を測りました。")
-        ui.cached_chart(measured_spread_chart, int(seed), width="content")
+        ui.cached_chart(spread_chart, exp, width="content")
         st.table(pd.DataFrame(
             [[number(v, 2) for v in exp.raw_std], [number(v, 2) for v in exp.theory_std],
              [number(v, 2) for v in exp.scaled_std], [number(v, 3) for v in exp.raw_max_weight],
@@ -230,9 +172,9 @@ def try_factor() -> None:
         m2.metric("勾配の大きさ max|∂a/∂s|", prob_text(point.gradient))
         c1, c2 = st.columns(2)
         with c1:
-            st.vega_lite_chart(weights_spec(point.weights), width="content")
+            st.vega_lite_chart(weight_bars(point.weights, KEYS3), width="content")
         with c2:
-            st.vega_lite_chart(saturation_spec(factor), width="content")
+            st.vega_lite_chart(saturation_chart(BASE, factor), width="content")
         st.caption("勾配の大きさは、ヤコビ行列 $\\partial a_i/\\partial s_j$ の成分の絶対値の最大です"
                    "（2 つの重みが半々のときにいちばん大きく、1 つの重みが 1 に近づくほど 0 に近づきます）。")
 

@@ -1,5 +1,4 @@
 """⑤ Multi-Head Attention: split → heads in parallel → concat → W_O; d_k = d_model / h."""
-import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -7,6 +6,7 @@ import streamlit as st
 import tutor
 import ui
 from tutor import textbook as tb
+from ui.handcalc import vector as vec
 from ui.validate import format_number
 
 ui.page("multihead")
@@ -23,23 +23,6 @@ paper_one = tutor.multihead.head_cost(tb.COST_N, tb.PAPER_D_MODEL, 1)
 # head 1 exactly as ④ shows it by default (pencil mode: rounded to 3 decimals at each step, Z 猫 = 1.510, 0.492)
 hand = tutor.handcalc.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=ui.handcalc.PENCIL_DECIMALS, tokens=TOKENS)
 hand_comb = tutor.multihead.combine_heads([hand.z, ex.head2_output], tb.W_O)   # concat (3, 4), output (3, 4)
-
-
-def vec(values, digits: int = 3) -> str:
-    """(a, b, c) for prose and LaTeX."""
-    return "(" + ", ".join(format_number(v, digits) for v in values) + ")"
-
-
-def _small_chart(matrix, rows, cols, title: str, px: int):
-    chart = ui.heatmap_chart(matrix, rows, cols, title=title, x_title="キー", y_title="クエリ")
-    # autosize "pad": px is the size of the cells' area; axes and legend come on top of it
-    # (Streamlit's default "fit" squeezes them into px and the cells shrink to nothing)
-    return chart.properties(width=px, height=px, autosize=alt.AutoSizeParams(type="pad"))
-
-
-def small_heatmap(matrix, rows, cols, title: str, px: int = 150) -> None:
-    """A heatmap narrow enough to stand next to others in st.columns."""
-    ui.cached_chart(_small_chart, matrix, rows, cols, title, px, width="content")
 
 
 def cost_frame(many: "tutor.multihead.HeadCost", one: "tutor.multihead.HeadCost") -> pd.DataFrame:
@@ -202,9 +185,9 @@ ui.section("visual")
 st.markdown("同じ 3 トークンでも、ヘッドごとに注目のしかたがまったく違います。")
 c1, c2 = st.columns(2)
 with c1:
-    small_heatmap(ex.head1.weights, TOKENS, TOKENS, "ヘッド 1：照応係")
+    ui.small_heatmap(ex.head1.weights, TOKENS, TOKENS, "ヘッド 1：照応係")
 with c2:
-    small_heatmap(ex.head2_weights, TOKENS, TOKENS, "ヘッド 2：直前の語の係")
+    ui.small_heatmap(ex.head2_weights, TOKENS, TOKENS, "ヘッド 2：直前の語の係")
 st.caption("行 = クエリ（見る側）、列 = キー（見られる側）。ヘッド 1 の それ の行は 魚 に集中し、"
            "ヘッド 2 はどの行も 1 つ前の語に集中しています。")
 
@@ -263,7 +246,7 @@ def try_own_heads() -> None:
             if not cols:
                 cols = list(st.columns(2))
             with cols.pop(0):
-                small_heatmap(w, TOKENS, TOKENS, f"ヘッド {number}", px=130)
+                ui.small_heatmap(w, TOKENS, TOKENS, f"ヘッド {number}", px=130)
         st.caption("同じ入力でも、W が違えば注目のしかたが変わります（学習前なので模様に意味はまだありません）。")
         with st.expander(f"連結 Concat（3 × {res.concat.shape[1]}）と W_O を掛けた出力（3 × {res.output.shape[1]}）"):
             ui.show_matrix(res.concat, TOKENS,

@@ -1,5 +1,4 @@
 """⑥ 因果マスク: −∞ before softmax, exact zeros, rows renormalised, the classic mistake, padding."""
-import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -7,6 +6,7 @@ import streamlit as st
 import tutor
 import ui
 from tutor import textbook as tb
+from ui.handcalc import vector as vec
 from ui.validate import format_number
 
 ui.page("mask")
@@ -32,10 +32,6 @@ hand_exps = np.array([row.exps for row in hand_sm.rows])             # e^s̃ as 
 hand_denominators = np.array([row.total for row in hand_sm.rows])    # (3,)
 
 
-def vec(values, digits: int = 3) -> str:
-    return "(" + ", ".join(format_number(v, digits) for v in values) + ")"
-
-
 def weights_with_sums(weights, sums, rows, cols, digits: int = 3):
     frame = ui.matrix_frame(weights, rows, cols, digits)
     frame["行の合計"] = [format_number(v, digits) for v in sums]
@@ -59,17 +55,6 @@ def tasks_frame(sentence):
 def mask_frame(mask, rows, cols):
     """A bool mask as the additive M: 0 = may look, −∞ = hidden."""
     return ui.matrix_frame(tutor.additive_mask(mask), rows, cols, digits=0)
-
-
-def _small_chart(matrix, rows, cols, title: str, px: int, digits: int):
-    chart = ui.heatmap_chart(matrix, rows, cols, title=title, x_title="キー", y_title="クエリ", digits=digits)
-    # autosize "pad": px is the size of the cells' area; axes and legend come on top of it
-    # (Streamlit's default "fit" squeezes them into px and the cells shrink to nothing)
-    return chart.properties(width=px, height=px, autosize=alt.AutoSizeParams(type="pad"))
-
-
-def small_heatmap(matrix, rows, cols, title: str, px: int = 150, digits: int = 3) -> None:
-    ui.cached_chart(_small_chart, matrix, rows, cols, title, px, digits, width="content")
 
 
 # ---------------------------------------------------------------------------
@@ -174,9 +159,9 @@ ui.section("visual")
 st.markdown("同じスコアで、マスクなし（エンコーダの自己注意）と因果マスク付き（デコーダの自己注意）を並べます。")
 c1, c2 = st.columns(2)
 with c1:
-    small_heatmap(unmasked, TOKENS, TOKENS, "エンコーダ：マスクなし")
+    ui.small_heatmap(unmasked, TOKENS, TOKENS, "エンコーダ：マスクなし")
 with c2:
-    small_heatmap(steps.weights, TOKENS, TOKENS, "デコーダ：因果マスク")
+    ui.small_heatmap(steps.weights, TOKENS, TOKENS, "デコーダ：因果マスク")
 st.caption("右は対角より右上がすべて 0。それ の行（いちばん下）は左右で同じです。")
 
 # ---------------------------------------------------------------------------
@@ -245,9 +230,9 @@ def try_padding() -> None:
     dec_w = tutor.mask.masked_softmax_steps(flat, both).weights
     c1, c2 = st.columns(2)
     with c1:
-        small_heatmap(enc_w, labels, labels, "エンコーダ（パディングのみ）", px=200, digits=2)
+        ui.small_heatmap(enc_w, labels, labels, "エンコーダ（パディングのみ）", px=200, digits=2)
     with c2:
-        small_heatmap(dec_w, labels, labels, "デコーダの自己注意（因果 + パディング）", px=200, digits=2)
+        ui.small_heatmap(dec_w, labels, labels, "デコーダの自己注意（因果 + パディング）", px=200, digits=2)
 
 
 try_padding()

@@ -7,14 +7,10 @@ import tutor
 import ui
 from tutor import textbook as tb
 from ui.figures import dense_heatmap
+from ui.handcalc import vector as vec
 from ui.validate import format_number
 
 ui.page("position")
-
-
-def vec(values, digits: int = 3) -> str:
-    return "(" + ", ".join(format_number(v, digits) for v in values) + ")"
-
 
 TOKENS = list(tb.TOKENS)
 ORDERS = tb.PERMUTATIONS

@@ -1,12 +1,13 @@
 """⑦-2 FFN・残差接続・層正規化: one Transformer layer around the attention."""
 import numpy as np
 import pandas as pd
-import altair as alt
 import streamlit as st
 
 import tutor
 import ui
 from tutor import textbook as tb
+from ui.figures import activation_chart
+from ui.handcalc import vector
 from ui.validate import format_number
 
 ui.page("block")
@@ -17,24 +18,8 @@ BATCH_ROW0, OTHERS_A, OTHERS_B = tb.NORM_ROW0, tb.NORM_OTHERS_A, tb.NORM_OTHERS_
 ACT_LABELS = {"relu": "ReLU（原論文）", "gelu": "GELU（BERT・GPT）", "silu": "SiLU（SwiGLU のゲート）"}
 
 
-def vec(v, digits: int = 3) -> str:
-    return "(" + ",\\ ".join(format_number(x, digits) for x in np.ravel(v)) + ")"
-
-
 def hand_ffn(z):
     return tutor.block.ffn(z, W1_HAND, None, W2_HAND, None, activation="relu").output
-
-
-def activation_chart() -> alt.Chart:
-    """ReLU, GELU and SiLU on [−3, 3] (fixed data: built once, then served from the cache)."""
-    xs = np.linspace(-3.0, 3.0, 61)
-    act_df = pd.DataFrame({"x": np.tile(xs, 3),
-                           "y": np.concatenate([tutor.block.relu(xs), tutor.block.gelu(xs), tutor.block.silu(xs)]),
-                           "関数": np.repeat(["ReLU", "GELU", "SiLU"], xs.size)})
-    return alt.Chart(act_df).mark_line().encode(
-        x=alt.X("x:Q"), y=alt.Y("y:Q"), color=alt.Color("関数:N", sort=["ReLU", "GELU", "SiLU"]),
-        tooltip=["関数", alt.Tooltip("x:Q", format=".2f"), alt.Tooltip("y:Q", format=".3f")],
-    ).properties(height=260)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -119,22 +104,22 @@ ui.section("hand")
 st.subheader("1. 層正規化と RMSNorm")
 steps = tutor.block.layer_norm_steps(LN_HAND, eps=0.0)
 rms = tutor.block.rms_norm(LN_HAND, eps=0.0)
-st.markdown(f"$x = {vec(LN_HAND, 0)}$（$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$ として手で計算します）")
+st.markdown(f"$x = {vector(LN_HAND, 0, tex=True)}$（$\\varepsilon = 0$、$\\gamma = 1$、$\\beta = 0$ として手で計算します）")
 st.latex(rf"""\begin{{aligned}}
 \mu &= {format_number(steps.mean, 2)} \\
-x - \mu &= {vec(steps.centered, 1)} \\
+x - \mu &= {vector(steps.centered, 1, tex=True)} \\
 \sigma^2 &= {format_number(steps.var, 2)} \\
 \sqrt{{\sigma^2}} &= {format_number(steps.std, 3)}
 \end{{aligned}}""")
-st.latex(rf"\begin{{aligned}}&\mathrm{{LayerNorm}}(x) \\ &\quad = {vec(steps.output)}\end{{aligned}}")
-st.latex(rf"\begin{{aligned}}&\mathrm{{RMSNorm}}(x) \\ &\quad = {vec(rms)}\end{{aligned}}")
+st.latex(rf"\begin{{aligned}}&\mathrm{{LayerNorm}}(x) \\ &\quad = {vector(steps.output, 3, tex=True)}\end{{aligned}}")
+st.latex(rf"\begin{{aligned}}&\mathrm{{RMSNorm}}(x) \\ &\quad = {vector(rms, 3, tex=True)}\end{{aligned}}")
 st.caption("LayerNorm の結果は平均 0・分散 1。RMSNorm は平均を引かないので、すべて正のままで大きさだけがそろいます。")
 
 st.subheader("2. FFN → 残差接続 → 層正規化")
 ff = tutor.block.ffn(X_HAND, W1_HAND, None, W2_HAND, None, activation="relu")
 post = tutor.block.post_ln_block(X_HAND, hand_ffn, eps=0.0)
 pre = tutor.block.pre_ln_block(X_HAND, hand_ffn, eps=0.0)
-st.markdown(f"入力は $x = {vec(X_HAND, 0)}$ です（$d_{{\\text{{model}}}} = {X_HAND.shape[1]}$ の小さな例で、"
+st.markdown(f"入力は $x = {vector(X_HAND, 0, tex=True)}$ です（$d_{{\\text{{model}}}} = {X_HAND.shape[1]}$ の小さな例で、"
             "1. の $x$ とは別のベクトル）。$W_1$ と $W_2$ は下の値、バイアスは 0、活性化関数は ReLU とします。")
 c1, c2 = st.columns(2)
 with c1:
@@ -142,20 +127,20 @@ with c1:
 with c2:
     ui.show_matrix(W2_HAND, ["1", "2", "3", "4"], ["1", "2"], digits=0, caption="W₂（4 → 2 に戻す）")
 st.latex(rf"""\begin{{aligned}}
-x W_1 &= {vec(ff.pre_activation, 0)} \\
-\mathrm{{ReLU}}(x W_1) &= {vec(ff.hidden, 0)} \\
-\mathrm{{FFN}}(x) &= \mathrm{{ReLU}}(x W_1)\,W_2 \\ &= {vec(ff.output, 0)}
+x W_1 &= {vector(ff.pre_activation, 0, tex=True)} \\
+\mathrm{{ReLU}}(x W_1) &= {vector(ff.hidden, 0, tex=True)} \\
+\mathrm{{FFN}}(x) &= \mathrm{{ReLU}}(x W_1)\,W_2 \\ &= {vector(ff.output, 0, tex=True)}
 \end{{aligned}}""")
 st.markdown("**Post-LN（原論文）**：残差を足してから正規化")
 st.latex(rf"""\begin{{aligned}}
-x + \mathrm{{FFN}}(x) &= {vec(post.residual_sum, 0)} \\
-\mathrm{{LayerNorm}}\big(x + \mathrm{{FFN}}(x)\big) &= {vec(post.output, 2)}
+x + \mathrm{{FFN}}(x) &= {vector(post.residual_sum, 0, tex=True)} \\
+\mathrm{{LayerNorm}}\big(x + \mathrm{{FFN}}(x)\big) &= {vector(post.output, 2, tex=True)}
 \end{{aligned}}""")
 st.markdown("**Pre-LN（GPT-2 以降）**：同じ $W_1, W_2$ で、正規化してからサブレイヤーへ")
 st.latex(rf"""\begin{{aligned}}
-\mathrm{{LayerNorm}}(x) &= {vec(pre.sublayer_input, 2)} \\
-\mathrm{{FFN}}\big(\mathrm{{LayerNorm}}(x)\big) &= {vec(pre.sublayer_output, 0)} \\
-x + \mathrm{{FFN}}\big(\mathrm{{LayerNorm}}(x)\big) &= {vec(pre.output, 0)}
+\mathrm{{LayerNorm}}(x) &= {vector(pre.sublayer_input, 2, tex=True)} \\
+\mathrm{{FFN}}\big(\mathrm{{LayerNorm}}(x)\big) &= {vector(pre.sublayer_output, 0, tex=True)} \\
+x + \mathrm{{FFN}}\big(\mathrm{{LayerNorm}}(x)\big) &= {vector(pre.output, 0, tex=True)}
 \end{{aligned}}""")
 st.caption("Post-LN の出力は正規化済み、Pre-LN の出力は正規化されていない（残差の和そのもの）ことに注目してください。")
 
@@ -200,7 +185,7 @@ if steps_try is not None and rms_try is not None:
                                                           f"標準偏差 = {format_number(steps_try.std, 3)}")
 
 st.subheader("バッチのほかの例を書き換える")
-st.markdown(f"例 1 は ${vec(BATCH_ROW0, 0)}$ に固定です。例 2・例 3 を書き換えて、例 1 の正規化結果がどう変わるかを見ます。")
+st.markdown(f"例 1 は ${vector(BATCH_ROW0, 0, tex=True)}$ に固定です。例 2・例 3 を書き換えて、例 1 の正規化結果がどう変わるかを見ます。")
 others = ui.matrix_editor("block_batch_others", OTHERS_B, ["例 2", "例 3"], cols)
 demo_try = ui.compute("block_batch", tutor.block.norm_batch_dependence, batch_a, np.vstack([BATCH_ROW0, others]))
 if demo_try is not None:

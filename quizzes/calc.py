@@ -16,10 +16,11 @@ then the stem, one misconception note per wrong choice, and the explanation.
 """
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Callable
 
 import numpy as np
+
+from tutor import numfmt
 
 from .core import Draft, register
 
@@ -96,47 +97,11 @@ def calc_generator(generator_id: str, topic: str, params: Callable[[np.random.Ge
     return deco
 
 
-def _rule(nd: int) -> tuple[str, float, float, float]:
-    """How num() rounds to nd places: (format spec, 10^nd, lower and upper tie bound).
-
-    A value whose digits beyond place nd are within ~2e-9 of "5" ((x·10^nd) mod 1 within 0.5 ± tie,
-    also for negative x: Python's % is ≥ 0) may be a decimal tie such as 0.3125 or
-    0.31249999999999994 (float noise): such values, and only they, take the exact path (_half_up).
-    round(x, 9) moves x by at most 5e-10, so outside this window format() and 四捨五入 of
-    round(x, 9) give the same digits."""
-    tie = 2e-9 * 10.0 ** nd
-    return f".{nd}f", 10.0 ** nd, 0.5 - tie, 0.5 + tie
-
-
-
-
-def _half_up(x: float, nd: int) -> str:
-    """四捨五入 to nd places of x snapped to 9 places (Decimal ROUND_HALF_UP: halves away from zero,
-    -0.0625 → -0.063), trailing zeros dropped. The slow path of num() for near-ties only."""
-    d = Decimal(repr(round(x, 9))).quantize(Decimal(1).scaleb(-nd), ROUND_HALF_UP)
-    text = f"{d:f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
-
-
 def num(x, nd: int = 3) -> str:
-    """A number as shown in a choice: integers without decimals, others rounded to nd decimals by
-    四捨五入 (exact decimal halves up, away from zero: 0.3125 → 0.313, -0.0625 → -0.063, also when
-    float noise made them 0.31249999999999994), trailing zeros dropped (0.750 → 0.75)."""
-    x = float(x)
-    if not -999.5 < x < 999.5:                       # (also NaN: round() raises, as always)
-        r = round(x)                                 # an int
-        if -1e-9 < x - r < 1e-9:                     # |x − round(x)| < 1e-9: a whole number, 1,000 style
-            return str(r) if -1000 < r < 1000 else f"{r:,}"
-    # below 999.5 a (near-)whole x needs no branch: format() writes "2.000" → "2"
-    spec, scale, lo, hi = _rule(nd)
-    if lo < (x * scale) % 1.0 < hi:                  # a (near) decimal tie: exact 四捨五入
-        return _half_up(x, nd)
-    text = format(x, spec)
-    if nd:
-        text = text.rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
+    """A number as shown in a choice: tutor.numfmt.trimmed, the app's one format (integers without
+    decimals, others rounded to nd decimals by 四捨五入 — 0.3125 → 0.313, -0.0625 → -0.063, also
+    when float noise made them 0.31249999999999994 — trailing zeros dropped: 0.750 → 0.75)."""
+    return numfmt.trimmed(x, nd)
 
 
 def _nums(xs, nd: int) -> list[str]:
@@ -153,7 +118,7 @@ def shown(xs, nd: int = 3) -> np.ndarray:
     format() and np.round round alike, and the division of two whole floats is correctly rounded);
     the near-ties that num() rounds half up are read back from num()'s own text (tested)."""
     a = np.asarray(xs, dtype=float)
-    _, scale, lo, hi = _rule(nd)
+    scale, lo, hi = numfmt.tie_bounds(nd)
     out = []
     for x in a.ravel().tolist():
         y = x * scale

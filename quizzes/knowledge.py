@@ -26,6 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import tutor
+from tutor import numfmt
 from tutor import textbook as tb
 
 from .core import TOPICS, Draft, QuizError, register
@@ -39,14 +40,14 @@ _PLACEHOLDER = re.compile(r"\[\[([a-z0-9_]+)\]\]")
 
 
 def _fmt(x: float) -> str:
-    return f"{x:,.0f}" if float(x).is_integer() else f"{x:.4g}"
+    return numfmt.grouped(x) if float(x).is_integer() else numfmt.significant(x, 4)
 
 
 def engine_facts() -> dict[str, float]:
     """Numbers the knowledge questions quote, each computed by one explicit engine call."""
     d_model, h, n, d = tb.PAPER_D_MODEL, tb.PAPER_HEADS, tb.COST_N, tb.COST_D
     d_k = tutor.head_dim(d_model, h)
-    temperature_top = {t: round(float(tutor.output.probabilities(tb.TEMPERATURE_LOGITS, t)[0]), 3)
+    temperature_top = {t: numfmt.round_half_up(tutor.output.probabilities(tb.TEMPERATURE_LOGITS, t)[0], 3)
                        for t in (1.0, 0.5, 2.0)}
     out = {
         # the paper's sizes (① – ⑥)

@@ -3,7 +3,7 @@
 - tutor/, quizzes/ and practice/ never import streamlit or pandas (any form: ``import x``,
   ``import x.y``, ``from x import y``, ``from x.y import z``, importlib/__import__);
 - imports run one way: pages/ and app.py → ui/ → practice/ → quizzes/ → tutor/ (a layer imports
-  only layers below it, never bench/); inside tutor/, the kernel (core, textbook, vocab, handcalc)
+  only layers below it, never bench/); inside tutor/, the kernel (core, textbook, vocab, handcalc, numfmt)
   imports no topic module, and tutor/__init__.py names what it re-exports (no star import);
 - pages/, app.py (and ui/) never pass ``unsafe_allow_html=True`` and never call
   ``st.navigation``;
@@ -324,7 +324,7 @@ def test_read_only_tables_are_static(path):
 # the direction of imports: pages → ui → practice → quizzes → tutor
 # ---------------------------------------------------------------------------
 LAYERS = {"tutor": 1, "quizzes": 2, "practice": 3, "ui": 4, "pages": 5, "app": 5}
-KERNEL = {"core", "textbook", "vocab", "handcalc"}
+KERNEL = {"core", "textbook", "vocab", "handcalc", "numfmt"}
 
 
 def _layer_of(rel: str) -> str:
@@ -411,7 +411,7 @@ def _tutor_imports(path: Path) -> set[str]:
 
 @pytest.mark.parametrize("name", sorted(KERNEL))
 def test_the_kernel_imports_no_topic_module(name):
-    """core, textbook, vocab and handcalc are what every topic builds on: they import only each other."""
+    """core, textbook, vocab, handcalc and numfmt are what every topic builds on: they import only each other."""
     assert _tutor_imports(ROOT / "tutor" / f"{name}.py") <= KERNEL, name
 
 

@@ -247,8 +247,7 @@ def test_review_session_wrong_on_page_then_due_then_fsrs_moves_it():
     at.button(key="review_again").click()
     no_exception(at.run())
     card = [r for r in at.radio if (r.key or "").startswith("review_")][0].key[: -len("__choice")]
-    at.radio(key=f"{card}__choice").set_value(q.answer)
-    no_exception(at.run())
+    at.radio(key=f"{card}__choice").set_value(q.answer)  # a form: sent with the submit
     at.button(key=f"{card}__submit").click()
     no_exception(at.run())
     item = at.session_state["progress"]["review"][q.id]

@@ -134,7 +134,7 @@ def test_quiz_answered():
     assert len(ids) == 3 and all(quizzes.from_id(i).topic == "pretrain" for i in ids)
     q = quizzes.from_id(ids[0])
     radio = next(r for r in at.radio if r.key.endswith("_1__choice"))
-    radio.set_value(q.answer).run()
+    radio.set_value(q.answer)  # a form: the choice reaches the app with 回答する
     next(b for b in at.button if b.key.endswith("_1__submit")).click().run()
     assert not at.exception
     assert any("正解です" in s.value for s in at.success)

@@ -62,7 +62,7 @@ def test_a_link_starts_a_set_and_practising_clears_it():
     assert "練習：√d_k で割り忘れ" in [h.value for h in at.header]
     rnd = at.session_state["drill__round"]
     for i, qid in enumerate(ids, start=1):
-        at.radio(key=f"drill_{rnd}_{i}__choice").set_value(quizzes.from_id(qid).answer).run()
+        at.radio(key=f"drill_{rnd}_{i}__choice").set_value(quizzes.from_id(qid).answer)
         at.button(key=f"drill_{rnd}_{i}__submit").click().run()
         assert not at.exception
     assert "5 問中 5 問に回答、5 問正解。" in [c.value for c in at.caption]
@@ -95,7 +95,7 @@ def test_choosing_a_misconception_and_starting():
     rnd = at.session_state["drill__round"]
     q = quizzes.from_id(ids[0])
     c = M.choice_ids(q).index("mask_after_softmax")
-    at.radio(key=f"drill_{rnd}_1__choice").set_value(c).run()
+    at.radio(key=f"drill_{rnd}_1__choice").set_value(c)
     at.button(key=f"drill_{rnd}_1__submit").click().run()
     heads = [m.value for m in at.markdown if m.value.startswith("**1. ")]
     assert heads[0].startswith("**1. softmax の後でマスク**　1 回")

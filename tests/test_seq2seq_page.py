@@ -131,13 +131,13 @@ def test_quiz_answered_right_and_wrong(at):
     assert len(ids) == 3 and all(quizzes.from_id(q).topic == "seq2seq" for q in ids)
     q = quizzes.from_id(ids[0])
     radio = next(r for r in at.radio if r.key.endswith("_1__choice"))
-    radio.set_value(q.answer).run()
+    radio.set_value(q.answer)  # a form: the choice reaches the app with 回答する
     next(b for b in at.button if b.key.endswith("_1__submit")).click().run()
     assert not at.exception
     assert any("正解です" in s.value for s in at.success)
     q2 = quizzes.from_id(ids[1])
     wrong = (q2.answer + 1) % 4
-    next(r for r in at.radio if r.key.endswith("_2__choice")).set_value(wrong).run()
+    next(r for r in at.radio if r.key.endswith("_2__choice")).set_value(wrong)
     next(b for b in at.button if b.key.endswith("_2__submit")).click().run()
     assert any(q2.misconceptions[wrong] in w.value for w in at.warning)
     attempts = at.session_state["progress"]["attempts"]

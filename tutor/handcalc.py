@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from decimal import Decimal, ROUND_HALF_UP
 from typing import Sequence
 
 import numpy as np
 
+from . import numfmt
 from .core import as_matrix
 
 __all__ = [
@@ -66,17 +66,9 @@ def _check_decimals(decimals) -> int | None:
     return decimals
 
 
-def _round_half_up(x: float, decimals: int) -> float:
-    """Round as on paper: 0.1635 → 0.164 (half away from zero on the DECIMAL digits shown)."""
-    if not math.isfinite(x):
-        return x
-    q = Decimal(repr(float(x))).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
-    value = float(q)
-    return 0.0 if value == 0 else value  # no "-0.000"
-
-
 def pencil_round(x, decimals: int | None):
-    """x rounded to ``decimals`` places as a person does it (None → x unchanged, as float64).
+    """x rounded to ``decimals`` places as a person does it (None → x unchanged, as float64):
+    tutor.numfmt.round_half_up, the rule every shown number follows (0.1635 → 0.164).
 
     Works on scalars and arrays; −∞ stays −∞ (masked scores).
     """
@@ -84,7 +76,7 @@ def pencil_round(x, decimals: int | None):
     arr = np.asarray(x, dtype=np.float64)
     if decimals is None:
         return float(arr) if arr.ndim == 0 else arr.copy()
-    out = np.vectorize(lambda v: _round_half_up(v, decimals), otypes=[np.float64])(arr)
+    out = np.vectorize(lambda v: numfmt.round_half_up(v, decimals), otypes=[np.float64])(arr)
     return float(out) if arr.ndim == 0 else out
 
 
@@ -112,12 +104,9 @@ def latex_number(x: float, digits: int, *, as_integer: bool | None = None, paren
         if integer and _is_integer(x):
             text = str(int(x))
         elif x != 0 and abs(x) < (0.5 * 10.0 ** (-digits) if sci_below is None else sci_below):
-            mantissa, exponent = f"{x:.2e}".split("e") if sci_below is None else f"{x:.1e}".split("e")
-            text = rf"{mantissa}\times 10^{{{int(exponent)}}}"
+            text = numfmt.sci(x, 2 if sci_below is None else 1, tex=True)
         else:
-            text = f"{x:.{digits}f}"
-            if float(text) == 0:
-                text = text.lstrip("-")
+            text = numfmt.fixed(x, digits)
     if paren and text.startswith("-"):
         text = f"({text})"
     return text

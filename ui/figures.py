@@ -1,10 +1,16 @@
-"""Charts of the ⑦ pages (full Transformer): large heatmaps, probability bars, cost curves.
+"""Every chart builder of the app (next to ui.widgets.heatmap_chart): large heatmaps, small
+side-by-side heatmaps (⑤, ⑥), probability bars and cost curves (⑦), the saturation and spread
+charts of ③, the activation functions of ⑦-2, the training curves of ⑧, BERT's masking strip and
+ViT's patch grid (⑨), the mock-exam charts (home, 模擬試験).
 
-Only display code: every number comes in already computed by the engine. The pages show them
-through ui.cached_chart, which keeps the finished spec per input.
+Only display code: every number comes in computed by the engine (or is one engine call away,
+as for a fixed curve); every number written on a chart, tooltips included, goes through
+tutor.numfmt like the rest of the app. The pages show the charts through ui.cached_chart, which
+keeps the finished spec per input.
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import Sequence
 
@@ -12,7 +18,12 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+import tutor
+
+from tutor import numfmt
+
 from .validate import format_number
+from .widgets import _title_lines, cached_chart, heatmap_chart
 
 
 def dense_heatmap(matrix, *, x_title: str, y_title: str, title: str = "", digits: int = 4,
@@ -76,7 +87,7 @@ def cost_chart(ns, curves: dict, labels: dict, *, crossover: int, n_mark: int | 
     for key, values in curves.items():
         for n, v in zip(ns, values):
             records.append({"n": int(n), "ops": float(v), "層": labels[key],
-                            "text": f"{float(v):,.0f}"})
+                            "text": numfmt.grouped(v)})
     df = pd.DataFrame.from_records(records)
     order = [labels[k] for k in curves]
     palette = ["#d1495b", "#2E6F9E", "#66a182", "#edae49"]
@@ -97,8 +108,229 @@ def cost_chart(ns, curves: dict, labels: dict, *, crossover: int, n_mark: int | 
     layers = [lines, rule, rule_text]
     if n_mark is not None and marks:
         pts = pd.DataFrame({"n": [int(n_mark)] * len(marks), "ops": [float(v) for v in marks.values()],
-                            "層": [labels[k] for k in marks], "text": [f"{float(v):,.0f}" for v in marks.values()]})
+                            "層": [labels[k] for k in marks], "text": [numfmt.grouped(v) for v in marks.values()]})
         layers.append(alt.Chart(pts).mark_point(size=80, filled=True).encode(
             x="n:Q", y="ops:Q", color=color,
             tooltip=[alt.Tooltip("層:N"), alt.Tooltip("n:Q"), alt.Tooltip("text:N", title="演算量")]))
     return alt.layer(*layers).properties(height=440)   # autosize "fit": includes title, axes, legend
+
+
+# ---------------------------------------------------------------------------
+# small heatmaps that stand side by side in st.columns (⑤ heads, ⑥ masks)
+# ---------------------------------------------------------------------------
+def small_heatmap_chart(matrix, rows, cols, title: str, px: int, digits: int = 3) -> alt.LayerChart:
+    chart = heatmap_chart(matrix, rows, cols, title=title, x_title="キー", y_title="クエリ", digits=digits)
+    # autosize "pad": px is the size of the cells' area; axes and legend come on top of it
+    # (Streamlit's default "fit" squeezes them into px and the cells shrink to nothing)
+    return chart.properties(width=px, height=px, autosize=alt.AutoSizeParams(type="pad"))
+
+
+def small_heatmap(matrix, rows, cols, title: str, px: int = 150, digits: int = 3) -> None:
+    """A heatmap narrow enough to stand next to others in st.columns."""
+    cached_chart(small_heatmap_chart, np.asarray(matrix, dtype=np.float64), [str(r) for r in rows],
+                 [str(c) for c in cols], title, px, digits, width="content")
+
+
+# ---------------------------------------------------------------------------
+# ③ softmax saturation and the spread of q·k
+# ---------------------------------------------------------------------------
+_PAD = alt.AutoSizeParams(type="pad")   # keep the plot area at width×height (axes and legend outside)
+
+
+def spread_chart(exp) -> alt.Chart:
+    """Measured standard deviation of q·k next to √d_k, per d_k (exp: tutor.scaling.SpreadExperiment)."""
+    values = list(exp.raw_std) + list(exp.theory_std)
+    df = pd.DataFrame({
+        "d_k": [str(d) for d in exp.d_ks] * 2,
+        "系列": ["測定した標準偏差"] * len(exp.d_ks) + ["√d_k（理論）"] * len(exp.d_ks),
+        "値": values,
+        "表示": [numfmt.fixed(v, 2) for v in values],
+    })
+    return alt.Chart(df, title="内積 q·k のばらつき（標準偏差）").mark_bar().encode(
+        x=alt.X("d_k:N", sort=[str(d) for d in exp.d_ks], title="d_k", axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset("系列:N"),
+        y=alt.Y("値:Q", title="標準偏差"),
+        color=alt.Color("系列:N", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(orient="bottom", title=None)),
+        tooltip=["d_k", "系列", alt.Tooltip("表示:N", title="値")],
+    ).properties(width=260, height=220, autosize=_PAD)
+
+
+# The two charts of ③'s 試してみよう are redrawn on every slider step: plain Vega-Lite dicts with
+# inline values (st.vega_lite_chart), so a step costs no Altair build or schema validation
+# (20–90 ms per chart on a busy machine, most of the step's server time). Same look as Altair's.
+_VIRIDIS_LEGEND = {"scale": {"scheme": "viridis"}, "legend": {"orient": "bottom", "title": None}}
+
+
+@functools.lru_cache(maxsize=8)
+def _curve_rows(scores: tuple) -> tuple:
+    """Rows of tutor.scaling.saturation_curve(scores) (they do not depend on the slider)."""
+    curve = tutor.scaling.saturation_curve(np.asarray(scores, dtype=float))
+    return tuple({"倍率 c": float(p.factor), "系列": name, "値": float(v), "表示": numfmt.fixed(v, 5)}
+                 for name, attr in (("最大の重み", "max_weight"), ("勾配の大きさ", "gradient"))
+                 for p in curve for v in (getattr(p, attr),))
+
+
+def saturation_chart(scores, current: float) -> dict:
+    """Largest weight and gradient size of softmax(c·s) against the factor c (the curve of
+    tutor.scaling.saturation_curve), with a dashed rule at the current c (a Vega-Lite dict)."""
+    rows = [dict(r) for r in _curve_rows(tuple(float(v) for v in np.ravel(scores)))]
+    lines = {"mark": {"type": "line", "point": True}, "data": {"values": rows},
+             "encoding": {"x": {"field": "倍率 c", "type": "quantitative"},
+                          "y": {"field": "値", "type": "quantitative", "scale": {"domain": [0, 1]}},
+                          "color": {"field": "系列", "type": "nominal", **_VIRIDIS_LEGEND},
+                          "tooltip": [{"field": "倍率 c", "type": "quantitative"}, {"field": "系列", "type": "nominal"},
+                                      {"field": "表示", "type": "nominal", "title": "値"}]}}
+    rule = {"mark": {"type": "rule", "strokeDash": [4, 4], "color": "#888"},
+            "data": {"values": [{"倍率 c": float(current)}]},
+            "encoding": {"x": {"field": "倍率 c", "type": "quantitative"}}}
+    return {"title": "倍率 c を大きくすると", "layer": [lines, rule], "width": 260, "height": 220,
+            "autosize": {"type": "pad"}}
+
+
+def weight_bars(weights, labels: Sequence[str], *, title: str = "重み") -> dict:
+    """One vertical bar per key: the weights of one softmax row (0 … 1), as a Vega-Lite dict."""
+    rows = [{"キー": k, "重み": float(w), "表示": numfmt.fixed(w, 5)} for k, w in zip(labels, np.ravel(weights))]
+    return {"title": title, "mark": {"type": "bar", "color": "#2E6F9E"}, "data": {"values": rows},
+            "encoding": {"x": {"field": "キー", "type": "nominal", "sort": list(labels), "axis": {"labelAngle": 0}},
+                         "y": {"field": "重み", "type": "quantitative", "scale": {"domain": [0, 1]}},
+                         "tooltip": [{"field": "キー", "type": "nominal"},
+                                     {"field": "表示", "type": "nominal", "title": "重み"}]},
+            "width": 220, "height": 220, "autosize": {"type": "pad"}}
+
+
+# ---------------------------------------------------------------------------
+# ⑦-2 activation functions
+# ---------------------------------------------------------------------------
+def activation_chart() -> alt.Chart:
+    """ReLU, GELU and SiLU on [−3, 3] (fixed data: built once, then served from the cache)."""
+    xs = np.linspace(-3.0, 3.0, 61)
+    ys = np.concatenate([tutor.block.relu(xs), tutor.block.gelu(xs), tutor.block.silu(xs)])
+    act_df = pd.DataFrame({"x": np.tile(xs, 3), "y": ys, "関数": np.repeat(["ReLU", "GELU", "SiLU"], xs.size),
+                           "x の値": [numfmt.fixed(v, 2) for v in np.tile(xs, 3)],
+                           "y の値": [numfmt.fixed(v, 3) for v in ys]})
+    return alt.Chart(act_df).mark_line().encode(
+        x=alt.X("x:Q"), y=alt.Y("y:Q"), color=alt.Color("関数:N", sort=["ReLU", "GELU", "SiLU"]),
+        tooltip=["関数", alt.Tooltip("x の値:N", title="x"), alt.Tooltip("y の値:N", title="y")],
+    ).properties(height=260)
+
+
+# ---------------------------------------------------------------------------
+# ⑧ training curves
+# ---------------------------------------------------------------------------
+def training_curve_chart(steps, loss, acc, title: str) -> alt.Chart:
+    """Loss and training accuracy against the step."""
+    values = [float(v) for v in loss] + [float(v) for v in acc]
+    df = pd.DataFrame({"ステップ": [int(s) for s in steps] * 2,
+                       "系列": ["損失"] * len(steps) + ["正解率（訓練）"] * len(steps),
+                       "値": values, "表示": [numfmt.fixed(v, 3) for v in values]})
+    return alt.Chart(df, title=title).mark_line().encode(
+        x=alt.X("ステップ:Q"), y=alt.Y("値:Q", title="損失 / 正解率"),
+        color=alt.Color("系列:N", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(orient="bottom", title=None)),
+        tooltip=["ステップ", "系列", alt.Tooltip("表示:N", title="値")],
+    ).properties(width=420, height=220, autosize=_PAD)
+
+
+def compare_runs_chart(steps_per_run, values_per_run, labels: Sequence[str], title: str, y_title: str,
+                       log: bool = False) -> alt.Chart:
+    """One line per run (the same quantity of two training runs against the step)."""
+    frames = [pd.DataFrame({"ステップ": [int(s) for s in steps], "実行": label,
+                            "値": [float(v) for v in values], "表示": [numfmt.significant(v, 3) for v in values]})
+              for steps, values, label in zip(steps_per_run, values_per_run, labels)]
+    df = pd.concat(frames, ignore_index=True)
+    scale = alt.Scale(type="log") if log else alt.Scale()
+    return alt.Chart(df, title=title).mark_line().encode(
+        x="ステップ:Q", y=alt.Y("値:Q", title=y_title, scale=scale),
+        color=alt.Color("実行:N", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(orient="bottom", title=None)),
+        tooltip=["ステップ", "実行", alt.Tooltip("表示:N", title="値")],
+    ).properties(width=420, height=200, autosize=_PAD)
+
+
+# ---------------------------------------------------------------------------
+# mock exams (home and 模擬試験)
+# ---------------------------------------------------------------------------
+def exam_history_chart(rows: Sequence[dict]) -> alt.Chart:
+    """正答率 (%) of every finished mock exam (practice.exam.history_rows), one point per exam."""
+    df = pd.DataFrame(list(rows))
+    df["正答率の表示"] = [numfmt.fixed(v, 0) for v in df["正答率"]]
+    return alt.Chart(df).mark_line(point=alt.OverlayMarkDef(size=70), color="#2E6F9E").encode(
+        x=alt.X("回:O", title="回", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("正答率:Q", scale=alt.Scale(domain=[0, 100]), title=None),
+        tooltip=["回", "日時", "得点", alt.Tooltip("正答率の表示:N", title="正答率"), "所要時間"],
+    ).properties(height=220, title=alt.TitleParams("正答率（%）の推移", anchor="start", fontSize=13))
+
+
+def exam_topic_chart(rows: Sequence[dict]) -> alt.LayerChart:
+    """Per-topic score of one mock exam: a bar of 正答率 (%) in a 100 % track, the score inside it."""
+    df = pd.DataFrame([{"トピック": r["label"], "正答率": r["percent"], "正答率の表示": numfmt.fixed(r["percent"], 0),
+                        "得点": f"{r['correct']}/{r['total']}"} for r in rows])
+    order = [r["label"] for r in rows]
+    base = alt.Chart(df).encode(
+        y=alt.Y("トピック:N", sort=order, title=None, axis=alt.Axis(labelLimit=220)),
+        x=alt.X("正答率:Q", scale=alt.Scale(domain=[0, 100]), title="正答率（%）"),
+        tooltip=["トピック", "得点", alt.Tooltip("正答率の表示:N", title="正答率")],
+    )
+    full = base.mark_bar(color="#9e9e9e", opacity=0.18).encode(x=alt.datum(100))  # the 100 % track
+    bars = base.mark_bar(color="#2E6F9E")
+    text = base.mark_text(align="right", dx=-4).encode(x=alt.datum(100), text="得点:N")  # inside the track
+    return (full + bars + text).properties(height=alt.Step(28))
+
+
+# ---------------------------------------------------------------------------
+# ⑨ BERT's masking draw and ViT's patch grid
+# ---------------------------------------------------------------------------
+ACTION_LABELS = {"mask": "[MASK] に置換", "random": "別の語に置換", "keep": "そのまま（予測はする）",
+                 "": "対象外"}
+_ACTION_ORDER = list(ACTION_LABELS.values())
+_ACTION_COLOURS = ["#d1495b", "#edae49", "#2E6F9E", "#d0d0d0"]
+
+
+def mlm_frame(tokens: Sequence[str], masked: Sequence[str], actions: Sequence[str]) -> pd.DataFrame:
+    """One row per position: the original token, what the model sees, what happened to it."""
+    return pd.DataFrame({
+        "位置": list(range(len(tokens))),
+        "元のトークン": list(tokens),
+        "モデルが見る入力": list(masked),
+        "処理": [ACTION_LABELS[a] for a in actions],
+    })
+
+
+def mlm_chart(tokens: Sequence[str], masked: Sequence[str], actions: Sequence[str], *,
+              title: str = "") -> alt.LayerChart:
+    """A strip of cells, one per token (wrapped every 6 tokens for a phone): the input the model
+    sees written in each cell, the colour telling what the masking did there."""
+    df = mlm_frame(tokens, masked, actions)
+    per_row = 6
+    df["行"] = df["位置"] // per_row
+    df["列"] = df["位置"] % per_row
+    n_rows = int(df["行"].max()) + 1
+    base = alt.Chart(df, title=_title_lines(title)).encode(
+        x=alt.X("列:O", axis=None), y=alt.Y("行:O", axis=None))
+    rect = base.mark_rect(stroke="#666", strokeWidth=0.8).encode(
+        color=alt.Color("処理:N", scale=alt.Scale(domain=_ACTION_ORDER, range=_ACTION_COLOURS),
+                        legend=alt.Legend(title=None, orient="bottom", columns=2)),
+        tooltip=["位置:O", "元のトークン:N", "モデルが見る入力:N", "処理:N"])
+    text = base.mark_text(fontSize=12).encode(text="モデルが見る入力:N")
+    return (rect + text).properties(width=per_row * 52, height=n_rows * 40,
+                                    autosize=alt.AutoSizeParams(type="pad"))
+
+
+def patch_grid_chart(index, *, title: str = "") -> alt.LayerChart:
+    """The image cut into patches: one cell per patch with its token number (1 … N, row by row);
+    numbers are written only when the grid is small enough to read them."""
+    idx = np.asarray(index)
+    rows, cols = idx.shape
+    df = pd.DataFrame({"行": np.repeat(np.arange(rows), cols), "列": np.tile(np.arange(cols), rows),
+                       "トークン番号": idx.ravel()})
+    size = max(6, min(36, 300 // max(rows, cols)))
+    base = alt.Chart(df, title=_title_lines(title)).encode(
+        x=alt.X("列:O", axis=alt.Axis(title="横のパッチ", labelOverlap=True, labelAngle=0)),
+        y=alt.Y("行:O", axis=alt.Axis(title="縦のパッチ", labelOverlap=True)))
+    rect = base.mark_rect(stroke="#fff", strokeWidth=1 if size >= 10 else 0.3).encode(
+        color=alt.Color("トークン番号:Q", scale=alt.Scale(scheme="viridis"),
+                        legend=alt.Legend(title="トークン番号", orient="bottom", gradientLength=160)),
+        tooltip=["行:O", "列:O", "トークン番号:Q"])
+    layers = [rect]
+    if size >= 24:
+        layers.append(base.mark_text(fontSize=10, color="#fff").encode(text="トークン番号:Q"))
+    return alt.layer(*layers).properties(width=size * cols, height=size * rows,
+                                         autosize=alt.AutoSizeParams(type="pad"))

@@ -15,6 +15,9 @@ from .validate import format_number, format_tiny
 from .widgets import show_matrix
 
 PENCIL_DECIMALS = 3
+# what an exact-mode step says about its numbers (the displayed terms need not add up in the last place)
+EXACT_NOTE = ("丸めずに計算した値を、表示だけ小数第 4 位まで（第 5 位を四捨五入）にしています。"
+              "表示された数で計算し直すと、最後の桁がずれることがあります。")
 LINE_CHARS = 30  # width units that fit on one line of a 390 px phone at st.latex's font size (~9.5 px each)
 
 
@@ -113,6 +116,8 @@ def matrix_steps(ms, *, title: str | None = None, expanded: bool = False, show_r
             st.latex(ms.formula)
         if ms.note:
             st.latex(ms.note)
+        if ms.decimals is None and not _all_int(ms.result):
+            st.caption(EXACT_NOTE)
         for label, row in zip(ms.row_labels or [str(i + 1) for i in range(rows)], ms.elements):
             _row_caption(label)
             st.latex(stack([element_latex(elem) for elem in row]))
@@ -173,9 +178,11 @@ def number(x: float, decimals: int | None) -> str:
     return format_number(x, digits_of(decimals))
 
 
-def vector(values, digits: int = 3) -> str:
-    """(0.212, 0.212, 0.576) — a row printed for prose."""
-    return "(" + ", ".join(format_number(float(v), digits) for v in values) + ")"
+def vector(values, digits: int = 3, *, tex: bool = False) -> str:
+    """(0.212, 0.212, 0.576) — a row printed for prose (any array: its entries in order);
+    ``tex``: with LaTeX spaces after the commas, (0.212,\\ 0.212,\\ 0.576), for st.latex."""
+    sep = ",\\ " if tex else ", "
+    return "(" + sep.join(format_number(float(v), digits) for v in np.ravel(values)) + ")"
 
 
 def prob_text(p: float) -> str:

@@ -11,6 +11,8 @@ import unicodedata
 
 import numpy as np
 
+from tutor import numfmt
+
 MAX_ABS = 1e6  # larger values are refused: exp() of such scores says nothing a learner can read
 
 _MINUS = {"\u2212": "-", "\u2013": "-", "\u2014": "-", "\u30fc": "-", "\uff0d": "-"}
@@ -56,29 +58,15 @@ def parse_matrix(rows, row_labels, col_labels) -> np.ndarray:
     return out
 
 
+# How the app prints a number: tutor.numfmt, the one format shared with the questions
+# (四捨五入 on the decimal value: 0.0625 → 0.063). Kept here under the names the ui uses.
 def format_number(x: float, digits: int = 3) -> str:
-    """How the app prints a number: fixed decimals, −∞ for masked scores, no "-0.000"."""
-    if x == -math.inf:
-        return "−∞"
-    if x == math.inf:
-        return "∞"
-    text = f"{x:.{digits}f}"
-    return text[1:] if text.startswith("-") and float(text) == 0 else text
-
-
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+    """Fixed decimals (tutor.numfmt.fixed): −∞ for masked scores, no "-0.000", 0.0625 → 0.063."""
+    return numfmt.fixed(x, digits)
 
 
 def format_tiny(x: float, digits: int = 5, *, below: float = 1e-3, tex: bool = False) -> str:
-    """format_number, except that a value with 0 < |x| < ``below`` is written 4.5×10⁻⁵
-    (LaTeX ``4.5\\times 10^{-5}`` with ``tex``): never the programmer's "4.5e-05", and never
-    "0.00000" for a number that is not zero. An exact 0 prints as "0"."""
-    x = float(x)
-    if x == 0:
-        return "0"
-    if not math.isfinite(x) or abs(x) >= below:
-        return format_number(x, digits)
-    mantissa, exponent = f"{x:.1e}".split("e")
-    if tex:
-        return rf"{mantissa}\times 10^{{{int(exponent)}}}"
-    return f"{mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+    """tutor.numfmt.tiny: format_number, except that a value with 0 < |x| < ``below`` is written
+    4.5×10⁻⁵ (LaTeX ``4.5\\times 10^{-5}`` with ``tex``): never the programmer's "4.5e-05", and
+    never "0.00000" for a number that is not zero. An exact 0 prints as "0"."""
+    return numfmt.tiny(x, digits, below=below, tex=tex)

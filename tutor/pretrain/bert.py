@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Sequence
 
 import numpy as np
 
+from .. import numfmt
 from ..core import as_matrix, check_rng, head_dim, positive_int, softmax
 from ..vocab import PAD
 
@@ -41,8 +41,9 @@ CLS_DEMO_B = (0.0, 0.0)
 
 
 def pretrain_half_up(x: float) -> int:
-    """x rounded to a whole number by 四捨五入 (2.5 → 3), as every count on the page."""
-    return int(Decimal(repr(float(x))).quantize(Decimal(1), ROUND_HALF_UP))
+    """x rounded to a whole number by 四捨五入 (2.5 → 3), as every count on the page
+    (tutor.numfmt.round_half_up, the app's one rounding rule)."""
+    return int(numfmt.round_half_up(x, 0))
 
 
 def pretrain_millions(count: int) -> int:
