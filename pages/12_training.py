@@ -1,5 +1,4 @@
 """⑧ 学習で注意が育つ: train a tiny attention model in the page and watch それ → B appear."""
-from dataclasses import asdict
 
 import altair as alt
 import numpy as np
@@ -10,6 +9,7 @@ import tutor
 import ui
 from tutor import textbook as tb
 from ui.handcalc import vector
+from ui.memo import Memo
 from ui.validate import format_number, format_tiny
 
 ui.page("training")
@@ -22,16 +22,13 @@ PAD = alt.AutoSizeParams(type="pad")
 REDRAW_EVERY = 5                  # live chart / progress bar update interval (steps)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def cached_train(settings: tuple, seed: int, _callback=None):
-    """One finished run per (settings, seed); revisiting is instant."""
-    return tutor.training.train(tutor.training.TrainConfig(**dict(settings)), np.random.default_rng(seed),
-                       _callback, REDRAW_EVERY)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def cached_experiment(key: str, seed: int, _callback=None):
-    return tutor.training.run_experiment(key, seed, _callback, REDRAW_EVERY)
+@st.cache_resource(show_spinner=False)
+def shared_runs() -> dict:
+    """Finished runs per (settings, seed) and the pace this server last measured, shared by every
+    session: a second learner with the same setting gets the run at once. Not st.cache_data: its
+    replay of the progress bar's messages fails on a cache hit (the bar is made outside the
+    function). The runs are read-only records; nothing on this page mutates them."""
+    return {"runs": Memo(maxsize=32), "experiments": Memo(maxsize=16), "pace": {}}
 
 
 def pct(x: float) -> str:
@@ -66,18 +63,53 @@ def settings_text(cfg) -> str:
             f"学習率 {cfg.lr}／{cfg.steps} ステップ")
 
 
+def seconds_text(seconds: float) -> str:
+    whole = tutor.training.whole_seconds(seconds)
+    return "1 秒未満" if whole < 1 else f"約 {whole} 秒"
+
+
+def estimate_caption(*configs) -> str:
+    """「目安：約 N 秒」 before a run: this server's last measured pace, else the development machine's."""
+    pace = shared_runs()["pace"].get("update_seconds")
+    seconds = tutor.training.estimate_seconds(
+        *configs, update_seconds=pace if pace is not None else tutor.training.DEFAULT_UPDATE_SECONDS)
+    source = "このサーバーで直前に測った速さ" if pace is not None else "開発用のパソコンの 1 コアで測った速さ"
+    return (f"目安：{seconds_text(seconds)}（{source}から見積もりました。サーバーの混み具合で変わります。"
+            "同じ設定・同じシードの結果が残っていれば、すぐに表示されます）")
+
+
 def live_callback(bar, slot, title: str):
-    """Progress bar + live loss/accuracy chart while the engine trains."""
+    """Progress bar + live loss/accuracy chart while the engine trains; ``cb.last`` = the last Progress."""
     seen = {"step": [], "loss": [], "acc": []}
 
     def cb(p) -> None:
+        cb.last = p
         seen["step"].append(p.step)
         seen["loss"].append(p.loss)
         seen["acc"].append(p.accuracy)
-        bar.progress(p.fraction, text=f"{title}：ステップ {p.step} / {p.total}（損失 {format_number(p.loss, 3)}）")
+        bar.progress(p.fraction, text=f"{title}：ステップ {p.step} / {p.total}・残り{seconds_text(p.seconds_left)}"
+                                      f"（損失 {format_number(p.loss, 3)}）")
         slot.altair_chart(curve_chart(seen["step"], seen["loss"], seen["acc"], "学習中の損失と正解率"),
                           width="content")
+    cb.last = None
     return cb
+
+
+def run_once(store: str, key, train, callback, *configs):
+    """``train(callback)`` unless the shared store has ``key``; a fresh run also records the pace."""
+    def make():
+        result = train(callback)
+        if callback.last is not None:
+            shared_runs()["pace"]["update_seconds"] = tutor.training.measured_update_seconds(
+                callback.last.elapsed, *configs)
+        return result
+    return shared_runs()[store].get(key, make)
+
+
+def done_text(what: str, callback) -> str:
+    if callback.last is None:
+        return f"{what}（同じ設定・同じシードの結果が残っていたので、計算せずに表示しています）"
+    return f"{what}（{seconds_text(callback.last.elapsed)}かかりました）"
 
 
 # ---------------------------------------------------------------------------
@@ -161,14 +193,17 @@ config = tutor.training.TrainConfig(variant=variant, n_heads=int(n_heads), d_k=i
 st.caption(f"訓練用の文 {config.n_train} 個・未知の文 {config.n_test} 個、埋め込み {config.d_model} 次元。"
            "SGD では学習率を 0.5 前後にすると進みます（大きすぎると発散します）。")
 
+st.caption(estimate_caption(config))
 if st.button("学習を始める", key="training_run", type="primary", icon=":material/play_arrow:"):
     bar = st.progress(0.0, text="学習を準備しています…")
     slot = st.empty()
-    result = ui.compute("training_run", cached_train, tuple(sorted(asdict(config).items())), int(seed),
-                        _callback=live_callback(bar, slot, "学習中"))
+    live = live_callback(bar, slot, "学習中")
+    result = ui.compute("training_run", run_once, "runs", (config, int(seed)),
+                        lambda cb: tutor.training.train(config, np.random.default_rng(int(seed)), cb, REDRAW_EVERY),
+                        live, config)
     slot.empty()
     if result is not None:
-        bar.progress(1.0, text=f"学習が終わりました（{result.config.steps} ステップ）")
+        bar.progress(1.0, text=done_text(f"学習が終わりました：{result.config.steps} ステップ", live))
         st.session_state[HIST_K] = result
     else:
         bar.empty()
@@ -225,13 +260,16 @@ exp_key = st.selectbox("実験", list(tutor.training.EXPERIMENTS), format_func=l
 exp_seed = st.number_input("実験のシード", min_value=0, max_value=100_000, value=0, step=1, key="training_exp_seed",
                            persist_state="session")
 experiment = tutor.training.EXPERIMENTS[exp_key]
+st.caption(estimate_caption(*experiment.configs))
 if st.button("実験を実行", key="training_exp_run", icon=":material/science:"):
     bar = st.progress(0.0, text="実験を準備しています…")
     slot = st.empty()
-    result = ui.compute("training_exp", cached_experiment, exp_key, int(exp_seed),
-                        _callback=live_callback(bar, slot, "実験中"))
+    live = live_callback(bar, slot, "実験中")
+    result = ui.compute("training_exp", run_once, "experiments", (exp_key, int(exp_seed)),
+                        lambda cb: tutor.training.run_experiment(exp_key, int(exp_seed), cb, REDRAW_EVERY),
+                        live, *experiment.configs)
     slot.empty()
-    bar.progress(1.0, text="実験が終わりました")
+    bar.progress(1.0, text=done_text("実験が終わりました", live))
     if result is not None:
         st.session_state.setdefault(EXP_K, {})[exp_key] = (int(exp_seed), *result)
 

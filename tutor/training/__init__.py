@@ -70,7 +70,8 @@ from .optim import (  # noqa: F401
     sgd_step, Adam,
 )
 from .loop import (  # noqa: F401
-    Progress, TrainHistory, train, Experiment, EXPERIMENTS, run_experiment, RunSummary, ExperimentOutcome, experiment_outcome,
+    Progress, TrainHistory, train, DEFAULT_UPDATE_SECONDS, SETUP_UPDATES, update_cost, run_cost, estimate_seconds,
+    measured_update_seconds, whole_seconds, Experiment, EXPERIMENTS, run_experiment, RunSummary, ExperimentOutcome, experiment_outcome,
 )
 from .gradients import (  # noqa: F401
     cross_entropy, one_hot, cross_entropy_grad, SOFTMAX_GRAD_MISTAKES, BIAS_STEP_MISTAKES, CROSS_ENTROPY_MISTAKES, softmax_grad_mistake, softmax_grad_mistakes, bias_step_mistake, bias_step_mistakes, cross_entropy_mistake,
