@@ -19,7 +19,8 @@ OPTIMIZERS = {"adam": "Adam", "sgd": "SGD（素の勾配降下法）"}
 HIST_K = "training__history"      # last finished run (non-widget key: survives page switches)
 EXP_K = "training__experiments"   # {experiment key: (seed, run A, run B)}
 PAD = alt.AutoSizeParams(type="pad")
-REDRAW_EVERY = 5                  # live chart / progress bar update interval (steps)
+REDRAW_EVERY = 10                 # live chart / progress bar update interval (steps): ≤ 30 redraws a run
+LONG_SECONDS = 10                 # an estimate this long is shown as a warning
 
 
 @st.cache_resource(show_spinner=False)
@@ -68,14 +69,20 @@ def seconds_text(seconds: float) -> str:
     return "1 秒未満" if whole < 1 else f"約 {whole} 秒"
 
 
-def estimate_caption(*configs) -> str:
-    """「目安：約 N 秒」 before a run: this server's last measured pace, else the development machine's."""
+def show_estimate(slot, *configs) -> None:
+    """「目安：約 N 秒」 in ``slot`` (above the button, filled after a run so that it uses its pace):
+    this server's last measured pace, else the development machine's; a long one as a warning."""
     pace = shared_runs()["pace"].get("update_seconds")
     seconds = tutor.training.estimate_seconds(
         *configs, update_seconds=pace if pace is not None else tutor.training.DEFAULT_UPDATE_SECONDS)
     source = "このサーバーで直前に測った速さ" if pace is not None else "開発用のパソコンの 1 コアで測った速さ"
-    return (f"目安：{seconds_text(seconds)}（{source}から見積もりました。サーバーの混み具合で変わります。"
+    text = (f"目安：{seconds_text(seconds)}（{source}から見積もりました。サーバーの混み具合で変わります。"
             "同じ設定・同じシードの結果が残っていれば、すぐに表示されます）")
+    if tutor.training.whole_seconds(seconds) >= LONG_SECONDS:
+        slot.warning(text + "。時間のかかる設定です。ステップ数や d_k を小さくすると速くなります。",
+                     icon=":material/schedule:")
+    else:
+        slot.caption(text)
 
 
 def live_callback(bar, slot, title: str):
@@ -193,7 +200,8 @@ config = tutor.training.TrainConfig(variant=variant, n_heads=int(n_heads), d_k=i
 st.caption(f"訓練用の文 {config.n_train} 個・未知の文 {config.n_test} 個、埋め込み {config.d_model} 次元。"
            "SGD では学習率を 0.5 前後にすると進みます（大きすぎると発散します）。")
 
-st.caption(estimate_caption(config))
+estimate_slot = st.empty()
+show_estimate(estimate_slot, config)
 if st.button("学習を始める", key="training_run", type="primary", icon=":material/play_arrow:"):
     bar = st.progress(0.0, text="学習を準備しています…")
     slot = st.empty()
@@ -207,6 +215,7 @@ if st.button("学習を始める", key="training_run", type="primary", icon=":ma
         st.session_state[HIST_K] = result
     else:
         bar.empty()
+    show_estimate(estimate_slot, config)  # with the pace this run measured
 
 hist = st.session_state.get(HIST_K)
 if hist is None:
@@ -260,7 +269,8 @@ exp_key = st.selectbox("実験", list(tutor.training.EXPERIMENTS), format_func=l
 exp_seed = st.number_input("実験のシード", min_value=0, max_value=100_000, value=0, step=1, key="training_exp_seed",
                            persist_state="session")
 experiment = tutor.training.EXPERIMENTS[exp_key]
-st.caption(estimate_caption(*experiment.configs))
+estimate_slot = st.empty()
+show_estimate(estimate_slot, *experiment.configs)
 if st.button("実験を実行", key="training_exp_run", icon=":material/science:"):
     bar = st.progress(0.0, text="実験を準備しています…")
     slot = st.empty()
@@ -272,6 +282,7 @@ if st.button("実験を実行", key="training_exp_run", icon=":material/science:
     bar.progress(1.0, text=done_text("実験が終わりました", live))
     if result is not None:
         st.session_state.setdefault(EXP_K, {})[exp_key] = (int(exp_seed), *result)
+    show_estimate(estimate_slot, *experiment.configs)
 
 done = st.session_state.get(EXP_K, {}).get(exp_key)
 if done is None:
