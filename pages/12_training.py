@@ -23,7 +23,7 @@ REDRAW_EVERY = 10                 # live chart / progress bar update interval (s
 LONG_SECONDS = 10                 # an estimate this long is shown as a warning
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(show_spinner=False, max_entries=1)  # no arguments: one store; the Memos inside are bounded
 def shared_runs() -> dict:
     """Finished runs per (settings, seed) and the pace this server last measured, shared by every
     session: a second learner with the same setting gets the run at once. Not st.cache_data: its
