@@ -19,7 +19,8 @@ OPTIMIZERS = {"adam": "Adam", "sgd": "SGD（素の勾配降下法）"}
 HIST_K = "training__history"      # last finished run (non-widget key: survives page switches)
 EXP_K = "training__experiments"   # {experiment key: (seed, run A, run B)}
 PAD = alt.AutoSizeParams(type="pad")
-REDRAW_EVERY = 10                 # live chart / progress bar update interval (steps): ≤ 30 redraws a run
+REDRAW_EVERY = 10                 # progress bar update interval (steps)
+CHART_SECONDS = 0.5               # the live chart is redrawn at most every this many seconds (each costs ~25 ms)
 LONG_SECONDS = 10                 # an estimate this long is shown as a warning
 
 
@@ -96,9 +97,11 @@ def live_callback(bar, slot, title: str):
         seen["acc"].append(p.accuracy)
         bar.progress(p.fraction, text=f"{title}：ステップ {p.step} / {p.total}・残り{seconds_text(p.seconds_left)}"
                                       f"（損失 {format_number(p.loss, 3)}）")
-        slot.altair_chart(curve_chart(seen["step"], seen["loss"], seen["acc"], "学習中の損失と正解率"),
-                          width="content")
-    cb.last = None
+        if p.elapsed >= cb.next_chart:
+            cb.next_chart = p.elapsed + CHART_SECONDS
+            slot.altair_chart(curve_chart(seen["step"], seen["loss"], seen["acc"], "学習中の損失と正解率"),
+                              width="content")
+    cb.last, cb.next_chart = None, 0.0
     return cb
 
 
