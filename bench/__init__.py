@@ -9,6 +9,8 @@ Sections (``--only`` takes one or more, comma-separated):
 - ``tiled``      tiled vs plain attention, time and peak memory, n = 2048, 4096;
 - ``questions``  questions generated per second, per generator and in total;
 - ``memory``     server RSS with 1 and with 20 open browser sessions;
+- ``training``   ⑧'s training run at the page's default and largest settings, wall and CPU time
+                 (its target is for one core: ``taskset -c 0 python -m bench --only training``);
 - ``felt``       felt latency in a real browser (input event → changed result painted, cold
                  opens), side by side with a one-slider floor app.
 
@@ -58,6 +60,11 @@ def _memory(cfg, details):
     return browser.run_memory(cfg)
 
 
+def _training(cfg, details):
+    from . import training
+    return training.run(cfg)
+
+
 def _felt(cfg, details):
     from . import felt
     return felt.run(cfg)
@@ -70,6 +77,7 @@ SECTIONS = {
     "tiled": _tiled,
     "questions": _questions,
     "memory": _memory,
+    "training": _training,
     "felt": _felt,
 }
 

@@ -1,5 +1,4 @@
 """⑧ 学習で注意が育つ: train a tiny attention model in the page and watch それ → B appear."""
-from dataclasses import asdict
 
 import numpy as np
 import pandas as pd
@@ -11,6 +10,7 @@ from tutor import numfmt
 from tutor import textbook as tb
 from ui.figures import compare_runs_chart, training_curve_chart
 from ui.handcalc import vector
+from ui.memo import Memo
 from ui.validate import format_number, format_tiny
 
 ui.page("training")
@@ -19,19 +19,18 @@ VARIANTS = {"basic": "基本：A は動物、B は食べ物", "order": "語順�
 OPTIMIZERS = {"adam": "Adam", "sgd": "SGD（素の勾配降下法）"}
 HIST_K = "training__history"      # last finished run (non-widget key: survives page switches)
 EXP_K = "training__experiments"   # {experiment key: (seed, run A, run B)}
-REDRAW_EVERY = 5                  # live chart / progress bar update interval (steps)
+REDRAW_EVERY = 10                 # progress bar update interval (steps)
+CHART_SECONDS = 0.5               # the live chart is redrawn at most every this many seconds (each costs ~25 ms)
+LONG_SECONDS = 10                 # an estimate this long is shown as a warning
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def cached_train(settings: tuple, seed: int, _callback=None):
-    """One finished run per (settings, seed); revisiting is instant."""
-    return tutor.training.train(tutor.training.TrainConfig(**dict(settings)), np.random.default_rng(seed),
-                       _callback, REDRAW_EVERY)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def cached_experiment(key: str, seed: int, _callback=None):
-    return tutor.training.run_experiment(key, seed, _callback, REDRAW_EVERY)
+@st.cache_resource(show_spinner=False, max_entries=1)  # no arguments: one store; the Memos inside are bounded
+def shared_runs() -> dict:
+    """Finished runs per (settings, seed) and the pace this server last measured, shared by every
+    session: a second learner with the same setting gets the run at once. Not st.cache_data: its
+    replay of the progress bar's messages fails on a cache hit (the bar is made outside the
+    function). The runs are read-only records; nothing on this page mutates them."""
+    return {"runs": Memo(maxsize=32), "experiments": Memo(maxsize=16), "pace": {}}
 
 
 def pct(x: float) -> str:
@@ -45,18 +44,61 @@ def settings_text(cfg) -> str:
             f"学習率 {cfg.lr}／{cfg.steps} ステップ")
 
 
+def seconds_text(seconds: float) -> str:
+    whole = tutor.training.whole_seconds(seconds)
+    return "1 秒未満" if whole < 1 else f"約 {whole} 秒"
+
+
+def show_estimate(slot, *configs) -> None:
+    """「目安：約 N 秒」 in ``slot`` (above the button, filled after a run so that it uses its pace):
+    this server's last measured pace, else the development machine's; a long one as a warning."""
+    pace = shared_runs()["pace"].get("update_seconds")
+    seconds = tutor.training.estimate_seconds(
+        *configs, update_seconds=pace if pace is not None else tutor.training.DEFAULT_UPDATE_SECONDS)
+    source = "このサーバーで直前に測った速さ" if pace is not None else "開発用のパソコンの 1 コアで測った速さ"
+    text = (f"目安：{seconds_text(seconds)}（{source}から見積もりました。サーバーの混み具合で変わります。"
+            "同じ設定・同じシードの結果が残っていれば、すぐに表示されます）")
+    if tutor.training.whole_seconds(seconds) >= LONG_SECONDS:
+        slot.warning(text + "。時間のかかる設定です。ステップ数や d_k を小さくすると速くなります。",
+                     icon=":material/schedule:")
+    else:
+        slot.caption(text)
+
+
 def live_callback(bar, slot, title: str):
-    """Progress bar + live loss/accuracy chart while the engine trains."""
+    """Progress bar + live loss/accuracy chart while the engine trains; ``cb.last`` = the last Progress."""
     seen = {"step": [], "loss": [], "acc": []}
 
     def cb(p) -> None:
+        cb.last = p
         seen["step"].append(p.step)
         seen["loss"].append(p.loss)
         seen["acc"].append(p.accuracy)
-        bar.progress(p.fraction, text=f"{title}：ステップ {p.step} / {p.total}（損失 {format_number(p.loss, 3)}）")
-        slot.altair_chart(training_curve_chart(seen["step"], seen["loss"], seen["acc"], "学習中の損失と正解率"),
-                          width="content")
+        bar.progress(p.fraction, text=f"{title}：ステップ {p.step} / {p.total}・残り{seconds_text(p.seconds_left)}"
+                                      f"（損失 {format_number(p.loss, 3)}）")
+        if p.elapsed >= cb.next_chart:
+            cb.next_chart = p.elapsed + CHART_SECONDS
+            slot.altair_chart(training_curve_chart(seen["step"], seen["loss"], seen["acc"], "学習中の損失と正解率"),
+                              width="content")
+    cb.last, cb.next_chart = None, 0.0
     return cb
+
+
+def run_once(store: str, key, train, callback, *configs):
+    """``train(callback)`` unless the shared store has ``key``; a fresh run also records the pace."""
+    def make():
+        result = train(callback)
+        if callback.last is not None:
+            shared_runs()["pace"]["update_seconds"] = tutor.training.measured_update_seconds(
+                callback.last.elapsed, *configs)
+        return result
+    return shared_runs()[store].get(key, make)
+
+
+def done_text(what: str, callback) -> str:
+    if callback.last is None:
+        return f"{what}（同じ設定・同じシードの結果が残っていたので、計算せずに表示しています）"
+    return f"{what}（{seconds_text(callback.last.elapsed)}かかりました）"
 
 
 # ---------------------------------------------------------------------------
@@ -140,17 +182,22 @@ config = tutor.training.TrainConfig(variant=variant, n_heads=int(n_heads), d_k=i
 st.caption(f"訓練用の文 {config.n_train} 個・未知の文 {config.n_test} 個、埋め込み {config.d_model} 次元。"
            "SGD では学習率を 0.5 前後にすると進みます（大きすぎると発散します）。")
 
+estimate_slot = st.empty()
+show_estimate(estimate_slot, config)
 if st.button("学習を始める", key="training_run", type="primary", icon=":material/play_arrow:"):
     bar = st.progress(0.0, text="学習を準備しています…")
     slot = st.empty()
-    result = ui.compute("training_run", cached_train, tuple(sorted(asdict(config).items())), int(seed),
-                        _callback=live_callback(bar, slot, "学習中"))
+    live = live_callback(bar, slot, "学習中")
+    result = ui.compute("training_run", run_once, "runs", (config, int(seed)),
+                        lambda cb: tutor.training.train(config, np.random.default_rng(int(seed)), cb, REDRAW_EVERY),
+                        live, config)
     slot.empty()
     if result is not None:
-        bar.progress(1.0, text=f"学習が終わりました（{result.config.steps} ステップ）")
+        bar.progress(1.0, text=done_text(f"学習が終わりました：{result.config.steps} ステップ", live))
         st.session_state[HIST_K] = result
     else:
         bar.empty()
+    show_estimate(estimate_slot, config)  # with the pace this run measured
 
 hist = st.session_state.get(HIST_K)
 if hist is None:
@@ -207,15 +254,20 @@ exp_key = st.selectbox("実験", list(tutor.training.EXPERIMENTS), format_func=l
 exp_seed = ui.number_input("実験のシード", min_value=0, max_value=100_000, value=0, step=1, key="training_exp_seed",
                            persist_state="session")
 experiment = tutor.training.EXPERIMENTS[exp_key]
+estimate_slot = st.empty()
+show_estimate(estimate_slot, *experiment.configs)
 if st.button("実験を実行", key="training_exp_run", icon=":material/science:"):
     bar = st.progress(0.0, text="実験を準備しています…")
     slot = st.empty()
-    result = ui.compute("training_exp", cached_experiment, exp_key, int(exp_seed),
-                        _callback=live_callback(bar, slot, "実験中"))
+    live = live_callback(bar, slot, "実験中")
+    result = ui.compute("training_exp", run_once, "experiments", (exp_key, int(exp_seed)),
+                        lambda cb: tutor.training.run_experiment(exp_key, int(exp_seed), cb, REDRAW_EVERY),
+                        live, *experiment.configs)
     slot.empty()
-    bar.progress(1.0, text="実験が終わりました")
+    bar.progress(1.0, text=done_text("実験が終わりました", live))
     if result is not None:
         st.session_state.setdefault(EXP_K, {})[exp_key] = (int(exp_seed), *result)
+    show_estimate(estimate_slot, *experiment.configs)
 
 done = st.session_state.get(EXP_K, {}).get(exp_key)
 if done is None:

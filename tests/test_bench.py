@@ -41,6 +41,14 @@ def test_questions_section_covers_every_generator():
     assert {line.split(" | ")[0][2:] for line in table_rows} == set(quizzes.GENERATORS)
 
 
+def test_training_section_measures_default_and_largest_quick():
+    rows = bench.run(["training"], _cfg())
+    assert [r.what.split(" (")[0] for r in rows] == ["⑧ train default", "⑧ train largest", "⑧ train experiment scaling"]
+    assert all(len(r.samples) == 1 and r.samples[0] > 0 and "CPU" in r.note and "taskset -c 0" in r.note
+               for r in rows)
+    assert rows[0].target == "≤ 5 s on one core" and rows[1].ok is None
+
+
 def test_table_and_cli(capsys):
     text = format_table([Row("x", "a", [1.0, 3.0, 2.0], "ms", target="≤ 5 ms", ok=True),
                          Row("x", "b", [], "s", ok=False, note="skipped")])

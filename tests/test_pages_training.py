@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import pytest
+import streamlit as st
 
 import tutor
 from apphelpers import chart_data, open_page, page_text
@@ -11,6 +12,24 @@ from tutor import textbook as tb
 from ui.validate import format_number
 
 PAGE = "pages/12_training.py"
+
+
+@pytest.fixture(autouse=True)
+def no_kept_runs():
+    """Finished runs and the measured pace are shared by all sessions (st.cache_resource): start empty."""
+    st.cache_resource.clear()
+    yield
+    st.cache_resource.clear()
+
+
+def estimates(at) -> list[str]:
+    return [c.value for c in at.caption if c.value.startswith("目安：")] + \
+        [w.value for w in at.warning if w.value.startswith("目安：")]
+
+
+def seconds_text(seconds: float) -> str:
+    whole = tutor.training.whole_seconds(seconds)
+    return "1 秒未満" if whole < 1 else f"約 {whole} 秒"
 
 
 def metric(at, label_part: str) -> str:
@@ -32,12 +51,31 @@ def test_page_opens_with_hand_calculation():
     assert any("学習を始める" in str(i.value) for i in at.info)
 
 
+def test_estimate_before_the_first_run_uses_the_development_pace():
+    at = open_page(PAGE)
+    train_est, exp_est = estimates(at)
+    want = tutor.training.estimate_seconds(tutor.training.TrainConfig())          # 0.495 s
+    assert train_est.startswith(f"目安：{seconds_text(want)}（開発用のパソコン") and "混み具合" in train_est
+    assert "目安：1 秒未満" in train_est
+    scaling = tutor.training.estimate_seconds(*tutor.training.EXPERIMENTS["scaling"].configs)
+    assert exp_est.startswith(f"目安：{seconds_text(scaling)}（") and "約 3 秒" in exp_est
+    # the largest setting: 2 heads, d_k = 64, 300 steps
+    at.radio(key="training_heads").set_value(2)
+    at.select_slider(key="training_dk").set_value(64)
+    at.slider(key="training_steps").set_value(300).run()
+    largest = tutor.training.TrainConfig(n_heads=2, d_k=64, steps=300)
+    assert estimates(at)[0].startswith(f"目安：{seconds_text(tutor.training.estimate_seconds(largest))}（")
+    assert "約 5 秒" in estimates(at)[0]
+
+
 def test_train_button_runs_the_engine_and_shows_its_numbers():
     at = open_page(PAGE)
     at.button(key="training_run").click().run()
     assert not at.exception, at.exception
     bars = at.get("progress")
-    assert bars and "学習が終わりました" in bars[0].proto.text
+    assert bars and "学習が終わりました：150 ステップ" in bars[0].proto.text and "かかりました" in bars[0].proto.text
+    # the next estimate comes from this server's measured pace
+    assert "このサーバーで直前に測った速さ" in estimates(at)[0]
     want = tutor.training.train(tutor.training.TrainConfig(), np.random.default_rng(0))
     assert metric(at, "未知の文での正解率") == f"{want.heldout_accuracy:.1%}" == "100.0%"
     assert metric(at, "それ→B") == format_number(want.heldout_b_weight, 3)
@@ -86,3 +124,30 @@ def test_experiment_position_shows_measured_numbers():
     assert table.loc["未知の文での正解率"].tolist() == [f"{with_pe.heldout_accuracy:.1%}",
                                                        f"{without.heldout_accuracy:.1%}"]
     assert any("当てずっぽう" in s.value for s in at.success)
+    assert "実験が終わりました" in at.get("progress")[0].proto.text and "かかりました" in at.get("progress")[0].proto.text
+    at.button(key="training_exp_run").click().run()                      # again: kept, the bar still works
+    assert not at.exception, at.exception
+    assert "計算せずに表示しています" in at.get("progress")[0].proto.text
+    assert at.get("table")[-1].value.loc["未知の文での正解率"].tolist() == table.loc["未知の文での正解率"].tolist()
+
+
+def test_same_setting_again_comes_from_the_shared_store_without_breaking_the_bar():
+    """A second click, and a second learner (a new session), get the finished run at once."""
+    at = open_page(PAGE)
+    at.button(key="training_run").click().run()
+    assert not at.exception, at.exception
+    first = metric(at, "それ→B")
+    at.button(key="training_run").click().run()
+    assert not at.exception, at.exception
+    assert "計算せずに表示しています" in at.get("progress")[0].proto.text
+    assert metric(at, "それ→B") == first
+    other = open_page(PAGE)                                               # another learner
+    other.button(key="training_run").click().run()
+    assert not other.exception, other.exception
+    assert "計算せずに表示しています" in other.get("progress")[0].proto.text
+    assert metric(other, "それ→B") == first
+    # another seed is a new run
+    other.number_input(key="training_seed").set_value(1)
+    other.button(key="training_run").click().run()
+    assert not other.exception, other.exception
+    assert "かかりました" in other.get("progress")[0].proto.text

@@ -213,10 +213,7 @@ def test_default_run_learns_sore_to_b(default_run):
     assert hist.grad_norm.shape == (150, 7) and hist.grad_norm_of("W_Q")[0] > 0
 
 
-def test_same_seed_same_history_and_different_seed_differs():
-    cfg = T.TrainConfig(steps=30, batch_size=64, checkpoints=(0, 15))
-    h1 = T.train(cfg, np.random.default_rng(7))
-    h2 = T.train(cfg, np.random.default_rng(7))
+def _assert_same_history(h1, h2):
     for f in fields(T.TrainHistory):
         a, b = getattr(h1, f.name), getattr(h2, f.name)
         if isinstance(a, np.ndarray):
@@ -228,9 +225,83 @@ def test_same_seed_same_history_and_different_seed_differs():
             assert np.array_equal(a.b_weight_per_head, b.b_weight_per_head)
         else:
             assert a == b, f.name
+
+
+def test_same_seed_same_history_and_different_seed_differs():
+    cfg = T.TrainConfig(steps=30, batch_size=64, checkpoints=(0, 15))
+    h1 = T.train(cfg, np.random.default_rng(7))
+    h2 = T.train(cfg, np.random.default_rng(7))
+    _assert_same_history(h1, h2)
     h3 = T.train(cfg, np.random.default_rng(8))
     assert not np.array_equal(h1.loss, h3.loss)
     assert not h1.loss.flags.writeable
+
+
+# ---------------------------------------------------------------------------
+# progress and the time estimate (no timing asserted: a fake clock)
+# ---------------------------------------------------------------------------
+class FakeClock:
+    """Each reading is 0.5 s after the previous one."""
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        self.now += 0.5
+        return self.now
+
+
+def test_progress_counts_steps_and_elapsed_grows_and_the_result_is_unchanged(default_run):
+    hist, _ = default_run
+    seen = []
+    with_cb = T.train(T.TrainConfig(), np.random.default_rng(0), seen.append, 10, clock=FakeClock())
+    _assert_same_history(with_cb, hist)                                   # same numbers with and without
+    _assert_same_history(T.train(T.TrainConfig(), np.random.default_rng(0), clock=FakeClock()), hist)
+    assert [p.step for p in seen] == list(range(10, 151, 10)) and {p.total for p in seen} == {150}
+    # one clock reading at the start, one per callback: elapsed = 0.5 s × (callbacks so far)
+    assert [p.elapsed for p in seen] == [0.5 * (i + 1) for i in range(15)]
+    assert [p.loss for p in seen] == [hist.loss[p.step - 1] for p in seen]
+    # remaining time from the run's own pace: 0.5 s per 10 steps so far
+    assert seen[0].seconds_left == pytest.approx(0.5 * 140 / 10)
+    assert seen[-1].seconds_left == 0.0 and seen[-1].fraction == 1.0
+    assert all(a.seconds_left > b.seconds_left for a, b in zip(seen, seen[1:]))
+    # the real clock: elapsed never decreases
+    real = []
+    T.train(T.TrainConfig(steps=20), np.random.default_rng(0), real.append, 5)
+    assert [p.step for p in real] == [5, 10, 15, 20]
+    assert all(0 <= a.elapsed <= b.elapsed for a, b in zip(real, real[1:]))
+
+
+def test_experiment_progress_runs_on_across_both_runs():
+    seen = []
+    plain = T.run_experiment("heads", 1)
+    timed = T.run_experiment("heads", 1, seen.append, 50, clock=FakeClock())
+    for a, b in zip(plain, timed):
+        _assert_same_history(a, b)
+    total = sum(c.steps for c in T.EXPERIMENTS["heads"].configs)
+    assert [(p.step, p.run) for p in seen] == [(50, 0), (100, 0), (150, 0), (200, 1), (250, 1), (300, 1)]
+    assert {p.total for p in seen} == {total}
+    assert all(a.elapsed < b.elapsed for a, b in zip(seen, seen[1:]))  # the second run goes on counting
+    assert seen[-1].seconds_left == 0.0
+
+
+def test_time_estimate_from_the_cost_model():
+    default = T.TrainConfig()
+    largest = T.TrainConfig(n_heads=2, d_k=64, steps=300)
+    assert T.update_cost(default) == 1.0
+    assert T.update_cost(largest) == pytest.approx((17 + 128) / 25)
+    assert T.update_cost(T.TrainConfig(d_k=2)) < 1.0 < T.update_cost(T.TrainConfig(n_heads=2, d_k=8))
+    assert T.update_cost(T.TrainConfig(batch_size=64)) == pytest.approx(64 / 512)
+    assert T.run_cost(default) == T.SETUP_UPDATES + 150
+    assert T.run_cost(default, largest) == T.run_cost(default) + T.run_cost(largest)
+    assert T.estimate_seconds(default) == pytest.approx(165 * T.DEFAULT_UPDATE_SECONDS)
+    assert T.estimate_seconds(largest, update_seconds=0.01) == pytest.approx(0.01 * (15 + 300 * 145 / 25))
+    # the pace a run measured gives back its own time as the next estimate
+    pace = T.measured_update_seconds(4.2, *T.EXPERIMENTS["scaling"].configs)
+    assert T.estimate_seconds(*T.EXPERIMENTS["scaling"].configs, update_seconds=pace) == pytest.approx(4.2)
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="秒数"):
+            T.estimate_seconds(default, update_seconds=bad)
+    assert [T.whole_seconds(x) for x in (0.0, 0.49, 0.5, 1.5, 2.5, 26.4)] == [0, 0, 1, 2, 3, 26]
 
 
 # ---------------------------------------------------------------------------

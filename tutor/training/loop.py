@@ -1,6 +1,8 @@
 """Training ⑧'s model and the page's three experiments (two runs that differ in one switch)."""
 from __future__ import annotations
 
+import math
+import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -22,11 +24,18 @@ class Progress:
     loss: float        # batch loss of this step
     accuracy: float    # batch accuracy of this step
     run: int = 0       # which run of an experiment (0 or 1)
+    elapsed: float = 0.0  # wall seconds since train() (run_experiment: the first run) started
 
     @property
     def fraction(self) -> float:
         """step / total, for a progress bar."""
         return self.step / self.total
+
+    @property
+    def seconds_left(self) -> float:
+        """Remaining wall time if the remaining updates take as long as the past ones did:
+        elapsed · (total − step) / step (calibrated by this run itself, so it follows the load)."""
+        return self.elapsed * (self.total - self.step) / self.step
 
 
 @dataclass(frozen=True)
@@ -76,14 +85,17 @@ except ImportError:  # pragma: no cover - optional
 
 
 def train(config: TrainConfig = TrainConfig(), rng: np.random.Generator | None = None,
-          callback: Callable[["Progress"], None] | None = None, callback_every: int = 1) -> TrainHistory:
+          callback: Callable[["Progress"], None] | None = None, callback_every: int = 1, *,
+          clock: Callable[[], float] = time.perf_counter) -> TrainHistory:
     """Train the model of this module; deterministic for a given ``rng`` seed.
 
     rng draws, in this order: training set, held-out set, initial parameters, and (only
     with batch_size > 0) the mini-batch order. ``callback(Progress(step, total, loss,
-    accuracy))`` is called after every ``callback_every``-th update and after the last one
-    (e.g. to move ``st.progress`` and redraw a live chart). A run whose loss or
-    parameters stop being finite raises ValueError (Japanese: lower the learning rate).
+    accuracy, elapsed=…))`` is called after every ``callback_every``-th update and after the
+    last one (e.g. to move ``st.progress`` and redraw a live chart); ``elapsed`` is read from
+    ``clock`` and only reaches the callback, never the result (same seed ⇒ same history,
+    with or without a callback). A run whose loss or parameters stop being finite raises
+    ValueError (Japanese: lower the learning rate).
     """
     config.validate()
     if rng is None:
@@ -92,9 +104,9 @@ def train(config: TrainConfig = TrainConfig(), rng: np.random.Generator | None =
     if every < 1:
         raise ValueError(f"callback_every は 1 以上が必要です（{callback_every}）。")
     if _threadpool_limits is None:
-        return _train(config, rng, callback, every)
+        return _train(config, rng, callback, every, clock)
     with _threadpool_limits(limits=1):
-        return _train(config, rng, callback, every)
+        return _train(config, rng, callback, every, clock)
 
 
 def _diverged(step: int, config: TrainConfig) -> ValueError:
@@ -104,7 +116,8 @@ def _diverged(step: int, config: TrainConfig) -> ValueError:
     )
 
 
-def _train(config: TrainConfig, rng: np.random.Generator, callback, every: int) -> TrainHistory:
+def _train(config: TrainConfig, rng: np.random.Generator, callback, every: int, clock) -> TrainHistory:
+    start = clock()
     train_set = make_dataset(config.n_train, rng, config.variant)
     test_set = make_dataset(config.n_test, rng, config.variant)
     params = init_params(config, rng)
@@ -156,7 +169,7 @@ def _train(config: TrainConfig, rng: np.random.Generator, callback, every: int) 
         if not all(np.all(np.isfinite(w)) for w in params.as_dict().values()):
             raise _diverged(t + 1, config)
         if callback is not None and ((t + 1) % every == 0 or t + 1 == config.steps):
-            callback(Progress(t + 1, config.steps, loss, float(accs[t])))
+            callback(Progress(t + 1, config.steps, loss, float(accs[t]), elapsed=clock() - start))
     record_checkpoint(params)                                         # after the last update
 
     return TrainHistory(
@@ -176,6 +189,54 @@ def _train(config: TrainConfig, rng: np.random.Generator, callback, every: int) 
         params=params,
         test_example=test_set.sentence(0),
     )
+
+
+# ---------------------------------------------------------------------------
+# how long a run takes: the estimate the page shows before a run
+# ---------------------------------------------------------------------------
+# Measured with `taskset -c 0` (one core) on the 2-core development machine, BLAS held to one
+# thread: an update of the default TrainConfig takes ≈ 3 ms, an update with width h·d_k costs
+# about (17 + h·d_k) / 25 of it (2.4 ms at h·d_k = 2, 2.7 at 8, 19 at 128), and making the
+# datasets plus the checkpoint evaluations costs about 15 default updates.
+DEFAULT_UPDATE_SECONDS = 0.003
+SETUP_UPDATES = 15.0
+
+
+def update_cost(config: TrainConfig) -> float:
+    """Work of one update relative to one update of the default ``TrainConfig()`` (= 1.0).
+
+    cost ≈ (batch / 512) · (17 + h·d_k) / 25: the projections K = X W_K, V = X W_V and their
+    gradients grow with the width h·d_k, the rest (embeddings, output layer, the interpreter's
+    fixed price per NumPy call) does not.
+    """
+    batch = config.batch_size or config.n_train
+    return batch / 512 * (17 + config.n_heads * config.d_k) / 25
+
+
+def run_cost(*configs: TrainConfig) -> float:
+    """Work of training each of ``configs`` once, in default updates: Σ (SETUP_UPDATES + steps · update_cost)."""
+    return sum(SETUP_UPDATES * c.n_train / 512 + c.steps * update_cost(c) for c in configs)
+
+
+def estimate_seconds(*configs: TrainConfig, update_seconds: float = DEFAULT_UPDATE_SECONDS) -> float:
+    """Expected wall time of training ``configs``: run_cost × seconds per default update.
+
+    ``update_seconds``: the pace of this machine now — e.g. :func:`measured_update_seconds` of the last
+    finished run — or the development machine's one-core value.
+    """
+    if not (np.isfinite(update_seconds) and update_seconds > 0):
+        raise ValueError(f"1 ステップの秒数は正の数が必要です（{update_seconds}）。")
+    return run_cost(*configs) * float(update_seconds)
+
+
+def measured_update_seconds(elapsed: float, *configs: TrainConfig) -> float:
+    """The pace a finished run measured: its wall time divided by its run_cost (seconds per default update)."""
+    return float(elapsed) / run_cost(*configs)
+
+
+def whole_seconds(seconds: float) -> int:
+    """Seconds rounded half up to a whole number (四捨五入), for the estimate's text."""
+    return int(math.floor(float(seconds) + 0.5))
 
 
 # ---------------------------------------------------------------------------
@@ -203,26 +264,29 @@ EXPERIMENTS: dict[str, Experiment] = {
 
 
 def run_experiment(key: str, seed: int,
-                   callback: Callable[["Progress"], None] | None = None, callback_every: int = 1
-                   ) -> tuple[TrainHistory, TrainHistory]:
+                   callback: Callable[["Progress"], None] | None = None, callback_every: int = 1, *,
+                   clock: Callable[[], float] = time.perf_counter) -> tuple[TrainHistory, TrainHistory]:
     """Train both configurations of ``EXPERIMENTS[key]`` from ``np.random.default_rng(seed)``.
 
     Both runs see the same sentences and (when the shapes agree) the same starting
     weights, so the difference comes from the one switch. ``callback(Progress(...))``
-    counts steps over both runs (``run`` = 0 for the first configuration, 1 for the second).
+    counts steps over both runs (``run`` = 0 for the first configuration, 1 for the second),
+    its ``elapsed`` the seconds since the first run started.
     """
     if key not in EXPERIMENTS:
         raise ValueError(f"実験 {key!r} はありません。選べるのは {list(EXPERIMENTS)} です。")
     cfg_a, cfg_b = EXPERIMENTS[key].configs
     total = cfg_a.steps + cfg_b.steps
+    start = clock()
 
     def shifted(offset: int):
         if callback is None:
             return None
-        return lambda pr: callback(Progress(offset + pr.step, total, pr.loss, pr.accuracy, int(offset > 0)))
+        return lambda pr: callback(Progress(offset + pr.step, total, pr.loss, pr.accuracy, int(offset > 0),
+                                            clock() - start))
 
-    run_a = train(cfg_a, np.random.default_rng(int(seed)), shifted(0), callback_every)
-    run_b = train(cfg_b, np.random.default_rng(int(seed)), shifted(cfg_a.steps), callback_every)
+    run_a = train(cfg_a, np.random.default_rng(int(seed)), shifted(0), callback_every, clock=clock)
+    run_b = train(cfg_b, np.random.default_rng(int(seed)), shifted(cfg_a.steps), callback_every, clock=clock)
     return run_a, run_b
 
 
