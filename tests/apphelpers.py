@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import streamlit as st
@@ -114,3 +116,128 @@ def lesson_text(at: AppTest) -> str:
     """Everything the page shows above its quiz, in order."""
     return "\n".join(element_text(el) for el in lesson_elements(at))
 
+
+
+# --- shared by several page-test files -------------------------------------------------------
+E_NOTATION = re.compile(r"\d(?:\.\d+)?e[-+]?\d")
+CELL_ERRORS = ("数値として読めません", "が空です", "は使えません", "大きすぎます")
+
+
+def no_exception(at: AppTest) -> AppTest:
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def rows_of(matrix, changes=None):
+    """Editor rows (text) of ``matrix`` with {(i, j): "text"} replaced."""
+    rows = [[f"{float(v):g}" for v in r] for r in np.asarray(matrix)]
+    for (i, j), text in (changes or {}).items():
+        rows[i][j] = text
+    return rows
+
+
+def flat_tex(text):
+    """LaTeX with the line breaking of ui.handcalc.fit removed (aligned/gathered, &, \\\\, \\quad)."""
+    for token in (r"\begin{aligned}", r"\end{aligned}", r"\begin{gathered}", r"\end{gathered}", r"\quad", "&"):
+        text = text.replace(token, " ")
+    text = text.replace("\\\\", " ")
+    return re.sub(r"\s+", " ", text)
+
+
+def metric(at, label):
+    """The value of the metric labelled exactly ``label``."""
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def metric_part(at, label_part: str) -> str:
+    """The value of the first metric whose label contains ``label_part``."""
+    hits = [m.value for m in at.metric if label_part in m.label]
+    assert hits, f"metric {label_part!r} not found in {[m.label for m in at.metric]}"
+    return hits[0]
+
+
+def full_text(at):
+    """page_text plus every st.table in full (page_text's str() elides wide tables)."""
+    return page_text(at) + "\n".join(t.value.to_string() for t in at.get("table"))
+
+
+def assert_heatmap_is(at, index, weights, rows, cols):
+    df = chart_data(at, index)
+    got = df.pivot(index="row", columns="col", values="value").loc[rows, cols].to_numpy()
+    np.testing.assert_allclose(got, weights, rtol=1e-12)
+
+
+def assert_cell_error(at):
+    errors = [e.value for e in at.error]
+    assert errors and any(any(msg in e for msg in CELL_ERRORS) for e in errors), errors
+    assert any("最後に正しかった値" in e for e in errors), errors
+    assert not at.exception
+
+
+def check_quiz(at, topic: str) -> None:
+    """The page ends with 3 questions of its own topic (calculation and knowledge mixed)."""
+    import quizzes
+    ids = at.session_state[f"quiz_{topic}__ids"]
+    assert len(ids) == 3 and all(quizzes.from_id(i).topic == topic for i in ids)
+    assert len([r for r in at.radio if r.key.startswith(f"quiz_{topic}_")]) == 3
+
+
+def frames_after(at, caption: str) -> list[pd.DataFrame]:
+    """Every table shown right after a caption containing ``caption``."""
+    els, found = lesson_elements(at), []
+    for i, el in enumerate(els):
+        if getattr(el, "type", "") == "caption" and caption in el.value:
+            nxt = next((e for e in els[i + 1:] if getattr(e, "type", "") == "table"), None)
+            if nxt is not None:
+                found.append(nxt.value)
+    return found
+
+
+def frame_after(at, caption: str) -> pd.DataFrame:
+    """The table shown right after the caption that contains ``caption``."""
+    els = lesson_elements(at)
+    for i, el in enumerate(els):
+        if getattr(el, "type", "") == "caption" and caption in el.value:
+            for nxt in els[i + 1:]:
+                if getattr(nxt, "type", "") == "table":
+                    return nxt.value
+    raise AssertionError(f"no table after caption {caption!r}")
+
+
+def numbers(frame: pd.DataFrame) -> np.ndarray:
+    return frame.to_numpy(dtype=float)
+
+
+def wrong(q) -> int:
+    """A wrong choice of question ``q``."""
+    return (q.answer + 1) % 4
+
+
+def first_quiz_card(at: AppTest):
+    """(radio key prefix, Question) of the first quiz card on a learning page."""
+    import quizzes
+    radios = [r for r in at.radio if r.key and r.key.startswith("quiz_") and r.key.endswith("__choice")]
+    assert radios, "no quiz card on the page"
+    key = radios[0].key[: -len("__choice")]
+    topic = key.split("_")[1]
+    qid = at.session_state[f"quiz_{topic}__ids"][0]
+    return key, quizzes.from_id(qid)
+
+
+def learning_page_with_quiz() -> tuple[AppTest, str]:
+    import pytest
+    for path in ("pages/2_qkv.py", "pages/1_naive.py", "pages/6_mask.py", "pages/5_multihead.py"):
+        if (ROOT / path).exists():
+            at = open_page(path)
+            if not at.exception and any((r.key or "").startswith("quiz_") for r in at.radio):
+                return at, path
+    pytest.skip("no learning page with a quiz section yet")
+
+
+class OpenedPages(dict):
+    """path → AppTest of that page, opened (without an exception) on first use and kept."""
+
+    def __missing__(self, path: str) -> AppTest:
+        at = self[path] = open_page(path)
+        assert not at.exception, (path, at.exception)
+        return at

@@ -2,10 +2,48 @@
 
 AppTest adds only the script's folder to sys.path, so the project root is put there
 explicitly: pages can then `import ui`, `import tutor`, `import quizzes`.
+
+Also here: the one hypothesis settings profile (each test keeps its own ``max_examples``),
+the page fuzzer's seed for this run (shown in pytest's header, so a failed log can be replayed
+with ``FUZZ_SEED=<n>``), and the fixtures shared by several page-test files.
 """
 import os
+import random
 import sys
+
+import pytest
+from hypothesis import HealthCheck, settings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
+
+# AppTest-driven and NumPy-heavy examples vary in time on a shared machine: no deadline, no
+# too_slow health check; print_blob lets a failing example be replayed with @reproduce_failure.
+settings.register_profile("project", deadline=None, suppress_health_check=[HealthCheck.too_slow],
+                          print_blob=True)
+settings.load_profile("project")
+
+# The page fuzzer (tests/test_fuzz_pages.py) reads FUZZ_SEED; fixing it here, before collection,
+# lets the header below show the very seed the fuzzer uses.
+os.environ.setdefault("FUZZ_SEED", str(random.SystemRandom().randrange(2**31)))
+
+
+def pytest_report_header(config):
+    seed = os.environ["FUZZ_SEED"]
+    return f"fuzz seed: {seed} (FUZZ_SEED={seed} replays it)"
+
+
+@pytest.fixture(scope="module")
+def pages():
+    """The page AppTests a module checks, each opened once on first use (path → AppTest)."""
+    from apphelpers import OpenedPages
+    return OpenedPages()
+
+
+@pytest.fixture
+def fakes():
+    """The known fake question registry (tests/practice_fakes.py) for the test's duration."""
+    from practice_fakes import fake_registry
+    with fake_registry():
+        yield

@@ -7,7 +7,7 @@ from hypothesis.extra import numpy as hnp
 import tutor
 from bench.fast import fast_attention, fast_attention_block_rows
 
-FAST = settings(max_examples=60, deadline=None)
+FAST = settings(max_examples=60)
 ELEMS = st.floats(-4, 4, allow_nan=False, allow_infinity=False)
 
 
@@ -43,7 +43,7 @@ def test_equals_attention_output(case, causal, scale, n_threads):
         np.testing.assert_array_equal(before, after)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=15)
 @given(st.sampled_from([(3, 127, 8), (1, 2, 129, 16), (2, 255, 4), (1, 1, 301, 3)]), st.booleans(),
        st.integers(0, 2**32 - 1))
 def test_many_row_blocks_odd_n(shape, causal, seed):

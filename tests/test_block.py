@@ -31,7 +31,7 @@ from tutor.block import (
 from tutor import layer_norm
 from tutor.multihead import mha_param_count
 
-FAST = settings(max_examples=60, deadline=None)
+FAST = settings(max_examples=60)
 finite = st.floats(-100, 100, allow_nan=False, allow_infinity=False)
 matrices = hnp.arrays(np.float64, st.tuples(st.integers(1, 5), st.integers(2, 8)), elements=finite)
 
@@ -334,7 +334,7 @@ def test_residual_block_mistakes():
     np.testing.assert_allclose(tutor.block.residual_block_mistake(x, f, "norm_sublayer_only"), x + tutor.layer_norm(f, eps=0))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(st.lists(st.integers(-5, 5), min_size=4, max_size=4).filter(lambda v: len(set(v)) > 1),
        st.lists(st.integers(-5, 5), min_size=4, max_size=4))
 

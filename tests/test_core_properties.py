@@ -12,14 +12,14 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tutor
 from tutor import textbook as tb
 
-SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=100)
 
 BIG = 1e6     # |x| ≤ 1e6: the range where the engine must stay finite
 SMALL = 10.0  # moderate values for comparisons against the loop reference

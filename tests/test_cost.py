@@ -21,7 +21,7 @@ from tutor.cost import (
 from tutor.cost import tiled_attention
 import tutor
 
-FAST = settings(max_examples=80, deadline=None)
+FAST = settings(max_examples=80)
 
 
 def test_figure_n100_d512():

@@ -8,7 +8,7 @@ import tutor
 from tutor import textbook as tb
 from tutor.cost import online_softmax_trace, tiled_attention
 
-FAST = settings(max_examples=80, deadline=None)
+FAST = settings(max_examples=80)
 
 
 def _plain(q, k, v, causal=False, scale=True):

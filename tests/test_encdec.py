@@ -20,7 +20,7 @@ from tutor import positional_encoding
 from tutor.output import generate
 import tutor
 
-SETTINGS = settings(max_examples=25, deadline=None)
+SETTINGS = settings(max_examples=25)
 SRC = TINY_VOCAB.ids("猫 は 魚 を 食べた 。")
 TGT = TINY_VOCAB.ids("<bos> the cat ate")
 

@@ -166,7 +166,7 @@ def test_submit_scores_unanswered_as_wrong_and_caps_the_time(fakes):
 
 
 @given(start=st.floats(1.75e9, 1.9e9), pace=st.sampled_from(ex.PACE_CHOICES), n=st.integers(1, 40))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 def test_time_used_at_the_deadline_is_exactly_the_limit(start, pace, n):
     limit = n * pace
     end = start + limit
@@ -305,7 +305,7 @@ JSON = st.recursive(st.none() | st.booleans() | st.integers(-10**15, 10**15) | s
 
 
 @given(key=st.sampled_from(sorted(ex.STATE_KEYS)), value=JSON)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 def test_validate_state_either_accepts_a_valid_state_or_raises_valueerror(key, value):
     with fake_registry():
         s = json.loads(json.dumps(started(10)))

@@ -1,6 +1,5 @@
-"""AppTest of /exam beyond tests/test_pages_practice.py: the calculation-share setting, 発展 items
-only on request, a paper restored into st.session_state["exam"] (as the browser storage does),
-and the 発展 label on a page's quiz card."""
+"""AppTest of /exam: setup, a whole mock exam, time-out, clock, no questions, the calculation-share setting,
+発展 items only on request, a paper restored into st.session_state["exam"], the 発展 label on a quiz card."""
 from __future__ import annotations
 
 import json
@@ -12,16 +11,12 @@ import pytest
 import quizzes
 from practice import exam as ex
 from quizzes.core import Draft, register
+from streamlit.testing.v1 import AppTest
 
-from apphelpers import open_page, page_text
+from apphelpers import chart_data, metric, no_exception, open_page, page_text, wrong
 from practice_fakes import fake_registry
 
 EXAM = "pages/20_exam.py"
-
-
-def no_exception(at):
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def _adv_draft(rng) -> Draft:
@@ -113,3 +108,162 @@ def test_quiz_card_labels_advanced_questions(qid, label):
     assert at.session_state["quiz_output__ids"][0] == qid
     heads = [m.value for m in at.markdown if m.value.startswith("**問**（")]
     assert heads[0] == "**問**（計算問題）" + ("　:orange-badge[発展]" if label else "")
+
+
+
+def start_exam(n: int = 10, pace: int | None = None) -> tuple[AppTest, dict]:
+    at = no_exception(open_page(EXAM))
+    assert "知識問題が中心" in page_text(at)
+    at.radio(key="exam_len").set_value(n)
+    if pace is not None:
+        at.radio(key="exam_pace").set_value(pace)
+    no_exception(at.run())
+    assert "制限時間" in page_text(at)
+    at.button(key="exam_start").click()
+    no_exception(at.run())
+    return at, at.session_state["exam"]
+
+
+
+@pytest.mark.usefixtures("fakes")
+def test_exam_setup_defaults_to_the_real_pace():
+    at = no_exception(open_page(EXAM))
+    assert at.radio(key="exam_len").options == ["10 問", "20 問", "40 問"]
+    assert at.radio(key="exam_pace").value == ex.DEFAULT_PACE_S == 40
+    assert "制限時間 6:40（40 秒 × 10 問）" in page_text(at)
+    at.radio(key="exam_len").set_value(40)
+    at.radio(key="exam_pace").set_value(60)
+    assert "制限時間 40:00（60 秒 × 40 問）" in page_text(no_exception(at.run()))
+
+
+
+@pytest.mark.usefixtures("fakes")
+def test_whole_mock_exam_answer_flag_revisit_submit():
+    at, paper = start_exam(10)
+    qs, run = ex.questions(paper), paper["run"]
+    assert len(qs) == 10 and paper["limit"] == 400
+    kinds = [q.kind for q in qs]
+    assert kinds.count("calc") == ex.calc_count(10, ex.DEFAULT_CALC_SHARE) == 0  # a handful in ~145: none in 10
+    text = page_text(at)
+    assert "問1** / 10" in text and qs[0].stem in text
+
+    # 問1 right, 問2 wrong and flagged, 問3 flagged without an answer
+    at.radio(key=f"exam_{run}_q0").set_value(qs[0].answer)
+    no_exception(at.run())
+    at.button(key="exam_next").click()
+    no_exception(at.run())
+    assert qs[1].stem in page_text(at)
+    at.radio(key=f"exam_{run}_q1").set_value(wrong(qs[1]))
+    no_exception(at.run())
+    at.checkbox(key=f"exam_{run}_flag1").check()
+    no_exception(at.run())
+    at.button(key="exam_next").click()
+    no_exception(at.run())
+    at.checkbox(key=f"exam_{run}_flag2").check()
+    no_exception(at.run())
+    nav = at.pills(key=f"exam_{run}_nav")
+    assert nav.options[:4] == ["1✓", "2★✓", "3★", "4"]
+    assert "回答済み 2 / 10 問・チェック 2 問" in page_text(at)
+
+    # change an answer: go back to 問1 with the navigator, its answer is still there
+    nav.set_value(0)
+    no_exception(at.run())
+    assert at.radio(key=f"exam_{run}_q0").value == qs[0].answer
+    at.radio(key=f"exam_{run}_q0").set_value(wrong(qs[0]))
+    no_exception(at.run())
+    at.radio(key=f"exam_{run}_q0").set_value(qs[0].answer)
+    no_exception(at.run())
+
+    # submit → the confirmation lists the unanswered and the flagged questions
+    at.button(key="exam_submit").click()
+    no_exception(at.run())
+    warn = at.warning[0].value
+    assert "未回答：問3、問4、" in warn and "（未回答は不正解として数え、復習の予定に入ります）" in warn and "チェックした問題：問2、問3" in warn
+
+    # revisit flagged 問3 from the confirmation, answer it, clear its flag
+    at.button(key="exam_goto_2").click()
+    no_exception(at.run())
+    assert at.session_state["exam"]["cur"] == 2 and qs[2].stem in page_text(at)
+    at.radio(key=f"exam_{run}_q2").set_value(qs[2].answer)
+    no_exception(at.run())
+    at.checkbox(key=f"exam_{run}_flag2").uncheck()
+    no_exception(at.run())
+    at.button(key="exam_next_flag").click()  # the only flag left: 問2
+    no_exception(at.run())
+    assert at.session_state["exam"]["cur"] == 1
+
+    at.button(key="exam_submit").click()
+    no_exception(at.run())
+    at.button(key="exam_confirm").click()
+    no_exception(at.run())
+
+    # the result
+    assert at.session_state["exam"] is None
+    assert metric(at, "得点") == "2 / 10" and metric(at, "正答率") == "20%"
+    result = at.session_state["exam__result"]["result"]
+    chart = chart_data(at, 0)
+    rows = ex.topic_rows(result)
+    assert list(chart["トピック"]) == [r["label"] for r in rows]
+    assert list(chart["正答率"]) == pytest.approx([r["percent"] for r in rows])
+    assert list(chart["得点"]) == [f"{r['correct']}/{r['total']}" for r in rows]
+    assert len(at.expander) == 10
+    labels = [e.label for e in at.expander]
+    assert labels[0].startswith("問1　○ 正解") and labels[1].startswith("問2　× 不正解") and "未回答" in labels[3]
+    text = page_text(at)
+    assert qs[1].misconceptions[wrong(qs[1])] in text and qs[1].explanation in text
+    assert "間違えた 1 問と未回答の 7 問は復習の予定に入りました。" in text
+    assert "復習と進捗へ" in [p.label for p in at.get("page_link")]
+
+    # saved: history, attempts (source exam), the wrong and the unanswered ones scheduled for review
+    progress = at.session_state["progress"]
+    assert len(progress["exams"]) == 1
+    rec = progress["exams"][0]
+    assert (rec["score"], rec["total"], rec["pace"]) == (2, 10, 40) and 0 <= rec["seconds"] <= 400
+    assert [(a["qid"], a["correct"], a["source"]) for a in progress["attempts"]] == [
+        (qs[0].id, True, "exam"), (qs[1].id, False, "exam"), (qs[2].id, True, "exam")]
+    assert sorted(progress["review"]) == sorted(q.id for q in qs[1:2] + qs[3:])  # wrong + unanswered
+
+    at.toggle(key="exam_only_wrong").set_value(True)
+    no_exception(at.run())
+    assert len(at.expander) == 8  # 問2 wrong + 7 unanswered
+    at.button(key="exam_again").click()
+    no_exception(at.run())
+    assert at.button(key="exam_start")
+
+
+
+@pytest.mark.usefixtures("fakes")
+def test_exam_submits_itself_at_time_out_and_ignores_late_answers():
+    at, paper = start_exam(10, pace=30)
+    qs, run = ex.questions(paper), paper["run"]
+    at.radio(key=f"exam_{run}_q0").set_value(qs[0].answer)
+    no_exception(at.run())
+    # the server's clock is the authority: move the start back past the limit
+    paper = dict(at.session_state["exam"])
+    paper["started_at"] = time.time() - (paper["limit"] + 2)
+    at.session_state["exam"] = paper
+    at.radio(key=f"exam_{run}_q0").set_value(wrong(qs[0]))  # arrives after the deadline
+    no_exception(at.run())
+    assert at.session_state["exam"] is None
+    assert any("時間切れ" in w.value for w in at.warning)
+    assert metric(at, "得点") == "1 / 10"  # the answer given in time counts, the late one does not
+    rec = at.session_state["progress"]["exams"][0]
+    assert rec["seconds"] == 300 and rec["pace"] == 30
+    assert metric(at, "所要時間") == "5:00"
+
+
+
+@pytest.mark.usefixtures("fakes")
+def test_exam_clock_is_shown():
+    at, paper = start_exam(20)
+    bar = at.get("progress")[0]
+    assert "残り時間" in bar.proto.text and "制限 13:20" in bar.proto.text
+
+
+
+@pytest.mark.usefixtures("fakes")
+def test_exam_without_questions():
+    with fake_registry(topics=[]):
+        at = no_exception(open_page(EXAM))
+        assert "出題できる問題がまだありません" in page_text(at)
+        assert not [b for b in at.button if b.key == "exam_start"]

@@ -16,7 +16,8 @@ chosen choice, exactly one attempt recorded.
 
 Speed: the pages are fuzzed in a pool of (up to) 2 worker processes (this machine has 2
 cores); every page gets the same share of the ≥ 10,000 interactions. The whole file's
-runtime is printed by the last test. ``FUZZ_SEED=<n>`` replays a run; ``FUZZ_TOTAL``
+runtime is printed by the last test. The run's seed is drawn in tests/conftest.py and shown in
+pytest's header (and at the end); ``FUZZ_SEED=<n>`` replays a run; ``FUZZ_TOTAL``
 lowers the total for a quick local run (the last test then checks that lower total).
 """
 from __future__ import annotations
@@ -44,7 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TOTAL_INTERACTIONS = int(os.environ.get("FUZZ_TOTAL", "10000"))
 STEPS_PER_EXAMPLE = 30          # interactions on one AppTest (one hypothesis example)
 WORKERS = max(1, min(2, os.cpu_count() or 1))
-SEED = int(os.environ.get("FUZZ_SEED", str(random.SystemRandom().randrange(2**31))))
+SEED = int(os.environ.get("FUZZ_SEED", str(random.SystemRandom().randrange(2**31))))  # conftest sets it
 EXISTING = [p for p in PAGES if p.exists]
 PER_PAGE = math.ceil(TOTAL_INTERACTIONS / len(EXISTING))
 EXAMPLES_PER_PAGE = max(3, math.ceil(PER_PAGE / STEPS_PER_EXAMPLE))  # ≥ 3: the first one is the simplest plan
@@ -432,7 +433,7 @@ def fuzz_page(path: str, n_examples: int, steps: int, run_seed: int) -> dict:
 
     # A failure is recorded, not raised: the app has its own randomness (fresh quiz ids), so
     # hypothesis could not replay or shrink an example; the action log says what happened.
-    @settings(max_examples=n_examples, deadline=None, database=None, print_blob=False,
+    @settings(max_examples=n_examples, database=None, print_blob=False,
               phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
     @hyp_seed(run_seed)
     @given(data=hs.data())

@@ -7,7 +7,7 @@ import tutor
 from tutor import textbook as tb
 
 
-SETTINGS = settings(max_examples=40, deadline=None)
+SETTINGS = settings(max_examples=40)
 
 
 # ---------------------------------------------------------------------------

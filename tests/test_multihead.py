@@ -8,11 +8,11 @@ import tutor
 from tutor import textbook as tb
 
 
-FAST = settings(max_examples=40, deadline=None)
+FAST = settings(max_examples=40)
 
 
 
-SETTINGS = settings(max_examples=40, deadline=None)
+SETTINGS = settings(max_examples=40)
 
 
 def test_multihead_sizes_and_counts_paper():

@@ -88,7 +88,7 @@ values = st.one_of(
 )
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=500)
 @given(values, st.integers(0, 6))
 def test_fixed_is_half_up_of_the_decimal_value(x, nd):
     text = numfmt.fixed(x, nd)
@@ -99,7 +99,7 @@ def test_fixed_is_half_up_of_the_decimal_value(x, nd):
         assert len(text.partition(".")[2]) == nd
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(values, st.integers(0, 6))
 def test_negative_numbers_mirror_positive_ones_and_zero_has_no_sign(x, nd):
     pos, neg = numfmt.fixed(abs(x), nd), numfmt.fixed(-abs(x), nd)
@@ -111,7 +111,7 @@ def test_negative_numbers_mirror_positive_ones_and_zero_has_no_sign(x, nd):
         assert not re.fullmatch(r"-0(\.0*)?", f(x, nd)), (x, nd)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.floats(allow_nan=False, allow_infinity=False), st.integers(0, 6))
 def test_huge_and_tiny_values_are_written_in_full(x, nd):
     text = numfmt.fixed(x, nd)

@@ -9,7 +9,7 @@ from tutor.output import Choice, choose, generate, greedy, probabilities, sample
 import tutor
 from tutor import textbook as tb
 
-SETTINGS = settings(max_examples=60, deadline=None)
+SETTINGS = settings(max_examples=60)
 
 logit_vectors = hnp.arrays(
     np.float64,
@@ -419,7 +419,7 @@ def test_temperature_table_figures():
         tutor.output.temperature_table([2, 1, 0], [0.0])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(hnp.arrays(np.float64, st.integers(1, 9), elements=st.floats(-1e3, 1e3)),
        st.lists(st.floats(1e-2, 1e2), min_size=1, max_size=5))
 

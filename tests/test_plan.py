@@ -23,7 +23,7 @@ def fakes():
         yield
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(n=st.integers(0, 40), days=st.integers(-5, 400))
 def test_spread_covers_every_page_once_in_order_and_ends_before_the_exam(n, days):
     pages = [f"p{i}" for i in range(n)]

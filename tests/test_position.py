@@ -18,7 +18,7 @@ from tutor.position import (
 from tutor import positional_encoding
 import math
 
-FAST = settings(max_examples=60, deadline=None)
+FAST = settings(max_examples=60)
 finite = st.floats(-5, 5, allow_nan=False, allow_infinity=False)
 
 
@@ -238,7 +238,7 @@ def test_equivariance_property_random_x(x, perm):
     np.testing.assert_allclose(_self_attention(x[perm]), _self_attention(x)[perm], atol=1e-9)
 
 
-FAST = settings(max_examples=40, deadline=None)
+FAST = settings(max_examples=40)
 
 
 

@@ -51,7 +51,7 @@ def test_vit_misconceptions():
     assert pt.vit_patch_dim_no_channels(16, 3) == 256
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(rows=st.integers(1, 40), cols=st.integers(1, 40), p=st.integers(1, 32))
 def test_vit_tokens_formula(rows, cols, p):
     h, w = rows * p, cols * p
@@ -81,7 +81,7 @@ def _patchify_loop(img, p):
     return np.array(out)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(rows=st.integers(1, 4), cols=st.integers(1, 4), p=st.integers(1, 4), c=st.integers(1, 3),
        seed=st.integers(0, 10_000))
 def test_patchify_agrees_with_a_plain_loop(rows, cols, p, c, seed):
@@ -138,7 +138,7 @@ def test_bert_base_and_large_parameter_counts():
     assert pt.bert_param_count(12, 768, 12, pooler=False).total == 108_891_648
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(layers=st.integers(1, 48), d_k=st.integers(1, 128), heads=st.sampled_from([1, 2, 4, 8, 16]))
 def test_heads_do_not_change_the_count_and_layers_add_linearly(layers, d_k, heads):
     h = d_k * heads
@@ -200,7 +200,7 @@ def test_mlm_expected_counts_and_misconceptions():
     raises_japanese(pt.mlm_expected_counts, 1.5)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(n=st.integers(1, 100_000))
 def test_mlm_split_adds_up(n):
     c = pt.mlm_expected_counts(n)
@@ -229,7 +229,7 @@ def test_mlm_draw_on_the_demo_sentence():
         assert d.actions[i] == want
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80)
 @given(words=st.lists(st.sampled_from(["猫", "魚", "は", "を", "[SEP]", "犬"]), min_size=1, max_size=40),
        seed=st.integers(0, 10_000))
 def test_mlm_draw_properties(words, seed):
@@ -295,7 +295,7 @@ def test_gpt_greedy_generates_the_sentence():
         np.testing.assert_array_equal(s.mask, np.tril(np.ones((k, k), bool)))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(ids=st.lists(st.integers(0, len(pt.GPT_VOCAB) - 1), min_size=1, max_size=8),
        extra=st.integers(0, len(pt.GPT_VOCAB) - 1))
 def test_appending_a_token_never_changes_earlier_positions(ids, extra):

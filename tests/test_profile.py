@@ -167,7 +167,7 @@ def records(draw):
             for i in range(n)]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(records())
 def test_weights_are_bounded_and_the_list_is_sorted(rec):
     w = P.weights(rec)
@@ -178,7 +178,7 @@ def test_weights_are_bounded_and_the_list_is_sorted(rec):
     assert len({r.id for r in rows}) == len(rows)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(records(), st.sampled_from(MIDS))
 def test_a_right_answer_never_raises_a_weight_and_a_wrong_one_adds(rec, mid):
     before = P.weights(rec)

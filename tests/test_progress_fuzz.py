@@ -30,8 +30,8 @@ from practice_fakes import fake_registry
 
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 T0 = datetime(2026, 3, 1, 9, 0, 0)
-FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                       HealthCheck.too_slow])
+FUZZ = settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                         HealthCheck.too_slow])
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -8,7 +8,7 @@ import tutor
 from tutor import textbook as tb
 
 
-FAST = settings(max_examples=40, deadline=None)
+FAST = settings(max_examples=40)
 
 
 

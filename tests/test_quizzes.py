@@ -390,7 +390,7 @@ def test_num_rounds_exact_ties_half_up_as_in_school():
     assert _nums([0.3125, 0.31249999999999994, -0.0625, 0.8125], 3) == ["0.313", "0.313", "-0.063", "0.813"]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400)
 @given(st.one_of(
     st.floats(min_value=-1e5, max_value=1e5, allow_nan=False),
     st.integers(-10**8, 10**8).map(lambda k: k / 10_000),              # exact 4-place decimals: many ties
@@ -628,7 +628,7 @@ def test_widened_size_items_match_the_paper_formulas():
             assert f"$d_k = {p['d_model']}/{p['h']} = {p['d_k']}$" in q.explanation
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.lists(st.one_of(
     st.floats(min_value=-2e4, max_value=2e4, allow_nan=False),
     st.integers(-10**7, 10**7).map(lambda k: k / 10_000),

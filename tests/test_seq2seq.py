@@ -137,7 +137,7 @@ def test_clip_by_norm_by_hand():
     np.testing.assert_allclose(big.clipped, [2 ** -0.5, 2 ** -0.5])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(hnp.arrays(np.float64, st.integers(1, 6), elements=st.floats(-1e6, 1e6)), st.floats(1e-3, 1e6))
 def test_clip_keeps_direction_and_caps_length(g, c):
     g0 = g.copy()
@@ -181,7 +181,7 @@ def test_one_hot_vs_dense_similarity():
             s2s.one_hot_vector(bad, 4)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(hnp.arrays(np.float64, st.tuples(st.integers(1, 5), st.integers(1, 4)), elements=st.floats(-100, 100)))
 def test_similarity_is_symmetric_with_unit_diagonal(e):
     if np.any(np.all(np.abs(e) < 1e-150, axis=1)):
@@ -198,7 +198,7 @@ def test_similarity_is_symmetric_with_unit_diagonal(e):
 small = st.floats(-5, 5, allow_nan=False)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(st.integers(1, 6), st.integers(1, 4), st.integers(1, 4), st.integers(1, 4), st.data())
 def test_additive_attention_properties(n, d_s, d_h, d_a, data):
     s = data.draw(hnp.arrays(np.float64, d_s, elements=small))

@@ -74,7 +74,7 @@ def attempts(p) -> Counter:
 HISTORIES = st.tuples(st.lists(OPS, max_size=8), st.lists(OPS, max_size=8), st.lists(OPS, max_size=8))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(HISTORIES)
 def test_merge_keeps_every_answer_of_both_tabs(h):
     base_ops, mine_ops, theirs_ops = h
@@ -99,7 +99,7 @@ def test_merge_keeps_every_answer_of_both_tabs(h):
     assert [a["at"] for a in out["attempts"]] == sorted(a["at"] for a in out["attempts"])
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(st.lists(OPS, max_size=8), st.lists(OPS, max_size=8))
 def test_merge_with_an_unchanged_side_is_the_other_side(base_ops, ops):
     base = play(new_progress(), base_ops, [T0])

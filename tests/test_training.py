@@ -14,7 +14,7 @@ from tutor import training as T
 # ---------------------------------------------------------------------------
 # the task
 # ---------------------------------------------------------------------------
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(seed=st.integers(0, 2**32 - 1), variant=st.sampled_from(T.VARIANTS))
 def test_dataset_shapes_and_labels(seed, variant):
     d = T.make_dataset(40, np.random.default_rng(seed), variant)
@@ -157,7 +157,7 @@ def test_softmax_jacobian_and_cross_entropy():
         T.cross_entropy([0.5, 0.6], 0)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(st.lists(st.floats(-8, 8), min_size=2, max_size=5), st.data())
 def test_quiz_mistakes_all_at_once_equal_the_array_forms(scores, data):
     n = len(scores)

@@ -1,4 +1,4 @@
-"""Issue 15 §3 on the pages: the facts and their framing, and the feedback on 不適切 items.
+"""The textbook facts on the pages and their framing, and the feedback on 不適切 items (issue 15 §3).
 
 ⑦-3/⑦-5: base-model BLEU (27.3 / 38.1) and training time (12 h) next to the big model's
 (28.4 / 41.8, 3.5 days; 41.0 in the conference text); BERT = MLM + NSP. ⑦-2: the size table
@@ -6,7 +6,8 @@ is the base model's, both parameter counts with biases, Pre-LN from GPT-2 on. �
 Dropout(embedding·√d_model + PE), RoPE's score depends on position through the offset only,
 permutation equivariance only without a mask. ④/⑥: Source-Target Attention's Q from the
 decoder's previous sub-layer, only the source padding mask. ⑦-4: weight tying is a choice.
-⑦-5: RoPE is not a remedy for the n² cost. One term for permutation equivariance.
+⑦-5: RoPE is not a remedy for the n² cost. One term for permutation equivariance. ⑦-3/⑦-5 BLEU
+and training cost on the pages from tutor.textbook.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import pytest
 
 import quizzes
 import tutor
-from apphelpers import ROOT, lesson_text, open_page, open_pages
+from apphelpers import ROOT, lesson_text, open_page, open_pages, page_text
 from quizzes import knowledge
 from tutor import textbook as tb
 from ui import quiz as uq
@@ -252,3 +253,25 @@ def test_feedback_on_a_worst_item_in_the_page_quiz():
     assert f"不正解です。正解（誤っている記述）は「{q.choices[q.answer]}」です。" in errors
     assert not any(e.startswith("不正解です。正解は") for e in errors)
     assert any(w.value == f"あなたの選んだ選択肢は誤りではありません — {q.misconceptions[wrong]}" for w in at.warning)
+
+
+ENCDEC = "pages/9_encdec.py"
+
+
+
+COST = "pages/11_cost.py"
+
+
+
+def test_bleu_and_training_cost_from_textbook(pages):
+    # big model: 28.4 / 41.8 BLEU, 3.5 days; base model (the size the pages configure): 27.3 / 38.1, 12 hours
+    assert (tb.PAPER_BLEU_EN_DE, tb.PAPER_BLEU_EN_FR, tb.PAPER_TRAIN_DAYS, tb.PAPER_TRAIN_GPUS) == (28.4, 41.8, 3.5, 8)
+    assert (tb.PAPER_BASE_BLEU_EN_DE, tb.PAPER_BASE_BLEU_EN_FR, tb.PAPER_BASE_TRAIN_HOURS) == (27.3, 38.1, 12)
+    cost = page_text(pages[COST])
+    assert f"GPU {tb.PAPER_TRAIN_GPUS} 台のマシン 1 台で学習し" in cost
+    assert f"はおよそ {tb.PAPER_BASE_TRAIN_HOURS} 時間" in cost and f"は {tb.PAPER_TRAIN_DAYS} 日で学習を終えました" in cost
+    assert f"big モデルが {tb.PAPER_BLEU_EN_FR} BLEU" in cost and f"base モデルが {tb.PAPER_BASE_BLEU_EN_FR} BLEU" in cost
+    assert f"big が {tb.PAPER_BLEU_EN_DE}、base が {tb.PAPER_BASE_BLEU_EN_DE} BLEU" in cost
+    encdec = page_text(pages[ENCDEC])
+    assert f"{tb.PAPER_BASE_BLEU_EN_DE} BLEU" in encdec and f"{tb.PAPER_BASE_BLEU_EN_FR} BLEU" in encdec
+    assert f"よく引用される {tb.PAPER_BLEU_EN_DE} と {tb.PAPER_BLEU_EN_FR} は、幅を広げた **big モデル**" in encdec

@@ -1,25 +1,17 @@
-"""AppTest for ⑧ 学習で注意が育つ (pages/12_training.py): train, progress, chart data from the
-run, heatmaps, prediction, experiments, errors as st.error — never an exception."""
+"""AppTest of ⑧ /training: hand calculation, estimates, runs, settings, experiments, symbols, formatting."""
 import json
 
 import numpy as np
 import pytest
-import streamlit as st
 
 import tutor
-from apphelpers import chart_data, open_page, page_text
 from tutor import textbook as tb
-from ui.validate import format_number
+from ui.validate import format_number, format_tiny
+
+from apphelpers import chart_data, metric_part, open_page, page_text
+
 
 PAGE = "pages/12_training.py"
-
-
-@pytest.fixture(autouse=True)
-def no_kept_runs():
-    """Finished runs and the measured pace are shared by all sessions (st.cache_resource): start empty."""
-    st.cache_resource.clear()
-    yield
-    st.cache_resource.clear()
 
 
 def estimates(at) -> list[str]:
@@ -32,10 +24,7 @@ def seconds_text(seconds: float) -> str:
     return "1 秒未満" if whole < 1 else f"約 {whole} 秒"
 
 
-def metric(at, label_part: str) -> str:
-    hits = [m.value for m in at.metric if label_part in m.label]
-    assert hits, f"metric {label_part!r} not found in {[m.label for m in at.metric]}"
-    return hits[0]
+TRAINING = "pages/12_training.py"
 
 
 def test_page_opens_with_hand_calculation():
@@ -77,8 +66,8 @@ def test_train_button_runs_the_engine_and_shows_its_numbers():
     # the next estimate comes from this server's measured pace
     assert "このサーバーで直前に測った速さ" in estimates(at)[0]
     want = tutor.training.train(tutor.training.TrainConfig(), np.random.default_rng(0))
-    assert metric(at, "未知の文での正解率") == f"{want.heldout_accuracy:.1%}" == "100.0%"
-    assert metric(at, "それ→B") == format_number(want.heldout_b_weight, 3)
+    assert metric_part(at, "未知の文での正解率") == f"{want.heldout_accuracy:.1%}" == "100.0%"
+    assert metric_part(at, "それ→B") == format_number(want.heldout_b_weight, 3)
     # the loss / accuracy chart holds exactly the run's curves
     df = chart_data(at, 0)
     loss = df[df["系列"] == "損失"]["値"].to_numpy()
@@ -111,7 +100,7 @@ def test_settings_two_heads_and_bad_sentence_and_divergence():
     at.button(key="training_run").click().run()
     assert not at.exception, at.exception
     assert any("発散" in e.value for e in at.error)
-    assert metric(at, "未知の文での正解率") == "100.0%"
+    assert metric_part(at, "未知の文での正解率") == "100.0%"
 
 
 def test_experiment_position_shows_measured_numbers():
@@ -136,18 +125,43 @@ def test_same_setting_again_comes_from_the_shared_store_without_breaking_the_bar
     at = open_page(PAGE)
     at.button(key="training_run").click().run()
     assert not at.exception, at.exception
-    first = metric(at, "それ→B")
+    first = metric_part(at, "それ→B")
     at.button(key="training_run").click().run()
     assert not at.exception, at.exception
     assert "計算せずに表示しています" in at.get("progress")[0].proto.text
-    assert metric(at, "それ→B") == first
+    assert metric_part(at, "それ→B") == first
     other = open_page(PAGE)                                               # another learner
     other.button(key="training_run").click().run()
     assert not other.exception, other.exception
     assert "計算せずに表示しています" in other.get("progress")[0].proto.text
-    assert metric(other, "それ→B") == first
+    assert metric_part(other, "それ→B") == first
     # another seed is a new run
     other.number_input(key="training_seed").set_value(1)
     other.button(key="training_run").click().run()
     assert not other.exception, other.exception
     assert "かかりました" in other.get("progress")[0].proto.text
+
+
+def test_training_symbols_h_z_t(pages):
+    text = page_text(pages[TRAINING])
+    assert r"\mathbf{h} = (\mathbf{a} V)\,W_O" in text
+    assert r"\mathbf{z} = \mathbf{h} W_{\text{out}} + \mathbf{b}" in text
+    assert r"\frac{\partial L}{\partial \mathbf{z}} = \mathbf{p} - \mathbf{t}" in text
+    assert r"\mathbf{p} - \mathbf{y}" not in text and r"\mathbf{y} = " not in text
+    assert r"\frac{\partial a_i}{\partial \tilde{s}_j}" in text          # softmax input = scaled score s̃
+    # the hand calculation names the one-hot target t and shows it
+    grad = tutor.training.cross_entropy_grad(tb.TEMPERATURE_LOGITS, 1)
+    assert "$t = (0, 1, 0)$" in text
+    assert "$p - t = (" + ", ".join(format_number(v, 3) for v in grad) + ")$" in text
+
+
+def test_training_saturated_softmax_formatting(pages):
+    text = page_text(pages[TRAINING])
+    a = tutor.softmax(tb.SATURATION_SCORES[1])
+    assert "(0.99995, 4.5\\times 10^{-5}, 2.1\\times 10^{-9})" in text
+    assert ", ".join(format_tiny(x, 5, tex=True) for x in a) in text
+    jac = tutor.softmax_jacobian(tb.SATURATION_SCORES[1])
+    table = [t.value for t in pages[TRAINING].get("table")][1]
+    assert table.iloc[0, 0] == format_tiny(jac[0, 0]) == "4.5×10⁻⁵"
+    assert table.iloc[1, 2] == format_tiny(jac[1, 2]) == "-9.4×10⁻¹⁴"
+    assert "0.00000" not in table.to_string()

@@ -1,0 +1,124 @@
+"""AppTest of the home page (app.py): sidebar and body links, the study dashboard and the plan to the exam date."""
+from datetime import timedelta
+
+import pytest
+
+import quizzes
+import ui
+from practice import exam as ex
+from practice.progress import new_progress
+
+from apphelpers import (
+    chart_data, first_quiz_card, learning_page_with_quiz, metric, no_exception, open_page,
+    page_text, wrong
+)
+
+
+EXAM, REVIEW = "pages/20_exam.py", "pages/21_review.py"
+
+
+def test_home_runs_and_sidebar_links_every_existing_page():
+    at = open_page("app.py")
+    assert not at.exception
+    links = {p.proto.page for p in at.sidebar.get("page_link")}
+    expected = {p.url.lstrip("/") for p in ui.available_pages()}
+    assert expected <= links and {"naive", "qkv", "scaling", "formula"} <= links
+    body_links = {p.proto.label for p in at.main.get("page_link")}
+    assert {"① 素朴なAttention", "② Q・K・V", "③ √d_k スケーリング", "④ 完成形と手計算"} <= body_links
+
+
+@pytest.mark.usefixtures("fakes")
+def test_dashboard_after_some_answers():
+    at, path = learning_page_with_quiz()
+    key, q = first_quiz_card(at)
+    at.radio(key=f"{key}__choice").set_value(wrong(q))  # a form: sent with the submit
+    at.button(key=f"{key}__submit").click()
+    no_exception(at.run())
+    radios = [r for r in at.radio if (r.key or "").startswith("quiz_") and r.key.endswith("__choice")]
+    key2 = radios[1].key[: -len("__choice")]
+    topic = key2.split("_")[1]
+    q2 = quizzes.from_id(at.session_state[f"quiz_{topic}__ids"][1])
+    at.radio(key=f"{key2}__choice").set_value(q2.answer)  # a form: sent with the submit
+    at.button(key=f"{key2}__submit").click()
+    no_exception(at.run())
+    # and one finished mock exam, through the exam page
+    no_exception(at.switch_page(EXAM).run())
+    at.button(key="exam_start").click()
+    no_exception(at.run())
+    paper = dict(at.session_state["exam"])
+    # one right answer, to a question of ANOTHER topic (the paper is random: a question of the page's
+    # topic would change that page's 1/2), the other nine left unanswered
+    qids = list(paper["qids"])
+    k = next(i for i, x in enumerate(ex.questions(paper)) if x.topic != topic)
+    qids[0], qids[k] = qids[k], qids[0]
+    paper["qids"] = qids
+    qs = ex.questions(paper)
+    at.session_state["exam"] = paper
+    no_exception(at.run())
+    at.radio(key=f"exam_{paper['run']}_q0").set_value(qs[0].answer)
+    no_exception(at.run())
+    at.button(key="exam_submit").click()
+    no_exception(at.run())
+    at.button(key="exam_confirm").click()
+    no_exception(at.run())
+    n_due = len(at.session_state["progress"]["review"])   # the wrong page answer + the exam's 9 unanswered
+    assert n_due == 10 or q.id in {x.id for x in qs}
+
+    no_exception(at.switch_page("app.py").run())
+    assert metric(at, "解いた問題") == "3 問"
+    assert metric(at, "正答率") == "67%"
+    assert metric(at, "訪問したページ").startswith("1 / ")
+    text = page_text(at)
+    assert "訪問済み・1/2 問正解（50%）" in text
+    links = [pl.label for pl in at.get("page_link")]
+    assert f"今日の復習が {n_due} 問あります" in links
+    main_links = [pl.label for pl in at.main.get("page_link")]
+    # the page where one of two answers was wrong, right after its caption; then the next page and the exam
+    assert main_links[:2] == [f"今日の復習が {n_due} 問あります", ui.PAGE_BY_KEY[topic].label]
+    assert main_links[3] == "模擬試験を受ける"  # after the next page's link
+    assert "いちばん弱いトピックを学び直す（直近の正答率 50%）：" in [c.value for c in at.caption]
+    hist = chart_data(at, 0)
+    assert list(hist["正答率"]) == [10.0] and list(hist["得点"]) == ["1/10"]
+    assert "1/10 問正解" in text
+
+
+@pytest.mark.usefixtures("fakes")
+def test_dashboard_fresh_session():
+    at = no_exception(open_page("app.py"))
+    assert metric(at, "解いた問題") == "0 問" and metric(at, "正答率") == "—"
+    assert "まだ模擬試験を受けていません" in page_text(at)
+    links = [pl.label for pl in at.get("page_link")]
+    assert not any(lbl.startswith("今日の復習") for lbl in links)
+    assert "次のページに進む：" in [c.value for c in at.caption]
+    first = ui.PAGE_BY_KEY[ui.LEARNING_KEYS[0]]                 # ⓪ Seq2Seq since the page before ①
+    assert first.key == "seq2seq"
+    assert [pl.label for pl in at.main.get("page_link")][:2] == [first.label, "模擬試験を受ける"]
+
+
+@pytest.mark.usefixtures("fakes")
+def test_home_plan_with_an_exam_date_spreads_the_pages_over_the_days_left():
+    from datetime import date
+
+    from practice.progress import set_setting
+
+    today = date.today()
+    p = set_setting(new_progress(), "exam_date", (today + timedelta(days=4)).isoformat())
+    at = no_exception(open_page("app.py", session={"progress": p}))
+    text = page_text(at)
+    n_pages = len([i for i in ui.available_pages() if i.section == "学習"])
+    per_day = -(-n_pages // 4)
+    assert "あと **4 日**" in text or "あと 4 日" in text
+    assert f"1 日 **{per_day} ページ**" in text or f"1 日 {per_day} ページ" in text
+    labels = [pl.label for pl in at.main.get("page_link")]
+    first = [i for i in ui.available_pages() if i.section == "学習"][:per_day]
+    assert all(f.label in labels for f in first)
+    assert at.date_input(key="home_exam_date").value == today + timedelta(days=4)
+    # clearing the date: back to today's reviews and the next page only
+    at.date_input(key="home_exam_date").set_value(None)
+    no_exception(at.run())
+    assert at.session_state["progress"]["settings"]["exam_date"] is None
+    assert "試験日を入れると" in page_text(at)
+    at.date_input(key="home_exam_date").set_value(today + timedelta(days=30))
+    no_exception(at.run())
+    assert at.session_state["progress"]["settings"]["exam_date"] == (today + timedelta(days=30)).isoformat()
+    assert "あと **30 日**" in page_text(at) or "あと 30 日" in page_text(at)

@@ -1,0 +1,144 @@
+"""AppTest of ⑤ /multihead: textbook numbers, blend/heads/d_model/seed widgets, errors, head 1 = ④'s pencil z."""
+import numpy as np
+import pytest
+
+import tutor
+from tutor import textbook as tb
+from ui.validate import format_number
+
+from apphelpers import chart_data, frame_after, lesson_text, open_page, page_text
+
+
+MH = "pages/5_multihead.py"
+
+
+@pytest.fixture
+def mh():
+    at = open_page(MH)
+    assert not at.exception, at.exception
+    return at
+
+
+def dataframe_texts(at) -> list[str]:
+    return [df.value.to_string() for df in at.table]
+
+
+def heatmaps(at) -> int:
+    return len(at.get("vega_lite_chart"))
+
+
+MASK = "pages/6_mask.py"
+FORMULA = "pages/4_formula.py"
+
+
+def test_multihead_textbook_numbers(mh):
+    text = page_text(mh)
+    ex = tutor.multihead.textbook_two_heads()
+    # それ: head 1 (0.159, 1.841), head 2 (1.0, 1.7), concat, W_O output (1.859, 2.841, 1.0, 1.7)
+    assert "(0.159, 1.841, 1.000, 1.700)" in text
+    assert "(1.859, 2.841, 1.000, 1.700)" in text
+    assert "(1.00, 1.70)" in text          # head 2 of それ, 2 decimals like its table (0.15 is not shown as 0.2)
+    assert format_number(ex.combined.output[2, 0], 3) == "1.859"  # the page's number is the engine's
+    # the seed's two-head figures as tables
+    assert "0.894" in text and "0.053" in text
+    # d_k = 512 / 8 = 64 and 4·512² = 1,048,576
+    assert "d_k = 64" in text
+    assert "1,048,576" in text
+    assert not mh.error
+
+
+def test_multihead_why_one_head_numbers(mh):
+    text = page_text(mh)
+    blend = tutor.multihead.blend_weights(tutor.multihead.textbook_two_heads().head1.weights, tb.HEAD2_WEIGHTS, 0.5)
+    assert format_number(blend[1, 0], 3) in text  # 0.601: the half-and-half row of 魚
+    assert "0.401" in text and "0.80" in text
+
+
+def test_blend_slider_changes_table(mh):
+    before = dataframe_texts(mh)
+    mh.slider(key="mh_blend").set_value(1.0).run()
+    after = dataframe_texts(mh)
+    assert before != after
+    # t = 1 is exactly head 2's pattern; the row 猫 of head 2 is (0.90, 0.05, 0.05)
+    assert any("0.900" in t and "0.050" in t for t in after)
+
+
+def test_number_of_heads_changes_heatmaps(mh):
+    assert heatmaps(mh) == 2 + 2          # two textbook heads + h = 2 live heads
+    mh.number_input(key="mh_heads").set_value(4).run()
+    assert not mh.exception and not mh.error
+    assert heatmaps(mh) == 2 + 4
+    assert "d_k = d_{\\text{model}} / h = 8 / 4 = 2" in page_text(mh)
+    mh.number_input(key="mh_heads").set_value(8).run()
+    assert heatmaps(mh) == 2 + 8
+
+
+def test_d_model_changes_heads_data(mh):
+    first = chart_data(mh, 2)
+    mh.selectbox(key="mh_d_model").set_value(16).run()
+    assert not mh.exception
+    assert heatmaps(mh) == 4
+    second = chart_data(mh, 2)
+    assert not np.allclose(first["value"].to_numpy(), second["value"].to_numpy())
+    live = tutor.multihead.random_multihead(3, 16, 2, np.random.default_rng(0))
+    np.testing.assert_allclose(second["value"].to_numpy(), live.result.weights[0].ravel())
+    assert f"{tutor.multihead.mha_param_count(16):,}" in page_text(mh)  # 1,024
+
+
+def test_seed_changes_heads(mh):
+    first = chart_data(mh, 2)
+    mh.number_input(key="mh_seed").set_value(7).run()
+    second = chart_data(mh, 2)
+    assert not np.allclose(first["value"].to_numpy(), second["value"].to_numpy())
+
+
+def test_indivisible_d_model_shows_japanese_error_and_keeps_last_result(mh):
+    mh.number_input(key="mh_heads").set_value(4).run()
+    assert heatmaps(mh) == 6
+    mh.selectbox(key="mh_d_model").set_value(6).run()
+    assert not mh.exception
+    errors = [e.value.replace("\\", "") for e in mh.error]  # alerts are escaped Markdown (ui.state.plain)
+    assert any("d_model = 6 はヘッド数 h = 4 で割り切れません" in e for e in errors), errors
+    assert heatmaps(mh) == 6              # the last valid result (d_model = 8, h = 4) is still shown
+    assert "直前の正しい入力" in page_text(mh)
+    mh.number_input(key="mh_heads").set_value(3).run()
+    assert not mh.error and heatmaps(mh) == 2 + 3
+
+
+def test_multihead_widgets_survive_page_switch(mh):
+    mh.number_input(key="mh_heads").set_value(4).run()
+    mh.switch_page(MASK).run()
+    mh.switch_page(MH).run()
+    assert not mh.exception
+    assert heatmaps(mh) == 6
+
+
+def test_multihead_head1_is_formula_pencil_z(pages):
+    pencil = tutor.handcalc.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=3)
+    z = frame_after(pages[MH], "出力 Z⁽¹⁾")
+    shown = z.to_numpy(dtype=float)
+    np.testing.assert_array_equal(shown, np.round(pencil.z, 3))
+    assert list(z.loc["猫"]) == ["1.510", "0.492"]                  # the textbook's value, as on ④
+    # ④ (pencil mode by default) shows the same row
+    formula = open_page(FORMULA)
+    assert "1.510" in lesson_text(formula) and "0.492" in lesson_text(formula)
+    # Concat and MultiHead are built from the shown head-1 numbers
+    concat = frame_after(pages[MH], "Concat(head₁, head₂)")
+    assert list(concat.loc["猫"]) == ["1.510", "0.492", "1.000", "0.150"]
+    out = frame_after(pages[MH], "MultiHead(X) = Concat · W_O")
+    assert list(out.loc["猫"]) == ["1.660", "1.492", "1.000", "0.150"]   # 1.510 + 0.150, 0.492 + 1.000
+    assert list(out.loc["それ"]) == ["1.859", "2.841", "1.000", "1.700"]
+    assert "(1.5093, 0.4907)" in lesson_text(pages[MH])                 # the exact value, said once
+
+
+def test_multihead_head2_output_keeps_its_second_decimal(pages):
+    z2 = frame_after(pages[MH], "出力 Z⁽²⁾")
+    assert list(z2.loc["猫"]) == ["1.00", "0.15"]                       # 0.90·0 + 0.05·2 + 0.05·1
+    assert list(z2.loc["魚"]) == ["1.00", "0.30"]
+    ex = tutor.multihead.textbook_two_heads()
+    assert format_number(ex.head2_output[0, 1], 2) == "0.15"
+
+
+def test_multihead_calls_w_a_transformation_matrix(pages):
+    text = lesson_text(pages[MH])
+    assert "変換行列 $W_Q^{(i)}" in text and "重み行列" not in text

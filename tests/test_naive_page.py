@@ -1,0 +1,49 @@
+"""AppTest of ① /naive: textbook numbers, heatmap, edits and bad cells, S and A shown once."""
+import numpy as np
+
+import tutor
+from tutor import textbook as tb
+
+from apphelpers import (
+    assert_cell_error, assert_heatmap_is, edit_matrix, lesson_elements, metric, numbers, open_page,
+    page_text, rows_of
+)
+
+
+NAIVE, QKV, SCALING, FORMULA = "pages/1_naive.py", "pages/2_qkv.py", "pages/3_scaling.py", "pages/4_formula.py"
+BAD_CELLS = ["abc", "", "nan", "inf", "1e308"]
+
+
+def test_naive_textbook_numbers_and_heatmap():
+    at = open_page(NAIVE)
+    text = page_text(at)
+    for figure in ("0.576", "0.212", "0.665", "0.245", "0.788", "0.910", "0.335"):
+        assert figure in text, figure
+    assert metric(at, "それ → 魚") == "0.212" and metric(at, "それ → それ") == "0.576"
+    assert "**0 個**" in text and "**24 個**" in text          # weakness 4: 0 vs W_Q, W_K, W_V
+    assert_heatmap_is(at, 0, tutor.naive.naive_attention(tb.X).weights, tb.TOKENS, tb.TOKENS)
+
+
+def test_naive_edit_changes_result_and_bad_cells_keep_last_valid():
+    at = open_page(NAIVE)
+    x = np.array(tb.X)
+    x[2] = [0, 1, 0, 1]                                           # それ := 魚
+    edit_matrix(at, "naive_x", rows_of(x))
+    w = tutor.naive.naive_attention(x).weights
+    assert metric(at, "それ → 魚") == f"{w[2, 1]:.3f}" != "0.212"
+    assert_heatmap_is(at, 0, w, tb.TOKENS, tb.TOKENS)
+    for bad in BAD_CELLS:
+        edit_matrix(at, "naive_x", rows_of(x, {(0, 0): bad}))
+        assert_cell_error(at)
+        assert metric(at, "それ → 魚") == f"{w[2, 1]:.3f}"       # the last VALID input, not the default
+        assert_heatmap_is(at, 0, w, tb.TOKENS, tb.TOKENS)
+
+
+def test_naive_shows_s_and_a_once(pages):
+    at = pages[NAIVE]
+    res = tutor.naive.naive_attention(tb.X)
+    frames = [e.value for e in lesson_elements(at) if getattr(e, "type", "") == "table"]
+    same_s = [f for f in frames if f.shape == (3, 3) and np.allclose(numbers(f), res.scores)]
+    same_a = [f for f in frames if f.shape == (3, 3) and np.allclose(numbers(f), res.weights, atol=5e-4)]
+    assert len(same_s) == 1 and len(same_a) == 1, (len(same_s), len(same_a))
+    assert list(same_a[0].loc["それ"]) == ["0.212", "0.212", "0.576"]

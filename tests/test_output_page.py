@@ -1,0 +1,87 @@
+"""AppTest of ⑦-4 /output: temperature figures, reproducible sampling, generation steps, greedy stop at EOS."""
+import numpy as np
+
+import tutor
+from tutor import textbook as tb
+
+from apphelpers import check_quiz, metric_part, open_page, page_text
+
+
+OUTPUT = "pages/10_output.py"
+
+
+def show(token: str) -> str:
+    """How the output page prints a token in text ("<eos>" → "〈eos〉")."""
+    return token.replace("<", "〈").replace(">", "〉")
+
+
+def test_output_page_temperature_figures():
+    at = open_page(OUTPUT)
+    assert not at.exception
+    check_quiz(at, "output")
+    text = page_text(at)
+    expected = {1.0: ("0.665", "0.245", "0.090"), 0.5: ("0.867", "0.117", "0.016"), 2.0: ("0.506", "0.307", "0.186")}
+    for t, figures in expected.items():
+        probs = tutor.output.probabilities(tb.TEMPERATURE_LOGITS, t)
+        assert tuple(f"{p:.3f}" for p in probs) == figures
+        for f in figures:
+            assert f in text
+    for s in ("貪欲法", "top-k", "top-p", "ビームサーチ", "ソフトマックス"):
+        assert s in text
+    # the temperature slider changes the distribution
+    at.slider(key="output_temp").set_value(0.3).run()
+    assert not at.exception
+    probs = tutor.output.probabilities(tb.TEMPERATURE_LOGITS, 0.3)
+    text = page_text(at)
+    assert f"{probs[0]:.3f}" in text and f"{probs[2]:.3f}" in text
+
+
+def test_output_sampling_reproducible_with_seed():
+    at = open_page(OUTPUT)
+    # defaults: previous token を, T = 1.5, k = 2, p = 0.9
+    probs = tutor.output.probabilities(tutor.output.toy_next_logits(tutor.output.TOY_VOCAB.ids(["を"])), 1.5)
+    for strategy in ("sample", "top_k", "top_p"):
+        at.selectbox(key="output_strategy").set_value(strategy).run()
+        seen = {}
+        for seed in ((123, 7, 123, 1, 2, 3) if strategy == "sample" else (123, 7, 123)):
+            at.number_input(key="output_seed").set_value(seed).run()
+            assert not at.exception
+            chosen = metric_part(at, "選ばれたトークン")
+            assert seen.setdefault(seed, chosen) == chosen          # same seed → same token
+            expected = tutor.output.choose(probs, strategy, np.random.default_rng(seed), k=2, p=0.9)
+            assert chosen == show(tutor.output.TOY_VOCAB[expected.index])  # exactly the engine's draw
+        if strategy == "sample":
+            assert len(set(seen.values())) >= 2                     # different seeds do differ
+    # greedy ignores the seed
+    at.selectbox(key="output_strategy").set_value("greedy").run()
+    assert metric_part(at, "選ばれたトークン") == tutor.output.TOY_VOCAB[int(np.argmax(probs))]
+
+
+def test_output_generation_button_appends_steps():
+    at = open_page(OUTPUT)
+    assert len(at.expander) == 0
+    at.button(key="output_gen_one").click().run()
+    assert not at.exception
+    assert len(at.expander) == 1
+    at.button(key="output_gen_one").click().run()
+    assert len(at.expander) == 2
+    # the steps equal the engine's reproducible steps (defaults: top_k, seed 0, T = 1.5, k = 2, prompt 猫)
+    ids = tutor.output.TOY_VOCAB.ids(["猫"])
+    s1 = tutor.output.generation_step(ids, "top_k", 0, 1.5, k=2, p=0.9)
+    s2 = tutor.output.generation_step(ids + (s1.chosen,), "top_k", 0, 1.5, k=2, p=0.9)
+    labels = [e.label for e in at.expander]
+    assert labels[0].endswith("→ " + show(tutor.output.TOY_VOCAB[s1.chosen]))
+    assert labels[1].endswith("→ " + show(tutor.output.TOY_VOCAB[s2.chosen]))
+    at.button(key="output_gen_reset").click().run()
+    assert len(at.expander) == 0
+
+
+def test_output_greedy_generation_reaches_eos_and_stops():
+    at = open_page(OUTPUT)
+    at.selectbox(key="output_strategy").set_value("greedy").run()
+    at.selectbox(key="output_prompt").set_value("を").run()
+    for _ in range(3):
+        at.button(key="output_gen_one").click().run()
+    assert not at.exception
+    assert "を 食べた 。 〈eos〉" in page_text(at)
+    assert at.button(key="output_gen_one").disabled

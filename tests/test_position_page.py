@@ -1,0 +1,75 @@
+"""AppTest of ⑦-1 /position: figures, sliders, permutation and RoPE widgets, positions counted from zero."""
+import numpy as np
+import pytest
+
+import tutor
+from tutor import textbook as tb
+from ui.validate import format_number
+
+from apphelpers import chart_data, check_quiz, lesson_text, metric_part, open_page, page_text
+
+
+POSITION = "pages/7_position.py"
+
+
+def test_position_page_figures():
+    at = open_page(POSITION)
+    assert not at.exception
+    check_quiz(at, "position")
+    text = page_text(at)
+    for s in ("0.8415", "0.5403", "0.0100", "0.99995"):
+        assert s in text
+    assert "確認クイズ" in text and "ねらい" in text
+    # permutation demo: 0 without PE, engine's value with PE
+    pe = tutor.positional_encoding(3, 4)
+    with_pe = tutor.position.permutation_demo(tb.X, tb.W_Q, tb.W_K, tb.W_V, [2, 0, 1], pe).max_diff
+    assert metric_part(at, "差の最大値（PE なし）") == "0.000"
+    assert metric_part(at, "差の最大値（PE あり）") == f"{with_pe:.3f}" == "0.714"
+    # the heatmap positions × dimensions: 50 × 64 cells, values of the engine's table
+    df = chart_data(at, 0)
+    assert len(df) == 50 * 64
+    cell = df[(df["row"] == 1) & (df["col"] == 0)]["value"].iloc[0]
+    assert cell == pytest.approx(np.sin(1.0))
+
+
+def test_position_sliders_change_output():
+    at = open_page(POSITION)
+    before = page_text(at)
+    at.slider(key="pos_pos").set_value(7).run()
+    assert not at.exception
+    after = page_text(at)
+    assert after != before
+    value = tutor.positional_encoding(8, 8)[7, 0]
+    assert f"{value:.4f}" in after
+    at.select_slider(key="pos_d_model").set_value(16).run()
+    assert not at.exception
+    charts = at.get("vega_lite_chart")
+    df = chart_data(at, len(charts) - 1)        # the try-it heatmap: 30 positions × 16 dims
+    assert len(df) == 30 * 16
+    assert df["value"].to_numpy() == pytest.approx(tutor.positional_encoding(30, 16).ravel())
+
+
+def test_position_permutation_and_rope_widgets():
+    at = open_page(POSITION)
+    at.selectbox(key="pos_perm").set_value("魚・猫・それ").run()
+    assert not at.exception
+    assert metric_part(at, "魚・猫・それ：差の最大値（PE なし）") == "0.000"
+    assert float(metric_part(at, "魚・猫・それ：差の最大値（PE あり）")) > 0.01
+    at.slider(key="pos_rope_offset").set_value(3).run()
+    assert not at.exception
+    rope = tutor.position.rope_score([1, 0, 1, 0], [1, 0, 1, 0], 8, 5)
+    assert f"{rope:.4f}" in page_text(at)
+    # learned position vectors: reproducible from the seed
+    at.number_input(key="pos_seed").set_value(5).run()
+    table = tutor.position.learned_position_table(4, 4, np.random.default_rng(5))
+    assert f"{table[0, 0]:.4f}" in page_text(at)
+
+
+def test_position_counts_from_zero_once_and_rope_has_no_n(pages):
+    at = pages[POSITION]
+    text = lesson_text(at)
+    assert text.count("0 から") == 1 and "pos = 0" in text
+    assert "キーの位置 n" not in text and "m − n" not in text
+    assert "Self-Attention" in text and text.count("Self-Attention") == 1   # English once, then 自己注意
+    pencil = tutor.handcalc.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=3)
+    assert f"({format_number(pencil.z[0, 0], 3)}, {format_number(pencil.z[0, 1], 3)})" in text  # (1.510, 0.492)

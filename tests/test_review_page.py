@@ -1,0 +1,216 @@
+"""AppTest of /review: review sessions, weak topics, progress export/import, retention, clearing the device."""
+from datetime import datetime, timedelta
+import json
+from pathlib import Path
+import tomllib
+from types import SimpleNamespace
+
+import pytest
+
+from practice import exam as ex, review as rv
+from practice.progress import apply_answer, new_progress
+from practice.store import export_bytes
+import quizzes
+import ui.state as state
+
+from apphelpers import (
+    first_quiz_card, learning_page_with_quiz, metric, no_exception, open_page, page_text, wrong
+)
+from practice_fakes import fake_registry
+
+
+EXAM, REVIEW = "pages/20_exam.py", "pages/21_review.py"
+pytestmark = pytest.mark.usefixtures("fakes")     # the known fake question registry
+
+
+def saved_progress() -> dict:
+    q = quizzes.from_id("zz.formula.know2#8")
+    p = apply_answer(new_progress(), q.id, q.topic, False, wrong(q), "page", datetime(2026, 3, 1, 9))
+    qs = [quizzes.from_id(i) for i in ex.build_exam(10, 4)]
+    r = ex.score_exam(qs, {i: qs[i].answer for i in range(7)})
+    return ex.record_exam(p, r, datetime(2026, 3, 1, 10), datetime(2026, 3, 1, 10, 5), 40)
+
+
+class FakeUpload:
+    def __init__(self, data: bytes | Exception):
+        self.data = data
+
+    def getvalue(self) -> bytes:
+        if isinstance(self.data, Exception):
+            raise self.data
+        return self.data
+
+
+def test_review_session_wrong_on_page_then_due_then_fsrs_moves_it():
+    at, path = learning_page_with_quiz()
+    key, q = first_quiz_card(at)
+    at.radio(key=f"{key}__choice").set_value(wrong(q))  # a form: sent with the submit
+    at.button(key=f"{key}__submit").click()
+    no_exception(at.run())
+    assert at.session_state["progress"]["review"][q.id]["state"] == 1
+    assert at.radio(key=f"{key}__choice").disabled  # one answer per card
+
+    no_exception(at.switch_page(REVIEW).run())
+    assert metric(at, "今日が期限の問題") == "1 問"
+    assert q.stem in page_text(at)
+    card = [r for r in at.radio if (r.key or "").startswith("review_")][0].key[: -len("__choice")]
+    at.radio(key=f"{card}__choice").set_value(q.answer)  # a form: sent with the submit
+    at.button(key=f"{card}__submit").click()
+    no_exception(at.run())
+    item = at.session_state["progress"]["review"][q.id]
+    assert item["reps"] == 2 and item["lapses"] == 0   # FSRS: Again, then Good (its second learning step)
+    assert "今日のうちにもう一度出ます。" in page_text(at)
+    assert list(at.table[0].value["問題数"]) == [1, 0, 0]
+    assert [a["source"] for a in at.session_state["progress"]["attempts"]] == ["page", "review"]
+    at.button(key="review_next").click()
+    no_exception(at.run())
+    assert "この回の復習は終わりました" in page_text(at)
+    # right once more (the next round): the question graduates to days
+    at.button(key="review_again").click()
+    no_exception(at.run())
+    card = [r for r in at.radio if (r.key or "").startswith("review_")][0].key[: -len("__choice")]
+    at.radio(key=f"{card}__choice").set_value(q.answer)  # a form: sent with the submit
+    at.button(key=f"{card}__submit").click()
+    no_exception(at.run())
+    item = at.session_state["progress"]["review"][q.id]
+    day = rv.due_date(item)
+    assert item["state"] == 2 and day > datetime.now().date()
+    assert f"次は {day.isoformat()}（{(day - datetime.now().date()).days} 日後）に出ます。" in page_text(at)
+    assert metric(at, "今日が期限の問題") == "0 問"
+    at.button(key="review_next").click()
+    no_exception(at.run())
+    assert "今日の復習はすべて終わりました" in page_text(at) and day.isoformat() in page_text(at)
+
+
+def test_review_wrong_answer_stays_due_and_comes_back_next_round():
+    q1, q2 = quizzes.from_id("zz.qkv.calc0#11"), quizzes.from_id("zz.mask.know1#4")
+    now = datetime.now() - timedelta(minutes=30)
+    p = apply_answer(new_progress(), q1.id, q1.topic, False, wrong(q1), "page", now)
+    p = apply_answer(p, q2.id, q2.topic, False, wrong(q2), "exam", now)
+    at = no_exception(open_page(REVIEW, session={"progress": p}))
+    assert metric(at, "今日が期限の問題") == "2 問"
+    assert at.session_state["review__cur"] == q2.id  # due at the same time: ordered by id
+    for q, right in ((q2, True), (q1, False)):
+        card = [r for r in at.radio if (r.key or "").startswith("review_")][0].key[: -len("__choice")]
+        assert q.stem in page_text(at)
+        at.radio(key=f"{card}__choice").set_value(q.answer if right else wrong(q))  # a form: sent with the submit
+        at.button(key=f"{card}__submit").click()
+        no_exception(at.run())
+        at.button(key="review_next").click()
+        no_exception(at.run())
+    review = at.session_state["progress"]["review"]
+    assert review[q1.id]["lapses"] == 1 and review[q2.id]["lapses"] == 0 and review[q2.id]["reps"] == 2
+    assert "今日の予定にまだ 2 問残っています" in page_text(at)
+    at.button(key="review_again").click()
+    no_exception(at.run())
+    assert q1.stem in page_text(at)
+
+
+def test_review_weak_topics_ranked_with_links():
+    p = new_progress()
+    for i, ok in enumerate([True, False, False]):
+        p = apply_answer(p, f"zz.mask.calc0#{i}", "mask", ok, 0, "page")
+    for i, ok in enumerate([True, True, False]):
+        p = apply_answer(p, f"zz.naive.calc0#{i}", "naive", ok, 0, "page")
+    for i in range(5):
+        p = apply_answer(p, f"zz.qkv.calc0#{i}", "qkv", True, 0, "page")
+    at = no_exception(open_page(REVIEW, session={"progress": p}))
+    links = {pl.label: pl.proto.page for pl in at.get("page_link")}
+    assert links["1. ⑥ 因果マスク"] == "mask" and links["2. ① 素朴なAttention"] == "naive"
+    assert not any(label.startswith("3.") for label in links)  # mastered qkv is not weak
+    captions = [c.value for c in at.caption]
+    i = captions.index("直近 3 問中 1 問正解（33%）")
+    assert captions[i + 1] == "直近 3 問中 2 問正解（67%）"
+
+
+def test_export_download_has_the_progress():
+    at = no_exception(open_page(REVIEW, session={"progress": saved_progress()}))
+    buttons = at.get("download_button")
+    assert buttons and "進捗を書き出す" in buttons[0].proto.label
+
+
+def test_import_good_file_through_the_uploader():
+    good = saved_progress()
+    at = no_exception(open_page(REVIEW))
+    # the uploader's English button and hint are explained in Japanese, with the configured size cap
+    config = tomllib.loads((Path(__file__).parent.parent / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert f"JSON ファイル（{config['server']['maxUploadSize']} MB まで）" in page_text(at)
+    at.file_uploader(key=state.UPLOAD_KEY).set_value(("progress.json", export_bytes(good), "application/json"))
+    no_exception(at.run())
+    now = at.session_state["progress"]
+    assert {k: v for k, v in now.items() if k != "visited"} == {k: v for k, v in good.items() if k != "visited"}
+    assert now["visited"] == {"review": True}  # the file's (none) + this page's visit after the import
+    assert any("進捗を読み込みました（解答 8 件・模擬試験 1 回・復習予定 4 問）" in s.value for s in at.success)
+    assert metric(at, "復習予定の全体") == "4 問"
+    no_exception(at.switch_page("app.py").run())
+    assert "7/10" in page_text(at)  # the imported exam is on the dashboard
+
+
+def test_import_bad_file_through_the_uploader_leaves_progress_untouched():
+    at = no_exception(open_page(REVIEW, session={"progress": saved_progress()}))
+    current = at.session_state["progress"]
+    hostile = json.dumps({"version": 1, "visited": {"<script>alert(1)</script>": True}, "attempts": [],
+                          "exams": [], "review": {}}).encode()
+    at.file_uploader(key=state.UPLOAD_KEY).set_value(("evil.json", hostile, "application/json"))
+    no_exception(at.run())
+    assert at.session_state["progress"] == current
+    err = at.error[0].value
+    assert "読み込めませんでした" in err and "今の進捗はそのままです" in err
+    assert "\\<script\\>" in err and "<script>" not in err.replace("\\<script\\>", "")
+    # then a good one still works
+    at.file_uploader(key=state.UPLOAD_KEY).set_value(("ok.json", export_bytes(new_progress()), "application/json"))
+    no_exception(at.run())
+    assert at.session_state["progress"]["attempts"] == []
+
+
+@pytest.mark.parametrize("upload, ok", [
+    (FakeUpload(export_bytes(new_progress())), True),
+    (FakeUpload(b"{not json"), False),
+    (FakeUpload(b"\xff" * 10), False),
+    (FakeUpload(OSError("gone")), False),
+    (None, None),
+])
+def test_import_callback_directly(monkeypatch, upload, ok):
+    current = saved_progress()
+    session = {state.PROGRESS_KEY: current, state.UPLOAD_KEY: upload}
+    monkeypatch.setattr(state, "st", SimpleNamespace(session_state=session, warning=lambda *a, **k: None))
+    state.import_uploaded()
+    if ok is None:  # the learner removed the file: nothing happens
+        assert state.IMPORT_MSG_KEY not in session and session[state.PROGRESS_KEY] is current
+    elif ok:
+        assert session[state.PROGRESS_KEY] == new_progress() and session[state.IMPORT_MSG_KEY][0] == "success"
+    else:
+        assert session[state.PROGRESS_KEY] is current and session[state.IMPORT_MSG_KEY][0] == "error"
+    # the page shows the outcome
+    if ok is not None:
+        monkeypatch.undo()
+        with fake_registry():
+            at = no_exception(open_page(REVIEW, session={"progress": session[state.PROGRESS_KEY],
+                                                         state.IMPORT_MSG_KEY: session[state.IMPORT_MSG_KEY]}))
+            shown = (at.success if ok else at.error)[0].value
+            assert ("読み込みました" if ok else "今の進捗はそのままです") in shown
+
+
+def test_review_page_sets_the_desired_retention_and_says_where_progress_lives():
+    at = no_exception(open_page(REVIEW))
+    assert "このブラウザの中だけ" in page_text(at) and "サイトデータの削除" in page_text(at)
+    at.select_slider(key="review_retention").set_value(0.95)
+    no_exception(at.run())
+    assert at.session_state["progress"]["settings"]["retention"] == 0.95
+
+
+def test_clear_this_device_asks_first_then_empties_the_progress():
+    p = apply_answer(new_progress(), "zz.qkv.calc0#1", "qkv", False, 1, "page")
+    at = no_exception(open_page(REVIEW, session={"progress": p}))
+    at.button(key="review_clear").click()
+    no_exception(at.run())
+    assert "元には戻せません" in page_text(at) and at.session_state["progress"]["attempts"]
+    at.button(key="review_clear_cancel").click()
+    no_exception(at.run())
+    assert at.session_state["progress"]["attempts"]
+    at.button(key="review_clear").click()
+    no_exception(at.run())
+    at.button(key="review_clear_confirm").click()
+    no_exception(at.run())
+    assert at.session_state["progress"]["attempts"] == [] and at.session_state["progress"]["review"] == {}
+    assert any("この端末の記録を消しました" in s.value for s in at.success)
