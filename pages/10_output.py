@@ -64,7 +64,7 @@ st.markdown(
     "元の Transformer や GPT-2 はこの共有を選びましたが、これは設計の選択で、決まりではありません。"
     "出力用の行列を別に学習するモデルもあります。下の小さなモデルは共有を使います。"
 )
-st.latex(r"z = h\,W_{\text{out}} \in \mathbb{R}^{|V|}\quad(\text{重み共有なら } W_{\text{out}} = E^\top)")
+st.latex(r"\begin{aligned}&z = h\,W_{\text{out}} \in \mathbb{R}^{|V|} \\ &(\text{重み共有なら } W_{\text{out}} = E^\top)\end{aligned}")
 st.latex(r"\begin{aligned}P(\text{次のトークン} = j) &= \mathrm{softmax}(z / T)_j \\ &= \frac{e^{z_j / T}}{\sum_{k} e^{z_k / T}}\end{aligned}")
 st.markdown(
     "**温度** $T$ はロジットを割る数です。$T < 1$ では差が広がって分布が尖り（$T \\to 0$ で貪欲法と同じ）、"

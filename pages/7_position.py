@@ -66,7 +66,7 @@ st.markdown(
 )
 st.latex(r"\mathrm{PE}(pos,\,2i) = \sin\!\left(\frac{pos}{10000^{2i/d_{\mathrm{model}}}}\right)")
 st.latex(r"\mathrm{PE}(pos,\,2i+1) = \cos\!\left(\frac{pos}{10000^{2i/d_{\mathrm{model}}}}\right)")
-st.latex(r"\begin{aligned}&\text{第 1 層の入力} \\ &\quad = \mathrm{Dropout}\big(\text{トークン埋め込み} \times \sqrt{d_{\mathrm{model}}} + \mathrm{PE}\big)\end{aligned}")
+st.latex(r"\begin{aligned}&\text{第 1 層の入力} \\ &\quad = \mathrm{Dropout}\big(\text{トークン埋め込み} \\ &\qquad\quad \times \sqrt{d_{\mathrm{model}}} + \mathrm{PE}\big)\end{aligned}")
 st.markdown(
     "原論文では、トークン埋め込みに $\\sqrt{d_{\\mathrm{model}}}$ を掛けてから PE を足し、その和にドロップアウト"
     f"（学習中に値をランダムに 0 にする正則化で、base モデルでは率 {format_number(tb.PAPER_DROPOUT, 1)}）をかけて第 1 層に渡します。"

@@ -137,7 +137,8 @@ def test_block_pre_ln_starts_with_gpt2_and_no_exam_claim(text):
 # ---------------------------------------------------------------------------
 def test_position_input_is_scaled_embedding_plus_pe_then_dropout(text):
     t = text[POSITION]
-    assert (r"\mathrm{Dropout}\big(\text{トークン埋め込み} \times \sqrt{d_{\mathrm{model}}} + \mathrm{PE}\big)" in t)
+    assert (r"\mathrm{Dropout}\big(\text{トークン埋め込み} \\ &\qquad\quad \times \sqrt{d_{\mathrm{model}}} + \mathrm{PE}\big)"
+            in t)   # (broken into rows that fit a 390 px phone)
     assert r"\text{第 1 層の入力} = \text{トークン埋め込み} + \mathrm{PE}" not in t
     (drop,) = sentence_with(t, "ドロップアウト（")
     assert f"率 {tb.PAPER_DROPOUT}" in drop

@@ -42,6 +42,8 @@ def page(key: str) -> None:
                        initial_sidebar_state="auto")
     widgets.page_style()
     state.init()
+    if MISTYPED_K not in st.session_state:
+        st.session_state[MISTYPED_K] = key == "home" and _opened_at_unknown_path()
     if state.storage_status()["loaded"]:  # never into the empty record before the stored one arrived
         state.set_progress(record_visit(state.get_progress(), key))
     if not state.sync():  # the browser's record is on its way: a loading line, nothing else
@@ -53,29 +55,40 @@ def page(key: str) -> None:
         st.warning(state.plain(status["problem"]), icon=":material/warning:")
     sidebar(key)
     if key != "home":
+        st.session_state[MISTYPED_K] = False   # the learner has moved on: the note is not shown again
         st.title(info.label)
     else:
         unknown_path_notice()
 
 
-def unknown_path_notice() -> None:
-    """A mistyped URL (/qvk): Streamlit runs app.py and shows its own English "Page not found"
-    dialog, which an app cannot change in classic multipage mode (no custom 404). Under the dialog,
-    the home page says the same in Japanese."""
+MISTYPED_K = "ui__mistyped_url"   # the session opened at a URL that names no page (set on its first run)
+
+
+def _opened_at_unknown_path() -> bool:
+    """Whether this browser tab asked for a URL that names no page (/qvk): Streamlit then runs
+    app.py under its own English "Page not found" dialog. Read on the session's first run: the
+    browser's address is back at / by the run after the stored progress arrives."""
     try:
         url = st.context.url
     except Exception:  # noqa: BLE001 - no browser context (AppTest, bare mode): nothing to say
-        return
+        return False
     if not url:
-        return
+        return False
     rest = urllib.parse.unquote(urllib.parse.urlsplit(url).path).strip("/")
     base = str(st.get_option("server.baseUrlPath") or "").strip("/")
     if base and (rest == base or rest.startswith(base + "/")):
         rest = rest[len(base):].strip("/")
-    if rest:
-        st.warning(f"「/{state.plain(rest[:80])}」というページはありません。代わりにホームを表示しています"
-                   "（英語の「Page not found」の表示は閉じてかまいません）。学ぶページは左のメニュー（スマートフォンでは左上の »）から選べます。",
-                   icon=":material/travel_explore:")
+    return bool(rest)
+
+
+def unknown_path_notice() -> None:
+    """Under Streamlit's English dialog (classic multipage mode has no custom 404), the home page
+    says the same in Japanese. The address itself is not quoted: whoever wrote the link chose it,
+    and no sentence of theirs goes into the app's own warning box."""
+    if st.session_state.get(MISTYPED_K):
+        st.warning("開こうとしたアドレスのページはありません。代わりにホームを表示しています"
+                   "（英語の「Page not found」の表示は閉じてかまいません）。学ぶページは左のメニュー"
+                   "（スマートフォンでは左上の »）から選べます。", icon=":material/travel_explore:")
 
 
 def section(name: str) -> None:
