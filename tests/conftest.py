@@ -47,3 +47,11 @@ def fakes():
     from practice_fakes import fake_registry
     with fake_registry():
         yield
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Debian Chromium per browser-test module (tests/browserhelpers.py)."""
+    from browserhelpers import launch   # imported here: the non-browser tests need no Playwright
+    with launch() as b:
+        yield b

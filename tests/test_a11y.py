@@ -15,9 +15,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
 
@@ -25,20 +22,11 @@ from ui.nav import PAGES
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
+from browserhelpers import ARTIFACTS, ROOT, new_page, wait_until_rendered  # noqa: E402
+from browserhelpers import streamlit_server as start_app  # noqa: E402
+from playwright.sync_api import Page, expect  # noqa: E402
+
 AXE = ROOT / ".ci" / "node" / "node_modules" / "axe-core" / "axe.min.js"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-if not Path(CHROMIUM).exists():  # pragma: no cover - CI installs it (.ci/install-browser)
-    pytest.fail("Debian chromium is not installed: run `bash .ci/install-browser` first", pytrace=False)
-
-from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
-
-from bench.common import streamlit_server  # noqa: E402
-
 EXISTING = [p for p in PAGES if p.exists]
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
@@ -56,44 +44,19 @@ def need_axe() -> None:
 
 @pytest.fixture(scope="module")
 def base():
-    with streamlit_server(watch_files=False, timeout=30) as server:
-        yield server.base
+    with start_app() as url:
+        yield url
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        yield b
-        b.close()
-
-
-@contextmanager
 def open_page(browser, name: str, viewport=DESKTOP, scheme: str = "light", **kwargs):
-    context = browser.new_context(viewport=viewport, locale="ja-JP", color_scheme=scheme, **kwargs)
-    page = context.new_page()
-    try:
-        yield page
-    except BaseException:
-        ARTIFACTS.mkdir(exist_ok=True)
-        try:
-            page.screenshot(path=str(ARTIFACTS / f"a11y-{name}.png"), full_page=True)
-        except Exception:  # the page may be gone; the original failure matters
-            pass
-        raise
-    finally:
-        context.close()
+    """browserhelpers.new_page at a viewport and colour scheme (screenshot a11y-<name>.png on failure)."""
+    return new_page(browser, f"a11y-{name}", viewport["width"], viewport["height"], color_scheme=scheme, **kwargs)
 
 
 def settle(page: Page) -> None:
-    """A script run has finished: the app and our sidebar exist and nothing is 'running'."""
-    page.wait_for_selector('[data-testid="stAppViewContainer"]', timeout=30_000)
-    page.wait_for_selector('[data-testid="stSidebar"]', state="attached", timeout=30_000)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
-        timeout=30_000,
-    )
+    """A script run has finished (browserhelpers.wait_until_rendered), every sidebar link is drawn,
+    and no element is still fading in."""
+    wait_until_rendered(page)
     page.wait_for_function(f"() => document.querySelectorAll("
                            f"'[data-testid=\"stSidebar\"] [data-testid=\"stPageLink-NavLink\"]').length >= {len(EXISTING)}",
                            timeout=30_000)

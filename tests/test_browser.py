@@ -7,83 +7,15 @@ in test-artifacts/.
 """
 from __future__ import annotations
 
-import shutil
 import urllib.parse
-from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
+from browserhelpers import ARTIFACTS, assert_healthy, new_page, streamlit_server, wait_until_rendered
+from playwright.sync_api import expect
 
 from ui.nav import PAGES
 
 pytestmark = pytest.mark.browser
-
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-if not Path(CHROMIUM).exists():  # pragma: no cover - CI installs it (.ci/install-browser)
-    pytest.fail("Debian chromium is not installed: run `bash .ci/install-browser` first", pytrace=False)
-
-from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
-
-from bench.common import streamlit_server as start_server  # noqa: E402
-
-
-@contextmanager
-def streamlit_server():
-    """A fresh `streamlit run app.py` on 127.0.0.1 (bench.common's); yields its base URL."""
-    with start_server(watch_files=False, timeout=30) as server:
-        yield server.base
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        yield b
-        b.close()
-
-
-@contextmanager
-def new_page(browser, name: str, width: int = 1280, height: int = 900):
-    context = browser.new_context(viewport={"width": width, "height": height}, locale="ja-JP")
-    page = context.new_page()
-    try:
-        yield page
-    except BaseException:
-        ARTIFACTS.mkdir(exist_ok=True)
-        try:
-            page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-        except Exception:  # the page may be gone; the original failure matters
-            pass
-        raise
-    finally:
-        context.close()
-
-
-def wait_until_rendered(page: Page) -> None:
-    """Streamlit has finished a script run: the app view and the sidebar exist (so the run after
-    the stored progress arrived has started; the loading run draws no sidebar), and the app's own
-    script state is no longer 'running' (more reliable than the delayed 'Running…' status)."""
-    page.wait_for_selector('[data-testid="stAppViewContainer"]', timeout=30_000)
-    page.wait_for_selector('[data-testid="stSidebar"]', state="attached", timeout=30_000)
-    page.wait_for_function(
-        "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
-        " return app && app.getAttribute('data-test-script-state') !== 'running'; }",
-        timeout=30_000,
-    )
-    page.wait_for_timeout(500)
-
-
-def assert_healthy(page: Page) -> None:
-    body = page.inner_text("body")
-    assert "Page not found" not in body
-    assert page.locator('[data-testid="stException"]').count() == 0, "an exception box is on the page"
-    assert "Traceback" not in body
-
 
 EXISTING = [p for p in PAGES if p.exists]
 

@@ -11,7 +11,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from test_browser import assert_healthy, browser, new_page, streamlit_server, wait_until_rendered  # noqa: F401
+from browserhelpers import assert_healthy, new_page, streamlit_server, wait_until_rendered  # noqa: F401
 
 pytestmark = pytest.mark.browser
 WAIT = 30_000

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_browser import new_page, streamlit_server, wait_until_rendered  # noqa: F401 - fixture recipe
-from test_browser import browser  # noqa: F401 - the module-scoped Chromium fixture
+from browserhelpers import new_page, streamlit_server, wait_until_rendered  # noqa: F401 - fixture recipe
 
 pytestmark = pytest.mark.browser
 

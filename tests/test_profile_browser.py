@@ -9,7 +9,7 @@ import pytest
 
 import quizzes
 from quizzes import misconceptions as M
-from test_browser import assert_healthy, browser, new_page, streamlit_server, wait_until_rendered  # noqa: F401
+from browserhelpers import assert_healthy, new_page, streamlit_server, wait_until_rendered  # noqa: F401
 
 pytestmark = pytest.mark.browser
 

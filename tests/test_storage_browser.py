@@ -18,12 +18,12 @@ import pytest
 
 from practice.progress import apply_answer, new_progress
 from practice.store import dumps
-from test_browser import ARTIFACTS, CHROMIUM, LAUNCH_ARGS, ROOT, assert_healthy, wait_until_rendered
+from browserhelpers import ARTIFACTS, ROOT, assert_healthy, wait_until_rendered
 from ui.storage import ASIDE_KEY, STORE_KEY
 
 pytestmark = pytest.mark.browser
 
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
+from playwright.sync_api import expect  # noqa: E402
 
 from bench.common import free_port  # noqa: E402
 
@@ -80,14 +80,6 @@ def server():
     s.start()
     yield s
     s.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        yield b
-        b.close()
 
 
 @contextmanager
