@@ -30,7 +30,7 @@ from datetime import datetime
 
 from quizzes.core import GENERATOR_INFO, TOPICS, Question, QuizError, from_id
 
-from .progress import apply_answers
+from .progress import MAX_EXAMS_KEPT, apply_answers
 from .review import schedule_wrong
 
 LENGTHS = (10, 20, 40)
@@ -41,7 +41,6 @@ CALC_SHARE_CHOICES = (0.03, 0.1, 0.2)
 CALC_SHARE_LABELS = {0.03: "本番並み（約 3 %）", 0.1: "多め（約 1 割）", 0.2: "計算の練習（約 2 割）"}
 CALC_SHARE = DEFAULT_CALC_SHARE   # the default share (older name)
 SEED_SPACE = 1_000_000
-MAX_EXAMS_KEPT = 200         # history entries kept in the progress file
 
 # the exam in progress (validate_state checks exactly these keys)
 STATE_VERSION = 1

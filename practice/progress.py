@@ -30,6 +30,7 @@ from . import review as _review
 SCHEMA_VERSION = 2
 SOURCES = ("page", "exam", "review", "drill")
 MAX_ATTEMPTS_KEPT = 2000   # oldest attempts are dropped beyond this (keeps files small)
+MAX_EXAMS_KEPT = 200         # mock-exam history entries kept in the progress record
 MASTERY_WINDOW = 5      # the last N answers of a topic
 MASTERY_CORRECT = 4     # … of which at least this many are correct
 
@@ -247,7 +248,6 @@ def merge(base: dict, mine: dict, theirs: dict) -> dict:
     - settings and the unfinished exam: mine's value if mine changed it since base, else theirs'.
     ``merge(base, base, theirs) == theirs``; ``merge(base, mine, base)`` has mine's content.
     """
-    from .exam import MAX_EXAMS_KEPT  # local: practice.exam imports this module
 
     out = new_progress()
     out["attempts"] = _list_merge(base["attempts"], mine["attempts"], theirs["attempts"], _attempt_key,

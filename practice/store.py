@@ -17,8 +17,8 @@ from quizzes.core import GENERATOR_INFO, TOPICS, QuizError, parse_id
 from quizzes.knowledge import renamed_ids
 
 from . import exam as _exam
-from .exam import MAX_EXAMS_KEPT as MAX_EXAMS
 from .progress import MAX_ATTEMPTS_KEPT, SCHEMA_VERSION, SOURCES, new_progress
+from .progress import MAX_EXAMS_KEPT as MAX_EXAMS
 from .review import ITEM_KEYS as REVIEW_KEYS
 from .review import LEGACY_N_BOXES, RETENTIONS, STATES, from_box
 from .review import MAX_ITEMS as MAX_REVIEW_ITEMS
