@@ -222,7 +222,7 @@ with hand_box:
     st.latex(r"\begin{aligned}c &= " + r" \\ &\quad + ".join(f"{fmt(a)} \\times {row(hj)}" for a, hj in zip(att.weights, h))
              + r" \\ &\approx " + row(att.context) + r"\end{aligned}")
     st.caption("表示は小数第 4 位を四捨五入した値です（計算は丸めずに進めています）。")
-    ui.show_table({"": ["スコア e（加法注意）", "重み α（加法注意）", "スコア s·h（内積）", "重み α（内積）"],
+    ui.show_table({"値": ["スコア e（加法注意）", "重み α（加法注意）", "スコア s·h（内積）", "重み α（内積）"],
                    **{tok: [fmt(att.scores[j]), fmt(att.weights[j]), fmt(dot.scores[j]), fmt(dot.weights[j])]
                       for j, tok in enumerate(SRC)}}, hide_index=True)
     st.markdown(

@@ -64,7 +64,7 @@ def gpt_frame(steps) -> pd.DataFrame:
 def tally_frame(t: pt.MlmTally) -> pd.DataFrame:
     share, mask, rand, keep = t.percentages
     return pd.DataFrame({
-        "": ["予測の対象に選ばれた", "うち [MASK] に置換", "うち別の語に置換", "うちそのまま"],
+        "数える語": ["予測の対象に選ばれた", "うち [MASK] に置換", "うち別の語に置換", "うちそのまま"],
         "個数": [f"{t.chosen:,}", f"{t.mask:,}", f"{t.random:,}", f"{t.keep:,}"],
         "割合": [f"全体の {format_number(share, 1)} %", f"選ばれた中の {format_number(mask, 1)} %",
                f"選ばれた中の {format_number(rand, 1)} %", f"選ばれた中の {format_number(keep, 1)} %"],
