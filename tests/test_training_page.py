@@ -3,6 +3,7 @@ import json
 
 import numpy as np
 import pytest
+import streamlit as st
 
 import tutor
 from tutor import textbook as tb
@@ -25,6 +26,14 @@ def seconds_text(seconds: float) -> str:
 
 
 TRAINING = "pages/12_training.py"
+
+
+@pytest.fixture(autouse=True)
+def empty_store():
+    """Each test starts with ⑧'s shared store of finished runs empty (st.cache_resource lives as
+    long as the process: a run of another test module would otherwise be 'kept' here)."""
+    st.cache_resource.clear()
+    yield
 
 
 def test_page_opens_with_hand_calculation():
