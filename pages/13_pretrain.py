@@ -185,7 +185,8 @@ st.subheader("ViT-B/16 のトークン数とパラメータ数")
 grid = pt.vit_patch_grid(VIT["image"], VIT["image"], VIT["patch"], VIT["channels"])
 st.latex(rf"\begin{{aligned}}&\frac{{{VIT['image']}}}{{{VIT['patch']}}} \cdot \frac{{{VIT['image']}}}{{{VIT['patch']}}} + 1"
          rf" = {grid.rows} \times {grid.cols} + 1 \\ &= {grid.patches} + 1 = {grid.tokens}\end{{aligned}}")
-st.latex(rf"\text{{パッチ 1 つの長さ}} = P^2 C = {VIT['patch']}^2 \times {VIT['channels']} = {grid.patch_dim}")
+st.latex(rf"\begin{{aligned}}&\text{{パッチ 1 つの長さ}} \\ &\quad = P^2 C = {VIT['patch']}^2 \times {VIT['channels']} = {grid.patch_dim}"
+         r"\end{aligned}")   # two rows: one is 2 px wider than a 390 px phone
 vit = pt.vit_param_count()
 ui.cached_table(vit_frame, vit, hide_index=True)
 st.markdown(f"分類ヘッドを除いた本体は **{count(vit.backbone)}**（約 {pt.pretrain_millions(vit.backbone)}M、論文の表記と同じ）、"
