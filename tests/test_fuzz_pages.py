@@ -433,7 +433,7 @@ def fuzz_page(path: str, n_examples: int, steps: int, run_seed: int) -> dict:
 
     # A failure is recorded, not raised: the app has its own randomness (fresh quiz ids), so
     # hypothesis could not replay or shrink an example; the action log says what happened.
-    @settings(max_examples=n_examples, database=None, print_blob=False,
+    @settings(max_examples=n_examples, deadline=None, database=None, print_blob=False,  # (worker processes do not load conftest's profile)
               phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
     @hyp_seed(run_seed)
     @given(data=hs.data())
