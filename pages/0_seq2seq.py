@@ -157,7 +157,7 @@ for column, j in zip((m1, m2, m3), range(len(SRC))):
 
 st.markdown("**勾配クリッピング**：勾配 $g$ としきい値 $c$ を変えてみましょう。")
 g = ui.matrix_editor("seq2seq_g", s2s.CLIP_GRAD[None, :], ["g"], ["1", "2"], label="勾配 g")[0]
-c = st.number_input("しきい値 c", min_value=0.001, max_value=1_000_000.0, value=float(s2s.CLIP_THRESHOLD),
+c = ui.number_input("しきい値 c", min_value=0.001, max_value=1_000_000.0, value=float(s2s.CLIP_THRESHOLD),
                     step=0.5, key="seq2seq_c", persist_state="session")
 clip = ui.compute("seq2seq_clip", s2s.clip_by_norm, g, c)
 by_value = ui.compute("seq2seq_clip_value", s2s.clip_by_value, g, c)

@@ -268,7 +268,7 @@ ui.section("try")
 st.subheader("自分の文で MLM の抽選をする")
 text = st.text_input("文（トークンを空白で区切る。[CLS] や [SEP] も書けます）",
                      value=" ".join(inp.tokens), key="pretrain_sentence", persist_state="session")
-seed = st.number_input("シード", min_value=0, max_value=100_000, value=1, step=1, key="pretrain_seed",
+seed = ui.number_input("シード", min_value=0, max_value=100_000, value=1, step=1, key="pretrain_seed",
                        persist_state="session")
 tokens_try = ui.compute("pretrain_tokens", pt.mlm_split_text, text)
 if tokens_try is not None:
@@ -281,7 +281,7 @@ if tokens_try is not None:
                     f"別の語 {t.random} 個・そのまま {t.keep} 個になりました。")
 
 st.subheader("NSP の組を作る")
-nsp_seed = st.number_input("NSP のシード", min_value=0, max_value=100_000, value=0, step=1, key="pretrain_nsp_seed",
+nsp_seed = ui.number_input("NSP のシード", min_value=0, max_value=100_000, value=0, step=1, key="pretrain_nsp_seed",
                            persist_state="session")
 first = st.selectbox("文A", list(range(len(pt.NSP_CORPUS) - 1)), format_func=lambda i: pt.NSP_CORPUS[i],
                      key="pretrain_nsp_first", persist_state="session")
@@ -305,13 +305,13 @@ if gen is not None:
 st.subheader("ViT のトークン数を計算する")
 c1, c2, c3 = st.columns(3)
 with c1:
-    img_h = st.number_input("画像の高さ H", min_value=1, max_value=4096, value=224, step=16, key="pretrain_img_h",
+    img_h = ui.number_input("画像の高さ H", min_value=1, max_value=4096, value=224, step=16, key="pretrain_img_h",
                             persist_state="session")
 with c2:
-    img_w = st.number_input("画像の幅 W", min_value=1, max_value=4096, value=224, step=16, key="pretrain_img_w",
+    img_w = ui.number_input("画像の幅 W", min_value=1, max_value=4096, value=224, step=16, key="pretrain_img_w",
                             persist_state="session")
 with c3:
-    patch = st.number_input("パッチ P", min_value=1, max_value=512, value=16, step=1, key="pretrain_patch",
+    patch = ui.number_input("パッチ P", min_value=1, max_value=512, value=16, step=1, key="pretrain_patch",
                             persist_state="session")
 g = ui.compute("pretrain_grid", pt.vit_patch_grid, int(img_h), int(img_w), int(patch))
 if g is not None:
@@ -326,13 +326,13 @@ if g is not None:
 st.subheader("BERT の大きさを変えてパラメータ数を数える")
 c1, c2, c3 = st.columns(3)
 with c1:
-    n_layers = st.number_input("層数 L", min_value=1, max_value=96, value=BASE["layers"], step=1,
+    n_layers = ui.number_input("層数 L", min_value=1, max_value=96, value=BASE["layers"], step=1,
                                key="pretrain_layers", persist_state="session")
 with c2:
-    hidden = st.number_input("幅 H", min_value=8, max_value=8192, value=BASE["hidden"], step=64,
+    hidden = ui.number_input("幅 H", min_value=8, max_value=8192, value=BASE["hidden"], step=64,
                              key="pretrain_hidden", persist_state="session")
 with c3:
-    heads = st.number_input("ヘッド数 A", min_value=1, max_value=128, value=BASE["heads"], step=1,
+    heads = ui.number_input("ヘッド数 A", min_value=1, max_value=128, value=BASE["heads"], step=1,
                             key="pretrain_heads", persist_state="session")
 params = ui.compute("pretrain_params", pt.bert_param_count, int(n_layers), int(hidden), int(heads))
 if params is not None:

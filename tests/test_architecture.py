@@ -320,6 +320,13 @@ def test_read_only_tables_are_static(path):
     assert "st.dataframe(" not in code_without_prose(path.read_text(encoding="utf-8")).replace(" ", ""), _rel(path)
 
 
+@pytest.mark.parametrize("path", [p for p in VIEW_FILES if "ui/widgets.py" not in _rel(p)], ids=_rel)
+def test_number_boxes_go_through_ui_number_input(path):
+    """A number out of range is replaced and explained in Japanese by ui.number_input; Streamlit's
+    own range check shows English and quietly keeps the old value (only ui.widgets may call it)."""
+    assert "st.number_input(" not in code_without_prose(path.read_text(encoding="utf-8")).replace(" ", ""), _rel(path)
+
+
 # ---------------------------------------------------------------------------
 # the direction of imports: pages → ui → practice → quizzes → tutor
 # ---------------------------------------------------------------------------

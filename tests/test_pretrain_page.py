@@ -139,3 +139,11 @@ def test_quiz_answered():
     assert not at.exception
     assert any("正解です" in s.value for s in at.success)
     assert q.explanation[:20] in page_text(at)
+
+
+def test_a_size_out_of_range_is_replaced_and_said_in_japanese():
+    """ui.number_input on ⑨ too: 5,000 px is clamped to 4,096 and the page says which number it uses."""
+    at = open_page(PAGE)
+    at.number_input(key="pretrain_img_h").set_value(5000).run()
+    assert not at.exception
+    assert any("入力された 5,000 の代わりに 4,096 を使っています" in w.value for w in at.warning)
