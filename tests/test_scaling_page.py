@@ -1,5 +1,8 @@
 """AppTest of ③ /scaling: textbook numbers, spread chart, saturation slider, tiny numbers without e-notation."""
+import io
+
 import numpy as np
+import pyarrow as pa
 
 import tutor
 from tutor import textbook as tb
@@ -25,6 +28,34 @@ def test_scaling_textbook_numbers_and_spread_chart():
     df7 = chart_data(at, 0)
     np.testing.assert_allclose(df7[df7["系列"] == "測定した標準偏差"]["値"].to_numpy(), other.raw_std, rtol=1e-12)
     assert not np.allclose(other.raw_std, exp.raw_std, rtol=1e-9)
+
+
+def _try_charts(at):
+    """(spec, {dataset name: DataFrame}) of the two charts of 試してみよう (the page's last two)."""
+    out = []
+    for el in at.get("vega_lite_chart")[-2:]:
+        frames = {ds.name: pa.ipc.open_stream(io.BytesIO(ds.data.data)).read_all().to_pandas()
+                  for ds in el.proto.datasets}
+        out.append((el.proto.spec, frames))
+    return out
+
+
+def test_scaling_slider_step_keeps_both_chart_specs_and_swaps_their_data():
+    """The browser keeps a drawn Vega chart when its spec is unchanged and only swaps the data: a
+    slider step must change the datasets (weights, the dashed rule at c) and nothing else."""
+    at = open_page(SCALING)
+    before = _try_charts(at)
+    at.slider(key="scaling_factor").set_value(10.0).run()
+    after = _try_charts(at)
+    assert [spec for spec, _ in before] == [spec for spec, _ in after]
+    (_, bars1), (_, sat1) = before
+    (_, bars10), (_, sat10) = after
+    p1 = tutor.scaling.saturation_point(tb.SATURATION_SCORES[0], 1.0)
+    p10 = tutor.scaling.saturation_point(tb.SATURATION_SCORES[0], 10.0)
+    np.testing.assert_allclose(bars1["weights"]["重み"], p1.weights, rtol=1e-12)
+    np.testing.assert_allclose(bars10["weights"]["重み"], p10.weights, rtol=1e-12)
+    assert sat1["current"]["倍率 c"].tolist() == [1.0] and sat10["current"]["倍率 c"].tolist() == [10.0]
+    assert sat1["curve"].equals(sat10["curve"])          # the curve itself does not depend on c
 
 
 def test_scaling_slider_shows_saturation_and_persists_across_pages():

@@ -155,9 +155,12 @@ def spread_chart(exp) -> alt.Chart:
     ).properties(width=260, height=220, autosize=_PAD)
 
 
-# The two charts of ③'s 試してみよう are redrawn on every slider step: plain Vega-Lite dicts with
-# inline values (st.vega_lite_chart), so a step costs no Altair build or schema validation
-# (20–90 ms per chart on a busy machine, most of the step's server time). Same look as Altair's.
+# The two charts of ③'s 試してみよう are redrawn on every slider step: plain Vega-Lite dicts
+# (st.vega_lite_chart), so a step costs no Altair build or schema validation (20–90 ms per chart on
+# a busy machine, most of the step's server time). Same look as Altair's. Their numbers travel as
+# named datasets (DataFrames under "datasets"), never inline: the spec itself stays the same from
+# step to step, so the browser keeps the drawn chart and swaps its data instead of building a new
+# Vega view each step.
 _VIRIDIS_LEGEND = {"scale": {"scheme": "viridis"}, "legend": {"orient": "bottom", "title": None}}
 
 
@@ -174,23 +177,25 @@ def saturation_chart(scores, current: float) -> dict:
     """Largest weight and gradient size of softmax(c·s) against the factor c (the curve of
     tutor.scaling.saturation_curve), with a dashed rule at the current c (a Vega-Lite dict)."""
     rows = [dict(r) for r in _curve_rows(tuple(float(v) for v in np.ravel(scores)))]
-    lines = {"mark": {"type": "line", "point": True}, "data": {"values": rows},
+    lines = {"mark": {"type": "line", "point": True}, "data": {"name": "curve"},
              "encoding": {"x": {"field": "倍率 c", "type": "quantitative"},
                           "y": {"field": "値", "type": "quantitative", "scale": {"domain": [0, 1]}},
                           "color": {"field": "系列", "type": "nominal", **_VIRIDIS_LEGEND},
                           "tooltip": [{"field": "倍率 c", "type": "quantitative"}, {"field": "系列", "type": "nominal"},
                                       {"field": "表示", "type": "nominal", "title": "値"}]}}
     rule = {"mark": {"type": "rule", "strokeDash": [4, 4], "color": "#888"},
-            "data": {"values": [{"倍率 c": float(current)}]},
+            "data": {"name": "current"},
             "encoding": {"x": {"field": "倍率 c", "type": "quantitative"}}}
     return {"title": "倍率 c を大きくすると", "layer": [lines, rule], "width": 260, "height": 220,
-            "autosize": {"type": "pad"}}
+            "autosize": {"type": "pad"},
+            "datasets": {"curve": pd.DataFrame(rows), "current": pd.DataFrame({"倍率 c": [float(current)]})}}
 
 
 def weight_bars(weights, labels: Sequence[str], *, title: str = "重み") -> dict:
     """One vertical bar per key: the weights of one softmax row (0 … 1), as a Vega-Lite dict."""
     rows = [{"キー": k, "重み": float(w), "表示": numfmt.fixed(w, 5)} for k, w in zip(labels, np.ravel(weights))]
-    return {"title": title, "mark": {"type": "bar", "color": "#2E6F9E"}, "data": {"values": rows},
+    return {"title": title, "mark": {"type": "bar", "color": "#2E6F9E"}, "data": {"name": "weights"},
+            "datasets": {"weights": pd.DataFrame(rows)},
             "encoding": {"x": {"field": "キー", "type": "nominal", "sort": list(labels), "axis": {"labelAngle": 0}},
                          "y": {"field": "重み", "type": "quantitative", "scale": {"domain": [0, 1]}},
                          "tooltip": [{"field": "キー", "type": "nominal"},
