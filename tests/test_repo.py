@@ -31,6 +31,8 @@ def test_streamlit_config():
     assert cfg["client"]["toolbarMode"] == "minimal"
     assert cfg["server"]["maxUploadSize"] <= 2
     assert cfg["server"].get("enableXsrfProtection", True) is True
+    # no full gc.collect(2) after every script run (25–60 ms on every click; docs/performance.md)
+    assert cfg["runner"]["postScriptGC"] is False
 
 
 def test_requirements_are_pinned():
