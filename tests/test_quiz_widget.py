@@ -81,6 +81,17 @@ def test_bad_or_foreign_links_fall_back_to_fresh_questions():
         assert all(quizzes.from_id(q).topic == "qkv" for q in _question_ids(at, "qkv"))
 
 
+def test_bad_link_warning_stays_until_the_link_is_left():
+    """Any rerun (opening a folded step, a slider) keeps saying why the linked question is not
+    there; 新しい問題 leaves the link (the ?q= is removed) and the warning goes."""
+    at = open_page(QKV, query={"q": "qkv.nope#1"}, unfold=False)
+    at.run()
+    assert any("リンクの問題を開けませんでした" in w.value for w in at.warning)
+    next(b for b in at.button if b.key == "quiz_qkv__new").click().run()
+    assert not any("リンクの問題を開けませんでした" in w.value for w in at.warning)
+    assert "q" not in at.query_params
+
+
 def test_new_questions_button_draws_a_new_round():
     at = open_page(QKV)
     before = _question_ids(at, "qkv")

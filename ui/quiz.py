@@ -149,9 +149,11 @@ def quiz_section(topic: str, n: int = 3) -> None:
     st.header("確認クイズ", divider="gray")
     ids_k = f"quiz_{topic}__ids"
     round_k = f"quiz_{topic}__round"
+    bad_k = f"quiz_{topic}__bad_link"
     linked = st.query_params.get("q")
     if linked and st.session_state.get(f"quiz_{topic}__linked") != linked:
         st.session_state[f"quiz_{topic}__linked"] = linked
+        st.session_state.pop(bad_k, None)
         try:
             q = quizzes.from_id(linked)
             if q.topic != topic:
@@ -159,10 +161,12 @@ def quiz_section(topic: str, n: int = 3) -> None:
             st.session_state[ids_k] = [linked] + _fresh_ids(topic, n)[: n - 1]
             st.session_state[round_k] = st.session_state.get(round_k, 0) + 1
         except QuizError:
-            # The ?q= value comes from whoever wrote the link: never echoed (no text or link
-            # injection into the app's own warning box).
-            st.warning("リンクの問題を開けませんでした（問題 id が正しくないか、このページの問題ではありません）。"
-                       "新しい問題を出します。")
+            st.session_state[bad_k] = linked
+    if linked and st.session_state.get(bad_k) == linked:  # said on every run while the link is in the URL
+        # The ?q= value comes from whoever wrote the link: never echoed (no text or link
+        # injection into the app's own warning box).
+        st.warning("リンクの問題を開けませんでした（問題 id が正しくないか、このページの問題ではありません）。"
+                   "新しい問題を出します。")
     if ids_k not in st.session_state:
         st.session_state[ids_k] = _fresh_ids(topic, n)
         st.session_state[round_k] = 0
