@@ -80,15 +80,15 @@ def lesson() -> None:
         ui.show_matrix(x, TOKENS, DIMS, digits=ui.handcalc.auto_digits(x), caption="埋め込み X")
         st.markdown("**手順 1　スコア $S = XX^\\top$**：すべての組で内積をとります。"
                     "$s_{ij}$ は、$i$ 番目のトークンが $j$ 番目のトークンにつける点数です。")
-        ui.handcalc.matrix_steps(steps.scores, title="$S = XX^\\top$ の全要素", show_result=False)
+        ui.handcalc.matrix_steps(steps.scores, key="naive_s", title="$S = XX^\\top$ の全要素", show_result=False)
         ui.show_matrix(steps.scores.result, TOKENS, TOKENS, digits=ui.handcalc.auto_digits(steps.scores.result),
                        caption="スコア S（行 = 見る側、列 = 見られる側）")
         st.markdown("**手順 2　行ごとに softmax**：各行の $e^{s}$ を合計で割ります"
                     "（ここでは教科書と同じく小数第 3 位まで（第 4 位を四捨五入）求めながら計算します）。")
-        ui.handcalc.softmax_steps(steps.softmax, title="重み $A$：行ごとの softmax", show_result=False)
+        ui.handcalc.softmax_steps(steps.softmax, key="naive_a", title="重み $A$：行ごとの softmax", show_result=False)
         ui.show_matrix(steps.weights, TOKENS, TOKENS, caption="注意の重み A（各行の合計が 1）")
         st.markdown("**手順 3　重み付き平均 $Z = AX$**：重みの割合で埋め込みを混ぜます。")
-        ui.handcalc.weighted_sums(steps.weighted_sums, TOKENS, title="$Z = AX$：埋め込みの重み付き和", expanded=True)
+        ui.handcalc.weighted_sums(steps.weighted_sums, TOKENS, key="naive_z", title="$Z = AX$：埋め込みの重み付き和", expanded=True)
         ui.show_matrix(steps.z, TOKENS, DIMS, caption="新しいベクトル Z（文脈を取り込んだ埋め込み）")
 
     with visual_box:

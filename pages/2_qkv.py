@@ -88,9 +88,9 @@ with hand_box:
         with col:
             ui.show_matrix(w, W_ROWS, W_COLS, digits=auto_digits(w), caption=f"変換行列 {name}")
     st.markdown("**クエリ $Q = XW_Q$**：$X$ の行と $W_Q$ の列の内積を並べます。")
-    ui.handcalc.matrix_steps(hc.q, title="$Q = XW_Q$ の全要素", expanded=True)
-    ui.handcalc.matrix_steps(hc.k, title="$K = XW_K$ の全要素")
-    ui.handcalc.matrix_steps(hc.v, title="$V = XW_V$ の全要素")
+    ui.handcalc.matrix_steps(hc.q, key="qkv_q", title="$Q = XW_Q$ の全要素", expanded=True)
+    ui.handcalc.matrix_steps(hc.k, key="qkv_k", title="$K = XW_K$ の全要素")
+    ui.handcalc.matrix_steps(hc.v, key="qkv_v", title="$V = XW_V$ の全要素")
     c1, c2, c3 = st.columns(3)
     with c1:
         ui.show_matrix(hc.q.result, TOKENS, ["q1", "q2"], digits=auto_digits(hc.q.result), caption="Q")
@@ -107,8 +107,8 @@ with hand_box:
         "クエリ用とキー用で異なる変換行列を通したことで、「それ」が探すものと魚が掲げる目印とが結びつきました。"
     )
     st.markdown("**スコア $S = QK^\\top$**：$(i, j)$ 成分は $s_{ij} = \\mathbf{q}_i\\cdot\\mathbf{k}_j$ です。")
-    ui.handcalc.matrix_steps(hc.scores, title="$S = QK^\\top$ の全要素")
-    ui.handcalc.matrix_steps(hc.scaled, title="$\\tilde{S} = S/\\sqrt{d_k}$ の全要素")
+    ui.handcalc.matrix_steps(hc.scores, key="qkv_s", title="$S = QK^\\top$ の全要素")
+    ui.handcalc.matrix_steps(hc.scaled, key="qkv_scaled", title="$\\tilde{S} = S/\\sqrt{d_k}$ の全要素")
 
 with visual_box:
     st.markdown("① の素朴版のスコア $XX^\\top$ と、Q・K・V 版のスコア $QK^\\top$ を左右に置きます。"

@@ -81,9 +81,9 @@ st.table(weights_frame(points + [fixed], [vector(p.scores, 0) for p in points]
                        + [f"(16, 8, 0) ÷ √{tb.SATURATION_D_K} = {vector(fixed.scores, auto_digits(fixed.scores, 2))}"]))
 st.caption("勾配の大きさ = 重みをスコアで微分した値 ∂a_i/∂s_j の絶対値の最大。0 に近いほど学習の手がかりが弱い。"
            "10⁻⁴ より小さい値は 4.5×10⁻⁵（= 0.000045）の形で書いています。")
-for label, s in (("(2, 1, 0)", tb.SATURATION_SCORES[0]), ("(20, 10, 0)", tb.SATURATION_SCORES[1])):
-    with st.expander(f"softmax{label} の計算"):
-        ui.handcalc.show_softmax_row(tutor.handcalc.softmax_row_step(s, digits=5))
+for i, (label, s) in enumerate((("(2, 1, 0)", tb.SATURATION_SCORES[0]), ("(20, 10, 0)", tb.SATURATION_SCORES[1]))):
+    ui.lazy_expander(f"softmax{label} の計算", lambda s=s: ui.handcalc.show_softmax_row(
+        tutor.handcalc.softmax_row_step(s, digits=5)), key=f"scaling_softmax{i}")
 st.markdown(
     f"表の下の 2 行は $d_k = {tb.SATURATION_D_K}$ の例です。内積 $s = (16, 8, 0)$ を割らずに softmax へ通すと、"
     f"1 位の重みは **{prob_text(points[2].max_weight)}** に達し、残りの 2 つはほとんど 0 です。"
@@ -110,8 +110,8 @@ ui.handcalc.show_elements(g_on.scaled.flat)
 ui.handcalc.show_softmax_row(g_on.softmax.rows[0])
 st.markdown("**出力：バリューの重み付き和**")
 ui.handcalc.show_weighted_sum(g_on.weighted_sums[0])
-with st.expander("割らない場合（$s$ を直接 softmax へ通した計算）"):
-    ui.handcalc.show_softmax_row(g_off.softmax.rows[0])
+ui.lazy_expander("割らない場合（$s$ を直接 softmax へ通した計算）",
+                 lambda: ui.handcalc.show_softmax_row(g_off.softmax.rows[0]), key="scaling_g_unscaled")
 ui.show_matrix([g_on.weights[0], g_off.weights[0]], ["√2 で割る（s̃）", "割らない（s）"], G_KEY_LABELS, digits=4,
                caption="重みの比較（小数第 4 位）")
 st.markdown(

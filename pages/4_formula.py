@@ -96,7 +96,7 @@ with hand_box:
     else:
         st.caption(f"鉛筆モード：各ステップの入力を小数第 {decimals} 位まで（その次の桁を四捨五入）求めてから計算し、結果も同じように丸めて書いています。"
                    "教科書の手計算と同じ数字になります。")
-    ui.handcalc.hand_calculation(hc)
+    ui.handcalc.hand_calculation(hc, key="formula")
     it_row = hc.softmax.result[IT]
     if tutor.most_attended(hc.softmax.result, IT) == FISH:
         st.markdown(

@@ -125,10 +125,13 @@ st.caption("③ 分子 e^s̃（e^(−∞) = 0）と分母（行の合計）")
 ui.cached_table(exps_with_denominators, hand_exps, hand_denominators, TOKENS)
 st.caption("④ 重み = 分子 ÷ 分母（マスク付き）")
 ui.cached_table(weights_with_sums, hand_sm.result, tutor.row_sums(hand_sm.result), TOKENS, TOKENS)
-with st.expander("行ごとの式（分子・分母・重み）"):
+def masked_rows() -> None:
     for row in hand_sm.rows:
         st.markdown(f"**{row.label} の行**")
         ui.handcalc.show_softmax_row(row)
+
+
+ui.lazy_expander("行ごとの式（分子・分母・重み）", masked_rows, key="mask_rows")
 st.markdown(
     f"- 猫 の行：文の先頭なので、見てよいキーは自分 1 つだけ → ${vec(hand_sm.result[0])}$\n"
     f"- 魚 の行：見てよい 猫 と 魚 のスコアがどちらも {format_number(hand_scaled[1, 0], 3)} で等しいので、"

@@ -171,13 +171,16 @@ with c2:
     ui.show_matrix(cross.v, list(tb.TOKENS), ["v1", "v2"], digits=0, caption="V = X_enc W_V（ソースから）")
 ui.show_matrix(steps.scaled.result, DEC_TOKENS, list(tb.TOKENS), digits=ui.handcalc.PENCIL_DECIMALS,
                caption=f"S̃ = S / √d_k（√{steps.d_k} ≈ {format_number(cross.attn.divisor, 3)} で割り、小数第 3 位まで（第 4 位を四捨五入）求める）")
-with st.expander("A：行ごとの softmax（指数、分母、重み）"):
+def cross_softmax_rows() -> None:
     for row in steps.softmax.rows:
         st.markdown(f"**{row.label} の行**")
         st.latex(ui.handcalc.stack(ui.handcalc.softmax_row_latex(row)))
+
+
+ui.lazy_expander("A：行ごとの softmax（指数、分母、重み）", cross_softmax_rows, key="encdec_a")
 ui.heatmap(steps.weights, DEC_TOKENS, list(tb.TOKENS), x_title="ソース（キー・バリュー）",
            y_title="ターゲット（クエリ）", title="Source-Target Attention の重み A（2 × 3）")
-ui.handcalc.weighted_sums(steps.weighted_sums, DEC_TOKENS, title="出力 Z = AV：バリューの重み付き和")
+ui.handcalc.weighted_sums(steps.weighted_sums, DEC_TOKENS, key="encdec_z", title="出力 Z = AV：バリューの重み付き和")
 ui.show_matrix(steps.z, DEC_TOKENS, ["z1", "z2"], digits=ui.handcalc.PENCIL_DECIMALS,
                caption="出力 Z（ターゲットの各トークンに、ソースの情報が混ざったもの）")
 st.caption(f"途中の値は ④ の鉛筆モードと同じく小数第 3 位まで（第 4 位を四捨五入）求めながら計算しているので、表の数だけで検算できます。"
@@ -253,8 +256,8 @@ if src_try is not None and tgt_try is not None:
     st.metric("Source-Target Attention の重みの形（n_tgt × n_src）", f"{w.shape[0]} × {w.shape[1]}")
     wide_heatmap(w, t_lab, s_lab, x_title="ソース（K・V）", y_title="ターゲット（Q）",
                title=f"Source-Target Attention（層 {layer}・ヘッド {head}、シード {int(seed)}）")
-    with st.expander("デコーダのマスク付き自己注意（同じ層・ヘッド）"):
-        wide_heatmap(res["dec_self"][layer - 1][head - 1], t_lab, t_lab)
+    ui.lazy_expander("デコーダのマスク付き自己注意（同じ層・ヘッド）",
+                     lambda: wide_heatmap(res["dec_self"][layer - 1][head - 1], t_lab, t_lab), key="encdec_dec_self")
 
 ui.quiz_section("encdec")
 ui.next_link("encdec")

@@ -12,12 +12,17 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Block
 
+from ui.widgets import LAZY_PREFIX
+
 TIMEOUT = 30
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def open_page(path: str, query: dict | None = None, session: dict | None = None) -> AppTest:
-    """Start from app.py (the entrypoint) and switch to ``path`` ("pages/2_qkv.py")."""
+def open_page(path: str, query: dict | None = None, session: dict | None = None, *,
+              unfold: bool = True) -> AppTest:
+    """Start from app.py (the entrypoint) and switch to ``path`` ("pages/2_qkv.py"). ``unfold``:
+    then open every expander that draws its content only while open (ui.lazy_expander), as a
+    learner who opens every step would, so that a test reads the whole page."""
     st.cache_data.clear()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
     for k, v in (session or {}).items():
@@ -28,6 +33,23 @@ def open_page(path: str, query: dict | None = None, session: dict | None = None)
         for k, v in query.items():
             at.query_params[k] = v
     at.switch_page(path).run()
+    if unfold:
+        unfold_all(at)
+    return at
+
+
+def folded(at: AppTest) -> list[str]:
+    """Keys of the page's lazy expanders (ui.lazy_expander) that are closed now."""
+    return [k for k in at.session_state.keys() if k.startswith(LAZY_PREFIX) and not at.session_state[k]]
+
+
+def unfold_all(at: AppTest) -> AppTest:
+    """Open every closed lazy expander on the page (one rerun), as a learner's clicks would."""
+    keys = folded(at)
+    if keys:
+        for k in keys:
+            at.session_state[k] = True
+        at.run()
     return at
 
 

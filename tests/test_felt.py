@@ -5,7 +5,9 @@
   so 回答する does not wait for a round trip to become clickable;
 - an answer, ③'s slider and ①'s cell edit rerun only their fragment: an element outside it is the
   same DOM node afterwards and was never marked stale (a full rerun flips ``data-stale`` on every
-  element container of the page while it runs, even on elements whose content stays the same).
+  element container of the page while it runs, even on elements whose content stays the same);
+- a folded step of a hand calculation (ui.lazy_expander) is drawn when opened, by a rerun of that
+  expander alone.
 """
 from __future__ import annotations
 
@@ -147,3 +149,26 @@ def test_cell_edit_on_naive_reruns_only_the_lesson_part(browser):
         page.wait_for_function(f"(b) => ({METRIC_JS})('それ → 猫') !== b", arg=before, timeout=20_000)
         wait_until_rendered(page)
         _untouched(page, *outside)
+
+
+def test_opening_a_folded_step_draws_it_and_reruns_only_that_step(browser):
+    """④: a closed step of the hand calculation sends no KaTeX; opening it draws Q's elements
+    (a rerun of that expander alone: the quiz header outside stays untouched), closing and
+    opening again shows the same working."""
+    with streamlit_server() as base, new_page(browser, "felt-lazy") as page:
+        page.goto(base + "/formula", wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        box = page.locator('[data-testid="stExpander"]').filter(has_text="（クエリ）").first
+        assert box.locator(".katex-display").count() == 0  # folded: none of Q's working (only its title's maths)
+        _watch(page, QUIZ_HEADER)
+        box.locator("summary").click()
+        page.wait_for_function("(el) => el.querySelectorAll('.katex-display').length >= 4", arg=box.element_handle(),
+                               timeout=20_000)                # Q = XW_Q and one block per row of Q
+        wait_until_rendered(page)
+        assert "q_{11}" not in box.inner_text()               # rendered maths, not LaTeX source
+        _untouched(page, QUIZ_HEADER)
+        box.locator("summary").click()
+        wait_until_rendered(page)
+        box.locator("summary").click()
+        page.wait_for_function("(el) => el.querySelectorAll('.katex-display').length >= 4", arg=box.element_handle(),
+                               timeout=20_000)

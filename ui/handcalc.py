@@ -1,7 +1,7 @@
 """Rendering the engine's hand-calculation steps (tutor.handcalc): one st.latex per row of a matrix
 (its elements stacked, each line-broken for a phone), one expander per matrix so that a phone
-screen is not flooded with formulas. The LaTeX of a step depends only on its text, so the line
-breaking is memoised (the same numbers come back on every rerun)."""
+screen is not flooded with formulas — drawn only while open (ui.widgets.lazy_expander). The LaTeX
+of a step depends only on its text, so the line breaking is memoised (the same numbers come back on every rerun)."""
 from __future__ import annotations
 
 import re
@@ -12,7 +12,7 @@ import numpy as np
 import streamlit as st
 
 from .validate import format_number, format_tiny
-from .widgets import show_matrix
+from .widgets import lazy_expander, show_matrix
 
 PENCIL_DECIMALS = 3
 # what an exact-mode step says about its numbers (the displayed terms need not add up in the last place)
@@ -107,11 +107,14 @@ def _row_caption(label: str) -> None:
     st.markdown(f"**{label} の行**")
 
 
-def matrix_steps(ms, *, title: str | None = None, expanded: bool = False, show_result: bool = True) -> None:
-    """Every element of a tutor.handcalc.MatrixSteps, grouped by row, inside one expander."""
+def matrix_steps(ms, *, key: str, title: str | None = None, expanded: bool = False,
+                 show_result: bool = True) -> None:
+    """Every element of a tutor.handcalc.MatrixSteps, grouped by row, inside one expander (drawn
+    only while open: ui.widgets.lazy_expander, ``key`` names it on the page)."""
     rows, cols = len(ms.elements), len(ms.elements[0]) if ms.elements else 0
     head = title or f"${ms.name}$ の全要素"
-    with st.expander(f"{head}（{rows}×{cols}）", expanded=expanded):
+
+    def draw() -> None:
         if ms.formula:
             st.latex(ms.formula)
         if ms.note:
@@ -126,6 +129,8 @@ def matrix_steps(ms, *, title: str | None = None, expanded: bool = False, show_r
                         digits=0 if _all_int(ms.result) else digits_of(ms.decimals),
                         caption=f"結果（{rows}×{cols}）")
 
+    lazy_expander(f"{head}（{rows}×{cols}）", draw, key=key, expanded=expanded)
+
 
 def _all_int(matrix) -> bool:
     return all(float(v).is_integer() for v in np.asarray(matrix, dtype=np.float64).ravel())
@@ -136,9 +141,11 @@ def auto_digits(matrix, digits: int = 3) -> int:
     return 0 if _all_int(matrix) else digits
 
 
-def softmax_steps(ss, *, title: str | None = None, expanded: bool = False, show_result: bool = True) -> None:
-    """Each softmax row of a tutor.handcalc.SoftmaxSteps: exponentials, their sum, every weight."""
-    with st.expander(title or f"${ss.name}$：行ごとの softmax", expanded=expanded):
+def softmax_steps(ss, *, key: str, title: str | None = None, expanded: bool = False,
+                  show_result: bool = True) -> None:
+    """Each softmax row of a tutor.handcalc.SoftmaxSteps: exponentials, their sum, every weight
+    (in an expander drawn only while open)."""
+    def draw() -> None:
         st.latex(ss.formula)
         for row in ss.rows:
             _row_caption(row.label)
@@ -148,26 +155,32 @@ def softmax_steps(ss, *, title: str | None = None, expanded: bool = False, show_
                         if len(ss.rows) == len(ss.rows[0].weights) else None,
                         digits=digits_of(ss.decimals), caption="注意の重み A（各行の合計が 1）")
 
+    lazy_expander(title or f"${ss.name}$：行ごとの softmax", draw, key=key, expanded=expanded)
 
-def weighted_sums(sums, row_labels: Sequence[str], *, title: str = "出力 Z：バリューの重み付き和",
+
+def weighted_sums(sums, row_labels: Sequence[str], *, key: str, title: str = "出力 Z：バリューの重み付き和",
                   expanded: bool = False) -> None:
-    """z_i = Σ_j a_ij v_j as a sum of vectors, then each component expanded."""
-    with st.expander(title, expanded=expanded):
+    """z_i = Σ_j a_ij v_j as a sum of vectors, then each component expanded (in an expander drawn
+    only while open)."""
+    def draw() -> None:
         for label, ws in zip(row_labels, sums):
             _row_caption(label)
             st.latex(stack([fit(ws.label, ws.parts, ws.tail) if ws.parts else ws.latex]
                            + [element_latex(elem) for elem in ws.components]))
 
+    lazy_expander(title, draw, key=key, expanded=expanded)
 
-def hand_calculation(hc, *, expanded_last: bool = True) -> None:
-    """The whole chain of tutor.handcalc.HandCalculation: Q, K, V, QKᵀ, ÷√d_k, softmax, Z."""
-    matrix_steps(hc.q, title="① $Q = XW_Q$（クエリ）")
-    matrix_steps(hc.k, title="② $K = XW_K$（キー）")
-    matrix_steps(hc.v, title="③ $V = XW_V$（バリュー）")
-    matrix_steps(hc.scores, title=r"④ スコア $S = QK^\top$（成分 $s_{ij}$）")
-    matrix_steps(hc.scaled, title=r"⑤ $\sqrt{d_k}$ で割る → $\tilde{S}$（成分 $\tilde{s}_{ij}$）")
-    softmax_steps(hc.softmax, title=r"⑥ $\tilde{S}$ の行ごとに softmax → 重み $A$")
-    weighted_sums(hc.weighted_sums, hc.tokens, title="⑦ 出力 $Z = AV$（バリューの重み付き和）",
+
+def hand_calculation(hc, *, key: str, expanded_last: bool = True) -> None:
+    """The whole chain of tutor.handcalc.HandCalculation: Q, K, V, QKᵀ, ÷√d_k, softmax, Z
+    (expanders ``key``_q … ``key``_z)."""
+    matrix_steps(hc.q, key=f"{key}_q", title="① $Q = XW_Q$（クエリ）")
+    matrix_steps(hc.k, key=f"{key}_k", title="② $K = XW_K$（キー）")
+    matrix_steps(hc.v, key=f"{key}_v", title="③ $V = XW_V$（バリュー）")
+    matrix_steps(hc.scores, key=f"{key}_s", title=r"④ スコア $S = QK^\top$（成分 $s_{ij}$）")
+    matrix_steps(hc.scaled, key=f"{key}_scaled", title=r"⑤ $\sqrt{d_k}$ で割る → $\tilde{S}$（成分 $\tilde{s}_{ij}$）")
+    softmax_steps(hc.softmax, key=f"{key}_a", title=r"⑥ $\tilde{S}$ の行ごとに softmax → 重み $A$")
+    weighted_sums(hc.weighted_sums, hc.tokens, key=f"{key}_z", title="⑦ 出力 $Z = AV$（バリューの重み付き和）",
                   expanded=expanded_last)
     show_matrix(hc.z, hc.tokens, [f"z{j + 1}" for j in range(hc.z.shape[1])], digits=digits_of(hc.decimals),
                 caption="出力 Z（1 行 = 1 トークンの新しいベクトル）")

@@ -173,6 +173,32 @@ def heatmap(matrix, row_labels, col_labels, **kwargs) -> None:
                  [str(c) for c in col_labels], **kwargs)
 
 
+# ---------------------------------------------------------------------------
+# expanders drawn only while open
+# ---------------------------------------------------------------------------
+LAZY_PREFIX = "open_"   # session-state key of a lazy expander: LAZY_PREFIX + its key (True = open)
+
+
+def lazy_expander(label: str, draw: Callable[[], None], *, key: str, expanded: bool = False) -> None:
+    """An st.expander whose content ``draw()`` is drawn only while it is open.
+
+    Streamlit's state tracking (``on_change="rerun"``): a closed expander sends nothing, and
+    opening it reruns this expander alone (it is its own st.fragment; inside another fragment it
+    reruns with that fragment's latest numbers). The step-by-step working folded into expanders is
+    most of a learning page — thousands of KaTeX nodes — and every first paint, slider step and
+    answer paid for it while it sat unseen. No widget may live inside (a closed expander would drop
+    its value)."""
+    _lazy_fragment(label, draw, LAZY_PREFIX + key, expanded)
+
+
+@st.fragment
+def _lazy_fragment(label: str, draw: Callable[[], None], key: str, expanded: bool) -> None:
+    box = st.expander(label, expanded=expanded, key=key, on_change="rerun")
+    if box.open:
+        with box:
+            draw()
+
+
 def cached_chart(build: Callable, *args, width="content", **kwargs) -> None:
     """st.altair_chart(build(*args, **kwargs), width=width), with the finished Vega-Lite spec kept
     per input: a rerun with the same numbers skips building and schema-validating the chart."""
