@@ -1,8 +1,9 @@
 """Felt latency in a real browser: an input event → the changed result painted.
 
-Three servers run side by side: ``streamlit run app.py``, the floor app (bench/floor_app.py:
-one slider, one number) and, for the cell edit, an editor floor (bench/floor_editor_app.py: one
-st.data_editor, one number; st.data_editor alone needs ~3× the slider floor). Each sample of this
+Four servers run side by side: ``streamlit run app.py``, the floor app (bench/floor_app.py:
+one slider, one number), for the cell edit an editor floor (bench/floor_editor_app.py: one
+st.data_editor, one number; st.data_editor alone needs ~3× the slider floor) and, for the page
+switch, a two-page floor (bench/floor_pages_app.py: a sidebar link to another one-slider page). Each sample of this
 app is paired with a floor sample taken just before it, so a ratio compares the two under the
 same load.
 
@@ -167,12 +168,12 @@ def _choose_and_submit(page) -> tuple[float, float]:
     return choose, submit
 
 
-def _switch(page, label: str) -> float:
+def _switch(page, label: str, need_quiz: bool = True) -> float:
     link = page.locator('[data-testid="stSidebar"] a[data-testid="stPageLink-NavLink"]').filter(has_text=label).first
     _arm(page, H1_JS)
     link.click()
     ms = _elapsed_ms(page)
-    _settle(page, need_quiz=True)
+    _settle(page, need_quiz=need_quiz)
     return ms
 
 
@@ -195,15 +196,17 @@ def run(cfg: Config) -> list[Row]:
     reps = cfg.reps(full=9, quick=2)
     opens = cfg.reps(full=3, quick=1)
     res: dict[str, list[float]] = {k: [] for k in ("floor", "slider", "floor2", "cell", "floor3", "choose",
-                                                   "submit", "floor4", "switch", "edfloor")}
+                                                   "submit", "floor4", "switch", "edfloor", "pgfloor")}
     with sync_playwright() as p, ExitStack() as stack:
         app = stack.enter_context(streamlit_server(watch_files=False))
         floor_srv = stack.enter_context(streamlit_server(watch_files=False, script="bench/floor_app.py"))
         ed_srv = stack.enter_context(streamlit_server(watch_files=False, script="bench/floor_editor_app.py"))
+        pg_srv = stack.enter_context(streamlit_server(watch_files=False, script="bench/floor_pages_app.py"))
         browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
         stack.callback(browser.close)
         _fc, fpage, _ = _open(browser, floor_srv.base + "/", False)
         _ec, epage, _ = _open(browser, ed_srv.base + "/", False)
+        _pc, ppage, _ = _open(browser, pg_srv.base + "/", False)
         floor = _Floor(fpage)
         floor.sample()  # warm both sides once
         scaling, naive = PAGE_BY_KEY["scaling"], PAGE_BY_KEY["naive"]
@@ -228,6 +231,7 @@ def run(cfg: Config) -> list[Row]:
         qkv = PAGE_BY_KEY["qkv"]
         for i in range(reps):
             res["floor4"].append(floor.sample())
+            res["pgfloor"].append(_switch(ppage, "ページ 2" if i % 2 == 0 else "ページ 1", need_quiz=False))
             res["switch"].append(_switch(npage, qkv.label if i % 2 == 0 else naive.label))
         rows = [
             Row("felt", "floor app: slider step → number painted (reference)", res["floor"], "ms"),
@@ -237,7 +241,9 @@ def run(cfg: Config) -> list[Row]:
             _row("① matrix cell edit + Enter vs the editor floor", res["cell"], res["edfloor"]),
             _row("① quiz: choose an option → 回答する clickable", res["choose"], res["floor3"]),
             _row("① quiz: 回答する → verdict shown", res["submit"], res["floor3"]),
+            Row("felt", "floor pages app: sidebar page switch → other page drawn (reference)", res["pgfloor"], "ms"),
             _row("sidebar page switch (① ⇄ ②) → page settled", res["switch"], res["floor4"]),
+            _row("sidebar page switch (① ⇄ ②) vs the page-switch floor", res["switch"], res["pgfloor"]),
         ]
         cfg.log("  felt: cold opens …")
         floor_open: list[float] = []

@@ -57,3 +57,23 @@ def test_table_and_cli(capsys):
     with pytest.raises(SystemExit):
         bench.main(["--only", "nosuchsection"])
     assert "unknown section" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("script, title", [("floor_app.py", "floor"), ("floor_editor_app.py", "floor: editor"),
+                                           ("floor_pages_app.py", "floor: page 1")])
+def test_floor_apps_draw_their_one_result(script, title):
+    """The felt section's reference apps run as they are measured (a broken floor would make
+    every ratio meaningless): a title, and the one number the benchmark waits for."""
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(Path(bench.__file__).parent / script), default_timeout=30).run()
+    assert not at.exception
+    assert at.title[0].value == title
+    if script == "floor_editor_app.py":
+        assert at.metric[0].label == "それ → 猫" and at.metric[0].value == "6.0"
+    else:
+        assert at.markdown[-1].value == "結果: **100**"
+        at.slider[0].set_value(10).run()
+        assert at.markdown[-1].value == "結果: **20**"
