@@ -3,9 +3,9 @@
 Four servers run side by side: ``streamlit run app.py``, the floor app (bench/floor_app.py:
 one slider, one number), for the cell edit an editor floor (bench/floor_editor_app.py: one
 st.data_editor, one number; st.data_editor alone needs ~3× the slider floor) and, for the page
-switch, a two-page floor (bench/floor_pages_app.py: a sidebar link to another one-slider page). Each sample of this
-app is paired with a floor sample taken just before it, so a ratio compares the two under the
-same load.
+switch, a two-page floor (bench/floor_pages_app.py: a sidebar link to another one-slider page).
+Each sample of this app is paired with a floor sample taken just before it, so a ratio compares
+the two under the same load.
 
 How one interaction is timed (all inside the page, on the page's own clock): a capture-phase
 listener notes the ``timeStamp`` of the first ``pointerdown``/``keydown`` after the section

@@ -125,6 +125,8 @@ st.caption("③ 分子 e^s̃（e^(−∞) = 0）と分母（行の合計）")
 ui.cached_table(exps_with_denominators, hand_exps, hand_denominators, TOKENS)
 st.caption("④ 重み = 分子 ÷ 分母（マスク付き）")
 ui.cached_table(weights_with_sums, hand_sm.result, tutor.row_sums(hand_sm.result), TOKENS, TOKENS)
+
+
 def masked_rows() -> None:
     for row in hand_sm.rows:
         st.markdown(f"**{row.label} の行**")

@@ -171,6 +171,8 @@ with c2:
     ui.show_matrix(cross.v, list(tb.TOKENS), ["v1", "v2"], digits=0, caption="V = X_enc W_V（ソースから）")
 ui.show_matrix(steps.scaled.result, DEC_TOKENS, list(tb.TOKENS), digits=ui.handcalc.PENCIL_DECIMALS,
                caption=f"S̃ = S / √d_k（√{steps.d_k} ≈ {format_number(cross.attn.divisor, 3)} で割り、小数第 3 位まで（第 4 位を四捨五入）求める）")
+
+
 def cross_softmax_rows() -> None:
     for row in steps.softmax.rows:
         st.markdown(f"**{row.label} の行**")

@@ -1,7 +1,8 @@
 """Rendering the engine's hand-calculation steps (tutor.handcalc): one st.latex per row of a matrix
 (its elements stacked, each line-broken for a phone), one expander per matrix so that a phone
 screen is not flooded with formulas — drawn only while open (ui.widgets.lazy_expander). The LaTeX
-of a step depends only on its text, so the line breaking is memoised (the same numbers come back on every rerun)."""
+of a step depends only on its text, so the line breaking is memoised (the same numbers come back
+on every rerun)."""
 from __future__ import annotations
 
 import re
