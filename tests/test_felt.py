@@ -7,7 +7,7 @@
   same DOM node afterwards and was never marked stale (a full rerun flips ``data-stale`` on every
   element container of the page while it runs, even on elements whose content stays the same);
 - a folded step of a hand calculation (ui.lazy_expander) is drawn when opened, by a rerun of that
-  expander alone.
+  expander alone, with the numbers of the moment (also after an edit made while it was folded).
 """
 from __future__ import annotations
 
@@ -172,3 +172,31 @@ def test_opening_a_folded_step_draws_it_and_reruns_only_that_step(browser):
         box.locator("summary").click()
         page.wait_for_function("(el) => el.querySelectorAll('.katex-display').length >= 4", arg=box.element_handle(),
                                timeout=20_000)
+
+
+def test_a_step_folded_during_an_edit_opens_with_the_new_numbers(browser):
+    """①: S's working is folded while the learner edits X (the lesson's fragment reruns, the
+    folded step sends nothing); opened afterwards it shows S for the edited X, not the old one."""
+    with streamlit_server() as base, new_page(browser, "felt-lazy-edit") as page:
+        page.goto(base + "/naive", wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        grid = page.locator('[data-testid="stDataFrame"]').first
+        grid.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        box = grid.bounding_box()
+        page.mouse.dblclick(box["x"] + box["width"] - 20, box["y"] + 37 + 35 * 2 + 35 / 2)  # それ, 次元4
+        editor = page.locator("textarea.gdg-input")
+        editor.wait_for(timeout=10_000)
+        editor.fill("3")                                         # それ = (1, 1, 0, 3): s_33 = 1 + 1 + 9 = 11
+        before = page.evaluate(METRIC_JS, "それ → 猫")
+        editor.press("Enter")
+        page.wait_for_function(f"(b) => ({METRIC_JS})('それ → 猫') !== b", arg=before, timeout=20_000)
+        wait_until_rendered(page)
+        step = page.locator('[data-testid="stExpander"]').filter(has_text="の全要素").first
+        assert step.locator(".katex-display").count() == 0      # still folded
+        step.locator("summary").click()
+        page.wait_for_function("(el) => el.querySelectorAll('.katex-display').length >= 3",
+                               arg=step.element_handle(), timeout=20_000)
+        wait_until_rendered(page)
+        body = step.locator('[data-testid="stExpanderDetails"]').inner_text().replace(" ", "").replace("\n", "")
+        assert "×3" in body      # a term of それ's new 3 (the old X held only 0 and 1): S of the edited X
