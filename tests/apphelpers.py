@@ -235,6 +235,14 @@ def wrong(q) -> int:
     return (q.answer + 1) % 4
 
 
+def answer_card(at: AppTest, number: int, choice: int) -> AppTest:
+    """Choose option ``choice`` on quiz card ``number`` (1, 2, 3) and press its 回答する, then rerun.
+    The card is a form: the choice reaches the app with the submit."""
+    next(r for r in at.radio if r.key.endswith(f"_{number}__choice")).set_value(choice)
+    next(b for b in at.button if b.key.endswith(f"_{number}__submit")).click()
+    return at.run()
+
+
 def first_quiz_card(at: AppTest):
     """(radio key prefix, Question) of the first quiz card on a learning page."""
     import quizzes

@@ -1,7 +1,7 @@
 """AppTest of ⑦-5 /cost: figures, inputs, live tiled attention, a quiz link reopening its question."""
 import tutor
 
-from apphelpers import chart_data, check_quiz, metric_part, open_page, page_text
+from apphelpers import answer_card, chart_data, check_quiz, metric_part, open_page, page_text
 
 
 COST = "pages/11_cost.py"
@@ -71,9 +71,7 @@ def test_quiz_link_reopens_question_and_wrong_answer_names_the_mistake():
     assert not at.exception
     assert q.stem in page_text(at)
     wrong = next(i for i in range(4) if i != q.answer)
-    radio = next(r for r in at.radio if r.key.endswith("_1__choice"))
-    radio.set_value(wrong)  # a form: sent with the submit
-    next(b for b in at.button if b.key.endswith("_1__submit")).click().run()
+    answer_card(at, 1, wrong)
     assert not at.exception
     assert any(q.misconceptions[wrong] in w.value for w in at.warning)
     assert any("不正解" in e.value for e in at.error)

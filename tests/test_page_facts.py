@@ -18,7 +18,7 @@ import pytest
 
 import quizzes
 import tutor
-from apphelpers import ROOT, lesson_text, open_page, open_pages, page_text
+from apphelpers import ROOT, answer_card, lesson_text, open_page, open_pages, page_text
 from quizzes import knowledge
 from tutor import textbook as tb
 from ui import quiz as uq
@@ -247,8 +247,7 @@ def test_feedback_on_a_worst_item_in_the_page_quiz():
     at = open_page(BLOCK, query={"q": qid})
     assert not at.exception and at.session_state["quiz_block__ids"][0] == qid
     wrong = (q.answer + 1) % 4
-    next(r for r in at.radio if r.key.endswith("_1__choice")).set_value(wrong)  # a form: sent with the submit
-    next(b for b in at.button if b.key.endswith("_1__submit")).click().run()
+    answer_card(at, 1, wrong)
     assert not at.exception
     errors = [e.value for e in at.error]
     assert f"不正解です。正解（誤っている記述）は「{q.choices[q.answer]}」です。" in errors

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import quizzes
-from apphelpers import chart_data, open_page, page_text
+from apphelpers import answer_card, chart_data, open_page, page_text
 from tutor import pretrain as pt
 
 PAGE = "pages/13_pretrain.py"
@@ -133,9 +133,7 @@ def test_quiz_answered():
     ids = at.session_state["quiz_pretrain__ids"]
     assert len(ids) == 3 and all(quizzes.from_id(i).topic == "pretrain" for i in ids)
     q = quizzes.from_id(ids[0])
-    radio = next(r for r in at.radio if r.key.endswith("_1__choice"))
-    radio.set_value(q.answer)  # a form: the choice reaches the app with 回答する
-    next(b for b in at.button if b.key.endswith("_1__submit")).click().run()
+    answer_card(at, 1, q.answer)
     assert not at.exception
     assert any("正解です" in s.value for s in at.success)
     assert q.explanation[:20] in page_text(at)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import quizzes
-from tests.apphelpers import chart_data, edit_matrix, open_page, page_text
+from tests.apphelpers import answer_card, chart_data, edit_matrix, open_page, page_text
 from tutor import seq2seq as s2s
 
 PAGE = "pages/0_seq2seq.py"
@@ -130,15 +130,12 @@ def test_quiz_answered_right_and_wrong(at):
     ids = list(at.session_state["quiz_seq2seq__ids"])
     assert len(ids) == 3 and all(quizzes.from_id(q).topic == "seq2seq" for q in ids)
     q = quizzes.from_id(ids[0])
-    radio = next(r for r in at.radio if r.key.endswith("_1__choice"))
-    radio.set_value(q.answer)  # a form: the choice reaches the app with 回答する
-    next(b for b in at.button if b.key.endswith("_1__submit")).click().run()
+    answer_card(at, 1, q.answer)
     assert not at.exception
     assert any("正解です" in s.value for s in at.success)
     q2 = quizzes.from_id(ids[1])
     wrong = (q2.answer + 1) % 4
-    next(r for r in at.radio if r.key.endswith("_2__choice")).set_value(wrong)
-    next(b for b in at.button if b.key.endswith("_2__submit")).click().run()
+    answer_card(at, 2, wrong)
     assert any(q2.misconceptions[wrong] in w.value for w in at.warning)
     attempts = at.session_state["progress"]["attempts"]
     assert [(a["qid"], a["correct"]) for a in attempts] == [(q.id, True), (q2.id, False)]
