@@ -167,19 +167,20 @@ def try_factor() -> None:
     if point is not None:
         st.latex(r"\begin{aligned}&\mathrm{softmax}" + vector(point.scores, auto_digits(point.scores, 1))
                  + r" \\ &\approx (" + ", ".join(prob_tex(w) for w in point.weights) + r")\end{aligned}")
-        m1, m2 = st.columns(2)
-        m1.metric("最大の重み", prob_text(point.max_weight))
-        m2.metric("勾配の大きさ max|∂a/∂s|", prob_text(point.gradient))
-        c1, c2 = st.columns(2)
-        with c1:
+        # rows as horizontal containers (one block each; st.columns(2) is three): a step redraws
+        # what follows the slider, so every block saved is one element less to draw; on a phone
+        # the charts wrap one under the other
+        with st.container(horizontal=True, gap="large"):
+            st.metric("最大の重み", prob_text(point.max_weight), width="content")
+            st.metric("勾配の大きさ max|∂a/∂s|", prob_text(point.gradient), width="content")
+        with st.container(horizontal=True):
             st.vega_lite_chart(weight_bars(point.weights, KEYS3), width="content")
-        with c2:
             st.vega_lite_chart(saturation_chart(BASE, factor), width="content")
-        st.caption("勾配の大きさは、ヤコビ行列 $\\partial a_i/\\partial s_j$ の成分の絶対値の最大です"
-                   "（2 つの重みが半々のときにいちばん大きく、1 つの重みが 1 に近づくほど 0 に近づきます）。")
 
 
 try_factor()
+st.caption("勾配の大きさは、ヤコビ行列 $\\partial a_i/\\partial s_j$ の成分の絶対値の最大です"
+           "（2 つの重みが半々のときにいちばん大きく、1 つの重みが 1 に近づくほど 0 に近づきます）。")
 
 ui.quiz_section("scaling")
 ui.next_link("scaling")
