@@ -88,7 +88,7 @@ def lesson() -> None:
         ui.handcalc.softmax_steps(steps.softmax, key="naive_a", title="重み $A$：行ごとの softmax", show_result=False)
         ui.show_matrix(steps.weights, TOKENS, TOKENS, caption="注意の重み A（各行の合計が 1）")
         st.markdown("**手順 3　重み付き平均 $Z = AX$**：重みの割合で埋め込みを混ぜます。")
-        ui.handcalc.weighted_sums(steps.weighted_sums, TOKENS, key="naive_z", title="$Z = AX$：埋め込みの重み付き和", expanded=True)
+        ui.handcalc.weighted_sums(steps.weighted_sums, TOKENS, key="naive_z", title="$Z = AX$：埋め込みの重み付き和")
         ui.show_matrix(steps.z, TOKENS, DIMS, caption="新しいベクトル Z（文脈を取り込んだ埋め込み）")
 
     with visual_box:
