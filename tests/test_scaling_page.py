@@ -55,6 +55,12 @@ def test_scaling_slider_step_keeps_both_chart_specs_and_swaps_their_data():
     np.testing.assert_allclose(bars1["weights"]["重み"], p1.weights, rtol=1e-12)
     np.testing.assert_allclose(bars10["weights"]["重み"], p10.weights, rtol=1e-12)
     assert sat1["current"]["倍率 c"].tolist() == [1.0] and sat10["current"]["倍率 c"].tolist() == [10.0]
+    # the two points at the current c sit on the curves: the page's metrics in numbers
+    for sat, p in ((sat1, p1), (sat10, p10)):
+        assert sat["here"]["倍率 c"].tolist() == [p.factor] * 2
+        np.testing.assert_allclose(sat["here"]["値"], [p.max_weight, p.gradient], rtol=1e-12)
+        on_curve = sat["curve"][sat["curve"]["倍率 c"] == p.factor].set_index("系列")["値"]
+        np.testing.assert_allclose(on_curve.loc[sat["here"]["系列"]], sat["here"]["値"], rtol=1e-12)
     assert sat1["curve"].equals(sat10["curve"])          # the curve itself does not depend on c
 
 
