@@ -193,7 +193,7 @@ def run(cfg: Config) -> list[Row]:
 
     from ui.nav import PAGE_BY_KEY, available_pages
 
-    reps = cfg.reps(full=9, quick=2)
+    reps = cfg.reps(full=15, quick=2)  # interactions spread widely on a shared machine: 15 pairs
     opens = cfg.reps(full=3, quick=1)
     res: dict[str, list[float]] = {k: [] for k in ("floor", "slider", "floor2", "cell", "floor3", "choose",
                                                    "submit", "floor4", "switch", "edfloor", "pgfloor")}
