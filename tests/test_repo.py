@@ -1,5 +1,7 @@
 """The repository keeps its promises: README commands, CI entry point, config."""
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -33,6 +35,15 @@ def test_streamlit_config():
     assert cfg["server"].get("enableXsrfProtection", True) is True
     # no full gc.collect(2) after every script run (25–60 ms on every click; docs/performance.md)
     assert cfg["runner"]["postScriptGC"] is False
+
+
+def test_importing_ui_freezes_what_lives_as_long_as_the_server():
+    """Python's own full collection then scans only what the runs create (ui/__init__.py)."""
+    code = ("import gc, ui; frozen, tracked = gc.get_freeze_count(), len(gc.get_objects()); "
+            "print(frozen, tracked)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    frozen, tracked = map(int, out.stdout.split())
+    assert frozen > 100_000 and tracked < frozen / 20, (frozen, tracked)
 
 
 def test_requirements_are_pinned():

@@ -6,6 +6,7 @@ links: see shared/design.md), and the visit recorded for the dashboard.
 """
 from __future__ import annotations
 
+import gc
 import urllib.parse
 
 import streamlit as st
@@ -101,3 +102,11 @@ def next_link(key: str) -> None:
     nxt = next_page(key)
     if nxt is not None:
         st.page_link(nxt.path, label=f"次へ：{nxt.label}", icon=":material/arrow_forward:")
+
+
+# What is loaded by now — Streamlit, NumPy, pandas, Altair, the engine, the question generators —
+# lives as long as the server. Frozen, it is out of the garbage collector's sight: Python's own
+# full collection, which comes every so many clicks, then scans only what the runs create (3 ms
+# instead of ≈ 70 ms on a click that happens to trigger it). The counterpart of
+# runner.postScriptGC = false in .streamlit/config.toml. Once per process: modules import once.
+gc.freeze()
