@@ -164,13 +164,17 @@ def spread_chart(exp) -> alt.Chart:
 _VIRIDIS_LEGEND = {"scale": {"scheme": "viridis"}, "legend": {"orient": "bottom", "title": None}}
 
 
+def _saturation_rows(points) -> list[dict]:
+    """One row per tutor.scaling.SaturationPoint and series (largest weight, gradient size)."""
+    return [{"倍率 c": float(p.factor), "系列": name, "値": float(v), "表示": numfmt.fixed(v, 5)}
+            for name, attr in (("最大の重み", "max_weight"), ("勾配の大きさ", "gradient"))
+            for p in points for v in (getattr(p, attr),)]
+
+
 @functools.lru_cache(maxsize=8)
 def _curve_rows(scores: tuple) -> tuple:
     """Rows of tutor.scaling.saturation_curve(scores) (they do not depend on the slider)."""
-    curve = tutor.scaling.saturation_curve(np.asarray(scores, dtype=float))
-    return tuple({"倍率 c": float(p.factor), "系列": name, "値": float(v), "表示": numfmt.fixed(v, 5)}
-                 for name, attr in (("最大の重み", "max_weight"), ("勾配の大きさ", "gradient"))
-                 for p in curve for v in (getattr(p, attr),))
+    return tuple(_saturation_rows(tutor.scaling.saturation_curve(np.asarray(scores, dtype=float))))
 
 
 def saturation_chart(scores, current: float) -> dict:
@@ -180,7 +184,6 @@ def saturation_chart(scores, current: float) -> dict:
     slider step cost ≈ 10 ms and said nothing the line and the two current points do not."""
     scores = tuple(float(v) for v in np.ravel(scores))
     rows = [dict(r) for r in _curve_rows(scores)]
-    here = tutor.scaling.saturation_point(np.asarray(scores), float(current))
     encoding = {"x": {"field": "倍率 c", "type": "quantitative"},
                 "y": {"field": "値", "type": "quantitative", "scale": {"domain": [0, 1]}},
                 "color": {"field": "系列", "type": "nominal", **_VIRIDIS_LEGEND},
@@ -194,10 +197,8 @@ def saturation_chart(scores, current: float) -> dict:
     return {"title": "倍率 c を大きくすると", "layer": [lines, rule, points], "width": 260, "height": 220,
             "autosize": {"type": "pad"},
             "datasets": {"curve": pd.DataFrame(rows), "current": pd.DataFrame({"倍率 c": [float(current)]}),
-                         "here": pd.DataFrame([{"倍率 c": float(current), "系列": name, "値": float(v),
-                                                "表示": numfmt.fixed(v, 5)}
-                                               for name, v in (("最大の重み", here.max_weight),
-                                                               ("勾配の大きさ", here.gradient))])}}
+                         "here": pd.DataFrame(_saturation_rows(
+                             [tutor.scaling.saturation_point(np.asarray(scores), float(current))]))}}
 
 
 def weight_bars(weights, labels: Sequence[str], *, title: str = "重み") -> dict:
