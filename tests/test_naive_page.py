@@ -2,11 +2,12 @@
 import numpy as np
 
 import tutor
+import ui
 from tutor import textbook as tb
 
 from apphelpers import (
-    assert_cell_error, assert_heatmap_is, edit_matrix, lesson_elements, metric, numbers, open_page,
-    page_text, rows_of
+    assert_cell_error, assert_heatmap_is, edit_matrix, folded, lesson_elements, metric, numbers, open_page,
+    page_text, rows_of, unfold_all
 )
 
 
@@ -47,3 +48,19 @@ def test_naive_shows_s_and_a_once(pages):
     same_a = [f for f in frames if f.shape == (3, 3) and np.allclose(numbers(f), res.weights, atol=5e-4)]
     assert len(same_s) == 1 and len(same_a) == 1, (len(same_s), len(same_a))
     assert list(same_a[0].loc["それ"]) == ["0.212", "0.212", "0.576"]
+
+
+def test_naive_working_starts_folded_and_a_cell_edit_draws_none_of_it():
+    """S, A and Z = AX: three folded steps; an edit redraws the tables, not the working (the
+    browser would draw every formula again), and the opened Z step shows the edited numbers."""
+    at = open_page(NAIVE, unfold=False)
+    assert {"open_naive_s", "open_naive_a", "open_naive_z"} <= set(folded(at))
+    edit_matrix(at, "naive_x", [["1", "0", "1", "0"], ["1", "0", "0", "1"], ["0", "1", "0", "1"]])
+    z_box = [e for e in at.expander if e.proto.id.endswith("-open_naive_z")][0]
+    assert not z_box.children
+    unfold_all(at)
+    z_box = [e for e in at.expander if e.proto.id.endswith("-open_naive_z")][0]
+    x = np.array([[1, 0, 1, 0], [1, 0, 0, 1], [0, 1, 0, 1]], dtype=float)
+    z = tutor.handcalc.naive_steps(x, decimals=3, tokens=list(tb.TOKENS)).z
+    shown = page_text(z_box)
+    assert all(ui.handcalc.number(v, 3) in shown for v in z[2]), (z[2], shown[:300])   # それ's new vector
