@@ -175,7 +175,7 @@ def try_factor() -> None:
             st.metric("勾配の大きさ max|∂a/∂s|", prob_text(point.gradient), width="content")
         with st.container(horizontal=True):
             st.vega_lite_chart(weight_bars(point.weights, KEYS3), width="content")
-            st.vega_lite_chart(saturation_chart(BASE, factor), width="content")
+            st.vega_lite_chart(saturation_chart(BASE, point), width="content")
 
 
 try_factor()

@@ -177,10 +177,10 @@ def _curve_rows(scores: tuple) -> tuple:
     return tuple(_saturation_rows(tutor.scaling.saturation_curve(np.asarray(scores, dtype=float))))
 
 
-def saturation_chart(scores, current: float) -> dict:
+def saturation_chart(scores, here) -> dict:
     """Largest weight and gradient size of softmax(c·s) against the factor c (the curve of
     tutor.scaling.saturation_curve) as lines, with a dashed rule and a point on each line at the
-    current c (a Vega-Lite dict). The lines carry no point per step: 80 symbols redrawn on every
+    current c: ``here``, the page's tutor.scaling.SaturationPoint of c (a Vega-Lite dict). The lines carry no point per step: 80 symbols redrawn on every
     slider step cost ≈ 10 ms and said nothing the line and the two current points do not."""
     scores = tuple(float(v) for v in np.ravel(scores))
     rows = [dict(r) for r in _curve_rows(scores)]
@@ -196,9 +196,8 @@ def saturation_chart(scores, current: float) -> dict:
             "encoding": {"x": {"field": "倍率 c", "type": "quantitative"}}}
     return {"title": "倍率 c を大きくすると", "layer": [lines, rule, points], "width": 260, "height": 220,
             "autosize": {"type": "pad"},
-            "datasets": {"curve": pd.DataFrame(rows), "current": pd.DataFrame({"倍率 c": [float(current)]}),
-                         "here": pd.DataFrame(_saturation_rows(
-                             [tutor.scaling.saturation_point(np.asarray(scores), float(current))]))}}
+            "datasets": {"curve": pd.DataFrame(rows), "current": pd.DataFrame({"倍率 c": [float(here.factor)]}),
+                         "here": pd.DataFrame(_saturation_rows([here]))}}
 
 
 def weight_bars(weights, labels: Sequence[str], *, title: str = "重み") -> dict:
