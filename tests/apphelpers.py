@@ -43,6 +43,12 @@ def folded(at: AppTest) -> list[str]:
     return [k for k in at.session_state.keys() if k.startswith(LAZY_PREFIX) and not at.session_state[k]]
 
 
+def expander(at: AppTest, key: str):
+    """The lazy expander (ui.lazy_expander) named ``key`` ("open_naive_z") on the page."""
+    (box,) = [e for e in at.expander if e.proto.id.endswith(f"-{key}")]
+    return box
+
+
 def unfold_all(at: AppTest) -> AppTest:
     """Open every closed lazy expander on the page (one rerun), as a learner's clicks would."""
     keys = folded(at)

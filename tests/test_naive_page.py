@@ -6,7 +6,7 @@ import ui
 from tutor import textbook as tb
 
 from apphelpers import (
-    assert_cell_error, assert_heatmap_is, edit_matrix, folded, lesson_elements, metric, numbers, open_page,
+    assert_cell_error, assert_heatmap_is, edit_matrix, expander, folded, lesson_elements, metric, numbers, open_page,
     page_text, rows_of, unfold_all
 )
 
@@ -56,11 +56,9 @@ def test_naive_working_starts_folded_and_a_cell_edit_draws_none_of_it():
     at = open_page(NAIVE, unfold=False)
     assert {"open_naive_s", "open_naive_a", "open_naive_z"} <= set(folded(at))
     edit_matrix(at, "naive_x", [["1", "0", "1", "0"], ["1", "0", "0", "1"], ["0", "1", "0", "1"]])
-    z_box = [e for e in at.expander if e.proto.id.endswith("-open_naive_z")][0]
-    assert not z_box.children
+    assert not expander(at, "open_naive_z").children
     unfold_all(at)
-    z_box = [e for e in at.expander if e.proto.id.endswith("-open_naive_z")][0]
     x = np.array([[1, 0, 1, 0], [1, 0, 0, 1], [0, 1, 0, 1]], dtype=float)
     z = tutor.handcalc.naive_steps(x, decimals=3, tokens=list(tb.TOKENS)).z
-    shown = page_text(z_box)
+    shown = page_text(expander(at, "open_naive_z"))
     assert all(ui.handcalc.number(v, 3) in shown for v in z[2]), (z[2], shown[:300])   # それ's new vector

@@ -15,7 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import tutor
-from apphelpers import edit_matrix, folded, open_page, unfold_all
+from apphelpers import edit_matrix, expander, folded, open_page, unfold_all
 from tutor import textbook as tb
 from ui.handcalc import element_latex, stack
 from ui.memo import Memo, freeze
@@ -198,11 +198,6 @@ def test_cost_chart_crossover_label_stays_inside_the_chart(crossover, align):
 # ---------------------------------------------------------------------------
 # lazy expanders: a closed expander sends nothing; opening it draws the numbers of the moment
 # ---------------------------------------------------------------------------
-def _expander(at, key: str):
-    (box,) = [e for e in at.expander if e.proto.id.endswith(f"-{key}")]
-    return box
-
-
 def _latex(block) -> list[str]:
     """The st.latex bodies drawn inside ``block`` (st.latex wraps each in $$ … $$)."""
     return [el.value.strip("$\n") for el in block if getattr(el, "type", "") == "latex"] if block.children else []
@@ -213,13 +208,13 @@ def test_a_closed_hand_calculation_draws_nothing_until_opened():
     closed = folded(at)
     assert {"open_formula_q", "open_formula_k", "open_formula_v", "open_formula_s", "open_formula_a"} <= set(closed)
     assert "open_formula_z" not in closed                       # the last step is open from the start
-    q_box = _expander(at, "open_formula_q")
+    q_box = expander(at, "open_formula_q")
     assert not q_box.children                                     # nothing of Q's working was sent
-    assert _latex(_expander(at, "open_formula_z"))
+    assert _latex(expander(at, "open_formula_z"))
     unfold_all(at)
     assert not folded(at) and not at.exception
     hc = tutor.handcalc.hand_calculation(tb.X, tb.W_Q, tb.W_K, tb.W_V, decimals=3, tokens=list(tb.TOKENS))
-    shown = _latex(_expander(at, "open_formula_q"))
+    shown = _latex(expander(at, "open_formula_q"))
     for row in hc.q.elements:                                    # every element of Q, row by row
         assert stack([element_latex(el) for el in row]) in shown
 
@@ -228,8 +223,8 @@ def test_an_open_lazy_expander_follows_the_lesson_fragment():
     """① : the hand calculation sits inside the lesson's fragment; an edit redraws an open step
     with the new numbers (the lazy expander is a fragment inside a fragment)."""
     at = open_page("pages/1_naive.py")
-    before = " ".join(_latex(_expander(at, "open_naive_s")))
+    before = " ".join(_latex(expander(at, "open_naive_s")))
     rows = [["1", "0", "1", "0"], ["1", "0", "0", "1"], ["1", "1", "1", "1"]]
     edit_matrix(at, "naive_x", rows)
-    after = " ".join(_latex(_expander(at, "open_naive_s")))
+    after = " ".join(_latex(expander(at, "open_naive_s")))
     assert before != after and "4" in after                       # それ·それ = 1+1+1+1 = 4
