@@ -24,9 +24,9 @@ st.markdown(
 progress = ui.state.get_progress()
 stats = topic_stats(progress)
 learning = [p for p in ui.available_pages() if p.section == "学習"]
-today = date.today()
-n_due = due_today(progress, today)
-plan = daily_plan(progress, [p.key for p in learning], today)
+today, zone = ui.clock.today(), ui.clock.zone()
+n_due = due_today(progress, today, zone)
+plan = daily_plan(progress, [p.key for p in learning], today, zone)
 
 storage = ui.state.storage_status()
 if storage["aside"]:

@@ -49,8 +49,8 @@ def finish(auto: bool) -> None:
     if not state:
         return
     record = ex.submit(state, time.time(), auto)
-    ui.state.record_finished_exam(record["result"], ex.local_time(record["started_at"]),
-                                  ex.local_time(record["finished_at"]), record["pace"])
+    ui.state.record_finished_exam(record["result"], ex.local_time(record["started_at"], ui.clock.zone()),
+                                  ex.local_time(record["finished_at"], ui.clock.zone()), record["pace"])
     st.session_state[RESULT] = record
     st.session_state[EXAM] = None
     st.session_state[CONFIRM] = False

@@ -1,6 +1,5 @@
 """復習と進捗: wrong answers come back on an FSRS schedule; weak topics; where progress is kept,
 export / import, erasing this browser's record."""
-from datetime import date
 
 import pandas as pd
 import streamlit as st
@@ -45,7 +44,7 @@ def drop_current() -> None:
 
 
 progress = ui.state.get_progress()
-today = date.today()
+today, zone = ui.clock.today(), ui.clock.zone()
 sched = progress["review"]
 
 st.markdown(
@@ -58,7 +57,7 @@ st.markdown(
 st.header("今日の復習", divider="gray")
 metrics = st.container()  # filled after the card, so an answer given in this run is counted
 
-pending = [q for q in rv.due_items(sched, today) if q not in st.session_state[DONE]]
+pending = [q for q in rv.due_items(sched, today, zone) if q not in st.session_state[DONE]]
 if st.session_state[CUR] is None and pending:
     st.session_state[CUR] = pending[0]
     st.session_state[CUR_INFO] = {"state": rv.STATES[sched[pending[0]]["state"]], "left": len(pending)}
@@ -79,18 +78,18 @@ if cur is not None:
         if answered:
             moved = ui.state.get_progress()["review"].get(cur)
             if moved is not None:
-                day = rv.due_date(moved)
+                day = rv.due_date(moved, zone)
                 if day <= today:
                     st.caption("今日のうちにもう一度出ます。")
                 else:
                     st.caption(f"次は {day.isoformat()}（{(day - today).days} 日後）に出ます。")
         st.button("次の問題へ", key="review_next", on_click=next_item, disabled=not answered, type="primary")
-elif due_today(progress, today):
-    st.info(f"この回の復習は終わりました。今日の予定にまだ {due_today(progress, today)} 問残っています"
+elif due_today(progress, today, zone):
+    st.info(f"この回の復習は終わりました。今日の予定にまだ {due_today(progress, today, zone)} 問残っています"
             "（まちがえた問題と学び始めの問題は、その日のうちにもう一度出ます）。")
     st.button("もう一周する", key="review_again", on_click=new_round, icon=":material/replay:")
 elif sched:
-    st.success(f"今日の復習はすべて終わりました。次の復習は {rv.next_due(sched)} です。", icon=":material/check_circle:")
+    st.success(f"今日の復習はすべて終わりました。次の復習は {rv.next_due(sched, zone)} です。", icon=":material/check_circle:")
 else:
     st.info("復習する問題はまだありません。各ページの確認クイズや模擬試験でまちがえた問題（模擬試験で答えられなかった問題も）が、ここに入ります。")
 
@@ -98,7 +97,7 @@ progress = ui.state.get_progress()  # again: the card above may have recorded an
 sched = progress["review"]
 with metrics:
     c1, c2 = st.columns(2)
-    c1.metric("今日が期限の問題", f"{due_today(progress, today)} 問")
+    c1.metric("今日が期限の問題", f"{due_today(progress, today, zone)} 問")
     c2.metric("復習予定の全体", f"{len(sched)} 問")
 
 st.subheader("復習予定の内訳")
@@ -107,7 +106,7 @@ ui.show_table(pd.DataFrame({
     "段階": ["学習中（まちがえたばかり）", "復習（間隔をのばし中）", "再学習（復習でまちがえた）"],
     "問題数": [counts[1], counts[2], counts[3]],
 }), hide_index=True, width="stretch")
-st.caption(f"明日から 7 日以内に出る問題：{rv.due_within(sched, today, 7)} 問")
+st.caption(f"明日から 7 日以内に出る問題：{rv.due_within(sched, today, 7, zone)} 問")
 
 
 def _set_retention() -> None:

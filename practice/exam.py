@@ -26,7 +26,7 @@ import random
 import re
 import time
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, tzinfo
 
 from quizzes.core import GENERATOR_INFO, TOPICS, Question, QuizError, from_id
 
@@ -352,9 +352,10 @@ def submit(state: dict, now: float, auto: bool = False) -> dict:
             "limit": int(state["limit"]), "pace": int(state["pace"]), "auto": bool(auto)}
 
 
-def local_time(ts: float) -> datetime:
-    """Epoch seconds → the server's local wall-clock time (naive), as the progress file keeps times."""
-    return datetime.fromtimestamp(float(ts))
+def local_time(ts: float, tz: tzinfo | None = None) -> datetime:
+    """Epoch seconds → the wall-clock time in the learner's zone ``tz`` (aware), or the server's
+    local time (naive) without one. The progress file keeps the wall-clock time."""
+    return datetime.fromtimestamp(float(ts), tz)
 
 
 def validate_state(obj, now: float | None = None) -> dict:
@@ -461,7 +462,7 @@ def record_exam(progress: dict, result: dict, started_at: datetime, finished_at:
     out = apply_answers(progress, answered, "exam", finished_at)  # a fresh copy
     for it in result["items"]:
         if it["choice"] is None:
-            out["review"] = schedule_wrong(out["review"], it["qid"], it["topic"], finished_at.date())
+            out["review"] = schedule_wrong(out["review"], it["qid"], it["topic"], finished_at)
     out["exams"].append(history_record(result, started_at, finished_at, pace_s))
     del out["exams"][:-MAX_EXAMS_KEPT]
     return out

@@ -8,7 +8,7 @@ on the day before the exam at the latest, and any days after it are for review a
 from __future__ import annotations
 
 import math
-from datetime import date, timedelta
+from datetime import date, timedelta, tzinfo
 
 from .progress import due_today, topic_stats
 
@@ -34,8 +34,8 @@ def spread(pages: list[str], today: date, exam_day: date) -> list[tuple[date, li
             for i in range(math.ceil(len(pages) / per_day))]
 
 
-def daily_plan(progress: dict, keys, today: date) -> dict:
-    """What the home page shows under 今日の計画.
+def daily_plan(progress: dict, keys, today: date, tz: tzinfo | None = None) -> dict:
+    """What the home page shows under 今日の計画 on the learner's ``today`` (time zone ``tz``).
 
     {"due": reviews due today, "next": the next page (None when all are mastered),
      "exam_date": date | None, "days_left": days until the exam (None without a date),
@@ -44,7 +44,7 @@ def daily_plan(progress: dict, keys, today: date) -> dict:
     left = pages_left(progress, keys)
     raw = progress["settings"]["exam_date"]
     exam_day = date.fromisoformat(raw) if raw else None
-    plan = {"due": due_today(progress, today), "next": left[0] if left else None, "exam_date": exam_day,
+    plan = {"due": due_today(progress, today, tz), "next": left[0] if left else None, "exam_date": exam_day,
             "days_left": None, "today": left[:1], "schedule": [], "per_day": 0}
     if exam_day is not None:
         plan["days_left"] = (exam_day - today).days

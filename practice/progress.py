@@ -5,7 +5,8 @@ Schema (version 2; version 1 files are migrated by practice.store)::
     {"version": 2,
      "visited":  {"<page key>": true, ...},
      "attempts": [{"qid": str, "topic": str, "correct": bool, "choice": int,
-                   "at": "YYYY-MM-DDTHH:MM:SS", "source": "page" | "exam" | "review" | "drill"}, ...],
+                   "at": "YYYY-MM-DDTHH:MM:SS",   # the learner's wall-clock time (ui.clock)
+                   "source": "page" | "exam" | "review" | "drill"}, ...],
      "exams":    [...],     # mock-exam results (practice.exam.history_record)
      "review":   {...},     # FSRS cards of the questions to review (practice.review)
      "settings": {"exam_date": "YYYY-MM-DD" | null, "retention": 0.8 | 0.85 | 0.9 | 0.95},
@@ -23,7 +24,7 @@ record both started from), so an answer given in either tab is never dropped.
 from __future__ import annotations
 
 import copy
-from datetime import date, datetime
+from datetime import date, datetime, tzinfo
 
 from . import review as _review
 
@@ -175,8 +176,9 @@ def overall(progress: dict) -> dict:
             "accuracy": correct / answered if answered else None}
 
 
-def due_today(progress: dict, today: date) -> int:
-    return _review.due_count(progress["review"], today)
+def due_today(progress: dict, today: date, tz: tzinfo | None = None) -> int:
+    """Reviews due on the learner's ``today`` (their time zone ``tz``; None: the server's)."""
+    return _review.due_count(progress["review"], today, tz)
 
 
 def drop_review(progress: dict, qid: str) -> dict:

@@ -21,7 +21,7 @@ Files of schema version 1 kept Leitner boxes (1..5 with intervals 0, 1, 3, 7, 14
 from __future__ import annotations
 
 import copy
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import date, datetime, time, timedelta, timezone, tzinfo
 from functools import lru_cache
 
 from fsrs import Card, Rating, Scheduler, State
@@ -107,19 +107,26 @@ def review_answer(review: dict, qid: str, correct: bool, when, retention: float 
     return rate(review, qid, review[qid]["topic"], correct, when, retention)
 
 
-def due_date(item: dict) -> date:
-    """The local calendar day an item is due."""
-    return datetime.fromisoformat(item["due"]).astimezone().date()
+def due_date(item: dict, tz: tzinfo | None = None) -> date:
+    """The learner's calendar day an item is due, in the time zone ``tz`` (None: the server's).
+
+    A review item (state 2) is due on the day of its due time. A learning or relearning item
+    (states 1, 3) waits only minutes between steps, so it belongs to the day of its last answer:
+    a question missed at 23:59 is part of that day's review, not the next day's. (Nor is it
+    ever "due tomorrow" while the learner is still at it.)"""
+    learning = item["state"] != State.Review.value and item["last_review"] is not None
+    when = item["last_review"] if learning else item["due"]
+    return datetime.fromisoformat(when).astimezone(tz).date()
 
 
-def due_items(review: dict, today: date) -> list[str]:
-    """qids due on or before ``today``: earliest due first, then id."""
-    due = [(v["due"], qid) for qid, v in review.items() if due_date(v) <= today]
+def due_items(review: dict, today: date, tz: tzinfo | None = None) -> list[str]:
+    """qids due on or before ``today`` (the learner's day in ``tz``): earliest due first, then id."""
+    due = [(v["due"], qid) for qid, v in review.items() if due_date(v, tz) <= today]
     return [qid for _, qid in sorted(due)]
 
 
-def due_count(review: dict, today: date) -> int:
-    return len(due_items(review, today))
+def due_count(review: dict, today: date, tz: tzinfo | None = None) -> int:
+    return len(due_items(review, today, tz))
 
 
 def state_counts(review: dict) -> dict[int, int]:
@@ -130,14 +137,14 @@ def state_counts(review: dict) -> dict[int, int]:
     return counts
 
 
-def due_within(review: dict, today: date, days: int) -> int:
+def due_within(review: dict, today: date, days: int, tz: tzinfo | None = None) -> int:
     """Items due from tomorrow up to ``today + days``."""
-    return sum(1 for v in review.values() if today < due_date(v) <= today + timedelta(days=days))
+    return sum(1 for v in review.values() if today < due_date(v, tz) <= today + timedelta(days=days))
 
 
-def next_due(review: dict) -> str | None:
+def next_due(review: dict, tz: tzinfo | None = None) -> str | None:
     """The earliest due day in the schedule ("YYYY-MM-DD"), or None when it is empty."""
-    return min((due_date(v).isoformat() for v in review.values()), default=None)
+    return min((due_date(v, tz).isoformat() for v in review.values()), default=None)
 
 
 def drop(review: dict, qid: str) -> dict:

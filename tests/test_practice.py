@@ -7,7 +7,7 @@ import json
 import time
 import re
 from collections import Counter
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
@@ -63,6 +63,35 @@ def test_fsrs_wrong_answer_is_due_today_and_right_reviews_push_it_further_out():
         gaps.append(datetime.fromisoformat(sched[qid]["due"]).replace(tzinfo=None) - when)
     assert gaps == sorted(gaps) and gaps[-1] > timedelta(days=14) and sched[qid]["state"] == 2
     assert sched[qid]["lapses"] == 0 and sched[qid]["reps"] == 7
+
+
+JST = timezone(timedelta(hours=9))
+
+
+def test_a_question_missed_just_before_midnight_is_that_days_review_until_it_is_answered():
+    qid = "zz.qkv.calc0#1"
+    late = datetime(2026, 3, 1, 23, 59, 30, tzinfo=JST)
+    sched = rv.schedule_wrong({}, qid, "qkv", late)       # Again: due one minute later, past midnight
+    assert datetime.fromisoformat(sched[qid]["due"]).astimezone(JST).date() == day(1)
+    assert rv.due_date(sched[qid], JST) == D0 and rv.due_items(sched, D0, JST) == [qid]
+    assert rv.due_within(sched, D0, 7, JST) == 0          # never listed as "due tomorrow"
+    assert rv.due_items(sched, day(3), JST) == [qid]      # not answered that night: due until it is
+    # right at 23:55 on the first learning step: the next step is ten minutes later, still that day's
+    sched = rv.review_answer(rv.schedule_wrong({}, qid, "qkv", late - timedelta(minutes=9)), qid, True,
+                             late - timedelta(minutes=4, seconds=30))
+    assert sched[qid]["state"] == 1 and sched[qid]["step"] == 1
+    assert datetime.fromisoformat(sched[qid]["due"]).astimezone(JST).date() == day(1)
+    assert rv.due_date(sched[qid], JST) == D0 and rv.due_count(sched, D0, JST) == 1
+
+
+def test_due_days_are_the_learners_calendar_days_not_the_servers():
+    item = rv.from_box("qkv", 3, "2026-03-02", 0)         # a review card due at 00:00 UTC on 2 March
+    new_york, sched = timezone(-timedelta(hours=5)), {"zz.qkv.calc0#1": item}
+    assert rv.due_date(item, timezone.utc) == day(1) and rv.due_date(item, JST) == day(1)
+    assert rv.due_date(item, new_york) == D0                # 19:00 on 1 March there
+    assert rv.due_items(sched, D0, new_york) == ["zz.qkv.calc0#1"] and rv.due_items(sched, D0, timezone.utc) == []
+    assert rv.due_within(sched, D0, 7, timezone.utc) == 1 and rv.due_within(sched, D0, 7, new_york) == 0
+    assert rv.next_due(sched, new_york) == "2026-03-01" and rv.next_due(sched, JST) == "2026-03-02"
 
 
 def test_fsrs_wrong_in_review_counts_a_lapse_and_comes_back_today():

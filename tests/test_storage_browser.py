@@ -13,6 +13,7 @@ import tempfile
 import time
 import urllib.request
 from contextlib import contextmanager
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -168,6 +169,21 @@ def test_answer_survives_reload_new_context_restart_and_fresh_context_sees_nothi
     with context(browser, "survive-f") as ctx:          # (f) another browser sees nothing
         page = ctx.new_page()
         expect_answers(page, base, 0)
+
+
+def test_an_answer_is_kept_at_the_learners_wall_clock_time_not_the_servers(browser, server):
+    """The browser's time zone reaches the server (st.context.timezone_offset): on Kiritimati (UTC+14)
+    the stored time is 14 hours after UTC, whatever zone the server runs in."""
+    kiritimati = timezone(timedelta(hours=14))
+    with context(browser, "zone", timezone_id="Pacific/Kiritimati") as ctx:
+        page = ctx.new_page()
+        open_url(page, server.base + "/naive")
+        before = datetime.now(kiritimati).replace(tzinfo=None, microsecond=0)
+        answer_one(page)
+        wait_stored_attempts(page, 1)
+        after = datetime.now(kiritimati).replace(tzinfo=None)
+        at = datetime.fromisoformat(stored(page)["attempts"][0]["at"])
+        assert before <= at <= after
 
 
 def test_two_tabs_answering_alternately_and_a_question_link_in_a_new_tab(browser, server):

@@ -13,7 +13,7 @@ import streamlit as st
 
 from practice.progress import record_visit
 
-from . import figures, handcalc, state, widgets
+from . import clock, figures, handcalc, state, widgets
 from .figures import small_heatmap
 from .nav import LEARNING_KEYS, PAGE_BY_KEY, PAGES, available_pages, next_page, sidebar
 from .quiz import feedback, question_card, quiz_section
@@ -28,7 +28,7 @@ __all__ = [
     "next_page", "quiz_section", "question_card", "feedback", "compute", "cached_chart", "cached_table",
     "heatmap", "heatmap_chart", "heatmap_frame", "lazy_expander", "matrix_editor", "matrix_frame", "number_input",
     "set_matrix", "show_matrix", "show_table", "unique_labels", "weight_editors",
-    "state", "handcalc", "rounding_toggle", "profile", "figures", "small_heatmap",
+    "state", "clock", "handcalc", "rounding_toggle", "profile", "figures", "small_heatmap",
 ]
 
 # The rhythm of every learning page: ねらい → 解説 → 手計算 → 可視化 → 試してみよう → 確認クイズ

@@ -29,7 +29,7 @@ from practice.exam import record_exam
 from practice.progress import apply_answer, merge, new_progress, set_exam_in_progress, set_setting
 from practice.store import MAX_BYTES, ProgressError, dumps, parse_progress_bytes, parse_progress_text, validate_exam_state
 
-from . import storage
+from . import clock, storage
 
 PROGRESS_KEY = "progress"
 SYNC_KEY = "progress__sync"       # the bridge's bookkeeping (see _new_sync)
@@ -294,7 +294,8 @@ def set_settings(**values) -> None:
 def record_answer(question, choice: int, source: str) -> bool:
     """Store one answer (attempt + review schedule); returns whether it was right."""
     correct = int(choice) == question.answer
-    set_progress(apply_answer(get_progress(), question.id, question.topic, correct, int(choice), source))
+    set_progress(apply_answer(get_progress(), question.id, question.topic, correct, int(choice), source,
+                              clock.now()))
     return correct
 
 
