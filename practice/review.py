@@ -95,9 +95,9 @@ def rate(review: dict, qid: str, topic: str, correct: bool, when, retention: flo
     return _bounded(out, qid)
 
 
-def schedule_wrong(review: dict, qid: str, topic: str, today, retention: float = DEFAULT_RETENTION) -> dict:
+def schedule_wrong(review: dict, qid: str, topic: str, when, retention: float = DEFAULT_RETENTION) -> dict:
     """A wrong (or unanswered) question: rated Again (it enters the schedule if it was not in it)."""
-    return rate(review, qid, topic, False, today, retention)
+    return rate(review, qid, topic, False, when, retention)
 
 
 def review_answer(review: dict, qid: str, correct: bool, when, retention: float = DEFAULT_RETENTION) -> dict:
