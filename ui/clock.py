@@ -37,4 +37,3 @@ def now() -> datetime:
 def today() -> date:
     """The learner's calendar day."""
     return now().date()
-
