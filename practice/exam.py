@@ -459,12 +459,11 @@ def record_exam(progress: dict, result: dict, started_at: datetime, finished_at:
     choice was made, so they do not count in a page's answer statistics."""
     answered = [(it["qid"], it["topic"], it["correct"], it["choice"])
                 for it in result["items"] if it["choice"] is not None]
-    out = apply_answers(progress, answered, "exam", finished_at)  # a fresh copy
+    out = apply_answers(progress, answered, "exam", finished_at)  # a new record (sharing what it keeps)
     for it in result["items"]:
         if it["choice"] is None:
             out["review"] = schedule_wrong(out["review"], it["qid"], it["topic"], finished_at)
-    out["exams"].append(history_record(result, started_at, finished_at, pace_s))
-    del out["exams"][:-MAX_EXAMS_KEPT]
+    out["exams"] = (out["exams"] + [history_record(result, started_at, finished_at, pace_s)])[-MAX_EXAMS_KEPT:]
     return out
 
 

@@ -14,6 +14,9 @@ Schema (version 2; version 1 files are migrated by practice.store)::
 
 Functions never mutate their input: they return a new dict (the session keeps one
 reference and swaps it), so an interrupted update can never leave half-written progress.
+The new dict shares with the old one every part it does not change (an answer copies the list
+of attempts and the schedule's top level, not the 2,000 attempts and 1,000 cards in them):
+no value inside a record is ever changed in place, here or by a caller.
 
 Every answer anywhere goes through :func:`apply_answer`: it records the attempt AND updates
 the review schedule (practice.review: FSRS, wrong → Again, right → Good).
@@ -57,26 +60,20 @@ def set_setting(progress: dict, name: str, value) -> dict:
         raise ValueError(f"未知の設定 {name!r}")
     if progress["settings"][name] == value:
         return progress
-    out = copy.deepcopy(progress)
-    out["settings"][name] = value
-    return out
+    return {**progress, "settings": {**progress["settings"], name: value}}
 
 
 def set_exam_in_progress(progress: dict, state) -> dict:
     """A copy holding the unfinished mock exam (a JSON-able dict) or None."""
     if progress["exam_in_progress"] == state:
         return progress
-    out = copy.deepcopy(progress)
-    out["exam_in_progress"] = copy.deepcopy(state)
-    return out
+    return {**progress, "exam_in_progress": copy.deepcopy(state)}
 
 
 def record_visit(progress: dict, page_key: str) -> dict:
     if progress["visited"].get(page_key):
         return progress
-    out = copy.deepcopy(progress)
-    out["visited"][page_key] = True
-    return out
+    return {**progress, "visited": {**progress["visited"], page_key: True}}
 
 
 def _check_answer(source: str, choice: int) -> None:
@@ -88,7 +85,7 @@ def _check_answer(source: str, choice: int) -> None:
 
 def _append_attempt(out: dict, qid: str, topic: str, correct: bool, choice: int,
                     source: str, now: datetime) -> None:
-    """In place, on a copy the caller owns."""
+    """In place, on a copy the caller owns: ``out`` and its list ``out["attempts"]``."""
     out["attempts"].append({
         "qid": qid, "topic": topic, "correct": bool(correct), "choice": int(choice),
         "at": now.replace(microsecond=0, tzinfo=None).isoformat(), "source": source,
@@ -100,7 +97,7 @@ def record_attempt(progress: dict, qid: str, topic: str, correct: bool, choice: 
                    source: str = "page", now: datetime | None = None) -> dict:
     """Only the attempt (no review update): prefer :func:`apply_answer`."""
     _check_answer(source, choice)
-    out = copy.deepcopy(progress)
+    out = {**progress, "attempts": list(progress["attempts"])}
     _append_attempt(out, qid, topic, correct, choice, source, now or datetime.now())
     return out
 
@@ -117,7 +114,7 @@ def apply_answers(progress: dict, answers: list[tuple[str, str, bool, int]], sou
     now = now or datetime.now()
     for _, _, _, choice in answers:
         _check_answer(source, choice)
-    out = copy.deepcopy(progress)
+    out = {**progress, "attempts": list(progress["attempts"])}   # rate() returns a new schedule
     for qid, topic, correct, choice in answers:
         _append_attempt(out, qid, topic, correct, choice, source, now)
         out["review"] = _review.rate(out["review"], qid, topic, correct, now, retention(out))
@@ -182,9 +179,7 @@ def due_today(progress: dict, today: date, tz: tzinfo | None = None) -> int:
 
 
 def drop_review(progress: dict, qid: str) -> dict:
-    out = copy.deepcopy(progress)
-    out["review"] = _review.drop(out["review"], qid)
-    return out
+    return {**progress, "review": _review.drop(progress["review"], qid)}
 
 
 def suggest_page(progress: dict, keys) -> str | None:

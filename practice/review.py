@@ -13,14 +13,14 @@ Rule:
 State: ``{"<qid>": {"topic": str, "state": 1 | 2 | 3 (learning, review, relearning),
 "step": int | None, "stability": float | None, "difficulty": float | None,
 "due": ISO datetime (UTC), "last_review": ISO datetime | None, "lapses": int, "reps": int}}``.
-Functions return a new dict; the input is never changed.
+Functions return a new dict; the input is never changed (nor any card in it: a card that
+changes is replaced, so the new schedule shares the others with the old one).
 
 Files of schema version 1 kept Leitner boxes (1..5 with intervals 0, 1, 3, 7, 14 days):
 :func:`from_box` maps such an item onto an FSRS card.
 """
 from __future__ import annotations
 
-import copy
 from datetime import date, datetime, time, timedelta, timezone, tzinfo
 from functools import lru_cache
 
@@ -84,7 +84,7 @@ def rate(review: dict, qid: str, topic: str, correct: bool, when, retention: flo
     a wrong answer to an unscheduled question enters the schedule; a right one changes nothing."""
     if qid not in review and correct:
         return review
-    out = copy.deepcopy(review)
+    out = dict(review)   # the cards are replaced, never changed in place: the others are shared
     now = as_utc(when)
     old = out.get(qid)
     card = _card(old) if old else Card(card_id=1, due=now)
@@ -149,7 +149,7 @@ def next_due(review: dict, tz: tzinfo | None = None) -> str | None:
 
 def drop(review: dict, qid: str) -> dict:
     """The schedule without ``qid`` (e.g. a question that can no longer be generated)."""
-    return {k: copy.deepcopy(v) for k, v in review.items() if k != qid}
+    return {k: v for k, v in review.items() if k != qid}
 
 
 def from_box(topic: str, box: int, due: str, lapses: int) -> dict:

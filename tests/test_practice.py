@@ -10,14 +10,16 @@ from collections import Counter
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as hs
 
 import quizzes
 from practice import exam as ex
 from practice import review as rv
 from practice import store
-from practice.progress import (MAX_ATTEMPTS_KEPT, apply_answer, apply_answers, is_mastered, new_progress,
-                               overall, path_counts, record_attempt, record_visit, suggest_page, topic_stats,
-                               set_setting, weak_topics)
+from practice.progress import (MAX_ATTEMPTS_KEPT, apply_answer, apply_answers, drop_review, is_mastered,
+                               new_progress, overall, path_counts, record_attempt, record_visit,
+                               set_exam_in_progress, suggest_page, topic_stats, set_setting, weak_topics)
 from practice.store import ProgressError, export_bytes, parse_progress_bytes
 from quizzes.core import GENERATOR_INFO, TOPICS
 
@@ -173,6 +175,45 @@ def test_schema_1_box_maps_onto_an_fsrs_card_keeping_its_due_day(box):
 # ---------------------------------------------------------------------------
 # one place for answers: attempt + schedule
 # ---------------------------------------------------------------------------
+_QIDS = ["zz.qkv.calc0#1", "zz.qkv.calc0#2", "zz.mask.know1#4", "zz.naive.calc1#3"]
+_STEP = hs.one_of(
+    hs.tuples(hs.just("answer"), hs.sampled_from(_QIDS), hs.booleans(), hs.integers(0, 3),
+              hs.sampled_from(["page", "exam", "review", "drill"])),
+    hs.tuples(hs.just("visit"), hs.sampled_from(["naive", "qkv", "mask"])),
+    hs.tuples(hs.just("retention"), hs.sampled_from(rv.RETENTIONS)),
+    hs.tuples(hs.just("drop"), hs.sampled_from(_QIDS)),
+    hs.tuples(hs.just("exam"), hs.one_of(hs.none(), hs.fixed_dictionaries({"answers": hs.lists(hs.integers(0, 3), max_size=3)}))),
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=hs.lists(_STEP, min_size=1, max_size=25))
+def test_every_earlier_record_stays_as_it_was_while_later_ones_share_its_parts(steps):
+    """Copy on write: each update returns a new record that shares what it did not change; no
+    update may change a value inside an earlier record (the session keeps earlier records as
+    the ancestors of a two-tab merge)."""
+    versions = [new_progress()]
+    snapshots = [json.dumps(versions[0], sort_keys=True)]    # each record as it was when made
+    for i, step in enumerate(steps):
+        p, kind = versions[-1], step[0]
+        if kind == "answer":
+            qid = step[1]
+            p = apply_answer(p, qid, qid.split(".")[1], step[2], step[3], step[4], T0 + timedelta(minutes=7 * i))
+        elif kind == "visit":
+            p = record_visit(p, step[1])
+        elif kind == "retention":
+            p = set_setting(p, "retention", step[1])
+        elif kind == "drop":
+            p = drop_review(p, step[1])
+        else:
+            p = set_exam_in_progress(p, step[1])
+        versions.append(p)
+        snapshots.append(json.dumps(p, sort_keys=True))
+    assert [json.dumps(v, sort_keys=True) for v in versions] == snapshots   # none changed afterwards
+    answers = [s for s in steps if s[0] == "answer"]
+    assert [a["qid"] for a in versions[-1]["attempts"]] == [s[1] for s in answers]
+
+
 def test_apply_answer_wrong_on_page_schedules_right_does_not():
     p0 = new_progress()
     p1 = apply_answer(p0, "zz.qkv.calc0#5", "qkv", False, 2, "page", T0)
