@@ -186,6 +186,31 @@ def test_an_answer_is_kept_at_the_learners_wall_clock_time_not_the_servers(brows
         assert before <= at <= after
 
 
+def test_the_stored_record_travels_to_the_server_once_not_with_every_click(browser, server):
+    """The bridge reports the stored record as a trigger value: a state value would ride along
+    with every later rerun request of the session (a full record is up to 1 MB: on a phone's
+    uplink, seconds per click)."""
+    progress = new_progress()
+    for seed in range(300):
+        progress = apply_answer(progress, f"naive.chain_blank#{seed}", "naive", seed % 3 == 0, 0)
+    text = dumps(progress)
+    assert len(text) > 60_000
+    with context(browser, "upload") as ctx:
+        page = ctx.new_page()
+        open_url(page, server.base + "/review")        # an origin to write to
+        page.evaluate("([k, v]) => window.localStorage.setItem(k, v)", [STORE_KEY, text])
+        cdp = ctx.new_cdp_session(page)
+        cdp.send("Network.enable")
+        sent = []
+        cdp.on("Network.webSocketFrameSent", lambda e: sent.append(len(e["response"]["payloadData"])))
+        open_url(page, server.base + "/naive")
+        answer_one(page, 0)
+        answer_one(page, 1)
+        wait_stored_attempts(page, 302)
+        assert max(sent) > len(text)                    # the one read report: the record, once
+        assert sorted(sent)[-2] < 8_000, sorted(sent)[-5:]   # every click after it: a few hundred bytes
+
+
 def test_two_tabs_answering_alternately_and_a_question_link_in_a_new_tab(browser, server):
     base = server.base
     with context(browser, "tabs") as ctx:

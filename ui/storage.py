@@ -3,7 +3,9 @@
 One ``st.components.v2`` component, mounted by ``ui.page()`` on every page. Python hands it a
 small command object as ``data`` (never as code); the JavaScript below is this repository's own
 fixed code and never evaluates or renders what it stores. It reports back with
-``setStateValue("stored", …)``, which reruns the script (``on_stored_change``):
+``setTriggerValue("stored", …)``, which reruns the script (``on_stored_change``). A trigger, not
+a state value: a state value rides along with every later rerun request of the session, so the
+stored record read at the start (up to 1 MB) would travel to the server again with every click.
 
 - ``read`` (once per server session, tagged with the session's nonce): the stored text, whether
   storage works at all, and the size of a record kept aside;
@@ -49,12 +51,12 @@ function storage() {
   }
 }
 
-export default function ({ data, setStateValue }) {
+export default function ({ data, setTriggerValue }) {
   const cmd = data || {};
   const mem = (window.__attentionTutorStore = window.__attentionTutorStore || { done: {}, own: {} });
   const s = storage();
   const asideSize = () => { try { const a = s && s.getItem(ASIDE); return a ? a.length : 0; } catch (e) { return 0; } };
-  const report = (kind, extra) => setStateValue("stored", Object.assign(
+  const report = (kind, extra) => setTriggerValue("stored", Object.assign(
     { kind: kind, nonce: cmd.nonce, ok: s !== null, aside: asideSize() }, extra || {}));
 
   if (cmd.read && mem.done["read:" + cmd.nonce] === undefined) {
@@ -146,7 +148,7 @@ def fingerprint(text: str | None) -> str:
 
 def mount(data: dict, on_report, key: str = COMPONENT_KEY) -> None:
     """Mount the storage bridge (invisible) with this run's command object."""
-    _store(key=key, data=data, default={"stored": None}, on_stored_change=on_report, height=0)
+    _store(key=key, data=data, on_stored_change=on_report, height=0)
 
 
 def last_report(key: str = COMPONENT_KEY):
