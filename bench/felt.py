@@ -16,13 +16,19 @@ A cold open is timed from ``page.goto`` in a fresh browser context to a settled 
 drawn, no skeleton, the script run over, and on a learning page the quiz's question id shown.
 A return visit is the same in a new tab of a context that has opened the app before (the HTTP
 cache holds Streamlit's script chunks, the storage the progress): what a learner's next day feels.
+The verdict is also timed for a learner after weeks of practice: a browser whose storage holds a
+record at the kept maximum (2,000 answers, 1,000 questions to review), which every answer rewrites.
 """
 from __future__ import annotations
 
+import json
 import time
 from contextlib import ExitStack
 
 from .common import CHROMIUM, LAUNCH_ARGS, Config, Row, browser_available, median, ratio_samples, streamlit_server
+
+FULL_RECORD_JS = """([key, text]) => { if (!sessionStorage.getItem('felt-seeded')) {
+  localStorage.setItem(key, text); sessionStorage.setItem('felt-seeded', '1'); } }"""
 
 TARGET_RATIO = 1.5
 TIMEOUT_MS = 60_000
@@ -174,6 +180,28 @@ def _choose_and_submit(page) -> tuple[float, float]:
     return choose, submit
 
 
+def full_record() -> str:
+    """The stored text of a record at the kept maximum: MAX_ATTEMPTS_KEPT answers to questions of
+    every topic (one in three right), the wrong ones scheduled for review (MAX_ITEMS of them)."""
+    from datetime import datetime
+
+    import quizzes
+    from practice.progress import MAX_ATTEMPTS_KEPT, apply_answers, new_progress
+    from practice.review import MAX_ITEMS
+    from practice.store import dumps
+    from quizzes.core import TOPICS
+
+    gens = [g for topic in TOPICS for g in quizzes.by_topic(topic)]
+    answers, wrong, i = [], 0, 0
+    while len(answers) < MAX_ATTEMPTS_KEPT or wrong < MAX_ITEMS:
+        q = quizzes.from_id(f"{gens[i % len(gens)]}#{i}")
+        right = i % 3 == 0
+        wrong += not right
+        answers.append((q.id, q.topic, right, q.answer if right else (q.answer + 1) % 4))
+        i += 1
+    return dumps(apply_answers(new_progress(), answers, "page", datetime(2026, 9, 30, 9)))
+
+
 def _switch(page, label: str, need_quiz: bool = True) -> float:
     link = page.locator('[data-testid="stSidebar"] a[data-testid="stPageLink-NavLink"]').filter(has_text=label).first
     _arm(page, H1_JS)
@@ -202,7 +230,9 @@ def run(cfg: Config) -> list[Row]:
     reps = cfg.reps(full=15, quick=2)  # interactions spread widely on a shared machine: 15 pairs
     opens = cfg.reps(full=3, quick=1)
     res: dict[str, list[float]] = {k: [] for k in ("floor", "slider", "floor2", "cell", "floor3", "choose",
-                                                   "submit", "floor4", "switch", "edfloor", "pgfloor")}
+                                                   "submit", "submit_full", "floor4", "switch", "edfloor", "pgfloor")}
+    from ui.storage import STORE_KEY
+    full = full_record()
     with sync_playwright() as p, ExitStack() as stack:
         app = stack.enter_context(streamlit_server(watch_files=False))
         floor_srv = stack.enter_context(streamlit_server(watch_files=False, script="bench/floor_app.py"))
@@ -218,6 +248,10 @@ def run(cfg: Config) -> list[Row]:
         scaling, naive = PAGE_BY_KEY["scaling"], PAGE_BY_KEY["naive"]
         _c1, spage, _ = _open(browser, app.base + scaling.url, True)
         _c2, npage, _ = _open(browser, app.base + naive.url, True)
+        full_ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+        full_ctx.add_init_script(INIT_JS)
+        full_ctx.add_init_script(script=f"({FULL_RECORD_JS})({json.dumps([STORE_KEY, full])})")
+        _c3, fullpage, _ = _open(browser, app.base + naive.url, True, ctx=full_ctx)
         cfg.log("  felt: slider on ③ vs the floor's slider …")
         for i in range(reps):
             res["floor"].append(floor.sample())
@@ -234,6 +268,7 @@ def run(cfg: Config) -> list[Row]:
             choose, submit = _choose_and_submit(npage)
             res["choose"].append(choose)
             res["submit"].append(submit)
+            res["submit_full"].append(_choose_and_submit(fullpage)[1])
         qkv = PAGE_BY_KEY["qkv"]
         for i in range(reps):
             res["floor4"].append(floor.sample())
@@ -247,6 +282,8 @@ def run(cfg: Config) -> list[Row]:
             _row("① matrix cell edit + Enter vs the editor floor", res["cell"], res["edfloor"]),
             _row("① quiz: choose an option → 回答する clickable", res["choose"], res["floor3"]),
             _row("① quiz: 回答する → verdict shown", res["submit"], res["floor3"]),
+            _row(f"① quiz: 回答する → verdict shown, full stored record ({len(full.encode()) // 1000} kB)",
+                 res["submit_full"], res["floor3"]),
             Row("felt", "floor pages app: sidebar page switch → other page drawn (reference)", res["pgfloor"], "ms"),
             _row("sidebar page switch (① ⇄ ②) → page settled", res["switch"], res["floor4"]),
             _row("sidebar page switch (① ⇄ ②) vs the page-switch floor", res["switch"], res["pgfloor"]),
