@@ -103,13 +103,19 @@ def _settle(page, need_quiz: bool = False) -> None:
     page.wait_for_timeout(250)
 
 
+def _context(browser):
+    """A fresh browser context (empty HTTP cache and storage) with the timer installed."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    ctx.add_init_script(INIT_JS)
+    return ctx
+
+
 def _open(browser, url: str, need_quiz: bool, ctx=None):
     """Open ``url`` in a new tab and wait until it has settled: in a fresh browser context (a
     first visit: empty HTTP cache and storage) or in ``ctx`` (a return visit: the script chunks
     already in the HTTP cache, the progress in the browser's storage)."""
     if ctx is None:
-        ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-        ctx.add_init_script(INIT_JS)
+        ctx = _context(browser)
     page = ctx.new_page()
     t0 = time.perf_counter()
     page.goto(url, wait_until="commit", timeout=TIMEOUT_MS)
@@ -226,12 +232,12 @@ def run(cfg: Config) -> list[Row]:
     from playwright.sync_api import sync_playwright
 
     from ui.nav import PAGE_BY_KEY, available_pages
+    from ui.storage import STORE_KEY
 
     reps = cfg.reps(full=15, quick=2)  # interactions spread widely on a shared machine: 15 pairs
     opens = cfg.reps(full=3, quick=1)
     res: dict[str, list[float]] = {k: [] for k in ("floor", "slider", "floor2", "cell", "floor3", "choose",
                                                    "submit", "submit_full", "floor4", "switch", "edfloor", "pgfloor")}
-    from ui.storage import STORE_KEY
     full = full_record()
     with sync_playwright() as p, ExitStack() as stack:
         app = stack.enter_context(streamlit_server(watch_files=False))
@@ -248,8 +254,7 @@ def run(cfg: Config) -> list[Row]:
         scaling, naive = PAGE_BY_KEY["scaling"], PAGE_BY_KEY["naive"]
         _c1, spage, _ = _open(browser, app.base + scaling.url, True)
         _c2, npage, _ = _open(browser, app.base + naive.url, True)
-        full_ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-        full_ctx.add_init_script(INIT_JS)
+        full_ctx = _context(browser)
         full_ctx.add_init_script(script=f"({FULL_RECORD_JS})({json.dumps([STORE_KEY, full])})")
         _c3, fullpage, _ = _open(browser, app.base + naive.url, True, ctx=full_ctx)
         cfg.log("  felt: slider on ③ vs the floor's slider …")

@@ -8,7 +8,7 @@ from practice.progress import apply_answer, new_progress
 import quizzes
 import ui.clock as clock
 
-from apphelpers import metric, no_exception, open_page, page_text
+from apphelpers import metric, no_exception, open_page, page_text, wrong
 
 REVIEW = "pages/21_review.py"
 HONOLULU = timezone(-timedelta(hours=10))    # JavaScript's getTimezoneOffset() there: +600
@@ -35,7 +35,7 @@ def test_review_page_counts_the_learners_day_and_keeps_a_late_miss_in_it(monkeyp
     monkeypatch.setattr(clock, "zone", lambda offset_min=None: HONOLULU)
     monkeypatch.setattr(clock, "now", lambda: late)
     q1, q2 = quizzes.from_id("zz.qkv.calc0#11"), quizzes.from_id("zz.mask.know1#4")
-    p = apply_answer(new_progress(), q1.id, q1.topic, False, (q1.answer + 1) % 4, "page", late - timedelta(minutes=5))
+    p = apply_answer(new_progress(), q1.id, q1.topic, False, wrong(q1), "page", late - timedelta(minutes=5))
     card = rv.from_box(q2.topic, 3, "2026-03-02", 0)        # due 00:00 UTC on 2 March = 14:00 on 1 March here
     p["review"][q2.id] = card
     at = no_exception(open_page(REVIEW, session={"progress": p}))

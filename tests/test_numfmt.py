@@ -313,7 +313,8 @@ def test_chart_tooltips_use_the_formatter():
     assert df["表示"].tolist() == [numfmt.fixed(v, 2) for v in df["値"]]
     bars = figures.weight_bars([0.0625, 0.3125, 0.625], ["a", "b", "c"])["datasets"]["weights"]
     assert bars["表示"].tolist() == ["0.06250", "0.31250", "0.62500"]
-    sat = figures.saturation_chart(tb.SATURATION_SCORES[0], tutor.scaling.saturation_point(tb.SATURATION_SCORES[0], 1.0))["datasets"]["curve"]
+    scores = tb.SATURATION_SCORES[0]
+    sat = figures.saturation_chart(scores, tutor.scaling.saturation_point(scores, 1.0))["datasets"]["curve"]
     assert sat["表示"].tolist() == [numfmt.fixed(v, 5) for v in sat["値"]]
     runs = figures.compare_runs_chart(([0, 1],), ([0.5, 0.00012345],), ["A"], "t", "y").data
     assert runs["表示"].tolist() == ["0.5", "0.000123"]

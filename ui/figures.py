@@ -180,8 +180,9 @@ def _curve_rows(scores: tuple) -> tuple:
 def saturation_chart(scores, here) -> dict:
     """Largest weight and gradient size of softmax(c·s) against the factor c (the curve of
     tutor.scaling.saturation_curve) as lines, with a dashed rule and a point on each line at the
-    current c: ``here``, the page's tutor.scaling.SaturationPoint of c (a Vega-Lite dict). The lines carry no point per step: 80 symbols redrawn on every
-    slider step cost ≈ 10 ms and said nothing the line and the two current points do not."""
+    current c — ``here``, the page's tutor.scaling.SaturationPoint of c (a Vega-Lite dict). The
+    lines carry no point per step: 80 symbols redrawn on every slider step cost ≈ 10 ms and said
+    nothing the line and the two current points do not."""
     scores = tuple(float(v) for v in np.ravel(scores))
     rows = [dict(r) for r in _curve_rows(scores)]
     encoding = {"x": {"field": "倍率 c", "type": "quantitative"},
