@@ -300,3 +300,44 @@ def test_a_read_that_arrives_after_giving_up_is_still_merged_in(session):
     report(session, kind="read", text=dumps(saved()))
     assert sync["ok"] and sync["failure"] == ""
     assert [a["qid"] for a in session[state.PROGRESS_KEY]["attempts"]] == [QIDS[0], QIDS[1]]
+
+
+def test_a_writes_text_goes_out_once_and_again_only_when_the_browser_asks(session, monkeypatch):
+    """Every full-page run mounts the bridge again: a record of hundreds of kB must not ride
+    along with each of them. The first command holding a write carries its text; later ones
+    name it by seq; a browser that never ran it reports "resend" and gets the text again."""
+    mounts = []
+    monkeypatch.setattr(storage, "mount", lambda data, on_report, key=storage.COMPONENT_KEY: mounts.append((key, data)))
+    report(session, kind="read", text=dumps(saved()))
+    sync = session[state.SYNC_KEY]
+    state.set_progress(record_visit(state.get_progress(), "home"))
+    state.flush(key="card_store")                                   # an answer in a card's fragment
+    (key, first), = mounts
+    (write,) = first["ops"]
+    assert key == "card_store" and json.loads(write["text"])["visited"]["home"] is True
+    assert state.sync() is True                                     # the next full-page run
+    named = mounts[-1][1]["ops"][0]
+    assert mounts[-1][0] == storage.COMPONENT_KEY and named == {"op": "write", "seq": write["seq"],
+                                                                 "expect": write["expect"]}
+    state.flush(key="card_store")                                   # nothing new: the card mounts nothing
+    assert len(mounts) == 2
+    report(session, kind="resend", seq=write["seq"])                # this browser never ran it
+    state.flush(key="card_store")                                   # (the report's rerun, in the card)
+    assert mounts[-1] == ("card_store", {"nonce": sync["nonce"], "read": False, "ops": [write]})
+    assert state.sync() and "text" not in mounts[-1][1]["ops"][0]   # and once only
+    state.set_progress(record_visit(state.get_progress(), "qkv"))
+    assert state.sync()                                             # a newer write supersedes it
+    (newer,) = mounts[-1][1]["ops"]
+    assert newer["seq"] > write["seq"] and "qkv" in json.loads(newer["text"])["visited"]
+    assert sync["text_out"] == {newer["seq"]}
+    report(session, kind="resend", seq=write["seq"])                # a late ask for the superseded one
+    assert state.sync() and mounts[-1][1]["ops"] == [{k: v for k, v in newer.items() if k != "text"}]
+
+
+def test_a_session_older_than_the_text_bookkeeping_goes_on_without_sending_again(session, monkeypatch):
+    monkeypatch.setattr(storage, "mount", lambda *a, **k: None)
+    report(session, kind="read", text=dumps(saved()))
+    state.set_progress(record_visit(state.get_progress(), "home"))
+    state.sync()
+    del session[state.SYNC_KEY]["text_out"]                         # the app's code updated under the session
+    assert "text" not in state._command(state._sync_state())["ops"][0]

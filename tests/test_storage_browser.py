@@ -211,6 +211,49 @@ def test_the_stored_record_travels_to_the_server_once_not_with_every_click(brows
         assert sorted(sent)[-2] < 8_000, sorted(sent)[-5:]   # every click after it: a few hundred bytes
 
 
+def test_an_answers_record_goes_to_the_browser_once_and_again_only_if_it_did_not_arrive(browser, server):
+    """The bridge is mounted again by every full-page run; the record an answer wrote (hundreds
+    of kB for a learner after weeks) must not travel again with each page switch after it. A
+    browser that did not run the write (its command was lost) asks for the text and gets it."""
+    progress = new_progress()
+    for seed in range(300):
+        progress = apply_answer(progress, f"naive.chain_blank#{seed}", "naive", seed % 3 == 0, 0)
+    text = dumps(progress)
+    with context(browser, "write-once") as ctx:
+        page = ctx.new_page()
+        open_url(page, server.base + "/review")        # an origin to write to
+        page.evaluate("([k, v]) => window.localStorage.setItem(k, v)", [STORE_KEY, text])
+        open_url(page, server.base + "/qkv")           # both pages visited: a switch writes nothing new
+        open_url(page, server.base + "/naive")
+        wait_stored_attempts(page, 300)
+        before = page.evaluate(f"() => window.localStorage.getItem({json.dumps(STORE_KEY)})")
+        cdp = ctx.new_cdp_session(page)
+        cdp.send("Network.enable")
+        received = []
+        cdp.on("Network.webSocketFrameReceived", lambda e: received.append(len(e["response"]["payloadData"])))
+        answer_one(page, 0)
+        wait_stored_attempts(page, 301)
+        assert max(received) > len(text)                # the answer's write: the record, once
+        sidebar = page.locator('[data-testid="stSidebar"]')
+        for label in ("Q・K・V", "素朴なAttention"):     # two full-page runs after the answer
+            received.clear()
+            sidebar.get_by_role("link").filter(has_text=label).first.click()
+            wait_until_rendered(page)
+            expect(page.locator("h1").first).to_contain_text(label, timeout=20_000)
+            assert max(received) < len(text) // 4, sorted(received)[-3:]
+        # as if the answer's write had never reached this tab: storage and the bridge's memory as before it
+        page.evaluate("""([k, v]) => { window.localStorage.setItem(k, v);
+            const mem = window.__attentionTutorStore;
+            for (const id of Object.keys(mem.done)) if (!id.startsWith("read:")) delete mem.done[id];
+            mem.own = {}; }""", [STORE_KEY, before])
+        received.clear()
+        sidebar.get_by_role("link").filter(has_text="Q・K・V").first.click()
+        wait_until_rendered(page)
+        wait_stored_attempts(page, 301)                 # asked for again, written
+        assert max(received) > len(text)
+        assert_healthy(page)
+
+
 def test_two_tabs_answering_alternately_and_a_question_link_in_a_new_tab(browser, server):
     base = server.base
     with context(browser, "tabs") as ctx:

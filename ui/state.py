@@ -59,6 +59,7 @@ def _new_sync() -> dict:
         "sent": {},             # seq → record queued for writing (ancestors for a merge)
         "seq": 0,
         "ops": [],              # commands for the browser (the JS runs each seq once)
+        "text_out": set(),      # seqs of writes whose text has gone out in a command (see _command)
         "written": None,        # the record last queued (identity / equality)
         "aside": 0,             # size of a record kept aside in this browser (characters)
         "problem": "",          # why the stored record could not be used (this session)
@@ -72,7 +73,10 @@ def _sync_state() -> dict:
         if not _has_browser():  # AppTest: the progress lives in the session only
             s["loaded"], s["browser"], s["ok"] = True, False, False
         st.session_state[SYNC_KEY] = s
-    return st.session_state[SYNC_KEY]
+    s = st.session_state[SYNC_KEY]
+    if "text_out" not in s:  # a session older than the field (the app's code was updated under it)
+        s["text_out"] = {op["seq"] for op in s["ops"]}
+    return s
 
 
 def init() -> None:
@@ -191,6 +195,8 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
             "aside" if s["problem"] else "unavailable")
     elif kind == "dropped":
         s["aside"] = 0
+    elif kind == "resend" and isinstance(rep.get("seq"), int):
+        s["text_out"].discard(rep["seq"])  # this report's rerun mounts the bridge with the text
 
 
 def _queue_write(s: dict) -> None:
@@ -223,7 +229,25 @@ def _queue_write(s: dict) -> None:
 
 
 def _command(s: dict) -> dict:
-    return {"nonce": s["nonce"], "read": not s["loaded"], "ops": s["ops"]}
+    """The command for the next mount of a bridge instance. A write's text (the whole record, up
+    to 1 MB) goes out in the first command that holds the write; later commands name the write
+    by its seq only, since every later full-page run mounts the bridge again. A browser that has
+    not run that write (its command never arrived) asks for the text again (report "resend")."""
+    ops = []
+    for op in s["ops"]:
+        if op["op"] == "write":
+            if op["seq"] in s["text_out"]:
+                op = {k: v for k, v in op.items() if k != "text"}
+            else:
+                s["text_out"].add(op["seq"])
+        ops.append(op)
+    s["text_out"] &= {op["seq"] for op in ops}   # (a superseded write is never asked for again)
+    return {"nonce": s["nonce"], "read": not s["loaded"], "ops": ops}
+
+
+def _text_pending(s: dict) -> bool:
+    """A write in the command whose text has not gone out (yet, or again after a "resend")."""
+    return any(op["op"] == "write" and op["seq"] not in s["text_out"] for op in s["ops"])
 
 
 @st.fragment(run_every=5)
@@ -256,11 +280,12 @@ def flush(key: str = storage.TAIL_KEY) -> None:
     """Write what changed since ``ui.page()`` ran: at the end of a page whose body — not a
     callback — changes the progress or st.session_state["exam"], and at the end of an
     st.fragment whose rerun recorded an answer (a fragment rerun does not run ``ui.page()``).
-    ``key`` names the bridge instance mounted here (one per place that calls flush)."""
+    ``key`` names the bridge instance mounted here (one per place that calls flush). It also
+    mounts when a write's text is to go out again (the browser asked for it from this place)."""
     s = _sync_state()
     before = s["seq"]
     _queue_write(s)
-    if s["browser"] and s["seq"] != before:
+    if s["browser"] and (s["seq"] != before or _text_pending(s)):
         storage.mount(_command(s), functools.partial(_on_report, key), key=key)
 
 

@@ -11,7 +11,9 @@ stored record read at the start (up to 1 MB) would travel to the server again wi
   storage works at all, and the size of a record kept aside;
 - ``write`` {seq, text, expect}: compare-and-swap. It writes only if the stored text is still
   the one Python last saw (hash ``expect``) or this tab's own last write; otherwise another tab
-  wrote in between, and it reports ``conflict`` with the stored text (Python merges, writes again);
+  wrote in between, and it reports ``conflict`` with the stored text (Python merges, writes again).
+  The text travels once: later commands name the write without it (``ui.state._command``); a
+  browser that has not run it reports ``resend`` and the next run sends the text again;
 - ``aside`` {expect}: moves an unusable stored text to ASIDE_KEY (kept, never overwritten by a
   write) before a fresh start; ``clear``: removes the record (「この端末の記録を消す」).
 
@@ -69,6 +71,10 @@ export default function ({ data, setTriggerValue }) {
   for (const op of cmd.ops || []) {
     const id = cmd.nonce + ":" + op.seq;
     if (mem.done[id]) continue;        // each command runs once, even when the page is drawn again
+    if (op.op === "write" && typeof op.text !== "string") {
+      report("resend", { seq: op.seq });  // named but not run here: its first command never arrived
+      return;
+    }
     mem.done[id] = true;
     if (s === null) { report("failed", { seq: op.seq, error: "unavailable" }); return; }
     try {
