@@ -131,12 +131,49 @@ def test_merge_of_the_unfinished_exam_takes_the_side_that_changed_it():
 # ---------------------------------------------------------------------------
 # ui.state and the browser's reports (a dict stands in for st.session_state)
 # ---------------------------------------------------------------------------
-def test_fingerprint_is_fnv1a_of_the_utf8_bytes():
+def test_fingerprint_is_crc32_of_the_utf8_bytes():
     assert storage.fingerprint(None) == "none"
-    assert storage.fingerprint("") == "811c9dc5:0"
-    assert storage.fingerprint("a") == "e40c292c:1"
-    assert storage.fingerprint("foobar") == "bf9cf968:6"
-    assert storage.fingerprint("試験").endswith(":6")
+    assert storage.fingerprint("") == "00000000:0"
+    assert storage.fingerprint("a") == "e8b7be43:1"
+    assert storage.fingerprint("foobar") == "9ef61f95:6"
+    assert storage.fingerprint("試験") == "f7099c42:6"
+    assert storage.fingerprint("a\ud800b") == storage.fingerprint("a\ufffdb")   # as JavaScript's TextEncoder
+
+
+def patched(text: str, hunks) -> str:
+    """What the bridge's JavaScript patched() does with the hunks."""
+    out, at = [], 0
+    for start, end, piece in hunks:
+        out += [text[at:start], piece]
+        at = end
+    return "".join(out + [text[at:]])
+
+
+WEEKS = play(new_progress(), [("answer", QIDS[n % len(QIDS)], n % 3 == 0, n % 4) for n in range(80)], [T0])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(OPS, max_size=12), st.lists(OPS, min_size=1, max_size=3))
+def test_a_patch_turns_the_stored_text_into_the_new_one(before, after):
+    start = play(WEEKS, before, [T0 + timedelta(days=5)])
+    old, new = dumps(start), dumps(play(start, after, [T0 + timedelta(days=9)]))
+    hunks = storage.patch(old, new)
+    assert hunks is not None and patched(old, hunks) == new
+    assert all(0 <= a <= b <= len(old) for a, b, _ in hunks)
+    assert all(b <= c for (_, b, _), (c, _, _) in zip(hunks, hunks[1:]))   # in order, not overlapping
+
+
+def test_an_answer_on_a_full_record_is_a_patch_of_a_few_hundred_bytes():
+    progress = new_progress()
+    for n in range(2_100):   # past the kept maximum: each answer also drops the oldest one
+        qid = QIDS[n % len(QIDS)] + f"{n}"
+        progress = apply_answer(progress, qid, qid.split(".")[1], n % 3 == 0, n % 4, "page", T0 + timedelta(minutes=n))
+    old = dumps(progress)
+    new = dumps(apply_answer(progress, QIDS[0], "qkv", True, 0, "page", T0 + timedelta(days=9)))
+    hunks = storage.patch(old, new)
+    assert patched(old, hunks) == new and len(json.dumps(hunks)) < 1_500 < len(new) // 100
+    assert storage.patch(None, new) is None                       # nothing stored: the whole text
+    assert storage.patch(old, new.replace("qkv", "q\U0001F600kv")) is None   # counted otherwise in JavaScript
 
 
 @pytest.fixture
@@ -302,36 +339,43 @@ def test_a_read_that_arrives_after_giving_up_is_still_merged_in(session):
     assert [a["qid"] for a in session[state.PROGRESS_KEY]["attempts"]] == [QIDS[0], QIDS[1]]
 
 
-def test_a_writes_text_goes_out_once_and_again_only_when_the_browser_asks(session, monkeypatch):
+def test_a_write_goes_out_once_as_a_patch_and_whole_only_when_the_browser_asks(session, monkeypatch):
     """Every full-page run mounts the bridge again: a record of hundreds of kB must not ride
-    along with each of them. The first command holding a write carries its text; later ones
-    name it by seq; a browser that never ran it reports "resend" and gets the text again."""
+    along with each of them. The first command holding a write carries it — as a patch of the
+    text the browser holds — later ones name it by seq; a browser that never ran it, or holds
+    another text, reports "resend" and gets the whole text."""
     mounts = []
     monkeypatch.setattr(storage, "mount", lambda data, on_report, key=storage.COMPONENT_KEY: mounts.append((key, data)))
-    report(session, kind="read", text=dumps(saved()))
+    stored = dumps(WEEKS)
+    report(session, kind="read", text=stored)
     sync = session[state.SYNC_KEY]
     state.set_progress(record_visit(state.get_progress(), "home"))
     state.flush(key="card_store")                                   # an answer in a card's fragment
     (key, first), = mounts
     (write,) = first["ops"]
-    assert key == "card_store" and json.loads(write["text"])["visited"]["home"] is True
+    now = dumps(state.get_progress())
+    assert key == "card_store" and "text" not in write and write["expect"] == storage.fingerprint(stored)
+    assert write["patch"]["base"] == storage.fingerprint(stored) and write["patch"]["fp"] == storage.fingerprint(now)
+    assert patched(stored, write["patch"]["hunks"]) == now and len(json.dumps(write)) < len(now) // 10
     assert state.sync() is True                                     # the next full-page run
-    named = mounts[-1][1]["ops"][0]
-    assert mounts[-1][0] == storage.COMPONENT_KEY and named == {"op": "write", "seq": write["seq"],
-                                                                 "expect": write["expect"]}
+    named = {"op": "write", "seq": write["seq"], "expect": write["expect"]}
+    assert mounts[-1][0] == storage.COMPONENT_KEY and mounts[-1][1]["ops"] == [named]
     state.flush(key="card_store")                                   # nothing new: the card mounts nothing
     assert len(mounts) == 2
     report(session, kind="resend", seq=write["seq"])                # this browser never ran it
     state.flush(key="card_store")                                   # (the report's rerun, in the card)
-    assert mounts[-1] == ("card_store", {"nonce": sync["nonce"], "read": False, "ops": [write]})
-    assert state.sync() and "text" not in mounts[-1][1]["ops"][0]   # and once only
+    assert mounts[-1] == ("card_store", {"nonce": sync["nonce"], "read": False, "ops": [{**named, "text": now}]})
+    assert state.sync() and mounts[-1][1]["ops"] == [named]         # and once only
     state.set_progress(record_visit(state.get_progress(), "qkv"))
     assert state.sync()                                             # a newer write supersedes it
     (newer,) = mounts[-1][1]["ops"]
-    assert newer["seq"] > write["seq"] and "qkv" in json.loads(newer["text"])["visited"]
+    assert newer["seq"] > write["seq"] and newer["patch"]["base"] == storage.fingerprint(now)
+    assert json.loads(patched(now, newer["patch"]["hunks"]))["visited"]["qkv"] is True
     assert sync["text_out"] == {newer["seq"]}
     report(session, kind="resend", seq=write["seq"])                # a late ask for the superseded one
-    assert state.sync() and mounts[-1][1]["ops"] == [{k: v for k, v in newer.items() if k != "text"}]
+    assert state.sync() and mounts[-1][1]["ops"] == [{k: v for k, v in newer.items() if k != "patch"}]
+    state.set_progress(record_visit(state.get_progress(), "mask"))
+    assert state.sync() and "text" in mounts[-1][1]["ops"][0]       # (what the browser holds is not known now)
 
 
 def test_a_session_older_than_the_text_bookkeeping_goes_on_without_sending_again(session, monkeypatch):

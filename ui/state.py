@@ -60,6 +60,7 @@ def _new_sync() -> dict:
         "seq": 0,
         "ops": [],              # commands for the browser (the JS runs each seq once)
         "text_out": set(),      # seqs of writes whose text has gone out in a command (see _command)
+        "base": None,           # the text the browser's storage holds if it ran what went out
         "written": None,        # the record last queued (identity / equality)
         "aside": 0,             # size of a record kept aside in this browser (characters)
         "problem": "",          # why the stored record could not be used (this session)
@@ -74,8 +75,8 @@ def _sync_state() -> dict:
             s["loaded"], s["browser"], s["ok"] = True, False, False
         st.session_state[SYNC_KEY] = s
     s = st.session_state[SYNC_KEY]
-    if "text_out" not in s:  # a session older than the field (the app's code was updated under it)
-        s["text_out"] = {op["seq"] for op in s["ops"]}
+    if "text_out" not in s:  # a session older than the fields (the app's code was updated under it)
+        s["text_out"], s["base"] = {op["seq"] for op in s["ops"]}, None
     return s
 
 
@@ -119,6 +120,8 @@ def _has_browser() -> bool:
 def _queue(s: dict, op: dict) -> None:
     s["seq"] += 1
     op = {**op, "seq": s["seq"]}
+    if op["op"] in ("clear", "aside"):
+        s["base"] = None      # (the browser's storage is empty after it)
     if op["op"] == "write":   # an older write is superseded by this one
         s["ops"] = [o for o in s["ops"] if o["op"] != "write"][-3:]
     s["ops"] = (s["ops"] + [op])[-4:]
@@ -167,7 +170,7 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
                 _unusable(s, text, exc)
                 stored = new_progress()
             else:
-                s["confirmed_fp"] = storage.fingerprint(text)
+                s["confirmed_fp"], s["base"] = storage.fingerprint(text), text
         s["confirmed"] = stored
         mine = st.session_state[PROGRESS_KEY]
         st.session_state[PROGRESS_KEY] = stored if mine == new_progress() else merge(new_progress(), mine, stored)
@@ -186,6 +189,7 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
             except ProgressError as exc:
                 _unusable(s, text, exc)
         s["confirmed"], s["confirmed_fp"], s["sent"] = theirs, fp, {}
+        s["base"] = text if isinstance(text, str) else None
         st.session_state[PROGRESS_KEY] = merge(ancestor, st.session_state[PROGRESS_KEY], theirs)
         s["written"] = None  # write the merged record
         _restore_exam(st.session_state[PROGRESS_KEY])
@@ -196,7 +200,8 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
     elif kind == "dropped":
         s["aside"] = 0
     elif kind == "resend" and isinstance(rep.get("seq"), int):
-        s["text_out"].discard(rep["seq"])  # this report's rerun mounts the bridge with the text
+        s["text_out"].discard(rep["seq"])  # this report's rerun mounts the bridge with the text,
+        s["base"] = None                   # whole: what the browser holds is not known
 
 
 def _queue_write(s: dict) -> None:
@@ -230,16 +235,24 @@ def _queue_write(s: dict) -> None:
 
 def _command(s: dict) -> dict:
     """The command for the next mount of a bridge instance. A write's text (the whole record, up
-    to 1 MB) goes out in the first command that holds the write; later commands name the write
-    by its seq only, since every later full-page run mounts the bridge again. A browser that has
-    not run that write (its command never arrived) asks for the text again (report "resend")."""
+    to 1 MB) goes out once, in the first command that holds the write, and as a patch of the
+    text the browser holds when there is one (storage.patch: an answer changes a few hundred
+    bytes); later commands name the write by its seq only, since every later full-page run mounts
+    the bridge again. A browser that has not run that write (its command never arrived) or holds
+    another text than the patch is for asks for the whole text (report "resend")."""
     ops = []
     for op in s["ops"]:
         if op["op"] == "write":
-            if op["seq"] in s["text_out"]:
-                op = {k: v for k, v in op.items() if k != "text"}
-            else:
+            text, op = op["text"], {k: v for k, v in op.items() if k != "text"}
+            if op["seq"] not in s["text_out"]:
+                hunks = storage.patch(s["base"], text)
+                if hunks is None:
+                    op["text"] = text
+                else:
+                    op["patch"] = {"base": storage.fingerprint(s["base"]), "fp": storage.fingerprint(text),
+                                   "hunks": hunks}
                 s["text_out"].add(op["seq"])
+                s["base"] = text
         ops.append(op)
     s["text_out"] &= {op["seq"] for op in ops}   # (a superseded write is never asked for again)
     return {"nonce": s["nonce"], "read": not s["loaded"], "ops": ops}

@@ -22,6 +22,11 @@ for this tab only.
 """
 from __future__ import annotations
 
+import difflib
+import itertools
+import re
+import zlib
+
 import streamlit as st
 
 STORE_KEY = "attention-tutor/progress"          # localStorage keys (the JS below has the same)
@@ -33,12 +38,27 @@ _JS = r"""
 const KEY = "attention-tutor/progress";
 const ASIDE = "attention-tutor/progress-unreadable";
 
-function fingerprint(text) {           // FNV-1a (32 bit) of the UTF-8 bytes, and their count
+const CRC = new Uint32Array(256);       // CRC-32 (zlib's) table
+for (let n = 0; n < 256; n++) {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  CRC[n] = c >>> 0;
+}
+
+function fingerprint(text) {           // CRC-32 of the UTF-8 bytes, and their count
   if (text === null || text === undefined) return "none";
   const bytes = new TextEncoder().encode(text);
-  let h = 0x811c9dc5;
-  for (let i = 0; i < bytes.length; i++) { h ^= bytes[i]; h = Math.imul(h, 0x01000193) >>> 0; }
-  return h.toString(16).padStart(8, "0") + ":" + bytes.length;
+  let c = 0xffffffff;
+  for (let i = 0; i < bytes.length; i++) c = CRC[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
+  return ((c ^ 0xffffffff) >>> 0).toString(16).padStart(8, "0") + ":" + bytes.length;
+}
+
+function patched(text, hunks) {        // [start, end, piece]: text[start:end] becomes piece, in order
+  const out = [];
+  let at = 0;
+  for (const [start, end, piece] of hunks) { out.push(text.slice(at, start), piece); at = end; }
+  out.push(text.slice(at));
+  return out.join("");
 }
 
 function storage() {
@@ -71,7 +91,7 @@ export default function ({ data, setTriggerValue }) {
   for (const op of cmd.ops || []) {
     const id = cmd.nonce + ":" + op.seq;
     if (mem.done[id]) continue;        // each command runs once, even when the page is drawn again
-    if (op.op === "write" && typeof op.text !== "string") {
+    if (op.op === "write" && typeof op.text !== "string" && !op.patch) {
       report("resend", { seq: op.seq });  // named but not run here: its first command never arrived
       return;
     }
@@ -96,12 +116,21 @@ export default function ({ data, setTriggerValue }) {
         report("dropped", { seq: op.seq });
         return;
       } else if (op.op === "write") {
-        if (!mine && cur !== op.text) {
+        let text = op.text;
+        if (op.patch) {                  // the changes to the text stored now, if it is the one they are for
+          text = fp === op.patch.base ? patched(cur, op.patch.hunks) : null;
+          if (text === null || fingerprint(text) !== op.patch.fp) {
+            delete mem.done[id];
+            report("resend", { seq: op.seq });
+            return;
+          }
+        }
+        if (!mine && cur !== text) {
           report("conflict", { seq: op.seq, text: cur, own_seq: own === undefined ? null : own.seq });
           return;
         }
-        s.setItem(KEY, op.text);
-        mem.own[cmd.nonce] = { fp: fingerprint(op.text), seq: op.seq };
+        s.setItem(KEY, text);
+        mem.own[cmd.nonce] = { fp: fingerprint(text), seq: op.seq };
       }
     } catch (e) {
       report("failed", { seq: op.seq, error: String(e && e.name || "error").slice(0, 40) });
@@ -142,14 +171,36 @@ _download = st.components.v2.component("attention_tutor_aside_download", html=_D
 
 
 def fingerprint(text: str | None) -> str:
-    """The JavaScript's fingerprint(): FNV-1a 32 of the UTF-8 bytes + their count ("none" for no text)."""
+    """The JavaScript's fingerprint(): CRC-32 of the UTF-8 bytes + their count ("none" for no text)."""
     if text is None:
         return "none"
-    raw = text.encode("utf-8")
-    h = 0x811C9DC5
-    for b in raw:
-        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
-    return f"{h:08x}:{len(raw)}"
+    try:
+        raw = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (a corrupt stored text): TextEncoder makes it U+FFFD
+        raw = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")
+    return f"{zlib.crc32(raw):08x}:{len(raw)}"
+
+
+_PIECE_END = re.compile(r"(?<=\},)")        # a stored record's objects end with "}," (attempts, review cards)
+_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")   # JavaScript counts each of these as two characters
+
+
+def patch(old: str | None, new: str) -> list[list] | None:
+    """Hunks [start, end, piece] (offsets into ``old``, in order) that turn the stored text ``old``
+    into ``new``, for the bridge's ``write`` {patch}; None when ``new`` is better sent whole: no
+    old text, a character JavaScript would count differently, or hunks of over half of ``new``.
+
+    An answer changes a few of a record's thousands of objects (one attempt appended, the
+    oldest dropped at the limit, one review card), so the texts are compared object by object.
+    The browser applies the hunks only to the text they were made for and checks the result's
+    fingerprint (else it asks for ``new`` whole)."""
+    if old is None or _ASTRAL.search(old) or _ASTRAL.search(new):
+        return None
+    a, b = _PIECE_END.split(old), _PIECE_END.split(new)
+    starts = list(itertools.accumulate(map(len, a), initial=0))
+    hunks = [[starts[i1], starts[i2], "".join(b[j1:j2])]
+             for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b).get_opcodes() if tag != "equal"]
+    return hunks if sum(len(h[2]) for h in hunks) <= len(new) // 2 else None
 
 
 def mount(data: dict, on_report, key: str = COMPONENT_KEY) -> None:
