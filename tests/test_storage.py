@@ -3,7 +3,9 @@ and ui.state's side of the storage protocol (what it does with each report of th
 what it asks the browser to do). The browser itself: tests/test_storage_browser.py."""
 from __future__ import annotations
 
+import base64
 import copy
+import gzip
 import json
 import time
 from collections import Counter
@@ -385,3 +387,34 @@ def test_a_session_older_than_the_text_bookkeeping_goes_on_without_sending_again
     state.sync()
     del session[state.SYNC_KEY]["text_out"]                         # the app's code updated under the session
     assert "text" not in state._command(state._sync_state())["ops"][0]
+
+
+def gz(raw: bytes) -> str:
+    return base64.b64encode(gzip.compress(raw)).decode("ascii")
+
+
+def test_a_long_stored_record_read_gzipped_is_loaded_as_it_was(session):
+    """The browser gzips a long stored text before reporting it (a phone's uplink is slow)."""
+    text = dumps(WEEKS)
+    packed = gz(text.encode("utf-8"))
+    assert len(packed) < len(text) // 4
+    report(session, kind="read", gz=packed)
+    sync = session[state.SYNC_KEY]
+    assert sync["loaded"] and not sync["problem"] and session[state.PROGRESS_KEY] == WEEKS
+    assert sync["confirmed_fp"] == storage.fingerprint(text) and sync["base"] == text
+
+
+@pytest.mark.parametrize("packed, reason", [
+    (42, "文字列ではありません"),
+    ("not base64!", "展開できませんでした"),
+    (base64.b64encode(b"plain text").decode(), "展開できませんでした"),
+    (gz(b'{"version": 2}')[:-12], "途中で切れています"),
+    (gz(b" " * 3_000_001), "大きすぎる"),
+    (gz(b"\xff\xfe{}"), "UTF-8 ではありません"),
+    (gz(b'{"version": 2}'), "記録を読めなかったため"),
+])
+def test_a_gzipped_read_that_is_not_a_usable_record_gives_a_reason_and_a_fresh_start(session, packed, reason):
+    report(session, kind="read", gz=packed)
+    sync = session[state.SYNC_KEY]
+    assert sync["loaded"] and reason in sync["problem"] and session[state.PROGRESS_KEY] == new_progress()
+    assert sync["base"] is None and sync["confirmed_fp"] == "none"

@@ -186,10 +186,10 @@ def test_an_answer_is_kept_at_the_learners_wall_clock_time_not_the_servers(brows
         assert before <= at <= after
 
 
-def test_the_stored_record_travels_to_the_server_once_not_with_every_click(browser, server):
+def test_the_stored_record_travels_to_the_server_once_gzipped_not_with_every_click(browser, server):
     """The bridge reports the stored record as a trigger value: a state value would ride along
     with every later rerun request of the session (a full record is up to 1 MB: on a phone's
-    uplink, seconds per click)."""
+    uplink, seconds per click). And it reports a long record gzipped."""
     progress = new_progress()
     for seed in range(300):
         progress = apply_answer(progress, f"naive.chain_blank#{seed}", "naive", seed % 3 == 0, 0)
@@ -207,7 +207,8 @@ def test_the_stored_record_travels_to_the_server_once_not_with_every_click(brows
         answer_one(page, 0)
         answer_one(page, 1)
         wait_stored_attempts(page, 302)
-        assert max(sent) > len(text)                    # the one read report: the record, once
+        assert len(text) // 40 < max(sent) < len(text) // 4   # the one read report: the record, once, gzipped
+        assert stored(page)["attempts"][:300] == json.loads(text)["attempts"]
         assert sorted(sent)[-2] < 8_000, sorted(sent)[-5:]   # every click after it: a few hundred bytes
 
 

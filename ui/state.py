@@ -140,6 +140,19 @@ def _restore_exam(progress: dict) -> None:
         st.session_state[EXAM_KEY] = copy.deepcopy(progress["exam_in_progress"])
 
 
+def _read_text(rep: dict) -> str | None:
+    """The stored text a read report carries (None: nothing is stored), or ProgressError."""
+    if "gz" in rep:
+        try:
+            return storage.unpacked(rep["gz"])
+        except ValueError as exc:
+            raise ProgressError(str(exc)) from None
+    text = rep.get("text")
+    if text is not None and not isinstance(text, str):
+        raise ProgressError("記録が文字列ではありません。")
+    return text
+
+
 def _on_report(key: str = storage.COMPONENT_KEY) -> None:
     """on_stored_change: the browser answered (runs before the page is drawn)."""
     init()
@@ -157,19 +170,15 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
         if rep.get("ok") is not True:
             s["ok"], s["failure"] = False, "unavailable"
             return
-        text = rep.get("text")
-        if text is None:
-            stored = new_progress()
-        elif not isinstance(text, str):
-            _unusable(s, "", ProgressError("記録が文字列ではありません。"))
+        text = None
+        try:
+            text = _read_text(rep)
+            stored = new_progress() if text is None else parse_progress_text(text)
+        except ProgressError as exc:
+            _unusable(s, text or "", exc)
             stored = new_progress()
         else:
-            try:
-                stored = parse_progress_text(text)
-            except ProgressError as exc:
-                _unusable(s, text, exc)
-                stored = new_progress()
-            else:
+            if text is not None:
                 s["confirmed_fp"], s["base"] = storage.fingerprint(text), text
         s["confirmed"] = stored
         mine = st.session_state[PROGRESS_KEY]

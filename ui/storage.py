@@ -7,7 +7,8 @@ fixed code and never evaluates or renders what it stores. It reports back with
 a state value: a state value rides along with every later rerun request of the session, so the
 stored record read at the start (up to 1 MB) would travel to the server again with every click.
 
-- ``read`` (once per server session, tagged with the session's nonce): the stored text, whether
+- ``read`` (once per server session, tagged with the session's nonce): the stored text (gzipped
+  when it is long: a phone's uplink is slow, and a record of weeks compresses ≈ 10×), whether
   storage works at all, and the size of a record kept aside;
 - ``write`` {seq, text, expect}: compare-and-swap. It writes only if the stored text is still
   the one Python last saw (hash ``expect``) or this tab's own last write; otherwise another tab
@@ -22,6 +23,7 @@ for this tab only.
 """
 from __future__ import annotations
 
+import base64
 import difflib
 import itertools
 import re
@@ -33,10 +35,12 @@ STORE_KEY = "attention-tutor/progress"          # localStorage keys (the JS belo
 ASIDE_KEY = "attention-tutor/progress-unreadable"
 COMPONENT_KEY = "progress_store"                # the mounted instance's session-state key
 TAIL_KEY = "progress_store_tail"                # a second instance for ui.state.flush()
+PACK_UP_TO = 1_000_000                          # the longest stored text the JS sends gzipped (its PACK_UP_TO)
 
 _JS = r"""
 const KEY = "attention-tutor/progress";
 const ASIDE = "attention-tutor/progress-unreadable";
+const PACK_FROM = 2000, PACK_UP_TO = 1000000;   // a stored text of this many characters is read gzipped
 
 const CRC = new Uint32Array(256);       // CRC-32 (zlib's) table
 for (let n = 0; n < 256; n++) {
@@ -51,6 +55,14 @@ function fingerprint(text) {           // CRC-32 of the UTF-8 bytes, and their c
   let c = 0xffffffff;
   for (let i = 0; i < bytes.length; i++) c = CRC[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
   return ((c ^ 0xffffffff) >>> 0).toString(16).padStart(8, "0") + ":" + bytes.length;
+}
+
+async function gzipped(text) {       // gzip of the UTF-8 bytes, as base64
+  const stream = new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"));
+  const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+  let bin = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
 }
 
 function patched(text, hunks) {        // [start, end, piece]: text[start:end] becomes piece, in order
@@ -85,7 +97,11 @@ export default function ({ data, setTriggerValue }) {
     mem.done["read:" + cmd.nonce] = true;
     let text = null;
     try { text = s ? s.getItem(KEY) : null; } catch (e) { text = null; }
-    report("read", { text: text });
+    if (text !== null && text.length > PACK_FROM && text.length <= PACK_UP_TO && typeof CompressionStream === "function") {
+      gzipped(text).then((gz) => report("read", { gz: gz }), () => report("read", { text: text }));
+    } else {
+      report("read", { text: text });
+    }
     return;
   }
   for (const op of cmd.ops || []) {
@@ -179,6 +195,25 @@ def fingerprint(text: str | None) -> str:
     except UnicodeEncodeError:  # a lone surrogate (a corrupt stored text): TextEncoder makes it U+FFFD
         raw = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")
     return f"{zlib.crc32(raw):08x}:{len(raw)}"
+
+
+def unpacked(gz: object) -> str:
+    """The stored text of a ``read`` report {gz}: base64 of its gzipped UTF-8 (a ValueError with a
+    Japanese reason for anything else; at most 3 MB unpacked, what 1,000,000 characters can be)."""
+    if not isinstance(gz, str):
+        raise ValueError("圧縮された記録が文字列ではありません。")
+    limit = 3 * PACK_UP_TO
+    try:
+        inflate = zlib.decompressobj(wbits=31)   # (gzip)
+        raw = inflate.decompress(base64.b64decode(gz, validate=True), limit + 1)
+    except (ValueError, zlib.error):
+        raise ValueError("圧縮された記録を展開できませんでした。") from None
+    if len(raw) > limit or not inflate.eof:
+        raise ValueError("圧縮された記録が大きすぎるか、途中で切れています。")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("圧縮された記録が UTF-8 ではありません。") from None
 
 
 _PIECE_END = re.compile(r"(?<=\},)")        # a stored record's objects end with "}," (attempts, review cards)
