@@ -188,6 +188,11 @@ def session(monkeypatch):
     return s
 
 
+def gz(raw: bytes) -> str:
+    """What the bridge's JavaScript reports for a long stored text: base64 of its gzip."""
+    return base64.b64encode(gzip.compress(raw)).decode("ascii")
+
+
 def report(s: dict, **rep) -> None:
     sync = s[state.SYNC_KEY]
     s[storage.COMPONENT_KEY] = {"stored": {"nonce": sync["nonce"], "ok": True, "aside": 0, **rep}}
@@ -249,7 +254,8 @@ def test_a_report_for_another_session_is_ignored(session):
     assert session[state.SYNC_KEY]["loaded"] is False
 
 
-def test_a_conflict_merges_the_other_tabs_record_and_writes_again(session):
+@pytest.mark.parametrize("packed", [False, True])
+def test_a_conflict_merges_the_other_tabs_record_and_writes_again(session, packed):
     base_text = dumps(saved())
     report(session, kind="read", text=base_text)
     sync = session[state.SYNC_KEY]
@@ -257,13 +263,26 @@ def test_a_conflict_merges_the_other_tabs_record_and_writes_again(session):
     state._queue_write(sync)
     first = sync["seq"]
     theirs = apply_answer(saved(), QIDS[4], "mask", False, 2, "page", T0 + timedelta(hours=2))
-    report(session, kind="conflict", seq=first, text=dumps(theirs), own_seq=None)
+    carried = {"gz": gz(dumps(theirs).encode())} if packed else {"text": dumps(theirs)}   # (the JS gzips a long one)
+    report(session, kind="conflict", seq=first, own_seq=None, **carried)
+    assert sync["base"] == dumps(theirs)                            # what the browser holds now
     merged = session[state.PROGRESS_KEY]
     assert [a["qid"] for a in merged["attempts"]] == [QIDS[0], QIDS[1], QIDS[4]]
     state._queue_write(sync)
     op = sync["ops"][-1]
     assert op["op"] == "write" and op["seq"] > first and op["expect"] == storage.fingerprint(dumps(theirs))
     assert len(json.loads(op["text"])["attempts"]) == 3
+
+
+def test_an_unusable_record_met_in_a_conflict_is_moved_aside_and_no_patch_is_made_against_it(session):
+    report(session, kind="read", text=dumps(saved()))
+    sync = session[state.SYNC_KEY]
+    state.set_progress(record_visit(state.get_progress(), "home"))
+    state._queue_write(sync)
+    report(session, kind="conflict", seq=sync["seq"], text="{", own_seq=None)
+    assert "記録を読めなかったため" in sync["problem"] and sync["base"] is None
+    assert sync["ops"][-1] == {"op": "aside", "expect": storage.fingerprint("{"), "seq": sync["seq"]}
+    assert state.get_progress()["visited"]["home"] is True          # this tab's record goes on
 
 
 def test_a_conflict_after_own_writes_uses_the_last_own_write_as_the_common_record(session):
@@ -388,9 +407,6 @@ def test_a_session_older_than_the_text_bookkeeping_goes_on_without_sending_again
     del session[state.SYNC_KEY]["text_out"]                         # the app's code updated under the session
     assert "text" not in state._command(state._sync_state())["ops"][0]
 
-
-def gz(raw: bytes) -> str:
-    return base64.b64encode(gzip.compress(raw)).decode("ascii")
 
 
 def test_a_long_stored_record_read_gzipped_is_loaded_as_it_was(session):

@@ -288,6 +288,36 @@ def test_two_tabs_answering_alternately_and_a_question_link_in_a_new_tab(browser
         assert kept["visited"].get("naive") and kept["visited"].get("qkv")
 
 
+def test_two_tabs_with_a_long_record_merge_through_patches_and_gzipped_conflicts(browser, server):
+    """With a record of weeks, each tab writes patches of the text it last saw; the other tab's
+    write makes the next patch miss, the browser asks for the whole record, finds the other
+    tab's record and reports it (gzipped) for the merge. Nothing is lost, nothing sent whole."""
+    progress = new_progress()
+    for seed in range(300):
+        progress = apply_answer(progress, f"naive.chain_blank#{seed}", "naive", seed % 3 == 0, 0)
+    text = dumps(progress)
+    with context(browser, "long-tabs") as ctx:
+        one = ctx.new_page()
+        open_url(one, server.base + "/review")
+        one.evaluate("([k, v]) => window.localStorage.setItem(k, v)", [STORE_KEY, text])
+        two = ctx.new_page()
+        open_url(one, server.base + "/naive")
+        open_url(two, server.base + "/qkv")
+        sent = []
+        for page in (one, two):
+            cdp = ctx.new_cdp_session(page)
+            cdp.send("Network.enable")
+            cdp.on("Network.webSocketFrameSent", lambda e: sent.append(len(e["response"]["payloadData"])))
+        for n, (page, card) in enumerate([(one, 0), (two, 0), (one, 1), (two, 1)], start=301):
+            answer_one(page, card)
+            wait_stored_attempts(page, n)
+        kept = stored(two)["attempts"]
+        key = lambda a: json.dumps(a, sort_keys=True)  # noqa: E731 - (a merge orders attempts by time)
+        assert sorted(map(key, json.loads(text)["attempts"])) == sorted(map(key, kept[:300]))
+        assert [a["topic"] for a in kept[300:]] == ["naive", "qkv", "naive", "qkv"]
+        assert max(sent) < len(text) // 4, sorted(sent)[-3:]
+
+
 def _watch_metrics_script() -> str:
     """Records every value the 解いた問題 metric ever shows, from the first paint on."""
     return """

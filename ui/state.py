@@ -186,19 +186,18 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
         s["written"] = stored if s["confirmed_fp"] != "none" else None
         _restore_exam(st.session_state[PROGRESS_KEY])
     elif kind == "conflict" and s["loaded"]:
-        text = rep.get("text")
         own = rep.get("own_seq")
         ancestor = s["sent"].get(own) if isinstance(own, int) else None
         if ancestor is None:
             ancestor = s["confirmed"] or new_progress()
-        theirs, fp = new_progress(), "none"
-        if isinstance(text, str):
-            try:
-                theirs, fp = parse_progress_text(text), storage.fingerprint(text)
-            except ProgressError as exc:
-                _unusable(s, text, exc)
-        s["confirmed"], s["confirmed_fp"], s["sent"] = theirs, fp, {}
-        s["base"] = text if isinstance(text, str) else None
+        theirs, fp, base, text = new_progress(), "none", None, None
+        try:
+            text = _read_text(rep)
+            if text is not None:
+                theirs, fp, base = parse_progress_text(text), storage.fingerprint(text), text
+        except ProgressError as exc:
+            _unusable(s, text or "", exc)
+        s["confirmed"], s["confirmed_fp"], s["sent"], s["base"] = theirs, fp, {}, base
         st.session_state[PROGRESS_KEY] = merge(ancestor, st.session_state[PROGRESS_KEY], theirs)
         s["written"] = None  # write the merged record
         _restore_exam(st.session_state[PROGRESS_KEY])

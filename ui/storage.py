@@ -7,9 +7,10 @@ fixed code and never evaluates or renders what it stores. It reports back with
 a state value: a state value rides along with every later rerun request of the session, so the
 stored record read at the start (up to 1 MB) would travel to the server again with every click.
 
-- ``read`` (once per server session, tagged with the session's nonce): the stored text (gzipped
-  when it is long: a phone's uplink is slow, and a record of weeks compresses ≈ 10×), whether
-  storage works at all, and the size of a record kept aside;
+- ``read`` (once per server session, tagged with the session's nonce): the stored text, whether
+  storage works at all, and the size of a record kept aside. A report that carries the stored
+  text (``read``, ``conflict``) sends a long one gzipped (``gz``: a phone's uplink is slow, and a
+  record of weeks compresses ≈ 10×);
 - ``write`` {seq, text, expect}: compare-and-swap. It writes only if the stored text is still
   the one Python last saw (hash ``expect``) or this tab's own last write; otherwise another tab
   wrote in between, and it reports ``conflict`` with the stored text (Python merges, writes again).
@@ -40,7 +41,7 @@ PACK_UP_TO = 1_000_000                          # the longest stored text the JS
 _JS = r"""
 const KEY = "attention-tutor/progress";
 const ASIDE = "attention-tutor/progress-unreadable";
-const PACK_FROM = 2000, PACK_UP_TO = 1000000;   // a stored text of this many characters is read gzipped
+const PACK_FROM = 2000, PACK_UP_TO = 1000000;   // a stored text this long (characters) is reported gzipped
 
 const CRC = new Uint32Array(256);       // CRC-32 (zlib's) table
 for (let n = 0; n < 256; n++) {
@@ -92,16 +93,20 @@ export default function ({ data, setTriggerValue }) {
   const asideSize = () => { try { const a = s && s.getItem(ASIDE); return a ? a.length : 0; } catch (e) { return 0; } };
   const report = (kind, extra) => setTriggerValue("stored", Object.assign(
     { kind: kind, nonce: cmd.nonce, ok: s !== null, aside: asideSize() }, extra || {}));
+  const reportText = (kind, text, extra) => {   // a long stored text goes gzipped (a phone's uplink is slow)
+    if (text !== null && text.length > PACK_FROM && text.length <= PACK_UP_TO && typeof CompressionStream === "function") {
+      gzipped(text).then((gz) => report(kind, Object.assign({ gz: gz }, extra)),
+                         () => report(kind, Object.assign({ text: text }, extra)));
+    } else {
+      report(kind, Object.assign({ text: text }, extra));
+    }
+  };
 
   if (cmd.read && mem.done["read:" + cmd.nonce] === undefined) {
     mem.done["read:" + cmd.nonce] = true;
     let text = null;
     try { text = s ? s.getItem(KEY) : null; } catch (e) { text = null; }
-    if (text !== null && text.length > PACK_FROM && text.length <= PACK_UP_TO && typeof CompressionStream === "function") {
-      gzipped(text).then((gz) => report("read", { gz: gz }), () => report("read", { text: text }));
-    } else {
-      report("read", { text: text });
-    }
+    reportText("read", text);
     return;
   }
   for (const op of cmd.ops || []) {
@@ -142,7 +147,7 @@ export default function ({ data, setTriggerValue }) {
           }
         }
         if (!mine && cur !== text) {
-          report("conflict", { seq: op.seq, text: cur, own_seq: own === undefined ? null : own.seq });
+          reportText("conflict", cur, { seq: op.seq, own_seq: own === undefined ? null : own.seq });
           return;
         }
         s.setItem(KEY, text);
