@@ -17,7 +17,9 @@ drawn, no skeleton, the script run over, and on a learning page the quiz's quest
 A return visit is the same in a new tab of a context that has opened the app before (the HTTP
 cache holds Streamlit's script chunks, the storage the progress): what a learner's next day feels.
 The verdict is also timed for a learner after weeks of practice: a browser whose storage holds a
-record at the kept maximum (2,000 answers, 1,000 questions to review), which every answer rewrites.
+record at the kept maximum (2,000 answers, 1,000 questions to review), which every answer changes;
+and, with that record, on an emulated phone connection (PHONE: 10 Mbit/s down, 2 up, 20 ms), the
+verdict, a page switch right after it and a return visit (the record is read at every visit).
 """
 from __future__ import annotations
 
@@ -31,6 +33,8 @@ FULL_RECORD_JS = """([key, text]) => { if (!sessionStorage.getItem('felt-seeded'
   localStorage.setItem(key, text); sessionStorage.setItem('felt-seeded', '1'); } }"""
 
 TARGET_RATIO = 1.5
+PHONE = {"offline": False, "latency": 20, "downloadThroughput": 10e6 / 8, "uploadThroughput": 2e6 / 8}
+PHONE_NOTE = "emulated phone: 10/2 Mbit/s, 20 ms"
 TIMEOUT_MS = 60_000
 
 INIT_JS = r"""
@@ -107,6 +111,20 @@ def _context(browser):
     """A fresh browser context (empty HTTP cache and storage) with the timer installed."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     ctx.add_init_script(INIT_JS)
+    return ctx
+
+
+def _on_phone(ctx, page) -> None:
+    """Hold ``page``'s network to PHONE (Chromium's own throttling, through CDP)."""
+    cdp = ctx.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send("Network.emulateNetworkConditions", PHONE)
+
+
+def _full_record_context(browser, key: str, full: str):
+    """A fresh context whose storage holds ``full`` under ``key`` (seeded once per tab)."""
+    ctx = _context(browser)
+    ctx.add_init_script(script=f"({FULL_RECORD_JS})({json.dumps([key, full])})")
     return ctx
 
 
@@ -237,7 +255,8 @@ def run(cfg: Config) -> list[Row]:
     reps = cfg.reps(full=15, quick=2)  # interactions spread widely on a shared machine: 15 pairs
     opens = cfg.reps(full=3, quick=1)
     res: dict[str, list[float]] = {k: [] for k in ("floor", "slider", "floor2", "cell", "floor3", "choose",
-                                                   "submit", "submit_full", "floor4", "switch", "edfloor", "pgfloor")}
+                                                   "submit", "submit_full", "floor4", "switch", "edfloor", "pgfloor",
+                                                   "phone_submit", "phone_switch", "phone_back")}
     full = full_record()
     with sync_playwright() as p, ExitStack() as stack:
         app = stack.enter_context(streamlit_server(watch_files=False))
@@ -254,9 +273,11 @@ def run(cfg: Config) -> list[Row]:
         scaling, naive = PAGE_BY_KEY["scaling"], PAGE_BY_KEY["naive"]
         _c1, spage, _ = _open(browser, app.base + scaling.url, True)
         _c2, npage, _ = _open(browser, app.base + naive.url, True)
-        full_ctx = _context(browser)
-        full_ctx.add_init_script(script=f"({FULL_RECORD_JS})({json.dumps([STORE_KEY, full])})")
+        full_ctx = _full_record_context(browser, STORE_KEY, full)
         _c3, fullpage, _ = _open(browser, app.base + naive.url, True, ctx=full_ctx)
+        phone_ctx = _full_record_context(browser, STORE_KEY, full)
+        _c4, phonepage, _ = _open(browser, app.base + naive.url, True, ctx=phone_ctx)
+        _on_phone(phone_ctx, phonepage)
         cfg.log("  felt: slider on ③ vs the floor's slider …")
         for i in range(reps):
             res["floor"].append(floor.sample())
@@ -274,6 +295,10 @@ def run(cfg: Config) -> list[Row]:
             res["choose"].append(choose)
             res["submit"].append(submit)
             res["submit_full"].append(_choose_and_submit(fullpage)[1])
+            res["phone_submit"].append(_choose_and_submit(phonepage)[1])
+            # a page switch right after an answer (and back, for the next sample)
+            res["phone_switch"].append(_switch(phonepage, PAGE_BY_KEY["qkv"].label))
+            _switch(phonepage, naive.label)
         qkv = PAGE_BY_KEY["qkv"]
         for i in range(reps):
             res["floor4"].append(floor.sample())
@@ -289,6 +314,10 @@ def run(cfg: Config) -> list[Row]:
             _row("① quiz: 回答する → verdict shown", res["submit"], res["floor3"]),
             _row(f"① quiz: 回答する → verdict shown, full stored record ({len(full.encode()) // 1000} kB)",
                  res["submit_full"], res["floor3"]),
+            Row("felt", f"① quiz: 回答する → verdict shown, full stored record, {PHONE_NOTE}",
+                res["phone_submit"], "ms"),
+            Row("felt", f"sidebar page switch right after an answer (① → ②), full stored record, {PHONE_NOTE}",
+                res["phone_switch"], "ms"),
             Row("felt", "floor pages app: sidebar page switch → other page drawn (reference)", res["pgfloor"], "ms"),
             _row("sidebar page switch (① ⇄ ②) → page settled", res["switch"], res["floor4"]),
             _row("sidebar page switch (① ⇄ ②) vs the page-switch floor", res["switch"], res["pgfloor"]),
@@ -331,6 +360,16 @@ def run(cfg: Config) -> list[Row]:
                 back_pairs.setdefault(info.key, []).append(t)
         floor_ctx.close()
         app_ctx.close()
+        for _ in range(opens):  # the learner after weeks, on the phone: the record is read at every visit
+            page = phone_ctx.new_page()
+            _on_phone(phone_ctx, page)
+            t0 = time.perf_counter()
+            page.goto(app.base + naive.url, wait_until="commit", timeout=TIMEOUT_MS)
+            _settle(page, need_quiz=True)
+            res["phone_back"].append(time.perf_counter() - t0)
+            page.close()
+        rows.append(Row("felt", f"return visit {naive.url} with the full stored record, {PHONE_NOTE} → settled",
+                        res["phone_back"], "s"))
         rows.append(Row("felt", "floor app: return visit (same browser, new tab) → settled (reference)",
                         back_floor, "s"))
         for info in available_pages():
