@@ -360,6 +360,11 @@ def run(cfg: Config) -> list[Row]:
                 back_pairs.setdefault(info.key, []).append(t)
         floor_ctx.close()
         app_ctx.close()
+        rows.append(Row("felt", "floor app: return visit (same browser, new tab) → settled (reference)",
+                        back_floor, "s"))
+        for info in available_pages():
+            rows.append(_row(f"return visit {info.url} {info.label} → settled", back[info.key],
+                             back_pairs[info.key], unit="s"))
         for _ in range(opens):  # the learner after weeks, on the phone: the record is read at every visit
             page = phone_ctx.new_page()
             _on_phone(phone_ctx, page)
@@ -370,11 +375,6 @@ def run(cfg: Config) -> list[Row]:
             page.close()
         rows.append(Row("felt", f"return visit {naive.url} with the full stored record, {PHONE_NOTE} → settled",
                         res["phone_back"], "s"))
-        rows.append(Row("felt", "floor app: return visit (same browser, new tab) → settled (reference)",
-                        back_floor, "s"))
-        for info in available_pages():
-            rows.append(_row(f"return visit {info.url} {info.label} → settled", back[info.key],
-                             back_pairs[info.key], unit="s"))
     cfg.log("  felt: done")
     return rows
 

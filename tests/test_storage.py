@@ -339,6 +339,7 @@ def test_the_bridge_javascript_is_fixed_code_that_never_runs_or_renders_data():
                        "setTimeout(\"", "import("):
             assert banned not in js, banned
     assert storage.STORE_KEY in storage._JS and storage.ASIDE_KEY in storage._JS and storage.ASIDE_KEY in storage._DOWNLOAD_JS
+    assert f"PACK_UP_TO = {storage.PACK_UP_TO};" in storage._JS      # what the JS gzips, Python unpacks
     # the mounted data is a plain command object: the record travels as a JSON string, never as code
     session = {}
     fake = SimpleNamespace(session_state=session, context=SimpleNamespace(headers={"Host": "x"}))

@@ -139,6 +139,21 @@ def stored(page) -> dict | None:
     return None if text is None else json.loads(text)
 
 
+def long_record() -> str:
+    """The stored text of a learner some weeks in: 300 answers (≈ 74 kB)."""
+    progress = new_progress()
+    for seed in range(300):
+        progress = apply_answer(progress, f"naive.chain_blank#{seed}", "naive", seed % 3 == 0, 0)
+    return dumps(progress)
+
+
+def seed_storage(page, base: str, text: str) -> None:
+    """Put ``text`` into this browser's storage, as if a learner had studied here before (as JSON
+    on the way: a lone surrogate in ``text`` arrives as it is)."""
+    open_url(page, base + "/review")        # an origin to write to
+    page.evaluate("([k, v]) => window.localStorage.setItem(k, JSON.parse(v))", [STORE_KEY, json.dumps(text)])
+
+
 def wait_stored_attempts(page, n: int) -> None:
     page.wait_for_function(
         f"""() => {{ const t = window.localStorage.getItem({json.dumps(STORE_KEY)});
@@ -190,15 +205,11 @@ def test_the_stored_record_travels_to_the_server_once_gzipped_not_with_every_cli
     """The bridge reports the stored record as a trigger value: a state value would ride along
     with every later rerun request of the session (a full record is up to 1 MB: on a phone's
     uplink, seconds per click). And it reports a long record gzipped."""
-    progress = new_progress()
-    for seed in range(300):
-        progress = apply_answer(progress, f"naive.chain_blank#{seed}", "naive", seed % 3 == 0, 0)
-    text = dumps(progress)
+    text = long_record()
     assert len(text) > 60_000
     with context(browser, "upload") as ctx:
         page = ctx.new_page()
-        open_url(page, server.base + "/review")        # an origin to write to
-        page.evaluate("([k, v]) => window.localStorage.setItem(k, v)", [STORE_KEY, text])
+        seed_storage(page, server.base, text)
         cdp = ctx.new_cdp_session(page)
         cdp.send("Network.enable")
         sent = []
@@ -217,14 +228,10 @@ def test_an_answer_sends_the_browser_a_patch_once_and_the_whole_record_only_when
     what changed in it (checked there against the record's fingerprint), once: the bridge is
     mounted again by every full-page run, and the write must not travel again with each page
     switch. A browser that did not run the write (its command was lost) asks for the whole record."""
-    progress = new_progress()
-    for seed in range(300):
-        progress = apply_answer(progress, f"naive.chain_blank#{seed}", "naive", seed % 3 == 0, 0)
-    text = dumps(progress)
+    text = long_record()
     with context(browser, "write-once") as ctx:
         page = ctx.new_page()
-        open_url(page, server.base + "/review")        # an origin to write to
-        page.evaluate("([k, v]) => window.localStorage.setItem(k, v)", [STORE_KEY, text])
+        seed_storage(page, server.base, text)
         open_url(page, server.base + "/qkv")           # both pages visited: a switch writes nothing new
         open_url(page, server.base + "/naive")
         wait_stored_attempts(page, 300)
@@ -289,17 +296,13 @@ def test_two_tabs_answering_alternately_and_a_question_link_in_a_new_tab(browser
 
 
 def test_two_tabs_with_a_long_record_merge_through_patches_and_gzipped_conflicts(browser, server):
-    """With a record of weeks, each tab writes patches of the text it last saw; the other tab's
-    write makes the next patch miss, the browser asks for the whole record, finds the other
-    tab's record and reports it (gzipped) for the merge. Nothing is lost, nothing sent whole."""
-    progress = new_progress()
-    for seed in range(300):
-        progress = apply_answer(progress, f"naive.chain_blank#{seed}", "naive", seed % 3 == 0, 0)
-    text = dumps(progress)
+    """With a record of weeks, each tab writes patches of the text it last wrote; after the other
+    tab's write, a patch meets a record this tab did not write, and the browser reports that
+    record (gzipped) for the merge instead. Nothing is lost, nothing is sent whole."""
+    text = long_record()
     with context(browser, "long-tabs") as ctx:
         one = ctx.new_page()
-        open_url(one, server.base + "/review")
-        one.evaluate("([k, v]) => window.localStorage.setItem(k, v)", [STORE_KEY, text])
+        seed_storage(one, server.base, text)
         two = ctx.new_page()
         open_url(one, server.base + "/naive")
         open_url(two, server.base + "/qkv")
@@ -353,8 +356,7 @@ def test_first_paint_waits_for_the_stored_record_and_never_overwrites_it(browser
         ctx.add_init_script(_watch_metrics_script())
         ctx.add_init_script(SLOW_READ)   # a slow device: the stored record arrives late
         page = ctx.new_page()
-        open_url(page, base + "/review")               # an origin to write to, away from home
-        page.evaluate("([k, v]) => window.localStorage.setItem(k, v)", [STORE_KEY, dumps(progress)])
+        seed_storage(page, base, dumps(progress))      # (on the review page: away from home)
         for _ in range(2):
             page.goto(base + "/", wait_until="domcontentloaded")
             wait_until_rendered(page)
@@ -387,8 +389,7 @@ def test_hostile_stored_record_gives_a_message_a_fresh_start_and_is_kept_aside(b
         page = ctx.new_page()
         dialogs = []
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-        open_url(page, base + "/review")
-        page.evaluate("([k, v]) => window.localStorage.setItem(k, JSON.parse(v))", [STORE_KEY, json.dumps(blob)])
+        seed_storage(page, base, blob)
         page.goto(base + "/", wait_until="domcontentloaded")
         wait_until_rendered(page)
         main = page.locator('[data-testid="stMain"]')

@@ -11,11 +11,14 @@ stored record read at the start (up to 1 MB) would travel to the server again wi
   storage works at all, and the size of a record kept aside. A report that carries the stored
   text (``read``, ``conflict``) sends a long one gzipped (``gz``: a phone's uplink is slow, and a
   record of weeks compresses ≈ 10×);
-- ``write`` {seq, text, expect}: compare-and-swap. It writes only if the stored text is still
-  the one Python last saw (hash ``expect``) or this tab's own last write; otherwise another tab
-  wrote in between, and it reports ``conflict`` with the stored text (Python merges, writes again).
-  The text travels once: later commands name the write without it (``ui.state._command``); a
-  browser that has not run it reports ``resend`` and the next run sends the text again;
+- ``write`` {seq, text or patch, expect}: compare-and-swap. It writes only if the stored text is
+  still the one Python last saw (hash ``expect``) or this tab's own last write; otherwise another
+  tab wrote in between, and it reports ``conflict`` with the stored text (Python merges, writes
+  again).
+  The write travels once, as a patch of the text the browser holds when there is one
+  (:func:`patch`); later commands name it without its text (``ui.state._command``). A browser
+  that has not run it, or holds another text than the patch is for, reports ``resend`` and the
+  next run sends the whole text;
 - ``aside`` {expect}: moves an unusable stored text to ASIDE_KEY (kept, never overwritten by a
   write) before a fresh start; ``clear``: removes the record (「この端末の記録を消す」).
 
@@ -137,6 +140,10 @@ export default function ({ data, setTriggerValue }) {
         report("dropped", { seq: op.seq });
         return;
       } else if (op.op === "write") {
+        if (!mine && (op.patch || cur !== op.text)) {   // another tab wrote meanwhile
+          reportText("conflict", cur, { seq: op.seq, own_seq: own === undefined ? null : own.seq });
+          return;
+        }
         let text = op.text;
         if (op.patch) {                  // the changes to the text stored now, if it is the one they are for
           text = fp === op.patch.base ? patched(cur, op.patch.hunks) : null;
@@ -146,12 +153,8 @@ export default function ({ data, setTriggerValue }) {
             return;
           }
         }
-        if (!mine && cur !== text) {
-          reportText("conflict", cur, { seq: op.seq, own_seq: own === undefined ? null : own.seq });
-          return;
-        }
         s.setItem(KEY, text);
-        mem.own[cmd.nonce] = { fp: fingerprint(text), seq: op.seq };
+        mem.own[cmd.nonce] = { fp: op.patch ? op.patch.fp : fingerprint(text), seq: op.seq };
       }
     } catch (e) {
       report("failed", { seq: op.seq, error: String(e && e.name || "error").slice(0, 40) });
