@@ -270,7 +270,7 @@ def run(cfg: Config) -> list[Row]:
         _pc, ppage, _ = _open(browser, pg_srv.base + "/", False)
         floor = _Floor(fpage)
         floor.sample()  # warm both sides once
-        scaling, naive = PAGE_BY_KEY["scaling"], PAGE_BY_KEY["naive"]
+        scaling, naive, qkv = PAGE_BY_KEY["scaling"], PAGE_BY_KEY["naive"], PAGE_BY_KEY["qkv"]
         _c1, spage, _ = _open(browser, app.base + scaling.url, True)
         _c2, npage, _ = _open(browser, app.base + naive.url, True)
         full_ctx = _full_record_context(browser, STORE_KEY, full)
@@ -297,9 +297,8 @@ def run(cfg: Config) -> list[Row]:
             res["submit_full"].append(_choose_and_submit(fullpage)[1])
             res["phone_submit"].append(_choose_and_submit(phonepage)[1])
             # a page switch right after an answer (and back, for the next sample)
-            res["phone_switch"].append(_switch(phonepage, PAGE_BY_KEY["qkv"].label))
+            res["phone_switch"].append(_switch(phonepage, qkv.label))
             _switch(phonepage, naive.label)
-        qkv = PAGE_BY_KEY["qkv"]
         for i in range(reps):
             res["floor4"].append(floor.sample())
             res["pgfloor"].append(_switch(ppage, "ページ 2" if i % 2 == 0 else "ページ 1", need_quiz=False))
