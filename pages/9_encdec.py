@@ -69,7 +69,7 @@ def run_model(seed: int, src: tuple, tgt: tuple):
 
 def _wide_chart(matrix, rows, cols, **kwargs):
     n_rows, n_cols = np.shape(matrix)
-    return ui.heatmap_chart(matrix, rows, cols, digits=2, **kwargs).properties(width=40 * n_cols, height=40 * n_rows)
+    return ui.heatmap_chart(matrix, rows, cols, digits=2, width=40 * n_cols, height=40 * n_rows, **kwargs)
 
 
 def wide_heatmap(matrix, rows, cols, **kwargs) -> None:

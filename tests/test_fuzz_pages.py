@@ -507,7 +507,7 @@ def test_heatmap_of_a_constant_matrix(value):
     the colour scale a zero-width domain, which Altair refuses (SchemaValidationError)."""
     import numpy as np
     import ui
-    spec = ui.heatmap_chart(np.full((3, 3), value), list("abc"), list("abc")).to_dict()
+    spec = ui.heatmap_chart(np.full((3, 3), value), list("abc"), list("abc"))
     domain = spec["layer"][0]["encoding"]["color"]["condition"]["scale"]["domain"]
     assert domain[0] < domain[1] and domain[0] <= value <= domain[1]
 

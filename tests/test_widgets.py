@@ -11,6 +11,7 @@ import threading
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -130,6 +131,17 @@ ui.show_matrix(np.array([[1.0, 2.0], [3.0, 4.0]]), ["猫", "魚"], ["1", "2"], d
 """
 
 
+def same(a, b) -> bool:
+    """a == b for specs that hold DataFrames (their datasets)."""
+    if isinstance(a, pd.DataFrame):
+        return isinstance(b, pd.DataFrame) and a.equals(b)
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(map(same, a, b))
+    return a == b
+
+
 def test_showing_a_kept_chart_or_table_leaves_it_intact():
     """st.vega_lite_chart moves the datasets out of the dict it is given (on a clone, in
     Streamlit 1.67): the kept spec must come out of two reruns unchanged, with its data."""
@@ -146,7 +158,7 @@ def test_showing_a_kept_chart_or_table_leaves_it_intact():
     at.run()
     at.run()
     assert not at.exception
-    assert spec == before and spec.get("datasets"), "the kept chart spec was changed by showing it"
+    assert same(spec, before) and spec.get("datasets"), "the kept chart spec was changed by showing it"
     assert table.to_pandas().loc["魚", "2"] == "4"
     assert at.table[0].proto.hide_index is False
     # what the page received is the chart of these numbers
@@ -162,12 +174,36 @@ def test_heatmap_cells_and_legend_fit_a_phone(n):
     from ui.widgets import heatmap_chart
 
     labels = [f"t{k}" for k in range(n)]
-    spec = heatmap_chart(np.eye(n), labels, labels).to_dict()
+    spec = heatmap_chart(np.eye(n), labels, labels)
     # the cells take at most 264 px (≈ 358 px minus the query axis), never smaller than 36 px
     assert spec["width"] == n * max(36, min(60, 264 // n)) and spec["width"] <= max(264, 36 * n)
     assert spec["height"] == spec["width"]
     legend = spec["layer"][0]["encoding"]["color"]["condition"]["legend"]
     assert legend["orient"] == "bottom"          # under the cells, not beside them
+
+
+@pytest.mark.parametrize("matrix, kwargs", [
+    (np.array([[0.1, 0.5, -np.inf], [0.3, 0.3, 0.4]]), {"title": "注意の重み A"}),
+    (np.full((3, 3), 0.2), {}),
+    (np.eye(4), {"title": "ヘッド 1", "width": 150, "height": 150, "x_title": "キー", "y_title": "クエリ"}),
+])
+def test_heatmap_spec_is_valid_vega_lite_with_its_cells_as_data(matrix, kwargs):
+    """The heatmap is a plain Vega-Lite dict (no Altair on the way): the schema checks it here."""
+    import altair as alt
+
+    from ui.validate import format_number
+    from ui.widgets import heatmap_chart
+
+    labels_r, labels_c = [f"r{i}" for i in range(matrix.shape[0])], [f"c{j}" for j in range(matrix.shape[1])]
+    spec = heatmap_chart(matrix, labels_r, labels_c, **kwargs)
+    cells = spec["datasets"]["cells"]
+    assert len(cells) == matrix.size and list(cells["text"][:2]) == [format_number(v, 3) for v in matrix.ravel()[:2]]
+    plain = {**spec, "datasets": {"cells": cells.astype(object).where(cells.notna(), None).to_dict("records")}}
+    alt.LayerChart.from_dict(plain, validate=True)      # raises on anything Vega-Lite does not know
+    if "width" in kwargs:
+        assert (spec["width"], spec["height"]) == (kwargs["width"], kwargs["height"])
+    if "title" in kwargs:
+        assert all(layer["title"] == kwargs["title"] for layer in spec["layer"])
 
 
 def test_long_chart_titles_are_cut_into_lines():
@@ -179,7 +215,7 @@ def test_long_chart_titles_are_cut_into_lines():
     # never a line that starts with a particle
     lines = _title_lines("とても長い説明のための見出しです（その一） そして の続きがあります 本当に長い")
     assert all(not line.startswith(("の", "が", "を", "に", "は")) for line in lines)
-    spec = heatmap_chart(np.eye(2), ["a", "b"], ["a", "b"], title="Source-Target Attention（層 1・ヘッド 1）n_tgt × n_src").to_dict()
+    spec = heatmap_chart(np.eye(2), ["a", "b"], ["a", "b"], title="Source-Target Attention（層 1・ヘッド 1）n_tgt × n_src")
     assert spec["layer"][0]["title"] == ["Source-Target Attention（層 1・ヘッド 1）", "n_tgt × n_src"]
 
 

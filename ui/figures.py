@@ -118,11 +118,10 @@ def cost_chart(ns, curves: dict, labels: dict, *, crossover: int, n_mark: int | 
 # ---------------------------------------------------------------------------
 # small heatmaps that stand side by side in st.columns (⑤ heads, ⑥ masks)
 # ---------------------------------------------------------------------------
-def small_heatmap_chart(matrix, rows, cols, title: str, px: int, digits: int = 3) -> alt.LayerChart:
-    chart = heatmap_chart(matrix, rows, cols, title=title, x_title="キー", y_title="クエリ", digits=digits)
-    # autosize "pad": px is the size of the cells' area; axes and legend come on top of it
-    # (Streamlit's default "fit" squeezes them into px and the cells shrink to nothing)
-    return chart.properties(width=px, height=px, autosize=alt.AutoSizeParams(type="pad"))
+def small_heatmap_chart(matrix, rows, cols, title: str, px: int, digits: int = 3) -> dict:
+    # px is the size of the cells' area; axes and legend come on top of it (autosize "pad")
+    return heatmap_chart(matrix, rows, cols, title=title, x_title="キー", y_title="クエリ", digits=digits,
+                         width=px, height=px)
 
 
 def small_heatmap(matrix, rows, cols, title: str, px: int = 150, digits: int = 3) -> None:

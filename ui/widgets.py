@@ -4,7 +4,6 @@ from __future__ import annotations
 import re
 from typing import Callable, Sequence
 
-import altair as alt
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -102,7 +101,13 @@ def heatmap_frame(matrix, row_labels, col_labels, digits: int = 3) -> pd.DataFra
 
 def heatmap_chart(matrix, row_labels, col_labels, *, digits: int = 3,
                   x_title: str = "キー（見られる側）", y_title: str = "クエリ（見る側）",
-                  title: str | None = None) -> alt.LayerChart:
+                  title: str | None = None, width: int | None = None, height: int | None = None) -> dict:
+    """The heatmap as a Vega-Lite dict: viridis cells (grey where the matrix is −∞) with their
+    values as text, dark on light cells and light on dark ones. ``width`` × ``height``: the
+    cells' area (default: square cells of 36–60 px, so that 6 columns still fit a phone).
+
+    A plain dict, not Altair: building and validating the Altair chart took ≈ 30 ms, paid again
+    for every new matrix (each cell edit on ①, each slider step that changes weights)."""
     df = heatmap_frame(matrix, row_labels, col_labels, digits)
     rows, cols = list(dict.fromkeys(df["row"])), list(dict.fromkeys(df["col"]))
     finite = df["value"].dropna()
@@ -110,31 +115,33 @@ def heatmap_chart(matrix, row_labels, col_labels, *, digits: int = 3,
     if hi <= lo:  # a constant matrix (uniform weights): a domain around it; a zero-width one is invalid
         lo, hi = (min(lo, 0.0), max(hi, 0.0)) if lo != 0 else (0.0, 1.0)
     mid = (lo + hi) / 2
-    base = alt.Chart(df, title=_title_lines(title or "")).encode(
-        x=alt.X("col:N", sort=cols, title=x_title, axis=alt.Axis(labelAngle=0, orient="top")),
-        y=alt.Y("row:N", sort=rows, title=y_title),
-    )
+    axes = {"x": {"field": "col", "type": "nominal", "sort": cols, "title": x_title,
+                  "axis": {"labelAngle": 0, "orient": "top"}},
+            "y": {"field": "row", "type": "nominal", "sort": rows, "title": y_title}}
     # viridis: readable in light and dark themes and for colour-blind readers; −∞ cells grey
-    rect = base.mark_rect(stroke="#888", strokeWidth=0.5).encode(
-        color=alt.condition(
-            "isValid(datum.value)",
-            alt.Color("value:Q", scale=alt.Scale(scheme="viridis", domain=[lo, hi]),
-                      # below the cells, not beside them: the width goes to the cells on a phone
-                      legend=alt.Legend(title="値", orient="bottom", direction="horizontal", gradientLength=160)),
-            alt.value("#9e9e9e"),
-        ),
-        tooltip=[alt.Tooltip("row:N", title=y_title), alt.Tooltip("col:N", title=x_title),
-                 alt.Tooltip("text:N", title="値")],
-    )
-    text = base.mark_text(fontSize=14, fontWeight="bold").encode(
-        text="text:N",
-        color=alt.condition(f"isValid(datum.value) && datum.value > {mid!r}", alt.value("#111"), alt.value("#fff")),
-    )
+    rect = {"mark": {"type": "rect", "stroke": "#888", "strokeWidth": 0.5}, "encoding": {
+        **axes,
+        "color": {"condition": {"test": "isValid(datum.value)", "field": "value", "type": "quantitative",
+                                "scale": {"scheme": "viridis", "domain": [lo, hi]},
+                                # below the cells, not beside them: the width goes to the cells on a phone
+                                "legend": {"title": "値", "orient": "bottom", "direction": "horizontal",
+                                           "gradientLength": 160}},
+                  "value": "#9e9e9e"},
+        "tooltip": [{"field": "row", "type": "nominal", "title": y_title},
+                    {"field": "col", "type": "nominal", "title": x_title},
+                    {"field": "text", "type": "nominal", "title": "値"}]}}
+    text = {"mark": {"type": "text", "fontSize": 14, "fontWeight": "bold"}, "encoding": {
+        **axes,
+        "text": {"field": "text", "type": "nominal"},
+        "color": {"condition": {"test": f"isValid(datum.value) && datum.value > {mid!r}", "value": "#111"},
+                  "value": "#fff"}}}
+    if title:
+        rect["title"] = text["title"] = _title_lines(title)
     # a 390 px phone leaves ~358 px; the query axis (title + labels) takes ~90: 6 columns still fit
     size = max(36, min(60, 264 // max(len(cols), 1)))
     # autosize "pad": Streamlit would otherwise squeeze axes + legend INTO width×height (cells ~30 px)
-    return (rect + text).properties(width=size * len(cols), height=size * len(rows),
-                                    autosize=alt.AutoSizeParams(type="pad"))
+    return {"data": {"name": "cells"}, "datasets": {"cells": df}, "layer": [rect, text],
+            "width": width or size * len(cols), "height": height or size * len(rows), "autosize": {"type": "pad"}}
 
 
 def _title_lines(title: str, max_width: float = 22.0) -> str | list[str]:
@@ -165,7 +172,8 @@ except ImportError:  # pragma: no cover - another Streamlit version: no caching,
 # st.vega_lite_chart clones the spec before it moves the datasets out (Streamlit 1.67,
 # _prepare_vega_lite_spec; tests/test_widgets.py checks that showing a chart leaves it intact).
 _SPECS = Memo(maxsize=1024, max_bytes=32 << 20, weigh=lambda spec: 2048 + sum(
-    len(d) if isinstance(d, bytes) else 0 for d in spec.get("datasets", {}).values()))
+    len(d) if isinstance(d, bytes) else int(d.memory_usage(deep=True).sum()) if isinstance(d, pd.DataFrame) else 0
+    for d in spec.get("datasets", {}).values()))
 
 
 def heatmap(matrix, row_labels, col_labels, **kwargs) -> None:
@@ -200,13 +208,18 @@ def _lazy_fragment(label: str, draw: Callable[[], None], key: str, expanded: boo
 
 
 def cached_chart(build: Callable, *args, width="content", **kwargs) -> None:
-    """st.altair_chart(build(*args, **kwargs), width=width), with the finished Vega-Lite spec kept
-    per input: a rerun with the same numbers skips building and schema-validating the chart."""
+    """The chart ``build(*args, **kwargs)`` — an Altair chart or a Vega-Lite dict — with the
+    finished Vega-Lite spec kept per input: a rerun with the same numbers skips building (and, for
+    Altair, schema-validating) the chart."""
+    def spec():
+        chart = build(*args, **kwargs)
+        return chart if isinstance(chart, dict) else _to_vega_lite(chart)
+
     if _to_vega_lite is None:
-        st.altair_chart(build(*args, **kwargs), width=width)
+        chart = build(*args, **kwargs)
+        (st.vega_lite_chart if isinstance(chart, dict) else st.altair_chart)(chart, width=width)
         return
-    spec = _SPECS.get((_build_id(build), args, kwargs), lambda: _to_vega_lite(build(*args, **kwargs)))
-    st.vega_lite_chart(spec, width=width)
+    st.vega_lite_chart(_SPECS.get((_build_id(build), args, kwargs), spec), width=width)
 
 
 def _build_id(build: Callable) -> str:
