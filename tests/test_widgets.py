@@ -16,6 +16,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import tutor
+from ui import figures
 from apphelpers import edit_matrix, expander, folded, open_page, unfold_all
 from tutor import textbook as tb
 from ui.handcalc import element_latex, stack
@@ -198,12 +199,30 @@ def test_heatmap_spec_is_valid_vega_lite_with_its_cells_as_data(matrix, kwargs):
     spec = heatmap_chart(matrix, labels_r, labels_c, **kwargs)
     cells = spec["datasets"]["cells"]
     assert len(cells) == matrix.size and list(cells["text"][:2]) == [format_number(v, 3) for v in matrix.ravel()[:2]]
-    plain = {**spec, "datasets": {"cells": cells.astype(object).where(cells.notna(), None).to_dict("records")}}
-    alt.LayerChart.from_dict(plain, validate=True)      # raises on anything Vega-Lite does not know
+    alt.LayerChart.from_dict(_plain(spec), validate=True)      # raises on anything Vega-Lite does not know
     if "width" in kwargs:
         assert (spec["width"], spec["height"]) == (kwargs["width"], kwargs["height"])
     if "title" in kwargs:
         assert all(layer["title"] == kwargs["title"] for layer in spec["layer"])
+
+
+def _plain(spec: dict) -> dict:
+    """The spec with its DataFrame datasets as JSON records (NaN → null), as the schema wants."""
+    return {**spec, "datasets": {name: df.astype(object).where(df.notna(), None).to_dict("records")
+                                 for name, df in spec["datasets"].items()}}
+
+
+@pytest.mark.parametrize("build", [
+    lambda: figures.prob_bars([0.2, 0.3, 0.5], ["A", "B", "C"], title="T = 1.0"),
+    lambda: figures.prob_bars([0.2, 0.3, 0.5], ["A", "B", "C"], highlight=[0, 2]),
+    lambda: figures.weight_bars([0.2, 0.3, 0.5], ["k1", "k2", "k3"]),
+    lambda: figures.small_heatmap_chart(np.eye(3), list("abc"), list("abc"), "t", 150),
+], ids=["prob_bars", "prob_bars_highlight", "weight_bars", "small_heatmap"])
+def test_every_chart_drawn_from_a_plain_dict_is_valid_vega_lite(build):
+    import altair as alt
+
+    spec = _plain(build())
+    (alt.LayerChart if "layer" in spec else alt.Chart).from_dict(spec, validate=True)
 
 
 def test_long_chart_titles_are_cut_into_lines():
