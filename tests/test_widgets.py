@@ -217,7 +217,14 @@ def _plain(spec: dict) -> dict:
     lambda: figures.prob_bars([0.2, 0.3, 0.5], ["A", "B", "C"], highlight=[0, 2]),
     lambda: figures.weight_bars([0.2, 0.3, 0.5], ["k1", "k2", "k3"]),
     lambda: figures.small_heatmap_chart(np.eye(3), list("abc"), list("abc"), "t", 150),
-], ids=["prob_bars", "prob_bars_highlight", "weight_bars", "small_heatmap"])
+    lambda: figures.cost_chart([1, 64, 4096], {"self": [1.0, 4e6, 1.6e10], "rnn": [2.6e5, 1.7e7, 1.1e9]},
+                               {"self": "自己注意", "rnn": "再帰"}, crossover=512, n_mark=64,
+                               marks={"self": 4e6, "rnn": 1.7e7}, title="層ごとの演算量"),
+    lambda: figures.mlm_chart(["[CLS]", "猫", "が", "魚", "を", "食べた", "[SEP]"],
+                              ["[CLS]", "[MASK]", "が", "魚", "を", "寝た", "[SEP]"],
+                              ["", "mask", "", "keep", "", "random", ""], title="シード 1"),
+    lambda: figures.patch_grid_chart(np.arange(1, 17).reshape(4, 4), title="4×4 のパッチ"),
+], ids=["prob_bars", "prob_bars_highlight", "weight_bars", "small_heatmap", "cost", "mlm", "patch_grid"])
 def test_every_chart_drawn_from_a_plain_dict_is_valid_vega_lite(build):
     import altair as alt
 
@@ -245,7 +252,7 @@ def test_cost_chart_crossover_label_stays_inside_the_chart(crossover, align):
 
     ns = np.array([1, 64, 4096])
     curves = {"self": ns ** 2 * 512.0, "rnn": ns * 512.0 ** 2}
-    spec = cost_chart(ns, curves, {"self": "自己注意", "rnn": "再帰"}, crossover=crossover).to_dict()
+    spec = cost_chart(ns, curves, {"self": "自己注意", "rnn": "再帰"}, crossover=crossover)
     label = next(layer for layer in spec["layer"] if layer["mark"].get("type") == "text")
     assert label["mark"]["align"] == align and (label["mark"]["dx"] < 0) == (align == "right")
 

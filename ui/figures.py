@@ -80,8 +80,9 @@ def prob_bars(probs, labels: Sequence[str], *, title: str = "", highlight: Seque
 
 
 def cost_chart(ns, curves: dict, labels: dict, *, crossover: int, n_mark: int | None = None,
-               marks: dict | None = None, title: str = "") -> alt.LayerChart:
-    """Operations per layer against the sequence length n, both axes on a log scale.
+               marks: dict | None = None, title: str = "") -> dict:
+    """Operations per layer against the sequence length n, both axes on a log scale (a
+    Vega-Lite dict: ⑦-5's try-it draws a new one for every n and d; Altair took ≈ 27 ms).
 
     curves: {layer_type: (len(ns),) counts}; labels: {layer_type: 日本語名};
     crossover: n where the two main curves cross (a vertical rule);
@@ -92,31 +93,36 @@ def cost_chart(ns, curves: dict, labels: dict, *, crossover: int, n_mark: int | 
         for n, v in zip(ns, values):
             records.append({"n": int(n), "ops": float(v), "層": labels[key],
                             "text": numfmt.grouped(v)})
-    df = pd.DataFrame.from_records(records)
     order = [labels[k] for k in curves]
     palette = ["#d1495b", "#2E6F9E", "#66a182", "#edae49"]
-    color = alt.Color("層:N", sort=order, legend=alt.Legend(title=None, orient="bottom"),
-                      scale=alt.Scale(domain=order, range=palette[:len(order)]))
-    lines = alt.Chart(df, title=title).mark_line().encode(
-        x=alt.X("n:Q", scale=alt.Scale(type="log"), title="系列長 n（対数目盛）"),
-        y=alt.Y("ops:Q", scale=alt.Scale(type="log"), title="層ごとの演算量（対数目盛）"),
-        color=color,
-        tooltip=[alt.Tooltip("層:N"), alt.Tooltip("n:Q"), alt.Tooltip("text:N", title="演算量")],
-    )
+    color = {"field": "層", "type": "nominal", "sort": order, "legend": {"title": None, "orient": "bottom"},
+             "scale": {"domain": order, "range": palette[:len(order)]}}
+    tooltip = [{"field": "層", "type": "nominal"}, {"field": "n", "type": "quantitative"},
+               {"field": "text", "type": "nominal", "title": "演算量"}]
+    n_q = {"field": "n", "type": "quantitative"}
+    lines = {"data": {"name": "curves"}, "mark": {"type": "line"}, "title": title, "encoding": {
+        "x": {**n_q, "scale": {"type": "log"}, "title": "系列長 n（対数目盛）"},
+        "y": {"field": "ops", "type": "quantitative", "scale": {"type": "log"}, "title": "層ごとの演算量（対数目盛）"},
+        "color": color, "tooltip": tooltip}}
     rule_df = pd.DataFrame({"n": [int(crossover)], "label": [f"交差点 n = d = {int(crossover):,}"]})
-    rule = alt.Chart(rule_df).mark_rule(strokeDash=[6, 4], color="#888").encode(x="n:Q")
+    rule = {"data": {"name": "crossover"}, "mark": {"type": "rule", "strokeDash": [6, 4], "color": "#888"},
+            "encoding": {"x": n_q}}
     # the label on the side of the rule with more room (a phone-wide chart clips what crosses its edge)
     right_half = math.log(max(crossover, 1)) > math.log(max(min(ns), 1) * max(max(ns), 1)) / 2
-    rule_text = alt.Chart(rule_df).mark_text(align="right" if right_half else "left", dx=-4 if right_half else 4,
-                                             dy=-6, color="#666").encode(x="n:Q", y=alt.value(12), text="label:N")
+    rule_text = {"data": {"name": "crossover"},
+                 "mark": {"type": "text", "align": "right" if right_half else "left", "dx": -4 if right_half else 4,
+                          "dy": -6, "color": "#666"},
+                 "encoding": {"x": n_q, "y": {"value": 12}, "text": {"field": "label", "type": "nominal"}}}
     layers = [lines, rule, rule_text]
+    datasets = {"curves": pd.DataFrame.from_records(records), "crossover": rule_df}
     if n_mark is not None and marks:
-        pts = pd.DataFrame({"n": [int(n_mark)] * len(marks), "ops": [float(v) for v in marks.values()],
-                            "層": [labels[k] for k in marks], "text": [numfmt.grouped(v) for v in marks.values()]})
-        layers.append(alt.Chart(pts).mark_point(size=80, filled=True).encode(
-            x="n:Q", y="ops:Q", color=color,
-            tooltip=[alt.Tooltip("層:N"), alt.Tooltip("n:Q"), alt.Tooltip("text:N", title="演算量")]))
-    return alt.layer(*layers).properties(height=440)   # autosize "fit": includes title, axes, legend
+        datasets["marks"] = pd.DataFrame({
+            "n": [int(n_mark)] * len(marks), "ops": [float(v) for v in marks.values()],
+            "層": [labels[k] for k in marks], "text": [numfmt.grouped(v) for v in marks.values()]})
+        layers.append({"data": {"name": "marks"}, "mark": {"type": "point", "size": 80, "filled": True},
+                       "encoding": {"x": n_q, "y": {"field": "ops", "type": "quantitative"}, "color": color,
+                                    "tooltip": tooltip}})
+    return {"datasets": datasets, "layer": layers, "height": 440}   # autosize "fit": includes title, axes, legend
 
 
 # ---------------------------------------------------------------------------
@@ -313,42 +319,48 @@ def mlm_frame(tokens: Sequence[str], masked: Sequence[str], actions: Sequence[st
 
 
 def mlm_chart(tokens: Sequence[str], masked: Sequence[str], actions: Sequence[str], *,
-              title: str = "") -> alt.LayerChart:
+              title: str = "") -> dict:
     """A strip of cells, one per token (wrapped every 6 tokens for a phone): the input the model
-    sees written in each cell, the colour telling what the masking did there."""
+    sees written in each cell, the colour telling what the masking did there (a Vega-Lite dict:
+    a new one for every seed the learner draws; Altair took ≈ 24 ms)."""
     df = mlm_frame(tokens, masked, actions)
     per_row = 6
     df["行"] = df["位置"] // per_row
     df["列"] = df["位置"] % per_row
     n_rows = int(df["行"].max()) + 1
-    base = alt.Chart(df, title=_title_lines(title)).encode(
-        x=alt.X("列:O", axis=None), y=alt.Y("行:O", axis=None))
-    rect = base.mark_rect(stroke="#666", strokeWidth=0.8).encode(
-        color=alt.Color("処理:N", scale=alt.Scale(domain=_ACTION_ORDER, range=_ACTION_COLOURS),
-                        legend=alt.Legend(title=None, orient="bottom", columns=2)),
-        tooltip=["位置:O", "元のトークン:N", "モデルが見る入力:N", "処理:N"])
-    text = base.mark_text(fontSize=12).encode(text="モデルが見る入力:N")
-    return (rect + text).properties(width=per_row * 52, height=n_rows * 40,
-                                    autosize=alt.AutoSizeParams(type="pad"))
+    cell = {"x": {"field": "列", "type": "ordinal", "axis": None}, "y": {"field": "行", "type": "ordinal", "axis": None}}
+    rect = {"mark": {"type": "rect", "stroke": "#666", "strokeWidth": 0.8}, "title": _title_lines(title), "encoding": {
+        **cell,
+        "color": {"field": "処理", "type": "nominal", "scale": {"domain": _ACTION_ORDER, "range": _ACTION_COLOURS},
+                  "legend": {"title": None, "orient": "bottom", "columns": 2}},
+        "tooltip": [{"field": "位置", "type": "ordinal"}, {"field": "元のトークン", "type": "nominal"},
+                    {"field": "モデルが見る入力", "type": "nominal"}, {"field": "処理", "type": "nominal"}]}}
+    text = {"mark": {"type": "text", "fontSize": 12}, "title": _title_lines(title),
+            "encoding": {**cell, "text": {"field": "モデルが見る入力", "type": "nominal"}}}
+    return {"data": {"name": "tokens"}, "datasets": {"tokens": df}, "layer": [rect, text],
+            "width": per_row * 52, "height": n_rows * 40, "autosize": {"type": "pad"}}
 
 
-def patch_grid_chart(index, *, title: str = "") -> alt.LayerChart:
+def patch_grid_chart(index, *, title: str = "") -> dict:
     """The image cut into patches: one cell per patch with its token number (1 … N, row by row);
-    numbers are written only when the grid is small enough to read them."""
+    numbers are written only when the grid is small enough to read them (a Vega-Lite dict: a
+    new one for every image and patch size the learner sets; Altair took ≈ 14 ms)."""
     idx = np.asarray(index)
     rows, cols = idx.shape
     df = pd.DataFrame({"行": np.repeat(np.arange(rows), cols), "列": np.tile(np.arange(cols), rows),
                        "トークン番号": idx.ravel()})
     size = max(6, min(36, 300 // max(rows, cols)))
-    base = alt.Chart(df, title=_title_lines(title)).encode(
-        x=alt.X("列:O", axis=alt.Axis(title="横のパッチ", labelOverlap=True, labelAngle=0)),
-        y=alt.Y("行:O", axis=alt.Axis(title="縦のパッチ", labelOverlap=True)))
-    rect = base.mark_rect(stroke="#fff", strokeWidth=1 if size >= 10 else 0.3).encode(
-        color=alt.Color("トークン番号:Q", scale=alt.Scale(scheme="viridis"),
-                        legend=alt.Legend(title="トークン番号", orient="bottom", gradientLength=160)),
-        tooltip=["行:O", "列:O", "トークン番号:Q"])
-    layers = [rect]
+    cell = {"x": {"field": "列", "type": "ordinal", "axis": {"title": "横のパッチ", "labelOverlap": True, "labelAngle": 0}},
+            "y": {"field": "行", "type": "ordinal", "axis": {"title": "縦のパッチ", "labelOverlap": True}}}
+    layers = [{"mark": {"type": "rect", "stroke": "#fff", "strokeWidth": 1 if size >= 10 else 0.3},
+               "title": _title_lines(title), "encoding": {
+                   **cell,
+                   "color": {"field": "トークン番号", "type": "quantitative", "scale": {"scheme": "viridis"},
+                             "legend": {"title": "トークン番号", "orient": "bottom", "gradientLength": 160}},
+                   "tooltip": [{"field": "行", "type": "ordinal"}, {"field": "列", "type": "ordinal"},
+                               {"field": "トークン番号", "type": "quantitative"}]}}]
     if size >= 24:
-        layers.append(base.mark_text(fontSize=10, color="#fff").encode(text="トークン番号:Q"))
-    return alt.layer(*layers).properties(width=size * cols, height=size * rows,
-                                         autosize=alt.AutoSizeParams(type="pad"))
+        layers.append({"mark": {"type": "text", "fontSize": 10, "color": "#fff"}, "title": _title_lines(title),
+                       "encoding": {**cell, "text": {"field": "トークン番号", "type": "quantitative"}}})
+    return {"data": {"name": "patches"}, "datasets": {"patches": df}, "layer": layers,
+            "width": size * cols, "height": size * rows, "autosize": {"type": "pad"}}
