@@ -309,7 +309,7 @@ def test_multihead_page_sums_add_up():
 def test_chart_tooltips_use_the_formatter():
     from ui import figures
     exp = tutor.scaling.dot_product_spread(np.random.default_rng(0))
-    df = figures.spread_chart(exp).data
+    df = figures.spread_chart(exp)["datasets"]["spread"]
     assert df["表示"].tolist() == [numfmt.fixed(v, 2) for v in df["値"]]
     bars = figures.weight_bars([0.0625, 0.3125, 0.625], ["a", "b", "c"])["datasets"]["weights"]
     assert bars["表示"].tolist() == ["0.06250", "0.31250", "0.62500"]

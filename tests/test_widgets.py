@@ -224,7 +224,8 @@ def _plain(spec: dict) -> dict:
                               ["[CLS]", "[MASK]", "が", "魚", "を", "寝た", "[SEP]"],
                               ["", "mask", "", "keep", "", "random", ""], title="シード 1"),
     lambda: figures.patch_grid_chart(np.arange(1, 17).reshape(4, 4), title="4×4 のパッチ"),
-], ids=["prob_bars", "prob_bars_highlight", "weight_bars", "small_heatmap", "cost", "mlm", "patch_grid"])
+    lambda: figures.spread_chart(tutor.scaling.dot_product_spread(np.random.default_rng(0))),
+], ids=["prob_bars", "prob_bars_highlight", "weight_bars", "small_heatmap", "cost", "mlm", "patch_grid", "spread"])
 def test_every_chart_drawn_from_a_plain_dict_is_valid_vega_lite(build):
     import altair as alt
 

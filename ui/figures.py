@@ -146,8 +146,9 @@ def small_heatmap(matrix, rows, cols, title: str, px: int = 150, digits: int = 3
 _PAD = alt.AutoSizeParams(type="pad")   # keep the plot area at width×height (axes and legend outside)
 
 
-def spread_chart(exp) -> alt.Chart:
-    """Measured standard deviation of q·k next to √d_k, per d_k (exp: tutor.scaling.SpreadExperiment)."""
+def spread_chart(exp) -> dict:
+    """Measured standard deviation of q·k next to √d_k, per d_k (exp: tutor.scaling.SpreadExperiment;
+    a Vega-Lite dict: every seed the learner types draws a new one)."""
     values = list(exp.raw_std) + list(exp.theory_std)
     df = pd.DataFrame({
         "d_k": [str(d) for d in exp.d_ks] * 2,
@@ -155,13 +156,17 @@ def spread_chart(exp) -> alt.Chart:
         "値": values,
         "表示": [numfmt.fixed(v, 2) for v in values],
     })
-    return alt.Chart(df, title="内積 q·k のばらつき（標準偏差）").mark_bar().encode(
-        x=alt.X("d_k:N", sort=[str(d) for d in exp.d_ks], title="d_k", axis=alt.Axis(labelAngle=0)),
-        xOffset=alt.XOffset("系列:N"),
-        y=alt.Y("値:Q", title="標準偏差"),
-        color=alt.Color("系列:N", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(orient="bottom", title=None)),
-        tooltip=["d_k", "系列", alt.Tooltip("表示:N", title="値")],
-    ).properties(width=260, height=220, autosize=_PAD)
+    return {"title": "内積 q·k のばらつき（標準偏差）", "mark": {"type": "bar"},
+            "data": {"name": "spread"}, "datasets": {"spread": df}, "encoding": {
+                "x": {"field": "d_k", "type": "nominal", "sort": [str(d) for d in exp.d_ks], "title": "d_k",
+                      "axis": {"labelAngle": 0}},
+                "xOffset": {"field": "系列", "type": "nominal"},
+                "y": {"field": "値", "type": "quantitative", "title": "標準偏差"},
+                "color": {"field": "系列", "type": "nominal", "scale": {"scheme": "viridis"},
+                          "legend": {"orient": "bottom", "title": None}},
+                "tooltip": [{"field": "d_k", "type": "nominal"}, {"field": "系列", "type": "nominal"},
+                            {"field": "表示", "type": "nominal", "title": "値"}]},
+            "width": 260, "height": 220, "autosize": {"type": "pad"}}
 
 
 # The two charts of ③'s 試してみよう are redrawn on every slider step: plain Vega-Lite dicts
