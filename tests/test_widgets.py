@@ -183,6 +183,12 @@ def test_heatmap_cells_and_legend_fit_a_phone(n):
     assert legend["orient"] == "bottom"          # under the cells, not beside them
 
 
+def _plain(spec: dict) -> dict:
+    """The spec with its DataFrame datasets as JSON records (NaN → null), as the schema wants."""
+    return {**spec, "datasets": {name: df.astype(object).where(df.notna(), None).to_dict("records")
+                                 for name, df in spec["datasets"].items()}}
+
+
 @pytest.mark.parametrize("matrix, kwargs", [
     (np.array([[0.1, 0.5, -np.inf], [0.3, 0.3, 0.4]]), {"title": "注意の重み A"}),
     (np.full((3, 3), 0.2), {}),
@@ -204,12 +210,6 @@ def test_heatmap_spec_is_valid_vega_lite_with_its_cells_as_data(matrix, kwargs):
         assert (spec["width"], spec["height"]) == (kwargs["width"], kwargs["height"])
     if "title" in kwargs:
         assert all(layer["title"] == kwargs["title"] for layer in spec["layer"])
-
-
-def _plain(spec: dict) -> dict:
-    """The spec with its DataFrame datasets as JSON records (NaN → null), as the schema wants."""
-    return {**spec, "datasets": {name: df.astype(object).where(df.notna(), None).to_dict("records")
-                                 for name, df in spec["datasets"].items()}}
 
 
 @pytest.mark.parametrize("build", [
