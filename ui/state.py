@@ -141,7 +141,8 @@ def _restore_exam(progress: dict) -> None:
 
 
 def _read_text(rep: dict) -> str | None:
-    """The stored text a read report carries (None: nothing is stored), or ProgressError."""
+    """The stored text a read or conflict report carries, as text or gzipped (None: nothing is
+    stored), or ProgressError."""
     if "gz" in rep:
         try:
             return storage.unpacked(rep["gz"])

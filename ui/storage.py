@@ -206,8 +206,9 @@ def fingerprint(text: str | None) -> str:
 
 
 def unpacked(gz: object) -> str:
-    """The stored text of a ``read`` report {gz}: base64 of its gzipped UTF-8 (a ValueError with a
-    Japanese reason for anything else; at most 3 MB unpacked, what 1,000,000 characters can be)."""
+    """The stored text a report carries as {gz} (``read``, ``conflict``): base64 of its gzipped
+    UTF-8 (a ValueError with a Japanese reason for anything else; at most 3 MB unpacked, what
+    1,000,000 characters can be)."""
     if not isinstance(gz, str):
         raise ValueError("圧縮された記録が文字列ではありません。")
     limit = 3 * PACK_UP_TO
