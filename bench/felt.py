@@ -71,6 +71,11 @@ FLOOR_JS = """() => { const m = [...document.querySelectorAll('[data-testid="stM
 SUBMIT_READY_JS = """() => { const r = document.querySelector('[data-testid="stRadio"] input[type="radio"]');
   const b = [...document.querySelectorAll('button')].find(e => e.innerText.trim() === '回答する');
   return String(!!r && r.checked && !!b && !b.disabled); }"""
+# ③'s slider is drawn by Vega inside its chart (ui.figures.saturation_explorer): a step is done
+# when the chart's readout shows the new c
+SATURATION_SLIDER = '.vega-bindings input[type="range"]'
+READOUT_JS = """(label) => { const t = [...document.querySelectorAll('svg text')]
+  .find(e => e.textContent.includes(label)); return t ? t.textContent : null; }"""
 VERDICT_JS = """() => { const t = document.body.innerText; return String(t.includes('正解です。') || t.includes('不正解です。')); }"""
 H1_JS = """() => { const h = document.querySelector('h1'); return h ? h.innerText : null; }"""
 SETTLED_JS = """(needQuiz) => {
@@ -141,9 +146,10 @@ def _open(browser, url: str, need_quiz: bool, ctx=None):
     return ctx, page, time.perf_counter() - t0
 
 
-def _slider_step(page, key: str) -> None:
-    """Focus the slider's range input, then one ArrowRight/ArrowLeft (whichever keeps it in range)."""
-    thumb = page.locator('[data-testid="stSlider"] input[type="range"]').first
+def _slider_step(page, key: str, selector: str = '[data-testid="stSlider"] input[type="range"]') -> None:
+    """Focus the slider's range input (Streamlit's, or ③'s drawn by Vega: SATURATION_SLIDER), then
+    one ArrowRight/ArrowLeft (whichever keeps it in range)."""
+    thumb = page.locator(selector).first
     thumb.focus()
     now, top = float(thumb.input_value()), float(thumb.get_attribute("max"))
     page.keyboard.press(key if now < top else "ArrowLeft")
@@ -249,6 +255,7 @@ def run(cfg: Config) -> list[Row]:
         return [Row("felt", "felt latency in a real browser", [], "ms", note=f"skipped: {reason}")]
     from playwright.sync_api import sync_playwright
 
+    from ui.figures import SATURATION_READOUT
     from ui.nav import PAGE_BY_KEY, available_pages
     from ui.storage import STORE_KEY
 
@@ -281,8 +288,8 @@ def run(cfg: Config) -> list[Row]:
         cfg.log("  felt: slider on ③ vs the floor's slider …")
         for i in range(reps):
             res["floor"].append(floor.sample())
-            _arm(spage, METRIC_JS, "最大の重み")
-            _slider_step(spage, "ArrowRight")
+            _arm(spage, READOUT_JS, SATURATION_READOUT)
+            _slider_step(spage, "ArrowRight", SATURATION_SLIDER)
             res["slider"].append(_elapsed_ms(spage))
             _settle(spage)
         cfg.log("  felt: cell edit, quiz, page switch on ① …")
@@ -305,7 +312,7 @@ def run(cfg: Config) -> list[Row]:
             res["switch"].append(_switch(npage, qkv.label if i % 2 == 0 else naive.label))
         rows = [
             Row("felt", "floor app: slider step → number painted (reference)", res["floor"], "ms"),
-            _row("③ slider step → page updated", res["slider"], res["floor"]),
+            _row("③ slider step → chart updated", res["slider"], res["floor"]),
             Row("felt", "floor editor app: cell edit + Enter → number painted (reference)", res["edfloor"], "ms"),
             _row("① matrix cell edit + Enter → result updated", res["cell"], res["floor2"]),
             _row("① matrix cell edit + Enter vs the editor floor", res["cell"], res["edfloor"]),

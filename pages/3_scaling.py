@@ -7,8 +7,8 @@ import streamlit as st
 import tutor
 import ui
 from tutor import textbook as tb
-from ui.figures import saturation_chart, spread_chart, weight_bars
-from ui.handcalc import auto_digits, number, prob_tex, prob_text, vector
+from ui.figures import saturation_explorer, spread_chart
+from ui.handcalc import auto_digits, number, prob_text, vector
 
 ui.page("scaling")
 
@@ -154,31 +154,11 @@ spread_experiment()
 
 # ---------------------------------------------------------------------------
 ui.section("try")
-st.markdown("スコア $(2, 1, 0)$ に倍率 $c$ を掛けて softmax に通します。$c$ を大きくして、"
+st.markdown("スコア $(2, 1, 0)$ に倍率 $c$ を掛けて softmax に通します。図の下のスライダーで $c$ を大きくして、"
             "重みが 1 つに集中し、勾配が消えていく様子を見てください。")
-
-
-@st.fragment
-def try_factor() -> None:
-    """試してみよう as a fragment: a slider step reruns this section only, not the page."""
-    factor = st.slider("スコアの倍率 c", min_value=0.5, max_value=20.0, value=1.0, step=0.5, key="scaling_factor",
-                       persist_state="session")
-    point = ui.compute("scaling_point", tutor.scaling.saturation_point, BASE, factor)
-    if point is not None:
-        st.latex(r"\begin{aligned}&\mathrm{softmax}" + vector(point.scores, auto_digits(point.scores, 1))
-                 + r" \\ &\approx (" + ", ".join(prob_tex(w) for w in point.weights) + r")\end{aligned}")
-        # rows as horizontal containers (one block each; st.columns(2) is three): a step redraws
-        # what follows the slider, so every block saved is one element less to draw; on a phone
-        # the charts wrap one under the other
-        with st.container(horizontal=True, gap="large"):
-            st.metric("最大の重み", prob_text(point.max_weight), width="content")
-            st.metric("勾配の大きさ max|∂a/∂s|", prob_text(point.gradient), width="content")
-        with st.container(horizontal=True):
-            st.vega_lite_chart(weight_bars(point.weights, KEYS3), width="content")
-            st.vega_lite_chart(saturation_chart(BASE, point), width="content")
-
-
-try_factor()
+# every c of the slider is computed here once; the browser picks the rows of the current c, so a
+# step costs no round trip (ui.figures.saturation_explorer)
+ui.cached_chart(saturation_explorer, tuple(BASE), tuple(KEYS3), text_color=ui.text_color())
 st.caption("勾配の大きさは、ヤコビ行列 $\\partial a_i/\\partial s_j$ の成分の絶対値の最大です"
            "（2 つの重みが半々のときにいちばん大きく、1 つの重みが 1 に近づくほど 0 に近づきます）。")
 

@@ -3,7 +3,8 @@
 
 - ① a fast click on 回答する right after choosing an option is not lost: the card is an st.form,
   so 回答する does not wait for a round trip to become clickable;
-- an answer, ③'s slider and ①'s cell edit rerun only their fragment: an element outside it is the
+- ③'s slider answers in the browser (Vega draws it in the chart): no frame to the server;
+- an answer and ①'s cell edit rerun only their fragment: an element outside it is the
   same DOM node afterwards and was never marked stale (a full rerun flips ``data-stale`` on every
   element container of the page while it runs, even on elements whose content stays the same);
 - a folded step of a hand calculation (ui.lazy_expander) is drawn when opened, by a rerun of that
@@ -111,20 +112,35 @@ def test_answer_without_a_choice_asks_for_one(browser):
         assert not card.locator('input[type="radio"]').first.is_disabled()
 
 
-def test_slider_on_scaling_reruns_only_its_section(browser):
+READOUT_JS = """() => { const t = [...document.querySelectorAll('svg text')]
+  .find(e => e.textContent.includes('最大の重み =')); return t ? t.textContent : null; }"""
+
+
+def test_slider_on_scaling_answers_in_the_browser_without_a_round_trip(browser):
+    """③'s slider is drawn by Vega inside its chart: a step (keyboard or drag) redraws the readout,
+    the bars and the point on the curve in the browser, sends nothing to the server and touches
+    nothing outside the chart."""
     with streamlit_server() as base, new_page(browser, "felt-slider") as page:
+        sent = []
+        page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
         page.goto(base + "/scaling", wait_until="domcontentloaded")
         wait_until_rendered(page)
-        page.wait_for_function(f"() => ({METRIC_JS})('最大の重み') !== null", timeout=20_000)
-        before = page.evaluate(METRIC_JS, "最大の重み")
+        page.wait_for_function(f"() => ({READOUT_JS})() !== null", timeout=20_000)
+        assert "最大の重み = 0.66524" in page.evaluate(READOUT_JS)          # c = 1: softmax(2, 1, 0)
         outside = ('[data-testid="stTable"]', ""), QUIZ_HEADER    # 手計算's first table, the quiz header
         _watch(page, *outside)
-        thumb = page.locator('[data-testid="stSlider"] input[type="range"]').first
+        thumb = page.locator('.vega-bindings input[type="range"]').first
+        assert thumb.evaluate("(el) => el.closest('label').innerText.includes('スコアの倍率 c')")
+        page.wait_for_timeout(500)
+        assert sent, "the page's websocket was not observed"     # the page's own messages on load
+        sent.clear()
         thumb.focus()
-        page.keyboard.press("ArrowRight")
-        page.wait_for_function(f"(b) => ({METRIC_JS})('最大の重み') !== b", arg=before, timeout=20_000)
-        wait_until_rendered(page)
-        assert page.evaluate(METRIC_JS, "最大の重み") != before     # the result did change
+        for _ in range(18):                                        # c: 1 → 10
+            page.keyboard.press("ArrowRight")
+        page.wait_for_function(f"() => ({READOUT_JS})().includes('最大の重み = 0.99995')", timeout=20_000)
+        assert "4.5×10⁻⁵" in page.evaluate(READOUT_JS)
+        page.wait_for_timeout(500)
+        assert sent == [], f"a slider step talked to the server: {len(sent)} frames"
         _untouched(page, *outside)
 
 

@@ -311,11 +311,10 @@ def test_chart_tooltips_use_the_formatter():
     exp = tutor.scaling.dot_product_spread(np.random.default_rng(0))
     df = figures.spread_chart(exp)["datasets"]["spread"]
     assert df["表示"].tolist() == [numfmt.fixed(v, 2) for v in df["値"]]
-    bars = figures.weight_bars([0.0625, 0.3125, 0.625], ["a", "b", "c"])["datasets"]["weights"]
-    assert bars["表示"].tolist() == ["0.06250", "0.31250", "0.62500"]
-    scores = tb.SATURATION_SCORES[0]
-    sat = figures.saturation_chart(scores, tutor.scaling.saturation_point(scores, 1.0))["datasets"]["curve"]
-    assert sat["表示"].tolist() == [numfmt.fixed(v, 5) for v in sat["値"]]
+    sat = figures.saturation_explorer(tb.SATURATION_SCORES[0], ["a", "b", "c"])["datasets"]
+    assert sat["curve"]["表示"].tolist() == [numfmt.fixed(v, 5) for v in sat["curve"]["値"]]
+    bars = sat["bars"][sat["bars"]["倍率 c"] == 1.0]
+    assert bars["表示"].tolist() == ["0.66524", "0.24473", "0.09003"]
     runs = figures.compare_runs_chart(([0, 1],), ([0.5, 0.00012345],), ["A"], "t", "y").data
     assert runs["表示"].tolist() == ["0.5", "0.000123"]
     topics = figures.exam_topic_chart([{"label": "③", "percent": 62.5, "correct": 5, "total": 8}]).data

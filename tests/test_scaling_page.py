@@ -1,5 +1,7 @@
-"""AppTest of ③ /scaling: textbook numbers, spread chart, saturation slider, tiny numbers without e-notation."""
+"""AppTest of ③ /scaling: textbook numbers, spread chart, the saturation explorer (every c of its
+slider), tiny numbers without e-notation."""
 import io
+import json
 
 import numpy as np
 import pyarrow as pa
@@ -7,10 +9,10 @@ import pyarrow as pa
 import tutor
 from tutor import textbook as tb
 
-from apphelpers import chart_data, E_NOTATION, full_text, lesson_elements, lesson_text, metric, open_page
+from apphelpers import chart_data, E_NOTATION, full_text, lesson_elements, lesson_text, open_page
 
 
-NAIVE, QKV, SCALING, FORMULA = "pages/1_naive.py", "pages/2_qkv.py", "pages/3_scaling.py", "pages/4_formula.py"
+SCALING = "pages/3_scaling.py"
 
 
 def test_scaling_textbook_numbers_and_spread_chart():
@@ -30,51 +32,41 @@ def test_scaling_textbook_numbers_and_spread_chart():
     assert not np.allclose(other.raw_std, exp.raw_std, rtol=1e-9)
 
 
-def _try_charts(at):
-    """(spec, {dataset name: DataFrame}) of the two charts of 試してみよう (the page's last two)."""
-    out = []
-    for el in at.get("vega_lite_chart")[-2:]:
-        frames = {ds.name: pa.ipc.open_stream(io.BytesIO(ds.data.data)).read_all().to_pandas()
-                  for ds in el.proto.datasets}
-        out.append((el.proto.spec, frames))
-    return out
+def _explorer(at):
+    """(spec, {dataset name: DataFrame}) of 試してみよう's chart (the page's last)."""
+    el = at.get("vega_lite_chart")[-1]
+    frames = {ds.name: pa.ipc.open_stream(io.BytesIO(ds.data.data)).read_all().to_pandas() for ds in el.proto.datasets}
+    return json.loads(el.proto.spec), frames
 
 
-def test_scaling_slider_step_keeps_both_chart_specs_and_swaps_their_data():
-    """The browser keeps a drawn Vega chart when its spec is unchanged and only swaps the data: a
-    slider step must change the datasets (weights, the dashed rule at c) and nothing else."""
-    at = open_page(SCALING)
-    before = _try_charts(at)
-    at.slider(key="scaling_factor").set_value(10.0).run()
-    after = _try_charts(at)
-    assert [spec for spec, _ in before] == [spec for spec, _ in after]
-    (_, bars1), (_, sat1) = before
-    (_, bars10), (_, sat10) = after
-    p1 = tutor.scaling.saturation_point(tb.SATURATION_SCORES[0], 1.0)
-    p10 = tutor.scaling.saturation_point(tb.SATURATION_SCORES[0], 10.0)
-    np.testing.assert_allclose(bars1["weights"]["重み"], p1.weights, rtol=1e-12)
-    np.testing.assert_allclose(bars10["weights"]["重み"], p10.weights, rtol=1e-12)
-    assert sat1["current"]["倍率 c"].tolist() == [1.0] and sat10["current"]["倍率 c"].tolist() == [10.0]
-    # the two points at the current c sit on the curves: the page's metrics in numbers
-    for sat, p in ((sat1, p1), (sat10, p10)):
-        assert sat["here"]["倍率 c"].tolist() == [p.factor] * 2
-        np.testing.assert_allclose(sat["here"]["値"], [p.max_weight, p.gradient], rtol=1e-12)
-        on_curve = sat["curve"][sat["curve"]["倍率 c"] == p.factor].set_index("系列")["値"]
-        np.testing.assert_allclose(on_curve.loc[sat["here"]["系列"]], sat["here"]["値"], rtol=1e-12)
-    assert sat1["curve"].equals(sat10["curve"])          # the curve itself does not depend on c
-
-
-def test_scaling_slider_shows_saturation_and_persists_across_pages():
-    at = open_page(SCALING)
-    assert metric(at, "最大の重み") == "0.66524"
-    at.slider(key="scaling_factor").set_value(10.0).run()
-    p = tutor.scaling.saturation_point(tb.SATURATION_SCORES[0], 10.0)
-    assert metric(at, "最大の重み") == "0.99995" == f"{p.max_weight:.5f}"
-    assert metric(at, "勾配の大きさ max|∂a/∂s|") == "4.5×10⁻⁵"
-    at.switch_page(NAIVE).run()
-    at.switch_page(SCALING).run()
-    assert not at.exception
-    assert at.slider(key="scaling_factor").value == 10.0 and metric(at, "最大の重み") == "0.99995"
+def test_scaling_try_it_holds_every_c_of_its_slider_computed_by_the_engine():
+    """The slider is Vega's own (a param bound to a range input): a step filters the data in the
+    browser, so every c the slider can reach must be in the chart, each computed by the engine."""
+    spec, data = _explorer(open_page(SCALING))
+    (param,) = spec["params"]
+    factors = tutor.scaling.SATURATION_FACTORS
+    assert param["name"] == "c" and param["value"] == 1.0 and param["bind"]["input"] == "range"
+    assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (factors[0], factors[-1], 0.5)
+    assert param["bind"]["name"].strip() == "スコアの倍率 c"
+    assert spec["usermeta"]["embedOptions"]["renderer"] == "svg"     # the readout is text, not pixels
+    base = tb.SATURATION_SCORES[0]
+    assert data["readout"]["倍率 c"].tolist() == list(factors)
+    for c in factors:
+        p = tutor.scaling.saturation_point(base, c)
+        bars = data["bars"][data["bars"]["倍率 c"] == c]
+        np.testing.assert_allclose(bars["重み"], p.weights, rtol=1e-12)
+        on_curve = data["curve"][data["curve"]["倍率 c"] == c].set_index("系列")["値"]
+        np.testing.assert_allclose([on_curve["最大の重み"], on_curve["勾配の大きさ"]], [p.max_weight, p.gradient],
+                                   rtol=1e-12)
+    readout = data["readout"].set_index("倍率 c")["読み"]
+    assert readout[1.0].split("\n") == ["softmax(2, 1, 0)", "≈ (0.66524, 0.24473, 0.09003)", "最大の重み = 0.66524",
+                                        "勾配の大きさ max|∂a/∂s| = 0.22270"]
+    assert readout[10.0].split("\n")[2:] == ["最大の重み = 0.99995", "勾配の大きさ max|∂a/∂s| = 4.5×10⁻⁵"]
+    assert readout[0.5].startswith("softmax(1.0, 0.5, 0.0)\n")
+    # every layer that shows the current c filters on the param; the curve itself does not
+    layers = [spec["vconcat"][0], spec["vconcat"][1], *spec["vconcat"][2]["layer"]]
+    assert [lay.get("transform") for lay in layers] == [[{"filter": "datum['倍率 c'] == c"}]] * 2 + [None] + [
+        [{"filter": "datum['倍率 c'] == c"}]] * 2
 
 
 def test_scaling_tiny_numbers_without_e_notation(pages):
@@ -92,12 +84,13 @@ def test_scaling_tiny_numbers_without_e_notation(pages):
     assert round(p.weights[1], 6) == 4.5e-5 and round(p.gradient, 6) == 4.5e-5
 
 
-def test_scaling_slider_latex_and_metrics_without_e_notation():
-    at = open_page(SCALING)
-    at.slider(key="scaling_factor").set_value(20.0).run()
-    text = lesson_text(at)
-    assert not E_NOTATION.search(text), E_NOTATION.search(text)
+def test_scaling_try_it_readout_without_e_notation():
+    _, data = _explorer(open_page(SCALING))
+    readout = data["readout"].set_index("倍率 c")["読み"]
+    assert not any(E_NOTATION.search(t) for t in readout), [t for t in readout if E_NOTATION.search(t)]
     p = tutor.scaling.saturation_point(tb.SATURATION_SCORES[0], 20.0)            # (40, 20, 0)
     assert p.weights[1] < 1e-8 and p.weights[2] < 1e-17
-    assert r"2.1\times 10^{-9}" in text and r"4.2\times 10^{-18}" in text
-    assert next(m.value for m in at.metric if m.label == "勾配の大きさ max|∂a/∂s|") == "2.1×10⁻⁹"
+    assert readout[20.0].split("\n") == ["softmax(40, 20, 0)", "≈ (1.00000, 2.1×10⁻⁹, 4.2×10⁻¹⁸)",
+                                         "最大の重み = 1.00000", "勾配の大きさ max|∂a/∂s| = 2.1×10⁻⁹"]
+    bars = data["bars"][data["bars"]["倍率 c"] == 20.0]
+    assert bars["表示"].tolist() == ["1.00000", "2.1×10⁻⁹", "4.2×10⁻¹⁸"]

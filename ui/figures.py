@@ -15,7 +15,6 @@ the Vega-Lite schema). Charts of fixed or rarely changing data stay in Altair.
 """
 from __future__ import annotations
 
-import functools
 import math
 from typing import Sequence
 
@@ -27,7 +26,7 @@ import tutor
 
 from tutor import numfmt
 
-from .validate import format_number
+from .validate import format_number, format_tiny
 from .widgets import _title_lines, cached_chart, heatmap_chart
 
 
@@ -174,12 +173,7 @@ def spread_chart(exp) -> dict:
             "width": 260, "height": 220, "autosize": {"type": "pad"}}
 
 
-# The two charts of ③'s 試してみよう are redrawn on every slider step: plain Vega-Lite dicts
-# (st.vega_lite_chart), so a step costs no Altair build or schema validation (20–90 ms per chart on
-# a busy machine, most of the step's server time). Same look as Altair's. Their numbers travel as
-# named datasets (DataFrames under "datasets"), never inline: the spec itself stays the same from
-# step to step, so the browser keeps the drawn chart and swaps its data instead of building a new
-# Vega view each step.
+# ③'s 試してみよう: the whole section is one Vega-Lite dict with every c precomputed (below).
 _VIRIDIS_LEGEND = {"scale": {"scheme": "viridis"}, "legend": {"orient": "bottom", "title": None}}
 
 
@@ -190,46 +184,68 @@ def _saturation_rows(points) -> list[dict]:
             for p in points for v in (getattr(p, attr),)]
 
 
-@functools.lru_cache(maxsize=8)
-def _curve_rows(scores: tuple) -> tuple:
-    """Rows of tutor.scaling.saturation_curve(scores) (they do not depend on the slider)."""
-    return tuple(_saturation_rows(tutor.scaling.saturation_curve(np.asarray(scores, dtype=float))))
+SATURATION_READOUT = "最大の重み ="     # the readout line a browser test and the benchmark look for
 
 
-def saturation_chart(scores, here) -> dict:
-    """Largest weight and gradient size of softmax(c·s) against the factor c (the curve of
-    tutor.scaling.saturation_curve) as lines, with a dashed rule and a point on each line at the
-    current c — ``here``, the page's tutor.scaling.SaturationPoint of c (a Vega-Lite dict). The
-    lines carry no point per step: 80 symbols redrawn on every slider step cost ≈ 10 ms and said
-    nothing the line and the two current points do not."""
+def _row_text(values) -> str:
+    """(4, 2, 0) for whole numbers, else one decimal — as ③ prints the scores c·s."""
+    digits = 0 if all(float(v).is_integer() for v in values) else 1
+    return "(" + ", ".join(format_number(float(v), digits) for v in values) + ")"
+
+
+def saturation_explorer(scores, labels: Sequence[str], *, text_color: str = "#111111") -> dict:
+    """③'s 試してみよう as one Vega-Lite dict: softmax(c·s) for every factor c of the slider
+    (tutor.scaling.saturation_curve), with the slider drawn by Vega itself (a param bound to a
+    range input). Moving it filters the data in the browser: no round trip, and the charts follow
+    the thumb while it is dragged. Every number is computed by the engine and written by the app's
+    formatter here; the browser only picks the rows of the current c.
+
+    Top to bottom: the readout (softmax(c·s) ≈ a, the largest weight, the gradient size), the
+    weights as bars, and the largest weight and the gradient size against c (lines, a dashed rule
+    and a point on each line at the current c). Stacked, not side by side, so that it fits a
+    390 px phone; drawn as SVG, so that the readout is text a screen reader can read, in
+    ``text_color`` (the theme's: ui.text_color)."""
     scores = tuple(float(v) for v in np.ravel(scores))
-    rows = [dict(r) for r in _curve_rows(scores)]
+    points = tutor.scaling.saturation_curve(np.asarray(scores))
+    factors = [float(p.factor) for p in points]
+    readout = [{"倍率 c": float(p.factor), "読み": "\n".join((
+        f"softmax{_row_text(p.scores)}",
+        "≈ (" + ", ".join(format_tiny(float(w), 5, below=1e-4) for w in p.weights) + ")",
+        f"{SATURATION_READOUT} {format_tiny(p.max_weight, 5, below=1e-4)}",
+        f"勾配の大きさ max|∂a/∂s| = {format_tiny(p.gradient, 5, below=1e-4)}"))} for p in points]
+    bars = [{"倍率 c": float(p.factor), "キー": k, "重み": float(w), "表示": format_tiny(float(w), 5, below=1e-4)}
+            for p in points for k, w in zip(labels, p.weights)]
+    at_c = [{"filter": "datum['倍率 c'] == c"}]
     encoding = {"x": {"field": "倍率 c", "type": "quantitative"},
                 "y": {"field": "値", "type": "quantitative", "scale": {"domain": [0, 1]}},
                 "color": {"field": "系列", "type": "nominal", **_VIRIDIS_LEGEND},
                 "tooltip": [{"field": "倍率 c", "type": "quantitative"}, {"field": "系列", "type": "nominal"},
                             {"field": "表示", "type": "nominal", "title": "値"}]}
-    lines = {"mark": {"type": "line"}, "data": {"name": "curve"}, "encoding": encoding}
-    points = {"mark": {"type": "point", "filled": True, "size": 70}, "data": {"name": "here"}, "encoding": encoding}
-    rule = {"mark": {"type": "rule", "strokeDash": [4, 4], "color": "#888"},
-            "data": {"name": "current"},
-            "encoding": {"x": {"field": "倍率 c", "type": "quantitative"}}}
-    return {"title": "倍率 c を大きくすると", "layer": [lines, rule, points], "width": 260, "height": 220,
-            "autosize": {"type": "pad"},
-            "datasets": {"curve": pd.DataFrame(rows), "current": pd.DataFrame({"倍率 c": [float(here.factor)]}),
-                         "here": pd.DataFrame(_saturation_rows([here]))}}
-
-
-def weight_bars(weights, labels: Sequence[str], *, title: str = "重み") -> dict:
-    """One vertical bar per key: the weights of one softmax row (0 … 1), as a Vega-Lite dict."""
-    rows = [{"キー": k, "重み": float(w), "表示": numfmt.fixed(w, 5)} for k, w in zip(labels, np.ravel(weights))]
-    return {"title": title, "mark": {"type": "bar", "color": "#2E6F9E"}, "data": {"name": "weights"},
-            "datasets": {"weights": pd.DataFrame(rows)},
-            "encoding": {"x": {"field": "キー", "type": "nominal", "sort": list(labels), "axis": {"labelAngle": 0}},
-                         "y": {"field": "重み", "type": "quantitative", "scale": {"domain": [0, 1]}},
-                         "tooltip": [{"field": "キー", "type": "nominal"},
-                                     {"field": "表示", "type": "nominal", "title": "重み"}]},
-            "width": 220, "height": 220, "autosize": {"type": "pad"}}
+    return {
+        "params": [{"name": "c", "value": 1.0,
+                    "bind": {"input": "range", "min": factors[0], "max": factors[-1],
+                             "step": factors[1] - factors[0], "name": "スコアの倍率 c "}}],
+        "usermeta": {"embedOptions": {"renderer": "svg"}},
+        "datasets": {"readout": pd.DataFrame(readout), "bars": pd.DataFrame(bars),
+                     "curve": pd.DataFrame(_saturation_rows(points))},
+        "vconcat": [
+            {"data": {"name": "readout"}, "transform": at_c, "width": 280, "height": 70,
+             "mark": {"type": "text", "align": "left", "baseline": "top", "x": 0, "y": 0, "fontSize": 14, "color": text_color,
+                      "lineBreak": "\n", "lineHeight": 18},
+             "encoding": {"text": {"field": "読み", "type": "nominal"}}},
+            {"data": {"name": "bars"}, "transform": at_c, "title": "重み", "width": 280, "height": 150,
+             "mark": {"type": "bar", "color": "#2E6F9E"},
+             "encoding": {"x": {"field": "キー", "type": "nominal", "sort": list(labels), "axis": {"labelAngle": 0}},
+                          "y": {"field": "重み", "type": "quantitative", "scale": {"domain": [0, 1]}},
+                          "tooltip": [{"field": "キー", "type": "nominal"},
+                                      {"field": "表示", "type": "nominal", "title": "重み"}]}},
+            {"data": {"name": "curve"}, "title": "倍率 c を大きくすると", "width": 280, "height": 180,
+             "layer": [{"mark": {"type": "line"}, "encoding": encoding},
+                       {"transform": at_c, "mark": {"type": "rule", "strokeDash": [4, 4], "color": "#888"},
+                        "encoding": {"x": {"field": "倍率 c", "type": "quantitative"}}},
+                       {"transform": at_c, "mark": {"type": "point", "filled": True, "size": 70},
+                        "encoding": encoding}]}],
+        "autosize": {"type": "pad"}}
 
 
 # ---------------------------------------------------------------------------

@@ -78,6 +78,14 @@ PAGE_CSS = ("<style>.katex .vlist-t2 { margin-right: 0; }"
             ' [data-testid="stSliderThumbValue"] { color: inherit !important; }</style>')
 
 
+def text_color() -> str:
+    """The learner's theme's text colour (light or dark: st.context.theme), for the text a Vega
+    chart draws as a mark — Streamlit themes a chart's axes and titles, not its text marks."""
+    dark = getattr(st.context.theme, "type", None) == "dark"
+    return (st.get_option("theme.dark.textColor") or "#fafafa") if dark else (
+        st.get_option("theme.light.textColor") or "#111111")
+
+
 def page_style() -> None:
     """The page-wide CSS (ui.page calls it on every run; a <style>-only st.html adds no element)."""
     st.html(PAGE_CSS)
