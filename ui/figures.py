@@ -26,7 +26,8 @@ import tutor
 
 from tutor import numfmt
 
-from .validate import format_number, format_tiny
+from .handcalc import prob_text
+from .validate import format_number
 from .widgets import _title_lines, cached_chart, heatmap_chart
 
 
@@ -173,7 +174,6 @@ def spread_chart(exp) -> dict:
             "width": 260, "height": 220, "autosize": {"type": "pad"}}
 
 
-# ③'s 試してみよう: the whole section is one Vega-Lite dict with every c precomputed (below).
 _VIRIDIS_LEGEND = {"scale": {"scheme": "viridis"}, "legend": {"orient": "bottom", "title": None}}
 
 
@@ -210,10 +210,10 @@ def saturation_explorer(scores, labels: Sequence[str], *, text_color: str = "#11
     factors = [float(p.factor) for p in points]
     readout = [{"倍率 c": float(p.factor), "読み": "\n".join((
         f"softmax{_row_text(p.scores)}",
-        "≈ (" + ", ".join(format_tiny(float(w), 5, below=1e-4) for w in p.weights) + ")",
-        f"{SATURATION_READOUT} {format_tiny(p.max_weight, 5, below=1e-4)}",
-        f"勾配の大きさ max|∂a/∂s| = {format_tiny(p.gradient, 5, below=1e-4)}"))} for p in points]
-    bars = [{"倍率 c": float(p.factor), "キー": k, "重み": float(w), "表示": format_tiny(float(w), 5, below=1e-4)}
+        "≈ (" + ", ".join(prob_text(w) for w in p.weights) + ")",
+        f"{SATURATION_READOUT} {prob_text(p.max_weight)}",
+        f"勾配の大きさ max|∂a/∂s| = {prob_text(p.gradient)}"))} for p in points]
+    bars = [{"倍率 c": float(p.factor), "キー": k, "重み": float(w), "表示": prob_text(w)}
             for p in points for k, w in zip(labels, p.weights)]
     at_c = [{"filter": "datum['倍率 c'] == c"}]
     encoding = {"x": {"field": "倍率 c", "type": "quantitative"},
@@ -230,8 +230,8 @@ def saturation_explorer(scores, labels: Sequence[str], *, text_color: str = "#11
                      "curve": pd.DataFrame(_saturation_rows(points))},
         "vconcat": [
             {"data": {"name": "readout"}, "transform": at_c, "width": 280, "height": 70,
-             "mark": {"type": "text", "align": "left", "baseline": "top", "x": 0, "y": 0, "fontSize": 14, "color": text_color,
-                      "lineBreak": "\n", "lineHeight": 18},
+             "mark": {"type": "text", "align": "left", "baseline": "top", "x": 0, "y": 0, "fontSize": 14,
+                      "color": text_color, "lineBreak": "\n", "lineHeight": 18},
              "encoding": {"text": {"field": "読み", "type": "nominal"}}},
             {"data": {"name": "bars"}, "transform": at_c, "title": "重み", "width": 280, "height": 150,
              "mark": {"type": "bar", "color": "#2E6F9E"},
