@@ -173,14 +173,23 @@ if clip is not None and by_value is not None:
                "向きが変わることがあります。")
 
 st.markdown("**勾配の爆発と消失**：再帰の変換の大きさ $a$ を変えて、さかのぼった勾配の長さを見てみましょう。")
-a_rec = st.slider("再帰の変換の大きさ a（W = aI）", min_value=0.1, max_value=2.0, value=1.2, step=0.1, key="seq2seq_a",
-                  persist_state="session")
-norms = ui.compute("seq2seq_norms", s2s.scaled_recurrence_norms, a_rec, 30)
-clip_back = ui.compute("seq2seq_clip_back", s2s.clip_by_norm, [norms[-1], 0.0], c) if norms is not None else None
-if norms is not None and clip_back is not None:
-    r1, r2 = st.columns(2)
-    r1.metric("30 段さかのぼった勾配の長さ", length(norms[-1]))
-    r2.metric("上のしきい値 c でクリップした長さ", length(clip_back.clipped_norm))
+
+
+@st.fragment
+def try_recurrence(c) -> None:
+    """The recurrence factor a as a fragment: a step of a reruns this part only (``c``: the
+    clipping threshold above, the value of the page's last full run)."""
+    a_rec = st.slider("再帰の変換の大きさ a（W = aI）", min_value=0.1, max_value=2.0, value=1.2, step=0.1,
+                      key="seq2seq_a", persist_state="session")
+    norms = ui.compute("seq2seq_norms", s2s.scaled_recurrence_norms, a_rec, 30)
+    clip_back = ui.compute("seq2seq_clip_back", s2s.clip_by_norm, [norms[-1], 0.0], c) if norms is not None else None
+    if norms is not None and clip_back is not None:
+        r1, r2 = st.columns(2)
+        r1.metric("30 段さかのぼった勾配の長さ", length(norms[-1]))
+        r2.metric("上のしきい値 c でクリップした長さ", length(clip_back.clipped_norm))
+
+
+try_recurrence(c)
 
 st.markdown("**分散表現**：4 語の埋め込み（値は説明用の仮のもの）を書き換えると、下のコサイン類似度が変わります。")
 emb = ui.matrix_editor("seq2seq_emb", s2s.EMB_VECTORS, list(s2s.EMB_WORDS), list(s2s.EMB_DIMS), label="埋め込み E（1 行 = 1 語）")

@@ -126,12 +126,21 @@ for col, (name, probs_t) in zip(cols, temp_rows.items()):
 # ---------------------------------------------------------------------------
 ui.section("try")
 st.subheader("温度を動かす")
-temp = st.slider("温度 T", min_value=0.1, max_value=3.0, value=1.0, step=0.1, key="output_temp",
-                 persist_state="session")
-probs_try = ui.compute("output_temp_probs", tutor.output.probabilities, tb.TEMPERATURE_LOGITS, temp)
-if probs_try is not None:
-    ui.show_table(prob_table({f"T = {format_number(temp, 1)}": probs_try}, ["A（z = 2）", "B（z = 1）", "C（z = 0）"]))
-    cached_chart(prob_bars, probs_try, ["A", "B", "C"], title=f"T = {format_number(temp, 1)}", width="stretch")
+
+
+@st.fragment
+def try_temperature() -> None:
+    """温度を動かす as a fragment: a step of T reruns this part only, not the page."""
+    temp = st.slider("温度 T", min_value=0.1, max_value=3.0, value=1.0, step=0.1, key="output_temp",
+                     persist_state="session")
+    probs_try = ui.compute("output_temp_probs", tutor.output.probabilities, tb.TEMPERATURE_LOGITS, temp)
+    if probs_try is not None:
+        ui.show_table(prob_table({f"T = {format_number(temp, 1)}": probs_try},
+                                 ["A（z = 2）", "B（z = 1）", "C（z = 0）"]))
+        cached_chart(prob_bars, probs_try, ["A", "B", "C"], title=f"T = {format_number(temp, 1)}", width="stretch")
+
+
+try_temperature()
 
 st.subheader("選び方を比べる")
 st.markdown("小さな語彙の「次のトークンの確率」から 1 つ選びます。確率は直前のトークンで決まる簡単な表から作っています。"

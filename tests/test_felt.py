@@ -4,7 +4,7 @@
 - ① a fast click on 回答する right after choosing an option is not lost: the card is an st.form,
   so 回答する does not wait for a round trip to become clickable;
 - ③'s slider answers in the browser (Vega draws it in the chart): no frame to the server;
-- an answer and ①'s cell edit rerun only their fragment: an element outside it is the
+- an answer, ①'s cell edit and the sliders of ⓪ and ⑦-4 rerun only their fragment: an element outside it is the
   same DOM node afterwards and was never marked stale (a full rerun flips ``data-stale`` on every
   element container of the page while it runs, even on elements whose content stays the same);
 - a folded step of a hand calculation (ui.lazy_expander) is drawn when opened, by a rerun of that
@@ -141,6 +141,35 @@ def test_slider_on_scaling_answers_in_the_browser_without_a_round_trip(browser):
         assert "4.5×10⁻⁵" in page.evaluate(READOUT_JS)
         page.wait_for_timeout(500)
         assert sent == [], f"a slider step talked to the server: {len(sent)} frames"
+        _untouched(page, *outside)
+
+
+# a slider inside a fragment: (page, the slider's label, a JS reading what the step changes,
+# elements outside the fragment that must stay untouched)
+FRAGMENT_SLIDERS = [
+    ("/output", "温度 T", """() => { const s = [...document.querySelectorAll('[data-testid="stSlider"]')]
+       .find(e => e.innerText.includes('温度 T')); if (!s) return null;
+       const t = [...document.querySelectorAll('[data-testid="stTable"]')]
+       .find(t => s.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING); return t ? t.innerText : null; }""",
+     (('[data-testid="stTable"]', ""), QUIZ_HEADER)),
+    ("/seq2seq", "再帰の変換の大きさ a", f"() => ({METRIC_JS})('30 段さかのぼった勾配の長さ')",
+     ((".katex-display", ""), QUIZ_HEADER)),
+]
+
+
+@pytest.mark.parametrize(("url", "label", "read_js", "outside"), FRAGMENT_SLIDERS, ids=["output-T", "seq2seq-a"])
+def test_a_try_it_slider_reruns_only_its_section(browser, url, label, read_js, outside):
+    with streamlit_server() as base, new_page(browser, "felt-fragment") as page:
+        page.goto(base + url, wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        page.wait_for_function(f"() => ({read_js})() !== null", timeout=20_000)
+        before = page.evaluate(read_js)
+        _watch(page, *outside)
+        thumb = page.locator('[data-testid="stSlider"]').filter(has_text=label).locator('input[type="range"]').first
+        thumb.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(f"(b) => ({read_js})() !== b", arg=before, timeout=20_000)
+        wait_until_rendered(page)
         _untouched(page, *outside)
 
 
