@@ -195,25 +195,33 @@ if demo_try is not None:
     ui.show_matrix(demo_try.bn_b[:1], ["例 1"], cols, caption="書き換えたバッチでのバッチ正規化の例 1")
 
 st.subheader("FFN を動かす")
-c1, c2, c3 = st.columns(3)
-with c1:
-    act = st.selectbox("活性化関数", list(ACT_LABELS), format_func=ACT_LABELS.get, key="block_act",
-                       persist_state="session")
-with c2:
-    d_ff = st.select_slider("中間の次元 d_ff", options=[4, 8, 16, 32, 64], value=16, key="block_dff",
-                            persist_state="session")
-with c3:
-    seed = ui.number_input("W₁, W₂ を作る乱数のシード", min_value=0, max_value=10_000, value=0, step=1, key="block_seed",
+
+
+@st.fragment
+def try_ffn() -> None:
+    """FFN を動かす as a fragment: a new activation, d_ff or seed reruns this part only."""
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        act = st.selectbox("活性化関数", list(ACT_LABELS), format_func=ACT_LABELS.get, key="block_act",
                            persist_state="session")
-ffn_res, per_token = ffn_try(act, int(d_ff), int(seed))
-st.markdown(f"猫・魚・それ（$d_{{\\text{{model}}}} = {tb.D_MODEL}$）を、$d_{{ff}} = {int(d_ff)}$ に広げて戻します。"
-            f"中間の表現の形は {ffn_res.hidden.shape}、出力の形は {ffn_res.output.shape} です。")
-ui.show_matrix(ffn_res.output, list(tb.TOKENS), [f"{j + 1}" for j in range(tb.D_MODEL)],
-               caption=f"FFN の出力（{ACT_LABELS[act]}）")
-st.metric("猫だけを FFN に通した結果との差", format_number(per_token, 3))
-st.caption("FFN はトークンごとに別々に計算するので、3 語まとめて通しても 1 語だけ通しても、猫の結果は同じです（差 0）。"
-           f"このときのパラメータ数はバイアスを含めて {tutor.block.ffn_param_count(tb.D_MODEL, int(d_ff), bias=True):,} 個"
-           f"（バイアスを持たない 3 枚の行列でできた SwiGLU なら {tutor.block.swiglu_param_count(tb.D_MODEL, int(d_ff)):,} 個）。")
+    with c2:
+        d_ff = st.select_slider("中間の次元 d_ff", options=[4, 8, 16, 32, 64], value=16, key="block_dff",
+                                persist_state="session")
+    with c3:
+        seed = ui.number_input("W₁, W₂ を作る乱数のシード", min_value=0, max_value=10_000, value=0, step=1, key="block_seed",
+                               persist_state="session")
+    ffn_res, per_token = ffn_try(act, int(d_ff), int(seed))
+    st.markdown(f"猫・魚・それ（$d_{{\\text{{model}}}} = {tb.D_MODEL}$）を、$d_{{ff}} = {int(d_ff)}$ に広げて戻します。"
+                f"中間の表現の形は {ffn_res.hidden.shape}、出力の形は {ffn_res.output.shape} です。")
+    ui.show_matrix(ffn_res.output, list(tb.TOKENS), [f"{j + 1}" for j in range(tb.D_MODEL)],
+                   caption=f"FFN の出力（{ACT_LABELS[act]}）")
+    st.metric("猫だけを FFN に通した結果との差", format_number(per_token, 3))
+    st.caption("FFN はトークンごとに別々に計算するので、3 語まとめて通しても 1 語だけ通しても、猫の結果は同じです（差 0）。"
+               f"このときのパラメータ数はバイアスを含めて {tutor.block.ffn_param_count(tb.D_MODEL, int(d_ff), bias=True):,} 個"
+               f"（バイアスを持たない 3 枚の行列でできた SwiGLU なら {tutor.block.swiglu_param_count(tb.D_MODEL, int(d_ff)):,} 個）。")
+
+
+try_ffn()
 
 ui.quiz_section("block")
 ui.next_link("block")

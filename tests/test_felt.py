@@ -4,7 +4,7 @@
 - ① a fast click on 回答する right after choosing an option is not lost: the card is an st.form,
   so 回答する does not wait for a round trip to become clickable;
 - ③'s slider answers in the browser (Vega draws it in the chart): no frame to the server;
-- an answer, ①'s cell edit and the sliders of ⓪ and ⑦-4 rerun only their fragment: an element outside it is the
+- an answer, ①'s cell edit and the sliders of ⓪, ⑦-3 and ⑦-4 rerun only their fragment: an element outside it is the
   same DOM node afterwards and was never marked stale (a full rerun flips ``data-stale`` on every
   element container of the page while it runs, even on elements whose content stays the same);
 - a folded step of a hand calculation (ui.lazy_expander) is drawn when opened, by a rerun of that
@@ -154,10 +154,13 @@ FRAGMENT_SLIDERS = [
      (('[data-testid="stTable"]', ""), QUIZ_HEADER)),
     ("/seq2seq", "再帰の変換の大きさ a", f"() => ({METRIC_JS})('30 段さかのぼった勾配の長さ')",
      ((".katex-display", ""), QUIZ_HEADER)),
+    ("/block", "中間の次元 d_ff", """() => { const c = [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
+       .find(e => e.innerText.includes('バイアスを含めて')); return c ? c.innerText : null; }""",
+     ((".katex-display", ""), QUIZ_HEADER)),
 ]
 
 
-@pytest.mark.parametrize(("url", "label", "read_js", "outside"), FRAGMENT_SLIDERS, ids=["output-T", "seq2seq-a"])
+@pytest.mark.parametrize(("url", "label", "read_js", "outside"), FRAGMENT_SLIDERS, ids=["output-T", "seq2seq-a", "block-d_ff"])
 def test_a_try_it_slider_reruns_only_its_section(browser, url, label, read_js, outside):
     with streamlit_server() as base, new_page(browser, "felt-fragment") as page:
         page.goto(base + url, wait_until="domcontentloaded")
