@@ -4,7 +4,7 @@
 - ① a fast click on 回答する right after choosing an option is not lost: the card is an st.form,
   so 回答する does not wait for a round trip to become clickable;
 - ③'s slider answers in the browser (Vega draws it in the chart): no frame to the server;
-- an answer, ①'s cell edit and the sliders of ⓪, ⑦-3 and ⑦-4 rerun only their fragment: an element outside it is the
+- an answer, ①'s cell edit and the sliders of ⓪, ⑦-2 and ⑦-4 rerun only their fragment: an element outside it is the
   same DOM node afterwards and was never marked stale (a full rerun flips ``data-stale`` on every
   element container of the page while it runs, even on elements whose content stays the same);
 - a folded step of a hand calculation (ui.lazy_expander) is drawn when opened, by a rerun of that
