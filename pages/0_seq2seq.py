@@ -129,56 +129,138 @@ st.markdown(
     "学習します（word2vec など）。近さはコサイン類似度 $\\cos(a, b) = \\dfrac{a \\cdot b}{\\|a\\|\\,\\|b\\|}$ で測ります。"
 )
 
-ui.section("hand")
-hand_box = st.container()
-ui.section("visual")
-visual_box = st.container()
 
-# ---------------------------------------------------------------------------
-ui.section("try")
-st.markdown("エンコーダの状態 $H$（1 行が 1 語の $h_j$）やデコーダの状態 $s$ を書き換えると、手計算・ヒートマップ・"
-            "内積による注意との比較がすべて計算し直されます。たとえば「食べた」の行を $s$ に近づけると、重みはどこへ移るでしょうか。")
-h = ui.matrix_editor("seq2seq_h", s2s.ENC_STATES, SRC, HID, label="エンコーダの状態 H（1 行 = 1 語）")
-s = ui.matrix_editor("seq2seq_s", s2s.DEC_STATE[None, :], ["s"], HID, label="デコーダの直前の状態 s")[0]
-with st.expander("パラメータ W, U, v も変える"):
-    c1, c2 = st.columns(2)
-    with c1:
-        w = ui.matrix_editor("seq2seq_w", s2s.W_DEC, ["1", "2"], HID, label="W（d_a × d_s）")
-    with c2:
-        u = ui.matrix_editor("seq2seq_u", s2s.U_ENC, ["1", "2"], HID, label="U（d_a × d_h）")
-    v = ui.matrix_editor("seq2seq_v", s2s.V_ATT[None, :], ["v"], ["1", "2"], label="v（長さ d_a）")[0]
-att = ui.compute("seq2seq_att", s2s.additive_attention, s, h, w, u, v)
-dot = ui.compute("seq2seq_dot", s2s.dot_attention, s, h)
-if att is None or dot is None:
-    st.stop()
-m1, m2, m3 = st.columns(3)
-for column, j in zip((m1, m2, m3), range(len(SRC))):
-    column.metric(f"{SRC[j]} への重み α", fmt(att.weights[j]))
+@st.fragment
+def lesson() -> None:
+    """手計算・可視化 and the editors of 試してみよう as one fragment: both follow H, s, W, U and v,
+    so an edit reruns this part only (not the explanation above, the sections below or the quiz)."""
+    ui.section("hand")
+    hand_box = st.container()
+    ui.section("visual")
+    visual_box = st.container()
 
-st.markdown("**勾配クリッピング**：勾配 $g$ としきい値 $c$ を変えてみましょう。")
-g = ui.matrix_editor("seq2seq_g", s2s.CLIP_GRAD[None, :], ["g"], ["1", "2"], label="勾配 g")[0]
-c = ui.number_input("しきい値 c", min_value=0.001, max_value=1_000_000.0, value=float(s2s.CLIP_THRESHOLD),
-                    step=0.5, key="seq2seq_c", persist_state="session")
-clip = ui.compute("seq2seq_clip", s2s.clip_by_norm, g, c)
-by_value = ui.compute("seq2seq_clip_value", s2s.clip_by_value, g, c)
-if clip is not None and by_value is not None:
-    k1, k2, k3 = st.columns(3)
-    k1.metric("‖g‖", fmt(clip.norm))
-    k2.metric("倍率 min(1, c/‖g‖)", fmt(clip.factor))
-    k3.metric("クリップ後の g", text_row(clip.clipped))
-    st.latex(r"\|g\| = " + fmt(clip.norm) + r",\quad g \cdot " + fmt(clip.factor) + " = " + row(clip.clipped))
-    st.caption(("‖g‖ がしきい値を超えたので、向きを保ったまま長さを c に縮めました。"
-                if clip.was_clipped else "‖g‖ がしきい値以下なので、勾配はそのままです。")
-               + f"成分ごとに [−c, c] に切る方法（値によるクリッピング）だと {text_row(by_value)} になり、"
-               "向きが変わることがあります。")
+    # ---------------------------------------------------------------------------
+    ui.section("try")
+    st.markdown("エンコーダの状態 $H$（1 行が 1 語の $h_j$）やデコーダの状態 $s$ を書き換えると、手計算・ヒートマップ・"
+                "内積による注意との比較がすべて計算し直されます。たとえば「食べた」の行を $s$ に近づけると、重みはどこへ移るでしょうか。")
+    h = ui.matrix_editor("seq2seq_h", s2s.ENC_STATES, SRC, HID, label="エンコーダの状態 H（1 行 = 1 語）")
+    s = ui.matrix_editor("seq2seq_s", s2s.DEC_STATE[None, :], ["s"], HID, label="デコーダの直前の状態 s")[0]
+    with st.expander("パラメータ W, U, v も変える"):
+        c1, c2 = st.columns(2)
+        with c1:
+            w = ui.matrix_editor("seq2seq_w", s2s.W_DEC, ["1", "2"], HID, label="W（d_a × d_s）")
+        with c2:
+            u = ui.matrix_editor("seq2seq_u", s2s.U_ENC, ["1", "2"], HID, label="U（d_a × d_h）")
+        v = ui.matrix_editor("seq2seq_v", s2s.V_ATT[None, :], ["v"], ["1", "2"], label="v（長さ d_a）")[0]
+    att = ui.compute("seq2seq_att", s2s.additive_attention, s, h, w, u, v)
+    dot = ui.compute("seq2seq_dot", s2s.dot_attention, s, h)
+    if att is None or dot is None:
+        return
+    m1, m2, m3 = st.columns(3)
+    for column, j in zip((m1, m2, m3), range(len(SRC))):
+        column.metric(f"{SRC[j]} への重み α", fmt(att.weights[j]))
 
-st.markdown("**勾配の爆発と消失**：再帰の変換の大きさ $a$ を変えて、さかのぼった勾配の長さを見てみましょう。")
+    # ---------------------------------------------------------------------------
+    with hand_box:
+        st.markdown(f"入力文を「{'・'.join(SRC)}」の 3 語とし、エンコーダの状態 $h_j$ とデコーダの状態 $s$ を 2 次元にします。"
+                    "値は手で追えるように選んだ仮のもので、本物のモデルではどれも学習と計算で決まります。"
+                    "下の「試してみよう」で書き換えると、この手計算も変わります。")
+        c1, c2 = st.columns(2)
+        with c1:
+            ui.show_matrix(h, SRC, HID, digits=ui.handcalc.auto_digits(h), caption="エンコーダの状態 H（行 = h_j）")
+        with c2:
+            ui.show_matrix(s[None, :], ["s"], HID, digits=ui.handcalc.auto_digits(s[None, :]), caption="デコーダの状態 s")
+        st.latex(f"W = {mat(w)},\\quad U = {mat(u)}")
+        st.latex(f"v = {col(v)}")
+        st.markdown("**手順 1　$W s$**：デコーダの状態を変換します（どの $j$ にも共通）。")
+        st.latex(matvec_tex("W", "s", w, s, att.ws))
+        st.markdown("**手順 2　$U h_j$**：エンコーダの各状態を変換します。")
+        st.latex(ui.handcalc.stack([matvec_tex("U", f"h_{{{j + 1}}}", u, h[j], att.uh[j]) for j in range(len(SRC))]))
+        st.markdown("**手順 3　足して tanh、$v$ との内積でスコア $e_j$**")
+        for j in range(len(SRC)):
+            st.latex(r"\begin{aligned}" + f"e_{{{j + 1}}} &= v^\\top \\tanh{col(att.pre[j])} = v^\\top {col(att.hidden[j])}"
+                     + r" \\ &= " + " + ".join(f"{par(a)} \\times {par(b)}" for a, b in zip(v, att.hidden[j]))
+                     + f" \\\\ &\\approx {fmt(att.scores[j])}" + r"\end{aligned}")
+        st.markdown("**手順 4　softmax で重み $\\alpha_j$、重み付き和で文脈ベクトル $c$**")
+        st.latex(r"\begin{aligned}\alpha &= \mathrm{softmax}" + row(att.scores) + r" \\ &\approx " + row(att.weights)
+                 + r"\end{aligned}")
+        st.latex(r"\begin{aligned}c &= " + r" \\ &\quad + ".join(f"{fmt(a)} \\times {row(hj)}" for a, hj in zip(att.weights, h))
+                 + r" \\ &\approx " + row(att.context) + r"\end{aligned}")
+        st.caption("表示は小数第 4 位を四捨五入した値です（計算は丸めずに進めています）。")
+        ui.show_table({"値": ["スコア e（加法注意）", "重み α（加法注意）", "スコア s·h（内積）", "重み α（内積）"],
+                       **{tok: [fmt(att.scores[j]), fmt(att.weights[j]), fmt(dot.scores[j]), fmt(dot.weights[j])]
+                          for j, tok in enumerate(SRC)}}, hide_index=True)
+        st.markdown(
+            f"加法注意の重みがいちばん大きいのは **{SRC[att.top]}**（{fmt(att.weights[att.top])}）です。"
+            f"同じ $s$ と $h_j$ でも、内積による注意の文脈ベクトルは {text_row(dot.context)} になり、"
+            f"Attention を使わない Seq2Seq が渡すのは最後の状態 $h_{{{len(SRC)}}}$ = "
+            f"{text_row(s2s.fixed_context(h))} だけです。"
+        )
+
+    with visual_box:
+        st.markdown("デコーダの 1 時刻ぶんの重みを、加法注意と内積による注意で並べました。明るいマスほど、その語の状態を多く混ぜます。")
+        ui.heatmap([att.weights, dot.weights], ["加法注意", "内積注意"], SRC, x_title="入力の語（エンコーダの状態 h_j）",
+                   y_title="方式", title="デコーダの 1 時刻の重み α")
+        st.subheader("勾配消失と勾配爆発を数で見る")
+        st.markdown("時刻を 1 つさかのぼるたびに、勾配に再帰の変換 $W^\\top$ が掛かります。ここでは $W = aI$ の線形な RNN で、"
+                    "長さ 1 の勾配が $t$ 段さかのぼったときの長さ $\\|g_t\\| = a^t$ を計算しました（tanh を挟むと、さらに小さくなる向きに働きます）。")
+        depths = (0, 5, 10, 20)
+        back = {a: s2s.scaled_recurrence_norms(a, max(depths)) for a in (0.5, 1.0, 1.5)}
+        ui.show_table({"a": [format_number(a, 1) for a in back],
+                       **{f"t = {d}": [length(n[d]) for n in back.values()] for d in depths}}, hide_index=True)
+        st.caption(f"a = 0.5 では 20 段で {length(back[0.5][20])} まで縮み（勾配消失）、a = 1.5 では {length(back[1.5][20])} まで"
+                   "膨らみます（勾配爆発）。爆発した勾配も、ノルムによるクリッピングなら向きを保ったまま長さ c に収まります。")
+        st.subheader("教師強制と、自分の出力を入れる生成")
+        teacher, free = s2s.exposure_gap(s2s.TF_LOGITS, s2s.TF_VOCAB, s2s.TF_TARGET)
+        st.markdown(
+            "前の語だけを見て次の語を当てる小さなデコーダ（2 語の組の表で予測する）を用意しました。正解の文は「"
+            + " ".join(s2s.TF_TARGET) + "」です。このモデルは「は」の次を少しだけ間違えて覚えていて、「魚」より「猫」を選びます。"
+            "同じモデルを、入力の与え方だけを変えて動かします。"
+        )
+        tab_t, tab_f = st.tabs(["教師強制（学習時）", "自分の出力を入れる（推論時）"])
+        for tab, run in ((tab_t, teacher), (tab_f, free)):
+            with tab:
+                ui.show_table({
+                    "時刻": [str(t + 1) for t in range(len(s2s.TF_TARGET))],
+                    "入力": list(run.inputs),
+                    "予測": list(run.predictions),
+                    "正解": list(s2s.TF_TARGET),
+                    "正誤": ["○" if ok else "×" for ok in run.correct],
+                }, hide_index=True)
+        t1, t2 = st.columns(2)
+        t1.metric("教師強制での正解数", f"{teacher.n_correct} / {len(s2s.TF_TARGET)}")
+        t2.metric("自分の出力を入れたときの正解数", f"{free.n_correct} / {len(s2s.TF_TARGET)}")
+        st.markdown(
+            f"教師強制では、時刻 3 で間違えても時刻 4 の入力は正解の「{teacher.inputs[3]}」なので、誤りは 1 か所で止まります。"
+            f"自分の出力を入れると、時刻 3 の誤り「{free.predictions[2]}」が次の入力になり、そこから"
+            "「猫 → は → 猫 …」のくり返しに入って、残りがすべて外れます。学習中の正解数だけを見ていると、"
+            "推論時のこの弱さ（露出バイアス）に気づけません。"
+            f"教師強制のもとでの平均の交差エントロピー損失は {fmt(teacher.loss)} です。"
+        )
 
 
 @st.fragment
-def try_recurrence(c) -> None:
-    """The recurrence factor a as a fragment: a step of a reruns this part only (``c``: the
-    clipping threshold above, the value of the page's last full run)."""
+def try_gradients() -> None:
+    """勾配クリッピング and 勾配の爆発と消失 as one fragment (the second clips with the first's
+    threshold c): g, c or a rerun these two parts only, not the page."""
+    st.markdown("**勾配クリッピング**：勾配 $g$ としきい値 $c$ を変えてみましょう。")
+    g = ui.matrix_editor("seq2seq_g", s2s.CLIP_GRAD[None, :], ["g"], ["1", "2"], label="勾配 g")[0]
+    c = ui.number_input("しきい値 c", min_value=0.001, max_value=1_000_000.0, value=float(s2s.CLIP_THRESHOLD),
+                        step=0.5, key="seq2seq_c", persist_state="session")
+    clip = ui.compute("seq2seq_clip", s2s.clip_by_norm, g, c)
+    by_value = ui.compute("seq2seq_clip_value", s2s.clip_by_value, g, c)
+    if clip is not None and by_value is not None:
+        k1, k2, k3 = st.columns(3)
+        k1.metric("‖g‖", fmt(clip.norm))
+        k2.metric("倍率 min(1, c/‖g‖)", fmt(clip.factor))
+        k3.metric("クリップ後の g", text_row(clip.clipped))
+        st.latex(r"\|g\| = " + fmt(clip.norm) + r",\quad g \cdot " + fmt(clip.factor) + " = " + row(clip.clipped))
+        st.caption(("‖g‖ がしきい値を超えたので、向きを保ったまま長さを c に縮めました。"
+                    if clip.was_clipped else "‖g‖ がしきい値以下なので、勾配はそのままです。")
+                   + f"成分ごとに [−c, c] に切る方法（値によるクリッピング）だと {text_row(by_value)} になり、"
+                   "向きが変わることがあります。")
+
+    st.markdown("**勾配の爆発と消失**：再帰の変換の大きさ $a$ を変えて、さかのぼった勾配の長さを見てみましょう。")
     a_rec = st.slider("再帰の変換の大きさ a（W = aI）", min_value=0.1, max_value=2.0, value=1.2, step=0.1,
                       key="seq2seq_a", persist_state="session")
     norms = ui.compute("seq2seq_norms", s2s.scaled_recurrence_norms, a_rec, 30)
@@ -189,98 +271,26 @@ def try_recurrence(c) -> None:
         r2.metric("上のしきい値 c でクリップした長さ", length(clip_back.clipped_norm))
 
 
-try_recurrence(c)
+@st.fragment
+def try_embeddings() -> None:
+    """分散表現 as a fragment: an edit of E reruns this part only."""
+    st.markdown("**分散表現**：4 語の埋め込み（値は説明用の仮のもの）を書き換えると、下のコサイン類似度が変わります。")
+    emb = ui.matrix_editor("seq2seq_emb", s2s.EMB_VECTORS, list(s2s.EMB_WORDS), list(s2s.EMB_DIMS), label="埋め込み E（1 行 = 1 語）")
+    sim = ui.compute("seq2seq_sim", s2s.similarity_matrix, emb)
+    onehot = s2s.similarity_matrix([s2s.one_hot_vector(i, len(s2s.EMB_WORDS)) for i in range(len(s2s.EMB_WORDS))])
+    if sim is not None:
+        e1, e2 = st.columns(2)
+        with e1:
+            ui.heatmap(onehot, s2s.EMB_WORDS, s2s.EMB_WORDS, x_title="", y_title="", title="one-hot のコサイン類似度")
+        with e2:
+            ui.heatmap(sim, s2s.EMB_WORDS, s2s.EMB_WORDS, x_title="", y_title="", title="分散表現のコサイン類似度")
+        st.caption(f"one-hot では異なる語どうしがすべて 0 です。分散表現では 猫 と 犬 が {fmt(sim[0, 1])}、"
+                   f"猫 と 走る が {fmt(sim[0, 3])} で、語の近さが数に表れます。")
 
-st.markdown("**分散表現**：4 語の埋め込み（値は説明用の仮のもの）を書き換えると、下のコサイン類似度が変わります。")
-emb = ui.matrix_editor("seq2seq_emb", s2s.EMB_VECTORS, list(s2s.EMB_WORDS), list(s2s.EMB_DIMS), label="埋め込み E（1 行 = 1 語）")
-sim = ui.compute("seq2seq_sim", s2s.similarity_matrix, emb)
-onehot = s2s.similarity_matrix([s2s.one_hot_vector(i, len(s2s.EMB_WORDS)) for i in range(len(s2s.EMB_WORDS))])
-if sim is not None:
-    e1, e2 = st.columns(2)
-    with e1:
-        ui.heatmap(onehot, s2s.EMB_WORDS, s2s.EMB_WORDS, x_title="", y_title="", title="one-hot のコサイン類似度")
-    with e2:
-        ui.heatmap(sim, s2s.EMB_WORDS, s2s.EMB_WORDS, x_title="", y_title="", title="分散表現のコサイン類似度")
-    st.caption(f"one-hot では異なる語どうしがすべて 0 です。分散表現では 猫 と 犬 が {fmt(sim[0, 1])}、"
-               f"猫 と 走る が {fmt(sim[0, 3])} で、語の近さが数に表れます。")
 
-# ---------------------------------------------------------------------------
-with hand_box:
-    st.markdown(f"入力文を「{'・'.join(SRC)}」の 3 語とし、エンコーダの状態 $h_j$ とデコーダの状態 $s$ を 2 次元にします。"
-                "値は手で追えるように選んだ仮のもので、本物のモデルではどれも学習と計算で決まります。"
-                "下の「試してみよう」で書き換えると、この手計算も変わります。")
-    c1, c2 = st.columns(2)
-    with c1:
-        ui.show_matrix(h, SRC, HID, digits=ui.handcalc.auto_digits(h), caption="エンコーダの状態 H（行 = h_j）")
-    with c2:
-        ui.show_matrix(s[None, :], ["s"], HID, digits=ui.handcalc.auto_digits(s[None, :]), caption="デコーダの状態 s")
-    st.latex(f"W = {mat(w)},\\quad U = {mat(u)}")
-    st.latex(f"v = {col(v)}")
-    st.markdown("**手順 1　$W s$**：デコーダの状態を変換します（どの $j$ にも共通）。")
-    st.latex(matvec_tex("W", "s", w, s, att.ws))
-    st.markdown("**手順 2　$U h_j$**：エンコーダの各状態を変換します。")
-    st.latex(ui.handcalc.stack([matvec_tex("U", f"h_{{{j + 1}}}", u, h[j], att.uh[j]) for j in range(len(SRC))]))
-    st.markdown("**手順 3　足して tanh、$v$ との内積でスコア $e_j$**")
-    for j in range(len(SRC)):
-        st.latex(r"\begin{aligned}" + f"e_{{{j + 1}}} &= v^\\top \\tanh{col(att.pre[j])} = v^\\top {col(att.hidden[j])}"
-                 + r" \\ &= " + " + ".join(f"{par(a)} \\times {par(b)}" for a, b in zip(v, att.hidden[j]))
-                 + f" \\\\ &\\approx {fmt(att.scores[j])}" + r"\end{aligned}")
-    st.markdown("**手順 4　softmax で重み $\\alpha_j$、重み付き和で文脈ベクトル $c$**")
-    st.latex(r"\begin{aligned}\alpha &= \mathrm{softmax}" + row(att.scores) + r" \\ &\approx " + row(att.weights)
-             + r"\end{aligned}")
-    st.latex(r"\begin{aligned}c &= " + r" \\ &\quad + ".join(f"{fmt(a)} \\times {row(hj)}" for a, hj in zip(att.weights, h))
-             + r" \\ &\approx " + row(att.context) + r"\end{aligned}")
-    st.caption("表示は小数第 4 位を四捨五入した値です（計算は丸めずに進めています）。")
-    ui.show_table({"値": ["スコア e（加法注意）", "重み α（加法注意）", "スコア s·h（内積）", "重み α（内積）"],
-                   **{tok: [fmt(att.scores[j]), fmt(att.weights[j]), fmt(dot.scores[j]), fmt(dot.weights[j])]
-                      for j, tok in enumerate(SRC)}}, hide_index=True)
-    st.markdown(
-        f"加法注意の重みがいちばん大きいのは **{SRC[att.top]}**（{fmt(att.weights[att.top])}）です。"
-        f"同じ $s$ と $h_j$ でも、内積による注意の文脈ベクトルは {text_row(dot.context)} になり、"
-        f"Attention を使わない Seq2Seq が渡すのは最後の状態 $h_{{{len(SRC)}}}$ = "
-        f"{text_row(s2s.fixed_context(h))} だけです。"
-    )
-
-with visual_box:
-    st.markdown("デコーダの 1 時刻ぶんの重みを、加法注意と内積による注意で並べました。明るいマスほど、その語の状態を多く混ぜます。")
-    ui.heatmap([att.weights, dot.weights], ["加法注意", "内積注意"], SRC, x_title="入力の語（エンコーダの状態 h_j）",
-               y_title="方式", title="デコーダの 1 時刻の重み α")
-    st.subheader("勾配消失と勾配爆発を数で見る")
-    st.markdown("時刻を 1 つさかのぼるたびに、勾配に再帰の変換 $W^\\top$ が掛かります。ここでは $W = aI$ の線形な RNN で、"
-                "長さ 1 の勾配が $t$ 段さかのぼったときの長さ $\\|g_t\\| = a^t$ を計算しました（tanh を挟むと、さらに小さくなる向きに働きます）。")
-    depths = (0, 5, 10, 20)
-    back = {a: s2s.scaled_recurrence_norms(a, max(depths)) for a in (0.5, 1.0, 1.5)}
-    ui.show_table({"a": [format_number(a, 1) for a in back],
-                   **{f"t = {d}": [length(n[d]) for n in back.values()] for d in depths}}, hide_index=True)
-    st.caption(f"a = 0.5 では 20 段で {length(back[0.5][20])} まで縮み（勾配消失）、a = 1.5 では {length(back[1.5][20])} まで"
-               "膨らみます（勾配爆発）。爆発した勾配も、ノルムによるクリッピングなら向きを保ったまま長さ c に収まります。")
-    st.subheader("教師強制と、自分の出力を入れる生成")
-    teacher, free = s2s.exposure_gap(s2s.TF_LOGITS, s2s.TF_VOCAB, s2s.TF_TARGET)
-    st.markdown(
-        "前の語だけを見て次の語を当てる小さなデコーダ（2 語の組の表で予測する）を用意しました。正解の文は「"
-        + " ".join(s2s.TF_TARGET) + "」です。このモデルは「は」の次を少しだけ間違えて覚えていて、「魚」より「猫」を選びます。"
-        "同じモデルを、入力の与え方だけを変えて動かします。"
-    )
-    tab_t, tab_f = st.tabs(["教師強制（学習時）", "自分の出力を入れる（推論時）"])
-    for tab, run in ((tab_t, teacher), (tab_f, free)):
-        with tab:
-            ui.show_table({
-                "時刻": [str(t + 1) for t in range(len(s2s.TF_TARGET))],
-                "入力": list(run.inputs),
-                "予測": list(run.predictions),
-                "正解": list(s2s.TF_TARGET),
-                "正誤": ["○" if ok else "×" for ok in run.correct],
-            }, hide_index=True)
-    t1, t2 = st.columns(2)
-    t1.metric("教師強制での正解数", f"{teacher.n_correct} / {len(s2s.TF_TARGET)}")
-    t2.metric("自分の出力を入れたときの正解数", f"{free.n_correct} / {len(s2s.TF_TARGET)}")
-    st.markdown(
-        f"教師強制では、時刻 3 で間違えても時刻 4 の入力は正解の「{teacher.inputs[3]}」なので、誤りは 1 か所で止まります。"
-        f"自分の出力を入れると、時刻 3 の誤り「{free.predictions[2]}」が次の入力になり、そこから"
-        "「猫 → は → 猫 …」のくり返しに入って、残りがすべて外れます。学習中の正解数だけを見ていると、"
-        "推論時のこの弱さ（露出バイアス）に気づけません。"
-        f"教師強制のもとでの平均の交差エントロピー損失は {fmt(teacher.loss)} です。"
-    )
+lesson()
+try_gradients()
+try_embeddings()
 
 ui.quiz_section("seq2seq")
 ui.next_link("seq2seq")

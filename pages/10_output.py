@@ -46,6 +46,24 @@ def describe_choice(choice) -> str:
     return f"候補に残ったトークン：{kept}　／　{u}　→ 選ばれたのは **{SHOW[choice.index]}**"
 
 
+def add_step() -> None:
+    steps = st.session_state.get(GEN_KEY, [])
+    ids = steps[-1].ids + (steps[-1].chosen,) if steps else tutor.output.TOY_VOCAB.ids([st.session_state["output_prompt"]])
+    try:
+        step = tutor.output.generation_step(ids, st.session_state["output_strategy"], int(st.session_state["output_seed"]),
+                                     float(st.session_state["output_temp2"]), k=int(st.session_state["output_k"]),
+                                     p=float(st.session_state["output_p"]))
+    except ValueError as exc:
+        st.session_state["output_gen_error"] = str(exc)
+        return
+    st.session_state.pop("output_gen_error", None)
+    st.session_state[GEN_KEY] = steps + [step]
+
+
+def reset_steps() -> None:
+    st.session_state[GEN_KEY] = []
+
+
 # ---------------------------------------------------------------------------
 ui.section("aim")
 st.markdown(
@@ -102,20 +120,28 @@ st.subheader("最終表現 → ロジット → 確率（小さなデコーダ�
 st.markdown(f"乱数で初期化しただけの（学習していない）小さなデコーダ型 Transformer に「{PROMPT}」を入れ、"
             "最後の位置の表現 $h$ から次のトークンの確率を計算します。学習前なので予測は当てになりませんが、"
             "計算の流れは本物と同じです。")
-model_seed = ui.number_input("モデルのシード", min_value=0, max_value=1000, value=0, step=1, key="output_model_seed",
-                             persist_state="session")
-vocab_m, h_last, emb, logits_m = tiny_forward(int(model_seed), PROMPT)
-# h stands as a column: as a row its 8 numbers were wider than a 390 px phone and the last ones hid
-ui.show_matrix(h_last[:, None], [f"{j + 1}" for j in range(h_last.size)], ["h（「を」の位置）"], digits=3,
-               corner="成分", caption=f"最後の位置の表現 h（d_model = {h_last.size}、成分を縦に並べています）")
-probs_m = tutor.output.probabilities(logits_m, 1.0)
-c1, c2 = st.columns(2)
-with c1:
-    st.caption(f"ロジット z = h Eᵀ（重み共有、語彙 {len(vocab_m)} 語）")
-    ui.show_table(pd.DataFrame({"トークン": list(vocab_m), "ロジット": [format_number(v, 3) for v in logits_m]}),
-                  hide_index=True, height=300)
-with c2:
-    cached_chart(prob_bars, probs_m, vocab_m, title="softmax(z)：次のトークンの確率", width="stretch")
+
+
+@st.fragment
+def model_output() -> None:
+    """The tiny model's logits and probabilities as a fragment: a new seed reruns this part only."""
+    model_seed = ui.number_input("モデルのシード", min_value=0, max_value=1000, value=0, step=1, key="output_model_seed",
+                                 persist_state="session")
+    vocab_m, h_last, emb, logits_m = tiny_forward(int(model_seed), PROMPT)
+    # h stands as a column: as a row its 8 numbers were wider than a 390 px phone and the last ones hid
+    ui.show_matrix(h_last[:, None], [f"{j + 1}" for j in range(h_last.size)], ["h（「を」の位置）"], digits=3,
+                   corner="成分", caption=f"最後の位置の表現 h（d_model = {h_last.size}、成分を縦に並べています）")
+    probs_m = tutor.output.probabilities(logits_m, 1.0)
+    c1, c2 = st.columns(2)
+    with c1:
+        st.caption(f"ロジット z = h Eᵀ（重み共有、語彙 {len(vocab_m)} 語）")
+        ui.show_table(pd.DataFrame({"トークン": list(vocab_m), "ロジット": [format_number(v, 3) for v in logits_m]}),
+                      hide_index=True, height=300)
+    with c2:
+        cached_chart(prob_bars, probs_m, vocab_m, title="softmax(z)：次のトークンの確率", width="stretch")
+
+
+model_output()
 
 st.subheader("温度で分布の形が変わる")
 cols = st.columns(len(tb.TEMPERATURES))
@@ -142,77 +168,64 @@ def try_temperature() -> None:
 
 try_temperature()
 
-st.subheader("選び方を比べる")
-st.markdown("小さな語彙の「次のトークンの確率」から 1 つ選びます。確率は直前のトークンで決まる簡単な表から作っています。"
-            "シードを決めればサンプリングも毎回同じ結果になります。")
-c1, c2 = st.columns(2)
-with c1:
-    prev = st.selectbox("直前のトークン", [t for t in VOCAB if t != "<eos>"], index=3, key="output_prev",
-                        persist_state="session")
-    strategy = st.selectbox("選び方", list(STRATEGY_LABELS), format_func=STRATEGY_LABELS.get, index=2,
-                            key="output_strategy", persist_state="session")
-    seed = ui.number_input("シード", min_value=0, max_value=1_000_000, value=0, step=1, key="output_seed",
-                           persist_state="session")
-with c2:
-    t_choice = st.slider("温度 T（選び方用）", min_value=0.1, max_value=3.0, value=1.5, step=0.1, key="output_temp2",
-                         persist_state="session")
-    k = st.slider("top-k の k", min_value=1, max_value=len(VOCAB), value=2, key="output_k", persist_state="session")
-    p = st.slider("top-p の p", min_value=0.05, max_value=1.0, value=0.9, step=0.05, key="output_p",
-                  persist_state="session")
-probs_c = tutor.output.probabilities(tutor.output.toy_next_logits(tutor.output.TOY_VOCAB.ids([prev])), t_choice)
-choice = ui.compute("output_choice", choose_with, probs_c, strategy, seed, k, p)
-if choice is not None:
-    cached_chart(prob_bars, choice.distribution, VOCAB, highlight=choice.kept,
-                              title=f"{STRATEGY_LABELS[strategy]}：残った候補の確率（合計 1 に直した後）",
-                    width="stretch")
-    st.markdown(describe_choice(choice))
-    st.metric("選ばれたトークン", SHOW[choice.index])
-    st.caption(f"残った候補の元の確率の合計：{format_number(choice.kept_mass, 3)}")
 
-st.subheader("1 トークンずつ生成する")
-st.markdown("ボタンを押すたびに、いまの列から次のトークンの確率を計算し、上で選んだ選び方・温度・シードで 1 つ選んで列に足します。"
-            "〈eos〉が出たら文の終わりです。")
-prompt_tok = st.selectbox("書き出し", ["猫", "魚", "は", "を"], key="output_prompt", persist_state="session")
+@st.fragment
+def try_choosing() -> None:
+    """選び方を比べる and 1 トークンずつ生成する as one fragment (the generation uses the choice's
+    settings): a widget or a button here reruns these two parts only, not the page."""
+    st.subheader("選び方を比べる")
+    st.markdown("小さな語彙の「次のトークンの確率」から 1 つ選びます。確率は直前のトークンで決まる簡単な表から作っています。"
+                "シードを決めればサンプリングも毎回同じ結果になります。")
+    c1, c2 = st.columns(2)
+    with c1:
+        prev = st.selectbox("直前のトークン", [t for t in VOCAB if t != "<eos>"], index=3, key="output_prev",
+                            persist_state="session")
+        strategy = st.selectbox("選び方", list(STRATEGY_LABELS), format_func=STRATEGY_LABELS.get, index=2,
+                                key="output_strategy", persist_state="session")
+        seed = ui.number_input("シード", min_value=0, max_value=1_000_000, value=0, step=1, key="output_seed",
+                               persist_state="session")
+    with c2:
+        t_choice = st.slider("温度 T（選び方用）", min_value=0.1, max_value=3.0, value=1.5, step=0.1, key="output_temp2",
+                             persist_state="session")
+        k = st.slider("top-k の k", min_value=1, max_value=len(VOCAB), value=2, key="output_k", persist_state="session")
+        p = st.slider("top-p の p", min_value=0.05, max_value=1.0, value=0.9, step=0.05, key="output_p",
+                      persist_state="session")
+    probs_c = tutor.output.probabilities(tutor.output.toy_next_logits(tutor.output.TOY_VOCAB.ids([prev])), t_choice)
+    choice = ui.compute("output_choice", choose_with, probs_c, strategy, seed, k, p)
+    if choice is not None:
+        cached_chart(prob_bars, choice.distribution, VOCAB, highlight=choice.kept,
+                     title=f"{STRATEGY_LABELS[strategy]}：残った候補の確率（合計 1 に直した後）", width="stretch")
+        st.markdown(describe_choice(choice))
+        st.metric("選ばれたトークン", SHOW[choice.index])
+        st.caption(f"残った候補の元の確率の合計：{format_number(choice.kept_mass, 3)}")
 
-
-def add_step() -> None:
+    st.subheader("1 トークンずつ生成する")
+    st.markdown("ボタンを押すたびに、いまの列から次のトークンの確率を計算し、上で選んだ選び方・温度・シードで 1 つ選んで列に足します。"
+                "〈eos〉が出たら文の終わりです。")
+    prompt_tok = st.selectbox("書き出し", ["猫", "魚", "は", "を"], key="output_prompt", persist_state="session")
     steps = st.session_state.get(GEN_KEY, [])
-    ids = steps[-1].ids + (steps[-1].chosen,) if steps else tutor.output.TOY_VOCAB.ids([st.session_state["output_prompt"]])
-    try:
-        step = tutor.output.generation_step(ids, st.session_state["output_strategy"], int(st.session_state["output_seed"]),
-                                     float(st.session_state["output_temp2"]), k=int(st.session_state["output_k"]),
-                                     p=float(st.session_state["output_p"]))
-    except ValueError as exc:
-        st.session_state["output_gen_error"] = str(exc)
-        return
-    st.session_state.pop("output_gen_error", None)
-    st.session_state[GEN_KEY] = steps + [step]
+    if steps and VOCAB[steps[0].ids[0]] != prompt_tok:  # the learner changed the opening word
+        steps = []
+        st.session_state[GEN_KEY] = steps
+    finished = bool(steps) and VOCAB[steps[-1].chosen] == "<eos>"
+    c1, c2 = st.columns(2)
+    c1.button("1 トークン生成", key="output_gen_one", on_click=add_step, disabled=finished, icon="▶️", type="primary")
+    c2.button("最初からやり直す", key="output_gen_reset", on_click=reset_steps, icon="↩️")
+    if "output_gen_error" in st.session_state:
+        st.error(st.session_state["output_gen_error"], icon="⚠️")
+    sequence = tutor.output.TOY_VOCAB.ids([prompt_tok]) if not steps else steps[-1].ids + (steps[-1].chosen,)
+    st.markdown("**いまの列**：" + " ".join(SHOW[i] for i in sequence))
+    for number, step in enumerate(steps, start=1):
+        top = step.choice.ranking[:3]
+        with st.expander(f"ステップ {number}：{' '.join(SHOW[i] for i in step.ids)} → {SHOW[step.chosen]}",
+                         expanded=number == len(steps)):
+            st.markdown("確率の上位：" + "、".join(f"{SHOW[i]} {format_number(step.probs[i], 3)}" for i in top))
+            st.markdown(describe_choice(step.choice))
+    if finished:
+        st.success("〈eos〉（文の終わり）が選ばれたので、生成はここで終わりです。")
 
 
-def reset_steps() -> None:
-    st.session_state[GEN_KEY] = []
-
-
-steps = st.session_state.get(GEN_KEY, [])
-if steps and VOCAB[steps[0].ids[0]] != prompt_tok:  # the learner changed the opening word
-    steps = []
-    st.session_state[GEN_KEY] = steps
-finished = bool(steps) and VOCAB[steps[-1].chosen] == "<eos>"
-c1, c2 = st.columns(2)
-c1.button("1 トークン生成", key="output_gen_one", on_click=add_step, disabled=finished, icon="▶️", type="primary")
-c2.button("最初からやり直す", key="output_gen_reset", on_click=reset_steps, icon="↩️")
-if "output_gen_error" in st.session_state:
-    st.error(st.session_state["output_gen_error"], icon="⚠️")
-sequence = tutor.output.TOY_VOCAB.ids([prompt_tok]) if not steps else steps[-1].ids + (steps[-1].chosen,)
-st.markdown("**いまの列**：" + " ".join(SHOW[i] for i in sequence))
-for number, step in enumerate(steps, start=1):
-    top = step.choice.ranking[:3]
-    with st.expander(f"ステップ {number}：{' '.join(SHOW[i] for i in step.ids)} → {SHOW[step.chosen]}",
-                     expanded=number == len(steps)):
-        st.markdown("確率の上位：" + "、".join(f"{SHOW[i]} {format_number(step.probs[i], 3)}" for i in top))
-        st.markdown(describe_choice(step.choice))
-if finished:
-    st.success("〈eos〉（文の終わり）が選ばれたので、生成はここで終わりです。")
+try_choosing()
 
 ui.quiz_section("output")
 ui.next_link("output")

@@ -99,74 +99,91 @@ st.caption(f"点は n = {tb.COST_N} のときの値です。2 本の線は n = d
 # ---------------------------------------------------------------------------
 ui.section("try")
 st.subheader("n と d を変えて比べる")
-c1, c2 = st.columns(2)
-with c1:
-    n = ui.number_input("系列長 n", min_value=1, max_value=1_000_000, value=tb.COST_N, step=50, key="cost_n",
-                        persist_state="session")
-with c2:
-    d = st.select_slider("表現の次元 d", options=[64, 128, 256, 512, 768, 1024, 2048, 4096], value=tb.COST_D,
-                         key="cost_d", persist_state="session")
-rows_try = ui.compute("cost_try", tutor.cost.table1, int(n), int(d))
-if rows_try is not None:
-    sa_try, rnn_try = rows_try[0], rows_try[1]
-    c1, c2, c3 = st.columns(3)
-    c1.metric("自己注意 n²·d", ops(sa_try.operations))
-    c2.metric("再帰 n·d²", ops(rnn_try.operations))
-    winner = tutor.cost.cheaper_layer(int(n), int(d))
-    c3.metric("軽いのは", "同じ" if winner == "equal" else tutor.cost.LAYER_LABELS[winner])
-    st.markdown(f"分かれ目は n = d = {tutor.cost.crossover(int(d)):,} です。")
-    ns_try = tutor.cost.cost_lengths(max(4096, int(n)))
-    curve_try = tutor.cost.cost_curve(ns_try, int(d))
-    ui.cached_chart(cost_chart, ns_try, {t: curve_try[t] for t in MAIN}, tutor.cost.LAYER_LABELS,
-                               crossover=tutor.cost.crossover(int(d)), n_mark=int(n),
-                               marks={"self_attention": sa_try.operations, "recurrent": rnn_try.operations},
-                               title=f"層ごとの演算量（d = {int(d):,}）", width="stretch")
 
-st.subheader("長い系列のコストを抑える 2 つのアプローチ")
-st.markdown(
-    "1. **同じ計算を、メモリに優しい順番で行う（FlashAttention）**：$n \\times n$ のスコアの表を丸ごとメモリに置かず、"
-    "ブロック単位で計算しては捨てていきます。答えは（丸め誤差を除いて）同じまま、遅いメモリとのやり取りが減ります。下で試せます。\n"
-    "2. **注意を向ける相手を減らす**：全トークンではなく、近くの r 個や、まとめ役の少数のトークンだけを参照させると、"
-    "組み合わせの数そのものが減ります。表 1 の「制限付き自己注意」（近傍 r 個だけ）は $O(r \\cdot n \\cdot d)$ です。"
-)
-st.markdown(
-    "長い文脈の話では **RoPE**（⑦-1）の名前もよく一緒に出てきますが、これはコストを減らす方法ではありません。"
-    "クエリとキーを位置に応じた角度だけ回転させる、位置の入れ方の一つです。すべての組のスコアを計算することは変わらないので、"
-    "計算量は $O(n^2 \\cdot d)$ のままです。"
-)
-restricted = tutor.cost.layer_cost("restricted_self_attention", int(n), int(d), r=64)
-st.caption(f"例：n = {int(n):,}、d = {int(d):,} で近傍 r = {restricted.param} だけを見ると、"
-           f"演算量 r·n·d = {ops(restricted.operations)}（全部を見ると {ops(rows_try[0].operations) if rows_try else '—'}）。")
+
+@st.fragment
+def try_sizes() -> None:
+    """n と d を変えて比べる as a fragment, with the approaches below it (their example uses the same
+    n and d): a new n or d reruns these two parts only, not the page."""
+    c1, c2 = st.columns(2)
+    with c1:
+        n = ui.number_input("系列長 n", min_value=1, max_value=1_000_000, value=tb.COST_N, step=50, key="cost_n",
+                            persist_state="session")
+    with c2:
+        d = st.select_slider("表現の次元 d", options=[64, 128, 256, 512, 768, 1024, 2048, 4096], value=tb.COST_D,
+                             key="cost_d", persist_state="session")
+    rows_try = ui.compute("cost_try", tutor.cost.table1, int(n), int(d))
+    if rows_try is not None:
+        sa_try, rnn_try = rows_try[0], rows_try[1]
+        c1, c2, c3 = st.columns(3)
+        c1.metric("自己注意 n²·d", ops(sa_try.operations))
+        c2.metric("再帰 n·d²", ops(rnn_try.operations))
+        winner = tutor.cost.cheaper_layer(int(n), int(d))
+        c3.metric("軽いのは", "同じ" if winner == "equal" else tutor.cost.LAYER_LABELS[winner])
+        st.markdown(f"分かれ目は n = d = {tutor.cost.crossover(int(d)):,} です。")
+        ns_try = tutor.cost.cost_lengths(max(4096, int(n)))
+        curve_try = tutor.cost.cost_curve(ns_try, int(d))
+        ui.cached_chart(cost_chart, ns_try, {t: curve_try[t] for t in MAIN}, tutor.cost.LAYER_LABELS,
+                        crossover=tutor.cost.crossover(int(d)), n_mark=int(n),
+                        marks={"self_attention": sa_try.operations, "recurrent": rnn_try.operations},
+                        title=f"層ごとの演算量（d = {int(d):,}）", width="stretch")
+
+    st.subheader("長い系列のコストを抑える 2 つのアプローチ")
+    st.markdown(
+        "1. **同じ計算を、メモリに優しい順番で行う（FlashAttention）**：$n \\times n$ のスコアの表を丸ごとメモリに置かず、"
+        "ブロック単位で計算しては捨てていきます。答えは（丸め誤差を除いて）同じまま、遅いメモリとのやり取りが減ります。下で試せます。\n"
+        "2. **注意を向ける相手を減らす**：全トークンではなく、近くの r 個や、まとめ役の少数のトークンだけを参照させると、"
+        "組み合わせの数そのものが減ります。表 1 の「制限付き自己注意」（近傍 r 個だけ）は $O(r \\cdot n \\cdot d)$ です。"
+    )
+    st.markdown(
+        "長い文脈の話では **RoPE**（⑦-1）の名前もよく一緒に出てきますが、これはコストを減らす方法ではありません。"
+        "クエリとキーを位置に応じた角度だけ回転させる、位置の入れ方の一つです。すべての組のスコアを計算することは変わらないので、"
+        "計算量は $O(n^2 \\cdot d)$ のままです。"
+    )
+    restricted = tutor.cost.layer_cost("restricted_self_attention", int(n), int(d), r=64)
+    st.caption(f"例：n = {int(n):,}、d = {int(d):,} で近傍 r = {restricted.param} だけを見ると、"
+               f"演算量 r·n·d = {ops(restricted.operations)}（全部を見ると {ops(rows_try[0].operations) if rows_try else '—'}）。")
+
+
+try_sizes()
 
 st.subheader("タイル分割した Attention を実際に動かす")
 st.markdown("同じ Q・K・V（シード付きの乱数）で、ふつうの Attention と、キーをブロックに分けて少しずつ処理する "
             "Attention（オンライン softmax）を計算し、出力と、計算中に抱えるスコアの大きさを比べます。")
-c1, c2, c3 = st.columns(3)
-with c1:
-    n_t = st.select_slider("トークン数 n", options=[16, 32, 64, 128, 256, 512, 1024], value=256, key="cost_tile_n",
-                           persist_state="session")
-with c2:
-    block = st.select_slider("ブロックの大きさ", options=[4, 8, 16, 32, 64, 128], value=32, key="cost_tile_block",
-                             persist_state="session")
-with c3:
-    seed = ui.number_input("シード", min_value=0, max_value=10_000, value=0, step=1, key="cost_tile_seed",
-                           persist_state="session")
-causal = st.toggle("因果マスクあり（未来のブロックは計算しない）", value=False, key="cost_tile_causal",
-                   persist_state="session")
-cmp = ui.compute("cost_tiled", run_tiled, int(n_t), 16, int(block), bool(causal), int(seed))
-if cmp is not None:
-    c1, c2 = st.columns(2)
-    c1.metric("出力の差の最大値 |ふつう − タイル|", format_tiny(cmp.max_diff, 3))
-    c2.metric("計算したブロック / 飛ばしたブロック", f"{cmp.tiled.blocks_computed} / {cmp.tiled.blocks_skipped}")
-    c1, c2 = st.columns(2)
-    c1.metric("ふつうの Attention が抱えるスコア", f"{cmp.full_elements:,} 個",
-              help="n × n の表をまるごと作る")
-    c2.metric("タイル版が一度に抱えるスコア", f"{cmp.peak_elements:,} 個", help="ブロック × ブロックの小さな表だけ")
-    st.markdown(f"float64 で数えると、ふつうは **{tutor.cost.human_bytes(cmp.full_bytes)}**、"
-                f"タイル版は **{tutor.cost.human_bytes(cmp.tiled_bytes)}** です。"
-                "出力の差は上の最大値のとおり浮動小数点の丸め誤差の大きさしかなく、近似ではなく同じ計算です。")
-    ui.show_matrix(np.vstack([cmp.plain_output[0, :4], cmp.tiled.output[0, :4]]), ["ふつう", "タイル"],
-                   [f"出力 {j + 1}" for j in range(4)], digits=6, caption="1 行目の出力（先頭 4 列）")
+
+
+@st.fragment
+def try_tiled() -> None:
+    """The tiled attention as a fragment: n, the block size, the seed or the mask rerun this part only."""
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        n_t = st.select_slider("トークン数 n", options=[16, 32, 64, 128, 256, 512, 1024], value=256, key="cost_tile_n",
+                               persist_state="session")
+    with c2:
+        block = st.select_slider("ブロックの大きさ", options=[4, 8, 16, 32, 64, 128], value=32, key="cost_tile_block",
+                                 persist_state="session")
+    with c3:
+        seed = ui.number_input("シード", min_value=0, max_value=10_000, value=0, step=1, key="cost_tile_seed",
+                               persist_state="session")
+    causal = st.toggle("因果マスクあり（未来のブロックは計算しない）", value=False, key="cost_tile_causal",
+                       persist_state="session")
+    cmp = ui.compute("cost_tiled", run_tiled, int(n_t), 16, int(block), bool(causal), int(seed))
+    if cmp is not None:
+        c1, c2 = st.columns(2)
+        c1.metric("出力の差の最大値 |ふつう − タイル|", format_tiny(cmp.max_diff, 3))
+        c2.metric("計算したブロック / 飛ばしたブロック", f"{cmp.tiled.blocks_computed} / {cmp.tiled.blocks_skipped}")
+        c1, c2 = st.columns(2)
+        c1.metric("ふつうの Attention が抱えるスコア", f"{cmp.full_elements:,} 個",
+                  help="n × n の表をまるごと作る")
+        c2.metric("タイル版が一度に抱えるスコア", f"{cmp.peak_elements:,} 個", help="ブロック × ブロックの小さな表だけ")
+        st.markdown(f"float64 で数えると、ふつうは **{tutor.cost.human_bytes(cmp.full_bytes)}**、"
+                    f"タイル版は **{tutor.cost.human_bytes(cmp.tiled_bytes)}** です。"
+                    "出力の差は上の最大値のとおり浮動小数点の丸め誤差の大きさしかなく、近似ではなく同じ計算です。")
+        ui.show_matrix(np.vstack([cmp.plain_output[0, :4], cmp.tiled.output[0, :4]]), ["ふつう", "タイル"],
+                       [f"出力 {j + 1}" for j in range(4)], digits=6, caption="1 行目の出力（先頭 4 列）")
+
+
+try_tiled()
 
 st.markdown("**オンライン softmax の中身**：1 行のスコア (1, 3, 2, 5) をブロック 2 つずつ読みながら、"
             "最大値 m と合計 l を更新します。新しいブロックで最大値が上がったら、それまでの合計に $e^{m - m'}$ を掛けて直します。")

@@ -160,159 +160,176 @@ st.markdown(f"ロジット $z = {vector(logits, 0)}$ の確率は $p = {vector(c
 # ---------------------------------------------------------------------------
 ui.section("visual")
 st.subheader("学習させてみる")
-c1, c2 = st.columns(2)
-with c1:
-    variant = st.radio("課題", list(VARIANTS), format_func=VARIANTS.get, key="training_variant",
-                       persist_state="session")
-    n_heads = st.radio("ヘッド数", [1, 2], horizontal=True, key="training_heads", persist_state="session")
-    d_k = st.select_slider("各ヘッドの次元 d_k", [2, 4, 8, 16, 64], value=8, key="training_dk",
+
+
+@st.fragment
+def train_section() -> None:
+    """学習させてみる, its results and the sentence to try as one fragment (the sentence asks the
+    trained model): a setting, 学習を始める or a new sentence reruns this part only, not the page."""
+    c1, c2 = st.columns(2)
+    with c1:
+        variant = st.radio("課題", list(VARIANTS), format_func=VARIANTS.get, key="training_variant",
                            persist_state="session")
-    scale = st.checkbox("√d_k で割る", value=True, key="training_scale", persist_state="session")
-    positional = st.checkbox("位置エンコーディングを足す", value=True, key="training_pe", persist_state="session")
-with c2:
-    optimizer = st.radio("最適化", list(OPTIMIZERS), format_func=OPTIMIZERS.get, horizontal=True,
-                         key="training_opt", persist_state="session")
-    lr = st.select_slider("学習率 η", [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0], value=0.05,
-                          key="training_lr", persist_state="session")
-    steps = st.slider("ステップ数", 20, 300, 150, step=10, key="training_steps", persist_state="session")
-    seed = ui.number_input("乱数のシード", min_value=0, max_value=100_000, value=0, step=1, key="training_seed",
-                           persist_state="session", help="同じシードと設定なら、毎回まったく同じ学習になります。")
-config = tutor.training.TrainConfig(variant=variant, n_heads=int(n_heads), d_k=int(d_k), scale=bool(scale),
-                           positional=bool(positional), optimizer=optimizer, lr=float(lr), steps=int(steps))
-st.caption(f"訓練用の文 {config.n_train} 個・未知の文 {config.n_test} 個、埋め込み {config.d_model} 次元。"
-           "SGD では学習率を 0.5 前後にすると進みます（大きすぎると発散します）。")
+        n_heads = st.radio("ヘッド数", [1, 2], horizontal=True, key="training_heads", persist_state="session")
+        d_k = st.select_slider("各ヘッドの次元 d_k", [2, 4, 8, 16, 64], value=8, key="training_dk",
+                               persist_state="session")
+        scale = st.checkbox("√d_k で割る", value=True, key="training_scale", persist_state="session")
+        positional = st.checkbox("位置エンコーディングを足す", value=True, key="training_pe", persist_state="session")
+    with c2:
+        optimizer = st.radio("最適化", list(OPTIMIZERS), format_func=OPTIMIZERS.get, horizontal=True,
+                             key="training_opt", persist_state="session")
+        lr = st.select_slider("学習率 η", [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0], value=0.05,
+                              key="training_lr", persist_state="session")
+        steps = st.slider("ステップ数", 20, 300, 150, step=10, key="training_steps", persist_state="session")
+        seed = ui.number_input("乱数のシード", min_value=0, max_value=100_000, value=0, step=1, key="training_seed",
+                               persist_state="session", help="同じシードと設定なら、毎回まったく同じ学習になります。")
+    config = tutor.training.TrainConfig(variant=variant, n_heads=int(n_heads), d_k=int(d_k), scale=bool(scale),
+                               positional=bool(positional), optimizer=optimizer, lr=float(lr), steps=int(steps))
+    st.caption(f"訓練用の文 {config.n_train} 個・未知の文 {config.n_test} 個、埋め込み {config.d_model} 次元。"
+               "SGD では学習率を 0.5 前後にすると進みます（大きすぎると発散します）。")
 
-estimate_slot = st.empty()
-show_estimate(estimate_slot, config)
-if st.button("学習を始める", key="training_run", type="primary", icon=":material/play_arrow:"):
-    bar = st.progress(0.0, text="学習を準備しています…")
-    slot = st.empty()
-    live = live_callback(bar, slot, "学習中")
-    result = ui.compute("training_run", run_once, "runs", (config, int(seed)),
-                        lambda cb: tutor.training.train(config, np.random.default_rng(int(seed)), cb, REDRAW_EVERY),
-                        live, config)
-    slot.empty()
-    if result is not None:
-        bar.progress(1.0, text=done_text(f"学習が終わりました：{result.config.steps} ステップ", live))
-        st.session_state[HIST_K] = result
+    estimate_slot = st.empty()
+    show_estimate(estimate_slot, config)
+    if st.button("学習を始める", key="training_run", type="primary", icon=":material/play_arrow:"):
+        bar = st.progress(0.0, text="学習を準備しています…")
+        slot = st.empty()
+        live = live_callback(bar, slot, "学習中")
+        result = ui.compute("training_run", run_once, "runs", (config, int(seed)),
+                            lambda cb: tutor.training.train(config, np.random.default_rng(int(seed)), cb, REDRAW_EVERY),
+                            live, config)
+        slot.empty()
+        if result is not None:
+            bar.progress(1.0, text=done_text(f"学習が終わりました：{result.config.steps} ステップ", live))
+            st.session_state[HIST_K] = result
+        else:
+            bar.empty()
+        show_estimate(estimate_slot, config)  # with the pace this run measured
+
+    hist = st.session_state.get(HIST_K)
+    if hist is None:
+        st.info("「学習を始める」を押すと、ここに学習の経過と結果が出ます（既定の設定なら数秒です）。")
     else:
-        bar.empty()
-    show_estimate(estimate_slot, config)  # with the pace this run measured
+        st.caption(f"表示中の結果の設定：{settings_text(hist.config)}")
+        m1, m2, m3 = st.columns(3)
+        m1.metric("未知の文での正解率", pct(hist.heldout_accuracy), f"学習前 {pct(hist.initial.accuracy)}",
+                  delta_color="off")
+        m2.metric("それ→B の平均の重み", format_number(hist.heldout_b_weight, 3),
+                  f"学習前 {format_number(hist.initial.b_weight, 3)}", delta_color="off")
+        # a loss that fell is good news: the change (negative, arrow down) in green ("inverse")
+        m3.metric("最後の損失", format_number(float(hist.loss[-1]), 4),
+                  format_number(float(hist.loss[-1]) - float(hist.loss[0]), 3), delta_color="inverse",
+                  delta_description=f"最初 {format_number(float(hist.loss[0]), 3)}")
+        ui.cached_chart(training_curve_chart, hist.steps, hist.loss, hist.accuracy, "損失と正解率（訓練データ）",
+                        width="content")
 
-hist = st.session_state.get(HIST_K)
-if hist is None:
-    st.info("「学習を始める」を押すと、ここに学習の経過と結果が出ます（既定の設定なら数秒です）。")
-else:
-    st.caption(f"表示中の結果の設定：{settings_text(hist.config)}")
-    m1, m2, m3 = st.columns(3)
-    m1.metric("未知の文での正解率", pct(hist.heldout_accuracy), f"学習前 {pct(hist.initial.accuracy)}",
-              delta_color="off")
-    m2.metric("それ→B の平均の重み", format_number(hist.heldout_b_weight, 3),
-              f"学習前 {format_number(hist.initial.b_weight, 3)}", delta_color="off")
-    # a loss that fell is good news: the change (negative, arrow down) in green ("inverse")
-    m3.metric("最後の損失", format_number(float(hist.loss[-1]), 4),
-              format_number(float(hist.loss[-1]) - float(hist.loss[0]), 3), delta_color="inverse",
-              delta_description=f"最初 {format_number(float(hist.loss[0]), 3)}")
-    ui.cached_chart(training_curve_chart, hist.steps, hist.loss, hist.accuracy, "損失と正解率（訓練データ）",
-                    width="content")
+        st.subheader("教科書の文で「それ」の行を見る")
+        labels = ui.unique_labels(list(hist.probe_words))
+        rows = [("学習前" if c == 0 else f"ステップ {c}") for c in hist.checkpoints]
+        for h in range(hist.config.n_heads):
+            ui.heatmap(hist.probe_weights[:, h, :], rows, labels, digits=2, x_title="キー（見られる側）",
+                       y_title="いつ", title=f"「それ」の注意（ヘッド {h + 1}）")
+        st.caption(f"「{hist.probe_words[hist.probe_b_pos]}」の列が、学習が進むにつれて明るくなるかを見てください。"
+                   f"学習前の重み：{format_number(float(hist.probe_weights[0, 0, hist.probe_b_pos]), 3)}、"
+                   f"学習後：{format_number(float(hist.probe_weights[-1, 0, hist.probe_b_pos]), 3)}（ヘッド 1）。")
 
-    st.subheader("教科書の文で「それ」の行を見る")
-    labels = ui.unique_labels(list(hist.probe_words))
-    rows = [("学習前" if c == 0 else f"ステップ {c}") for c in hist.checkpoints]
-    for h in range(hist.config.n_heads):
-        ui.heatmap(hist.probe_weights[:, h, :], rows, labels, digits=2, x_title="キー（見られる側）",
-                   y_title="いつ", title=f"「それ」の注意（ヘッド {h + 1}）")
-    st.caption(f"「{hist.probe_words[hist.probe_b_pos]}」の列が、学習が進むにつれて明るくなるかを見てください。"
-               f"学習前の重み：{format_number(float(hist.probe_weights[0, 0, hist.probe_b_pos]), 3)}、"
-               f"学習後：{format_number(float(hist.probe_weights[-1, 0, hist.probe_b_pos]), 3)}（ヘッド 1）。")
+        st.subheader("学習に使っていない文の注意（全行）")
+        test_words = ui.unique_labels(list(hist.test_example))
+        full = tutor.training.attention_map(hist.params, tutor.training.VOCAB.ids(hist.test_example), hist.config)
+        for h in range(hist.config.n_heads):
+            ui.heatmap(full[h], test_words, test_words, digits=2, title=f"学習後の注意の重み（ヘッド {h + 1}）")
+        st.caption("損失に使うのは「それ」の行だけです。ほかの行は、同じ $W_Q$・$W_K$ がほかの語でどう働くかを示しています。")
 
-    st.subheader("学習に使っていない文の注意（全行）")
-    test_words = ui.unique_labels(list(hist.test_example))
-    full = tutor.training.attention_map(hist.params, tutor.training.VOCAB.ids(hist.test_example), hist.config)
-    for h in range(hist.config.n_heads):
-        ui.heatmap(full[h], test_words, test_words, digits=2, title=f"学習後の注意の重み（ヘッド {h + 1}）")
-    st.caption("損失に使うのは「それ」の行だけです。ほかの行は、同じ $W_Q$・$W_K$ がほかの語でどう働くかを示しています。")
+        # -----------------------------------------------------------------------
+        ui.section("try")
+        st.markdown("語彙の中の単語で文を作り、学習したモデルに「それ」が何を指すか答えさせます（単語はスペースで区切ります）。")
+        st.caption("使える単語：" + "　".join(tutor.training.VOCAB[1:]))
+        sentence = st.text_input("文", value="犬 は 川で 豆 を 拾った 。 それ を 食べた", key="training_sentence",
+                                 persist_state="session")
+        pred = ui.compute("training_predict", tutor.training.predict_sentence, hist.params, sentence, hist.config)
+        if pred is not None:
+            st.markdown(f"モデルの答え：**{pred.word}**（確率 {format_number(pred.probability, 3)}）")
+            ui.heatmap(pred.weights, [f"それ（ヘッド {h + 1}）" for h in range(pred.weights.shape[0])],
+                       ui.unique_labels(list(pred.words)), digits=2, title="「それ」の行の注意")
 
-    # -----------------------------------------------------------------------
-    ui.section("try")
-    st.markdown("語彙の中の単語で文を作り、学習したモデルに「それ」が何を指すか答えさせます（単語はスペースで区切ります）。")
-    st.caption("使える単語：" + "　".join(tutor.training.VOCAB[1:]))
-    sentence = st.text_input("文", value="犬 は 川で 豆 を 拾った 。 それ を 食べた", key="training_sentence",
-                             persist_state="session")
-    pred = ui.compute("training_predict", tutor.training.predict_sentence, hist.params, sentence, hist.config)
-    if pred is not None:
-        st.markdown(f"モデルの答え：**{pred.word}**（確率 {format_number(pred.probability, 3)}）")
-        ui.heatmap(pred.weights, [f"それ（ヘッド {h + 1}）" for h in range(pred.weights.shape[0])],
-                   ui.unique_labels(list(pred.words)), digits=2, title="「それ」の行の注意")
+
+train_section()
 
 # ---------------------------------------------------------------------------
 st.header("実験：教科書の主張をこの小さなモデルで確かめる", divider="gray")
 st.markdown("同じシードなら、2 つの実行は同じ文・同じ初期値から始まり、違うのはスイッチ 1 つだけです。"
             "**測った結果をそのまま示します**。教科書どおりにならない場合も、そう表示します。")
-exp_key = st.selectbox("実験", list(tutor.training.EXPERIMENTS), format_func=lambda k: tutor.training.EXPERIMENTS[k].title,
-                       key="training_exp", persist_state="session")
-exp_seed = ui.number_input("実験のシード", min_value=0, max_value=100_000, value=0, step=1, key="training_exp_seed",
-                           persist_state="session")
-experiment = tutor.training.EXPERIMENTS[exp_key]
-estimate_slot = st.empty()
-show_estimate(estimate_slot, *experiment.configs)
-if st.button("実験を実行", key="training_exp_run", icon=":material/science:"):
-    bar = st.progress(0.0, text="実験を準備しています…")
-    slot = st.empty()
-    live = live_callback(bar, slot, "実験中")
-    result = ui.compute("training_exp", run_once, "experiments", (exp_key, int(exp_seed)),
-                        lambda cb: tutor.training.run_experiment(exp_key, int(exp_seed), cb, REDRAW_EVERY),
-                        live, *experiment.configs)
-    slot.empty()
-    bar.progress(1.0, text=done_text("実験が終わりました", live))
-    if result is not None:
-        st.session_state.setdefault(EXP_K, {})[exp_key] = (int(exp_seed), *result)
-    show_estimate(estimate_slot, *experiment.configs)
 
-done = st.session_state.get(EXP_K, {}).get(exp_key)
-if done is None:
-    st.info("「実験を実行」を押すと、2 つの設定を同じシードで学習させて比べます。")
-else:
-    used_seed, run_a, run_b = done
-    outcome = tutor.training.experiment_outcome(exp_key, run_a, run_b)
-    sum_a, sum_b = outcome.runs
-    st.caption(f"シード {used_seed} の結果")
-    table = pd.DataFrame({
-        label: [pct(r.heldout_accuracy), format_number(r.b_weight, 3), format_number(r.peak_weight, 3),
-                format_number(r.final_loss, 3), str(r.steps_to_95) if r.steps_to_95 is not None else "届かず"]
-        for label, r in zip(experiment.labels, outcome.runs)
-    }, index=["未知の文での正解率", "それ→B の平均の重み", "「それ」の行の最大の重み（飽和の度合い）",
-              "最後の損失", "訓練の正解率 95 % に届いたステップ"])
-    st.table(table.rename_axis("比べる値"))
-    ui.cached_chart(compare_runs_chart, (run_a.steps, run_b.steps), (run_a.loss, run_b.loss), experiment.labels,
-                    "損失の推移", "損失", width="content")
-    ui.cached_chart(compare_runs_chart, (run_a.steps, run_b.steps), (run_a.grad_norm_of("W_Q"), run_b.grad_norm_of("W_Q")),
-                    experiment.labels, "W_Q に届いた勾配の大きさ（対数目盛）", "‖∂L/∂W_Q‖", log=True, width="content")
-    if exp_key == "scaling":
-        if outcome.switch_matters:
-            st.success(
-                f"割らないと「それ」の行がすぐ 1 つのトークンに張り付き（最大の重み {format_number(sum_b.peak_weight, 3)}）、"
-                f"損失が {format_number(sum_b.final_loss, 3)} と大きいまま、$W_Q$ への勾配が "
-                f"{format_tiny(sum_b.last_grad_w_q, 3)} まで消えました。教科書の「飽和すると学習が止まる」が再現されています。")
-        else:
-            st.warning("このシードでは、割らなくても学習できました。Adam は小さな勾配も同じくらいの一歩に直して進むため、"
-                       "いつも止まるとは限りません。別のシードや「SGD」でも試してみてください。")
-        st.caption(f"正直な補足：学習の最初の一歩では、割らないほうが $W_Q$ への勾配はむしろ大きい"
-                   f"（{format_number(sum_b.first_grad_w_q, 3)} 対 "
-                   f"{format_number(sum_a.first_grad_w_q, 3)}）。止まるのは、数ステップで softmax が飽和したあとです。")
-    elif exp_key == "position":
-        if outcome.switch_matters:
-            st.success(
-                f"位置エンコーディングがないと正解率は {pct(sum_b.heldout_accuracy)} で、2 匹の動物のどちらかを当てずっぽうで"
-                "選ぶのと同じです。「猫 は 鳥 を …」と「鳥 は 猫 を …」は同じトークンの並べ替えなので、"
-                "位置の情報なしでは「それ」の出力がまったく同じになるからです。")
-        else:
-            st.warning("このシードでは、位置エンコーディングがなくても差が出ませんでした。")
+
+@st.fragment
+def experiment_section() -> None:
+    """The experiment as a fragment: choosing one, its seed or 実験を実行 reruns this part only."""
+    exp_key = st.selectbox("実験", list(tutor.training.EXPERIMENTS), format_func=lambda k: tutor.training.EXPERIMENTS[k].title,
+                           key="training_exp", persist_state="session")
+    exp_seed = ui.number_input("実験のシード", min_value=0, max_value=100_000, value=0, step=1, key="training_exp_seed",
+                               persist_state="session")
+    experiment = tutor.training.EXPERIMENTS[exp_key]
+    estimate_slot = st.empty()
+    show_estimate(estimate_slot, *experiment.configs)
+    if st.button("実験を実行", key="training_exp_run", icon=":material/science:"):
+        bar = st.progress(0.0, text="実験を準備しています…")
+        slot = st.empty()
+        live = live_callback(bar, slot, "実験中")
+        result = ui.compute("training_exp", run_once, "experiments", (exp_key, int(exp_seed)),
+                            lambda cb: tutor.training.run_experiment(exp_key, int(exp_seed), cb, REDRAW_EVERY),
+                            live, *experiment.configs)
+        slot.empty()
+        bar.progress(1.0, text=done_text("実験が終わりました", live))
+        if result is not None:
+            st.session_state.setdefault(EXP_K, {})[exp_key] = (int(exp_seed), *result)
+        show_estimate(estimate_slot, *experiment.configs)
+
+    done = st.session_state.get(EXP_K, {}).get(exp_key)
+    if done is None:
+        st.info("「実験を実行」を押すと、2 つの設定を同じシードで学習させて比べます。")
     else:
-        st.info(
-            f"この課題は 1 つの仕事（「それ」→ B）しかないので、1 ヘッドでも {pct(sum_a.heldout_accuracy)}、"
-            f"2 ヘッドでも {pct(sum_b.heldout_accuracy)} です。ヘッドを増やしても役割が自然に分かれるとは限らず、"
-            "同じ仕事を 2 つのヘッドで分け合うこともあります（ヘッドごとの重みは上の「学習させてみる」で 2 ヘッドを選ぶと見られます）。")
+        used_seed, run_a, run_b = done
+        outcome = tutor.training.experiment_outcome(exp_key, run_a, run_b)
+        sum_a, sum_b = outcome.runs
+        st.caption(f"シード {used_seed} の結果")
+        table = pd.DataFrame({
+            label: [pct(r.heldout_accuracy), format_number(r.b_weight, 3), format_number(r.peak_weight, 3),
+                    format_number(r.final_loss, 3), str(r.steps_to_95) if r.steps_to_95 is not None else "届かず"]
+            for label, r in zip(experiment.labels, outcome.runs)
+        }, index=["未知の文での正解率", "それ→B の平均の重み", "「それ」の行の最大の重み（飽和の度合い）",
+                  "最後の損失", "訓練の正解率 95 % に届いたステップ"])
+        st.table(table.rename_axis("比べる値"))
+        ui.cached_chart(compare_runs_chart, (run_a.steps, run_b.steps), (run_a.loss, run_b.loss), experiment.labels,
+                        "損失の推移", "損失", width="content")
+        ui.cached_chart(compare_runs_chart, (run_a.steps, run_b.steps), (run_a.grad_norm_of("W_Q"), run_b.grad_norm_of("W_Q")),
+                        experiment.labels, "W_Q に届いた勾配の大きさ（対数目盛）", "‖∂L/∂W_Q‖", log=True, width="content")
+        if exp_key == "scaling":
+            if outcome.switch_matters:
+                st.success(
+                    f"割らないと「それ」の行がすぐ 1 つのトークンに張り付き（最大の重み {format_number(sum_b.peak_weight, 3)}）、"
+                    f"損失が {format_number(sum_b.final_loss, 3)} と大きいまま、$W_Q$ への勾配が "
+                    f"{format_tiny(sum_b.last_grad_w_q, 3)} まで消えました。教科書の「飽和すると学習が止まる」が再現されています。")
+            else:
+                st.warning("このシードでは、割らなくても学習できました。Adam は小さな勾配も同じくらいの一歩に直して進むため、"
+                           "いつも止まるとは限りません。別のシードや「SGD」でも試してみてください。")
+            st.caption(f"正直な補足：学習の最初の一歩では、割らないほうが $W_Q$ への勾配はむしろ大きい"
+                       f"（{format_number(sum_b.first_grad_w_q, 3)} 対 "
+                       f"{format_number(sum_a.first_grad_w_q, 3)}）。止まるのは、数ステップで softmax が飽和したあとです。")
+        elif exp_key == "position":
+            if outcome.switch_matters:
+                st.success(
+                    f"位置エンコーディングがないと正解率は {pct(sum_b.heldout_accuracy)} で、2 匹の動物のどちらかを当てずっぽうで"
+                    "選ぶのと同じです。「猫 は 鳥 を …」と「鳥 は 猫 を …」は同じトークンの並べ替えなので、"
+                    "位置の情報なしでは「それ」の出力がまったく同じになるからです。")
+            else:
+                st.warning("このシードでは、位置エンコーディングがなくても差が出ませんでした。")
+        else:
+            st.info(
+                f"この課題は 1 つの仕事（「それ」→ B）しかないので、1 ヘッドでも {pct(sum_a.heldout_accuracy)}、"
+                f"2 ヘッドでも {pct(sum_b.heldout_accuracy)} です。ヘッドを増やしても役割が自然に分かれるとは限らず、"
+                "同じ仕事を 2 つのヘッドで分け合うこともあります（ヘッドごとの重みは上の「学習させてみる」で 2 ヘッドを選ぶと見られます）。")
+
+
+experiment_section()
 
 ui.quiz_section("training")
 ui.next_link("training")

@@ -266,80 +266,121 @@ st.caption("右上（自分より後ろの位置）は因果マスクでちょ�
 # ---------------------------------------------------------------------------
 ui.section("try")
 st.subheader("自分の文で MLM の抽選をする")
-text = st.text_input("文（トークンを空白で区切る。[CLS] や [SEP] も書けます）",
-                     value=" ".join(inp.tokens), key="pretrain_sentence", persist_state="session")
-seed = ui.number_input("シード", min_value=0, max_value=100_000, value=1, step=1, key="pretrain_seed",
-                       persist_state="session")
-tokens_try = ui.compute("pretrain_tokens", pt.mlm_split_text, text)
-if tokens_try is not None:
-    draw = ui.compute("pretrain_draw", pt.mlm_draw, tokens_try, np.random.default_rng(int(seed)))
-    if draw is not None:
-        ui.cached_chart(mlm_chart, draw.tokens, draw.masked, draw.actions, title=f"シード {int(seed)} の抽選")
-        ui.cached_table(mlm_frame, draw.tokens, draw.masked, draw.actions, hide_index=True)
-        t = pt.mlm_tally(draw)
-        st.markdown(f"普通のトークン {t.n_tokens} 個のうち **{t.chosen} 個** を選び、[MASK] {t.mask} 個・"
-                    f"別の語 {t.random} 個・そのまま {t.keep} 個になりました。")
+
+
+@st.fragment
+def try_mlm() -> None:
+    """MLM の抽選 as a fragment: the sentence or the seed reruns this part only."""
+    text = st.text_input("文（トークンを空白で区切る。[CLS] や [SEP] も書けます）",
+                         value=" ".join(inp.tokens), key="pretrain_sentence", persist_state="session")
+    seed = ui.number_input("シード", min_value=0, max_value=100_000, value=1, step=1, key="pretrain_seed",
+                           persist_state="session")
+    tokens_try = ui.compute("pretrain_tokens", pt.mlm_split_text, text)
+    if tokens_try is not None:
+        draw = ui.compute("pretrain_draw", pt.mlm_draw, tokens_try, np.random.default_rng(int(seed)))
+        if draw is not None:
+            ui.cached_chart(mlm_chart, draw.tokens, draw.masked, draw.actions, title=f"シード {int(seed)} の抽選")
+            ui.cached_table(mlm_frame, draw.tokens, draw.masked, draw.actions, hide_index=True)
+            t = pt.mlm_tally(draw)
+            st.markdown(f"普通のトークン {t.n_tokens} 個のうち **{t.chosen} 個** を選び、[MASK] {t.mask} 個・"
+                        f"別の語 {t.random} 個・そのまま {t.keep} 個になりました。")
+
+
+try_mlm()
 
 st.subheader("NSP の組を作る")
-nsp_seed = ui.number_input("NSP のシード", min_value=0, max_value=100_000, value=0, step=1, key="pretrain_nsp_seed",
-                           persist_state="session")
-first = st.selectbox("文A", list(range(len(pt.NSP_CORPUS) - 1)), format_func=lambda i: pt.NSP_CORPUS[i],
-                     key="pretrain_nsp_first", persist_state="session")
-pair = pt.nsp_pair(len(pt.NSP_CORPUS), int(first), np.random.default_rng(int(nsp_seed)))
-st.markdown(f"文A：{pt.NSP_CORPUS[pair.first]}　文B：{pt.NSP_CORPUS[pair.second]}")
-st.markdown(f"引いた乱数 u = {format_number(pair.coin, 3)} → 正解ラベル **{'IsNext（本当の続き）' if pair.is_next else 'NotNext（無関係な文）'}**")
+
+
+@st.fragment
+def try_nsp() -> None:
+    """The NSP pair as a fragment: the seed or sentence A reruns this part only."""
+    nsp_seed = ui.number_input("NSP のシード", min_value=0, max_value=100_000, value=0, step=1, key="pretrain_nsp_seed",
+                               persist_state="session")
+    first = st.selectbox("文A", list(range(len(pt.NSP_CORPUS) - 1)), format_func=lambda i: pt.NSP_CORPUS[i],
+                         key="pretrain_nsp_first", persist_state="session")
+    pair = pt.nsp_pair(len(pt.NSP_CORPUS), int(first), np.random.default_rng(int(nsp_seed)))
+    st.markdown(f"文A：{pt.NSP_CORPUS[pair.first]}　文B：{pt.NSP_CORPUS[pair.second]}")
+    st.markdown(f"引いた乱数 u = {format_number(pair.coin, 3)} → 正解ラベル **{'IsNext（本当の続き）' if pair.is_next else 'NotNext（無関係な文）'}**")
+
+
+try_nsp()
 
 st.subheader("小さなデコーダで生成する")
-c1, c2 = st.columns(2)
-with c1:
-    start = st.selectbox("書き出しの語", list(range(len(pt.GPT_VOCAB))), format_func=lambda i: pt.GPT_VOCAB[i],
-                         key="pretrain_gpt_start", persist_state="session")
-with c2:
-    n_gen = st.slider("生成するトークン数", 1, 10, 4, key="pretrain_gpt_steps", persist_state="session")
-gen = ui.compute("pretrain_gpt", pt.gpt_greedy, [int(start)], int(n_gen))
-if gen is not None:
-    ui.cached_table(gpt_frame, gen, hide_index=True)
-    st.caption("どのステップも、読んだ列の最後の位置のスコアだけから次の 1 語を決めています。"
-               "「。」のあとは表が「。」を返すので、同じ語がくり返されます（本物のモデルは文の終わりの記号で止めます）。")
+
+
+@st.fragment
+def try_generate() -> None:
+    """The tiny decoder's generation as a fragment: the start word or the length reruns this part
+    only."""
+    c1, c2 = st.columns(2)
+    with c1:
+        start = st.selectbox("書き出しの語", list(range(len(pt.GPT_VOCAB))), format_func=lambda i: pt.GPT_VOCAB[i],
+                             key="pretrain_gpt_start", persist_state="session")
+    with c2:
+        n_gen = st.slider("生成するトークン数", 1, 10, 4, key="pretrain_gpt_steps", persist_state="session")
+    gen = ui.compute("pretrain_gpt", pt.gpt_greedy, [int(start)], int(n_gen))
+    if gen is not None:
+        ui.cached_table(gpt_frame, gen, hide_index=True)
+        st.caption("どのステップも、読んだ列の最後の位置のスコアだけから次の 1 語を決めています。"
+                   "「。」のあとは表が「。」を返すので、同じ語がくり返されます（本物のモデルは文の終わりの記号で止めます）。")
+
+
+try_generate()
 
 st.subheader("ViT のトークン数を計算する")
-c1, c2, c3 = st.columns(3)
-with c1:
-    img_h = ui.number_input("画像の高さ H", min_value=1, max_value=4096, value=224, step=16, key="pretrain_img_h",
-                            persist_state="session")
-with c2:
-    img_w = ui.number_input("画像の幅 W", min_value=1, max_value=4096, value=224, step=16, key="pretrain_img_w",
-                            persist_state="session")
-with c3:
-    patch = ui.number_input("パッチ P", min_value=1, max_value=512, value=16, step=1, key="pretrain_patch",
-                            persist_state="session")
-g = ui.compute("pretrain_grid", pt.vit_patch_grid, int(img_h), int(img_w), int(patch))
-if g is not None:
-    st.latex(rf"\begin{{aligned}}&\frac{{{g.height}}}{{{g.patch}}} \cdot \frac{{{g.width}}}{{{g.patch}}} + 1 \\"
-             rf"&= {g.rows} \times {g.cols} + 1 = {g.tokens:,}\end{{aligned}}")
-    st.metric("Transformer に入るトークン数", f"{g.tokens:,}")
-    st.caption(f"パッチ {g.patches:,} 個 + クラストークン 1 個。カラー画像ならパッチ 1 つの長さは P²·3 = {g.patch_dim:,}。")
-    if g.patches <= 4096:
-        ui.cached_chart(patch_grid_chart, pt.vit_patch_index(g.height, g.width, g.patch),
-                        title=f"{g.rows}×{g.cols} のパッチ")
+
+
+@st.fragment
+def try_patches() -> None:
+    """ViT のトークン数 as a fragment: H, W or P rerun this part only."""
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        img_h = ui.number_input("画像の高さ H", min_value=1, max_value=4096, value=224, step=16, key="pretrain_img_h",
+                                persist_state="session")
+    with c2:
+        img_w = ui.number_input("画像の幅 W", min_value=1, max_value=4096, value=224, step=16, key="pretrain_img_w",
+                                persist_state="session")
+    with c3:
+        patch = ui.number_input("パッチ P", min_value=1, max_value=512, value=16, step=1, key="pretrain_patch",
+                                persist_state="session")
+    g = ui.compute("pretrain_grid", pt.vit_patch_grid, int(img_h), int(img_w), int(patch))
+    if g is not None:
+        st.latex(rf"\begin{{aligned}}&\frac{{{g.height}}}{{{g.patch}}} \cdot \frac{{{g.width}}}{{{g.patch}}} + 1 \\"
+                 rf"&= {g.rows} \times {g.cols} + 1 = {g.tokens:,}\end{{aligned}}")
+        st.metric("Transformer に入るトークン数", f"{g.tokens:,}")
+        st.caption(f"パッチ {g.patches:,} 個 + クラストークン 1 個。カラー画像ならパッチ 1 つの長さは P²·3 = {g.patch_dim:,}。")
+        if g.patches <= 4096:
+            ui.cached_chart(patch_grid_chart, pt.vit_patch_index(g.height, g.width, g.patch),
+                            title=f"{g.rows}×{g.cols} のパッチ")
+
+
+try_patches()
 
 st.subheader("BERT の大きさを変えてパラメータ数を数える")
-c1, c2, c3 = st.columns(3)
-with c1:
-    n_layers = ui.number_input("層数 L", min_value=1, max_value=96, value=BASE["layers"], step=1,
-                               key="pretrain_layers", persist_state="session")
-with c2:
-    hidden = ui.number_input("幅 H", min_value=8, max_value=8192, value=BASE["hidden"], step=64,
-                             key="pretrain_hidden", persist_state="session")
-with c3:
-    heads = ui.number_input("ヘッド数 A", min_value=1, max_value=128, value=BASE["heads"], step=1,
-                            key="pretrain_heads", persist_state="session")
-params = ui.compute("pretrain_params", pt.bert_param_count, int(n_layers), int(hidden), int(heads))
-if params is not None:
-    st.metric("パラメータ数（埋め込み + エンコーダ + プーラー）", f"{params.total:,}")
-    st.caption(f"約 {pt.pretrain_millions(params.total):,}M。1 ヘッドの次元 d_k = H/A = "
-               f"{pt.bert_head_dim(params.layer.width, params.heads)}。")
-    ui.cached_table(bert_frame, params, hide_index=True)
+
+
+@st.fragment
+def try_params() -> None:
+    """BERT のパラメータ数 as a fragment: L, H or A rerun this part only."""
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        n_layers = ui.number_input("層数 L", min_value=1, max_value=96, value=BASE["layers"], step=1,
+                                   key="pretrain_layers", persist_state="session")
+    with c2:
+        hidden = ui.number_input("幅 H", min_value=8, max_value=8192, value=BASE["hidden"], step=64,
+                                 key="pretrain_hidden", persist_state="session")
+    with c3:
+        heads = ui.number_input("ヘッド数 A", min_value=1, max_value=128, value=BASE["heads"], step=1,
+                                key="pretrain_heads", persist_state="session")
+    params = ui.compute("pretrain_params", pt.bert_param_count, int(n_layers), int(hidden), int(heads))
+    if params is not None:
+        st.metric("パラメータ数（埋め込み + エンコーダ + プーラー）", f"{params.total:,}")
+        st.caption(f"約 {pt.pretrain_millions(params.total):,}M。1 ヘッドの次元 d_k = H/A = "
+                   f"{pt.bert_head_dim(params.layer.width, params.heads)}。")
+        ui.cached_table(bert_frame, params, hide_index=True)
+
+
+try_params()
 
 ui.quiz_section("pretrain")
 ui.next_link("pretrain")

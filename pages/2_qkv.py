@@ -57,91 +57,99 @@ st.markdown(
     f"割る理由は次のページ「{ui.PAGE_BY_KEY['scaling'].label}」で扱います。"
 )
 
-ui.section("hand")
-hand_box = st.container()
-ui.section("visual")
-visual_box = st.container()
 
-# ---------------------------------------------------------------------------
-ui.section("try")
-st.markdown("変換行列の数値を書き換えてみましょう。たとえば $W_Q$ と $W_K$ を同じ行列にすると、"
-            "スコア表はどうなるでしょうか。埋め込み $X$ は前のページと同じ値に固定しています。")
-w_q, w_k, w_v = ui.weight_editors("qkv", (tb.W_Q, tb.W_K, tb.W_V), W_ROWS, W_COLS,
-                                  labels=("W_Q（クエリ用）", "W_K（キー用）", "W_V（バリュー用）"))
-cmp = ui.compute("qkv", tutor.qkv.compare_naive_qkv, tb.X, w_q, w_k, w_v)
-hc = ui.compute("qkv_steps", tutor.handcalc.hand_calculation, tb.X, w_q, w_k, w_v, tokens=TOKENS)
-if cmp is None or hc is None:
-    st.stop()
-attn = cmp.attn
-sd = auto_digits(attn.scores)  # whole-number scores print as 4, not 4.000
-m1, m2, m3 = st.columns(3)
-m1.metric("それ → 魚 のスコア", number(attn.scores[IT, FISH], sd))
-m2.metric("魚 → それ のスコア", number(attn.scores[FISH, IT], sd))
-m3.metric("それ → 魚 の重み", number(attn.weights[IT, FISH], 3))
+@st.fragment
+def lesson() -> None:
+    """手計算・可視化・試してみよう as one fragment: they all follow the weight editors, so an edit
+    reruns this part only (not the explanation above, the quiz below or the sidebar)."""
+    ui.section("hand")
+    hand_box = st.container()
+    ui.section("visual")
+    visual_box = st.container()
 
-# ---------------------------------------------------------------------------
-with hand_box:
-    st.markdown("埋め込み $X$ は前のページと同じです。これに $d_k = d_v = 2$ の変換行列を掛けます。")
-    ui.show_matrix(tb.X, TOKENS, W_ROWS, digits=0, caption="埋め込み X（3×4）")
-    c1, c2, c3 = st.columns(3)
-    for col, w, name in ((c1, w_q, "W_Q"), (c2, w_k, "W_K"), (c3, w_v, "W_V")):
-        with col:
-            ui.show_matrix(w, W_ROWS, W_COLS, digits=auto_digits(w), caption=f"変換行列 {name}")
-    st.markdown("**クエリ $Q = XW_Q$**：$X$ の行と $W_Q$ の列の内積を並べます。")
-    ui.handcalc.matrix_steps(hc.q, key="qkv_q", title="$Q = XW_Q$ の全要素", expanded=True)
-    ui.handcalc.matrix_steps(hc.k, key="qkv_k", title="$K = XW_K$ の全要素")
-    ui.handcalc.matrix_steps(hc.v, key="qkv_v", title="$V = XW_V$ の全要素")
-    c1, c2, c3 = st.columns(3)
-    with c1:
-        ui.show_matrix(hc.q.result, TOKENS, ["q1", "q2"], digits=auto_digits(hc.q.result), caption="Q")
-    with c2:
-        ui.show_matrix(hc.k.result, TOKENS, ["k1", "k2"], digits=auto_digits(hc.k.result), caption="K")
-    with c3:
-        ui.show_matrix(hc.v.result, TOKENS, ["v1", "v2"], digits=auto_digits(hc.v.result), caption="V")
-    st.markdown(
-        f"「それ」のクエリ {vector(hc.q.result[IT], auto_digits(hc.q.result))} と"
-        f"「魚」のキー {vector(hc.k.result[FISH], auto_digits(hc.k.result))} を並べてみます。"
-        f"元の埋め込み（それ {vector(tb.X[IT], 0)}、魚 {vector(tb.X[FISH], 0)}）どうしの内積は "
-        f"{number(cmp.naive.scores[IT, FISH], auto_digits(cmp.naive.scores))} でしたが、"
-        f"クエリとキーの内積は {number(attn.scores[IT, FISH], sd)} です。"
-        "クエリ用とキー用で異なる変換行列を通したことで、「それ」が探すものと魚が掲げる目印とが結びつきました。"
-    )
-    st.markdown("**スコア $S = QK^\\top$**：$(i, j)$ 成分は $s_{ij} = \\mathbf{q}_i\\cdot\\mathbf{k}_j$ です。")
-    ui.handcalc.matrix_steps(hc.scores, key="qkv_s", title="$S = QK^\\top$ の全要素")
-    ui.handcalc.matrix_steps(hc.scaled, key="qkv_scaled", title="$\\tilde{S} = S/\\sqrt{d_k}$ の全要素")
+    # ---------------------------------------------------------------------------
+    ui.section("try")
+    st.markdown("変換行列の数値を書き換えてみましょう。たとえば $W_Q$ と $W_K$ を同じ行列にすると、"
+                "スコア表はどうなるでしょうか。埋め込み $X$ は前のページと同じ値に固定しています。")
+    w_q, w_k, w_v = ui.weight_editors("qkv", (tb.W_Q, tb.W_K, tb.W_V), W_ROWS, W_COLS,
+                                      labels=("W_Q（クエリ用）", "W_K（キー用）", "W_V（バリュー用）"))
+    cmp = ui.compute("qkv", tutor.qkv.compare_naive_qkv, tb.X, w_q, w_k, w_v)
+    hc = ui.compute("qkv_steps", tutor.handcalc.hand_calculation, tb.X, w_q, w_k, w_v, tokens=TOKENS)
+    if cmp is None or hc is None:
+        return
+    attn = cmp.attn
+    sd = auto_digits(attn.scores)  # whole-number scores print as 4, not 4.000
+    m1, m2, m3 = st.columns(3)
+    m1.metric("それ → 魚 のスコア", number(attn.scores[IT, FISH], sd))
+    m2.metric("魚 → それ のスコア", number(attn.scores[FISH, IT], sd))
+    m3.metric("それ → 魚 の重み", number(attn.weights[IT, FISH], 3))
 
-with visual_box:
-    st.markdown("① の素朴版のスコア $XX^\\top$ と、Q・K・V 版のスコア $QK^\\top$ を左右に置きます。"
-                "どちらも行が見る側、列が見られる側です。")
-    c1, c2 = st.columns(2)
-    with c1:
-        ui.heatmap(cmp.naive.scores, TOKENS, TOKENS, digits=auto_digits(cmp.naive.scores),
-                   title="素朴版 S = XXᵀ")
-    with c2:
-        ui.heatmap(attn.scores, TOKENS, TOKENS, digits=auto_digits(attn.scores), title="Q・K・V 版 S = QKᵀ")
-    if cmp.symmetric:
-        st.warning("いまの $W_Q, W_K$ では $QK^\\top$ が対称です。見る側と見られる側の区別が消えています。")
-    else:
+    # ---------------------------------------------------------------------------
+    with hand_box:
+        st.markdown("埋め込み $X$ は前のページと同じです。これに $d_k = d_v = 2$ の変換行列を掛けます。")
+        ui.show_matrix(tb.X, TOKENS, W_ROWS, digits=0, caption="埋め込み X（3×4）")
+        c1, c2, c3 = st.columns(3)
+        for col, w, name in ((c1, w_q, "W_Q"), (c2, w_k, "W_K"), (c3, w_v, "W_V")):
+            with col:
+                ui.show_matrix(w, W_ROWS, W_COLS, digits=auto_digits(w), caption=f"変換行列 {name}")
+        st.markdown("**クエリ $Q = XW_Q$**：$X$ の行と $W_Q$ の列の内積を並べます。")
+        ui.handcalc.matrix_steps(hc.q, key="qkv_q", title="$Q = XW_Q$ の全要素", expanded=True)
+        ui.handcalc.matrix_steps(hc.k, key="qkv_k", title="$K = XW_K$ の全要素")
+        ui.handcalc.matrix_steps(hc.v, key="qkv_v", title="$V = XW_V$ の全要素")
+        c1, c2, c3 = st.columns(3)
+        with c1:
+            ui.show_matrix(hc.q.result, TOKENS, ["q1", "q2"], digits=auto_digits(hc.q.result), caption="Q")
+        with c2:
+            ui.show_matrix(hc.k.result, TOKENS, ["k1", "k2"], digits=auto_digits(hc.k.result), caption="K")
+        with c3:
+            ui.show_matrix(hc.v.result, TOKENS, ["v1", "v2"], digits=auto_digits(hc.v.result), caption="V")
         st.markdown(
-            f"左の表は対角線をはさんで対称ですが、右の $QK^\\top$ は **非対称** です。"
-            f"それ → 魚 が **{number(attn.scores[IT, FISH], sd)}** なのに対し、逆向きの 魚 → それ は "
-            f"**{number(attn.scores[FISH, IT], sd)}** です。"
-            f"向きを入れ替えると値が変わる組は {len(cmp.asymmetric)} 組あります。"
+            f"「それ」のクエリ {vector(hc.q.result[IT], auto_digits(hc.q.result))} と"
+            f"「魚」のキー {vector(hc.k.result[FISH], auto_digits(hc.k.result))} を並べてみます。"
+            f"元の埋め込み（それ {vector(tb.X[IT], 0)}、魚 {vector(tb.X[FISH], 0)}）どうしの内積は "
+            f"{number(cmp.naive.scores[IT, FISH], auto_digits(cmp.naive.scores))} でしたが、"
+            f"クエリとキーの内積は {number(attn.scores[IT, FISH], sd)} です。"
+            "クエリ用とキー用で異なる変換行列を通したことで、「それ」が探すものと魚が掲げる目印とが結びつきました。"
         )
-    st.subheader("「それ」の行：前と後")
-    st.markdown("① の素朴版の重みと、Q・K・V 版（$\\tilde{s}$ に softmax）の重みを並べます。")
-    ui.show_matrix([cmp.naive.weights[IT], attn.weights[IT]], ["① 内積だけ", "② Q・K・V あり"], TOKENS,
-                   caption="「それ」から各トークンへの重み")
-    st.markdown(
-        f"素朴版では「それ」自身に {number(cmp.naive.weights[IT, IT], 3)} が集まっていました。"
-        f"Q・K・V 版では、魚への重みが **{number(attn.weights[IT, FISH], 3)}**、"
-        f"自分への重みが {number(attn.weights[IT, IT], 3)} です。"
-        + ("指している魚に重みの大半が向き、照応（それ → 魚）をとらえています。"
-           if tutor.most_attended(attn.weights, IT) == FISH else
-           "いまの変換行列では、重みの 1 位は魚ではありません。")
-    )
-    ui.heatmap(attn.weights, TOKENS, TOKENS, title="Q・K・V 版の重み A")
-    st.caption(f"学習で調整できる数値：$W_Q, W_K, W_V$ 合わせて {cmp.n_params} 個（素朴版は 0 個）。")
+        st.markdown("**スコア $S = QK^\\top$**：$(i, j)$ 成分は $s_{ij} = \\mathbf{q}_i\\cdot\\mathbf{k}_j$ です。")
+        ui.handcalc.matrix_steps(hc.scores, key="qkv_s", title="$S = QK^\\top$ の全要素")
+        ui.handcalc.matrix_steps(hc.scaled, key="qkv_scaled", title="$\\tilde{S} = S/\\sqrt{d_k}$ の全要素")
+
+    with visual_box:
+        st.markdown("① の素朴版のスコア $XX^\\top$ と、Q・K・V 版のスコア $QK^\\top$ を左右に置きます。"
+                    "どちらも行が見る側、列が見られる側です。")
+        c1, c2 = st.columns(2)
+        with c1:
+            ui.heatmap(cmp.naive.scores, TOKENS, TOKENS, digits=auto_digits(cmp.naive.scores),
+                       title="素朴版 S = XXᵀ")
+        with c2:
+            ui.heatmap(attn.scores, TOKENS, TOKENS, digits=auto_digits(attn.scores), title="Q・K・V 版 S = QKᵀ")
+        if cmp.symmetric:
+            st.warning("いまの $W_Q, W_K$ では $QK^\\top$ が対称です。見る側と見られる側の区別が消えています。")
+        else:
+            st.markdown(
+                f"左の表は対角線をはさんで対称ですが、右の $QK^\\top$ は **非対称** です。"
+                f"それ → 魚 が **{number(attn.scores[IT, FISH], sd)}** なのに対し、逆向きの 魚 → それ は "
+                f"**{number(attn.scores[FISH, IT], sd)}** です。"
+                f"向きを入れ替えると値が変わる組は {len(cmp.asymmetric)} 組あります。"
+            )
+        st.subheader("「それ」の行：前と後")
+        st.markdown("① の素朴版の重みと、Q・K・V 版（$\\tilde{s}$ に softmax）の重みを並べます。")
+        ui.show_matrix([cmp.naive.weights[IT], attn.weights[IT]], ["① 内積だけ", "② Q・K・V あり"], TOKENS,
+                       caption="「それ」から各トークンへの重み")
+        st.markdown(
+            f"素朴版では「それ」自身に {number(cmp.naive.weights[IT, IT], 3)} が集まっていました。"
+            f"Q・K・V 版では、魚への重みが **{number(attn.weights[IT, FISH], 3)}**、"
+            f"自分への重みが {number(attn.weights[IT, IT], 3)} です。"
+            + ("指している魚に重みの大半が向き、照応（それ → 魚）をとらえています。"
+               if tutor.most_attended(attn.weights, IT) == FISH else
+               "いまの変換行列では、重みの 1 位は魚ではありません。")
+        )
+        ui.heatmap(attn.weights, TOKENS, TOKENS, title="Q・K・V 版の重み A")
+        st.caption(f"学習で調整できる数値：$W_Q, W_K, W_V$ 合わせて {cmp.n_params} 個（素朴版は 0 個）。")
+
+
+lesson()
 
 ui.quiz_section("qkv")
 ui.next_link("qkv")

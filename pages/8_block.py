@@ -176,23 +176,39 @@ st.caption("GELU と SiLU は 0 の近くでなめらかに曲がり、負の側
 # ---------------------------------------------------------------------------
 ui.section("try")
 st.subheader("層正規化を自分の数で")
-x_try = ui.matrix_editor("block_ln_x", LN_HAND[None, :], ["x"], [f"x{j + 1}" for j in range(4)])
-steps_try = ui.compute("block_ln", tutor.block.layer_norm_steps, x_try[0], 1e-5)
-rms_try = ui.compute("block_rms", tutor.block.rms_norm, x_try[0], 1e-5)
-if steps_try is not None and rms_try is not None:
-    ui.show_matrix(np.vstack([steps_try.output, rms_try]), ["LayerNorm", "RMSNorm"],
-                   [f"x{j + 1}" for j in range(4)], caption=f"ε = 10⁻⁵。平均 μ = {format_number(steps_try.mean, 3)}、"
-                                                          f"標準偏差 = {format_number(steps_try.std, 3)}")
+
+
+@st.fragment
+def try_layer_norm() -> None:
+    """層正規化を自分の数で as a fragment: an edit of x reruns this part only."""
+    x_try = ui.matrix_editor("block_ln_x", LN_HAND[None, :], ["x"], [f"x{j + 1}" for j in range(4)])
+    steps_try = ui.compute("block_ln", tutor.block.layer_norm_steps, x_try[0], 1e-5)
+    rms_try = ui.compute("block_rms", tutor.block.rms_norm, x_try[0], 1e-5)
+    if steps_try is not None and rms_try is not None:
+        ui.show_matrix(np.vstack([steps_try.output, rms_try]), ["LayerNorm", "RMSNorm"],
+                       [f"x{j + 1}" for j in range(4)], caption=f"ε = 10⁻⁵。平均 μ = {format_number(steps_try.mean, 3)}、"
+                                                              f"標準偏差 = {format_number(steps_try.std, 3)}")
+
+
+try_layer_norm()
 
 st.subheader("バッチのほかの例を書き換える")
 st.markdown(f"例 1 は ${vector(BATCH_ROW0, 0, tex=True)}$ に固定です。例 2・例 3 を書き換えて、例 1 の正規化結果がどう変わるかを見ます。")
-others = ui.matrix_editor("block_batch_others", OTHERS_B, ["例 2", "例 3"], cols)
-demo_try = ui.compute("block_batch", tutor.block.norm_batch_dependence, batch_a, np.vstack([BATCH_ROW0, others]))
-if demo_try is not None:
-    c1, c2 = st.columns(2)
-    c1.metric("例 1 の差：層正規化", format_number(demo_try.ln_row_diff, 3))
-    c2.metric("例 1 の差：バッチ正規化", format_number(demo_try.bn_row_diff, 3))
-    ui.show_matrix(demo_try.bn_b[:1], ["例 1"], cols, caption="書き換えたバッチでのバッチ正規化の例 1")
+
+
+@st.fragment
+def try_batch() -> None:
+    """バッチのほかの例 as a fragment: an edit of 例 2・例 3 reruns this part only."""
+    others = ui.matrix_editor("block_batch_others", OTHERS_B, ["例 2", "例 3"], cols)
+    demo_try = ui.compute("block_batch", tutor.block.norm_batch_dependence, batch_a, np.vstack([BATCH_ROW0, others]))
+    if demo_try is not None:
+        c1, c2 = st.columns(2)
+        c1.metric("例 1 の差：層正規化", format_number(demo_try.ln_row_diff, 3))
+        c2.metric("例 1 の差：バッチ正規化", format_number(demo_try.bn_row_diff, 3))
+        ui.show_matrix(demo_try.bn_b[:1], ["例 1"], cols, caption="書き換えたバッチでのバッチ正規化の例 1")
+
+
+try_batch()
 
 st.subheader("FFN を動かす")
 

@@ -234,32 +234,41 @@ st.table(pd.DataFrame({
 # ---------------------------------------------------------------------------
 ui.section("try")
 st.markdown("語彙：" + "、".join(f"`{t}`" for t in tutor.encdec.TINY_VOCAB) + "（空白で区切って入力）")
-c1, c2 = st.columns(2)
-with c1:
-    src_text = st.text_input("ソース（エンコーダに入る文）", value=SRC_DEFAULT, key="encdec_src", persist_state="session")
-with c2:
-    tgt_text = st.text_input("ターゲット（デコーダに入る、ここまでの訳）", value=TGT_DEFAULT, key="encdec_tgt",
-                             persist_state="session")
-c1, c2, c3 = st.columns(3)
-with c1:
-    seed = ui.number_input("モデルのシード", min_value=0, max_value=10_000, value=0, step=1, key="encdec_seed",
-                           persist_state="session")
-with c2:
-    layer = st.selectbox("層", [1, 2], key="encdec_layer", persist_state="session")
-with c3:
-    head = st.selectbox("ヘッド", [1, 2], key="encdec_head", persist_state="session")
-src_try = ui.compute("encdec_src_ids", parse_tokens, src_text, "ソース")
-tgt_try = ui.compute("encdec_tgt_ids", parse_tokens, tgt_text, "ターゲット")
-if src_try is not None and tgt_try is not None:
-    res = run_model(int(seed), tuple(src_try), tuple(tgt_try))
-    s_lab = [res["vocab"][i] for i in src_try]
-    t_lab = [res["vocab"][i] for i in tgt_try]
-    w = res["cross"][layer - 1][head - 1]
-    st.metric("Source-Target Attention の重みの形（n_tgt × n_src）", f"{w.shape[0]} × {w.shape[1]}")
-    wide_heatmap(w, t_lab, s_lab, x_title="ソース（K・V）", y_title="ターゲット（Q）",
-               title=f"Source-Target Attention（層 {layer}・ヘッド {head}、シード {int(seed)}）")
-    ui.lazy_expander("デコーダのマスク付き自己注意（同じ層・ヘッド）",
-                     lambda: wide_heatmap(res["dec_self"][layer - 1][head - 1], t_lab, t_lab), key="encdec_dec_self")
+
+
+@st.fragment
+def try_model() -> None:
+    """The tiny encoder–decoder as a fragment: the sentences, the seed, the layer or the head rerun
+    this part only."""
+    c1, c2 = st.columns(2)
+    with c1:
+        src_text = st.text_input("ソース（エンコーダに入る文）", value=SRC_DEFAULT, key="encdec_src", persist_state="session")
+    with c2:
+        tgt_text = st.text_input("ターゲット（デコーダに入る、ここまでの訳）", value=TGT_DEFAULT, key="encdec_tgt",
+                                 persist_state="session")
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        seed = ui.number_input("モデルのシード", min_value=0, max_value=10_000, value=0, step=1, key="encdec_seed",
+                               persist_state="session")
+    with c2:
+        layer = st.selectbox("層", [1, 2], key="encdec_layer", persist_state="session")
+    with c3:
+        head = st.selectbox("ヘッド", [1, 2], key="encdec_head", persist_state="session")
+    src_try = ui.compute("encdec_src_ids", parse_tokens, src_text, "ソース")
+    tgt_try = ui.compute("encdec_tgt_ids", parse_tokens, tgt_text, "ターゲット")
+    if src_try is not None and tgt_try is not None:
+        res = run_model(int(seed), tuple(src_try), tuple(tgt_try))
+        s_lab = [res["vocab"][i] for i in src_try]
+        t_lab = [res["vocab"][i] for i in tgt_try]
+        w = res["cross"][layer - 1][head - 1]
+        st.metric("Source-Target Attention の重みの形（n_tgt × n_src）", f"{w.shape[0]} × {w.shape[1]}")
+        wide_heatmap(w, t_lab, s_lab, x_title="ソース（K・V）", y_title="ターゲット（Q）",
+                   title=f"Source-Target Attention（層 {layer}・ヘッド {head}、シード {int(seed)}）")
+        ui.lazy_expander("デコーダのマスク付き自己注意（同じ層・ヘッド）",
+                         lambda: wide_heatmap(res["dec_self"][layer - 1][head - 1], t_lab, t_lab), key="encdec_dec_self")
+
+
+try_model()
 
 ui.quiz_section("encdec")
 ui.next_link("encdec")

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from ui.nav import PAGES
+
 ROOT = Path(__file__).resolve().parent.parent
 FORBIDDEN_IN_ENGINE = ("streamlit", "pandas")
 # numpy.random attributes that do not touch NumPy's global random state
@@ -161,6 +163,38 @@ def code_without_prose(source: str) -> str:
     return " ".join(tok.string for tok in toks if tok.type not in prose)
 
 
+# What draws a widget on a page: Streamlit's input widgets (called on st or on a column/container)
+# and the ui functions that wrap them. ui.quiz_section and ui.lazy_expander are fragments of their own.
+WIDGETS = {"button", "checkbox", "color_picker", "data_editor", "date_input", "download_button",
+           "feedback", "file_uploader", "form_submit_button", "multiselect", "number_input", "pills",
+           "radio", "segmented_control", "select_slider", "selectbox", "slider", "text_area",
+           "text_input", "time_input", "toggle", "matrix_editor", "weight_editors", "rounding_toggle"}
+
+
+def widgets_outside_fragments(source: str) -> list[str]:
+    """Widget calls not inside a function decorated with ``@st.fragment`` (or a function such a
+    function defines): on a page those rerun the whole page, not their section."""
+    found = []
+
+    def is_fragment(fn) -> bool:
+        return any(isinstance(d, (ast.Attribute, ast.Name)) and ast.unparse(d).split(".")[-1] == "fragment"
+                   or isinstance(d, ast.Call) and ast.unparse(d.func).split(".")[-1] == "fragment"
+                   for d in fn.decorator_list)
+
+    def visit(node, inside: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            here = inside
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                here = inside or is_fragment(child)
+            elif (isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute)
+                  and child.func.attr in WIDGETS and not inside):
+                found.append(f"{child.lineno}: {ast.unparse(child.func)}")
+            visit(child, here)
+
+    visit(ast.parse(source), False)
+    return found
+
+
 def test_code_without_prose():
     src = '"""never st.navigation"""\nst.markdown("x", unsafe_allow_html = True)  # st.navigation\n'
     code = code_without_prose(src).replace(" ", "")
@@ -262,6 +296,28 @@ def test_random_checker_allows(src):
     assert global_random_violations(src) == []
 
 
+@pytest.mark.parametrize("src", [
+    "import streamlit as st\nst.slider('a', 0, 1)",
+    "import streamlit as st\nc1, c2 = st.columns(2)\nc1.button('go')",
+    "import ui\nx = ui.matrix_editor('k', m, r, c)",
+    "import streamlit as st\ndef part():\n    st.selectbox('a', [1])\npart()",
+    "import streamlit as st\n@st.cache_data\ndef part():\n    st.toggle('a')",
+])
+def test_fragment_checker_catches(src):
+    assert widgets_outside_fragments(src)
+
+
+@pytest.mark.parametrize("src", [
+    "import streamlit as st\n@st.fragment\ndef part():\n    st.slider('a', 0, 1)\npart()",
+    "import streamlit as st\n@st.fragment(run_every=None)\ndef part():\n    st.button('go')",
+    "import streamlit as st\n@st.fragment\ndef part():\n    def inner():\n        st.radio('a', [1])\n    inner()",
+    "import streamlit as st\nst.markdown('slider')\nst.metric('button', 1)",
+    "import ui\nui.quiz_section('naive')",
+])
+def test_fragment_checker_allows(src):
+    assert widgets_outside_fragments(src) == []
+
+
 # ---------------------------------------------------------------------------
 # the repository
 # ---------------------------------------------------------------------------
@@ -278,6 +334,7 @@ def test_there_is_something_to_scan():
     names = {_rel(p) for p in ENGINE_FILES}
     assert {"tutor/core.py", "tutor/textbook.py", "quizzes/core.py", "practice/progress.py"} <= names
     assert "app.py" in {_rel(p) for p in VIEW_FILES}
+    assert {"pages/0_seq2seq.py", "pages/4_formula.py", "pages/13_pretrain.py"} <= {_rel(p) for p in LEARNING_PAGES}
 
 
 @pytest.mark.parametrize("path", ENGINE_FILES, ids=_rel)
@@ -325,6 +382,17 @@ def test_number_boxes_go_through_ui_number_input(path):
     """A number out of range is replaced and explained in Japanese by ui.number_input; Streamlit's
     own range check shows English and quietly keeps the old value (only ui.widgets may call it)."""
     assert "st.number_input(" not in code_without_prose(path.read_text(encoding="utf-8")).replace(" ", ""), _rel(path)
+
+
+
+LEARNING_PAGES = [ROOT / info.path for info in PAGES if info.section == "学習"]
+
+
+@pytest.mark.parametrize("path", LEARNING_PAGES, ids=_rel)
+def test_every_widget_of_a_learning_page_sits_in_a_fragment(path):
+    """A widget outside a fragment reruns and redraws the whole page (≈ 100–150 elements, ≈ 6× the
+    floor of a Streamlit click); inside one it reruns its own section (docs/performance.md)."""
+    assert widgets_outside_fragments(path.read_text(encoding="utf-8")) == [], _rel(path)
 
 
 # ---------------------------------------------------------------------------

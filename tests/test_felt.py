@@ -4,9 +4,10 @@
 - ① a fast click on 回答する right after choosing an option is not lost: the card is an st.form,
   so 回答する does not wait for a round trip to become clickable;
 - ③'s slider answers in the browser (Vega draws it in the chart): no frame to the server;
-- an answer, ①'s cell edit and the sliders of ⓪, ⑦-2 and ⑦-4 rerun only their fragment: an element outside it is the
-  same DOM node afterwards and was never marked stale (a full rerun flips ``data-stale`` on every
-  element container of the page while it runs, even on elements whose content stays the same);
+- an answer, a cell edit on ① and ④ and the try-it sliders (⓪, ⑦-2, ⑦-4, ⑦-5, ⑨) rerun only
+  their fragment: an element outside it is the same DOM node afterwards and was never marked stale
+  (a full rerun flips ``data-stale`` on every element container of the page while it runs, even on
+  elements whose content stays the same);
 - a folded step of a hand calculation (ui.lazy_expander) is drawn when opened, by a rerun of that
   expander alone, with the numbers of the moment (also after an edit made while it was folded).
 """
@@ -43,6 +44,8 @@ METRIC_JS = """(label) => { const m = [...document.querySelectorAll('[data-testi
 
 
 def _watch(page, *targets) -> None:
+    page.wait_for_function("(ts) => ts.every(([sel, text]) => [...document.querySelectorAll(sel)]"
+                           ".some(e => e.innerText.includes(text)))", arg=list(targets), timeout=20_000)
     assert page.evaluate(WATCH_JS, list(targets)) == len(targets)
 
 
@@ -144,25 +147,47 @@ def test_slider_on_scaling_answers_in_the_browser_without_a_round_trip(browser):
         _untouched(page, *outside)
 
 
+@pytest.fixture(scope="module")
+def base():
+    """One server for the fragment tests below (each opens its page in a fresh context)."""
+    with streamlit_server() as url:
+        yield url
+
+
+def _text_after(label: str, selector: str) -> str:
+    """JS: the text of the first ``selector`` after the widget labelled ``label``."""
+    return f"""() => {{ const s = [...document.querySelectorAll('[data-testid="stSlider"]')]
+       .find(e => e.innerText.includes('{label}')); if (!s) return null;
+       const t = [...document.querySelectorAll('{selector}')]
+       .find(t => s.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING); return t ? t.innerText : null; }}"""
+
+
+def _caption(text: str) -> str:
+    return f"""() => {{ const c = [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
+       .find(e => e.innerText.includes('{text}')); return c ? c.innerText : null; }}"""
+
+
 # a slider inside a fragment: (page, the slider's label, a JS reading what the step changes,
-# elements outside the fragment that must stay untouched)
-FRAGMENT_SLIDERS = [
-    ("/output", "温度 T", """() => { const s = [...document.querySelectorAll('[data-testid="stSlider"]')]
-       .find(e => e.innerText.includes('温度 T')); if (!s) return null;
-       const t = [...document.querySelectorAll('[data-testid="stTable"]')]
-       .find(t => s.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING); return t ? t.innerText : null; }""",
-     (('[data-testid="stTable"]', ""), QUIZ_HEADER)),
-    ("/seq2seq", "再帰の変換の大きさ a", f"() => ({METRIC_JS})('30 段さかのぼった勾配の長さ')",
-     ((".katex-display", ""), QUIZ_HEADER)),
-    ("/block", "中間の次元 d_ff", """() => { const c = [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
-       .find(e => e.innerText.includes('バイアスを含めて')); return c ? c.innerText : null; }""",
-     ((".katex-display", ""), QUIZ_HEADER)),
-]
+# elements outside the fragment that must stay untouched). Every try-it part of every learning page
+# is a fragment (tests/test_architecture.py checks the source); these drive one of each kind.
+FRAGMENT_SLIDERS = {
+    "output-T": ("/output", "温度 T", _text_after("温度 T", '[data-testid="stTable"]'),
+                 (('[data-testid="stTable"]', ""), QUIZ_HEADER)),
+    "output-top-k": ("/output", "top-k の k", _caption("残った候補の元の確率の合計"),
+                     (('[data-testid="stTable"]', ""), QUIZ_HEADER)),
+    "seq2seq-a": ("/seq2seq", "再帰の変換の大きさ a", f"() => ({METRIC_JS})('30 段さかのぼった勾配の長さ')",
+                  ((".katex-display", ""), QUIZ_HEADER)),
+    "block-d_ff": ("/block", "中間の次元 d_ff", _caption("バイアスを含めて"), ((".katex-display", ""), QUIZ_HEADER)),
+    "cost-block": ("/cost", "ブロックの大きさ", f"() => ({METRIC_JS})('計算したブロック / 飛ばしたブロック')",
+                   ((".katex-display", ""), QUIZ_HEADER)),
+    "pretrain-steps": ("/pretrain", "生成するトークン数", _text_after("生成するトークン数", '[data-testid="stTable"]'),
+                       (('[data-testid="stTable"]', ""), QUIZ_HEADER)),
+}
 
 
-@pytest.mark.parametrize(("url", "label", "read_js", "outside"), FRAGMENT_SLIDERS, ids=["output-T", "seq2seq-a", "block-d_ff"])
-def test_a_try_it_slider_reruns_only_its_section(browser, url, label, read_js, outside):
-    with streamlit_server() as base, new_page(browser, "felt-fragment") as page:
+@pytest.mark.parametrize(("url", "label", "read_js", "outside"), FRAGMENT_SLIDERS.values(), ids=FRAGMENT_SLIDERS)
+def test_a_try_it_slider_reruns_only_its_section(browser, base, url, label, read_js, outside):
+    with new_page(browser, "felt-fragment") as page:
         page.goto(base + url, wait_until="domcontentloaded")
         wait_until_rendered(page)
         page.wait_for_function(f"() => ({read_js})() !== null", timeout=20_000)
@@ -176,13 +201,24 @@ def test_a_try_it_slider_reruns_only_its_section(browser, url, label, read_js, o
         _untouched(page, *outside)
 
 
-def test_cell_edit_on_naive_reruns_only_the_lesson_part(browser):
-    """The editor's fragment holds 手計算・可視化・試してみよう; the explanation's formula above stays."""
-    with streamlit_server() as base, new_page(browser, "felt-cell") as page:
-        page.goto(base + "/naive", wait_until="domcontentloaded")
+MARKDOWN_JS = """(text) => { const m = [...document.querySelectorAll('[data-testid="stMarkdownContainer"]')]
+  .find(e => e.innerText.startsWith(text)); return m ? m.innerText : null; }"""
+# a cell edit in the lesson's first editor: (page, a JS reading what the edit changes, its argument)
+CELL_EDITS = {
+    "naive": ("/naive", METRIC_JS, "それ → 猫"),
+    "formula": ("/formula", MARKDOWN_JS, "「それ」の出力"),
+}
+
+
+@pytest.mark.parametrize(("url", "read_js", "arg"), CELL_EDITS.values(), ids=CELL_EDITS)
+def test_cell_edit_reruns_only_the_lesson_part(browser, base, url, read_js, arg):
+    """The editor's fragment holds 手計算・可視化・試してみよう; the explanation's formula above and
+    the quiz below stay."""
+    with new_page(browser, "felt-cell") as page:
+        page.goto(base + url, wait_until="domcontentloaded")
         wait_until_rendered(page)
-        page.wait_for_function(f"() => ({METRIC_JS})('それ → 猫') !== null", timeout=20_000)
-        before = page.evaluate(METRIC_JS, "それ → 猫")
+        page.wait_for_function(f"(a) => ({read_js})(a) !== null", arg=arg, timeout=20_000)
+        before = page.evaluate(read_js, arg)
         outside = (".katex-display", ""), QUIZ_HEADER           # 解説's first formula, the quiz header
         _watch(page, *outside)
         grid = page.locator('[data-testid="stDataFrame"]').first
@@ -194,7 +230,7 @@ def test_cell_edit_on_naive_reruns_only_the_lesson_part(browser):
         editor.wait_for(timeout=10_000)
         editor.fill("3")
         editor.press("Enter")
-        page.wait_for_function(f"(b) => ({METRIC_JS})('それ → 猫') !== b", arg=before, timeout=20_000)
+        page.wait_for_function(f"([a, b]) => ({read_js})(a) !== b", arg=[arg, before], timeout=20_000)
         wait_until_rendered(page)
         _untouched(page, *outside)
 
