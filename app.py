@@ -94,7 +94,7 @@ else:
                 ui.show_table(pd.DataFrame({
                     "日付": [d.isoformat() for d, _ in plan["schedule"]],
                     "ページ": ["、".join(ui.PAGE_BY_KEY[k].label for k in ps) for _, ps in plan["schedule"]],
-                }), hide_index=True, width="stretch")
+                }), hide_index=True)
 saved = progress["settings"]["exam_date"]
 st.date_input("試験日", value=date.fromisoformat(saved) if saved else None, min_value=min(today, date.fromisoformat(saved)) if saved else today,
               max_value=today + timedelta(days=730), key="home_exam_date", on_change=_set_exam_date,

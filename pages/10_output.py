@@ -104,7 +104,7 @@ st.markdown(f"3 語の語彙で、ロジットが $z = ({', '.join(format_number
             "T で割ってから softmax に通すと、次の表のようになります。")
 t_rows = tutor.output.temperature_table(tb.TEMPERATURE_LOGITS, tb.TEMPERATURES)
 temp_rows = {f"T = {format_number(r.temperature, 1)}": r.probs for r in t_rows}
-st.table(pd.DataFrame({
+ui.show_table(pd.DataFrame({
     "温度": [f"T = {format_number(r.temperature, 1)}" for r in t_rows],
     "z / T": ["(" + ", ".join(format_number(v, 1) for v in r.scaled) + ")" for r in t_rows],
     "P(A)": [format_number(r.probs[0], 3) for r in t_rows],
@@ -136,7 +136,7 @@ def model_output() -> None:
     with c1:
         st.caption(f"ロジット z = h Eᵀ（重み共有、語彙 {len(vocab_m)} 語）")
         ui.show_table(pd.DataFrame({"トークン": list(vocab_m), "ロジット": [format_number(v, 3) for v in logits_m]}),
-                      hide_index=True, height=300)
+                      hide_index=True)
     with c2:
         cached_chart(prob_bars, probs_m, vocab_m, title="softmax(z)：次のトークンの確率", width="stretch")
 

@@ -297,7 +297,7 @@ def experiment_section() -> None:
             for label, r in zip(experiment.labels, outcome.runs)
         }, index=["未知の文での正解率", "それ→B の平均の重み", "「それ」の行の最大の重み（飽和の度合い）",
                   "最後の損失", "訓練の正解率 95 % に届いたステップ"])
-        st.table(table.rename_axis("比べる値"))
+        ui.show_table(table.rename_axis("比べる値"))
         ui.cached_chart(compare_runs_chart, (run_a.steps, run_b.steps), (run_a.loss, run_b.loss), experiment.labels,
                         "損失の推移", "損失", width="content")
         ui.cached_chart(compare_runs_chart, (run_a.steps, run_b.steps), (run_a.grad_norm_of("W_Q"), run_b.grad_norm_of("W_Q")),

@@ -105,7 +105,7 @@ counts = rv.state_counts(sched)
 ui.show_table(pd.DataFrame({
     "段階": ["学習中（まちがえたばかり）", "復習（間隔をのばし中）", "再学習（復習でまちがえた）"],
     "問題数": [counts[1], counts[2], counts[3]],
-}), hide_index=True, width="stretch")
+}), hide_index=True)
 st.caption(f"明日から 7 日以内に出る問題：{rv.due_within(sched, today, 7, zone)} 問")
 
 

@@ -77,7 +77,7 @@ st.subheader("softmax が尖る様子")
 points = [tutor.scaling.saturation_point(s) for s in tb.SATURATION_SCORES]
 scaled_1608 = tutor.handcalc.scale_steps([tb.SATURATION_SCORES[2]], tb.SATURATION_D_K, name="S")
 fixed = tutor.scaling.saturation_point(scaled_1608.result[0])
-st.table(weights_frame(points + [fixed], [vector(p.scores, 0) for p in points]
+ui.show_table(weights_frame(points + [fixed], [vector(p.scores, 0) for p in points]
                        + [f"(16, 8, 0) ÷ √{tb.SATURATION_D_K} = {vector(fixed.scores, auto_digits(fixed.scores, 2))}"]))
 st.caption("勾配の大きさ = 重みをスコアで微分した値 ∂a_i/∂s_j の絶対値の最大。0 に近いほど学習の手がかりが弱い。"
            "10⁻⁴ より小さい値は 4.5×10⁻⁵（= 0.000045）の形で書いています。")
@@ -135,7 +135,7 @@ def spread_experiment() -> None:
         st.caption(f"各 $d_k$ について、成分が平均 0・分散 1 の乱数ベクトル q を {exp.n_samples} 個、"
                    f"それぞれにキー k を {exp.n_keys} 個作り、内積のばらつき（標準偏差）を測りました。")
         ui.cached_chart(spread_chart, exp, width="content")
-        st.table(pd.DataFrame(
+        ui.show_table(pd.DataFrame(
             [[number(v, 2) for v in exp.raw_std], [number(v, 2) for v in exp.theory_std],
              [number(v, 2) for v in exp.scaled_std], [number(v, 3) for v in exp.raw_max_weight],
              [number(v, 3) for v in exp.scaled_max_weight]],

@@ -90,7 +90,7 @@ def lesson() -> None:
             with col:
                 ui.show_matrix(w, DIMS, W_COLS, digits=auto_digits(w), caption=f"変換行列 {name}")
         st.subheader("形の表")
-        st.table(pd.DataFrame(
+        ui.show_table(pd.DataFrame(
             [(PLAIN.get(sym, sym), "×".join(str(d) for d in shape), *MEANING[sym]) for sym, shape in hc.shapes()],
             columns=["行列", "形", "計算のしかた", "中に入っているもの"]).set_index("行列"))
         st.caption("$n$ = トークン数、$d_{\\text{model}}$ = 埋め込みの次元。"
@@ -142,7 +142,7 @@ def lesson() -> None:
         ui.show_matrix(tb.CROSS_X_DEC, list(tb.CROSS_DEC_TOKENS), DIMS, digits=0, caption="デコーダ側の表現（ここでは埋め込みをそのまま使う）")
         ui.heatmap(cross.weights, list(tb.CROSS_DEC_TOKENS), TOKENS, x_title="原文のキー", y_title="訳文のクエリ",
                    title=f"交差注意の重み（{cross.weights.shape[0]}×{cross.weights.shape[1]}）")
-        st.table(pd.DataFrame(
+        ui.show_table(pd.DataFrame(
             [("自己注意", "X（同じ文）", "X（同じ文）", "×".join(map(str, exact.weights.shape))),
              ("交差注意", "訳文側（デコーダの直前のサブレイヤーの出力）", "原文側（エンコーダの出力）", "×".join(map(str, cross.weights.shape)))],
             columns=["注意の種類", "Q を作る入力", "K・V を作る入力", "重みの形"]).set_index("注意の種類"))
@@ -156,7 +156,7 @@ def lesson() -> None:
         )
         agree = "一致しました" if par.rows_agree else "一致しませんでした"
         st.markdown(f"確かめ：$Z$ を行ごとに **後ろの行から** 1 行ずつ計算しても、まとめて計算した $Z$ と {agree}。")
-        st.table(pd.DataFrame(
+        ui.show_table(pd.DataFrame(
             [("順番に待つ計算の回数", par.rnn_sequential_steps, par.attention_sequential_steps),
              ("最初と最後のトークンの間の距離", par.rnn_max_path, par.attention_max_path)],
             columns=[f"n = {par.n} のとき", "RNN", "Attention"]).set_index(f"n = {par.n} のとき"))

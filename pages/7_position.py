@@ -133,7 +133,7 @@ st.subheader("RoPE：位置はずれ（差）を通してだけスコアに効�
 Q_DEMO, K_DEMO = tb.ROPE_Q, tb.ROPE_K
 st.markdown("クエリとキーを同じベクトル $(1, 0, 1, 0)$ にして、位置だけを変えてスコアを比べます。")
 rows = tutor.position.rope_offset_table(Q_DEMO, K_DEMO, [(1, 0), (5, 4), (12, 11), (3, 1), (10, 8)])
-ui.cached_table(rope_frame, rows, hide_index=True, width="stretch")
+ui.cached_table(rope_frame, rows, hide_index=True)
 st.caption("クエリとキーの中身が同じなので、ずれが同じ（1 と 1、2 と 2）なら RoPE のスコアは同じ値です。"
            "PE を足し算する方式では、同じずれでも絶対位置によって値が変わります。")
 
@@ -160,7 +160,7 @@ def try_pe() -> None:
         n_pos = st.slider("表示する位置の数", 2, 100, 30, key="pos_n", persist_state="session")
     entries_try = ui.compute("pos_try", tutor.position.pe_breakdown, pos, d_model)
     if entries_try is not None:
-        ui.cached_table(pe_table, entries_try, hide_index=True, width="stretch")
+        ui.cached_table(pe_table, entries_try, hide_index=True)
     pe_try = ui.compute("pos_try_table", tutor.positional_encoding, n_pos, d_model)
     if pe_try is not None:
         ui.cached_chart(dense_heatmap, pe_try, x_title="次元（列）", y_title="位置 pos",
@@ -197,7 +197,7 @@ def try_rope() -> None:
     offset = st.slider("位置のずれ（クエリの位置 − キーの位置）", -5, 10, 2, key="pos_rope_offset", persist_state="session")
     rows_try = ui.compute("pos_rope", tutor.position.rope_shift_table, Q_DEMO, K_DEMO, offset, range(5, 30, 6))
     if rows_try is not None:
-        ui.cached_table(rope_frame, rows_try, hide_index=True, width="stretch")
+        ui.cached_table(rope_frame, rows_try, hide_index=True)
         st.caption("RoPE の列はすべて同じ値、足し算の列は行ごとに違う値になっているはずです。")
 
 

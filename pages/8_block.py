@@ -84,7 +84,7 @@ d_k = tutor.head_dim(tb.PAPER_D_MODEL, tb.PAPER_HEADS)
 # both counted WITH their biases (W and b), so that the two rows compare like with like
 mha_params = tutor.multihead.mha_param_count(tb.PAPER_D_MODEL, bias=True)
 ffn_params = tutor.block.ffn_param_count(tb.PAPER_D_MODEL, tb.PAPER_D_FF, bias=True)
-st.table(pd.DataFrame({
+ui.show_table(pd.DataFrame({
     "記号": ["N", "d_model", "h", "d_k = d_v", "d_ff", "Multi-Head Attention のパラメータ（W_Q, W_K, W_V, W_O とそれぞれのバイアス）",
            "FFN のパラメータ（W_1, b_1, W_2, b_2）"],
     "意味": ["エンコーダ・デコーダそれぞれの層の数", "各層の入出力の次元", "ヘッドの数", "1 ヘッドあたりの次元（d_model / h）",

@@ -12,7 +12,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Block
 
-from ui.widgets import LAZY_PREFIX
+from ui.widgets import LABELS_ALIGN, LAZY_PREFIX
 
 TIMEOUT = 30
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,19 +74,50 @@ def edit_matrix(at: AppTest, key: str, rows: list[list[str]]) -> AppTest:
     return at.run()
 
 
+_ESCAPED = re.compile(r"\\(.)")
+
+
+def _cells(line: str) -> list[str]:
+    """The cells of one Markdown table row written by ui.widgets.table_markdown ("| a | b |"),
+    unescaped (ui.state.plain's backslashes and word joiners removed)."""
+    inner = line.strip()[2:-2]
+    return [_ESCAPED.sub(r"\1", c).replace("\u2060", "").strip() for c in inner.split(" | ")]
+
+
+def table_frame(el) -> pd.DataFrame | None:
+    """The DataFrame of formatted cells behind a read-only table (a Markdown table drawn by
+    ui.show_table / ui.cached_table), or None if ``el`` is not one. Row labels, when shown, are
+    the index (the first column is aligned LABELS_ALIGN), named by the table's corner."""
+    if getattr(el, "type", "") != "markdown" or not str(el.value).startswith("| "):
+        return None
+    lines = str(el.value).split("\n")
+    if len(lines) < 2 or not re.fullmatch(r"\|(:?-+:?\|)+", lines[1]):
+        return None
+    head, rows = _cells(lines[0]), [_cells(line) for line in lines[2:]]
+    frame = pd.DataFrame(rows, columns=head)
+    if lines[1].startswith("|" + LABELS_ALIGN + "|"):
+        frame = frame.set_index(head[0])
+    return frame
+
+
+def tables(at: AppTest) -> list[pd.DataFrame]:
+    """Every read-only table on the page, in order (see table_frame)."""
+    return [f for f in (table_frame(el) for el in at.markdown) if f is not None]
+
+
 def page_text(at: AppTest) -> str:
     """Every markdown/caption/latex/alert/metric/dataframe text on the page, joined."""
     parts = []
     for kind in ("markdown", "caption", "latex", "success", "info", "warning", "error", "title",
                  "header", "subheader", "text", "metric", "code"):
         for el in at.get(kind):
-            parts.append(str(getattr(el, "value", "")))
+            frame = table_frame(el)
+            # a table as its cells (to_string: str() of a wide frame elides cells, depending on pandas' options)
+            parts.append(frame.to_string() if frame is not None else str(getattr(el, "value", "")))
             if kind == "metric":
                 parts.append(str(el.label))
     for df in at.dataframe:
         parts.append(df.value.to_string())
-    for t in at.get("table"):   # to_string: str() of a wide frame elides cells, depending on pandas' options
-        parts.append(t.value.to_string() if hasattr(t.value, "to_string") else str(t.value))
     return "\n".join(parts)
 
 
@@ -125,7 +156,10 @@ def element_text(el) -> str:
     """What one element shows as text (a table as its formatted cells)."""
     if isinstance(el, Block):
         return str(el.label)
-    if getattr(el, "type", "") in ("dataframe", "table"):
+    frame = table_frame(el)
+    if frame is not None:
+        return frame.to_string()
+    if getattr(el, "type", "") == "dataframe":
         value = el.value
         value = value if isinstance(value, pd.DataFrame) else getattr(value, "data", value)
         return value.to_string() if hasattr(value, "to_string") else str(value)
@@ -184,11 +218,6 @@ def metric_part(at, label_part: str) -> str:
     return hits[0]
 
 
-def full_text(at):
-    """page_text plus every st.table in full (page_text's str() elides wide tables)."""
-    return page_text(at) + "\n".join(t.value.to_string() for t in at.get("table"))
-
-
 def assert_heatmap_is(at, index, weights, rows, cols):
     df = chart_data(at, index)
     got = df.pivot(index="row", columns="col", values="value").loc[rows, cols].to_numpy()
@@ -215,9 +244,9 @@ def frames_after(at, caption: str) -> list[pd.DataFrame]:
     els, found = lesson_elements(at), []
     for i, el in enumerate(els):
         if getattr(el, "type", "") == "caption" and caption in el.value:
-            nxt = next((e for e in els[i + 1:] if getattr(e, "type", "") == "table"), None)
+            nxt = next((f for f in map(table_frame, els[i + 1:]) if f is not None), None)
             if nxt is not None:
-                found.append(nxt.value)
+                found.append(nxt)
     return found
 
 
@@ -226,9 +255,9 @@ def frame_after(at, caption: str) -> pd.DataFrame:
     els = lesson_elements(at)
     for i, el in enumerate(els):
         if getattr(el, "type", "") == "caption" and caption in el.value:
-            for nxt in els[i + 1:]:
-                if getattr(nxt, "type", "") == "table":
-                    return nxt.value
+            for nxt in map(table_frame, els[i + 1:]):
+                if nxt is not None:
+                    return nxt
     raise AssertionError(f"no table after caption {caption!r}")
 
 

@@ -22,7 +22,7 @@ from ui.nav import PAGES
 
 pytestmark = pytest.mark.browser
 
-from browserhelpers import ARTIFACTS, ROOT, new_page, wait_until_rendered  # noqa: E402
+from browserhelpers import ARTIFACTS, ROOT, TABLE, new_page, wait_until_rendered  # noqa: E402
 from browserhelpers import streamlit_server as start_app  # noqa: E402
 from playwright.sync_api import Page, expect  # noqa: E402
 
@@ -251,8 +251,8 @@ CUT_JS = """() => {
   const main = document.querySelector('[data-testid="stMain"]');
   const editors = [...main.querySelectorAll('[data-testid="stDataFrame"] .dvn-scroller')]
       .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => [e.scrollWidth, e.clientWidth]);
-  const tables = [...main.querySelectorAll('[data-testid="stTable"] *')]
-      .filter(e => e.scrollWidth > e.clientWidth + 1 && ['auto', 'scroll'].includes(getComputedStyle(e).overflowX))
+  const tables = [...main.querySelectorAll('""" + TABLE + """')]
+      .filter(e => e.scrollWidth > e.clientWidth + 1)
       .map(e => e.innerText.replace(/\\s+/g, ' ').slice(0, 50));
   return {editors, tables};
 }"""
@@ -268,10 +268,40 @@ def test_editors_and_tables_fit_a_phone(base, browser):
             if result["editors"] or result["tables"]:
                 found[url] = result
         goto(page, base, "/output")
-        h = page.locator('[data-testid="stTable"]').filter(has_text="h（「を」の位置）")
+        h = page.locator(TABLE).filter(has_text="h（「を」の位置）")
         expect(h.first).to_be_visible()
         assert h.first.locator("tbody tr").count() == 8  # all 8 components, one per row
     assert not found, found
+
+
+SCROLLING_TABLES_JS = """() => [...document.querySelectorAll('""" + TABLE + """')]
+  .filter(t => t.checkVisibility()).map(t => ({
+    scrolls: t.scrollWidth > t.clientWidth + 1, tabindex: t.getAttribute('tabindex'),
+    label: t.getAttribute('aria-label'), head: t.rows[0].innerText.replace(/\\s+/g, ' ').slice(0, 40)}))"""
+
+
+def test_a_table_that_scrolls_on_a_phone_is_reached_and_scrolled_by_the_keyboard(base, browser):
+    """⑦'s PE table is wider than a phone: Tab reaches it (named in Japanese) and → scrolls it;
+    at 1280 px it fits, and no table is a Tab stop."""
+    with open_page(browser, "phone-scroll-table", PHONE) as page:
+        goto(page, base, "/position")
+        tables = page.evaluate(SCROLLING_TABLES_JS)
+        scrolling = [t for t in tables if t["scrolls"]]
+        assert scrolling, f"⑦ was expected to have a table wider than 390 px: {tables}"
+        assert all(t["tabindex"] == "0" and "スクロール" in t["label"] for t in scrolling), scrolling
+        assert all(t["tabindex"] is None for t in tables if not t["scrolls"]), tables
+        table = page.locator(TABLE + '[tabindex="0"]').first
+        table.focus()
+        page.keyboard.press("Tab")
+        page.keyboard.press("Shift+Tab")            # back by the keyboard: it is a Tab stop
+        expect(table).to_be_focused()
+        assert table.evaluate("t => getComputedStyle(t).outlineStyle") == "solid"  # the focus ring
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("t => t.scrollLeft > 0", arg=table.element_handle(), timeout=5_000)
+    with open_page(browser, "desktop-scroll-table", DESKTOP) as page:
+        goto(page, base, "/position")
+        tables = page.evaluate(SCROLLING_TABLES_JS)
+        assert tables and not any(t["scrolls"] or t["tabindex"] for t in tables), tables
 
 
 def test_training_loss_falls_with_a_downward_green_arrow(base, browser):

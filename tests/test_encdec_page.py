@@ -6,7 +6,7 @@ import tutor
 from tutor import textbook as tb
 import ui
 
-from apphelpers import chart_data, check_quiz, metric_part, open_page, page_text
+from apphelpers import chart_data, check_quiz, metric_part, open_page, page_text, tables
 
 
 ENCDEC = "pages/9_encdec.py"
@@ -77,14 +77,14 @@ def test_encdec_hand_is_formula_cross_example_and_recomputable(pages):
     assert "ate, it" in text
     steps = tutor.handcalc.attention_steps(*(lambda c: (c.q, c.k, c.v))(
         tutor.cross_attention(tb.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)), decimals=3)
-    z_frames = [df for df in (d.value for d in at.table) if list(df.columns) == ["z1", "z2"]]
+    z_frames = [df for df in tables(at) if list(df.columns) == ["z1", "z2"]]
     assert len(z_frames) == 1
     shown_z = z_frames[0].astype(float).to_numpy()
     np.testing.assert_array_equal(shown_z, steps.z)
     assert shown_z[0].tolist() == [1.870, 0.132] and shown_z[1].tolist() == [0.159, 1.841]
     # recompute Z from the weights shown (3 decimals, the heatmap) and V shown: exactly the shown Z
     weights = chart_data(at, 0)["text"].astype(float).to_numpy().reshape(2, 3)
-    v = [df for df in (d.value for d in at.table) if list(df.columns) == ["v1", "v2"]][0].astype(float).to_numpy()
+    v = [df for df in tables(at) if list(df.columns) == ["v1", "v2"]][0].astype(float).to_numpy()
     np.testing.assert_allclose(np.round(weights @ v, 3), shown_z)
     # each softmax row: the shown exponentials add up to the shown denominator
     for row in steps.softmax.rows:

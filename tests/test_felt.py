@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from browserhelpers import new_page, streamlit_server, wait_until_rendered  # noqa: F401 - fixture recipe
+from browserhelpers import TABLE, new_page, streamlit_server, wait_until_rendered  # noqa: F401 - fixture recipe
 
 pytestmark = pytest.mark.browser
 
@@ -130,7 +130,7 @@ def test_slider_on_scaling_answers_in_the_browser_without_a_round_trip(browser):
         wait_until_rendered(page)
         page.wait_for_function(f"() => ({READOUT_JS})() !== null", timeout=20_000)
         assert "最大の重み = 0.66524" in page.evaluate(READOUT_JS)          # c = 1: softmax(2, 1, 0)
-        outside = ('[data-testid="stTable"]', ""), QUIZ_HEADER    # 手計算's first table, the quiz header
+        outside = (TABLE, ""), QUIZ_HEADER    # 手計算's first table, the quiz header
         _watch(page, *outside)
         thumb = page.locator('.vega-bindings input[type="range"]').first
         assert thumb.evaluate("(el) => el.closest('label').innerText.includes('スコアの倍率 c')")
@@ -171,17 +171,17 @@ def _caption(text: str) -> str:
 # elements outside the fragment that must stay untouched). Every try-it part of every learning page
 # is a fragment (tests/test_architecture.py checks the source); these drive one of each kind.
 FRAGMENT_SLIDERS = {
-    "output-T": ("/output", "温度 T", _text_after("温度 T", '[data-testid="stTable"]'),
-                 (('[data-testid="stTable"]', ""), QUIZ_HEADER)),
+    "output-T": ("/output", "温度 T", _text_after("温度 T", TABLE),
+                 ((TABLE, ""), QUIZ_HEADER)),
     "output-top-k": ("/output", "top-k の k", _caption("残った候補の元の確率の合計"),
-                     (('[data-testid="stTable"]', ""), QUIZ_HEADER)),
+                     ((TABLE, ""), QUIZ_HEADER)),
     "seq2seq-a": ("/seq2seq", "再帰の変換の大きさ a", f"() => ({METRIC_JS})('30 段さかのぼった勾配の長さ')",
                   ((".katex-display", ""), QUIZ_HEADER)),
     "block-d_ff": ("/block", "中間の次元 d_ff", _caption("バイアスを含めて"), ((".katex-display", ""), QUIZ_HEADER)),
     "cost-block": ("/cost", "ブロックの大きさ", f"() => ({METRIC_JS})('計算したブロック / 飛ばしたブロック')",
                    ((".katex-display", ""), QUIZ_HEADER)),
-    "pretrain-steps": ("/pretrain", "生成するトークン数", _text_after("生成するトークン数", '[data-testid="stTable"]'),
-                       (('[data-testid="stTable"]', ""), QUIZ_HEADER)),
+    "pretrain-steps": ("/pretrain", "生成するトークン数", _text_after("生成するトークン数", TABLE),
+                       ((TABLE, ""), QUIZ_HEADER)),
 }
 
 

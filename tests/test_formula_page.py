@@ -6,7 +6,7 @@ from tutor import textbook as tb
 
 from apphelpers import (
     assert_cell_error, assert_heatmap_is, edit_matrix, element_text, flat_tex, frames_after,
-    full_text, lesson_elements, lesson_text, numbers, open_page, page_text, rows_of
+    lesson_elements, lesson_text, numbers, open_page, page_text, rows_of
 )
 
 
@@ -33,7 +33,7 @@ def test_formula_heatmaps_shape_table_and_edits():
     assert_heatmap_is(at, 0, tutor.attention(qkv.q, qkv.k, qkv.v).weights, tb.TOKENS, tb.TOKENS)
     cross = tutor.cross_attention(tb.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
     assert_heatmap_is(at, 1, cross.weights, list(tb.CROSS_DEC_TOKENS), tb.TOKENS)
-    text = full_text(at)
+    text = page_text(at)
     assert "3×4" in text and "2×3" in text and "一致しました" in text
     x = np.array(tb.X)
     x[2] = [1, 0, 1, 0]                                           # それ := 猫

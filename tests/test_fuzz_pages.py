@@ -118,10 +118,8 @@ def results_signature(at) -> tuple:
         parts.append(("metric", m.label, m.value))
     for el in at.latex:
         parts.append(("latex", el.value))
-    for el in at.markdown:
+    for el in at.markdown:  # prose and the read-only tables (ui.show_table); the editors are st.data_editor
         parts.append(("md", el.value))
-    for table in at.table:  # read-only tables (ui.show_table); the editors are st.data_editor
-        parts.append(("table", table.value.to_string()))
     for ch in at.get("vega_lite_chart"):
         parts.append(("chart", tuple(bytes(ds.data.data) for ds in ch.proto.datasets)))
     return tuple(parts)

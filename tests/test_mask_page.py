@@ -5,7 +5,7 @@ import pytest
 import tutor
 from ui.validate import format_number
 
-from apphelpers import chart_data, frame_after, lesson_text, open_page, page_text
+from apphelpers import chart_data, frame_after, lesson_text, open_page, page_text, tables
 
 
 MASK = "pages/6_mask.py"
@@ -33,14 +33,14 @@ def test_mask_textbook_numbers(mask):
 
 
 def test_mask_matrix_table(mask):
-    m_table = mask.table[0].value
+    m_table = tables(mask)[0]
     assert m_table.loc["猫", "魚"] == "−∞" and m_table.loc["猫", "猫"] == "0"
     assert m_table.loc["それ", "猫"] == "0" and m_table.loc["魚", "それ"] == "−∞"
 
 
 def test_mask_toggle_changes_row_sums(mask):
     def sums_shown(at):
-        frames = [df.value for df in at.table if "行の合計" in df.value.columns and "猫" in df.value.index]
+        frames = [df for df in tables(at) if "行の合計" in df.columns and "猫" in df.index]
         return list(frames[-1]["行の合計"])
 
     assert sums_shown(mask) == ["1.000", "1.000", "1.000"]
@@ -55,7 +55,7 @@ def test_mask_toggle_changes_row_sums(mask):
 
 def test_padding_slider_changes_mask(mask):
     def padding_table(at):  # the first 5 × 5 table is the padding mask
-        return next(df.value for df in at.table if df.value.shape == (5, 5))
+        return next(df for df in tables(at) if df.shape == (5, 5))
 
     before = padding_table(mask)             # valid length 3: two PAD
     assert list(before.columns) == ["猫", "は", "魚", "PAD", "PAD(2)"]

@@ -6,7 +6,7 @@ import tutor
 from tutor import textbook as tb
 from ui.validate import format_number
 
-from apphelpers import chart_data, frame_after, lesson_text, open_page, page_text
+from apphelpers import chart_data, frame_after, lesson_text, open_page, page_text, tables
 
 
 MH = "pages/5_multihead.py"
@@ -20,7 +20,7 @@ def mh():
 
 
 def dataframe_texts(at) -> list[str]:
-    return [df.value.to_string() for df in at.table]
+    return [df.to_string() for df in tables(at)]
 
 
 def heatmaps(at) -> int:

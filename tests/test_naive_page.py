@@ -7,7 +7,7 @@ from tutor import textbook as tb
 
 from apphelpers import (
     assert_cell_error, assert_heatmap_is, edit_matrix, expander, folded, lesson_elements, metric, numbers, open_page,
-    page_text, rows_of, unfold_all
+    page_text, rows_of, table_frame, unfold_all
 )
 
 
@@ -43,7 +43,7 @@ def test_naive_edit_changes_result_and_bad_cells_keep_last_valid():
 def test_naive_shows_s_and_a_once(pages):
     at = pages[NAIVE]
     res = tutor.naive.naive_attention(tb.X)
-    frames = [e.value for e in lesson_elements(at) if getattr(e, "type", "") == "table"]
+    frames = [f for f in map(table_frame, lesson_elements(at)) if f is not None]
     same_s = [f for f in frames if f.shape == (3, 3) and np.allclose(numbers(f), res.scores)]
     same_a = [f for f in frames if f.shape == (3, 3) and np.allclose(numbers(f), res.weights, atol=5e-4)]
     assert len(same_s) == 1 and len(same_a) == 1, (len(same_s), len(same_a))

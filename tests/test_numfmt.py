@@ -22,7 +22,7 @@ import quizzes
 import tutor
 import ui
 from quizzes.calc import num
-from apphelpers import edit_matrix, open_page, page_text
+from apphelpers import edit_matrix, open_page, page_text, tables
 from tutor import numfmt
 from tutor import textbook as tb
 from ui.validate import format_number, format_tiny
@@ -143,8 +143,7 @@ def test_a_page_and_a_question_write_0_3125_alike():
     x[0, 0] = 0.3125
     edit_matrix(at, "naive_x", [[repr(float(v)) for v in row] for row in x])
     assert not at.exception
-    tables = [t.value for t in at.get("table")]
-    x_tables = [t for t in tables if t.shape == (3, 4) and t.iloc[1, 1] == "1.000"]   # 埋め込み X
+    x_tables = [t for t in tables(at) if t.shape == (3, 4) and t.iloc[1, 1] == "1.000"]   # 埋め込み X
     assert x_tables and all(t.iloc[0, 0] == "0.313" == numfmt.fixed(0.3125, 3) for t in x_tables)
     text = page_text(at)
     assert r"0.313\times 0.313" in text                      # s_11 = x_1·x_1 in pencil mode: 0.313 × 0.313 + …

@@ -18,7 +18,7 @@ import pytest
 
 import quizzes
 import tutor
-from apphelpers import ROOT, answer_card, lesson_text, open_page, open_pages, page_text
+from apphelpers import ROOT, answer_card, lesson_text, open_page, open_pages, page_text, tables
 from quizzes import knowledge
 from tutor import textbook as tb
 from ui import quiz as uq
@@ -105,7 +105,7 @@ def test_block_size_table_is_the_base_model_with_biases_counted_alike():
     at = open_page(BLOCK)
     t = lesson_text(at)
     assert "原論文の大きさ（base モデル）" in t
-    table = next(tab.value for tab in at.table if "記号" in (tab.value.index.name or ""))
+    table = next(tab for tab in tables(at) if "記号" in (tab.index.name or ""))
     params = {k: v for k, v in table["値"].items() if "パラメータ" in k}
     assert len(params) == 2
     mha_label = next(k for k in params if k.startswith("Multi-Head"))

@@ -14,7 +14,7 @@ import quizzes
 import ui.state as state
 
 from apphelpers import (
-    first_quiz_card, learning_page_with_quiz, metric, no_exception, open_page, page_text, wrong
+    first_quiz_card, learning_page_with_quiz, metric, no_exception, open_page, page_text, tables, wrong
 )
 from practice_fakes import fake_registry
 
@@ -60,7 +60,7 @@ def test_review_session_wrong_on_page_then_due_then_fsrs_moves_it():
     item = at.session_state["progress"]["review"][q.id]
     assert item["reps"] == 2 and item["lapses"] == 0   # FSRS: Again, then Good (its second learning step)
     assert "今日のうちにもう一度出ます。" in page_text(at)
-    assert list(at.table[0].value["問題数"]) == [1, 0, 0]
+    assert list(tables(at)[0]["問題数"]) == ["1", "0", "0"]
     assert [a["source"] for a in at.session_state["progress"]["attempts"]] == ["page", "review"]
     at.button(key="review_next").click()
     no_exception(at.run())

@@ -9,7 +9,7 @@ import pyarrow as pa
 import tutor
 from tutor import textbook as tb
 
-from apphelpers import chart_data, E_NOTATION, full_text, lesson_elements, lesson_text, open_page
+from apphelpers import chart_data, E_NOTATION, lesson_elements, lesson_text, open_page, page_text, table_frame
 
 
 SCALING = "pages/3_scaling.py"
@@ -17,7 +17,7 @@ SCALING = "pages/3_scaling.py"
 
 def test_scaling_textbook_numbers_and_spread_chart():
     at = open_page(SCALING)
-    text = full_text(at)
+    text = page_text(at)
     for figure in ("0.4011", "0.1978", "0.4223", "0.1554", "0.99995", "0.66524", "0.99966", "22.63", "5.056", "2.028"):
         assert figure in text, figure
     exp = tutor.scaling.dot_product_spread(np.random.default_rng(0))
@@ -73,7 +73,7 @@ def test_scaling_tiny_numbers_without_e_notation(pages):
     at = pages[SCALING]
     text = lesson_text(at)
     assert not E_NOTATION.search(text), E_NOTATION.search(text)
-    table = next(el for el in lesson_elements(at) if getattr(el, "type", "") == "table").value
+    table = next(f for f in map(table_frame, lesson_elements(at)) if f is not None)
     assert table.loc["(20, 10, 0)", "softmax 後の重み"] == "(0.99995, 4.5×10⁻⁵, 2.1×10⁻⁹)"
     assert table.loc["(20, 10, 0)", "勾配の大きさ"] == "4.5×10⁻⁵"
     assert table.loc["(16, 8, 0)", "softmax 後の重み"] == "(0.99966, 0.00034, 1.1×10⁻⁷)"

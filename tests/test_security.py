@@ -22,6 +22,7 @@ import re
 import tomllib
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import quizzes
@@ -89,6 +90,20 @@ def shown_text(md: str) -> str:
 
 def what_learner_reads(md: str) -> str:
     return shown_text(md).replace("\u2060", "")
+
+
+def test_table_cells_are_shown_as_text():
+    """A read-only table is Markdown (ui.show_table): a label or cell holding a payload is shown as
+    the payload's text, and the table still has its columns (an escaped | splits no cell)."""
+    from apphelpers import table_frame
+    from ui.widgets import table_markdown
+    frame = pd.DataFrame({"値 | 列": PAYLOADS}, index=pd.Index([f"{i} | {p}" for i, p in enumerate(PAYLOADS)], name="行"))
+    md = table_markdown(frame)
+    live = live_markdown(md)
+    assert not DANGER.search(live) and not AUTOLINK.search(shown_text(md)), md
+    back = table_frame(type("Md", (), {"type": "markdown", "value": md})())
+    assert list(back.columns) == ["値 | 列"] and list(back["値 | 列"]) == PAYLOADS
+    assert list(back.index) == list(frame.index)
 
 
 def test_live_markdown_helper_can_fail():

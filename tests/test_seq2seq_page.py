@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import quizzes
-from tests.apphelpers import answer_card, chart_data, edit_matrix, open_page, page_text
+from tests.apphelpers import answer_card, chart_data, edit_matrix, open_page, page_text, tables
 from tutor import seq2seq as s2s
 
 PAGE = "pages/0_seq2seq.py"
@@ -62,9 +62,8 @@ def test_worked_example_numbers(at):
 def test_teacher_forcing_tables_and_counts(at):
     assert metric(at, "教師強制での正解数") == "5 / 6"
     assert metric(at, "自分の出力を入れたときの正解数") == "2 / 6"
-    tables = [t.value for t in at.get("table")]
     teacher, free = s2s.exposure_gap(s2s.TF_LOGITS, s2s.TF_VOCAB, s2s.TF_TARGET)
-    found = {tuple(t["入力"]): list(t["正誤"]) for t in tables if "入力" in t.columns}
+    found = {tuple(t["入力"]): list(t["正誤"]) for t in tables(at) if "入力" in t.columns}
     assert found[teacher.inputs] == ["○", "○", "×", "○", "○", "○"]
     assert found[free.inputs] == ["○", "○", "×", "×", "×", "×"]
     assert f"{teacher.loss:.3f}" in page_text(at)
@@ -142,7 +141,7 @@ def test_quiz_answered_right_and_wrong(at):
 
 
 def test_vanishing_and_exploding_table_and_slider(at):
-    table = next(v for v in (t.value for t in at.get("table")) if "t = 20" in v.columns)
+    table = next(v for v in tables(at) if "t = 20" in v.columns)
     assert list(table["a"]) == ["0.5", "1.0", "1.5"]
     assert list(table["t = 20"]) == ["9.5×10⁻⁷", "1.000", "3,325"]
     assert list(table["t = 5"]) == ["0.031", "1.000", "7.594"]

@@ -9,7 +9,7 @@ import tutor
 from tutor import textbook as tb
 from ui.validate import format_number, format_tiny
 
-from apphelpers import chart_data, metric_part, open_page, page_text
+from apphelpers import chart_data, metric_part, open_page, page_text, tables
 
 
 PAGE = "pages/12_training.py"
@@ -118,7 +118,7 @@ def test_experiment_position_shows_measured_numbers():
     at.button(key="training_exp_run").click().run()
     assert not at.exception, at.exception
     with_pe, without = tutor.training.run_experiment("position", 0)
-    table = at.get("table")[-1].value
+    table = tables(at)[-1]
     assert table.loc["未知の文での正解率"].tolist() == [f"{with_pe.heldout_accuracy:.1%}",
                                                        f"{without.heldout_accuracy:.1%}"]
     assert any("当てずっぽう" in s.value for s in at.success)
@@ -126,7 +126,7 @@ def test_experiment_position_shows_measured_numbers():
     at.button(key="training_exp_run").click().run()                      # again: kept, the bar still works
     assert not at.exception, at.exception
     assert "計算せずに表示しています" in at.get("progress")[0].proto.text
-    assert at.get("table")[-1].value.loc["未知の文での正解率"].tolist() == table.loc["未知の文での正解率"].tolist()
+    assert tables(at)[-1].loc["未知の文での正解率"].tolist() == table.loc["未知の文での正解率"].tolist()
 
 
 def test_same_setting_again_comes_from_the_shared_store_without_breaking_the_bar():
@@ -170,7 +170,7 @@ def test_training_saturated_softmax_formatting(pages):
     assert "(0.99995, 4.5\\times 10^{-5}, 2.1\\times 10^{-9})" in text
     assert ", ".join(format_tiny(x, 5, tex=True) for x in a) in text
     jac = tutor.softmax_jacobian(tb.SATURATION_SCORES[1])
-    table = [t.value for t in pages[TRAINING].get("table")][1]
+    table = tables(pages[TRAINING])[1]
     assert table.iloc[0, 0] == format_tiny(jac[0, 0]) == "4.5×10⁻⁵"
     assert table.iloc[1, 2] == format_tiny(jac[1, 2]) == "-9.4×10⁻¹⁴"
     assert "0.00000" not in table.to_string()

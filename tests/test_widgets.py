@@ -13,11 +13,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as hst
 from streamlit.testing.v1 import AppTest
 
 import tutor
 from ui import figures
-from apphelpers import edit_matrix, expander, folded, open_page, unfold_all
+from apphelpers import edit_matrix, expander, folded, open_page, table_frame, tables, unfold_all
 from tutor import textbook as tb
 from ui.handcalc import element_latex, stack
 from ui.memo import Memo, freeze
@@ -153,15 +155,15 @@ def test_showing_a_kept_chart_or_table_leaves_it_intact():
     at = AppTest.from_string(CHART_PAGE).run()
     assert not at.exception
     [spec] = widgets._SPECS.values()
-    [(table, range_index)] = widgets._TABLES.values()
-    assert range_index is False                      # 猫, 魚 label the rows: the index is shown
+    [text] = widgets._TABLES.values()
     before = copy.deepcopy(spec)
     at.run()
     at.run()
     assert not at.exception
     assert same(spec, before) and spec.get("datasets"), "the kept chart spec was changed by showing it"
-    assert table.to_pandas().loc["魚", "2"] == "4"
-    assert at.table[0].proto.hide_index is False
+    [table] = tables(at)
+    assert at.markdown[-1].value == text             # the kept Markdown, shown as it was kept
+    assert table.index.name == "行" and table.loc["魚", "2"] == "4"   # 猫, 魚 label the rows: shown
     # what the page received is the chart of these numbers
     proto = at.get("vega_lite_chart")[0].proto
     assert json.loads(proto.spec)["layer"] and len(proto.datasets) == 1
@@ -305,3 +307,41 @@ def test_an_open_lazy_expander_follows_the_lesson_fragment():
     edit_matrix(at, "naive_x", rows)
     after = " ".join(_latex(expander(at, "open_naive_s")))
     assert before != after and "4" in after                       # それ·それ = 1+1+1+1 = 4
+
+
+# ---------------------------------------------------------------------------
+# read-only tables: Markdown tables (ui.show_table), read back by tests/apphelpers.table_frame
+# ---------------------------------------------------------------------------
+def _shown(md: str):
+    """An object like AppTest's markdown element, for table_frame."""
+    return type("Md", (), {"type": "markdown", "value": md})()
+
+
+def test_a_matrix_table_has_its_labels_left_and_its_numbers_right():
+    from ui.widgets import matrix_frame, table_markdown
+    md = table_markdown(matrix_frame(np.array([[0.665, -0.245], [1.0, -np.inf]]), ["猫", "魚"], ["a", "b"]))
+    head, align, *rows = md.split("\n")
+    assert head == "| 行 | a | b |" and align == "|:--|--:|--:|" and len(rows) == 2
+    frame = table_frame(_shown(md))
+    assert frame.index.name == "行" and frame.loc["猫", "a"] == "0.665" and frame.loc["魚", "b"] == "−∞"
+
+
+def test_a_table_without_row_labels_shows_its_columns_only():
+    from ui.widgets import table_markdown
+    md = table_markdown({"段階": ["学習中（まちがえたばかり）", "復習"], "問題数": [3, 12]})
+    assert md.split("\n")[:2] == ["| 段階 | 問題数 |", "|---|--:|"]   # text as written, numbers right
+    frame = table_frame(_shown(md))
+    assert isinstance(frame.index, pd.RangeIndex) and list(frame["問題数"]) == ["3", "12"]
+    shown = table_frame(_shown(table_markdown(pd.DataFrame({"a": ["1"]}), hide_index=False)))
+    assert shown.index.name == "行" and list(shown.index) == ["0"]   # asked for: the labels, with a header
+
+
+@given(hst.lists(hst.text(hst.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp"), blacklist_characters="\u2060"),
+                          min_size=1, max_size=10).map(lambda t: " ".join(t.split())).filter(bool),
+                 min_size=1, max_size=4, unique=True))
+def test_any_label_reads_back_as_written(labels):
+    """Whatever the labels (a learner's tokens on ⑦-3 and ⑨), each cell is one cell, as written."""
+    from ui.widgets import table_markdown
+    frame = pd.DataFrame({lab: [lab] for lab in labels}, index=pd.Index(labels[:1], name="行"))
+    back = table_frame(_shown(table_markdown(frame)))
+    assert list(back.columns) == labels and list(back.iloc[0]) == labels and list(back.index) == labels[:1]

@@ -5,7 +5,7 @@ st.cache_resource hashes its arguments with Streamlit's general hasher: ~170 µs
 arrays, strings, numbers, the engine's frozen records and tuples of them, so a plain dict key
 is enough: an array becomes (dtype, shape, bytes), a dataclass its type and field values.
 Like st.cache_resource, one value is shared by every session, so only values that nobody
-mutates may be kept here (pyarrow tables are immutable; st.data_editor copies its input frame).
+mutates may be kept here (strings and chart specs nobody edits; st.data_editor copies its input frame).
 """
 from __future__ import annotations
 

@@ -6,7 +6,6 @@ from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import streamlit as st
 
 from .memo import Memo
@@ -42,15 +41,6 @@ def matrix_frame(matrix, row_labels=None, col_labels=None, digits: int = 3, corn
                         index=pd.Index(rows, name=corner or CORNER), columns=cols)
 
 
-def named_index(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with a header for its row labels (CORNER) when the index is shown and has none."""
-    if isinstance(frame.index, pd.RangeIndex) or any(n not in (None, "") for n in frame.index.names):
-        return frame
-    frame = frame.copy(deep=False)
-    frame.index = frame.index.set_names([CORNER] * frame.index.nlevels)
-    return frame
-
-
 def show_matrix(matrix, row_labels=None, col_labels=None, *, digits: int = 3, caption: str | None = None,
                 corner: str = CORNER) -> None:
     """A matrix as a static table; ``corner``: the header of the row labels (the top-left cell)."""
@@ -73,9 +63,44 @@ def show_matrix(matrix, row_labels=None, col_labels=None, *, digits: int = 3, ca
 # A slider's value is written in the accent colour: #2E6F9E is 5.3:1 on white but 3.3:1 on the dark
 # background, and no single accent passes both there and under white button text; the value takes
 # the text colour of the theme instead.
+# Read-only tables are Markdown tables (show_table): drawn at st.table's size, so a matrix keeps its
+# compact look on a phone; one wider than the column scrolls inside its own box, never the page,
+# and SCROLL_TABLES_JS lets the keyboard reach that box (a focus ring shows where it is).
 PAGE_CSS = ("<style>.katex .vlist-t2 { margin-right: 0; }"
             ' [data-testid="stCaptionContainer"] { opacity: 0.85; }'
-            ' [data-testid="stSliderThumbValue"] { color: inherit !important; }</style>')
+            ' [data-testid="stSliderThumbValue"] { color: inherit !important; }'
+            ' [data-testid="stMarkdownContainer"] table { font-size: 0.875rem; display: block;'
+            ' width: max-content; max-width: 100%; overflow-x: auto; }'
+            ' [data-testid="stMarkdownContainer"] :is(th, td) { padding: 0.25rem 0.5rem; }'
+            ' [data-testid="stMarkdownContainer"] table:focus-visible { outline: 2px solid currentColor;'
+            ' outline-offset: 2px; }</style>')
+
+# A table that scrolls sideways must be reachable by the keyboard (WCAG 2.1.1; axe-core's
+# scrollable-region-focusable), as st.table's own scroll box is: while a Markdown table is wider than
+# its box it takes part in Tab order and is named for a screen reader. Markdown cannot carry
+# tabindex (and the app never sends raw HTML), so this fixed script marks the tables; one observer
+# per browser tab, re-checking once per frame after Streamlit changes the page or the window resizes.
+SCROLL_TABLES_JS = r"""
+const LABEL = "表（横にスクロールできます）";
+export default function () {
+  if (window.__attentionTutorTables) return;
+  let queued = false;
+  const mark = () => {
+    queued = false;
+    for (const t of document.querySelectorAll('[data-testid="stMarkdownContainer"] table')) {
+      const scrolls = t.scrollWidth > t.clientWidth + 1;
+      if (scrolls && t.tabIndex !== 0) { t.tabIndex = 0; t.setAttribute("aria-label", LABEL); }
+      if (!scrolls && t.hasAttribute("tabindex")) { t.removeAttribute("tabindex"); t.removeAttribute("aria-label"); }
+    }
+  };
+  const queue = () => { if (!queued) { queued = true; requestAnimationFrame(mark); } };
+  window.__attentionTutorTables = new MutationObserver(queue);
+  window.__attentionTutorTables.observe(document.body, { childList: true, characterData: true, subtree: true });
+  window.addEventListener("resize", queue);
+  queue();
+}
+"""
+_scroll_tables = st.components.v2.component("attention_tutor_scroll_tables", js=SCROLL_TABLES_JS)
 
 
 def text_color() -> str:
@@ -87,8 +112,10 @@ def text_color() -> str:
 
 
 def page_style() -> None:
-    """The page-wide CSS (ui.page calls it on every run; a <style>-only st.html adds no element)."""
+    """The page-wide CSS (ui.page calls it on every run; a <style>-only st.html adds no element)
+    and the script that lets the keyboard reach a table that scrolls (SCROLL_TABLES_JS)."""
     st.html(PAGE_CSS)
+    _scroll_tables(key="scroll_tables", height=0)
 
 
 # ---------------------------------------------------------------------------
@@ -237,35 +264,53 @@ def _build_id(build: Callable) -> str:
     return f"{getattr(build, '__module__', '')}.{getattr(build, '__qualname__', repr(build))}{where}"
 
 
-# Arrow tables: immutable, st.table only serialises them. Kept with whether the frame's index is a
-# plain RangeIndex (then hidden): st.table would otherwise convert the Arrow table back to pandas on
-# every call just to find that out.
-_TABLES = Memo(maxsize=2048, max_bytes=16 << 20, weigh=lambda kept: kept[0].nbytes)
+_TABLES = Memo(maxsize=2048, max_bytes=16 << 20, weigh=len)  # Markdown text per input
 _EDITOR_FRAMES = Memo(maxsize=512)  # a few cells each; st.data_editor copies its input before applying edits
 
+# The column alignments of table_markdown: the row labels left, numbers right, other text as written.
+# tests/apphelpers.py reads a table back by them (":--" first: the row labels).
+LABELS_ALIGN, NUMBER_ALIGN, TEXT_ALIGN = ":--", "--:", "---"
+_NUMBER = re.compile(r"[−+-]?(\d|∞)")
 
-def _arrow_with_index_flag(frame: pd.DataFrame) -> tuple[pa.Table, bool]:
-    return pa.Table.from_pandas(named_index(frame)), isinstance(frame.index, pd.RangeIndex)
+
+def table_markdown(data, *, hide_index: bool | None = None) -> str:
+    """``data`` (a DataFrame or what pd.DataFrame accepts) as a Markdown table, every cell made
+    inert (``plain``: a label may be the learner's text). ``hide_index``: None hides a plain
+    RangeIndex; shown row labels get a header (CORNER) if they have none."""
+    frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
+    if hide_index is None:
+        hide_index = isinstance(frame.index, pd.RangeIndex)
+    columns = [[str(v) for v in frame.iloc[:, j]] for j in range(frame.shape[1])]
+    head = [str(c) for c in frame.columns]
+    align = [NUMBER_ALIGN if col and all(_NUMBER.match(v) for v in col) else TEXT_ALIGN for col in columns]
+    if not hide_index:
+        columns = [[str(v) for v in frame.index]] + columns
+        head = [CORNER if frame.index.name in (None, "") else str(frame.index.name)] + head
+        align = [LABELS_ALIGN] + align
+
+    def row(cells) -> str:
+        return "| " + " | ".join(plain(c) or " " for c in cells) + " |"
+
+    return "\n".join([row(head), "|" + "|".join(align) + "|"] + [row(r) for r in zip(*columns)])
 
 
 def cached_table(build: Callable[..., pd.DataFrame], *args, **kwargs) -> None:
-    """Show the DataFrame ``build(*args)`` as a static table (``hide_index`` / ``width`` /
-    ``height`` from kwargs), its Arrow form cached per input: a rerun with the same numbers skips
-    building the frame of formatted strings and converting it (~1 ms per table)."""
-    shown = {k: kwargs.pop(k) for k in ("hide_index", "width", "height") if k in kwargs}
-    table, range_index = _TABLES.get((_build_id(build), args, kwargs),
-                                     lambda: _arrow_with_index_flag(build(*args, **kwargs)))
-    show_table(table, **{"hide_index": range_index, **shown})
+    """Show the DataFrame ``build(*args)`` as a static table (``hide_index`` from kwargs), its
+    Markdown kept per input: a rerun with the same numbers skips building the frame of formatted
+    strings and writing it out."""
+    hide_index = kwargs.pop("hide_index", None)
+    text = _TABLES.get((_build_id(build), args, kwargs, hide_index),
+                       lambda: table_markdown(build(*args, **kwargs), hide_index=hide_index))
+    st.markdown(text)
 
 
-def show_table(data, *, hide_index: bool | None = None, width="content", height="content") -> None:
-    """A read-only table: st.table, never st.dataframe. The app's tables are a few formatted cells
-    to read and recompute; st.dataframe's toolbar (search, download, full screen) has nothing to
-    offer there, and on a touch screen it is always shown and covers the caption above the table.
-    Shown row labels get a header (CORNER) if they have none."""
-    if isinstance(data, pd.DataFrame) and not hide_index:
-        data = named_index(data)
-    st.table(data, hide_index=hide_index, width=width, height=height)
+def show_table(data, *, hide_index: bool | None = None) -> None:
+    """A read-only table, drawn as a Markdown table: the app's tables are a few formatted cells to
+    read and recompute. Not st.dataframe: its toolbar (search, download, full screen) has nothing
+    to offer there, and on a touch screen it is always shown and covers the caption above the table.
+    Not st.table: drawing a page anew (a page switch, a first visit), each st.table costs the
+    browser ≈ 11 ms and a Markdown table ≈ 2.5 ms (docs/performance.md)."""
+    st.markdown(table_markdown(data, hide_index=hide_index))
 
 
 # ---------------------------------------------------------------------------
