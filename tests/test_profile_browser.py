@@ -10,6 +10,7 @@ import pytest
 import quizzes
 from quizzes import misconceptions as M
 from browserhelpers import assert_healthy, new_page, streamlit_server, wait_until_rendered  # noqa: F401
+from playwright.sync_api import expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -38,8 +39,8 @@ def test_a_misconception_reaches_the_profile_and_is_practised_away(browser):  # 
         page.goto(base + "/naive?q=" + urllib.parse.quote(QID, safe=""), wait_until="domcontentloaded")
         wait_until_rendered(page)
         _answer(page, QID, choice)
-        expect_text = page.locator('[data-testid="stMain"]')
-        assert "列方向の softmax" in expect_text.inner_text()           # the feedback names it
+        # the feedback names it (waited for: the card's fragment may draw after the script state settles)
+        expect(page.locator('[data-testid="stMain"]')).to_contain_text("列方向の softmax", timeout=20_000)
 
         page.locator('[data-testid="stSidebar"]').get_by_text("つまずき練習").click()   # same session
         page.wait_for_url(re.compile(r"/drill"), timeout=20_000)
