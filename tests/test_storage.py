@@ -189,8 +189,9 @@ def session(monkeypatch):
 
 
 def gz(raw: bytes) -> str:
-    """What the bridge's JavaScript reports for a long stored text: base64 of its gzip."""
-    return base64.b64encode(gzip.compress(raw)).decode("ascii")
+    """What the bridge's JavaScript reports for a long stored text: base64 of its gzip (mtime 0:
+    the same bytes, so the same test ids, in every pytest process)."""
+    return base64.b64encode(gzip.compress(raw, mtime=0)).decode("ascii")
 
 
 def report(s: dict, **rep) -> None:
