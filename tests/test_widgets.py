@@ -332,6 +332,8 @@ def test_a_table_without_row_labels_shows_its_columns_only():
     assert md.split("\n")[:2] == ["| 段階 | 問題数 |", "|---|--:|"]   # text as written, numbers right
     frame = table_frame(_shown(md))
     assert isinstance(frame.index, pd.RangeIndex) and list(frame["問題数"]) == ["3", "12"]
+    shapes = table_markdown({"記号": ["Q", "S"], "形": ["3×4", "3×3"], "値": ["4.5×10⁻⁵", "−∞"]})
+    assert shapes.split("\n")[1] == "|---|---|--:|"   # a shape is sizes, not a number; a tiny number is one
     shown = table_frame(_shown(table_markdown(pd.DataFrame({"a": ["1"]}), hide_index=False)))
     assert shown.index.name == "行" and list(shown.index) == ["0"]   # asked for: the labels, with a header
 

@@ -270,7 +270,12 @@ _EDITOR_FRAMES = Memo(maxsize=512)  # a few cells each; st.data_editor copies it
 # The column alignments of table_markdown: the row labels left, numbers right, other text as written.
 # tests/apphelpers.py reads a table back by them (":--" first: the row labels).
 LABELS_ALIGN, NUMBER_ALIGN, TEXT_ALIGN = ":--", "--:", "---"
-_NUMBER = re.compile(r"[−+-]?(\d|∞)")
+_NUMBER = re.compile(r"[−+-]?(\d|∞)")       # starts like a number of tutor.numfmt: 0.665, −∞, 4.5×10⁻⁵
+_SHAPE = re.compile(r"\d+(×\d+)+")           # a shape such as 3×4: sizes, not a quantity (left as text)
+
+
+def _numeric(cell: str) -> bool:
+    return bool(_NUMBER.match(cell)) and not _SHAPE.fullmatch(cell)
 
 
 def table_markdown(data, *, hide_index: bool | None = None) -> str:
@@ -282,7 +287,7 @@ def table_markdown(data, *, hide_index: bool | None = None) -> str:
         hide_index = isinstance(frame.index, pd.RangeIndex)
     columns = [[str(v) for v in frame.iloc[:, j]] for j in range(frame.shape[1])]
     head = [str(c) for c in frame.columns]
-    align = [NUMBER_ALIGN if col and all(_NUMBER.match(v) for v in col) else TEXT_ALIGN for col in columns]
+    align = [NUMBER_ALIGN if col and all(map(_numeric, col)) else TEXT_ALIGN for col in columns]
     if not hide_index:
         columns = [[str(v) for v in frame.index]] + columns
         head = [CORNER if frame.index.name in (None, "") else str(frame.index.name)] + head
