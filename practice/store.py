@@ -102,14 +102,18 @@ def _topic(x, where: str) -> None:
         raise ProgressError(f"{where} のトピック「{str(x)[:40]}」はありません。")
 
 
-def _depth(obj, level: int = 0) -> int:
-    if level > MAX_DEPTH:
-        return level
-    if isinstance(obj, dict):
-        return max([_depth(v, level + 1) for v in obj.values()], default=level + 1)
-    if isinstance(obj, list):
-        return max([_depth(v, level + 1) for v in obj], default=level + 1)
-    return level
+def _depth(obj) -> int:
+    """How many levels of containers (dicts, lists) nest in ``obj``: 0 for a scalar, 1 for
+    {"a": 1}; counted one level at a time and only to MAX_DEPTH + 1 (a hostile file may nest
+    thousands deep)."""
+    depth, layer = 0, [obj]
+    while depth <= MAX_DEPTH:
+        containers = [o for o in layer if isinstance(o, (dict, list))]
+        if not containers:
+            break
+        depth += 1
+        layer = [v for o in containers for v in (o.values() if isinstance(o, dict) else o)]
+    return depth
 
 
 # ---------------------------------------------------------------------------

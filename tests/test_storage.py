@@ -165,6 +165,23 @@ def test_a_patch_turns_the_stored_text_into_the_new_one(before, after):
     assert all(b <= c for (_, b, _), (c, _, _) in zip(hunks, hunks[1:]))   # in order, not overlapping
 
 
+PIECES = st.lists(st.sampled_from(["{a},", "{b},", "{c},", "{a}", "x", "},", "試},", "{\ud800},"]), max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(PIECES, PIECES)
+def test_any_patch_made_gives_the_new_text_exactly(old, new):
+    """Whatever the two texts (repeated objects, moved ones, a lone surrogate, none in common):
+    a patch, when one is made, turns the old text into the new one, hunks in order."""
+    old, new = "".join(old), "".join(new)
+    hunks = storage.patch(old, new)
+    if hunks is not None:
+        assert patched(old, hunks) == new
+        assert all(0 <= a <= b <= len(old) for a, b, _ in hunks)
+        assert all(b <= c for (_, b, _), (c, _, _) in zip(hunks, hunks[1:]))
+    assert storage.patch(old, old) == []
+
+
 def test_an_answer_on_a_full_record_is_a_patch_of_a_few_hundred_bytes():
     progress = new_progress()
     for n in range(2_100):   # past the kept maximum: each answer also drops the oldest one

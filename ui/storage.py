@@ -28,9 +28,8 @@ for this tab only.
 from __future__ import annotations
 
 import base64
-import difflib
+import collections
 import itertools
-import re
 import zlib
 
 import streamlit as st
@@ -225,8 +224,18 @@ def unpacked(gz: object) -> str:
         raise ValueError("圧縮された記録が UTF-8 ではありません。") from None
 
 
-_PIECE_END = re.compile(r"(?<=\},)")        # a stored record's objects end with "}," (attempts, review cards)
-_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")   # JavaScript counts each of these as two characters
+_PIECE_END = "},"     # a stored record's objects end with "}," (attempts, review cards)
+
+
+def _pieces(text: str) -> list[str]:
+    """``text`` cut after each _PIECE_END ("".join gives it back)."""
+    *pieces, last = text.split(_PIECE_END)
+    return [p + _PIECE_END for p in pieces] + [last]
+
+
+def _astral(text: str) -> bool:
+    """Whether ``text`` has a character JavaScript counts as two (one beyond U+FFFF)."""
+    return len(text.encode("utf-16-le", "surrogatepass")) != 2 * len(text)
 
 
 def patch(old: str | None, new: str) -> list[list] | None:
@@ -235,15 +244,36 @@ def patch(old: str | None, new: str) -> list[list] | None:
     old text, a character JavaScript would count differently, or hunks of over half of ``new``.
 
     An answer changes a few of a record's thousands of objects (one attempt appended, the
-    oldest dropped at the limit, one review card), so the texts are compared object by object.
+    oldest dropped at the limit, one review card), so the texts are compared object by object:
+    an object found once in each text, later in both than the last such match, is kept (the
+    anchors of a patience diff, in one pass); between two anchors the common ends are kept too
+    and the rest is a hunk. ≈ 1 ms for a full record (difflib and a regular-expression split took ≈ 9 ms).
     The browser applies the hunks only to the text they were made for and checks the result's
     fingerprint (else it asks for ``new`` whole)."""
-    if old is None or _ASTRAL.search(old) or _ASTRAL.search(new):
+    if old is None or _astral(old) or _astral(new):
         return None
-    a, b = _PIECE_END.split(old), _PIECE_END.split(new)
+    a, b = _pieces(old), _pieces(new)
     starts = list(itertools.accumulate(map(len, a), initial=0))
-    hunks = [[starts[i1], starts[i2], "".join(b[j1:j2])]
-             for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b).get_opcodes() if tag != "equal"]
+    in_a, in_b = collections.Counter(a), collections.Counter(b)
+    anchor = {piece: k for k, piece in enumerate(a) if in_a[piece] == 1}
+    hunks: list[list] = []
+
+    def replace(i: int, k: int, j0: int, j: int) -> None:
+        """a[i:k] becomes b[j0:j], less what both begin and end with."""
+        while i < k and j0 < j and a[i] == b[j0]:
+            i, j0 = i + 1, j0 + 1
+        while i < k and j0 < j and a[k - 1] == b[j - 1]:
+            k, j = k - 1, j - 1
+        if i < k or j0 < j:
+            hunks.append([starts[i], starts[k], "".join(b[j0:j])])
+
+    i = j0 = 0   # the first piece of a, and of b, after the last anchor
+    for j, piece in enumerate(b):
+        k = anchor.get(piece) if in_b[piece] == 1 else None
+        if k is not None and k >= i:
+            replace(i, k, j0, j)
+            i, j0 = k + 1, j + 1
+    replace(i, len(a), j0, len(b))
     return hunks if sum(len(h[2]) for h in hunks) <= len(new) // 2 else None
 
 
