@@ -8,7 +8,7 @@ from ui import cached_chart
 import tutor
 import ui
 from tutor import textbook as tb
-from ui.figures import prob_bars
+from ui.figures import prob_bars, temperature_explorer
 from ui.validate import format_number
 
 ui.page("output")
@@ -28,11 +28,6 @@ def tiny_forward(seed: int, text: str):
     ids = model.vocab.ids(text)
     res = model.forward(ids)
     return model.vocab, res.final[-1].copy(), np.asarray(model.embedding).copy(), res.next_logits.copy()
-
-
-def prob_table(rows: dict, labels) -> pd.DataFrame:
-    return pd.DataFrame({name: [format_number(v, 3) for v in probs] for name, probs in rows.items()},
-                        index=list(labels)).T
 
 
 def choose_with(probs, strategy, seed, k, p):
@@ -152,21 +147,12 @@ for col, (name, probs_t) in zip(cols, temp_rows.items()):
 # ---------------------------------------------------------------------------
 ui.section("try")
 st.subheader("温度を動かす")
-
-
-@st.fragment
-def try_temperature() -> None:
-    """温度を動かす as a fragment: a step of T reruns this part only, not the page."""
-    temp = st.slider("温度 T", min_value=0.1, max_value=3.0, value=1.0, step=0.1, key="output_temp",
-                     persist_state="session")
-    probs_try = ui.compute("output_temp_probs", tutor.output.probabilities, tb.TEMPERATURE_LOGITS, temp)
-    if probs_try is not None:
-        ui.show_table(prob_table({f"T = {format_number(temp, 1)}": probs_try},
-                                 ["A（z = 2）", "B（z = 1）", "C（z = 0）"]))
-        cached_chart(prob_bars, probs_try, ["A", "B", "C"], title=f"T = {format_number(temp, 1)}", width="stretch")
-
-
-try_temperature()
+st.markdown(f"上と同じロジット $z = ({', '.join(format_number(v, 0) for v in tb.TEMPERATURE_LOGITS)})$ を温度 $T$ で"
+            "割ってから softmax に通します。図の下のスライダーで $T$ を動かして、$T$ が小さいほど 1 位に集中し、"
+            "大きいほど 3 つが平らに近づく様子を見てください。")
+# every T of the slider is computed here once; the browser picks the rows of the current T, so a
+# step costs no round trip (ui.figures.temperature_explorer)
+cached_chart(temperature_explorer, tuple(tb.TEMPERATURE_LOGITS), ("A", "B", "C"))
 
 
 @st.fragment

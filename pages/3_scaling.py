@@ -158,7 +158,7 @@ st.markdown("スコア $(2, 1, 0)$ に倍率 $c$ を掛けて softmax に通し�
             "重みが 1 つに集中し、勾配が消えていく様子を見てください。")
 # every c of the slider is computed here once; the browser picks the rows of the current c, so a
 # step costs no round trip (ui.figures.saturation_explorer)
-ui.cached_chart(saturation_explorer, tuple(BASE), tuple(KEYS3), text_color=ui.text_color())
+ui.cached_chart(saturation_explorer, tuple(BASE), tuple(KEYS3))
 st.caption("勾配の大きさは、ヤコビ行列 $\\partial a_i/\\partial s_j$ の成分の絶対値の最大です"
            "（2 つの重みが半々のときにいちばん大きく、1 つの重みが 1 に近づくほど 0 に近づきます）。")
 

@@ -3,8 +3,9 @@
 
 - ① a fast click on 回答する right after choosing an option is not lost: the card is an st.form,
   so 回答する does not wait for a round trip to become clickable;
-- ③'s slider answers in the browser (Vega draws it in the chart): no frame to the server;
-- an answer, a cell edit on ① and ④ and the try-it sliders (⓪, ⑦-2, ⑦-4, ⑦-5, ⑨) rerun only
+- ③'s and ⑦-4's temperature sliders answer in the browser (Vega draws them in their chart): no
+  frame to the server;
+- an answer, a cell edit on ① and ④ and the try-it sliders (⓪, ⑦-2, ⑦-4's top-k, ⑦-5, ⑨) rerun only
   their fragment: an element outside it is the same DOM node afterwards and was never marked stale
   (a full rerun flips ``data-stale`` on every element container of the page while it runs, even on
   elements whose content stays the same);
@@ -115,33 +116,45 @@ def test_answer_without_a_choice_asks_for_one(browser):
         assert not card.locator('input[type="radio"]').first.is_disabled()
 
 
-READOUT_JS = """() => { const t = [...document.querySelectorAll('svg text')]
-  .find(e => e.textContent.includes('最大の重み =')); return t ? t.textContent : null; }"""
+READOUT_JS = """(head) => { const t = [...document.querySelectorAll('svg text')]
+  .find(e => e.textContent.includes(head)); return t ? t.textContent : null; }"""
+# a slider drawn by Vega inside its chart: (page, the slider's label, the readout's fixed text, the
+# key pressed and how often, what the readout says before and after)
+EXPLORERS = {
+    "scaling-c": ("/scaling", "スコアの倍率 c", "最大の重み =", "ArrowRight", 18,      # c: 1 → 10
+                  ["最大の重み = 0.66524"], ["最大の重み = 0.99995", "4.5×10⁻⁵"]),
+    "output-T": ("/output", "温度 T", "softmax(z / T) =", "ArrowLeft", 9,             # T: 1.0 → 0.1
+                 ["T = 1.0", "(0.665, 0.245, 0.090)"], ["T = 0.1", "(1.000, 4.5×10⁻⁵, 2.1×10⁻⁹)"]),
+}
 
 
-def test_slider_on_scaling_answers_in_the_browser_without_a_round_trip(browser):
-    """③'s slider is drawn by Vega inside its chart: a step (keyboard or drag) redraws the readout,
-    the bars and the point on the curve in the browser, sends nothing to the server and touches
-    nothing outside the chart."""
-    with streamlit_server() as base, new_page(browser, "felt-slider") as page:
+@pytest.mark.parametrize(("url", "label", "head", "key", "presses", "before", "after"), EXPLORERS.values(),
+                         ids=EXPLORERS)
+def test_a_slider_drawn_in_its_chart_answers_in_the_browser_without_a_round_trip(browser, base, url, label, head,
+                                                                                key, presses, before, after):
+    """③'s c and ⑦-4's T are drawn by Vega inside their chart: a step (keyboard or drag) redraws
+    the readout and the bars in the browser, sends nothing to the server and touches nothing outside
+    the chart."""
+    with new_page(browser, "felt-slider") as page:
         sent = []
         page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
-        page.goto(base + "/scaling", wait_until="domcontentloaded")
+        page.goto(base + url, wait_until="domcontentloaded")
         wait_until_rendered(page)
-        page.wait_for_function(f"() => ({READOUT_JS})() !== null", timeout=20_000)
-        assert "最大の重み = 0.66524" in page.evaluate(READOUT_JS)          # c = 1: softmax(2, 1, 0)
-        outside = (TABLE, ""), QUIZ_HEADER    # 手計算's first table, the quiz header
+        page.wait_for_function(f"(h) => ({READOUT_JS})(h) !== null", arg=head, timeout=20_000)
+        shown = page.evaluate(READOUT_JS, head)
+        assert all(b in shown for b in before), shown
+        outside = (TABLE, ""), QUIZ_HEADER    # the page's first table, the quiz header
         _watch(page, *outside)
         thumb = page.locator('.vega-bindings input[type="range"]').first
-        assert thumb.evaluate("(el) => el.closest('label').innerText.includes('スコアの倍率 c')")
+        assert thumb.evaluate("(el, label) => el.closest('label').innerText.includes(label)", label)
         page.wait_for_timeout(500)
         assert sent, "the page's websocket was not observed"     # the page's own messages on load
         sent.clear()
         thumb.focus()
-        for _ in range(18):                                        # c: 1 → 10
-            page.keyboard.press("ArrowRight")
-        page.wait_for_function(f"() => ({READOUT_JS})().includes('最大の重み = 0.99995')", timeout=20_000)
-        assert "4.5×10⁻⁵" in page.evaluate(READOUT_JS)
+        for _ in range(presses):
+            page.keyboard.press(key)
+        page.wait_for_function(f"([h, a]) => a.every(t => ({READOUT_JS})(h).includes(t))", arg=[head, after],
+                               timeout=20_000)
         page.wait_for_timeout(500)
         assert sent == [], f"a slider step talked to the server: {len(sent)} frames"
         _untouched(page, *outside)
@@ -149,7 +162,7 @@ def test_slider_on_scaling_answers_in_the_browser_without_a_round_trip(browser):
 
 @pytest.fixture(scope="module")
 def base():
-    """One server for the fragment tests below (each opens its page in a fresh context)."""
+    """One server for the explorer and fragment tests (each opens its page in a fresh context)."""
     with streamlit_server() as url:
         yield url
 
@@ -171,8 +184,6 @@ def _caption(text: str) -> str:
 # elements outside the fragment that must stay untouched). Every try-it part of every learning page
 # is a fragment (tests/test_architecture.py checks the source); these drive one of each kind.
 FRAGMENT_SLIDERS = {
-    "output-T": ("/output", "温度 T", _text_after("温度 T", TABLE),
-                 ((TABLE, ""), QUIZ_HEADER)),
     "output-top-k": ("/output", "top-k の k", _caption("残った候補の元の確率の合計"),
                      ((TABLE, ""), QUIZ_HEADER)),
     "seq2seq-a": ("/seq2seq", "再帰の変換の大きさ a", f"() => ({METRIC_JS})('30 段さかのぼった勾配の長さ')",

@@ -1,5 +1,10 @@
-"""AppTest of ⑦-4 /output: temperature figures, reproducible sampling, generation steps, greedy stop at EOS."""
+"""AppTest of ⑦-4 /output: temperature figures, the temperature explorer (every T of its slider), reproducible
+sampling, generation steps, greedy stop at EOS."""
+import io
+import json
+
 import numpy as np
+import pyarrow as pa
 
 import tutor
 from tutor import textbook as tb
@@ -28,12 +33,40 @@ def test_output_page_temperature_figures():
             assert f in text
     for s in ("貪欲法", "top-k", "top-p", "ビームサーチ", "ソフトマックス"):
         assert s in text
-    # the temperature slider changes the distribution
-    at.slider(key="output_temp").set_value(0.3).run()
-    assert not at.exception
-    probs = tutor.output.probabilities(tb.TEMPERATURE_LOGITS, 0.3)
-    text = page_text(at)
-    assert f"{probs[0]:.3f}" in text and f"{probs[2]:.3f}" in text
+
+
+def _explorer(at):
+    """(spec, {dataset name: DataFrame}) of 温度を動かす's chart (the one whose param is T)."""
+    for el in at.get("vega_lite_chart"):
+        spec = json.loads(el.proto.spec)
+        if [p["name"] for p in spec.get("params", [])] == ["T"]:
+            return spec, {ds.name: pa.ipc.open_stream(io.BytesIO(ds.data.data)).read_all().to_pandas()
+                          for ds in el.proto.datasets}
+    raise AssertionError("no chart with the temperature slider")
+
+
+def test_temperature_try_it_holds_every_T_of_its_slider_computed_by_the_engine():
+    """温度を動かす's slider is Vega's own (a param bound to a range input): a step filters the
+    data in the browser, so every T the slider can reach is in the chart, computed by the engine."""
+    spec, data = _explorer(open_page(OUTPUT))
+    (param,) = spec["params"]
+    temps = tutor.output.TRY_TEMPERATURES
+    assert param["value"] == 1.0 and param["bind"]["input"] == "range" and param["bind"]["name"].strip() == "温度 T"
+    assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (0.1, 3.0, 0.1)
+    assert spec["usermeta"]["embedOptions"]["renderer"] == "svg"     # the readout is text, not pixels
+    assert data["readout"]["T"].tolist() == list(temps) and len(temps) == 30
+    for t in temps:
+        bars = data["bars"][data["bars"]["T"] == t]
+        assert bars["トークン"].tolist() == ["A", "B", "C"]
+        np.testing.assert_allclose(bars["確率"], tutor.output.probabilities(tb.TEMPERATURE_LOGITS, t), rtol=1e-12)
+    readout = data["readout"].set_index("T")["読み"]
+    assert readout[1.0].split("\n") == ["T = 1.0", "z / T = (2.00, 1.00, 0.00)", "softmax(z / T) = (0.665, 0.245, 0.090)"]
+    assert readout[0.5].split("\n")[2] == "softmax(z / T) = (0.867, 0.117, 0.016)"
+    assert readout[0.1].split("\n")[1:] == ["z / T = (20.00, 10.00, 0.00)", "softmax(z / T) = (1.000, 4.5×10⁻⁵, 2.1×10⁻⁹)"]
+    shown = data["bars"][data["bars"]["T"] == 0.1]["表示"].tolist()
+    assert shown == ["1.000", "4.5×10⁻⁵", "2.1×10⁻⁹"]                  # a tiny probability is never "0.000"
+    # the readout and the bars show the current T only
+    assert [v["transform"] for v in spec["vconcat"]] == [[{"filter": "abs(datum['T'] - T) < 1e-6"}]] * 2
 
 
 def test_output_sampling_reproducible_with_seed():

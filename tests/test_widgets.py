@@ -218,6 +218,7 @@ def test_heatmap_spec_is_valid_vega_lite_with_its_cells_as_data(matrix, kwargs):
     lambda: figures.prob_bars([0.2, 0.3, 0.5], ["A", "B", "C"], title="T = 1.0"),
     lambda: figures.prob_bars([0.2, 0.3, 0.5], ["A", "B", "C"], highlight=[0, 2]),
     lambda: figures.saturation_explorer([2.0, 1.0, 0.0], ["k1", "k2", "k3"]),
+    lambda: figures.temperature_explorer([2.0, 1.0, 0.0], ["A", "B", "C"]),
     lambda: figures.small_heatmap_chart(np.eye(3), list("abc"), list("abc"), "t", 150),
     lambda: figures.cost_chart([1, 64, 4096], {"self": [1.0, 4e6, 1.6e10], "rnn": [2.6e5, 1.7e7, 1.1e9]},
                                {"self": "自己注意", "rnn": "再帰"}, crossover=512, n_mark=64,
@@ -227,7 +228,7 @@ def test_heatmap_spec_is_valid_vega_lite_with_its_cells_as_data(matrix, kwargs):
                               ["", "mask", "", "keep", "", "random", ""], title="シード 1"),
     lambda: figures.patch_grid_chart(np.arange(1, 17).reshape(4, 4), title="4×4 のパッチ"),
     lambda: figures.spread_chart(tutor.scaling.dot_product_spread(np.random.default_rng(0))),
-], ids=["prob_bars", "prob_bars_highlight", "saturation_explorer", "small_heatmap", "cost", "mlm", "patch_grid", "spread"])
+], ids=["prob_bars", "prob_bars_highlight", "saturation_explorer", "temperature_explorer", "small_heatmap", "cost", "mlm", "patch_grid", "spread"])
 def test_every_chart_drawn_from_a_plain_dict_is_valid_vega_lite(build):
     import altair as alt
 
@@ -237,16 +238,27 @@ def test_every_chart_drawn_from_a_plain_dict_is_valid_vega_lite(build):
 
 
 @pytest.mark.parametrize(("theme", "colour"), [("light", "#111111"), ("dark", "#fafafa"), (None, "#111111")])
-def test_text_color_follows_the_learners_theme(monkeypatch, theme, colour):
-    """A text mark (③'s readout) takes the theme's text colour: Streamlit themes a chart's axes, not its marks."""
+def test_text_marks_follow_the_learners_theme(monkeypatch, theme, colour):
+    """A text mark (③'s and ⑦-4's readouts, the values beside ⑦-4's bars) takes the theme's text
+    colour: Streamlit themes a chart's axes, not its marks. A label that names its colour (on a
+    coloured cell) keeps it, and the kept spec is not changed."""
     from types import SimpleNamespace
 
     import ui.widgets
 
     monkeypatch.setattr(ui.widgets.st, "context", SimpleNamespace(theme=SimpleNamespace(type=theme)))
     assert ui.widgets.text_color() == colour
-    spec = figures.saturation_explorer([2.0, 1.0, 0.0], ["k1", "k2", "k3"], text_color=ui.widgets.text_color())
-    assert spec["vconcat"][0]["mark"]["color"] == colour
+    spec = figures.prob_bars([0.2, 0.3, 0.5], ["A", "B", "C"])
+    shown = ui.widgets.themed(spec, ui.widgets.text_color())
+    assert shown["config"]["text"] == {"color": colour} and "config" not in spec and shown["layer"] is spec["layer"]
+    own = ui.widgets.themed({**spec, "config": {"text": {"color": "#fff"}, "view": {"stroke": None}}}, colour)
+    assert own["config"] == {"text": {"color": "#fff"}, "view": {"stroke": None}}
+    drawn = []
+    monkeypatch.setattr(ui.widgets.st, "vega_lite_chart", lambda spec, **kw: drawn.append(spec))
+    ui.widgets.cached_chart(figures.temperature_explorer, (2.0, 1.0, 0.0), ("A", "B", "C"))
+    assert drawn[0]["config"]["text"]["color"] == colour
+    mlm = figures.mlm_chart(["猫"], ["[MASK]"], ["mask"])
+    assert mlm["layer"][1]["mark"]["color"] == "#111111"          # on a coloured cell, in either theme
 
 
 def test_long_chart_titles_are_cut_into_lines():

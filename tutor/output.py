@@ -51,6 +51,7 @@ __all__ = [
     "toy_next_logits",
     "TemperatureRow",
     "temperature_table",
+    "TRY_TEMPERATURES",
     "generation_step",
     "TEMPERATURE_MISTAKES",
     "temperature_mistake",
@@ -180,6 +181,10 @@ def temperature_table(logits, temperatures: Sequence[float]) -> list[Temperature
     (0.665, 0.245, 0.090), (0.867, 0.117, 0.016), (0.506, 0.307, 0.186)."""
     z = as_matrix(logits, "ロジット", ndim=1)
     return [TemperatureRow(t, z / t, probabilities(z, t)) for t in map(_check_temperature, temperatures)]
+
+
+#: the temperatures page ⑦-4's slider can reach: 0.1, 0.2, …, 3.0
+TRY_TEMPERATURES = tuple(np.round(np.arange(0.1, 3.01, 0.1), 1).tolist())
 
 
 # ---------------------------------------------------------------------------

@@ -27,7 +27,7 @@ import tutor
 from tutor import numfmt
 
 from .handcalc import prob_text
-from .validate import format_number
+from .validate import format_number, format_tiny
 from .widgets import _title_lines, cached_chart, heatmap_chart
 
 
@@ -116,7 +116,7 @@ def cost_chart(ns, curves: dict, labels: dict, *, crossover: int, n_mark: int | 
     right_half = math.log(max(crossover, 1)) > math.log(max(min(ns), 1) * max(max(ns), 1)) / 2
     rule_text = {"data": {"name": "crossover"},
                  "mark": {"type": "text", "align": "right" if right_half else "left", "dx": -4 if right_half else 4,
-                          "dy": -6, "color": "#666"},
+                          "dy": -6},
                  "encoding": {"x": n_q, "y": {"value": 12}, "text": {"field": "label", "type": "nominal"}}}
     layers = [lines, rule, rule_text]
     datasets = {"curves": pd.DataFrame.from_records(records), "crossover": rule_df}
@@ -193,7 +193,7 @@ def _row_text(values) -> str:
     return "(" + ", ".join(format_number(float(v), digits) for v in values) + ")"
 
 
-def saturation_explorer(scores, labels: Sequence[str], *, text_color: str = "#111111") -> dict:
+def saturation_explorer(scores, labels: Sequence[str]) -> dict:
     """③'s 試してみよう as one Vega-Lite dict: softmax(c·s) for every factor c of the slider
     (tutor.scaling.saturation_curve), with the slider drawn by Vega itself (a param bound to a
     range input). Moving it filters the data in the browser: no round trip, and the charts follow
@@ -203,8 +203,8 @@ def saturation_explorer(scores, labels: Sequence[str], *, text_color: str = "#11
     Top to bottom: the readout (softmax(c·s) ≈ a, the largest weight, the gradient size), the
     weights as bars, and the largest weight and the gradient size against c (lines, a dashed rule
     and a point on each line at the current c). Stacked, not side by side, so that it fits a
-    390 px phone; drawn as SVG, so that the readout is text a screen reader can read, in
-    ``text_color`` (the theme's: ui.text_color)."""
+    390 px phone; drawn as SVG, so that the readout is text a screen reader can read (in the
+    theme's text colour: ui.widgets.themed)."""
     scores = tuple(float(v) for v in np.ravel(scores))
     points = tutor.scaling.saturation_curve(np.asarray(scores))
     factors = [float(p.factor) for p in points]
@@ -231,7 +231,7 @@ def saturation_explorer(scores, labels: Sequence[str], *, text_color: str = "#11
         "vconcat": [
             {"data": {"name": "readout"}, "transform": at_c, "width": 280, "height": 70,
              "mark": {"type": "text", "align": "left", "baseline": "top", "x": 0, "y": 0, "fontSize": 14,
-                      "color": text_color, "lineBreak": "\n", "lineHeight": 18},
+                      "lineBreak": "\n", "lineHeight": 18},
              "encoding": {"text": {"field": "読み", "type": "nominal"}}},
             {"data": {"name": "bars"}, "transform": at_c, "title": "重み", "width": 280, "height": 150,
              "mark": {"type": "bar", "color": "#2E6F9E"},
@@ -245,6 +245,46 @@ def saturation_explorer(scores, labels: Sequence[str], *, text_color: str = "#11
                         "encoding": {"x": {"field": "倍率 c", "type": "quantitative"}}},
                        {"transform": at_c, "mark": {"type": "point", "filled": True, "size": 70},
                         "encoding": encoding}]}],
+        "autosize": {"type": "pad"}}
+
+
+def temperature_explorer(logits, labels: Sequence[str], temperatures=tutor.output.TRY_TEMPERATURES) -> dict:
+    """⑦-4's 温度を動かす as one Vega-Lite dict, the lever of saturation_explorer: softmax(z / T)
+    for every temperature of the slider (tutor.output.temperature_table), the slider drawn by Vega
+    (a param bound to a range input), so that a step picks rows in the browser with no round trip.
+
+    Top to bottom: the readout (T, z / T and softmax(z / T), written by the app's formatter, a
+    probability below 10⁻³ as 4.5×10⁻⁵), then one bar per token with its probability printed beside
+    it. SVG, so that the readout is text a screen reader can read."""
+    rows = tutor.output.temperature_table(logits, temperatures)
+    readout = [{"T": r.temperature, "読み": "\n".join((
+        f"T = {format_number(r.temperature, 1)}",
+        "z / T = (" + ", ".join(format_number(v, 2) for v in r.scaled) + ")",
+        "softmax(z / T) = (" + ", ".join(format_tiny(v, 3) for v in r.probs) + ")"))} for r in rows]
+    bars = [{"T": r.temperature, "トークン": k, "確率": float(p), "表示": format_tiny(p, 3)}
+            for r in rows for k, p in zip(labels, r.probs)]
+    at_t = [{"filter": "abs(datum['T'] - T) < 1e-6"}]     # (the range input's 0.3 is the data's 0.3)
+    axes = {"y": {"field": "トークン", "type": "nominal", "sort": list(labels), "title": None},
+            "x": {"field": "確率", "type": "quantitative", "title": "確率", "scale": {"domain": [0, 1]}}}
+    steps = [round(b - a, 6) for a, b in zip(temperatures, temperatures[1:])]
+    return {
+        "params": [{"name": "T", "value": 1.0,
+                    "bind": {"input": "range", "min": temperatures[0], "max": temperatures[-1],
+                             "step": steps[0] if steps else 1, "name": "温度 T "}}],
+        "usermeta": {"embedOptions": {"renderer": "svg"}},
+        "datasets": {"readout": pd.DataFrame(readout), "bars": pd.DataFrame(bars)},
+        "vconcat": [
+            {"data": {"name": "readout"}, "transform": at_t, "width": 280, "height": 56,
+             "mark": {"type": "text", "align": "left", "baseline": "top", "x": 0, "y": 0, "fontSize": 14,
+                      "lineBreak": "\n", "lineHeight": 18},
+             "encoding": {"text": {"field": "読み", "type": "nominal"}}},
+            {"data": {"name": "bars"}, "transform": at_t, "title": "softmax(z / T)：次のトークンの確率",
+             "width": 240, "height": 36 * len(labels),
+             "layer": [{"mark": {"type": "bar", "color": "#2E6F9E"},
+                        "encoding": {**axes, "tooltip": [{"field": "トークン", "type": "nominal"},
+                                                         {"field": "表示", "type": "nominal", "title": "確率"}]}},
+                       {"mark": {"type": "text", "align": "left", "dx": 4},
+                        "encoding": {**axes, "text": {"field": "表示", "type": "nominal"}}}]}],
         "autosize": {"type": "pad"}}
 
 
@@ -361,7 +401,7 @@ def mlm_chart(tokens: Sequence[str], masked: Sequence[str], actions: Sequence[st
                   "legend": {"title": None, "orient": "bottom", "columns": 2}},
         "tooltip": [{"field": "位置", "type": "ordinal"}, {"field": "元のトークン", "type": "nominal"},
                     {"field": "モデルが見る入力", "type": "nominal"}, {"field": "処理", "type": "nominal"}]}}
-    text = {"mark": {"type": "text", "fontSize": 12}, "title": _title_lines(title),
+    text = {"mark": {"type": "text", "fontSize": 12, "color": "#111111"}, "title": _title_lines(title),   # on the cells
             "encoding": {**cell, "text": {"field": "モデルが見る入力", "type": "nominal"}}}
     return {"data": {"name": "tokens"}, "datasets": {"tokens": df}, "layer": [rect, text],
             "width": per_row * 52, "height": n_rows * 40, "autosize": {"type": "pad"}}

@@ -105,7 +105,7 @@ _scroll_tables = st.components.v2.component("attention_tutor_scroll_tables", js=
 
 def text_color() -> str:
     """The learner's theme's text colour (light or dark: st.context.theme), for the text a Vega
-    chart draws as a mark — Streamlit themes a chart's axes and titles, not its text marks."""
+    chart draws as a mark (cached_chart → themed)."""
     dark = getattr(st.context.theme, "type", None) == "dark"
     return (st.get_option("theme.dark.textColor") or "#fafafa") if dark else (
         st.get_option("theme.light.textColor") or "#111111")
@@ -252,9 +252,18 @@ def cached_chart(build: Callable, *args, width="content", **kwargs) -> None:
 
     if _to_vega_lite is None:
         chart = build(*args, **kwargs)
-        (st.vega_lite_chart if isinstance(chart, dict) else st.altair_chart)(chart, width=width)
-        return
-    st.vega_lite_chart(_SPECS.get((_build_id(build), args, kwargs), spec), width=width)
+        chart = chart if isinstance(chart, dict) else chart.to_dict()
+    else:
+        chart = _SPECS.get((_build_id(build), args, kwargs), spec)
+    st.vega_lite_chart(themed(chart, text_color()), width=width)
+
+
+def themed(spec: dict, colour: str) -> dict:
+    """``spec`` whose text marks are drawn in ``colour`` unless they name their own (a label on a
+    coloured cell does): Streamlit themes a chart's axes and titles, not its text marks, which
+    stayed black on the dark theme's background. A shallow copy: the kept spec is shared."""
+    config = spec.get("config", {})
+    return {**spec, "config": {**config, "text": {"color": colour, **config.get("text", {})}}}
 
 
 def _build_id(build: Callable) -> str:
