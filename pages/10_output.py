@@ -157,8 +157,8 @@ cached_chart(temperature_explorer, tuple(tb.TEMPERATURE_LOGITS), ("A", "B", "C")
 
 @st.fragment
 def try_choosing() -> None:
-    """選び方を比べる and 1 トークンずつ生成する as one fragment (the generation uses the choice's
-    settings): a widget or a button here reruns these two parts only, not the page."""
+    """選び方を比べる as a fragment: a widget here reruns this part only, not the page (nor
+    1 トークンずつ生成する below, whose button reads these settings from the session: add_step)."""
     st.subheader("選び方を比べる")
     st.markdown("小さな語彙の「次のトークンの確率」から 1 つ選びます。確率は直前のトークンで決まる簡単な表から作っています。"
                 "シードを決めればサンプリングも毎回同じ結果になります。")
@@ -185,6 +185,14 @@ def try_choosing() -> None:
         st.metric("選ばれたトークン", SHOW[choice.index])
         st.caption(f"残った候補の元の確率の合計：{format_number(choice.kept_mass, 3)}")
 
+
+try_choosing()
+
+
+@st.fragment
+def try_generating() -> None:
+    """1 トークンずつ生成する as a fragment: its widgets and buttons rerun this part only; a step uses
+    the settings of 選び方を比べる as they are when the button is pressed."""
     st.subheader("1 トークンずつ生成する")
     st.markdown("ボタンを押すたびに、いまの列から次のトークンの確率を計算し、上で選んだ選び方・温度・シードで 1 つ選んで列に足します。"
                 "〈eos〉が出たら文の終わりです。")
@@ -211,7 +219,7 @@ def try_choosing() -> None:
         st.success("〈eos〉（文の終わり）が選ばれたので、生成はここで終わりです。")
 
 
-try_choosing()
+try_generating()
 
 ui.quiz_section("output")
 ui.next_link("output")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import pytest
 
 from browserhelpers import TABLE, new_page, streamlit_server, wait_until_rendered  # noqa: F401 - fixture recipe
+from playwright.sync_api import expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -185,7 +186,7 @@ def _caption(text: str) -> str:
 # is a fragment (tests/test_architecture.py checks the source); these drive one of each kind.
 FRAGMENT_SLIDERS = {
     "output-top-k": ("/output", "top-k の k", _caption("残った候補の元の確率の合計"),
-                     ((TABLE, ""), QUIZ_HEADER)),
+                     ((TABLE, ""), ("h3", "1 トークンずつ生成する"), QUIZ_HEADER)),
     "seq2seq-a": ("/seq2seq", "再帰の変換の大きさ a", f"() => ({METRIC_JS})('30 段さかのぼった勾配の長さ')",
                   ((".katex-display", ""), QUIZ_HEADER)),
     "block-d_ff": ("/block", "中間の次元 d_ff", _caption("バイアスを含めて"), ((".katex-display", ""), QUIZ_HEADER)),
@@ -210,6 +211,27 @@ def test_a_try_it_slider_reruns_only_its_section(browser, base, url, label, read
         page.wait_for_function(f"(b) => ({read_js})() !== b", arg=before, timeout=20_000)
         wait_until_rendered(page)
         _untouched(page, *outside)
+
+
+def test_generating_a_token_uses_the_choice_settings_of_the_fragment_above(browser, base):
+    """⑦-4's 1 トークンずつ生成する is a fragment of its own: its button reads the settings that
+    選び方を比べる (another fragment) holds at the time, here top-k with k lowered from 2 to 1."""
+    with new_page(browser, "felt-generate") as page:
+        page.goto(base + "/output", wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        caption = _caption("残った候補の元の確率の合計")
+        page.wait_for_function(f"() => ({caption})() !== null", timeout=20_000)
+        before = page.evaluate(caption)
+        thumb = page.locator('[data-testid="stSlider"]').filter(has_text="top-k の k").locator('input[type="range"]')
+        thumb.focus()
+        page.keyboard.press("ArrowLeft")                                     # k: 2 → 1
+        page.wait_for_function(f"(b) => ({caption})() !== b", arg=before, timeout=20_000)
+        wait_until_rendered(page)
+        page.get_by_role("button", name="1 トークン生成").click()
+        step = page.locator('[data-testid="stExpander"]').filter(has_text="ステップ 1")
+        expect(step).to_contain_text("候補に残ったトークン：", timeout=20_000)
+        kept = step.inner_text().split("候補に残ったトークン：")[1].split("／")[0]
+        assert "、" not in kept.strip(), f"top-1 kept more than one token: {kept!r}"
 
 
 MARKDOWN_JS = """(text) => { const m = [...document.querySelectorAll('[data-testid="stMarkdownContainer"]')]
