@@ -87,6 +87,28 @@ SETTLED_JS = """(needQuiz) => {
 }"""
 
 
+# The try-it sliders that still round-trip (③'s and ⑦-4's temperature answer in the browser), each
+# a fragment: (page key, the slider's label, a JS reading what a step changes). A step goes right,
+# then left, so the slider stays near its default.
+TABLE_AFTER_JS = """(label) => { const s = [...document.querySelectorAll('[data-testid="stSlider"]')]
+  .find(e => e.innerText.includes(label)); if (!s) return null;
+  const t = [...document.querySelectorAll('[data-testid="stMarkdownContainer"] table')]
+  .find(t => s.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING); return t ? t.innerText : null; }"""
+CAPTION_JS = """(text) => { const c = [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
+  .find(e => e.innerText.includes(text)); return c ? c.innerText : null; }"""
+TRY_SLIDERS = (
+    ("seq2seq", "再帰の変換の大きさ a", METRIC_JS, "30 段さかのぼった勾配の長さ"),
+    ("multihead", "配分の割合 t", TABLE_AFTER_JS, "配分の割合 t"),
+    ("mask", "文の本当の長さ", TABLE_AFTER_JS, "文の本当の長さ"),
+    ("position", "位置 pos", TABLE_AFTER_JS, "位置 pos"),
+    ("position", "位置のずれ", TABLE_AFTER_JS, "位置のずれ"),
+    ("block", "中間の次元 d_ff", CAPTION_JS, "バイアスを含めて"),
+    ("output", "top-k の k", CAPTION_JS, "残った候補の元の確率の合計"),
+    ("cost", "ブロックの大きさ", METRIC_JS, "計算したブロック / 飛ばしたブロック"),
+    ("pretrain", "生成するトークン数", TABLE_AFTER_JS, "生成するトークン数"),
+)
+
+
 def _arm(page, read_js: str, arg=None) -> None:
     page.evaluate(
         "([src, arg]) => { const read = eval(src); const before = read(arg);"
@@ -260,6 +282,7 @@ def run(cfg: Config) -> list[Row]:
     from ui.storage import STORE_KEY
 
     reps = cfg.reps(full=15, quick=2)  # interactions spread widely on a shared machine: 15 pairs
+    try_reps = cfg.reps(full=8, quick=2)  # per try-it slider (nine of them)
     opens = cfg.reps(full=3, quick=1)
     res: dict[str, list[float]] = {k: [] for k in ("floor", "slider", "floor2", "cell", "floor3", "choose",
                                                    "submit", "submit_full", "floor4", "switch", "edfloor", "pgfloor",
@@ -306,6 +329,19 @@ def run(cfg: Config) -> list[Row]:
             # a page switch right after an answer (and back, for the next sample)
             res["phone_switch"].append(_switch(phonepage, qkv.label))
             _switch(phonepage, naive.label)
+        cfg.log("  felt: try-it sliders …")
+        tries: dict[tuple[str, str], tuple[list[float], list[float]]] = {}
+        for key, label, read_js, arg in TRY_SLIDERS:
+            ctx, tpage, _ = _open(browser, app.base + PAGE_BY_KEY[key].url, True)
+            thumb = f'[data-testid="stSlider"]:has-text("{label}") input[type="range"]'
+            mine, floors = tries.setdefault((key, label), ([], []))
+            for i in range(try_reps):
+                floors.append(floor.sample())
+                _arm(tpage, read_js, arg)
+                _slider_step(tpage, "ArrowRight" if i % 2 == 0 else "ArrowLeft", thumb)
+                mine.append(_elapsed_ms(tpage))
+                _settle(tpage)
+            ctx.close()
         for i in range(reps):
             res["floor4"].append(floor.sample())
             res["pgfloor"].append(_switch(ppage, "ページ 2" if i % 2 == 0 else "ページ 1", need_quiz=False))
@@ -328,6 +364,8 @@ def run(cfg: Config) -> list[Row]:
             _row("sidebar page switch (① ⇄ ②) → page settled", res["switch"], res["floor4"]),
             _row("sidebar page switch (① ⇄ ②) vs the page-switch floor", res["switch"], res["pgfloor"]),
         ]
+        rows += [_row(f"try-it slider {PAGE_BY_KEY[key].label.split()[0]} {label} → result updated", mine, floors)
+                 for (key, label), (mine, floors) in tries.items()]
         cfg.log("  felt: cold opens …")
         floor_open: list[float] = []
         per_page: dict[str, list[float]] = {}

@@ -77,3 +77,22 @@ def test_floor_apps_draw_their_one_result(script, title):
         assert at.markdown[-1].value == "結果: **100**"
         at.slider[0].set_value(10).run()
         assert at.markdown[-1].value == "結果: **20**"
+
+
+def test_every_try_it_slider_the_felt_section_times_is_on_its_page():
+    """`felt` steps each round-tripping try-it slider by its label and reads what the step changes
+    (a metric, the table after it, a caption): a renamed slider or result would stall the run."""
+    from bench.felt import CAPTION_JS, METRIC_JS, TRY_SLIDERS
+    from apphelpers import open_page, tables
+    from ui.nav import PAGE_BY_KEY
+
+    for key, label, read_js, arg in TRY_SLIDERS:
+        at = open_page(PAGE_BY_KEY[key].path)
+        sliders = [s.label for s in [*at.slider, *at.select_slider]]
+        assert any(label in s for s in sliders), (key, label, sliders)
+        if read_js == METRIC_JS:
+            assert any(m.label == arg for m in at.metric), (key, arg)
+        elif read_js == CAPTION_JS:
+            assert any(arg in c.value for c in at.caption), (key, arg)
+        else:
+            assert tables(at), key
