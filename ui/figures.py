@@ -266,11 +266,10 @@ def temperature_explorer(logits, labels: Sequence[str], temperatures=tutor.outpu
     at_t = [{"filter": "abs(datum['T'] - T) < 1e-6"}]     # (the range input's 0.3 is the data's 0.3)
     axes = {"y": {"field": "トークン", "type": "nominal", "sort": list(labels), "title": None},
             "x": {"field": "確率", "type": "quantitative", "title": "確率", "scale": {"domain": [0, 1]}}}
-    steps = [round(b - a, 6) for a, b in zip(temperatures, temperatures[1:])]
     return {
         "params": [{"name": "T", "value": 1.0,
                     "bind": {"input": "range", "min": temperatures[0], "max": temperatures[-1],
-                             "step": steps[0] if steps else 1, "name": "温度 T "}}],
+                             "step": round(temperatures[1] - temperatures[0], 6), "name": "温度 T "}}],
         "usermeta": {"embedOptions": {"renderer": "svg"}},
         "datasets": {"readout": pd.DataFrame(readout), "bars": pd.DataFrame(bars)},
         "vconcat": [

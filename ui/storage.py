@@ -247,7 +247,7 @@ def patch(old: str | None, new: str) -> list[list] | None:
     oldest dropped at the limit, one review card), so the texts are compared object by object:
     an object found once in each text, later in both than the last such match, is kept (the
     anchors of a patience diff, in one pass); between two anchors the common ends are kept too
-    and the rest is a hunk. ≈ 1 ms for a full record (difflib and a regular-expression split took ≈ 9 ms).
+    and the rest is a hunk. ≈ 2 ms for a full record (difflib over a look-behind split: 8.6 ms).
     The browser applies the hunks only to the text they were made for and checks the result's
     fingerprint (else it asks for ``new`` whole)."""
     if old is None or _astral(old) or _astral(new):
