@@ -4,9 +4,10 @@ axe-core (the engine of the browsers' own audit tools, the npm package installed
 `.ci/install-browser` into .ci/node/) is injected by Playwright into Debian's Chromium and run on
 every page, light theme at 1280 px and 390 px and dark theme at 1280 px: no violation of impact
 serious or critical (WCAG AA contrast included), and no empty table header. Then: a quiz answered
-with the keyboard alone, heatmap values written as text, the dark setting followed, a number out of
-range explained in Japanese, a mistyped URL explained in Japanese, nothing cut at 390 px, ⑧'s
-loss shown falling, ⑦-3's vocabulary message written as Japanese.
+with the keyboard alone, heatmap values written as text, the dark setting followed (chart text
+too, which axe does not judge), a number out of range explained in Japanese, a mistyped URL
+explained in Japanese, nothing cut at 390 px, ⑧'s loss shown falling, ⑦-3's vocabulary message
+written as Japanese.
 
 One server for the whole module; pages are reused (a goto per page).
 """
@@ -192,6 +193,27 @@ def test_heatmap_values_are_text_in_the_chart(base, browser):
         texts = chart.evaluate("el => [...el.querySelectorAll('svg text')].map(t => t.textContent)")
         for value in ("0.576", "0.212"):
             assert any(value in t for t in texts), (value, texts[:40])
+
+
+FILLS_JS = """() => [...document.querySelectorAll('.vega-embed svg text')]
+  .map(t => [getComputedStyle(t).fill, t.textContent.slice(0, 30)])"""
+
+
+@pytest.mark.parametrize("url", ["/output", "/cost"])
+def test_chart_text_on_the_dark_background_is_light(base, browser, url):
+    """axe does not judge SVG text: on the dark theme every text a chart writes on the page's
+    background (axes, titles, ⑦-4's readout and the values beside its bars, ⑦-5's crossover label)
+    is light. These pages write no text on coloured cells (heatmaps, ⑨'s strip keep their own)."""
+    with open_page(browser, f"dark-chart-text-{url[1:]}", DESKTOP, "dark") as page:
+        goto(page, base, url)
+        page.wait_for_function("() => document.querySelectorAll('.vega-embed svg text').length > 20",
+                               timeout=20_000)
+        dark = []
+        for fill, text in page.evaluate(FILLS_JS):
+            r, g, b = (int(v) / 255 for v in re.findall(r"\d+", fill)[:3])
+            if 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.5:
+                dark.append((fill, text))
+        assert not dark, f"dark text on the dark background: {dark[:8]}"
 
 
 # ---------------------------------------------------------------------------
