@@ -17,7 +17,7 @@ from __future__ import annotations
 import pytest
 
 from browserhelpers import TABLE, new_page, streamlit_server, wait_until_rendered  # noqa: F401 - fixture recipe
-from playwright.sync_api import expect  # noqa: E402
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
