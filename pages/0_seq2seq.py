@@ -241,8 +241,8 @@ def lesson() -> None:
 
 @st.fragment
 def try_gradients() -> None:
-    """勾配クリッピング and 勾配の爆発と消失 as one fragment (the second clips with the first's
-    threshold c): g, c or a rerun these two parts only, not the page."""
+    """勾配クリッピング as a fragment: g or c reruns this part and the one below it (which clips
+    with this c), not the page."""
     st.markdown("**勾配クリッピング**：勾配 $g$ としきい値 $c$ を変えてみましょう。")
     g = ui.matrix_editor("seq2seq_g", s2s.CLIP_GRAD[None, :], ["g"], ["1", "2"], label="勾配 g")[0]
     c = ui.number_input("しきい値 c", min_value=0.001, max_value=1_000_000.0, value=float(s2s.CLIP_THRESHOLD),
@@ -260,6 +260,13 @@ def try_gradients() -> None:
                    + f"成分ごとに [−c, c] に切る方法（値によるクリッピング）だと {text_row(by_value)} になり、"
                    "向きが変わることがあります。")
 
+    try_recurrence(c)
+
+
+@st.fragment
+def try_recurrence(c: float) -> None:
+    """勾配の爆発と消失 as a fragment inside try_gradients: a step of a reruns this part only, with
+    the c of try_gradients' last run (a new c reruns both)."""
     st.markdown("**勾配の爆発と消失**：再帰の変換の大きさ $a$ を変えて、さかのぼった勾配の長さを見てみましょう。")
     a_rec = st.slider("再帰の変換の大きさ a（W = aI）", min_value=0.1, max_value=2.0, value=1.2, step=0.1,
                       key="seq2seq_a", persist_state="session")

@@ -188,7 +188,7 @@ FRAGMENT_SLIDERS = {
     "output-top-k": ("/output", "top-k の k", _caption("残った候補の元の確率の合計"),
                      ((TABLE, ""), ("h3", "1 トークンずつ生成する"), QUIZ_HEADER)),
     "seq2seq-a": ("/seq2seq", "再帰の変換の大きさ a", f"() => ({METRIC_JS})('30 段さかのぼった勾配の長さ')",
-                  ((".katex-display", ""), QUIZ_HEADER)),
+                  ((".katex-display", ""), ('[data-testid="stMetric"]', "倍率 min(1, c/‖g‖)"), QUIZ_HEADER)),
     "block-d_ff": ("/block", "中間の次元 d_ff", _caption("バイアスを含めて"), ((".katex-display", ""), QUIZ_HEADER)),
     "cost-block": ("/cost", "ブロックの大きさ", f"() => ({METRIC_JS})('計算したブロック / 飛ばしたブロック')",
                    ((".katex-display", ""), QUIZ_HEADER)),
@@ -232,6 +232,29 @@ def test_generating_a_token_uses_the_choice_settings_of_the_fragment_above(brows
         expect(step).to_contain_text("候補に残ったトークン：", timeout=20_000)
         kept = step.inner_text().split("候補に残ったトークン：")[1].split("／")[0]
         assert "、" not in kept.strip(), f"top-1 kept more than one token: {kept!r}"
+
+
+def test_a_new_clip_threshold_reaches_the_recurrence_fragment_inside(browser, base):
+    """⓪'s 勾配の爆発と消失 is a fragment inside 勾配クリッピング's: a new c reruns both (the clipped
+    length follows it), and a later step of a, which reruns the inner one alone, keeps that c."""
+    clipped = f"() => ({METRIC_JS})('上のしきい値 c でクリップした長さ')"
+    with new_page(browser, "felt-nested") as page:
+        page.goto(base + "/seq2seq", wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        page.wait_for_function(f"() => ({clipped})() === '1.000'", timeout=20_000)   # a = 1.2, c = 1
+        box = page.get_by_role("spinbutton", name="しきい値 c")
+        box.fill("3")
+        box.press("Enter")
+        page.wait_for_function(f"() => ({clipped})() === '3.000'", timeout=20_000)
+        wait_until_rendered(page)
+        before = page.evaluate(f"() => ({METRIC_JS})('30 段さかのぼった勾配の長さ')")
+        thumb = page.locator('[data-testid="stSlider"]').filter(has_text="再帰の変換の大きさ a").locator('input[type="range"]')
+        thumb.focus()
+        page.keyboard.press("ArrowRight")                                    # a: 1.2 → 1.3
+        page.wait_for_function(f"(b) => ({METRIC_JS})('30 段さかのぼった勾配の長さ') !== b", arg=before,
+                               timeout=20_000)
+        wait_until_rendered(page)
+        assert page.evaluate(clipped) == "3.000"
 
 
 MARKDOWN_JS = """(text) => { const m = [...document.querySelectorAll('[data-testid="stMarkdownContainer"]')]
