@@ -246,7 +246,7 @@ def try_own_heads() -> None:
             if not cols:
                 cols = list(st.columns(2))
             with cols.pop(0):
-                ui.small_heatmap(w, TOKENS, TOKENS, f"ヘッド {number}", px=130)
+                ui.small_heatmap(w, TOKENS, TOKENS, f"ヘッド {number}")
         st.caption("同じ入力でも、W が違えば注目のしかたが変わります（学習前なので模様に意味はまだありません）。")
         with st.expander(f"連結 Concat（3 × {res.concat.shape[1]}）と W_O を掛けた出力（3 × {res.output.shape[1]}）"):
             ui.show_matrix(res.concat, TOKENS,

@@ -235,9 +235,9 @@ def try_padding() -> None:
     dec_w = tutor.mask.masked_softmax_steps(flat, both).weights
     c1, c2 = st.columns(2)
     with c1:
-        ui.small_heatmap(enc_w, labels, labels, "エンコーダ（パディングのみ）", px=200, digits=2)
+        ui.small_heatmap(enc_w, labels, labels, "エンコーダ（パディングのみ）", digits=2)
     with c2:
-        ui.small_heatmap(dec_w, labels, labels, "デコーダの自己注意（因果 + パディング）", px=200, digits=2)
+        ui.small_heatmap(dec_w, labels, labels, "デコーダの自己注意（因果 + パディング）", digits=2)
 
 
 try_padding()

@@ -67,14 +67,9 @@ def run_model(seed: int, src: tuple, tgt: tuple):
     }
 
 
-def _wide_chart(matrix, rows, cols, **kwargs):
-    n_rows, n_cols = np.shape(matrix)
-    return ui.heatmap_chart(matrix, rows, cols, digits=2, width=40 * n_cols, height=40 * n_rows, **kwargs)
-
-
 def wide_heatmap(matrix, rows, cols, **kwargs) -> None:
-    """A model heatmap with 40-pixel cells, so that 6 × 6 still fits a phone (390 px)."""
-    ui.cached_chart(_wide_chart, matrix, rows, cols, width="content", **kwargs)
+    """A model heatmap: two decimals, so that 6 × 6 still fits a phone (390 px)."""
+    ui.heatmap(matrix, rows, cols, digits=2, **kwargs)
 
 
 def parse_tokens(text: str, what: str):

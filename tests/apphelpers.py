@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import io
 import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
@@ -159,6 +161,11 @@ def element_text(el) -> str:
     frame = table_frame(el)
     if frame is not None:
         return frame.to_string()
+    body = getattr(getattr(el, "proto", None), "body", None)
+    if isinstance(body, str) and body.startswith('<figure class="hm'):   # a heatmap: its words and numbers
+        h = parse_heatmap(body)
+        return "\n".join([h.title, h.x_title, " ".join([h.y_title, *h.cols]),
+                          *(" ".join([r, *t]) for r, t in zip(h.rows, h.texts)), h.key])
     if getattr(el, "type", "") == "dataframe":
         value = el.value
         value = value if isinstance(value, pd.DataFrame) else getattr(value, "data", value)
@@ -218,10 +225,91 @@ def metric_part(at, label_part: str) -> str:
     return hits[0]
 
 
-def assert_heatmap_is(at, index, weights, rows, cols):
-    df = chart_data(at, index)
-    got = df.pivot(index="row", columns="col", values="value").loc[rows, cols].to_numpy()
-    np.testing.assert_allclose(got, weights, rtol=1e-12)
+@dataclass
+class Heatmap:
+    """A heatmap as the learner's browser gets it (ui.widgets.heatmap_html, parsed back)."""
+    title: str = ""
+    x_title: str = ""
+    y_title: str = ""
+    cols: list[str] = field(default_factory=list)
+    rows: list[str] = field(default_factory=list)
+    texts: list[list[str]] = field(default_factory=list)       # what each cell says
+    colours: list[list[str]] = field(default_factory=list)     # its background
+    inks: list[list[str]] = field(default_factory=list)        # its text colour
+    key: str = ""                                               # the line mapping colours to values
+
+
+class _HeatmapParser(HTMLParser):
+    """heatmap_html's parts: the caption, the header rows (x_title; y_title and the column labels),
+    one row per matrix row (its label, then the cells with their inline colours), the key."""
+
+    def __init__(self):
+        super().__init__()
+        self.h, self.open, self.text, self.cells = Heatmap(), None, "", []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr":
+            self.cells = []
+        if tag in ("figcaption", "th", "td", "p"):
+            self.open, self.text = (tag, dict(attrs)), ""
+
+    def handle_data(self, data):
+        self.text += data
+
+    def handle_endtag(self, tag):
+        h = self.h
+        if self.open is not None and tag == self.open[0]:
+            (name, attrs), text, self.open = self.open, self.text.strip(), None
+            if name == "figcaption":
+                h.title = text
+            elif name == "p":
+                h.key = text
+            else:
+                self.cells.append((attrs, text))
+        elif tag == "tr":
+            scopes = [a.get("scope") for a, _ in self.cells]
+            if "colgroup" in scopes:
+                h.x_title = self.cells[scopes.index("colgroup")][1].removesuffix(" →")
+            elif scopes and all(sc == "col" for sc in scopes):
+                h.y_title, h.cols = self.cells[0][1].removesuffix(" ↓"), [t for _, t in self.cells[1:]]
+            elif self.cells:
+                styles = [dict(p.split(":") for p in a["style"].split(";")) for a, _ in self.cells[1:]]
+                h.rows.append(self.cells[0][1])
+                h.texts.append([t for _, t in self.cells[1:]])
+                h.colours.append([css["background"] for css in styles])
+                h.inks.append([css["color"] for css in styles])
+
+
+def parse_heatmap(text: str) -> Heatmap:
+    parser = _HeatmapParser()
+    parser.feed(text)
+    return parser.h
+
+
+def heatmaps(at: AppTest) -> list[Heatmap]:
+    """Every heatmap on the page, in order."""
+    return [parse_heatmap(el.proto.body) for el in at.get("html") if el.proto.body.startswith('<figure class="hm')]
+
+
+def heatmap_numbers(at, index: int) -> np.ndarray:
+    """The numbers the index-th heatmap writes in its cells (−∞ as -inf)."""
+    return np.array([[float(t.replace("−", "-").replace("∞", "inf")) for t in row]
+                     for row in heatmaps(at)[index].texts])
+
+
+def assert_heatmap_is(at, index, weights, rows, cols, digits: int = 3):
+    """The index-th heatmap shows ``weights``: each cell's value written as the app rounds it and
+    its colour where the exact value lies between the matrix's smallest and largest."""
+    from ui.validate import format_number
+    from ui.widgets import MASKED, viridis
+    h = heatmaps(at)[index]
+    w = np.atleast_2d(np.asarray(weights, dtype=np.float64))
+    assert (h.rows, h.cols) == (list(rows), list(cols))
+    assert h.texts == [[format_number(v, digits) for v in r] for r in w]
+    finite = w[np.isfinite(w)]
+    lo, hi = finite.min(), finite.max()
+    if hi > lo:
+        assert h.colours == [[viridis((v - lo) / (hi - lo)) if np.isfinite(v) else MASKED for v in r] for r in w]
 
 
 def assert_cell_error(at):

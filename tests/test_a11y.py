@@ -185,18 +185,24 @@ def test_quiz_is_answered_with_the_keyboard_alone(base, browser):
         assert "正解です" in body or "不正解です" in body
 
 
-def test_heatmap_values_are_text_in_the_chart(base, browser):
-    """① heatmap: the weights are written in their cells as text, not only shown as colours."""
+HEATMAP_JS = """() => [...document.querySelectorAll('.hm table')].map(t => [...t.querySelectorAll('tbody td')]
+  .map(td => { const row = td.parentElement.querySelector('th[scope="row"]');
+               const col = t.querySelectorAll('thead tr:last-child th')[td.cellIndex];
+               return [row && row.innerText, col && col.innerText, td.innerText, getComputedStyle(td).backgroundColor]; }))"""
+
+
+def test_heatmap_values_are_text_in_a_table(base, browser):
+    """① heatmap: the weights are written in their cells as text, not only shown as colours, in a
+    table whose row and column headers name each cell (a screen reader reads 「それ」「それ」0.576)."""
     with open_page(browser, "heatmap-text") as page:
         goto(page, base, "/naive")
-        chart = page.locator('[data-testid="stVegaLiteChart"]').first
-        chart.scroll_into_view_if_needed()
-        page.wait_for_timeout(800)
-        # Streamlit draws Vega charts as SVG: the cell values are <text> elements a screen reader
-        # and a text search reach, not only colours
-        texts = chart.evaluate("el => [...el.querySelectorAll('svg text')].map(t => t.textContent)")
-        for value in ("0.576", "0.212"):
-            assert any(value in t for t in texts), (value, texts[:40])
+        [cells] = page.evaluate(HEATMAP_JS)
+        named = {(row, col): (text, bg) for row, col, text, bg in cells}
+        assert len(named) == 9
+        assert named[("それ", "それ")][0] == "0.576" and named[("それ", "魚")][0] == "0.212"
+        assert named[("猫", "猫")][0] == "0.665" and named[("猫", "魚")][0] == "0.090"
+        # the colour follows the value: the largest weight is not drawn like the smallest
+        assert named[("猫", "猫")][1] != named[("猫", "魚")][1]
 
 
 FILLS_JS = """() => [...document.querySelectorAll('.vega-embed svg text')]
@@ -274,7 +280,7 @@ CUT_JS = """() => {
   const main = document.querySelector('[data-testid="stMain"]');
   const editors = [...main.querySelectorAll('[data-testid="stDataFrame"] .dvn-scroller')]
       .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => [e.scrollWidth, e.clientWidth]);
-  const tables = [...main.querySelectorAll('""" + TABLE + """')]
+  const tables = [...main.querySelectorAll('""" + TABLE + """, .hm table')]
       .filter(e => e.scrollWidth > e.clientWidth + 1)
       .map(e => e.innerText.replace(/\\s+/g, ' ').slice(0, 50));
   return {editors, tables};
@@ -282,10 +288,11 @@ CUT_JS = """() => {
 
 
 def test_editors_and_tables_fit_a_phone(base, browser):
-    """At 390 px no matrix editor and no table scrolls sideways (a cut last column, ⑦-4's h)."""
+    """At 390 px no matrix editor, no table and no heatmap scrolls sideways (a cut last column,
+    ⑦-4's h; ⑦-3's 6 × 6 heatmaps, ⑥'s 5 × 5 ones)."""
     found = {}
     with open_page(browser, "phone-cut", PHONE, is_mobile=True, has_touch=True) as page:
-        for url in ("/naive", "/qkv", "/formula", "/block", "/output"):
+        for url in ("/naive", "/qkv", "/formula", "/block", "/output", "/mask", "/encdec", "/seq2seq"):
             goto(page, base, url)
             result = page.evaluate(CUT_JS)
             if result["editors"] or result["tables"]:

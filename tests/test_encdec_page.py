@@ -6,7 +6,7 @@ import tutor
 from tutor import textbook as tb
 import ui
 
-from apphelpers import chart_data, check_quiz, metric_part, open_page, page_text, tables
+from apphelpers import assert_heatmap_is, check_quiz, heatmap_numbers, heatmaps, metric_part, open_page, page_text, tables
 
 
 ENCDEC = "pages/9_encdec.py"
@@ -29,18 +29,18 @@ def test_encdec_page_figures():
     # hand example: ④'s cross-attention example (ate, it), 2 target rows × 3 source columns,
     # pencil-rounded like ④ (the exact weights agree to 3 decimals)
     cross = tutor.cross_attention(tb.CROSS_X_DEC, tb.X, tb.W_Q, tb.W_K, tb.W_V)
-    hand = chart_data(at, 0)
-    assert len(hand) == 2 * 3
-    assert hand["value"].to_numpy() == pytest.approx(cross.weights.ravel(), abs=5e-4)
+    hand = heatmap_numbers(at, 0)
+    assert hand.shape == (2, 3)
+    assert hand == pytest.approx(cross.weights, abs=5e-4)
     # the tiny seeded model: n_tgt × n_src heatmap (5 × 6) equal to the engine's weights
     model = tutor.encdec.TinyEncoderDecoder.from_seed(0)
     res = model.decode_step(tutor.encdec.TINY_VOCAB.ids("猫 は 魚 を 食べた 。"), tutor.encdec.TINY_VOCAB.ids("<bos> the cat ate fish"))
-    df = chart_data(at, 1)
-    assert len(df) == 5 * 6
-    assert df["value"].to_numpy() == pytest.approx(res.cross_weights[0][0].ravel())
+    h = heatmaps(at)[1]
+    assert (len(h.rows), len(h.cols)) == (5, 6)
+    assert_heatmap_is(at, 1, res.cross_weights[0][0], h.rows, h.cols, digits=2)
     # decoder self-attention: exact zeros above the diagonal
-    dec = chart_data(at, 3)["value"].to_numpy().reshape(5, 5)
-    assert np.all(dec[np.triu_indices(5, 1)] == 0)
+    dec = heatmap_numbers(at, 3)
+    assert dec.shape == (5, 5) and np.all(dec[np.triu_indices(5, 1)] == 0)
     assert metric_part(at, "Source-Target Attention の重みの形") == "5 × 6"
 
 
@@ -55,9 +55,9 @@ def test_encdec_inputs_change_output():
     assert not at.exception
     model = tutor.encdec.TinyEncoderDecoder.from_seed(3)
     res = model.decode_step(tutor.encdec.TINY_VOCAB.ids("猫 は 魚 を 食べた 。"), tutor.encdec.TINY_VOCAB.ids("<bos> the cat"))
-    n = len(at.get("vega_lite_chart"))
-    df = chart_data(at, n - 2)                   # the try-it heatmap (the expander's chart is last)
-    assert df["value"].to_numpy() == pytest.approx(res.cross_weights[1][1].ravel())
+    n = len(heatmaps(at))
+    h = heatmaps(at)[n - 2]                      # the try-it heatmap (the expander's is last)
+    assert_heatmap_is(at, n - 2, res.cross_weights[1][1], h.rows, h.cols, digits=2)
     # an unknown word: a Japanese error, the last valid result stays
     at.text_input(key="encdec_src").set_value("犬 は 魚 を 食べた").run()
     assert not at.exception
@@ -83,7 +83,7 @@ def test_encdec_hand_is_formula_cross_example_and_recomputable(pages):
     np.testing.assert_array_equal(shown_z, steps.z)
     assert shown_z[0].tolist() == [1.870, 0.132] and shown_z[1].tolist() == [0.159, 1.841]
     # recompute Z from the weights shown (3 decimals, the heatmap) and V shown: exactly the shown Z
-    weights = chart_data(at, 0)["text"].astype(float).to_numpy().reshape(2, 3)
+    weights = heatmap_numbers(at, 0)
     v = [df for df in tables(at) if list(df.columns) == ["v1", "v2"]][0].astype(float).to_numpy()
     np.testing.assert_allclose(np.round(weights @ v, 3), shown_z)
     # each softmax row: the shown exponentials add up to the shown denominator

@@ -5,7 +5,7 @@ import pytest
 import tutor
 from ui.validate import format_number
 
-from apphelpers import chart_data, frame_after, lesson_text, open_page, page_text, tables
+from apphelpers import frame_after, heatmap_numbers, lesson_text, open_page, page_text, tables
 
 
 MASK = "pages/6_mask.py"
@@ -72,16 +72,16 @@ def test_padding_slider_changes_mask(mask):
 def test_padding_heatmaps_follow_slider(mask):
     # charts: encoder / decoder (3 tokens), then padding-only / causal+padding (5 positions)
     mask.slider(key="mask_valid_len").set_value(4).run()
-    enc = chart_data(mask, 2)["value"].to_numpy().reshape(5, 5)
-    dec = chart_data(mask, 3)["value"].to_numpy().reshape(5, 5)
+    enc, dec = heatmap_numbers(mask, 2), heatmap_numbers(mask, 3)     # two decimals
+    assert enc.shape == dec.shape == (5, 5)
     np.testing.assert_allclose(enc[0], [0.25, 0.25, 0.25, 0.25, 0])
     np.testing.assert_allclose(dec[1], [0.5, 0.5, 0, 0, 0])
     np.testing.assert_allclose(dec[4], [0.25, 0.25, 0.25, 0.25, 0])
 
 
 def test_mask_encoder_decoder_heatmaps(mask):
-    enc = chart_data(mask, 0)["value"].to_numpy().reshape(3, 3)
-    dec = chart_data(mask, 1)["value"].to_numpy().reshape(3, 3)
+    enc, dec = heatmap_numbers(mask, 0), heatmap_numbers(mask, 1)
+    assert enc.shape == dec.shape == (3, 3)
     np.testing.assert_allclose(dec[0], [1, 0, 0])
     assert enc[0, 1] > 0
     np.testing.assert_allclose(dec[2], enc[2])

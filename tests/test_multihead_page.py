@@ -6,7 +6,8 @@ import tutor
 from tutor import textbook as tb
 from ui.validate import format_number
 
-from apphelpers import chart_data, frame_after, lesson_text, open_page, page_text, tables
+from apphelpers import (assert_heatmap_is, frame_after, heatmap_numbers, lesson_text, open_page, page_text, tables,
+                        heatmaps as all_heatmaps)
 
 
 MH = "pages/5_multihead.py"
@@ -24,7 +25,7 @@ def dataframe_texts(at) -> list[str]:
 
 
 def heatmaps(at) -> int:
-    return len(at.get("vega_lite_chart"))
+    return len(all_heatmaps(at))
 
 
 MASK = "pages/6_mask.py"
@@ -74,22 +75,20 @@ def test_number_of_heads_changes_heatmaps(mh):
 
 
 def test_d_model_changes_heads_data(mh):
-    first = chart_data(mh, 2)
+    first = heatmap_numbers(mh, 2)
     mh.selectbox(key="mh_d_model").set_value(16).run()
     assert not mh.exception
     assert heatmaps(mh) == 4
-    second = chart_data(mh, 2)
-    assert not np.allclose(first["value"].to_numpy(), second["value"].to_numpy())
     live = tutor.multihead.random_multihead(3, 16, 2, np.random.default_rng(0))
-    np.testing.assert_allclose(second["value"].to_numpy(), live.result.weights[0].ravel())
+    assert_heatmap_is(mh, 2, live.result.weights[0], list(tb.TOKENS), list(tb.TOKENS))
+    assert not np.allclose(first, heatmap_numbers(mh, 2))
     assert f"{tutor.multihead.mha_param_count(16):,}" in page_text(mh)  # 1,024
 
 
 def test_seed_changes_heads(mh):
-    first = chart_data(mh, 2)
+    first = heatmap_numbers(mh, 2)
     mh.number_input(key="mh_seed").set_value(7).run()
-    second = chart_data(mh, 2)
-    assert not np.allclose(first["value"].to_numpy(), second["value"].to_numpy())
+    assert not np.allclose(first, heatmap_numbers(mh, 2))
 
 
 def test_indivisible_d_model_shows_japanese_error_and_keeps_last_result(mh):

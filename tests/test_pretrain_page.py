@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import quizzes
-from apphelpers import answer_card, chart_data, open_page, page_text
+from apphelpers import answer_card, assert_heatmap_is, chart_data, heatmaps, open_page, page_text
 from tutor import pretrain as pt
 
 PAGE = "pages/13_pretrain.py"
@@ -74,9 +74,10 @@ def test_patch_grid_and_gpt_steps(page):
     assert len(grids[0]) == 196 and sorted(grids[0]["トークン番号"]) == list(range(1, 197))
     text = page_text(page)
     assert "<bos> 猫 は 魚 を 食べた" in text
-    heat = chart_with(page, "value")
-    w = pt.gpt_greedy([0], 6)[-1].weights
-    assert heat[0]["value"].to_numpy() == pytest.approx(w.ravel())
+    last = pt.gpt_greedy([0], 6)[-1]
+    [heat] = heatmaps(page)
+    assert_heatmap_is(page, 0, last.weights, heat.rows, heat.cols)
+    assert len(heat.rows) == len(heat.cols) == last.weights.shape[0] and heat.rows[0] == "<bos>"
 
 
 def test_editing_inputs_changes_the_numbers():

@@ -22,8 +22,8 @@ def test_qkv_textbook_numbers_asymmetry_and_heatmaps():
     assert "非対称" in text
     assert r"q_{11} = 1\times 0 + 0\times 0 + 1\times 2 + 0\times 1 = 2" in flat_tex(text)
     ref = tutor.qkv.compare_naive_qkv(tb.X, tb.W_Q, tb.W_K, tb.W_V)
-    assert_heatmap_is(at, 0, ref.naive.scores, tb.TOKENS, tb.TOKENS)
-    assert_heatmap_is(at, 1, ref.attn.scores, tb.TOKENS, tb.TOKENS)
+    assert_heatmap_is(at, 0, ref.naive.scores, tb.TOKENS, tb.TOKENS, digits=0)     # whole numbers: 2, not 2.000
+    assert_heatmap_is(at, 1, ref.attn.scores, tb.TOKENS, tb.TOKENS, digits=0)
     assert_heatmap_is(at, 2, ref.attn.weights, tb.TOKENS, tb.TOKENS)
 
 

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 import quizzes
-from tests.apphelpers import answer_card, chart_data, edit_matrix, open_page, page_text, tables
+from tests.apphelpers import answer_card, assert_heatmap_is, edit_matrix, heatmaps, open_page, page_text, tables
 from tutor import seq2seq as s2s
+from ui.validate import format_number
 
 PAGE = "pages/0_seq2seq.py"
 RHYTHM = ["ねらい", "解説", "手計算", "可視化", "試してみよう", "確認クイズ"]
@@ -26,9 +27,12 @@ def rows_of(matrix, changes=None):
     return rows
 
 
-def weights_chart(at) -> np.ndarray:
-    df = chart_data(at, 0)
-    return df.pivot(index="row", columns="col", values="value").loc[["加法注意", "内積注意"], SRC].to_numpy()
+def assert_weights_shown(at, additive, dot=None) -> None:
+    """The first heatmap: α of additive attention (and of dot-product attention) over SRC."""
+    h = heatmaps(at)[0]
+    assert (h.rows, h.cols) == (["加法注意", "内積注意"], list(SRC))
+    expected = [additive] + ([] if dot is None else [dot])
+    assert h.texts[:len(expected)] == [[format_number(v, 3) for v in row] for row in expected]
 
 
 @pytest.fixture()
@@ -55,8 +59,7 @@ def test_worked_example_numbers(at):
                    "**256 個**", "7,680 個"):
         assert figure in text, figure
     assert r"(-1) \times (-0.762) + 1 \times 0.964" in text            # the products written out
-    np.testing.assert_allclose(weights_chart(at), [r.weights, s2s.dot_attention(s2s.DEC_STATE, s2s.ENC_STATES).weights],
-                               rtol=1e-12)
+    assert_weights_shown(at, r.weights, s2s.dot_attention(s2s.DEC_STATE, s2s.ENC_STATES).weights)
 
 
 def test_teacher_forcing_tables_and_counts(at):
@@ -76,7 +79,7 @@ def test_editing_states_recomputes_and_bad_cells_keep_the_last_valid(at):
     r = s2s.additive_attention(s2s.DEC_STATE, h, s2s.W_DEC, s2s.U_ENC, s2s.V_ATT)
     want = [f"{x:.3f}" for x in r.weights]
     assert [metric(at, f"{t} への重み α") for t in SRC] == want != ["0.240", "0.513", "0.247"]
-    np.testing.assert_allclose(weights_chart(at)[0], r.weights, rtol=1e-12)
+    assert_weights_shown(at, r.weights)
     for bad in ("abc", "", "nan", "inf", "1e308"):
         edit_matrix(at, "seq2seq_h", rows_of(h, {(0, 0): bad}))
         errors = [e.value for e in at.error]
@@ -120,9 +123,7 @@ def test_embedding_zero_row_is_a_japanese_error(at):
     edit_matrix(at, "seq2seq_emb", rows_of(e))
     assert not at.error
     sim = s2s.similarity_matrix(e)
-    df = chart_data(at, 2)
-    got = df.pivot(index="row", columns="col", values="value").loc[list(s2s.EMB_WORDS), list(s2s.EMB_WORDS)].to_numpy()
-    np.testing.assert_allclose(got, sim, rtol=1e-12)
+    assert_heatmap_is(at, 2, sim, list(s2s.EMB_WORDS), list(s2s.EMB_WORDS))
 
 
 def test_quiz_answered_right_and_wrong(at):

@@ -9,7 +9,7 @@ import tutor
 from tutor import textbook as tb
 from ui.validate import format_number, format_tiny
 
-from apphelpers import chart_data, metric_part, open_page, page_text, tables
+from apphelpers import chart_data, heatmaps, metric_part, open_page, page_text, tables
 
 
 PAGE = "pages/12_training.py"
@@ -82,10 +82,10 @@ def test_train_button_runs_the_engine_and_shows_its_numbers():
     loss = df[df["系列"] == "損失"]["値"].to_numpy()
     np.testing.assert_allclose(loss, want.loss)
     # checkpoint heatmap of the textbook sentence: 魚 column at the last checkpoint
-    cp = chart_data(at, 1)
-    last = cp[(cp["row"] == f"ステップ {want.checkpoints[-1]}") & (cp["col"] == "魚")]["value"].iloc[0]
-    assert last == pytest.approx(want.probe_weights[-1, 0, want.probe_b_pos])
-    assert "学習前" in set(cp["row"])
+    cp = heatmaps(at)[0]
+    last = cp.texts[cp.rows.index(f"ステップ {want.checkpoints[-1]}")][cp.cols.index("魚")]
+    assert last == format_number(want.probe_weights[-1, 0, want.probe_b_pos], 2)
+    assert "学習前" in cp.rows
     # the prediction box answers with the trained model
     text = page_text(at)
     assert "モデルの答え：**豆**" in text
@@ -97,7 +97,7 @@ def test_settings_two_heads_and_bad_sentence_and_divergence():
     at.select_slider(key="training_dk").set_value(4)
     at.button(key="training_run").click().run()
     assert not at.exception, at.exception
-    titles = " ".join(json.dumps(json.loads(c.proto.spec), ensure_ascii=False) for c in at.get("vega_lite_chart"))
+    titles = " ".join(h.title for h in heatmaps(at))
     assert "「それ」の注意（ヘッド 2）" in titles and "学習後の注意の重み（ヘッド 2）" in titles
     # a sentence without それ: Japanese error, no traceback
     at.text_input(key="training_sentence").set_value("猫 は 魚 を 食べた").run()

@@ -129,7 +129,7 @@ CHART_PAGE = """
 import numpy as np
 import streamlit as st
 import ui
-ui.heatmap(np.array([[0.5, 0.5], [0.25, 0.75]]), ["猫", "魚"], ["猫", "魚"], title="t")
+ui.cached_chart(ui.figures.prob_bars, (0.5, 0.25, 0.25), ("猫", "魚", "それ"), title="t")
 ui.show_matrix(np.array([[1.0, 2.0], [3.0, 4.0]]), ["猫", "魚"], ["1", "2"], digits=0)
 """
 
@@ -170,19 +170,64 @@ def test_showing_a_kept_chart_or_table_leaves_it_intact():
 
 
 # ---------------------------------------------------------------------------
-# heatmaps on a phone (390 px wide; the page leaves ~358 px)
+# heatmaps: HTML tables (ui.widgets.heatmap_html)
 # ---------------------------------------------------------------------------
-@pytest.mark.parametrize("n", [2, 3, 4, 5, 6, 7])
-def test_heatmap_cells_and_legend_fit_a_phone(n):
-    from ui.widgets import heatmap_chart
+@pytest.mark.parametrize("matrix, kwargs", [
+    (np.array([[0.1, 0.5, -np.inf], [0.3, 0.3, 0.4]]), {"title": "注意の重み A"}),
+    (np.full((3, 3), 0.2), {"digits": 2}),
+    (np.eye(4), {"title": "ヘッド 1", "x_title": "キー", "y_title": "クエリ", "small": True}),
+])
+def test_a_heatmap_is_a_table_of_its_values_coloured_by_them(matrix, kwargs):
+    from apphelpers import parse_heatmap
+    from ui.validate import format_number
+    from ui.widgets import MASKED, colour_domain, heatmap_html, viridis
 
-    labels = [f"t{k}" for k in range(n)]
-    spec = heatmap_chart(np.eye(n), labels, labels)
-    # the cells take at most 264 px (≈ 358 px minus the query axis), never smaller than 36 px
-    assert spec["width"] == n * max(36, min(60, 264 // n)) and spec["width"] <= max(264, 36 * n)
-    assert spec["height"] == spec["width"]
-    legend = spec["layer"][0]["encoding"]["color"]["condition"]["legend"]
-    assert legend["orient"] == "bottom"          # under the cells, not beside them
+    rows, cols = [f"r{i}" for i in range(matrix.shape[0])], [f"c{j}" for j in range(matrix.shape[1])]
+    text = heatmap_html(matrix, rows, cols, **kwargs)
+    h = parse_heatmap(text)
+    assert (h.rows, h.cols) == (rows, cols)
+    assert (h.x_title, h.y_title) == (kwargs.get("x_title", "キー（見られる側）"), kwargs.get("y_title", "クエリ（見る側）"))
+    assert h.title == kwargs.get("title", "")
+    digits = kwargs.get("digits", 3)
+    assert h.texts == [[format_number(v, digits) for v in r] for r in matrix]
+    lo, hi = colour_domain(matrix)
+    assert h.colours == [[viridis((v - lo) / (hi - lo)) if np.isfinite(v) else MASKED for v in r] for r in matrix]
+    assert h.key.split("、")[0].split() == [f"色：{format_number(lo, digits)}", format_number(hi, digits)]
+    assert ("灰色は −∞" in h.key) == bool(np.isneginf(matrix).any())
+    assert ('class="hm hm-small"' in text) == kwargs.get("small", False)
+
+
+def test_the_colour_scale_runs_from_dark_to_light_through_viridis():
+    from ui.widgets import VIRIDIS, luminance, viridis
+
+    assert viridis(0) == VIRIDIS[0] and viridis(1) == VIRIDIS[-1] and viridis(-3) == VIRIDIS[0]
+    assert viridis(0.5) == "#22908c"                  # halfway between #26828e and #1f9e89 (4.5 of 9 steps)
+    steps = [luminance(viridis(k / 20)) for k in range(21)]
+    assert steps == sorted(steps)                      # a larger value is never drawn darker
+
+
+@given(hst.floats(0, 1))
+def test_every_cell_value_reads_at_wcag_aa_contrast_on_its_colour(f):
+    from ui.widgets import MASKED, ink, luminance, viridis
+
+    for bg in (viridis(f), MASKED):
+        a, b = luminance(bg), luminance(ink(bg))
+        assert (max(a, b) + 0.05) / (min(a, b) + 0.05) >= 4.5
+
+
+def test_a_heatmap_escapes_its_labels_and_titles():
+    """Labels can come from a learner's sentence (⑦-3, ⑧): they are text, never markup."""
+    from apphelpers import parse_heatmap
+    from ui.widgets import heatmap_html
+
+    text = heatmap_html(np.eye(2), ["<bos>", "a&b"], ["<script>x</script>", "猫"], title="<b>t</b>",
+                        x_title="<i>k</i>", y_title="")
+    assert "<script>" not in text and "<bos>" not in text and "<b>" not in text and "<i>" not in text
+    h = parse_heatmap(text)
+    assert h.rows == ["<bos>", "a&b"] and h.cols == ["<script>x</script>", "猫"] and h.title == "<b>t</b>"
+    assert h.y_title == "行"                           # no row title given: the corner still names the rows
+    # repeated labels stay apart (every row keeps its own header)
+    assert parse_heatmap(heatmap_html(np.eye(2), ["を", "を"], ["を", "を"])).rows == ["を", "を(2)"]
 
 
 def _plain(spec: dict) -> dict:
@@ -191,35 +236,11 @@ def _plain(spec: dict) -> dict:
                                  for name, df in spec["datasets"].items()}}
 
 
-@pytest.mark.parametrize("matrix, kwargs", [
-    (np.array([[0.1, 0.5, -np.inf], [0.3, 0.3, 0.4]]), {"title": "注意の重み A"}),
-    (np.full((3, 3), 0.2), {}),
-    (np.eye(4), {"title": "ヘッド 1", "width": 150, "height": 150, "x_title": "キー", "y_title": "クエリ"}),
-])
-def test_heatmap_spec_is_valid_vega_lite_with_its_cells_as_data(matrix, kwargs):
-    """The heatmap is a plain Vega-Lite dict (no Altair on the way): the schema checks it here."""
-    import altair as alt
-
-    from ui.validate import format_number
-    from ui.widgets import heatmap_chart
-
-    labels_r, labels_c = [f"r{i}" for i in range(matrix.shape[0])], [f"c{j}" for j in range(matrix.shape[1])]
-    spec = heatmap_chart(matrix, labels_r, labels_c, **kwargs)
-    cells = spec["datasets"]["cells"]
-    assert len(cells) == matrix.size and list(cells["text"][:2]) == [format_number(v, 3) for v in matrix.ravel()[:2]]
-    alt.LayerChart.from_dict(_plain(spec), validate=True)      # raises on anything Vega-Lite does not know
-    if "width" in kwargs:
-        assert (spec["width"], spec["height"]) == (kwargs["width"], kwargs["height"])
-    if "title" in kwargs:
-        assert all(layer["title"] == kwargs["title"] for layer in spec["layer"])
-
-
 @pytest.mark.parametrize("build", [
     lambda: figures.prob_bars([0.2, 0.3, 0.5], ["A", "B", "C"], title="T = 1.0"),
     lambda: figures.prob_bars([0.2, 0.3, 0.5], ["A", "B", "C"], highlight=[0, 2]),
     lambda: figures.saturation_explorer([2.0, 1.0, 0.0], ["k1", "k2", "k3"]),
     lambda: figures.temperature_explorer([2.0, 1.0, 0.0], ["A", "B", "C"]),
-    lambda: figures.small_heatmap_chart(np.eye(3), list("abc"), list("abc"), "t", 150),
     lambda: figures.cost_chart([1, 64, 4096], {"self": [1.0, 4e6, 1.6e10], "rnn": [2.6e5, 1.7e7, 1.1e9]},
                                {"self": "自己注意", "rnn": "再帰"}, crossover=512, n_mark=64,
                                marks={"self": 4e6, "rnn": 1.7e7}, title="層ごとの演算量"),
@@ -228,7 +249,7 @@ def test_heatmap_spec_is_valid_vega_lite_with_its_cells_as_data(matrix, kwargs):
                               ["", "mask", "", "keep", "", "random", ""], title="シード 1"),
     lambda: figures.patch_grid_chart(np.arange(1, 17).reshape(4, 4), title="4×4 のパッチ"),
     lambda: figures.spread_chart(tutor.scaling.dot_product_spread(np.random.default_rng(0))),
-], ids=["prob_bars", "prob_bars_highlight", "saturation_explorer", "temperature_explorer", "small_heatmap", "cost", "mlm", "patch_grid", "spread"])
+], ids=["prob_bars", "prob_bars_highlight", "saturation_explorer", "temperature_explorer", "cost", "mlm", "patch_grid", "spread"])
 def test_every_chart_drawn_from_a_plain_dict_is_valid_vega_lite(build):
     import altair as alt
 
@@ -262,7 +283,7 @@ def test_text_marks_follow_the_learners_theme(monkeypatch, theme, colour):
 
 
 def test_long_chart_titles_are_cut_into_lines():
-    from ui.widgets import _title_lines, heatmap_chart
+    from ui.widgets import _title_lines
 
     assert _title_lines("注意の重み A") == "注意の重み A"
     assert _title_lines("Source-Target Attention（層 1・ヘッド 1）n_tgt × n_src") == [
@@ -270,7 +291,7 @@ def test_long_chart_titles_are_cut_into_lines():
     # never a line that starts with a particle
     lines = _title_lines("とても長い説明のための見出しです（その一） そして の続きがあります 本当に長い")
     assert all(not line.startswith(("の", "が", "を", "に", "は")) for line in lines)
-    spec = heatmap_chart(np.eye(2), ["a", "b"], ["a", "b"], title="Source-Target Attention（層 1・ヘッド 1）n_tgt × n_src")
+    spec = figures.mlm_chart(["猫"], ["[MASK]"], ["mask"], title="Source-Target Attention（層 1・ヘッド 1）n_tgt × n_src")
     assert spec["layer"][0]["title"] == ["Source-Target Attention（層 1・ヘッド 1）", "n_tgt × n_src"]
 
 

@@ -19,14 +19,14 @@ from .nav import LEARNING_KEYS, PAGE_BY_KEY, PAGES, available_pages, next_page, 
 from .quiz import feedback, question_card, quiz_section
 from .handcalc import rounding_toggle
 from . import profile  # noqa: E402  (ui.profile.profile_section: あなたのつまずき)
-from .widgets import (cached_chart, cached_table, compute, heatmap, heatmap_chart, heatmap_frame, lazy_expander,
+from .widgets import (cached_chart, cached_table, compute, heatmap, heatmap_html, lazy_expander,
                       matrix_editor, matrix_frame, number_input, set_matrix, show_matrix, show_table,
                       unique_labels, weight_editors)
 
 __all__ = [
     "page", "section", "next_link", "PAGES", "PAGE_BY_KEY", "LEARNING_KEYS", "available_pages",
     "next_page", "quiz_section", "question_card", "feedback", "compute", "cached_chart", "cached_table",
-    "heatmap", "heatmap_chart", "heatmap_frame", "lazy_expander", "matrix_editor", "matrix_frame", "number_input",
+    "heatmap", "heatmap_html", "lazy_expander", "matrix_editor", "matrix_frame", "number_input",
     "set_matrix", "show_matrix", "show_table", "unique_labels", "weight_editors",
     "state", "clock", "handcalc", "rounding_toggle", "profile", "figures", "small_heatmap",
 ]

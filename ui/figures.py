@@ -1,7 +1,8 @@
-"""Every chart builder of the app (next to ui.widgets.heatmap_chart): large heatmaps, small
-side-by-side heatmaps (⑤, ⑥), probability bars and cost curves (⑦), the saturation and spread
-charts of ③, the activation functions of ⑦-2, the training curves of ⑧, BERT's masking strip and
-ViT's patch grid (⑨), the mock-exam charts (home, 模擬試験).
+"""Every chart builder of the app: the dense heatmap of ⑦-1, the small side-by-side heatmaps of
+⑤ and ⑥ (tables, like every heatmap with values in its cells: ui.widgets.heatmap_html),
+probability bars and cost curves (⑦), the saturation and spread charts of ③, the activation
+functions of ⑦-2, the training curves of ⑧, BERT's masking strip and ViT's patch grid (⑨), the
+mock-exam charts (home, 模擬試験).
 
 Only display code: every number comes in computed by the engine (or is one engine call away,
 as for a fixed curve); every number written on a chart, tooltips included, goes through
@@ -28,7 +29,7 @@ from tutor import numfmt
 
 from .handcalc import prob_text
 from .validate import format_number, format_tiny
-from .widgets import _title_lines, cached_chart, heatmap_chart
+from .widgets import _title_lines, cached_chart, heatmap
 
 
 def dense_heatmap(matrix, *, x_title: str, y_title: str, title: str = "", digits: int = 4,
@@ -133,16 +134,9 @@ def cost_chart(ns, curves: dict, labels: dict, *, crossover: int, n_mark: int | 
 # ---------------------------------------------------------------------------
 # small heatmaps that stand side by side in st.columns (⑤ heads, ⑥ masks)
 # ---------------------------------------------------------------------------
-def small_heatmap_chart(matrix, rows, cols, title: str, px: int, digits: int = 3) -> dict:
-    # px is the size of the cells' area; axes and legend come on top of it (autosize "pad")
-    return heatmap_chart(matrix, rows, cols, title=title, x_title="キー", y_title="クエリ", digits=digits,
-                         width=px, height=px)
-
-
-def small_heatmap(matrix, rows, cols, title: str, px: int = 150, digits: int = 3) -> None:
+def small_heatmap(matrix, rows, cols, title: str, digits: int = 3) -> None:
     """A heatmap narrow enough to stand next to others in st.columns."""
-    cached_chart(small_heatmap_chart, np.asarray(matrix, dtype=np.float64), [str(r) for r in rows],
-                 [str(c) for c in cols], title, px, digits, width="content")
+    heatmap(matrix, rows, cols, title=title, x_title="キー", y_title="クエリ", digits=digits, small=True)
 
 
 # ---------------------------------------------------------------------------

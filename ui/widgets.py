@@ -1,6 +1,7 @@
 """Shared Streamlit pieces: heatmap, matrix table, matrix editor, guarded engine calls."""
 from __future__ import annotations
 
+import html
 import re
 from typing import Callable, Sequence
 
@@ -66,6 +67,14 @@ def show_matrix(matrix, row_labels=None, col_labels=None, *, digits: int = 3, ca
 # Read-only tables are Markdown tables (show_table): drawn at st.table's size, so a matrix keeps its
 # compact look on a phone; one wider than the column scrolls inside its own box, never the page,
 # and SCROLL_TABLES_JS lets the keyboard reach that box (a focus ring shows where it is).
+
+# viridis at ten even steps (matplotlib's samples), a cell's colour interpolated between them:
+# readable in the light and the dark theme and for colour-blind readers. A −∞ cell (masked) is grey.
+VIRIDIS = ("#440154", "#482878", "#3e4989", "#31688e", "#26828e", "#1f9e89", "#35b779", "#6ece58",
+           "#b5de2b", "#fde725")
+MASKED = "#9e9e9e"
+
+
 PAGE_CSS = ("<style>.katex .vlist-t2 { margin-right: 0; }"
             ' [data-testid="stCaptionContainer"] { opacity: 0.85; }'
             ' [data-testid="stSliderThumbValue"] { color: inherit !important; }'
@@ -73,12 +82,24 @@ PAGE_CSS = ("<style>.katex .vlist-t2 { margin-right: 0; }"
             ' width: max-content; max-width: 100%; overflow-x: auto; }'
             ' [data-testid="stMarkdownContainer"] :is(th, td) { padding: 0.25rem 0.5rem; }'
             ' [data-testid="stMarkdownContainer"] table:focus-visible { outline: 2px solid currentColor;'
-            ' outline-offset: 2px; }</style>')
+            ' outline-offset: 2px; }'
+            # heatmaps (heatmap_html, an st.html table): values centred in bold on their colour
+            ' .hm { margin: 0 0 1rem; } .hm figcaption { font-weight: 600; margin-bottom: 0.25rem; }'
+            ' .hm table { border-collapse: collapse; font-size: 0.875rem; display: block; width: max-content;'
+            ' max-width: 100%; overflow-x: auto; }'
+            ' .hm :is(th, td) { padding: 0.25rem 0.35rem; border: 1px solid rgba(128, 128, 128, 0.6); }'
+            ' .hm th { font-weight: 600; text-align: left; } .hm thead td { border: none; }'
+            ' .hm td { text-align: center; font-weight: 700; min-width: 2.25rem; }'
+            ' .hm-small table { font-size: 0.75rem; } .hm-small :is(th, td) { padding: 0.15rem 0.3rem; min-width: 0; }'
+            ' .hm table:focus-visible { outline: 2px solid currentColor; outline-offset: 2px; }'
+            ' .hm-key { font-size: 0.8rem; margin: 0.25rem 0 0; }'
+            ' .hm-ramp { display: inline-block; width: 6rem; height: 0.7rem; vertical-align: middle; margin: 0 0.3rem;'
+            f' background: linear-gradient(to right, {", ".join(VIRIDIS)}); }}</style>')
 
 # A table that scrolls sideways must be reachable by the keyboard (WCAG 2.1.1; axe-core's
 # scrollable-region-focusable), as st.table's own scroll box is: while a Markdown table is wider than
 # its box it takes part in Tab order and is named for a screen reader. Markdown cannot carry
-# tabindex (and the app never sends raw HTML), so this fixed script marks the tables; one observer
+# tabindex (nor does a heatmap's table carry it), so this fixed script marks the tables; one observer
 # per browser tab, re-checking once per frame after Streamlit changes the page or the window resizes.
 SCROLL_TABLES_JS = r"""
 const LABEL = "表（横にスクロールできます）";
@@ -87,7 +108,7 @@ export default function () {
   let queued = false;
   const mark = () => {
     queued = false;
-    for (const t of document.querySelectorAll('[data-testid="stMarkdownContainer"] table')) {
+    for (const t of document.querySelectorAll('[data-testid="stMarkdownContainer"] table, .hm table')) {
       const scrolls = t.scrollWidth > t.clientWidth + 1;
       if (scrolls && t.tabIndex !== 0) { t.tabIndex = 0; t.setAttribute("aria-label", LABEL); }
       if (!scrolls && t.hasAttribute("tabindex")) { t.removeAttribute("tabindex"); t.removeAttribute("aria-label"); }
@@ -121,62 +142,86 @@ def page_style() -> None:
 # ---------------------------------------------------------------------------
 # heatmap
 # ---------------------------------------------------------------------------
-def heatmap_frame(matrix, row_labels, col_labels, digits: int = 3) -> pd.DataFrame:
-    """Long-form data of a heatmap: one row per cell; value is NaN where the matrix is −∞."""
+def _rgb(colour: str) -> tuple[int, int, int]:
+    return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
+
+
+def viridis(f: float) -> str:
+    """The viridis colour at ``f`` in [0, 1] (clipped), as #rrggbb."""
+    x = min(max(float(f), 0.0), 1.0) * (len(VIRIDIS) - 1)
+    i = min(int(x), len(VIRIDIS) - 2)
+    a, b = _rgb(VIRIDIS[i]), _rgb(VIRIDIS[i + 1])
+    return "#" + "".join(f"{round(p + (q - p) * (x - i)):02x}" for p, q in zip(a, b))
+
+
+def luminance(colour: str) -> float:
+    """WCAG 2 relative luminance of #rrggbb."""
+    def lin(c: int) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = map(lin, _rgb(colour))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def ink(background: str) -> str:
+    """Black or white text, whichever contrasts more with ``background``: on any colour that is
+    at least 4.58 : 1 (WCAG AA asks 4.5 : 1)."""
+    lum = luminance(background)
+    return "#000000" if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else "#ffffff"
+
+
+def colour_domain(m: np.ndarray) -> tuple[float, float]:
+    """The values the colours span: the finite cells' min and max; a constant matrix (uniform
+    weights) gets a range around its value, so that its cells still have a colour."""
+    finite = m[np.isfinite(m)]
+    lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    if hi <= lo:
+        lo, hi = (min(lo, 0.0), max(hi, 0.0)) if lo != 0 else (0.0, 1.0)
+    return lo, hi
+
+
+def heatmap_html(matrix, row_labels, col_labels, *, digits: int = 3,
+                 x_title: str = "キー（見られる側）", y_title: str = "クエリ（見る側）",
+                 title: str | None = None, small: bool = False) -> str:
+    """The heatmap as an HTML table: each cell coloured by its value (viridis over the finite
+    cells' range, grey where the matrix is −∞) and its value written in it, in black or white,
+    whichever reads better on that colour. Row and column labels are table headers (a screen
+    reader names each cell by them), ``x_title`` spans the columns, ``y_title`` heads the row
+    labels, and a key under the table maps the colours to values. ``small``: for heatmaps side
+    by side in st.columns.
+
+    A table, not a Vega chart: a page of heatmaps no longer loads Vega at all, and a new matrix
+    (a cell edit, a slider step) is new text, not a new Vega view. Every label is escaped."""
     m = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
     rows, cols = unique_labels(row_labels), unique_labels(col_labels)
-    records = []
-    for i, r in enumerate(rows):
-        for j, c in enumerate(cols):
-            v = m[i, j]
-            records.append({"row": r, "col": c, "value": v if np.isfinite(v) else np.nan,
-                            "text": format_number(v, digits)})
-    return pd.DataFrame.from_records(records)
-
-
-def heatmap_chart(matrix, row_labels, col_labels, *, digits: int = 3,
-                  x_title: str = "キー（見られる側）", y_title: str = "クエリ（見る側）",
-                  title: str | None = None, width: int | None = None, height: int | None = None) -> dict:
-    """The heatmap as a Vega-Lite dict: viridis cells (grey where the matrix is −∞) with their
-    values as text, dark on light cells and light on dark ones. ``width`` × ``height``: the
-    cells' area (default: square cells of 36–60 px, so that 6 columns still fit a phone).
-
-    A plain dict, not Altair: building and validating the Altair chart took ≈ 30 ms, paid again
-    for every new matrix (each cell edit on ①, each slider step that changes weights)."""
-    df = heatmap_frame(matrix, row_labels, col_labels, digits)
-    rows, cols = list(dict.fromkeys(df["row"])), list(dict.fromkeys(df["col"]))
-    finite = df["value"].dropna()
-    lo, hi = (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 1.0)
-    if hi <= lo:  # a constant matrix (uniform weights): a domain around it; a zero-width one is invalid
-        lo, hi = (min(lo, 0.0), max(hi, 0.0)) if lo != 0 else (0.0, 1.0)
-    mid = (lo + hi) / 2
-    axes = {"x": {"field": "col", "type": "nominal", "sort": cols, "title": x_title,
-                  "axis": {"labelAngle": 0, "orient": "top"}},
-            "y": {"field": "row", "type": "nominal", "sort": rows, "title": y_title}}
-    # viridis: readable in light and dark themes and for colour-blind readers; −∞ cells grey
-    rect = {"mark": {"type": "rect", "stroke": "#888", "strokeWidth": 0.5}, "encoding": {
-        **axes,
-        "color": {"condition": {"test": "isValid(datum.value)", "field": "value", "type": "quantitative",
-                                "scale": {"scheme": "viridis", "domain": [lo, hi]},
-                                # below the cells, not beside them: the width goes to the cells on a phone
-                                "legend": {"title": "値", "orient": "bottom", "direction": "horizontal",
-                                           "gradientLength": 160}},
-                  "value": "#9e9e9e"},
-        "tooltip": [{"field": "row", "type": "nominal", "title": y_title},
-                    {"field": "col", "type": "nominal", "title": x_title},
-                    {"field": "text", "type": "nominal", "title": "値"}]}}
-    text = {"mark": {"type": "text", "fontSize": 14, "fontWeight": "bold"}, "encoding": {
-        **axes,
-        "text": {"field": "text", "type": "nominal"},
-        "color": {"condition": {"test": f"isValid(datum.value) && datum.value > {mid!r}", "value": "#111"},
-                  "value": "#fff"}}}
+    lo, hi = colour_domain(m)
+    esc = html.escape
+    out = [f'<figure class="hm{" hm-small" if small else ""}">']
     if title:
-        rect["title"] = text["title"] = _title_lines(title)
-    # a 390 px phone leaves ~358 px; the query axis (title + labels) takes ~90: 6 columns still fit
-    size = max(36, min(60, 264 // max(len(cols), 1)))
-    # autosize "pad": Streamlit would otherwise squeeze axes + legend INTO width×height (cells ~30 px)
-    return {"data": {"name": "cells"}, "datasets": {"cells": df}, "layer": [rect, text],
-            "width": width or size * len(cols), "height": height or size * len(rows), "autosize": {"type": "pad"}}
+        out.append(f"<figcaption>{esc(title)}</figcaption>")
+    out.append("<table><thead>")
+    if x_title:
+        out.append(f'<tr><td></td><th scope="colgroup" colspan="{len(cols)}">{esc(x_title)} →</th></tr>')
+    out.append(f'<tr><th scope="col">{esc(y_title) + " ↓" if y_title else CORNER}</th>')
+    out += [f'<th scope="col">{esc(c)}</th>' for c in cols]
+    out.append("</tr></thead><tbody>")
+    for i, r in enumerate(rows):
+        out.append(f'<tr><th scope="row">{esc(r)}</th>')
+        for j in range(len(cols)):
+            v = m[i, j]
+            bg = viridis((v - lo) / (hi - lo)) if np.isfinite(v) else MASKED
+            out.append(f'<td style="background:{bg};color:{ink(bg)}">{esc(format_number(v, digits))}</td>')
+        out.append("</tr>")
+    masked = "、灰色は −∞（隠した位置）" if (m == -np.inf).any() else ""
+    out.append(f'</tbody></table><p class="hm-key">色：{esc(format_number(lo, digits))} '
+               f'<span class="hm-ramp"></span> {esc(format_number(hi, digits))}{masked}</p></figure>')
+    return "".join(out)
+
+
+def heatmap(matrix, row_labels, col_labels, **kwargs) -> None:
+    """Draw heatmap_html(matrix, row_labels, col_labels, **kwargs) (st.html: sanitised by the
+    browser's DOMPurify, which keeps the cells' inline colours)."""
+    st.html(heatmap_html(matrix, [str(r) for r in row_labels], [str(c) for c in col_labels], **kwargs))
 
 
 def _title_lines(title: str, max_width: float = 22.0) -> str | list[str]:
@@ -209,11 +254,6 @@ except ImportError:  # pragma: no cover - another Streamlit version: no caching,
 _SPECS = Memo(maxsize=1024, max_bytes=32 << 20, weigh=lambda spec: 2048 + sum(
     len(d) if isinstance(d, bytes) else int(d.memory_usage(deep=True).sum()) if isinstance(d, pd.DataFrame) else 0
     for d in spec.get("datasets", {}).values()))
-
-
-def heatmap(matrix, row_labels, col_labels, **kwargs) -> None:
-    cached_chart(heatmap_chart, np.asarray(matrix, dtype=np.float64), [str(r) for r in row_labels],
-                 [str(c) for c in col_labels], **kwargs)
 
 
 # ---------------------------------------------------------------------------
