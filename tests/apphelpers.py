@@ -301,15 +301,13 @@ def assert_heatmap_is(at, index, weights, rows, cols, digits: int = 3):
     """The index-th heatmap shows ``weights``: each cell's value written as the app rounds it and
     its colour where the exact value lies between the matrix's smallest and largest."""
     from ui.validate import format_number
-    from ui.widgets import MASKED, viridis
+    from ui.widgets import MASKED, colour_domain, viridis
     h = heatmaps(at)[index]
     w = np.atleast_2d(np.asarray(weights, dtype=np.float64))
     assert (h.rows, h.cols) == (list(rows), list(cols))
     assert h.texts == [[format_number(v, digits) for v in r] for r in w]
-    finite = w[np.isfinite(w)]
-    lo, hi = finite.min(), finite.max()
-    if hi > lo:
-        assert h.colours == [[viridis((v - lo) / (hi - lo)) if np.isfinite(v) else MASKED for v in r] for r in w]
+    lo, hi = colour_domain(w)
+    assert h.colours == [[viridis((v - lo) / (hi - lo)) if np.isfinite(v) else MASKED for v in r] for r in w]
 
 
 def assert_cell_error(at):

@@ -20,6 +20,7 @@ import re
 import pytest
 
 from ui.nav import PAGES
+from ui import widgets
 
 pytestmark = pytest.mark.browser
 
@@ -98,10 +99,9 @@ def axe_violations(page: Page) -> list[dict]:
 
 
 def luminance(rgb: str) -> float:
-    """Relative luminance (WCAG: 0 black … 1 white) of a CSS colour "rgb(r, g, b)"."""
-    r, g, b = (int(v) / 255 for v in re.findall(r"\d+", rgb)[:3])
-    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
-    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    """Relative luminance (WCAG: 0 black … 1 white) of a CSS colour "rgb(r, g, b)" (the app's
+    own formula, ui.widgets.luminance, which picks the heatmaps' text colour)."""
+    return widgets.luminance("#" + "".join(f"{int(v):02x}" for v in re.findall(r"\d+", rgb)[:3]))
 
 
 def background_luminance(page: Page) -> float:

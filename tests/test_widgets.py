@@ -180,7 +180,7 @@ def test_showing_a_kept_chart_or_table_leaves_it_intact():
 def test_a_heatmap_is_a_table_of_its_values_coloured_by_them(matrix, kwargs):
     from apphelpers import parse_heatmap
     from ui.validate import format_number
-    from ui.widgets import MASKED, colour_domain, heatmap_html, viridis
+    from ui.widgets import MASKED, colour_domain, heatmap_html, ink, viridis
 
     rows, cols = [f"r{i}" for i in range(matrix.shape[0])], [f"c{j}" for j in range(matrix.shape[1])]
     text = heatmap_html(matrix, rows, cols, **kwargs)
@@ -192,6 +192,7 @@ def test_a_heatmap_is_a_table_of_its_values_coloured_by_them(matrix, kwargs):
     assert h.texts == [[format_number(v, digits) for v in r] for r in matrix]
     lo, hi = colour_domain(matrix)
     assert h.colours == [[viridis((v - lo) / (hi - lo)) if np.isfinite(v) else MASKED for v in r] for r in matrix]
+    assert h.inks == [[ink(bg) for bg in r] for r in h.colours]      # each value in the text colour its cell needs
     assert h.key.split("、")[0].split() == [f"色：{format_number(lo, digits)}", format_number(hi, digits)]
     assert ("灰色は −∞" in h.key) == bool(np.isneginf(matrix).any())
     assert ('class="hm hm-small"' in text) == kwargs.get("small", False)
@@ -216,7 +217,7 @@ def test_every_cell_value_reads_at_wcag_aa_contrast_on_its_colour(f):
 
 
 def test_a_heatmap_escapes_its_labels_and_titles():
-    """Labels can come from a learner's sentence (⑦-3, ⑧): they are text, never markup."""
+    """Labels are tokens (⑦-3, ⑧ and ⑨ show the tokens of a sentence): text, never markup."""
     from apphelpers import parse_heatmap
     from ui.widgets import heatmap_html
 
