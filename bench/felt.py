@@ -87,25 +87,32 @@ SETTLED_JS = """(needQuiz) => {
 }"""
 
 
-# The try-it sliders that still round-trip (③'s and ⑦-4's temperature answer in the browser), each
-# a fragment: (page key, the slider's label, a JS reading what a step changes). A step goes right,
-# then left, so the slider stays near its default.
+# The try-it sliders other than ③'s and ⑦-4's temperature (those are drawn by Vega in their chart,
+# timed above): Streamlit sliders in a fragment, a round trip per step, and the sliders answered in
+# the browser by ui.stepper. A step goes right, then left, so the slider stays near its default.
 TABLE_AFTER_JS = """(label) => { const s = [...document.querySelectorAll('[data-testid="stSlider"]')]
   .find(e => e.innerText.includes(label)); if (!s) return null;
   const t = [...document.querySelectorAll('[data-testid="stMarkdownContainer"] table')]
   .find(t => s.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING); return t ? t.innerText : null; }"""
 CAPTION_JS = """(text) => { const c = [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
   .find(e => e.innerText.includes(text)); return c ? c.innerText : null; }"""
-TRY_SLIDERS = (
-    ("seq2seq", "再帰の変換の大きさ a", METRIC_JS, "30 段さかのぼった勾配の長さ"),
-    ("multihead", "配分の割合 t", TABLE_AFTER_JS, "配分の割合 t"),
-    ("mask", "文の本当の長さ", TABLE_AFTER_JS, "文の本当の長さ"),
-    ("position", "位置 pos", TABLE_AFTER_JS, "位置 pos"),
-    ("position", "位置のずれ", TABLE_AFTER_JS, "位置のずれ"),
-    ("block", "中間の次元 d_ff", CAPTION_JS, "バイアスを含めて"),
-    ("output", "top-k の k", CAPTION_JS, "残った候補の元の確率の合計"),
-    ("cost", "ブロックの大きさ", METRIC_JS, "計算したブロック / 飛ばしたブロック"),
-    ("pretrain", "生成するトークン数", TABLE_AFTER_JS, "生成するトークン数"),
+# a ui.stepper (a native range input over the tables the page computed for each of its positions):
+# a step is done when the panel shown has changed
+STEPPER_JS = """(label) => { const s = [...document.querySelectorAll('.stp')]
+  .find(e => e.querySelector('label').innerText.includes(label)); if (!s) return null;
+  const p = [...s.querySelectorAll('.stp-panel')].find(e => !e.hidden); return p ? p.innerText : null; }"""
+STREAMLIT_SLIDER = '[data-testid="stSlider"]:has-text("{}") input[type="range"]'
+STEPPER_SLIDER = '.stp:has-text("{}") input[type="range"]'
+TRY_SLIDERS = (       # (page key, the slider's label, its range input, a JS reading what a step changes, its arg)
+    ("seq2seq", "再帰の変換の大きさ a", STREAMLIT_SLIDER, METRIC_JS, "30 段さかのぼった勾配の長さ"),
+    ("multihead", "配分の割合 t", STEPPER_SLIDER, STEPPER_JS, "配分の割合 t"),
+    ("mask", "文の本当の長さ", STREAMLIT_SLIDER, TABLE_AFTER_JS, "文の本当の長さ"),
+    ("position", "位置 pos", STREAMLIT_SLIDER, TABLE_AFTER_JS, "位置 pos"),
+    ("position", "位置のずれ", STEPPER_SLIDER, STEPPER_JS, "位置のずれ"),
+    ("block", "中間の次元 d_ff", STREAMLIT_SLIDER, CAPTION_JS, "バイアスを含めて"),
+    ("output", "top-k の k", STREAMLIT_SLIDER, CAPTION_JS, "残った候補の元の確率の合計"),
+    ("cost", "ブロックの大きさ", STREAMLIT_SLIDER, METRIC_JS, "計算したブロック / 飛ばしたブロック"),
+    ("pretrain", "生成するトークン数", STEPPER_SLIDER, STEPPER_JS, "生成するトークン数"),
 )
 
 
@@ -331,9 +338,9 @@ def run(cfg: Config) -> list[Row]:
             _switch(phonepage, naive.label)
         cfg.log("  felt: try-it sliders …")
         tries: dict[tuple[str, str], tuple[list[float], list[float]]] = {}
-        for key, label, read_js, arg in TRY_SLIDERS:
+        for key, label, slider, read_js, arg in TRY_SLIDERS:
             ctx, tpage, _ = _open(browser, app.base + PAGE_BY_KEY[key].url, True)
-            thumb = f'[data-testid="stSlider"]:has-text("{label}") input[type="range"]'
+            thumb = slider.format(label)
             mine, floors = tries.setdefault((key, label), ([], []))
             for i in range(try_reps):
                 floors.append(floor.sample())

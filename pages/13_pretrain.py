@@ -308,21 +308,24 @@ try_nsp()
 st.subheader("小さなデコーダで生成する")
 
 
+GEN_LENGTHS = range(1, 11)          # the slider's numbers of generated tokens
+
+
+@st.cache_data(show_spinner=False, max_entries=len(pt.GPT_VOCAB))
+def generation_panels(start: int) -> list[list[dict]]:
+    """The greedy generation from ``start`` at every length of the slider (answered in the browser)."""
+    return [[ui.table_block(gpt_frame(pt.gpt_greedy([start], n)), hide_index=True)] for n in GEN_LENGTHS]
+
+
 @st.fragment
 def try_generate() -> None:
-    """The tiny decoder's generation as a fragment: the start word or the length reruns this part
-    only."""
-    c1, c2 = st.columns(2)
-    with c1:
-        start = st.selectbox("書き出しの語", list(range(len(pt.GPT_VOCAB))), format_func=lambda i: pt.GPT_VOCAB[i],
-                             key="pretrain_gpt_start", persist_state="session")
-    with c2:
-        n_gen = st.slider("生成するトークン数", 1, 10, 4, key="pretrain_gpt_steps", persist_state="session")
-    gen = ui.compute("pretrain_gpt", pt.gpt_greedy, [int(start)], int(n_gen))
-    if gen is not None:
-        ui.cached_table(gpt_frame, gen, hide_index=True)
-        st.caption("どのステップも、読んだ列の最後の位置のスコアだけから次の 1 語を決めています。"
-                   "「。」のあとは表が「。」を返すので、同じ語がくり返されます（本物のモデルは文の終わりの記号で止めます）。")
+    """The tiny decoder's generation as a fragment: a new start word reruns this part only (the
+    length is answered in the browser)."""
+    start = st.selectbox("書き出しの語", list(range(len(pt.GPT_VOCAB))), format_func=lambda i: pt.GPT_VOCAB[i],
+                         key="pretrain_gpt_start", persist_state="session")
+    ui.stepper("生成するトークン数", GEN_LENGTHS, generation_panels(int(start)), value=4, key="pretrain_gpt_steps")
+    st.caption("どのステップも、読んだ列の最後の位置のスコアだけから次の 1 語を決めています。"
+               "「。」のあとは表が「。」を返すので、同じ語がくり返されます（本物のモデルは文の終わりの記号で止めます）。")
 
 
 try_generate()

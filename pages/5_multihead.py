@@ -196,20 +196,25 @@ ui.section("try")
 st.subheader("1 つのヘッドに 2 つの仕事をさせると")
 
 
-@st.fragment
-def try_blend() -> None:
-    """The blend slider as a fragment: a step reruns this table only, not the page."""
-    t = st.slider("ヘッド 2（直前の語の係）の配分の割合 t", 0.0, 1.0, 0.5, 0.05, key="mh_blend",
-                  persist_state="session")
-    blended = tutor.multihead.blend_weights(ex.head1.weights, ex.head2_weights, t)
-    blend_frame = ui.matrix_frame(blended, TOKENS, TOKENS)
-    blend_frame["行の合計"] = [format_number(v, 3) for v in tutor.row_sums(blended)]
-    ui.show_table(blend_frame)
-    st.caption("(1 − t)·(照応係の重み) + t·(直前の語の係の重み)。t を動かしても行の合計は 1 のまま。"
-               "片方の関係を強めれば、もう片方は必ず弱まります。")
+BLEND_SHARES = [round(0.05 * i, 2) for i in range(21)]     # the slider's t: 0, 0.05, …, 1
 
 
-try_blend()
+@st.cache_data(show_spinner=False, max_entries=1)
+def blend_panels() -> list[list[dict]]:
+    """The blended weights and their row sums at every t of the slider (answered in the browser)."""
+    panels = []
+    for t in BLEND_SHARES:
+        blended = tutor.multihead.blend_weights(ex.head1.weights, ex.head2_weights, t)
+        frame = ui.matrix_frame(blended, TOKENS, TOKENS)
+        frame["行の合計"] = [format_number(v, 3) for v in tutor.row_sums(blended)]
+        panels.append([ui.table_block(frame)])
+    return panels
+
+
+ui.stepper("ヘッド 2（直前の語の係）の配分の割合 t", BLEND_SHARES, blend_panels(), value=0.5, key="mh_blend",
+           text=lambda t: format_number(t, 2))
+st.caption("(1 − t)·(照応係の重み) + t·(直前の語の係の重み)。t を動かしても行の合計は 1 のまま。"
+           "片方の関係を強めれば、もう片方は必ず弱まります。")
 
 
 st.subheader("自分でヘッドを組む")

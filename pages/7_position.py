@@ -191,17 +191,19 @@ try_permutation()
 st.subheader("RoPE のずれを変えてみる")
 
 
-@st.fragment
-def try_rope() -> None:
-    """The RoPE offset as a fragment: the slider reruns this table only."""
-    offset = st.slider("位置のずれ（クエリの位置 − キーの位置）", -5, 10, 2, key="pos_rope_offset", persist_state="session")
-    rows_try = ui.compute("pos_rope", tutor.position.rope_shift_table, Q_DEMO, K_DEMO, offset, range(5, 30, 6))
-    if rows_try is not None:
-        ui.cached_table(rope_frame, rows_try, hide_index=True)
-        st.caption("RoPE の列はすべて同じ値、足し算の列は行ごとに違う値になっているはずです。")
+ROPE_OFFSETS = range(-5, 11)        # the slider's offsets (query position − key position)
 
 
-try_rope()
+@st.cache_data(show_spinner=False, max_entries=1)
+def rope_panels() -> list[list[dict]]:
+    """The RoPE and additive-PE scores at every offset of the slider (answered in the browser)."""
+    return [[ui.table_block(rope_frame(tutor.position.rope_shift_table(Q_DEMO, K_DEMO, offset, range(5, 30, 6))),
+                            hide_index=True)] for offset in ROPE_OFFSETS]
+
+
+ui.stepper("位置のずれ（クエリの位置 − キーの位置）", ROPE_OFFSETS, rope_panels(), value=2, key="pos_rope_offset",
+           text=lambda d: format_number(d, 0))
+st.caption("RoPE の列はすべて同じ値、足し算の列は行ごとに違う値になっているはずです。")
 
 
 st.subheader("学習前の位置ベクトルを引き直す")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -95,11 +96,54 @@ def table_frame(el) -> pd.DataFrame | None:
     lines = str(el.value).split("\n")
     if len(lines) < 2 or not re.fullmatch(r"\|(:?-+:?\|)+", lines[1]):
         return None
-    head, rows = _cells(lines[0]), [_cells(line) for line in lines[2:]]
+    return _frame(_cells(lines[0]), [_cells(line) for line in lines[2:]], lines[1].startswith("|" + LABELS_ALIGN + "|"))
+
+
+def _frame(head: list[str], rows: list[list[str]], labelled: bool) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=head)
-    if lines[1].startswith("|" + LABELS_ALIGN + "|"):
-        frame = frame.set_index(head[0])
-    return frame
+    return frame.set_index(head[0]) if labelled else frame
+
+
+@dataclass
+class Stepper:
+    """A slider answered in the browser (ui.stepper) as the browser gets it: its label, the
+    options' texts, the one it starts at, and what it shows at each option (tables as frames,
+    as table_frame reads them, and lines of text)."""
+    key: str
+    label: str
+    options: list[str]
+    value: int
+    panels: list[list[pd.DataFrame | str]]
+
+    def at(self, option: str) -> list[pd.DataFrame | str]:
+        return self.panels[self.options.index(option)]
+
+    def tables(self, option: str) -> list[pd.DataFrame]:
+        return [b for b in self.at(option) if isinstance(b, pd.DataFrame)]
+
+
+def _stepper(el) -> Stepper | None:
+    proto = getattr(el, "proto", None)
+    if getattr(proto, "component_name", "") != "attention_tutor_stepper":
+        return None
+    d = json.loads(proto.json)
+
+    def blocks(panel):
+        out = []
+        for b in panel:
+            out += [b[k] for k in ("caption",) if k in b]
+            if "table" in b:
+                t = b["table"]
+                out.append(_frame(t["head"], t["rows"], t["align"][0] == LABELS_ALIGN))
+            out += [b[k] for k in ("text",) if k in b]
+        return out
+
+    return Stepper(d["key"], d["label"], d["options"], d["value"], [blocks(p) for p in d["panels"]])
+
+
+def steppers(at: AppTest) -> dict[str, Stepper]:
+    """Every ui.stepper on the page, by its key."""
+    return {s.key: s for s in map(_stepper, at.get("bidi_component")) if s is not None}
 
 
 def tables(at: AppTest) -> list[pd.DataFrame]:
@@ -120,6 +164,7 @@ def page_text(at: AppTest) -> str:
                 parts.append(str(el.label))
     for df in at.dataframe:
         parts.append(df.value.to_string())
+    parts += [element_text(el) for el in at.get("bidi_component") if _stepper(el) is not None]
     return "\n".join(parts)
 
 
@@ -166,6 +211,11 @@ def element_text(el) -> str:
         h = parse_heatmap(body)
         return "\n".join([h.title, h.x_title, " ".join([h.y_title, *h.cols]),
                           *(" ".join([r, *t]) for r, t in zip(h.rows, h.texts)), h.key])
+    stepper = _stepper(el)
+    if stepper is not None:        # what it shows before the learner moves it
+        shown = stepper.panels[stepper.value]
+        return "\n".join([f"{stepper.label} {stepper.options[stepper.value]}",
+                          *(b.to_string() if isinstance(b, pd.DataFrame) else b for b in shown)])
     if getattr(el, "type", "") == "dataframe":
         value = el.value
         value = value if isinstance(value, pd.DataFrame) else getattr(value, "data", value)

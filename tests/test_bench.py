@@ -82,12 +82,17 @@ def test_floor_apps_draw_their_one_result(script, title):
 def test_every_try_it_slider_the_felt_section_times_is_on_its_page():
     """`felt` steps each round-tripping try-it slider by its label and reads what the step changes
     (a metric, the table after it, a caption): a renamed slider or result would stall the run."""
-    from bench.felt import CAPTION_JS, METRIC_JS, TRY_SLIDERS
-    from apphelpers import open_page, tables
+    from bench.felt import CAPTION_JS, METRIC_JS, STEPPER_JS, STEPPER_SLIDER, TRY_SLIDERS
+    from apphelpers import open_page, steppers, tables
     from ui.nav import PAGE_BY_KEY
 
-    for key, label, read_js, arg in TRY_SLIDERS:
+    for key, label, slider, read_js, arg in TRY_SLIDERS:
         at = open_page(PAGE_BY_KEY[key].path)
+        if slider == STEPPER_SLIDER:       # answered in the browser: its label, and a table at each position
+            assert read_js == STEPPER_JS and label in arg
+            (found,) = [s for s in steppers(at).values() if label in s.label]
+            assert all(any(not isinstance(b, str) for b in p) for p in found.panels), (key, label)
+            continue
         sliders = [s.label for s in [*at.slider, *at.select_slider]]
         assert any(label in s for s in sliders), (key, label, sliders)
         if read_js == METRIC_JS:

@@ -117,6 +117,27 @@ def test_answer_without_a_choice_asks_for_one(browser):
         assert not card.locator('input[type="radio"]').first.is_disabled()
 
 
+def _frames_sent(page) -> list:
+    """The websocket frames the page sends (filled as it sends them)."""
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    return sent
+
+
+def _press_without_a_round_trip(page, sent, thumb, key, presses, done_js, arg) -> None:
+    """Press ``key`` ``presses`` times on ``thumb`` until ``done_js(arg)`` holds, and check that the
+    steps sent nothing to the server (``sent``: _frames_sent, which saw the page's own messages)."""
+    page.wait_for_timeout(500)
+    assert sent, "the page's websocket was not observed"     # the page's own messages on load
+    sent.clear()
+    thumb.focus()
+    for _ in range(presses):
+        page.keyboard.press(key)
+    page.wait_for_function(done_js, arg=arg, timeout=20_000)
+    page.wait_for_timeout(500)
+    assert sent == [], f"a slider step talked to the server: {len(sent)} frames"
+
+
 READOUT_JS = """(head) => { const t = [...document.querySelectorAll('svg text')]
   .find(e => e.textContent.includes(head)); return t ? t.textContent : null; }"""
 # a slider drawn by Vega inside its chart: (page, the slider's label, the readout's fixed text, the
@@ -137,8 +158,7 @@ def test_a_slider_drawn_in_its_chart_answers_in_the_browser_without_a_round_trip
     the readout and the bars in the browser, sends nothing to the server and touches nothing outside
     the chart."""
     with new_page(browser, "felt-slider") as page:
-        sent = []
-        page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+        sent = _frames_sent(page)
         page.goto(base + url, wait_until="domcontentloaded")
         wait_until_rendered(page)
         page.wait_for_function(f"(h) => ({READOUT_JS})(h) !== null", arg=head, timeout=20_000)
@@ -148,17 +168,55 @@ def test_a_slider_drawn_in_its_chart_answers_in_the_browser_without_a_round_trip
         _watch(page, *outside)
         thumb = page.locator('.vega-bindings input[type="range"]').first
         assert thumb.evaluate("(el, label) => el.closest('label').innerText.includes(label)", label)
-        page.wait_for_timeout(500)
-        assert sent, "the page's websocket was not observed"     # the page's own messages on load
-        sent.clear()
-        thumb.focus()
-        for _ in range(presses):
-            page.keyboard.press(key)
-        page.wait_for_function(f"([h, a]) => a.every(t => ({READOUT_JS})(h).includes(t))", arg=[head, after],
-                               timeout=20_000)
-        page.wait_for_timeout(500)
-        assert sent == [], f"a slider step talked to the server: {len(sent)} frames"
+        _press_without_a_round_trip(page, sent, thumb, key, presses,
+                                    f"([h, a]) => a.every(t => ({READOUT_JS})(h).includes(t))", [head, after])
         _untouched(page, *outside)
+
+
+STEPPER_PANEL_JS = """(label) => { const s = [...document.querySelectorAll('.stp')]
+  .find(e => e.querySelector('label').innerText.includes(label)); if (!s) return null;
+  const p = [...s.querySelectorAll('.stp-panel')].filter(e => !e.hidden);
+  return {value: s.querySelector('output').innerText, panel: p.map(e => e.innerText).join('|'), panels: p.length,
+          rows: p.length ? p[0].querySelectorAll('tbody tr').length : 0}; }"""
+# a slider answered in the browser by ui.stepper: (page, its label, the key pressed and how often,
+# before and after: the value shown, a row of its table (cells joined by tabs), the table's rows)
+STEPPERS = {
+    "multihead-t": ("/multihead", "配分の割合 t", "ArrowRight", 10,               # t: 0.50 → 1.00
+                    ("0.50", "猫\t0.786\t0.107\t0.107\t1.000", 3), ("1.00", "猫\t0.900\t0.050\t0.050\t1.000", 3)),
+    "pretrain-n": ("/pretrain", "生成するトークン数", "ArrowLeft", 3,              # 4 tokens → 1
+                   ("4", "4\t<bos> 猫 は 魚\tを\t0.832", 4), ("1", "1\t<bos>\t猫\t0.901", 1)),
+}
+
+
+@pytest.mark.parametrize(("url", "label", "key", "presses", "before", "after"), STEPPERS.values(), ids=STEPPERS)
+def test_a_slider_over_tables_answers_in_the_browser_and_keeps_its_place_in_the_tab(browser, base, url, label, key,
+                                                                                 presses, before, after):
+    """ui.stepper: the page computed the table at every position; a step (keyboard) shows another
+    one, sends nothing to the server and touches nothing outside it. The position is still there
+    after a reload of the tab (sessionStorage), and the range input is named by its label."""
+    with new_page(browser, "felt-stepper") as page:
+        sent = _frames_sent(page)
+        page.goto(base + url, wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        page.wait_for_function(f"(l) => ({STEPPER_PANEL_JS})(l) !== null", arg=label, timeout=20_000)
+        shown = page.evaluate(STEPPER_PANEL_JS, label)
+        assert (shown["value"], shown["panels"], shown["rows"]) == (before[0], 1, before[2]), shown
+        assert before[1] in shown["panel"], shown
+        outside = (TABLE, ""), QUIZ_HEADER
+        _watch(page, *outside)
+        thumb = page.locator(".stp").filter(has_text=label).locator('input[type="range"]')
+        assert page.get_by_label(label).first.evaluate("(el) => el.type") == "range"
+        _press_without_a_round_trip(page, sent, thumb, key, presses,
+                                    f"([l, v]) => ({STEPPER_PANEL_JS})(l).value === v", [label, after[0]])
+        shown = page.evaluate(STEPPER_PANEL_JS, label)
+        assert (shown["panels"], shown["rows"]) == (1, after[2]) and after[1] in shown["panel"], shown
+        assert thumb.get_attribute("aria-valuetext") == after[0]
+        _untouched(page, *outside)
+        page.reload(wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        page.wait_for_function(f"(l) => ({STEPPER_PANEL_JS})(l) !== null", arg=label, timeout=20_000)
+        kept = page.evaluate(STEPPER_PANEL_JS, label)
+        assert kept["value"] == after[0] and after[1] in kept["panel"], kept
 
 
 @pytest.fixture(scope="module")
@@ -192,8 +250,7 @@ FRAGMENT_SLIDERS = {
     "block-d_ff": ("/block", "中間の次元 d_ff", _caption("バイアスを含めて"), ((".katex-display", ""), QUIZ_HEADER)),
     "cost-block": ("/cost", "ブロックの大きさ", f"() => ({METRIC_JS})('計算したブロック / 飛ばしたブロック')",
                    ((".katex-display", ""), QUIZ_HEADER)),
-    "pretrain-steps": ("/pretrain", "生成するトークン数", _text_after("生成するトークン数", TABLE),
-                       ((TABLE, ""), QUIZ_HEADER)),
+    "mask-valid": ("/mask", "文の本当の長さ", _text_after("文の本当の長さ", TABLE), ((".katex-display", ""), QUIZ_HEADER)),
 }
 
 

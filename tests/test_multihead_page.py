@@ -6,8 +6,8 @@ import tutor
 from tutor import textbook as tb
 from ui.validate import format_number
 
-from apphelpers import (assert_heatmap_is, frame_after, heatmap_numbers, lesson_text, open_page, page_text, tables,
-                        heatmaps as all_heatmaps)
+from apphelpers import (assert_heatmap_is, frame_after, heatmap_numbers, lesson_text, numbers, open_page, page_text,
+                        steppers, tables, heatmaps as all_heatmaps)
 
 
 MH = "pages/5_multihead.py"
@@ -55,13 +55,23 @@ def test_multihead_why_one_head_numbers(mh):
     assert "0.401" in text and "0.80" in text
 
 
-def test_blend_slider_changes_table(mh):
-    before = dataframe_texts(mh)
-    mh.slider(key="mh_blend").set_value(1.0).run()
-    after = dataframe_texts(mh)
-    assert before != after
+def test_blend_slider_holds_the_blend_at_every_t_for_the_browser(mh):
+    """The slider is answered in the browser (ui.stepper): the page hands it the blended weights
+    at each of its 21 values of t, computed by the engine; it starts at t = 0.50."""
+    blend = steppers(mh)["mh_blend"]
+    shares = [0.05 * i for i in range(21)]
+    assert blend.options == [format_number(t, 2) for t in shares]
+    assert blend.options[blend.value] == "0.50"
+    head1 = tutor.multihead.textbook_two_heads().head1.weights
+    tokens = list(tb.TOKENS)
+    for option, t in zip(blend.options, shares):
+        (frame,) = blend.tables(option)
+        expected = tutor.multihead.blend_weights(head1, tb.HEAD2_WEIGHTS, t)
+        np.testing.assert_allclose(numbers(frame[tokens]), expected, atol=5e-4)
+        assert list(frame["行の合計"]) == ["1.000"] * 3
     # t = 1 is exactly head 2's pattern; the row 猫 of head 2 is (0.90, 0.05, 0.05)
-    assert any("0.900" in t and "0.050" in t for t in after)
+    assert list(blend.tables("1.00")[0].loc["猫", tokens]) == ["0.900", "0.050", "0.050"]
+    assert blend.tables("0.00")[0].loc["それ", "魚"] == format_number(head1[2, 1], 3)
 
 
 def test_number_of_heads_changes_heatmaps(mh):

@@ -6,7 +6,7 @@ import tutor
 from tutor import textbook as tb
 from ui.validate import format_number
 
-from apphelpers import chart_data, check_quiz, lesson_text, metric_part, open_page, page_text
+from apphelpers import chart_data, check_quiz, lesson_text, metric_part, open_page, page_text, steppers
 
 
 POSITION = "pages/7_position.py"
@@ -55,10 +55,18 @@ def test_position_permutation_and_rope_widgets():
     assert not at.exception
     assert metric_part(at, "魚・猫・それ：差の最大値（PE なし）") == "0.000"
     assert float(metric_part(at, "魚・猫・それ：差の最大値（PE あり）")) > 0.01
-    at.slider(key="pos_rope_offset").set_value(3).run()
-    assert not at.exception
-    rope = tutor.position.rope_score([1, 0, 1, 0], [1, 0, 1, 0], 8, 5)
-    assert f"{rope:.4f}" in page_text(at)
+    # the RoPE offset is answered in the browser (ui.stepper): a table for every offset −5 … 10
+    shift = steppers(at)["pos_rope_offset"]
+    assert shift.options == [format_number(d, 0) for d in range(-5, 11)]
+    assert shift.options[shift.value] == "2"
+    for offset in range(-5, 11):
+        (frame,) = shift.tables(format_number(offset, 0))
+        expected = tutor.position.rope_shift_table(tb.ROPE_Q, tb.ROPE_K, offset, range(5, 30, 6))
+        assert list(frame["RoPE のスコア"]) == [format_number(r.rope, 4) for r in expected]
+        assert list(frame["PE を足した場合のスコア"]) == [format_number(r.additive, 4) for r in expected]
+        assert len(set(frame["RoPE のスコア"])) == 1          # RoPE sees the offset only
+    (at3,) = shift.tables("3")
+    assert at3["RoPE のスコア"][0] == format_number(tutor.position.rope_score(tb.ROPE_Q, tb.ROPE_K, 8, 5), 4)
     # learned position vectors: reproducible from the seed
     at.number_input(key="pos_seed").set_value(5).run()
     table = tutor.position.learned_position_table(4, 4, np.random.default_rng(5))

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 import quizzes
-from apphelpers import answer_card, assert_heatmap_is, chart_data, heatmaps, open_page, page_text
+from apphelpers import answer_card, assert_heatmap_is, chart_data, heatmaps, open_page, page_text, steppers
 from tutor import pretrain as pt
+from ui.validate import format_number
 
 PAGE = "pages/13_pretrain.py"
 
@@ -99,10 +100,17 @@ def test_editing_inputs_changes_the_numbers():
     want = pt.mlm_draw(["[CLS]", "犬", "は", "骨", "を", "拾った", "[SEP]"], np.random.default_rng(2))
     assert chart_with(at, "モデルが見る入力")[1]["モデルが見る入力"].tolist() == list(want.masked)
     at.selectbox(key="pretrain_gpt_start").set_value(3).run()
-    at.slider(key="pretrain_gpt_steps").set_value(3).run()
-    gen = pt.gpt_greedy([3], 3)
-    assert [pt.GPT_VOCAB[s.chosen] for s in gen] == ["を", "食べた", "。"]
-    assert "魚 を 食べた" in page_text(at)
+    # the length is answered in the browser (ui.stepper): the generation at every length 1 … 10
+    gen_steps = steppers(at)["pretrain_gpt_steps"]
+    assert gen_steps.options == [str(n) for n in range(1, 11)] and gen_steps.options[gen_steps.value] == "4"
+    for n in range(1, 11):
+        (frame,) = gen_steps.tables(str(n))
+        gen = pt.gpt_greedy([3], n)
+        assert list(frame["最も確率の高い次の語"]) == [pt.GPT_VOCAB[s.chosen] for s in gen]
+        assert list(frame["その確率"]) == [format_number(s.probs[s.chosen], 3) for s in gen]
+    (three,) = gen_steps.tables("3")
+    assert list(three["最も確率の高い次の語"]) == ["を", "食べた", "。"]
+    assert list(three["読んだ列"])[-1] == "魚 を 食べた"
     at.number_input(key="pretrain_nsp_seed").set_value(5).run()
     pair = pt.nsp_pair(len(pt.NSP_CORPUS), 0, np.random.default_rng(5))
     assert f"u = {pair.coin:.3f}" in page_text(at)

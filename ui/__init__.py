@@ -17,6 +17,7 @@ from . import clock, figures, handcalc, state, widgets
 from .figures import small_heatmap
 from .nav import LEARNING_KEYS, PAGE_BY_KEY, PAGES, available_pages, next_page, sidebar
 from .quiz import feedback, question_card, quiz_section
+from .stepper import stepper, table_block
 from .handcalc import rounding_toggle
 from . import profile  # noqa: E402  (ui.profile.profile_section: あなたのつまずき)
 from .widgets import (cached_chart, cached_table, compute, heatmap, heatmap_html, lazy_expander,
@@ -28,7 +29,7 @@ __all__ = [
     "next_page", "quiz_section", "question_card", "feedback", "compute", "cached_chart", "cached_table",
     "heatmap", "heatmap_html", "lazy_expander", "matrix_editor", "matrix_frame", "number_input",
     "set_matrix", "show_matrix", "show_table", "unique_labels", "weight_editors",
-    "state", "clock", "handcalc", "rounding_toggle", "profile", "figures", "small_heatmap",
+    "state", "clock", "handcalc", "rounding_toggle", "profile", "figures", "small_heatmap", "stepper", "table_block",
 ]
 
 # The rhythm of every learning page: ねらい → 解説 → 手計算 → 可視化 → 試してみよう → 確認クイズ

@@ -108,7 +108,7 @@ export default function () {
   let queued = false;
   const mark = () => {
     queued = false;
-    for (const t of document.querySelectorAll('[data-testid="stMarkdownContainer"] table, .hm table')) {
+    for (const t of document.querySelectorAll('[data-testid="stMarkdownContainer"] table, .hm table, .stp table')) {
       const scrolls = t.scrollWidth > t.clientWidth + 1;
       if (scrolls && t.tabIndex !== 0) { t.tabIndex = 0; t.setAttribute("aria-label", LABEL); }
       if (!scrolls && t.hasAttribute("tabindex")) { t.removeAttribute("tabindex"); t.removeAttribute("aria-label"); }
@@ -327,10 +327,11 @@ def _numeric(cell: str) -> bool:
     return bool(_NUMBER.match(cell)) and not _SHAPE.fullmatch(cell)
 
 
-def table_markdown(data, *, hide_index: bool | None = None) -> str:
-    """``data`` (a DataFrame or what pd.DataFrame accepts) as a Markdown table, every cell made
-    inert (``plain``: a label may be the learner's text). ``hide_index``: None hides a plain
-    RangeIndex; shown row labels get a header (CORNER) if they have none."""
+def table_cells(data, *, hide_index: bool | None = None) -> tuple[list[str], list[str], list[list[str]]]:
+    """``data`` (a DataFrame or what pd.DataFrame accepts) as the header, the alignment of each
+    column (LABELS_ALIGN for the row labels, NUMBER_ALIGN, TEXT_ALIGN) and the rows, all text.
+    ``hide_index``: None hides a plain RangeIndex; shown row labels get a header (CORNER) if they
+    have none."""
     frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
     if hide_index is None:
         hide_index = isinstance(frame.index, pd.RangeIndex)
@@ -341,11 +342,18 @@ def table_markdown(data, *, hide_index: bool | None = None) -> str:
         columns = [[str(v) for v in frame.index]] + columns
         head = [CORNER if frame.index.name in (None, "") else str(frame.index.name)] + head
         align = [LABELS_ALIGN] + align
+    return head, align, [list(r) for r in zip(*columns)]
+
+
+def table_markdown(data, *, hide_index: bool | None = None) -> str:
+    """``data`` as a Markdown table (table_cells), every cell made inert (``plain``: a label may be
+    the learner's text)."""
+    head, align, rows = table_cells(data, hide_index=hide_index)
 
     def row(cells) -> str:
         return "| " + " | ".join(plain(c) or " " for c in cells) + " |"
 
-    return "\n".join([row(head), "|" + "|".join(align) + "|"] + [row(r) for r in zip(*columns)])
+    return "\n".join([row(head), "|" + "|".join(align) + "|"] + [row(r) for r in rows])
 
 
 def cached_table(build: Callable[..., pd.DataFrame], *args, **kwargs) -> None:
