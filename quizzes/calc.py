@@ -36,7 +36,6 @@ __all__ = [
     "tex_vec",
     "ln_tex",
     "blank",
-    "blank_diff",
     "two_slips",
     "redraw",
     "mc",
@@ -173,12 +172,6 @@ def ln_tex(coef: int, m: int) -> str:
 def blank(a: str, b: str, c: str) -> str:
     """The combined choice of a (ア)(イ)(ウ) item."""
     return f"（ア）{a}　（イ）{b}　（ウ）{c}"
-
-
-def blank_diff(right, wrong) -> str:
-    """Every blank of a (ア)(イ)(ウ) choice that differs from the answer, named with its value:
-    '（イ）が 0.09、（ウ）が 2.845' (right, wrong: the three texts of each choice)."""
-    return "、".join(f"{label}が {w}" for label, r, w in zip(("（ア）", "（イ）", "（ウ）"), right, wrong) if r != w)
 
 
 _LABELS = ("（ア）", "（イ）", "（ウ）", "（エ）")

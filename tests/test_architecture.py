@@ -9,7 +9,9 @@
   ``st.navigation``;
 - tutor/ takes randomness only from a passed ``np.random.Generator``: no ``random`` module,
   no NumPy global-state functions (``np.random.seed``, ``np.random.rand``/``randn``/
-  ``randint``/…), no OS-entropy ``default_rng()``.
+  ``randint``/…), no OS-entropy ``default_rng()``;
+- no tutor/ module is over 600 lines, except those named in OVER_THE_LINE_LIMIT (each with a
+  ceiling and a reason).
 
 Parsing (not grepping) means a docstring that says "no st.navigation" is fine, while
 ``import numpy.random as npr; npr.seed(0)`` is still caught. Each checker is first shown to
@@ -533,6 +535,23 @@ def test_tutor_init_names_what_it_exports():
             assert any(getattr(getattr(tutor, m), name, None) is obj for m in ("core", "position", "block")), name
 
 
-def test_no_engine_module_is_over_600_lines():
-    long = {_rel(p): n for p in TUTOR_FILES if (n := len(p.read_text(encoding="utf-8").splitlines())) > 620}
-    assert long == {}
+MAX_ENGINE_LINES = 600
+# The engine modules allowed past MAX_ENGINE_LINES: path → (ceiling, why). A new module over the
+# limit fails; so does an allowed one that grows past its ceiling or drops back under the limit.
+OVER_THE_LINE_LIMIT: dict[str, tuple[int, str]] = {
+    "tutor/block.py": (620, "one page key ⑦-2 = one module: norms, activations, FFN, residual blocks "
+                            "and their parameter counts sit together"),
+}
+
+
+def _line_count(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines())
+
+
+def test_no_engine_module_is_over_600_lines_but_the_named_allowances():
+    long = {_rel(p): n for p in TUTOR_FILES if (n := _line_count(p)) > MAX_ENGINE_LINES}
+    assert sorted(long) == sorted(OVER_THE_LINE_LIMIT), (
+        f"tutor/ modules over {MAX_ENGINE_LINES} lines: {long}; split the module, or name it in "
+        "OVER_THE_LINE_LIMIT with a ceiling and a reason (and drop an allowance no longer needed)")
+    for rel, (ceiling, why) in OVER_THE_LINE_LIMIT.items():
+        assert why.strip() and long[rel] <= ceiling, f"{rel}: {long[rel]} lines, allowed {ceiling}"

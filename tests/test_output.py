@@ -425,7 +425,7 @@ def test_temperature_table_figures():
 
 
 def test_temperature_table_rows_are_one_softmax_per_temperature_bit_for_bit(z, temps):
-    """The stacked softmax gives every row exactly what probabilities(z, T) gives alone."""
+    """Each row is exactly z / T and probabilities(z, T) for its own T, in the order given; z is untouched."""
     z_before = z.copy()
     rows = tutor.output.temperature_table(z, temps)
     assert [r.temperature for r in rows] == [float(t) for t in temps]

@@ -205,11 +205,6 @@ def prob_text(p: float) -> str:
     return format_tiny(p, 5, below=1e-4)
 
 
-def prob_tex(p: float) -> str:
-    """prob_text for st.latex: 0.99995, 4.5\\times 10^{-5}."""
-    return format_tiny(p, 5, below=1e-4, tex=True)
-
-
 def show_elements(elems) -> None:
     """st.latex for each tutor.handcalc.ElementStep (no expander)."""
     if tex := stack([element_latex(elem) for elem in elems]):
