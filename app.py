@@ -99,6 +99,9 @@ saved = progress["settings"]["exam_date"]
 st.date_input("試験日", value=date.fromisoformat(saved) if saved else None, min_value=min(today, date.fromisoformat(saved)) if saved else today,
               max_value=today + timedelta(days=730), key="home_exam_date", on_change=_set_exam_date,
               format="YYYY/MM/DD", help="空にすると、試験日なしの計画（今日の復習と次のページ）に戻ります。")
+# Streamlit's date field keeps a typed date until the field loses focus or its calendar closes
+# (Enter does nothing there, Streamlit 1.67): say how to confirm it
+st.caption("入力した日付は、欄の外をクリックするか Esc キーを押すと保存されます。")
 
 # ---------------------------------------------------------------------------
 st.header("あなたの進み具合", divider="gray")

@@ -30,6 +30,8 @@ CONFIRM = "exam__confirm"  # the "really submit?" step is open
 # state changes (all in callbacks or at the top of a run; the page only draws)
 # ---------------------------------------------------------------------------
 def start_exam() -> None:
+    if st.session_state.get(EXAM):
+        return  # a stale second click: the paper just started stays
     try:
         state = ex.new_exam(int(st.session_state.get("exam_len", ex.LENGTHS[0])),
                             int(st.session_state.get("exam_pace", ex.DEFAULT_PACE_S)),
@@ -44,9 +46,21 @@ def start_exam() -> None:
     st.session_state[CONFIRM] = False
 
 
-def finish(auto: bool) -> None:
+def running(run: str | None) -> dict | None:
+    """The exam in progress if it is paper ``run`` (None: whichever is running), else None.
+
+    A widget's event can arrive after its paper was submitted (the confirm click and a click
+    on a pill or an answer queued behind it, or the ticking clock submitting at the deadline):
+    its callback then finds no exam, or another paper, and must do nothing."""
     state = st.session_state.get(EXAM)
-    if not state:
+    if not state or (run is not None and state.get("run") != run):
+        return None
+    return state
+
+
+def finish(auto: bool, run: str | None = None) -> None:
+    state = running(run)
+    if state is None:
         return
     record = ex.submit(state, time.time(), auto)
     ui.state.record_finished_exam(record["result"], ex.local_time(record["started_at"], ui.clock.zone()),
@@ -56,34 +70,40 @@ def finish(auto: bool) -> None:
     st.session_state[CONFIRM] = False
 
 
-def go(i: int) -> None:
-    state = ex.go_to(st.session_state[EXAM], i)
+def go(run: str, i: int) -> None:
+    if (state := running(run)) is None:
+        return
+    state = ex.go_to(state, i)
     st.session_state[EXAM] = state
-    st.session_state[f"exam_{state['run']}_nav"] = state["cur"]
+    st.session_state[f"exam_{run}_nav"] = state["cur"]
     st.session_state[CONFIRM] = False
 
 
-def on_nav() -> None:
-    state = st.session_state[EXAM]
-    value = st.session_state.get(f"exam_{state['run']}_nav")
+def on_nav(run: str) -> None:
+    if (state := running(run)) is None:
+        return
+    value = st.session_state.get(f"exam_{run}_nav")
     if value is not None:
         st.session_state[EXAM] = ex.go_to(state, int(value))
         st.session_state[CONFIRM] = False
 
 
-def on_answer(i: int) -> None:
-    state = st.session_state[EXAM]
-    value = st.session_state.get(f"exam_{state['run']}_q{i}")
+def on_answer(run: str, i: int) -> None:
+    if (state := running(run)) is None:
+        return
+    value = st.session_state.get(f"exam_{run}_q{i}")
     st.session_state[EXAM] = ex.answer(state, i, None if value is None else int(value), time.time())
 
 
-def on_flag(i: int) -> None:
-    state = st.session_state[EXAM]
-    st.session_state[EXAM] = ex.set_flag(state, i, bool(st.session_state.get(f"exam_{state['run']}_flag{i}")))
+def on_flag(run: str, i: int) -> None:
+    if (state := running(run)) is None:
+        return
+    st.session_state[EXAM] = ex.set_flag(state, i, bool(st.session_state.get(f"exam_{run}_flag{i}")))
 
 
-def set_confirm(value: bool) -> None:
-    st.session_state[CONFIRM] = value
+def set_confirm(run: str, value: bool) -> None:
+    if running(run) is not None:
+        st.session_state[CONFIRM] = value
 
 
 def reset() -> None:
@@ -154,7 +174,7 @@ def question_screen(state: dict) -> None:
     if nav_k not in st.session_state:
         st.session_state[nav_k] = i
     st.pills("問題へ移動", list(range(n)), key=nav_k, format_func=mark, required=True,
-             on_change=on_nav, label_visibility="collapsed")
+             on_change=on_nav, args=(run,), label_visibility="collapsed")
 
     q = questions[i]
     with st.container(border=True):
@@ -164,25 +184,25 @@ def question_screen(state: dict) -> None:
         st.markdown(q.stem)
         st.radio("選択肢", options=range(4), index=answers[i], key=f"exam_{run}_q{i}",
                  format_func=lambda c: f"{'ABCD'[c]}. {q.choices[c]}", label_visibility="collapsed",
-                 on_change=on_answer, args=(i,))
+                 on_change=on_answer, args=(run, i))
         st.checkbox("チェック（あとで見直す）", value=i in flags, key=f"exam_{run}_flag{i}",
-                    on_change=on_flag, args=(i,))
+                    on_change=on_flag, args=(run, i))
 
     row = st.container(horizontal=True)  # stays one row on a phone (columns would stack)
-    row.button("前へ", key="exam_prev", icon=":material/arrow_back:", on_click=go, args=(i - 1,), disabled=i == 0)
-    row.button("次へ", key="exam_next", icon=":material/arrow_forward:", on_click=go, args=(i + 1,),
+    row.button("前へ", key="exam_prev", icon=":material/arrow_back:", on_click=go, args=(run, i - 1), disabled=i == 0)
+    row.button("次へ", key="exam_next", icon=":material/arrow_forward:", on_click=go, args=(run, i + 1),
                disabled=i == n - 1)
     nf = ex.next_flagged(state)
     row.button("次のチェックへ", key="exam_next_flag", icon=":material/flag:", on_click=go,
-               args=(nf if nf is not None else i,), disabled=nf is None)
+               args=(run, nf if nf is not None else i), disabled=nf is None)
 
     st.divider()
     if not st.session_state.get(CONFIRM):
-        st.button("提出する", key="exam_submit", type="primary", on_click=set_confirm, args=(True,))
+        st.button("提出する", key="exam_submit", type="primary", on_click=set_confirm, args=(run, True))
         return
     lines = ["提出すると採点され、答えは変えられなくなります。"]
     if status["unanswered"]:
-        lines.append("未回答：" + "、".join(f"問{j + 1}" for j in status["unanswered"]) + "（未回答は不正解として数え、復習の予定に入ります）")
+        lines.append("未回答：" + "、".join(f"問{j + 1}" for j in status["unanswered"]) + "（未回答は不正解として数えます。復習の予定には入りません）")
     if status["flagged"]:
         lines.append("チェックした問題：" + "、".join(f"問{j + 1}" for j in status["flagged"]))
     st.warning("  \n".join(lines), icon=":material/assignment:")
@@ -190,10 +210,10 @@ def question_screen(state: dict) -> None:
         st.caption("チェックした問題に戻る：")
         goto = st.container(horizontal=True)
         for j in status["flagged"]:
-            goto.button(f"問{j + 1} ★", key=f"exam_goto_{j}", on_click=go, args=(j,))
+            goto.button(f"問{j + 1} ★", key=f"exam_goto_{j}", on_click=go, args=(run, j))
     done = st.container(horizontal=True)
-    done.button("提出を確定する", key="exam_confirm", type="primary", on_click=finish, args=(False,))
-    done.button("問題に戻る", key="exam_cancel", on_click=set_confirm, args=(False,))
+    done.button("提出を確定する", key="exam_confirm", type="primary", on_click=finish, args=(False, run))
+    done.button("問題に戻る", key="exam_cancel", on_click=set_confirm, args=(run, False))
 
 
 def result_screen(res: dict) -> None:
@@ -214,8 +234,9 @@ def result_screen(res: dict) -> None:
     if info is not None and info.exists:
         st.caption("いちばん弱かったトピックを学び直す：")
         st.page_link(info.path, label=info.label, icon=":material/menu_book:")
-    if result["wrong"] or result["unanswered"]:
-        st.caption(ex.review_note(result))
+    if note := ex.review_note(result):
+        st.caption(note)
+    if result["wrong"]:
         st.page_link(ui.PAGE_BY_KEY["review"].path, label="復習と進捗へ", icon=":material/replay:")
     ui.profile.exam_misconceptions(res)
 

@@ -31,7 +31,6 @@ from datetime import datetime, tzinfo
 from quizzes.core import GENERATOR_INFO, TOPICS, Question, QuizError, from_id
 
 from .progress import MAX_EXAMS_KEPT, apply_answers
-from .review import schedule_wrong
 
 LENGTHS = (10, 20, 40)
 DEFAULT_PACE_S = 40          # seconds per question (about 145 questions in 100 minutes)
@@ -417,9 +416,15 @@ def validate_state(obj, now: float | None = None) -> dict:
 
 
 def review_note(result: dict) -> str:
-    """What the result page says about the questions that went into the review schedule."""
-    parts = [f"{label} {n} 問" for label, n in (("間違えた", result["wrong"]), ("未回答の", result["unanswered"])) if n]
-    return "と".join(parts) + "は復習の予定に入りました。" if parts else ""
+    """What the result page says about the review schedule: the wrong answers went in, the
+    unanswered questions did not (see :func:`record_exam`). "" when everything was right."""
+    wrong, unanswered = result["wrong"], result["unanswered"]
+    parts = []
+    if wrong:
+        parts.append(f"間違えた {wrong} 問は復習の予定に入りました。")
+    if unanswered:
+        parts.append(f"未回答の {unanswered} 問は復習の予定に入れていません（解説は下の振り返りで読めます）。")
+    return "".join(parts)
 
 
 def topic_rows(result: dict) -> list[dict]:
@@ -454,15 +459,13 @@ def record_exam(progress: dict, result: dict, started_at: datetime, finished_at:
                 pace_s: int) -> dict:
     """Progress after a finished exam: each answered question recorded as an attempt
     (source "exam", wrong ones into the review schedule) and the result in the history.
-    Unanswered questions are scored wrong and go into the review schedule like wrong answers
-    (a learner who ran out of time sees them again), but are not recorded as attempts: no
-    choice was made, so they do not count in a page's answer statistics."""
+    Unanswered questions are scored wrong (in the result and the history) but go neither
+    into the review schedule nor into the attempts: no choice was made, so there is no
+    mistake to review, and an abandoned or cut-short paper does not flood the review queue
+    with questions never read."""
     answered = [(it["qid"], it["topic"], it["correct"], it["choice"])
                 for it in result["items"] if it["choice"] is not None]
     out = apply_answers(progress, answered, "exam", finished_at)  # a new record (sharing what it keeps)
-    for it in result["items"]:
-        if it["choice"] is None:
-            out["review"] = schedule_wrong(out["review"], it["qid"], it["topic"], finished_at)
     out["exams"] = (out["exams"] + [history_record(result, started_at, finished_at, pace_s)])[-MAX_EXAMS_KEPT:]
     return out
 

@@ -8,6 +8,7 @@ import json
 import math
 import re
 from collections import Counter
+from datetime import datetime, timedelta
 
 import pytest
 from hypothesis import given, settings
@@ -15,6 +16,8 @@ from hypothesis import strategies as st
 
 import quizzes
 from practice import exam as ex
+from practice.progress import new_progress
+from practice.store import validate_progress
 from quizzes import knowledge
 from quizzes.core import GENERATOR_INFO, Draft, QuizError, generator, register
 
@@ -413,3 +416,34 @@ def test_advanced_knowledge_is_left_out_unless_asked(fakes):
         assert len(ids) == 1 and ids[0].startswith("zz.qkv.adv#")
         s = started(10, advanced=True)
         assert len(s["qids"]) == 1 and math.isclose(ex.deadline(s), NOW + 40)
+
+
+# ---------------------------------------------------------------------------
+# recording a finished exam: wrong answers are scheduled for review, unanswered ones are not
+# ---------------------------------------------------------------------------
+def test_record_exam_schedules_the_wrong_answers_but_not_the_unanswered(fakes):
+    s = started(10, 40)
+    qs = ex.questions(s)
+    s = ex.answer(ex.answer(s, 0, qs[0].answer, NOW + 3), 1, (qs[1].answer + 1) % 4, NOW + 4)
+    r = ex.submit(s, NOW + 60)["result"]
+    t0 = datetime(2026, 12, 1, 16)
+    p0 = new_progress()
+    p = ex.record_exam(p0, r, t0, t0 + timedelta(minutes=1), 40)
+    assert p0 == new_progress()
+    assert list(p["review"]) == [qs[1].id]                  # the wrong answer only, not the 8 unanswered
+    assert [(a["qid"], a["correct"]) for a in p["attempts"]] == [(qs[0].id, True), (qs[1].id, False)]
+    assert [(e["score"], e["total"]) for e in p["exams"]] == [(1, 10)]   # unanswered still count as wrong
+    assert (r["wrong"], r["unanswered"]) == (1, 8)
+    validate_progress(p)
+    assert ex.review_note(r) == ("間違えた 1 問は復習の予定に入りました。"
+                                 "未回答の 8 問は復習の予定に入れていません（解説は下の振り返りで読めます）。")
+
+
+def test_an_abandoned_paper_adds_no_review_card(fakes):
+    s = started(40, 40)
+    r = ex.submit(s, NOW + 5)["result"]
+    t0 = datetime(2026, 12, 1, 16)
+    p = ex.record_exam(new_progress(), r, t0, t0 + timedelta(seconds=5), 40)
+    assert p["review"] == {} and p["attempts"] == []
+    assert [(e["score"], e["total"]) for e in p["exams"]] == [(0, 40)]
+    assert ex.review_note(r) == "未回答の 40 問は復習の予定に入れていません（解説は下の振り返りで読めます）。"

@@ -437,13 +437,14 @@ def test_history_record_and_record_exam():
     assert p0 == new_progress()
     assert [(a["qid"], a["correct"], a["source"]) for a in p["attempts"]] == [(qs[0].id, True, "exam"),
                                                                              (qs[1].id, False, "exam")]
-    # the wrong answer and the three unanswered questions are due today; only answers are attempts
-    assert sorted(p["review"]) == sorted(q.id for q in qs[1:])
+    # only the wrong answer is due today: the three unanswered questions are neither cards nor attempts
+    assert sorted(p["review"]) == [qs[1].id]
     assert {v["state"] for v in p["review"].values()} == {1}
     assert {rv.due_date(v) for v in p["review"].values()} == {D0}
     assert p["exams"] == [ex.history_record(r, T0, T0 + timedelta(seconds=95), 40)]
     store.validate_progress(p)
-    assert ex.review_note(r) == "間違えた 1 問と未回答の 3 問は復習の予定に入りました。"
+    assert ex.review_note(r) == ("間違えた 1 問は復習の予定に入りました。"
+                                 "未回答の 3 問は復習の予定に入れていません（解説は下の振り返りで読めます）。")
     assert ex.review_note(ex.score_exam(qs, {i: q.answer for i, q in enumerate(qs)})) == ""
     assert ex.history_rows(p["exams"]) == [{"回": 1, "日時": "2026-03-01 09:01", "正答率": 20.0, "得点": "1/5",
                                             "所要時間": "1:35"}]
