@@ -27,6 +27,7 @@ record both started from), so an answer given in either tab is never dropped.
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from datetime import date, datetime, tzinfo
 
 from . import review as _review
@@ -217,8 +218,6 @@ def _exam_key(e: dict) -> tuple:
 
 def _list_merge(base: list, mine: list, theirs: list, key, limit: int) -> list:
     """theirs + what mine added since base (as multisets), oldest first, the newest ``limit`` kept."""
-    from collections import Counter
-
     added = Counter(map(key, mine)) - Counter(map(key, base))
     out = list(theirs)
     for item in mine:
@@ -228,6 +227,45 @@ def _list_merge(base: list, mine: list, theirs: list, key, limit: int) -> list:
             added[k] -= 1
     out = sorted(out, key=key)  # stable, by time first
     return copy.deepcopy(out[-limit:])
+
+
+def _missing(base: list, theirs: list, key) -> Counter:
+    """What base holds and theirs lacks (as multisets of keys)."""
+    return Counter(map(key, base)) - Counter(map(key, theirs))
+
+
+def _grew_from(base: dict, theirs: dict) -> bool:
+    """Whether theirs holds every visit, attempt and exam of base, but those the limits dropped
+    (older than all theirs keeps, when it keeps the most it can)."""
+    if not set(base["visited"]) <= set(theirs["visited"]):
+        return False
+    for name, key, limit in (("attempts", _attempt_key, MAX_ATTEMPTS_KEPT), ("exams", _exam_key, MAX_EXAMS_KEPT)):
+        gone = _missing(base[name], theirs[name], key)
+        if gone and (len(theirs[name]) < limit or max(gone) >= min(map(key, theirs[name]))):
+            return False
+    return True
+
+
+def _is_empty(progress: dict) -> bool:
+    """An empty record: what 「この端末の記録を消す」 leaves (every record a tab writes has a visit)."""
+    return not (progress["attempts"] or progress["exams"] or progress["review"] or progress["visited"])
+
+
+def _common(base: dict, theirs: dict) -> dict:
+    """The part of base that theirs holds too: attempts and exams in both (as multisets), the
+    visits and review cards equal in both; settings and the unfinished exam as in base."""
+    out = dict(base)
+    out["visited"] = {k: v for k, v in base["visited"].items() if k in theirs["visited"]}
+    for name, key in (("attempts", _attempt_key), ("exams", _exam_key)):
+        left = Counter(map(key, theirs[name]))
+        kept = []
+        for item in base[name]:
+            if left[key(item)] > 0:
+                left[key(item)] -= 1
+                kept.append(item)
+        out[name] = kept
+    out["review"] = {qid: card for qid, card in base["review"].items() if theirs["review"].get(qid) == card}
+    return out
 
 
 def _later_review(a: dict, b: dict) -> dict:
@@ -244,8 +282,16 @@ def merge(base: dict, mine: dict, theirs: dict) -> dict:
       changed: the one reviewed last); a card mine removed since base is removed;
     - settings and the unfinished exam: mine's value if mine changed it since base, else theirs'.
     ``merge(base, base, theirs) == theirs``; ``merge(base, mine, base)`` has mine's content.
-    """
 
+    ``base`` is what this tab last wrote, and a browser can lose that write to another tab's
+    (localStorage is not one atomic store across tabs: each tab reads a cached copy). Then
+    theirs did not grow from base: it lacks answers base has. Whatever theirs lacks is then
+    taken as never seen there, not as removed (:func:`_common`), so no answer of either side is
+    dropped. Two things remove on purpose, and stay removed: the attempt limit (the oldest go)
+    and 「この端末の記録を消す」 in the other tab (theirs is then an empty record).
+    """
+    if not _grew_from(base, theirs) and not _is_empty(theirs):
+        base = _common(base, theirs)
     out = new_progress()
     out["attempts"] = _list_merge(base["attempts"], mine["attempts"], theirs["attempts"], _attempt_key,
                                   MAX_ATTEMPTS_KEPT)

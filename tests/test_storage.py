@@ -112,6 +112,63 @@ def test_merge_with_an_unchanged_side_is_the_other_side(base_ops, ops):
             other["visited"], other["review"], other["settings"], other["exams"])
 
 
+NON_EMPTY = st.lists(OPS, max_size=8).map(lambda ops: [("visit", "home")] + ops)   # a tab's write has a visit
+
+
+@settings(max_examples=150)
+@given(st.lists(OPS, max_size=6), NON_EMPTY, st.lists(OPS, max_size=6), NON_EMPTY)
+def test_merge_after_this_tabs_write_was_lost_keeps_every_answer_exactly_once(start_ops, lost_ops, mine_ops,
+                                                                             theirs_ops):
+    """This tab wrote ``base`` (start + lost), but the other tab, reading a stale copy, wrote over
+    it a record grown from ``start``: base is not an ancestor of theirs. Every answer of both
+    sides is in the merge exactly once, and every review card of either side is there."""
+    start = play(new_progress(), start_ops, [T0])
+    base = play(start, lost_ops, [T0 + timedelta(days=1)])            # written, then overwritten
+    mine = play(base, mine_ops, [T0 + timedelta(days=2)])
+    theirs = play(start, theirs_ops, [T0 + timedelta(days=1, seconds=1)])
+    out = merge(base, mine, theirs)
+    validate_progress(out)
+    assert attempts(out) == attempts(mine) | attempts(theirs)         # union: nothing dropped, nothing twice
+    assert set(out["visited"]) == set(mine["visited"]) | set(theirs["visited"])
+    for qid in set(mine["review"]) - set(theirs["review"]):           # a card of mine theirs never saw
+        if mine["review"][qid] != start["review"].get(qid):
+            assert out["review"].get(qid) == mine["review"][qid]
+
+
+@settings(max_examples=100)
+@given(st.lists(st.lists(st.tuples(st.sampled_from("AB"), st.sampled_from(QIDS), st.booleans()), max_size=4),
+                min_size=1, max_size=6), st.lists(st.booleans(), min_size=6, max_size=6))
+def test_two_writers_interleaved_with_lost_writes_keep_every_attempt_exactly_once(rounds, stale):
+    """Two tabs follow ui.state's protocol against one store: answer, then write if the store
+    still holds what this tab last saw or wrote, else merge what is stored (ancestor: this tab's
+    last write) and write that. A stale read (``stale[i]``) lets a tab overwrite the other's
+    write unseen, as Chromium's per-tab copy of localStorage can. At the end each tab merges
+    once more; every answer given in either tab is stored exactly once."""
+    store = {"record": None}
+    tabs = {t: {"progress": record_visit(new_progress(), "home"), "seen": None, "sent": None}
+            for t in "AB"}
+    given_answers = Counter()
+    clock = [T0]
+
+    def write(tab: dict, stale_read: bool) -> None:
+        stored_now = store["record"]
+        if stored_now is not None and stored_now != tab["seen"] and not stale_read:   # another tab wrote
+            ancestor = tab["sent"] or new_progress()
+            tab["progress"] = merge(ancestor, tab["progress"], stored_now)
+        store["record"] = tab["seen"] = tab["sent"] = tab["progress"]
+
+    for i, batch in enumerate(rounds):
+        for who, qid, ok in batch:
+            clock[0] += timedelta(seconds=61)
+            tab = tabs[who]
+            tab["progress"] = apply_answer(tab["progress"], qid, qid.split(".")[1], ok, 0, "page", clock[0])
+            given_answers[json.dumps(tab["progress"]["attempts"][-1], sort_keys=True)] += 1
+            write(tab, stale[i % len(stale)] and who == "B")
+    for who in "AB":                                                   # each tab writes once more
+        write(tabs[who], False)
+    assert attempts(store["record"]) == given_answers
+
+
 def test_merge_after_the_record_was_erased_in_the_other_tab_keeps_only_the_new_answers():
     base = play(new_progress(), [("answer", QIDS[0], False, 1), ("visit", "qkv")], [T0])
     mine = play(base, [("answer", QIDS[1], True, 0)], [T0 + timedelta(days=1)])

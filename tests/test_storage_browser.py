@@ -541,3 +541,68 @@ def test_a_mock_exam_in_progress_survives_a_reload_with_its_answers_and_deadline
         assert after <= before - 2                                           # the clock did not restart
         assert main.locator('[data-testid="stRadio"]').first.locator("input:checked").count() == 1
         assert_healthy(page)
+
+
+# ---------------------------------------------------------------------------
+# never lose an answer: two tabs at once, a tab closed at the verdict on a slow phone
+# ---------------------------------------------------------------------------
+VERDICT = '[class*="st-key-at-verdict-"]'
+
+
+def choose_a(page, card: int) -> None:
+    radio = page.locator('[data-testid="stMain"] [data-testid="stRadio"]').nth(card)
+    expect(radio).to_be_visible(timeout=30_000)
+    radio.scroll_into_view_if_needed()
+    radio.get_by_text("A.", exact=False).first.click()
+    expect(page.get_by_role("button", name="回答する").nth(card)).to_be_enabled(timeout=10_000)
+
+
+def test_two_tabs_pressing_answer_within_milliseconds_keep_every_answer(browser, server):
+    """Both tabs press 回答する in the same instant, round after round (each tab then writes while
+    the other writes): every answer is stored, none twice."""
+    base = server.base
+    with context(browser, "race") as ctx:
+        one, two = ctx.new_page(), ctx.new_page()
+        given = 0
+        for path_one, path_two in (("/naive", "/qkv"), ("/mask", "/formula")):
+            open_url(one, base + path_one)
+            open_url(two, base + path_two)
+            for card in range(3):
+                choose_a(one, card)
+                choose_a(two, card)
+                buttons = [p.get_by_role("button", name="回答する").nth(card) for p in (one, two)]
+                for b in buttons:
+                    b.scroll_into_view_if_needed()
+                buttons[0].click(no_wait_after=True)
+                buttons[1].click(no_wait_after=True)
+                given += 2
+                for p in (one, two):
+                    expect(p.locator(VERDICT).nth(card)).to_be_visible(timeout=30_000)
+                    expect(p.locator(".at-saved").nth(card)).to_be_visible(timeout=30_000)
+        home = ctx.new_page()
+        expect_answers(home, base, given)
+        kept = stored(home)
+        keys = [(a["qid"], a["at"]) for a in kept["attempts"]]
+        assert len(keys) == len(set(keys)) == given
+
+
+def test_a_tab_closed_the_moment_the_verdict_shows_on_a_slow_phone_kept_the_answer(browser, server):
+    """CPU 6× slower (CDP, as Lighthouse emulates a phone), 390 px: the verdict shows only once its
+    answer is stored, so closing the tab at that moment loses nothing (8 times)."""
+    base = server.base
+    rounds = 8
+    with context(browser, "close-at-verdict") as ctx:
+        for i in range(rounds):
+            page = ctx.new_page()
+            page.set_viewport_size({"width": 390, "height": 844})
+            cdp = ctx.new_cdp_session(page)
+            cdp.send("Emulation.setCPUThrottlingRate", {"rate": 6})
+            open_url(page, base + "/naive")
+            choose_a(page, 0)
+            button = page.get_by_role("button", name="回答する").first
+            button.scroll_into_view_if_needed()
+            button.click(no_wait_after=True)
+            expect(page.locator(VERDICT).first).to_be_visible(timeout=60_000)
+            page.close()                                   # the moment the verdict shows
+        home = ctx.new_page()
+        expect_answers(home, base, rounds)

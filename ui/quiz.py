@@ -10,7 +10,7 @@ import quizzes
 from practice.progress import is_mastered
 from quizzes.core import QuizError, Question
 
-from . import state
+from . import state, storage
 
 SEED_SPACE = 1_000_000
 
@@ -106,6 +106,21 @@ def _marks(topic: str) -> bool:
     return is_mastered(state.get_progress(), topic)
 
 
+def _result(question: Question, key: str) -> None:
+    """The verdict of an answered card. Drawn first after the answer, it waits for that answer to
+    be in the browser's storage (ui.storage.saved_marker: 保存しています…, then ✓ 保存しました),
+    so a tab closed the moment the verdict shows has kept the answer."""
+    saved_k = f"{key}__saved"
+    if saved_k not in st.session_state:     # the first draw after the answer: its write is queued now
+        st.session_state[saved_k] = state.last_write()
+    with st.container(key=storage.RESULT_PREFIX + key):
+        if st.session_state[saved_k] is not None:
+            nonce, seq = st.session_state[saved_k]
+            storage.saved_marker(nonce, seq, key=f"{key}_saved")
+        with st.container(key=storage.VERDICT_PREFIX + key):
+            feedback(question, st.session_state[f"{key}__answered"])
+
+
 def question_card(question: Question, key: str, *, number: int | None = None, source: str = "page",
                   link: bool = True) -> None:
     """One question: stem, radio with nothing preselected, an answer button, feedback, a link.
@@ -130,7 +145,7 @@ def question_card(question: Question, key: str, *, number: int | None = None, so
     if st.session_state.pop(f"{key}__empty", False) and not locked:
         st.warning("選択肢を 1 つ選んでから「回答する」を押してください。", icon=":material/touch_app:")
     if answered_k in st.session_state:
-        feedback(question, st.session_state[answered_k])
+        _result(question, key)
     if link:
         st.caption(f"[この問題へのリンク]({question_link(question.id)})　id: `{question.id}`")
 
@@ -139,9 +154,10 @@ def question_card(question: Question, key: str, *, number: int | None = None, so
 def _card_fragment(question: Question, key: str, number: int | None, source: str, link: bool) -> None:
     """question_card as a fragment: an answer reruns this card only, not the page around it
     (its hand calculations, charts and the other cards stay as they are). Such a rerun does not
-    run ui.page(), so the card saves the answer to the browser itself (ui.state.flush)."""
-    question_card(question, key, number=number, source=source, link=link)
+    run ui.page(), so the card saves the answer to the browser itself (ui.state.flush), before
+    it draws the verdict that waits for that write."""
     state.flush(key=f"{key}_store")  # (a component key may not contain "__")
+    question_card(question, key, number=number, source=source, link=link)
 
 
 def quiz_section(topic: str, n: int = 3) -> None:

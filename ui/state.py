@@ -311,6 +311,17 @@ def flush(key: str = storage.TAIL_KEY) -> None:
         storage.mount(_command(s), functools.partial(_on_report, key), key=key)
 
 
+def last_write() -> tuple[str, int] | None:
+    """(session nonce, seq) of the newest write queued for the browser, or None when nothing is
+    saved there (no browser, storage refused, not loaded yet): what a verdict waits for
+    (ui.storage.saved_marker)."""
+    s = _sync_state()
+    if not (s["browser"] and s["ok"] and s["loaded"]):
+        return None
+    seqs = [op["seq"] for op in s["ops"] if op["op"] == "write"]
+    return (s["nonce"], max(seqs)) if seqs else None
+
+
 def clear_device() -> None:
     """「この端末の記録を消す」 (a callback): an empty record here and in this browser's storage."""
     s = _sync_state()

@@ -1,8 +1,8 @@
 """The bridge to the learner's browser storage (localStorage): fixed JavaScript, data only.
 
 One ``st.components.v2`` component, mounted by ``ui.page()`` on every page. Python hands it a
-small command object as ``data`` (never as code); the JavaScript below is this repository's own
-fixed code and never evaluates or renders what it stores. It reports back with
+small command object as ``data`` (never as code); its JavaScript (ui/storage.js) is this
+repository's own fixed code and never evaluates or renders what it stores. It reports back with
 ``setTriggerValue("stored", …)``, which reruns the script (``on_stored_change``). A trigger, not
 a state value: a state value rides along with every later rerun request of the session, so the
 stored record read at the start (up to 1 MB) would travel to the server again with every click.
@@ -11,10 +11,13 @@ stored record read at the start (up to 1 MB) would travel to the server again wi
   storage works at all, and the size of a record kept aside. A report that carries the stored
   text (``read``, ``conflict``) sends a long one gzipped (``gz``: a phone's uplink is slow, and a
   record of weeks compresses ≈ 10×);
-- ``write`` {seq, text or patch, expect}: compare-and-swap. It writes only if the stored text is
-  still the one Python last saw (hash ``expect``) or this tab's own last write; otherwise another
-  tab wrote in between, and it reports ``conflict`` with the stored text (Python merges, writes
-  again).
+- ``write`` {seq, text or patch, expect}: compare-and-swap, under a Web Lock on the record's key
+  (one tab at a time). It writes only if the stored text is still the one Python last saw (hash
+  ``expect``) or this tab's own last write; otherwise another tab wrote in between, and it
+  reports ``conflict`` with the stored text (Python merges, writes again). Chromium keeps a copy
+  of localStorage per tab, so a tab may still read a stale text now and then and write over
+  another tab's answer: the merge (practice.progress.merge) then recovers it, since the record it
+  meets does not hold this tab's last write.
   The write travels once, as a patch of the text the browser holds when there is one
   (:func:`patch`); later commands name it without its text (``ui.state._command``). A browser
   that has not run it, or holds another text than the patch is for, reports ``resend`` and the
@@ -24,6 +27,12 @@ stored record read at the start (up to 1 MB) would travel to the server again wi
 
 A failure (storage disabled, quota) is reported as ``failed``; the app then keeps the progress
 for this tab only.
+
+An answer's verdict waits for its write (:func:`saved_marker`, ui/storage_saved.js): a tab closed
+the moment the verdict shows has stored that answer.
+
+The write travels as a patch and the read as gzip because the benchmark showed both matter for a
+record of weeks: docs/performance.md, "A learner after weeks: the size of the stored record".
 """
 from __future__ import annotations
 
@@ -31,137 +40,16 @@ import base64
 import collections
 import itertools
 import zlib
+from pathlib import Path
 
 import streamlit as st
 
-STORE_KEY = "attention-tutor/progress"          # localStorage keys (the JS below has the same)
+STORE_KEY = "attention-tutor/progress"          # localStorage keys (ui/storage.js has the same)
 ASIDE_KEY = "attention-tutor/progress-unreadable"
 COMPONENT_KEY = "progress_store"                # the mounted instance's session-state key
 TAIL_KEY = "progress_store_tail"                # a second instance for ui.state.flush()
 PACK_UP_TO = 1_000_000                          # the longest stored text the JS sends gzipped (its PACK_UP_TO)
 
-_JS = r"""
-const KEY = "attention-tutor/progress";
-const ASIDE = "attention-tutor/progress-unreadable";
-const PACK_FROM = 2000, PACK_UP_TO = 1000000;   // a stored text this long (characters) is reported gzipped
-
-const CRC = new Uint32Array(256);       // CRC-32 (zlib's) table
-for (let n = 0; n < 256; n++) {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  CRC[n] = c >>> 0;
-}
-
-function fingerprint(text) {           // CRC-32 of the UTF-8 bytes, and their count
-  if (text === null || text === undefined) return "none";
-  const bytes = new TextEncoder().encode(text);
-  let c = 0xffffffff;
-  for (let i = 0; i < bytes.length; i++) c = CRC[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
-  return ((c ^ 0xffffffff) >>> 0).toString(16).padStart(8, "0") + ":" + bytes.length;
-}
-
-async function gzipped(text) {       // gzip of the UTF-8 bytes, as base64
-  const stream = new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"));
-  const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
-  let bin = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
-  return btoa(bin);
-}
-
-function patched(text, hunks) {        // [start, end, piece]: text[start:end] becomes piece, in order
-  const out = [];
-  let at = 0;
-  for (const [start, end, piece] of hunks) { out.push(text.slice(at, start), piece); at = end; }
-  out.push(text.slice(at));
-  return out.join("");
-}
-
-function storage() {
-  try {
-    const s = window.localStorage;
-    const probe = "attention-tutor/probe";
-    s.setItem(probe, "1");
-    s.removeItem(probe);
-    return s;
-  } catch (e) {
-    return null;
-  }
-}
-
-export default function ({ data, setTriggerValue }) {
-  const cmd = data || {};
-  const mem = (window.__attentionTutorStore = window.__attentionTutorStore || { done: {}, own: {} });
-  const s = storage();
-  const asideSize = () => { try { const a = s && s.getItem(ASIDE); return a ? a.length : 0; } catch (e) { return 0; } };
-  const report = (kind, extra) => setTriggerValue("stored", Object.assign(
-    { kind: kind, nonce: cmd.nonce, ok: s !== null, aside: asideSize() }, extra || {}));
-  const reportText = (kind, text, extra) => {   // a long stored text goes gzipped (a phone's uplink is slow)
-    if (text !== null && text.length > PACK_FROM && text.length <= PACK_UP_TO && typeof CompressionStream === "function") {
-      gzipped(text).then((gz) => report(kind, Object.assign({ gz: gz }, extra)),
-                         () => report(kind, Object.assign({ text: text }, extra)));
-    } else {
-      report(kind, Object.assign({ text: text }, extra));
-    }
-  };
-
-  if (cmd.read && mem.done["read:" + cmd.nonce] === undefined) {
-    mem.done["read:" + cmd.nonce] = true;
-    let text = null;
-    try { text = s ? s.getItem(KEY) : null; } catch (e) { text = null; }
-    reportText("read", text);
-    return;
-  }
-  for (const op of cmd.ops || []) {
-    const id = cmd.nonce + ":" + op.seq;
-    if (mem.done[id]) continue;        // each command runs once, even when the page is drawn again
-    if (op.op === "write" && typeof op.text !== "string" && !op.patch) {
-      report("resend", { seq: op.seq });  // named but not run here: its first command never arrived
-      return;
-    }
-    mem.done[id] = true;
-    if (s === null) { report("failed", { seq: op.seq, error: "unavailable" }); return; }
-    try {
-      const cur = s.getItem(KEY);
-      const fp = fingerprint(cur);
-      const own = mem.own[cmd.nonce];
-      const mine = fp === op.expect || (own !== undefined && fp === own.fp);
-      if (op.op === "clear") {
-        s.removeItem(KEY);
-        mem.own[cmd.nonce] = { fp: "none", seq: op.seq };
-      } else if (op.op === "aside") {
-        if (fp === op.expect && cur !== null) {   // (another tab wrote meanwhile: leave its record alone)
-          s.setItem(ASIDE, cur);
-          s.removeItem(KEY);
-          mem.own[cmd.nonce] = { fp: "none", seq: op.seq };
-        }
-      } else if (op.op === "drop_aside") {
-        s.removeItem(ASIDE);
-        report("dropped", { seq: op.seq });
-        return;
-      } else if (op.op === "write") {
-        if (!mine && (op.patch || cur !== op.text)) {   // another tab wrote meanwhile
-          reportText("conflict", cur, { seq: op.seq, own_seq: own === undefined ? null : own.seq });
-          return;
-        }
-        let text = op.text;
-        if (op.patch) {                  // the changes to the text stored now, if it is the one they are for
-          text = fp === op.patch.base ? patched(cur, op.patch.hunks) : null;
-          if (text === null || fingerprint(text) !== op.patch.fp) {
-            delete mem.done[id];
-            report("resend", { seq: op.seq });
-            return;
-          }
-        }
-        s.setItem(KEY, text);
-        mem.own[cmd.nonce] = { fp: op.patch ? op.patch.fp : fingerprint(text), seq: op.seq };
-      }
-    } catch (e) {
-      report("failed", { seq: op.seq, error: String(e && e.name || "error").slice(0, 40) });
-      return;
-    }
-  }
-}
-"""
 
 _DOWNLOAD_HTML = """<div class="at-aside"><button type="button" class="at-dl">読めなかった記録をダウンロード</button></div>"""
 _DOWNLOAD_CSS = """
@@ -170,27 +58,20 @@ _DOWNLOAD_CSS = """
          color: var(--st-text-color, #222); }
 .at-dl:focus-visible { outline: 2px solid var(--st-primary-color, #1f5fa6); outline-offset: 2px; }
 """
-_DOWNLOAD_JS = r"""
-export default function ({ parentElement }) {
-  const button = parentElement.querySelector(".at-dl");
-  button.onclick = () => {
-    let text = "";
-    try { text = window.localStorage.getItem("attention-tutor/progress-unreadable") || ""; } catch (e) { text = ""; }
-    const url = URL.createObjectURL(new Blob([text], { type: "text/plain;charset=utf-8" }));
-    const a = document.createElement("a");
-    a.href = url;
-    a.download = "attention-tutor-unreadable-record.txt";
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 1000);
-  };
-}
-"""
+
+_HERE = Path(__file__).parent
+_JS = (_HERE / "storage.js").read_text(encoding="utf-8")
+_DOWNLOAD_JS = (_HERE / "storage_download.js").read_text(encoding="utf-8")
+_SAVED_JS = (_HERE / "storage_saved.js").read_text(encoding="utf-8")
+_SAVED_HTML = '<p class="at-save at-saving" role="status">保存しています…</p>'
+RESULT_PREFIX, VERDICT_PREFIX = "at-result-", "at-verdict-"   # container keys the marker's CSS pairs
 
 _store = st.components.v2.component("attention_tutor_store", js=_JS)
 _download = st.components.v2.component("attention_tutor_aside_download", html=_DOWNLOAD_HTML,
                                        css=_DOWNLOAD_CSS, js=_DOWNLOAD_JS)
+_saved = st.components.v2.component("attention_tutor_saved", html=_SAVED_HTML,
+                                    css=(_HERE / "storage_saved.css").read_text(encoding="utf-8"),
+                                    js=_SAVED_JS, isolate_styles=False)
 
 
 def fingerprint(text: str | None) -> str:
@@ -291,6 +172,13 @@ def last_report(key: str = COMPONENT_KEY):
         return value.get("stored") if hasattr(value, "get") else getattr(value, "stored", None)
     except Exception:  # noqa: BLE001 - an unexpected shape is treated as no report
         return None
+
+
+def saved_marker(nonce: str, seq: int, key: str) -> None:
+    """保存しています… until the write ``seq`` of session ``nonce`` is in the browser's storage
+    (then ✓ 保存しました, or that it could not be saved). Drawn first in a container keyed
+    RESULT_PREFIX + …, it keeps the verdict beside it (keyed VERDICT_PREFIX + …) hidden till then."""
+    _saved(key=key, data={"nonce": nonce, "seq": seq}, height="content")
 
 
 def download_aside_button() -> None:

@@ -1,0 +1,152 @@
+// ui.storage's bridge to localStorage: fixed code of this repository. It never evaluates or renders
+// what it stores; Python hands it a command object as data (see ui/storage.py for the protocol).
+//
+// One writer at a time: every command that touches the record runs inside a Web Lock on the
+// record's key (navigator.locks, shared by all tabs of this origin), so two tabs' compare-and-swap
+// steps never interleave. A browser without Web Locks runs them as before, unlocked.
+// After each command it marks the session's last done write (mem.stored) and tells the page
+// (the "attention-tutor-stored" event): ui.storage.saved_marker waits for it before a verdict shows.
+const KEY = "attention-tutor/progress";
+const ASIDE = "attention-tutor/progress-unreadable";
+const SIGNAL = "attention-tutor-stored";   // (ui/storage_saved.js listens)
+const PACK_FROM = 2000, PACK_UP_TO = 1000000;   // a stored text this long (characters) is reported gzipped
+
+const CRC = new Uint32Array(256);       // CRC-32 (zlib's) table
+for (let n = 0; n < 256; n++) {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  CRC[n] = c >>> 0;
+}
+
+function fingerprint(text) {           // CRC-32 of the UTF-8 bytes, and their count
+  if (text === null || text === undefined) return "none";
+  const bytes = new TextEncoder().encode(text);
+  let c = 0xffffffff;
+  for (let i = 0; i < bytes.length; i++) c = CRC[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
+  return ((c ^ 0xffffffff) >>> 0).toString(16).padStart(8, "0") + ":" + bytes.length;
+}
+
+async function gzipped(text) {       // gzip of the UTF-8 bytes, as base64
+  const stream = new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"));
+  const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+  let bin = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
+}
+
+function patched(text, hunks) {        // [start, end, piece]: text[start:end] becomes piece, in order
+  const out = [];
+  let at = 0;
+  for (const [start, end, piece] of hunks) { out.push(text.slice(at, start), piece); at = end; }
+  out.push(text.slice(at));
+  return out.join("");
+}
+
+function storage() {
+  try {
+    const s = window.localStorage;
+    const probe = "attention-tutor/probe";
+    s.setItem(probe, "1");
+    s.removeItem(probe);
+    return s;
+  } catch (e) {
+    return null;
+  }
+}
+
+export default function ({ data, setTriggerValue }) {
+  const cmd = data || {};
+  const mem = (window.__attentionTutorStore = window.__attentionTutorStore ||
+                { done: {}, own: {}, stored: {}, failed: {} });
+  const s = storage();
+  const asideSize = () => { try { const a = s && s.getItem(ASIDE); return a ? a.length : 0; } catch (e) { return 0; } };
+  const report = (kind, extra) => setTriggerValue("stored", Object.assign(
+    { kind: kind, nonce: cmd.nonce, ok: s !== null, aside: asideSize() }, extra || {}));
+  const reportText = (kind, text, extra) => {   // a long stored text goes gzipped (a phone's uplink is slow)
+    if (text !== null && text.length > PACK_FROM && text.length <= PACK_UP_TO && typeof CompressionStream === "function") {
+      gzipped(text).then((gz) => report(kind, Object.assign({ gz: gz }, extra)),
+                         () => report(kind, Object.assign({ text: text }, extra)));
+    } else {
+      report(kind, Object.assign({ text: text }, extra));
+    }
+  };
+
+  if (cmd.read && mem.done["read:" + cmd.nonce] === undefined) {
+    mem.done["read:" + cmd.nonce] = true;
+    let text = null;
+    try { text = s ? s.getItem(KEY) : null; } catch (e) { text = null; }
+    reportText("read", text);
+    return;
+  }
+  const ops = (cmd.ops || []).filter((op) => !mem.done[cmd.nonce + ":" + op.seq]);
+  if (ops.length === 0) return;
+  if (navigator.locks && typeof navigator.locks.request === "function") {
+    navigator.locks.request(KEY, () => { run(ops); }).catch(() => run(ops));
+  } else {
+    run(ops);
+  }
+
+  function run(ops) {                  // the commands, in order, until one needs Python again
+    for (const op of ops) {
+      const id = cmd.nonce + ":" + op.seq;
+      if (mem.done[id]) continue;      // each command runs once, even when the page is drawn again
+      if (op.op === "write" && typeof op.text !== "string" && !op.patch) {
+        report("resend", { seq: op.seq });  // named but not run here: its first command never arrived
+        return;
+      }
+      mem.done[id] = true;
+      if (s === null) { failed(op, "unavailable"); return; }
+      try {
+        const cur = s.getItem(KEY);
+        const fp = fingerprint(cur);
+        const own = mem.own[cmd.nonce];
+        const mine = fp === op.expect || (own !== undefined && fp === own.fp);
+        if (op.op === "clear") {
+          s.removeItem(KEY);
+          mem.own[cmd.nonce] = { fp: "none", seq: op.seq };
+        } else if (op.op === "aside") {
+          if (fp === op.expect && cur !== null) {   // (another tab wrote meanwhile: leave its record alone)
+            s.setItem(ASIDE, cur);
+            s.removeItem(KEY);
+            mem.own[cmd.nonce] = { fp: "none", seq: op.seq };
+          }
+        } else if (op.op === "drop_aside") {
+          s.removeItem(ASIDE);
+          report("dropped", { seq: op.seq });
+          return;
+        } else if (op.op === "write") {
+          if (!mine && (op.patch || cur !== op.text)) {   // another tab wrote meanwhile
+            reportText("conflict", cur, { seq: op.seq, own_seq: own === undefined ? null : own.seq });
+            return;
+          }
+          let text = op.text;
+          if (op.patch) {                // the changes to the text stored now, if it is the one they are for
+            text = fp === op.patch.base ? patched(cur, op.patch.hunks) : null;
+            if (text === null || fingerprint(text) !== op.patch.fp) {
+              delete mem.done[id];
+              report("resend", { seq: op.seq });
+              return;
+            }
+          }
+          s.setItem(KEY, text);
+          mem.own[cmd.nonce] = { fp: op.patch ? op.patch.fp : fingerprint(text), seq: op.seq };
+          stored(op.seq);
+        }
+      } catch (e) {
+        failed(op, String(e && e.name || "error").slice(0, 40));
+        return;
+      }
+    }
+  }
+
+  function stored(seq) {               // a write is in storage: a verdict waiting for it may show
+    mem.stored[cmd.nonce] = Math.max(mem.stored[cmd.nonce] || 0, seq);
+    window.dispatchEvent(new CustomEvent(SIGNAL));
+  }
+
+  function failed(op, error) {         // not saved: the verdict shows, and Python says why
+    mem.failed[cmd.nonce] = true;
+    window.dispatchEvent(new CustomEvent(SIGNAL));
+    report("failed", { seq: op.seq, error: error });
+  }
+}
