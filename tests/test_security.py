@@ -1,4 +1,4 @@
-"""Security review, as tests (findings and decisions: notes/SECURITY.md → README "Security").
+"""Security review, as tests (findings and decisions: notes/SECURITY.md → README「セキュリティ」).
 
 1. Markdown/HTML injection. Every text path a learner, a link or a file controls — matrix
    cells (→ cell errors), text inputs (→ engine errors), the quiz id in ``?q=`` (→ warning),

@@ -38,6 +38,7 @@ SECTIONS = {"aim": "ねらい", "explain": "解説", "hand": "手計算", "visua
 
 def page(key: str) -> None:
     """The one shared call at the top of every page (and app.py)."""
+    freeze_imports()   # the process's first page run: what is imported by now lives as long as the server
     info = PAGE_BY_KEY[key]
     st.set_page_config(page_title=f"{info.label} | アテンション・チューター",
                        page_icon=info.icon or ":material/school:", layout="centered",
@@ -105,9 +106,22 @@ def next_link(key: str) -> None:
         st.page_link(nxt.path, label=f"次へ：{nxt.label}", icon=":material/arrow_forward:")
 
 
-# What is loaded by now — Streamlit, NumPy, pandas, Altair, the engine, the question generators —
-# lives as long as the server. Frozen, it is out of the garbage collector's sight: Python's own
-# full collection, which comes every so many clicks, then scans only what the runs create (3 ms
-# instead of ≈ 70 ms on a click that happens to trigger it). The counterpart of
-# runner.postScriptGC = false in .streamlit/config.toml. Once per process: modules import once.
-gc.freeze()
+# What is loaded when a process's first page run reaches ui.page() — Streamlit, NumPy, pandas, Altair,
+# the engine, the question generators and the page's own imports — lives as long as the server.
+# Frozen, it is out of the garbage collector's sight: Python's own full collection, which comes every
+# so many clicks, then scans only what the runs create (3 ms instead of ≈ 70 ms on a click that happens
+# to trigger it). The counterpart of runner.postScriptGC = false in .streamlit/config.toml.
+# Called from page(), not at import and not from app.py: in the classic pages/ mode a deep link
+# (/qkv) on a fresh server runs the page script and never app.py, while every page (app.py too)
+# calls ui.page() first; every rerun runs the page script again, so it acts once per process.
+_FROZEN = False
+
+
+def freeze_imports() -> bool:
+    """gc.freeze() the first time a page run starts in this process; True if it froze now."""
+    global _FROZEN
+    if _FROZEN:
+        return False
+    _FROZEN = True
+    gc.freeze()
+    return True

@@ -75,6 +75,9 @@ VIRIDIS = ("#440154", "#482878", "#3e4989", "#31688e", "#26828e", "#1f9e89", "#3
 MASKED = "#9e9e9e"
 
 
+# The [data-testid="st…"] selectors here and in SCROLL_TABLES_JS name Streamlit's own elements: not a
+# public API (Streamlit has no public hook for a caption's opacity or a slider's value colour).
+# tests/test_upgrade_guards.py fails, naming the test id, if Streamlit's front end no longer has one.
 PAGE_CSS = ("<style>.katex .vlist-t2 { margin-right: 0; }"
             ' [data-testid="stCaptionContainer"] { opacity: 0.85; }'
             ' [data-testid="stSliderThumbValue"] { color: inherit !important; }'
@@ -241,10 +244,23 @@ def _title_lines(title: str, max_width: float = 22.0) -> str | list[str]:
     return [*lines, line.strip()] if line.strip() else lines
 
 
-try:  # Streamlit's own Altair → Vega-Lite conversion (same spec and Arrow datasets as st.altair_chart)
+# Streamlit's own Altair → Vega-Lite conversion: the very spec st.altair_chart sends (the "none" theme,
+# the data as Arrow datasets). A PRIVATE function, kept because no public one gives that spec: Altair's
+# chart.to_dict() adds its default theme's 300 × 300 view and writes the data as JSON records.
+# tests/test_upgrade_guards.py fails, naming what changed, if it moves or takes other arguments.
+try:
     from streamlit.elements.vega_charts import _convert_altair_to_vega_lite_spec as _to_vega_lite
-except ImportError:  # pragma: no cover - another Streamlit version: no caching, same picture
+except ImportError:  # pragma: no cover - another Streamlit version: no caching, same picture (_public_spec)
     _to_vega_lite = None
+
+
+def _public_spec(chart) -> dict:
+    """Without the private conversion: Altair's own spec under the "none" theme, as Streamlit asks
+    for (the same picture; the data written inline as JSON records instead of Arrow)."""
+    import altair as alt
+
+    with alt.theme.enable("none"):
+        return chart.to_dict()
 
 
 # Finished Vega-Lite specs: building an Altair chart and validating it against the Vega-Lite schema
@@ -292,7 +308,7 @@ def cached_chart(build: Callable, *args, width="content", **kwargs) -> None:
 
     if _to_vega_lite is None:
         chart = build(*args, **kwargs)
-        chart = chart if isinstance(chart, dict) else chart.to_dict()
+        chart = chart if isinstance(chart, dict) else _public_spec(chart)
     else:
         chart = _SPECS.get((_build_id(build), args, kwargs), spec)
     st.vega_lite_chart(themed(chart, text_color()), width=width)
