@@ -1,5 +1,4 @@
 """ホーム: what this tutor is, where the learner stands (per page, exams, reviews), today's plan."""
-from datetime import date, timedelta
 
 import pandas as pd
 import streamlit as st
@@ -8,7 +7,7 @@ import ui
 from tutor import numfmt
 from ui.figures import exam_history_chart
 from practice.exam import history_rows
-from practice.plan import daily_plan
+from practice.plan import daily_plan, exam_date_bounds
 from practice.progress import due_today, overall, path_counts, topic_stats, weak_topics
 
 ui.page("home")
@@ -95,9 +94,9 @@ else:
                     "日付": [d.isoformat() for d, _ in plan["schedule"]],
                     "ページ": ["、".join(ui.PAGE_BY_KEY[k].label for k in ps) for _, ps in plan["schedule"]],
                 }), hide_index=True)
-saved = progress["settings"]["exam_date"]
-st.date_input("試験日", value=date.fromisoformat(saved) if saved else None, min_value=min(today, date.fromisoformat(saved)) if saved else today,
-              max_value=today + timedelta(days=730), key="home_exam_date", on_change=_set_exam_date,
+saved = plan["exam_date"]
+low, high = exam_date_bounds(today, saved)
+st.date_input("試験日", value=saved, min_value=low, max_value=high, key="home_exam_date", on_change=_set_exam_date,
               format="YYYY/MM/DD", help="空にすると、試験日なしの計画（今日の復習と次のページ）に戻ります。")
 # Streamlit's date field keeps a typed date until the field loses focus or its calendar closes
 # (Enter does nothing there, Streamlit 1.67): say how to confirm it

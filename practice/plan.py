@@ -13,6 +13,18 @@ from datetime import date, timedelta, tzinfo
 from .progress import due_today, topic_stats
 
 
+EXAM_DATE_AHEAD = timedelta(days=730)   # the exam-date input reaches two years ahead
+
+
+def exam_date_bounds(today: date, saved: date | None) -> tuple[date, date]:
+    """The exam-date input's (min, max): today … EXAM_DATE_AHEAD, widened to hold the saved date,
+    which may lie outside it (set in another time zone, a day ahead of this one; or passed)."""
+    low, high = today, today + EXAM_DATE_AHEAD
+    if saved is not None:
+        low, high = min(low, saved), max(high, saved)
+    return low, high
+
+
 def pages_left(progress: dict, keys) -> list[str]:
     """Learning pages not mastered yet: the unvisited ones first, then the visited ones, each in path order."""
     keys = list(keys)

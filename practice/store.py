@@ -38,6 +38,12 @@ EXAM_KEYS = {"at", "total", "score", "seconds", "pace", "by_topic"}
 REVIEW_KEYS_V1 = {"topic", "box", "due", "lapses"}
 
 
+# Every date and time a record keeps lies in these years. Far from the ends of what Python's
+# datetime holds (year 1 … 9999), so any of them can be shifted into any time zone, and a date
+# the home page's date input shows (it widens its range to hold the saved exam date).
+YEARS = (2000, 2199)
+
+
 class ProgressError(ValueError):
     """The file is not a progress file this version can use (message in Japanese)."""
 
@@ -74,15 +80,22 @@ def _timestamp(x, where: str, aware: bool = False) -> None:
         raise ProgressError(f"{where} の日時「{x[:32]}」が読めません。") from None
     if aware and dt.utcoffset() is None:
         raise ProgressError(f"{where} の日時「{x[:32]}」に時差（+00:00 など）がありません。")
+    _in_years(dt.year, where, x)
+
+
+def _in_years(year: int, where: str, x: str) -> None:
+    if not YEARS[0] <= year <= YEARS[1]:
+        raise ProgressError(f"{where} の日付「{x[:32]}」は {YEARS[0]}〜{YEARS[1]} 年の範囲にありません。")
 
 
 def _day(x, where: str) -> None:
     if not isinstance(x, str) or len(x) != 10:
         raise ProgressError(f"{where} は YYYY-MM-DD 形式の日付でなければなりません。")
     try:
-        date.fromisoformat(x)
+        day = date.fromisoformat(x)
     except ValueError:
         raise ProgressError(f"{where} の日付「{x}」が読めません。") from None
+    _in_years(day.year, where, x)
 
 
 def _qid(x, where: str) -> str:
