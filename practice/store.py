@@ -2,15 +2,18 @@
 
 The same validator reads an uploaded progress file and the record read back from the learner's
 browser storage (ui.storage): both are untrusted. Import validates everything before anything is used: size cap, UTF-8, JSON syntax, nesting
-depth, schema version, exact keys (unknown keys refused), types, value ranges, and question
-ids that no longer exist. Any problem raises ProgressError with a Japanese message; the
-caller keeps the current progress untouched. Nothing read from a file is ever rendered as
+depth, schema version, exact keys (unknown keys refused), types, value ranges. Any problem raises
+ProgressError with a Japanese message; the caller keeps the current progress untouched. Parts
+that are sound but that this version cannot use — answers to a question that no longer exists,
+an unfinished mock exam too old to resume — are left out with a note (:func:`salvage`), never the
+reason to refuse the whole record. Nothing read from a file is ever rendered as
 HTML (the pages show it through Streamlit's escaped text elements only).
 """
 from __future__ import annotations
 
 import json
 import math
+import re
 from datetime import date, datetime
 
 from quizzes.core import GENERATOR_INFO, TOPICS, QuizError, parse_id
@@ -301,16 +304,59 @@ def follow_renames(data):
     return out
 
 
-def load_progress(data) -> dict:
-    """Any readable schema (1 is migrated) → a valid current record; ProgressError otherwise."""
+_WELL_FORMED_ID = re.compile(r"[a-z0-9_.]{1,60}#(0|[1-9][0-9]{0,11})")
+
+
+def _gone(qid) -> bool:
+    """A well-formed question id whose generator this version no longer has (removed since the
+    record was written). A malformed id is not "gone": the validator refuses it."""
+    return (isinstance(qid, str) and _WELL_FORMED_ID.fullmatch(qid) is not None
+            and qid.partition("#")[0] not in GENERATOR_INFO)
+
+
+def salvage(data, notes: list[str]) -> object:
+    """``data`` less the parts this version cannot use though nothing is wrong with them: attempts
+    and review cards of questions that no longer exist, and an unfinished mock exam that cannot be
+    resumed (its deadline passed long ago, or one of its questions is gone). Each part left out
+    adds a Japanese note to ``notes``. Anything else is left for the validator to judge: a record
+    is never refused whole for a part it can do without (and never kept with a part it cannot)."""
+    if not isinstance(data, dict):
+        return data
+    out = dict(data)
+    attempts = data.get("attempts")
+    if isinstance(attempts, list):
+        kept = [a for a in attempts if not (isinstance(a, dict) and _gone(a.get("qid")))]
+        if len(kept) != len(attempts):
+            notes.append(f"もうない問題の解答記録 {len(attempts) - len(kept)} 件を外しました。")
+            out["attempts"] = kept
+    review = data.get("review")
+    if isinstance(review, dict):
+        kept_cards = {q: item for q, item in review.items() if not _gone(q)}
+        if len(kept_cards) != len(review):
+            notes.append(f"もうない問題の復習予定 {len(review) - len(kept_cards)} 問を外しました。")
+            out["review"] = kept_cards
+    exam = data.get("exam_in_progress")
+    if isinstance(exam, dict) and set(exam) == _exam.STATE_KEYS:
+        try:
+            _exam.validate_state(exam)
+        except ValueError as exc:
+            notes.append(f"途中の模擬試験は再開できないため外しました（{exc}）。")
+            out["exam_in_progress"] = None
+    return out
+
+
+def load_progress(data, notes: list[str] | None = None) -> dict:
+    """Any readable schema (1 is migrated) → a valid current record; ProgressError otherwise.
+    What :func:`salvage` leaves out is said in ``notes``."""
     if _depth(data) > MAX_DEPTH:
         raise ProgressError("入れ子が深すぎます。進捗ファイルではありません。")
-    data = follow_renames(data)
+    data = salvage(follow_renames(data), [] if notes is None else notes)
     return migrate_v1(data) if _version(data) == 1 else validate_progress(data)
 
 
-def parse_progress_bytes(raw: bytes) -> dict:
-    """Bytes of an uploaded file → validated progress, or ProgressError (Japanese)."""
+def parse_progress_bytes(raw: bytes, notes: list[str] | None = None) -> dict:
+    """Bytes of an uploaded file → validated progress, or ProgressError (Japanese); what was left
+    out (:func:`salvage`) is said in ``notes``."""
     if len(raw) > MAX_BYTES:
         raise ProgressError(f"ファイルが大きすぎます（{len(raw):,} バイト。上限 {MAX_BYTES:,} バイト）。")
     if not isinstance(raw, (bytes, bytearray)):
@@ -327,11 +373,12 @@ def parse_progress_bytes(raw: bytes) -> dict:
         raise ProgressError(f"JSON として読めません（{exc.lineno} 行 {exc.colno} 文字目）。") from None
     except ValueError:  # e.g. an integer with thousands of digits
         raise ProgressError("JSON の中に扱えない値（桁数の多すぎる数など）があります。") from None
-    return load_progress(data)
+    return load_progress(data, notes)
 
 
-def parse_progress_text(text) -> dict:
-    """The string the browser kept → validated progress, or ProgressError (Japanese)."""
+def parse_progress_text(text, notes: list[str] | None = None) -> dict:
+    """The string the browser kept → validated progress, or ProgressError (Japanese); what was
+    left out (:func:`salvage`) is said in ``notes``."""
     if not isinstance(text, str):
         raise ProgressError("ブラウザに残っていた記録が文字列ではありません。")
     if len(text) > MAX_BYTES:  # characters ≤ bytes: a cheap first cap before encoding
@@ -340,7 +387,7 @@ def parse_progress_text(text) -> dict:
         raw = text.encode("utf-8")
     except UnicodeEncodeError:
         raise ProgressError("記録に UTF-8 にできない文字があります。") from None
-    return parse_progress_bytes(raw)
+    return parse_progress_bytes(raw, notes)
 
 
 def dumps(progress: dict) -> str:

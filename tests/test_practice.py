@@ -508,11 +508,14 @@ def test_validation_messages_are_japanese():
     assert JAPANESE.search(str(e.value)) and "choice" in str(e.value)
 
 
-def test_unknown_question_id_is_named_in_the_message():
+def test_unknown_question_id_is_named_by_the_validator_and_left_out_by_the_reader():
     p = new_progress()
     p["review"] = {"gone.gen#1": rv.from_box("qkv", 1, "2026-03-01", 0)}
     with pytest.raises(ProgressError, match="もうありません"):
-        parse_progress_bytes(json.dumps(p).encode())
+        store.validate_progress(p)                       # the strict check names it
+    notes = []
+    assert parse_progress_bytes(json.dumps(p).encode(), notes)["review"] == {}   # a file keeps the rest
+    assert notes == ["もうない問題の復習予定 1 問を外しました。"]
 
 
 # ---------------------------------------------------------------------------

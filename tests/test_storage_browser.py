@@ -17,7 +17,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from practice.progress import apply_answer, new_progress
+from practice.progress import apply_answer, new_progress, record_visit
 from practice.store import dumps
 from browserhelpers import ARTIFACTS, ROOT, assert_healthy, wait_until_rendered
 from ui.storage import ASIDE_KEY, STORE_KEY
@@ -373,9 +373,6 @@ HOSTILE = {
     "two-megabytes": json.dumps({"version": 2, "pad": "x" * 2_000_000}),
     "wrong-version": json.dumps({**new_progress(), "version": 999}),
     "script": json.dumps({**new_progress(), "visited": {"<script>alert(1)</script>": True}}),
-    "unknown-id": json.dumps({**new_progress(), "attempts": [
-        {"qid": "nosuch.gen#1", "topic": "naive", "correct": True, "choice": 0, "at": "2026-01-01T00:00:00",
-         "source": "page"}]}),
     "deep-nesting": DEEP,
     "lone-surrogate": '{"version": 2, "visited": {"\ud800": true}',
 }
@@ -606,3 +603,24 @@ def test_a_tab_closed_the_moment_the_verdict_shows_on_a_slow_phone_kept_the_answ
             page.close()                                   # the moment the verdict shows
         home = ctx.new_page()
         expect_answers(home, base, rounds)
+
+
+def test_a_stored_record_naming_a_removed_question_keeps_the_rest(browser, server):
+    """One answer of a question this version no longer has: it is left out with a note, the other
+    answers stay, and nothing is moved aside (a removed generator never costs a learner the record)."""
+    base = server.base
+    p = apply_answer(record_visit(new_progress(), "naive"), "naive.weight#1", "naive", True, 0, "page",
+                     datetime(2026, 3, 1, 9))
+    p = apply_answer(p, "naive.weight#2", "naive", False, 1, "page", datetime(2026, 3, 1, 9, 5))
+    p["attempts"].insert(0, {**p["attempts"][0], "qid": "nosuch.gen#1"})
+    with context(browser, "salvage") as ctx:
+        page = ctx.new_page()
+        seed_storage(page, base, json.dumps(p))
+        page.goto(base + "/", wait_until="domcontentloaded")
+        wait_until_rendered(page)
+        main = page.locator('[data-testid="stMain"]')
+        expect(main).to_contain_text("この版では使えない部分を外して続けます", timeout=20_000)
+        expect(main).to_contain_text("もうない問題の解答記録 1 件を外しました")
+        assert answered_on_home(page) == "2 問"
+        assert page.evaluate("(k) => window.localStorage.getItem(k)", ASIDE_KEY) is None
+        assert_healthy(page)

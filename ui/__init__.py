@@ -56,6 +56,9 @@ def page(key: str) -> None:
         st.info(status["notice"], icon=":material/info:")
     if status["problem"]:
         st.warning(state.plain(status["problem"]), icon=":material/warning:")
+    if status["salvaged"]:
+        st.info("このブラウザの記録のうち、この版では使えない部分を外して続けます："
+                + state.plain(status["salvaged"]), icon=":material/info:")
     sidebar(key)
     if key != "home":
         st.session_state[MISTYPED_K] = False   # the learner has moved on: the note is not shown again

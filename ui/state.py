@@ -100,11 +100,12 @@ def set_progress(progress: dict) -> None:
 
 
 def storage_status() -> dict:
-    """{"browser", "loaded", "ok", "notice", "problem", "aside"} for the pages' messages."""
+    """{"browser", "loaded", "ok", "notice", "problem", "salvaged", "aside"} for the pages' messages
+    ("salvaged": what of the stored record this version left out, practice.store.salvage)."""
     s = _sync_state()
     return {"browser": s["browser"], "loaded": s["loaded"], "ok": s["ok"],
             "notice": NOTICE.get(s["failure"], "") if s["browser"] else "",
-            "problem": s["problem"], "aside": s["aside"]}
+            "problem": s["problem"], "salvaged": s.get("salvaged", ""), "aside": s["aside"]}
 
 
 # ---------------------------------------------------------------------------
@@ -171,10 +172,11 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
         if rep.get("ok") is not True:
             s["ok"], s["failure"] = False, "unavailable"
             return
-        text = None
+        text, notes = None, []
         try:
             text = _read_text(rep)
-            stored = new_progress() if text is None else parse_progress_text(text)
+            stored = new_progress() if text is None else parse_progress_text(text, notes)
+            s["salvaged"] = " ".join(notes)
         except ProgressError as exc:
             _unusable(s, text or "", exc)
             stored = new_progress()
@@ -369,17 +371,24 @@ def import_progress_bytes(raw, file_id=None, name: str = "") -> bool:
     file, so the page shows it through :func:`plain` (never as HTML).
     """
     which = f"「{name[:80]}」は" if name else ""
+    notes: list[str] = []
     try:
-        data = parse_progress_bytes(raw)
+        data = parse_progress_bytes(raw, notes)
     except ProgressError as exc:
         st.session_state[IMPORT_MSG_KEY] = ("error", f"{which}読み込めませんでした。今の進捗はそのままです。理由：{exc}",
                                             file_id)
         return False
     set_progress(data)
-    st.session_state.pop(EXAM_KEY, None)
+    # the file's unfinished mock exam (if any) continues here; a paper open in this tab gives way
+    if data["exam_in_progress"] is None:
+        st.session_state.pop(EXAM_KEY, None)
+    else:
+        st.session_state[EXAM_KEY] = copy.deepcopy(data["exam_in_progress"])
+    paper = "・途中の模擬試験 1 つ" if data["exam_in_progress"] is not None else ""
+    left_out = f"ファイルのうち、この版では使えない部分を外しました：{' '.join(notes)}" if notes else ""
     st.session_state[IMPORT_MSG_KEY] = (
         "success", f"{'「' + name[:80] + '」から' if name else ''}進捗を読み込みました（解答 {len(data['attempts'])} 件・模擬試験 {len(data['exams'])} 回・"
-                   f"復習予定 {len(data['review'])} 問）。", file_id)
+                   f"復習予定 {len(data['review'])} 問{paper}）。{left_out}", file_id)
     return True
 
 
