@@ -401,10 +401,30 @@ def test_the_unfinished_exam_is_saved_and_restored(session):
 
 def test_clearing_the_device_empties_the_record_and_asks_the_browser_to_remove_it(session):
     report(session, kind="read", text=dumps(saved()))
-    state.clear_device()
+    assert state.clear_device() == state.CLEARED
     sync = session[state.SYNC_KEY]
     assert session[state.PROGRESS_KEY] == new_progress() and sync["ops"][-1]["op"] == "clear"
     assert sync["confirmed_fp"] == "none"
+
+
+def test_clearing_where_the_browser_keeps_nothing_says_so_and_asks_nothing(session):
+    report(session, kind="read", ok=False)                        # private mode / storage off
+    assert state.clear_device() == state.NOT_CLEARED
+    assert session[state.PROGRESS_KEY] == new_progress()          # this tab's progress is cleared
+    assert all(op["op"] != "clear" for op in session[state.SYNC_KEY]["ops"])
+
+
+@pytest.mark.parametrize("error", ["QuotaExceededError", "aside"])
+def test_clearing_a_full_store_removes_the_record_and_saving_starts_again(session, error):
+    report(session, kind="read", text="{")                        # unreadable: moved aside …
+    report(session, kind="failed", seq=1, error=error)            # … but the store was full
+    sync = session[state.SYNC_KEY]
+    assert sync["ok"] is False and sync["failure"] in ("quota", "aside")
+    assert state.clear_device() == state.CLEARED
+    assert sync["ops"][-1]["op"] == "clear" and sync["ok"] is True and sync["failure"] == ""
+    state.set_progress(record_visit(state.get_progress(), "home"))
+    state._queue_write(sync)                                      # the next change is written again
+    assert sync["ops"][-1]["op"] == "write"
 
 
 def test_the_bridge_javascript_is_fixed_code_that_never_runs_or_renders_data():

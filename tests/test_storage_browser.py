@@ -431,6 +431,15 @@ def test_storage_disabled_gives_a_notice_and_the_app_works(browser, server):
         wait_until_rendered(page)
         assert answered_on_home(page) == "1 問"        # kept in this tab's session
         assert_healthy(page)
+        # 「この端末の記録を消す」 says what it could do: this tab's progress, not the browser's
+        open_url(page, base + "/review")
+        page.get_by_role("button", name="この端末の記録を消す").click()
+        wait_until_rendered(page)
+        page.get_by_role("button", name="消す", exact=True).click()
+        wait_until_rendered(page)
+        main = page.locator('[data-testid="stMain"]')
+        expect(main).to_contain_text("ブラウザの中に残っている記録（あれば）は消せていません")
+        expect(main).not_to_contain_text("この端末の記録を消しました")
 
 
 def _upload(page, name: str, data: bytes, mime: str = "application/json") -> None:

@@ -324,15 +324,31 @@ def last_write() -> tuple[str, int] | None:
     return (s["nonce"], max(seqs)) if seqs else None
 
 
-def clear_device() -> None:
-    """「この端末の記録を消す」 (a callback): an empty record here and in this browser's storage."""
+CLEARED = "この端末の記録を消しました。"
+NOT_CLEARED = ("このタブの進捗を消しました。ただし、このブラウザには保存できない状態のため、ブラウザの中に"
+               "残っている記録（あれば）は消せていません。ブラウザの設定でこのサイトのデータを消すと消えます。")
+
+
+def clear_device() -> str:
+    """「この端末の記録を消す」 (a callback): an empty record here and in this browser's storage.
+    Returns what happened, in Japanese, for the page to say (never a removal that did not happen).
+
+    A store that is full, or whose unreadable record could not be moved aside, can still be
+    cleared (removing frees space): saving starts again with the cleared record, and should the
+    browser refuse even that, its report brings the notice back. A browser that keeps nothing
+    (private mode, storage off, a bridge that never answered) is not asked."""
     s = _sync_state()
     st.session_state[PROGRESS_KEY] = new_progress()
     st.session_state.pop(EXAM_KEY, None)
-    if s["browser"] and s["ok"] and s["loaded"]:
-        _queue(s, {"op": "clear"})
-        s["confirmed"], s["confirmed_fp"], s["sent"] = new_progress(), "none", {}
-        s["written"] = None
+    if not s["browser"]:
+        return CLEARED            # (no browser behind the session: the record is the session's)
+    if not s["loaded"] or s["failure"] in ("unavailable", "silent"):
+        return NOT_CLEARED
+    if s["failure"] == "aside":   # the unreadable record stayed where it was: this removes it
+        s["problem"] = ""
+    _queue(s, {"op": "clear"})
+    s.update(ok=True, failure="", confirmed=new_progress(), confirmed_fp="none", sent={}, written=None)
+    return CLEARED
 
 
 def drop_aside() -> None:
