@@ -374,10 +374,38 @@ def test_a_conflict_after_own_writes_uses_the_last_own_write_as_the_common_recor
     assert [a["qid"] for a in session[state.PROGRESS_KEY]["attempts"]] == [QIDS[0], QIDS[1], QIDS[4]]  # not twice
 
 
-def test_quota_failure_gives_the_quota_notice(session):
+def test_quota_failure_gives_the_quota_notice_and_saving_resumes_when_space_is_freed(session):
     report(session, kind="read", text=None)
-    report(session, kind="failed", seq=1, error="QuotaExceededError")
-    assert "保存容量がいっぱい" in state.storage_status()["notice"] and not session[state.SYNC_KEY]["ok"]
+    sync = session[state.SYNC_KEY]
+    state.set_progress(record_visit(state.get_progress(), "home"))
+    state._queue_write(sync)
+    report(session, kind="failed", seq=sync["seq"], error="QuotaExceededError")
+    assert "保存容量がいっぱい" in state.storage_status()["notice"]
+    state.set_progress(record_visit(state.get_progress(), "naive"))
+    state._queue_write(sync)                                   # the next change is tried again
+    assert sync["ops"][-1]["op"] == "write" and json.loads(sync["ops"][-1]["text"])["visited"] == {
+        "home": True, "naive": True}
+    report(session, kind="saved", seq=sync["seq"])             # it got through: space was freed
+    assert state.storage_status()["notice"] == ""
+
+
+def test_a_full_store_is_read_and_said_to_be_full_not_private(session):
+    """A store with no room left still reads: the record in it is loaded (a new tab sees it)."""
+    report(session, kind="read", text=dumps(saved()), full=True)
+    assert state.get_progress()["attempts"] == saved()["attempts"]
+    status = state.storage_status()
+    assert "保存容量がいっぱい" in status["notice"] and "プライベート" not in status["notice"]
+
+
+def test_a_failed_move_aside_stops_writing_over_the_unreadable_record(session):
+    report(session, kind="read", text="{")
+    aside = session[state.SYNC_KEY]["ops"][-1]
+    report(session, kind="failed", seq=aside["seq"], error="QuotaExceededError")
+    sync = session[state.SYNC_KEY]
+    assert sync["failure"] == "aside" and sync["ok"] is False
+    state.set_progress(record_visit(state.get_progress(), "home"))
+    state._queue_write(sync)
+    assert all(op["op"] != "write" for op in sync["ops"])
 
 
 def test_the_unfinished_exam_is_saved_and_restored(session):

@@ -633,3 +633,39 @@ def test_a_stored_record_naming_a_removed_question_keeps_the_rest(browser, serve
         assert answered_on_home(page) == "2 問"
         assert page.evaluate("(k) => window.localStorage.getItem(k)", ASIDE_KEY) is None
         assert_healthy(page)
+
+
+FILL = """() => { let n = 0;
+  for (const size of [1 << 19, 1 << 14, 1 << 10, 64, 4, 1]) {
+    const chunk = "x".repeat(size);
+    try { for (let i = 0; i < 100000; i++) { localStorage.setItem("filler/" + size + "/" + i, chunk); n++; } }
+    catch (e) { /* no room for one more of this size */ }
+  }
+  return n; }"""
+FREE = """() => { for (const k of Object.keys(localStorage)) if (k.startsWith("filler/")) localStorage.removeItem(k); }"""
+
+
+def test_a_full_store_is_read_said_to_be_full_and_saves_again_once_space_is_freed(browser, server):
+    base = server.base
+    p = new_progress()
+    for seed in range(3):
+        p = apply_answer(record_visit(p, "naive"), f"naive.weight#{seed}", "naive", True, 0, "page",
+                         datetime(2026, 3, 1, 9, seed))
+    with context(browser, "full") as ctx:
+        page = ctx.new_page()
+        seed_storage(page, base, dumps(p))
+        assert page.evaluate(FILL) > 0
+        tab = ctx.new_page()                                       # a new tab reads what is stored
+        open_url(tab, base + "/")
+        assert answered_on_home(tab) == "3 問"
+        main = tab.locator('[data-testid="stMain"]')
+        expect(main).to_contain_text("保存容量がいっぱい")
+        expect(main).not_to_contain_text("プライベート")
+        open_url(tab, base + "/naive")
+        answer_one(tab, 0)                                         # told at once, beside the verdict
+        expect(tab.locator(".at-unsaved").first).to_contain_text("保存できませんでした", timeout=20_000)
+        assert len(stored(tab)["attempts"]) == 3
+        tab.evaluate(FREE)                                         # the learner makes room
+        answer_one(tab, 1)
+        expect(tab.locator(".at-saved").first).to_be_visible(timeout=20_000)
+        wait_stored_attempts(tab, 5)                               # the unsaved answer came along

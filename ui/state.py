@@ -41,7 +41,9 @@ MAX_SENT = 20
 
 NOTICE = {
     "unavailable": "このブラウザでは記録を保存できないため（プライベートモードや保存の無効化など）、進捗はこのタブを閉じるまでしか残りません。",
-    "quota": "ブラウザの保存容量がいっぱいで記録を保存できないため、進捗はこのタブを閉じるまでしか残りません。",
+    "quota": ("ブラウザの保存容量がいっぱいで、記録を保存できていません。容量が空けば、次の解答のときに"
+              "このタブの進捗をまとめて保存します。それまでにタブを閉じると、保存できなかった分は失われます"
+              "（「復習と進捗」で書き出しておけます）。"),
     "aside": "読めなかった記録を退避できなかったため（保存容量の不足など）、その記録を守るために、このタブでは進捗を保存しません。",
     "silent": "ブラウザから保存した記録が届かなかったため、進捗はこのタブを閉じるまでしか残りません。",
 }
@@ -172,6 +174,8 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
         if rep.get("ok") is not True:
             s["ok"], s["failure"] = False, "unavailable"
             return
+        if rep.get("full") is True:   # it reads, but has no room: writes are tried (and may get through)
+            s["failure"] = "quota"
         text, notes = None, []
         try:
             text = _read_text(rep)
@@ -205,9 +209,16 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
         s["written"] = None  # write the merged record
         _restore_exam(st.session_state[PROGRESS_KEY])
     elif kind == "failed":
-        s["ok"] = False
-        s["failure"] = "quota" if "quota" in str(rep.get("error", "")).lower() else (
-            "aside" if s["problem"] else "unavailable")
+        op = next((o for o in s["ops"] if o["seq"] == rep.get("seq")), None)
+        if (op["op"] == "aside") if op is not None else bool(s["problem"]):
+            s["ok"], s["failure"] = False, "aside"   # the unreadable record stays: never write over it
+        elif "quota" in str(rep.get("error", "")).lower():
+            s["failure"] = "quota"     # writes go on being tried: the first after space is freed gets through
+        else:
+            s["ok"], s["failure"] = False, "unavailable"
+    elif kind == "saved":              # a write got through after a failure (space was freed)
+        if s["failure"] == "quota":
+            s["failure"] = ""
     elif kind == "dropped":
         s["aside"] = 0
     elif kind == "resend" and isinstance(rep.get("seq"), int):

@@ -42,15 +42,22 @@ function patched(text, hunks) {        // [start, end, piece]: text[start:end] b
   return out.join("");
 }
 
-function storage() {
+function full(e) {                     // the browser's "no room left" (Chromium/Safari, Firefox)
+  return !!e && (e.name === "QuotaExceededError" || e.name === "NS_ERROR_DOM_QUOTA_REACHED" || e.code === 22);
+}
+
+function storage() {                   // { s: localStorage or null, full: it reads but has no room }
+  let s;
+  try { s = window.localStorage; } catch (e) { return { s: null, full: false }; }
   try {
-    const s = window.localStorage;
     const probe = "attention-tutor/probe";
     s.setItem(probe, "1");
     s.removeItem(probe);
-    return s;
+    return { s: s, full: false };
   } catch (e) {
-    return null;
+    // full: reads still work (a new tab must still see what is stored). Full with nothing in it
+    // is a store of no size at all (an old Safari's private window): none.
+    return full(e) && s && s.length > 0 ? { s: s, full: true } : { s: null, full: false };
   }
 }
 
@@ -58,10 +65,11 @@ export default function ({ data, setTriggerValue }) {
   const cmd = data || {};
   const mem = (window.__attentionTutorStore = window.__attentionTutorStore ||
                 { done: {}, own: {}, stored: {}, failed: {} });
-  const s = storage();
+  const opened = storage();
+  const s = opened.s;
   const asideSize = () => { try { const a = s && s.getItem(ASIDE); return a ? a.length : 0; } catch (e) { return 0; } };
   const report = (kind, extra) => setTriggerValue("stored", Object.assign(
-    { kind: kind, nonce: cmd.nonce, ok: s !== null, aside: asideSize() }, extra || {}));
+    { kind: kind, nonce: cmd.nonce, ok: s !== null, full: opened.full, aside: asideSize() }, extra || {}));
   const reportText = (kind, text, extra) => {   // a long stored text goes gzipped (a phone's uplink is slow)
     if (text !== null && text.length > PACK_FROM && text.length <= PACK_UP_TO && typeof CompressionStream === "function") {
       gzipped(text).then((gz) => report(kind, Object.assign({ gz: gz }, extra)),
@@ -133,7 +141,7 @@ export default function ({ data, setTriggerValue }) {
           stored(op.seq);
         }
       } catch (e) {
-        failed(op, String(e && e.name || "error").slice(0, 40));
+        failed(op, full(e) ? e : String(e && e.name || "error").slice(0, 40));
         return;
       }
     }
@@ -142,11 +150,15 @@ export default function ({ data, setTriggerValue }) {
   function stored(seq) {               // a write is in storage: a verdict waiting for it may show
     mem.stored[cmd.nonce] = Math.max(mem.stored[cmd.nonce] || 0, seq);
     window.dispatchEvent(new CustomEvent(SIGNAL));
+    if (mem.failed[cmd.nonce]) {       // saving works again (space was freed): Python drops its notice
+      delete mem.failed[cmd.nonce];
+      report("saved", { seq: seq });
+    }
   }
 
   function failed(op, error) {         // not saved: the verdict shows, and Python says why
-    mem.failed[cmd.nonce] = true;
+    mem.failed[cmd.nonce] = Math.max(mem.failed[cmd.nonce] || 0, op.seq);
     window.dispatchEvent(new CustomEvent(SIGNAL));
-    report("failed", { seq: op.seq, error: error });
+    report("failed", { seq: op.seq, error: full(error) ? "QuotaExceededError" : error });
   }
 }

@@ -12,7 +12,7 @@ export default function ({ parentElement, data }) {
   const settle = () => {
     const mem = window.__attentionTutorStore || {};
     const done = ((mem.stored || {})[d.nonce] || 0) >= d.seq;
-    if (!done && !(mem.failed || {})[d.nonce]) return false;
+    if (!done && !(((mem.failed || {})[d.nonce] || 0) >= d.seq)) return false;
     mark.classList.remove("at-saving");
     mark.classList.add(done ? "at-saved" : "at-unsaved");
     mark.textContent = done ? "✓ この回答はこのブラウザに保存しました。"
