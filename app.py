@@ -30,9 +30,12 @@ plan = daily_plan(progress, [p.key for p in learning], today, zone)
 storage = ui.state.storage_status()
 if storage["aside"]:
     with st.container(border=True):
-        st.markdown(f"このブラウザには、読めなかった以前の記録（{storage['aside']:,} 文字）が退避してあります。"
-                    "中身を確かめたいときはダウンロードしてください。要らなければ削除できます。")
-        ui.storage.download_aside_button()
+        count = max(1, storage["asides"])
+        st.markdown(f"このブラウザには、読めなかった以前の記録（{count} つ、合わせて {storage['aside']:,} 文字）が"
+                    "退避してあります。中身を確かめたいときはダウンロードしてください。要らなければ削除できます。")
+        for slot in range(count):
+            ui.storage.download_aside_button(slot, "読めなかった記録をダウンロード" if count == 1
+                                             else f"読めなかった記録 {slot + 1}（新しい順）をダウンロード")
         st.button("退避した記録を削除する", key="home_drop_aside", on_click=ui.state.drop_aside,
                   icon=":material/delete:")
 

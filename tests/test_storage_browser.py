@@ -20,7 +20,7 @@ import pytest
 from practice.progress import apply_answer, new_progress, record_visit
 from practice.store import dumps
 from browserhelpers import ARTIFACTS, ROOT, assert_healthy, wait_until_rendered
-from ui.storage import ASIDE_KEY, STORE_KEY
+from ui.storage import ASIDE_KEY, ASIDE_KEYS, STORE_KEY
 
 pytestmark = pytest.mark.browser
 
@@ -669,3 +669,58 @@ def test_a_full_store_is_read_said_to_be_full_and_saves_again_once_space_is_free
         answer_one(tab, 1)
         expect(tab.locator(".at-saved").first).to_be_visible(timeout=20_000)
         wait_stored_attempts(tab, 5)                               # the unsaved answer came along
+
+
+def test_a_huge_stored_value_is_never_uploaded_and_the_messages_claim_nothing_untrue(browser, server):
+    """3 million characters under the record's key (more than any record): the browser sends its
+    length, not the text, on every visit; no room to copy it aside, so it is left where it was and
+    never written over; the message says it is kept, not that it was moved; erasing frees it."""
+    base = server.base
+    blob = "x" * 3_000_000
+    with context(browser, "huge") as ctx:
+        page = ctx.new_page()
+        seed_storage(page, base, blob)
+        cdp = ctx.new_cdp_session(page)
+        cdp.send("Network.enable")
+        sent = []
+        cdp.on("Network.webSocketFrameSent", lambda e: sent.append(len(e["response"]["payloadData"])))
+        for _ in range(2):                                          # two visits: neither uploads it
+            open_url(page, base + "/")
+            main = page.locator('[data-testid="stMain"]')
+            expect(main).to_contain_text("記録が大きすぎます（3,000,000 文字", timeout=20_000)
+            expect(main).to_contain_text("読めなかった記録は消さずに残します")
+            assert max(sent) < 50_000, max(sent)
+        assert page.evaluate("(k) => window.localStorage.getItem(k).length", STORE_KEY) == len(blob)
+        kept_aside = page.evaluate("(k) => window.localStorage.getItem(k)", ASIDE_KEY)
+        if kept_aside is None:                                      # no room for a copy: nothing claims one
+            expect(main).not_to_contain_text("退避してあります")
+            expect(main).to_contain_text("その記録を守るために、このタブでは進捗を保存しません")
+        open_url(page, base + "/review")
+        page.get_by_role("button", name="この端末の記録を消す").click()
+        wait_until_rendered(page)
+        page.get_by_role("button", name="消す", exact=True).click()
+        wait_until_rendered(page)
+        expect(page.locator('[data-testid="stMain"]')).to_contain_text("この端末の記録を消しました")
+        page.wait_for_function(f"() => window.localStorage.getItem({json.dumps(STORE_KEY)}) === null"
+                               f" || window.localStorage.getItem({json.dumps(STORE_KEY)}).length < 10000")
+
+
+def test_a_second_unreadable_record_is_kept_beside_the_first(browser, server):
+    base = server.base
+    first, second = '{"version": 2, "first": ', '{"version": 2, "second": '
+    with context(browser, "two-aside") as ctx:
+        page = ctx.new_page()
+        seed_storage(page, base, first)
+        open_url(page, base + "/")
+        expect(page.get_by_text("読めなかった記録をダウンロード")).to_be_visible(timeout=20_000)
+        page.wait_for_function(f"() => window.localStorage.getItem({json.dumps(STORE_KEY)}) !== null")
+        page.evaluate("([k, v]) => window.localStorage.setItem(k, v)", [STORE_KEY, second])
+        other = ctx.new_page()                                      # a new tab meets the second one
+        open_url(other, base + "/")
+        expect(other.get_by_text("読めなかった記録 2（新しい順）をダウンロード")).to_be_visible(timeout=20_000)
+        kept = other.evaluate("(ks) => ks.map((k) => window.localStorage.getItem(k))", list(ASIDE_KEYS))
+        assert kept == [second, first, None]
+        with other.expect_download() as dl:
+            other.get_by_text("読めなかった記録 2（新しい順）をダウンロード").click()
+        with open(dl.value.path(), encoding="utf-8") as f:
+            assert f.read() == first

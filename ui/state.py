@@ -64,7 +64,8 @@ def _new_sync() -> dict:
         "text_out": set(),      # seqs of writes whose text has gone out in a command (see _command)
         "base": None,           # the text the browser's storage holds if it ran what went out
         "written": None,        # the record last queued (identity / equality)
-        "aside": 0,             # size of a record kept aside in this browser (characters)
+        "aside": 0,             # size of the records kept aside in this browser (characters)
+        "asides": 0,            # how many (at most len(storage.ASIDE_KEYS))
         "problem": "",          # why the stored record could not be used (this session)
         "ticks": 0,
     }
@@ -102,12 +103,13 @@ def set_progress(progress: dict) -> None:
 
 
 def storage_status() -> dict:
-    """{"browser", "loaded", "ok", "notice", "problem", "salvaged", "aside"} for the pages' messages
+    """{"browser", "loaded", "ok", "notice", "problem", "salvaged", "aside", "asides"} for the pages' messages
     ("salvaged": what of the stored record this version left out, practice.store.salvage)."""
     s = _sync_state()
     return {"browser": s["browser"], "loaded": s["loaded"], "ok": s["ok"],
             "notice": NOTICE.get(s["failure"], "") if s["browser"] else "",
-            "problem": s["problem"], "salvaged": s.get("salvaged", ""), "aside": s["aside"]}
+            "problem": s["problem"], "salvaged": s.get("salvaged", ""), "aside": s["aside"],
+            "asides": s.get("asides", 1 if s["aside"] else 0)}
 
 
 # ---------------------------------------------------------------------------
@@ -130,12 +132,20 @@ def _queue(s: dict, op: dict) -> None:
     s["ops"] = (s["ops"] + [op])[-4:]
 
 
-def _unusable(s: dict, text: str, exc: Exception) -> None:
-    """The stored text cannot be used: say why, move it aside, start from an empty record."""
+def _unusable(s: dict, text: str, exc: Exception, oversize: int | None = None) -> None:
+    """The stored text cannot be used: say why, move it aside, start from an empty record. The
+    browser says whether it could keep it aside ("asided", then the home page offers the
+    download; or "failed", then nothing is written over it): the message claims neither.
+    ``oversize``: the browser sent only the length of a text longer than any record."""
     s["problem"] = (f"このブラウザに保存されていた記録を読めなかったため、新しい記録で始めます。"
-                    f"読めなかった記録は消さずに別の場所に退避しました（ダウンロードできます）。理由：{exc}")
-    _queue(s, {"op": "aside", "expect": storage.fingerprint(text)})
-    s["aside"] = len(text)
+                    f"読めなかった記録は消さずに残します。理由：{exc}")
+    _queue(s, {"op": "aside", "size": oversize} if oversize is not None else
+              {"op": "aside", "expect": storage.fingerprint(text)})
+
+
+def _oversize(rep: dict) -> int | None:
+    size = rep.get("oversize")
+    return size if isinstance(size, int) and not isinstance(size, bool) and size >= 0 else None
 
 
 def _restore_exam(progress: dict) -> None:
@@ -146,6 +156,9 @@ def _restore_exam(progress: dict) -> None:
 def _read_text(rep: dict) -> str | None:
     """The stored text a read or conflict report carries, as text or gzipped (None: nothing is
     stored), or ProgressError."""
+    size = rep.get("oversize")
+    if isinstance(size, int) and not isinstance(size, bool):
+        raise ProgressError(f"記録が大きすぎます（{size:,} 文字。上限 {MAX_BYTES:,} バイト）。")
     if "gz" in rep:
         try:
             return storage.unpacked(rep["gz"])
@@ -165,9 +178,11 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
     if not isinstance(rep, dict) or rep.get("nonce") != s["nonce"]:
         return  # an answer for an older session (the server restarted under this tab)
     kind = rep.get("kind")
-    size = rep.get("aside")
+    size, count = rep.get("aside"), rep.get("asides")
     if isinstance(size, int) and not isinstance(size, bool) and size >= 0:
         s["aside"] = size
+    if isinstance(count, int) and not isinstance(count, bool) and 0 <= count <= len(storage.ASIDE_KEYS):
+        s["asides"] = count
     if kind == "read" and (not s["loaded"] or s["failure"] == "silent"):
         # (a read that arrives after _waiting gave up is still taken: merged with this tab's answers)
         s["loaded"], s["ok"], s["failure"] = True, True, ""
@@ -182,7 +197,7 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
             stored = new_progress() if text is None else parse_progress_text(text, notes)
             s["salvaged"] = " ".join(notes)
         except ProgressError as exc:
-            _unusable(s, text or "", exc)
+            _unusable(s, text or "", exc, _oversize(rep))
             stored = new_progress()
         else:
             if text is not None:
@@ -203,7 +218,7 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
             if text is not None:
                 theirs, fp, base = parse_progress_text(text), storage.fingerprint(text), text
         except ProgressError as exc:
-            _unusable(s, text or "", exc)
+            _unusable(s, text or "", exc, _oversize(rep))
         s["confirmed"], s["confirmed_fp"], s["sent"], s["base"] = theirs, fp, {}, base
         st.session_state[PROGRESS_KEY] = merge(ancestor, st.session_state[PROGRESS_KEY], theirs)
         s["written"] = None  # write the merged record
@@ -219,8 +234,11 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
     elif kind == "saved":              # a write got through after a failure (space was freed)
         if s["failure"] == "quota":
             s["failure"] = ""
+    elif kind == "asided" and rep.get("dropped") is True:
+        s["problem"] += (f" 退避しておける記録は {len(storage.ASIDE_KEYS)} つまでのため、"
+                         "いちばん古い退避記録を削除しました。")
     elif kind == "dropped":
-        s["aside"] = 0
+        s["aside"], s["asides"] = 0, 0
     elif kind == "resend" and isinstance(rep.get("seq"), int):
         s["text_out"].discard(rep["seq"])  # this report's rerun mounts the bridge with the text,
         s["base"] = None                   # whole: what the browser holds is not known

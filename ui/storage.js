@@ -8,6 +8,7 @@
 // (the "attention-tutor-stored" event): ui.storage.saved_marker waits for it before a verdict shows.
 const KEY = "attention-tutor/progress";
 const ASIDE = "attention-tutor/progress-unreadable";
+const ASIDES = [ASIDE, ASIDE + "/2", ASIDE + "/3"];   // records kept aside, newest first (ASIDE_KEYS)
 const SIGNAL = "attention-tutor-stored";   // (ui/storage_saved.js listens)
 const PACK_FROM = 2000, PACK_UP_TO = 1000000;   // a stored text this long (characters) is reported gzipped
 
@@ -67,11 +68,16 @@ export default function ({ data, setTriggerValue }) {
                 { done: {}, own: {}, stored: {}, failed: {} });
   const opened = storage();
   const s = opened.s;
-  const asideSize = () => { try { const a = s && s.getItem(ASIDE); return a ? a.length : 0; } catch (e) { return 0; } };
-  const report = (kind, extra) => setTriggerValue("stored", Object.assign(
-    { kind: kind, nonce: cmd.nonce, ok: s !== null, full: opened.full, aside: asideSize() }, extra || {}));
+  const asideSizes = () => ASIDES.map((k) => { try { const a = s && s.getItem(k); return a ? a.length : 0; } catch (e) { return 0; } });
+  const report = (kind, extra) => {
+    const sizes = asideSizes();
+    setTriggerValue("stored", Object.assign({ kind: kind, nonce: cmd.nonce, ok: s !== null, full: opened.full,
+      aside: sizes.reduce((a, b) => a + b, 0), asides: sizes.filter((n) => n > 0).length }, extra || {}));
+  };
   const reportText = (kind, text, extra) => {   // a long stored text goes gzipped (a phone's uplink is slow)
-    if (text !== null && text.length > PACK_FROM && text.length <= PACK_UP_TO && typeof CompressionStream === "function") {
+    if (text !== null && text.length > PACK_UP_TO) {   // more than any record can be: its size only
+      report(kind, Object.assign({ oversize: text.length }, extra));
+    } else if (text !== null && text.length > PACK_FROM && typeof CompressionStream === "function") {
       gzipped(text).then((gz) => report(kind, Object.assign({ gz: gz }, extra)),
                          () => report(kind, Object.assign({ text: text }, extra)));
     } else {
@@ -112,14 +118,22 @@ export default function ({ data, setTriggerValue }) {
         if (op.op === "clear") {
           s.removeItem(KEY);
           mem.own[cmd.nonce] = { fp: "none", seq: op.seq };
-        } else if (op.op === "aside") {
-          if (fp === op.expect && cur !== null) {   // (another tab wrote meanwhile: leave its record alone)
+        } else if (op.op === "aside") {       // (another tab wrote meanwhile: leave its record alone)
+          const same = op.expect !== undefined ? fp === op.expect : cur !== null && cur.length === op.size;
+          if (same && cur !== null) {
+            const dropped = s.getItem(ASIDES[ASIDES.length - 1]) !== null;   // the oldest gives way
+            for (let i = ASIDES.length - 1; i > 0; i--) {
+              const older = s.getItem(ASIDES[i - 1]);
+              if (older !== null) s.setItem(ASIDES[i], older);
+            }
             s.setItem(ASIDE, cur);
             s.removeItem(KEY);
             mem.own[cmd.nonce] = { fp: "none", seq: op.seq };
+            report("asided", { seq: op.seq, dropped: dropped });   // kept: the page may say so now
+            return;
           }
         } else if (op.op === "drop_aside") {
-          s.removeItem(ASIDE);
+          for (const k of ASIDES) s.removeItem(k);
           report("dropped", { seq: op.seq });
           return;
         } else if (op.op === "write") {

@@ -22,8 +22,12 @@ stored record read at the start (up to 1 MB) would travel to the server again wi
   (:func:`patch`); later commands name it without its text (``ui.state._command``). A browser
   that has not run it, or holds another text than the patch is for, reports ``resend`` and the
   next run sends the whole text;
-- ``aside`` {expect}: moves an unusable stored text to ASIDE_KEY (kept, never overwritten by a
-  write) before a fresh start; ``clear``: removes the record (「この端末の記録を消す」).
+- ``aside`` {expect, or size for a text too long to send}: moves an unusable stored text to
+  ASIDE_KEY before a fresh start, the ones kept before it one place down (ASIDE_KEYS: three side
+  by side; the oldest gives way, and the report says so), then reports ``asided``;
+  ``clear``: removes the record (「この端末の記録を消す」).
+- A stored text longer than any record (PACK_UP_TO) is never sent: the report carries its length
+  (``oversize``), and the aside names it by that length.
 
 A failure (storage disabled, quota) is reported as ``failed``; the app then keeps the progress
 for this tab only.
@@ -46,6 +50,7 @@ import streamlit as st
 
 STORE_KEY = "attention-tutor/progress"          # localStorage keys (ui/storage.js has the same)
 ASIDE_KEY = "attention-tutor/progress-unreadable"
+ASIDE_KEYS = (ASIDE_KEY, ASIDE_KEY + "/2", ASIDE_KEY + "/3")   # kept aside side by side, newest first
 COMPONENT_KEY = "progress_store"                # the mounted instance's session-state key
 TAIL_KEY = "progress_store_tail"                # a second instance for ui.state.flush()
 PACK_UP_TO = 1_000_000                          # the longest stored text the JS sends gzipped (its PACK_UP_TO)
@@ -181,6 +186,7 @@ def saved_marker(nonce: str, seq: int, key: str) -> None:
     _saved(key=key, data={"nonce": nonce, "seq": seq}, height="content")
 
 
-def download_aside_button() -> None:
-    """A button that downloads the record kept aside, straight from the browser's storage."""
-    _download(key="progress_aside_download", height="content")
+def download_aside_button(slot: int = 0, label: str = "読めなかった記録をダウンロード") -> None:
+    """A button that downloads the record kept aside in ASIDE_KEYS[slot], straight from the
+    browser's storage."""
+    _download(key=f"progress_aside_download_{slot}", data={"slot": slot, "label": label}, height="content")
