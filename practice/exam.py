@@ -26,7 +26,7 @@ import random
 import re
 import time
 from collections.abc import Mapping, Sequence
-from datetime import datetime, tzinfo
+from datetime import datetime, timezone, tzinfo
 
 from quizzes.core import GENERATOR_INFO, TOPICS, Question, QuizError, from_id
 
@@ -352,9 +352,9 @@ def submit(state: dict, now: float, auto: bool = False) -> dict:
 
 
 def local_time(ts: float, tz: tzinfo | None = None) -> datetime:
-    """Epoch seconds → the wall-clock time in the learner's zone ``tz`` (aware), or the server's
-    local time (naive) without one. The progress file keeps the wall-clock time."""
-    return datetime.fromtimestamp(float(ts), tz)
+    """Epoch seconds → the wall-clock time in the learner's zone ``tz``, or in the server's own
+    zone without one; aware either way (the progress keeps the time with its offset)."""
+    return datetime.fromtimestamp(float(ts), timezone.utc).astimezone(tz)
 
 
 def validate_state(obj, now: float | None = None) -> dict:
@@ -448,7 +448,7 @@ def history_record(result: dict, started_at: datetime, finished_at: datetime, pa
     """
     limit = time_limit_s(result["total"], pace_s)
     return {
-        "at": finished_at.replace(microsecond=0, tzinfo=None).isoformat(),
+        "at": finished_at.replace(microsecond=0).isoformat(),
         "total": result["total"], "score": result["score"],
         "seconds": min(limit, _whole_seconds(elapsed_s(started_at, finished_at))), "pace": int(pace_s),
         "by_topic": {t: [v["correct"], v["total"]] for t, v in result["by_topic"].items()},

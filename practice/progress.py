@@ -5,7 +5,8 @@ Schema (version 2; version 1 files are migrated by practice.store)::
     {"version": 2,
      "visited":  {"<page key>": true, ...},
      "attempts": [{"qid": str, "topic": str, "correct": bool, "choice": int,
-                   "at": "YYYY-MM-DDTHH:MM:SS",   # the learner's wall-clock time (ui.clock)
+                   "at": "YYYY-MM-DDTHH:MM:SS+09:00",   # the learner's wall-clock time and offset (ui.clock);
+                                                        # records before 2026-12 have no offset (with_zone)
                    "source": "page" | "exam" | "review" | "drill"}, ...],
      "exams":    [...],     # mock-exam results (practice.exam.history_record)
      "review":   {...},     # FSRS cards of the questions to review (practice.review)
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from datetime import date, datetime, tzinfo
+from datetime import date, datetime, timezone, tzinfo
 
 from . import review as _review
 
@@ -89,7 +90,7 @@ def _append_attempt(out: dict, qid: str, topic: str, correct: bool, choice: int,
     """In place, on a copy the caller owns: ``out`` and its list ``out["attempts"]``."""
     out["attempts"].append({
         "qid": qid, "topic": topic, "correct": bool(correct), "choice": int(choice),
-        "at": now.replace(microsecond=0, tzinfo=None).isoformat(), "source": source,
+        "at": now.replace(microsecond=0).isoformat(), "source": source,
     })
     del out["attempts"][:-MAX_ATTEMPTS_KEPT]
 
@@ -99,7 +100,7 @@ def record_attempt(progress: dict, qid: str, topic: str, correct: bool, choice: 
     """Only the attempt (no review update): prefer :func:`apply_answer`."""
     _check_answer(source, choice)
     out = {**progress, "attempts": list(progress["attempts"])}
-    _append_attempt(out, qid, topic, correct, choice, source, now or datetime.now())
+    _append_attempt(out, qid, topic, correct, choice, source, now or datetime.now().astimezone())
     return out
 
 
@@ -112,7 +113,7 @@ def apply_answers(progress: dict, answers: list[tuple[str, str, bool, int]], sou
     - a question already in the schedule (any source) is reviewed: wrong → Again, right → Good;
     - otherwise a wrong answer enters the schedule (Again), a right one leaves it as it is.
     """
-    now = now or datetime.now()
+    now = now or datetime.now().astimezone()
     for _, _, _, choice in answers:
         _check_answer(source, choice)
     out = {**progress, "attempts": list(progress["attempts"])}   # rate() returns a new schedule
@@ -208,12 +209,33 @@ def path_counts(progress: dict, keys) -> dict:
 # ---------------------------------------------------------------------------
 # two tabs of one browser: three-way merge
 # ---------------------------------------------------------------------------
+def instant(at: str) -> datetime:
+    """A stored time as the moment it names, for ordering: an offset's time in UTC (naive); a time
+    without one (an old record) as it is. Two answers in two time zones sort by when they came."""
+    dt = datetime.fromisoformat(at)
+    return dt if dt.utcoffset() is None else dt.astimezone(timezone.utc).replace(tzinfo=None)
+
+
+def with_zone(progress: dict, tz: tzinfo) -> dict:
+    """``progress`` with every attempt and exam time that has no offset (records before times were
+    kept with their zone) read as a time in ``tz``, the learner's zone now: the best guess there is."""
+    def zoned(items: list) -> list:
+        return [{**it, "at": datetime.fromisoformat(it["at"]).replace(tzinfo=tz).isoformat()}
+                if datetime.fromisoformat(it["at"]).utcoffset() is None else it for it in items]
+
+    if all(datetime.fromisoformat(it["at"]).utcoffset() is not None
+           for it in progress["attempts"] + progress["exams"]):
+        return progress
+    return {**progress, "attempts": zoned(progress["attempts"]), "exams": zoned(progress["exams"])}
+
+
 def _attempt_key(a: dict) -> tuple:
-    return (a["at"], a["qid"], a["choice"], a["correct"], a["source"], a["topic"])
+    return (instant(a["at"]), a["qid"], a["choice"], a["correct"], a["source"], a["topic"])
 
 
 def _exam_key(e: dict) -> tuple:
-    return (e["at"], e["total"], e["score"], e["seconds"], e["pace"], tuple(sorted((k, tuple(v)) for k, v in e["by_topic"].items())))
+    return (instant(e["at"]), e["total"], e["score"], e["seconds"], e["pace"],
+            tuple(sorted((k, tuple(v)) for k, v in e["by_topic"].items())))
 
 
 def _list_merge(base: list, mine: list, theirs: list, key, limit: int) -> list:

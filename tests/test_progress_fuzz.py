@@ -12,7 +12,7 @@ import copy
 import json
 import re
 import time
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from types import SimpleNamespace
 
 import pytest
@@ -30,7 +30,7 @@ from practice.store import ProgressError, export_bytes, parse_progress_bytes
 from practice_fakes import fake_registry
 
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
-T0 = datetime(2026, 3, 1, 9, 0, 0)
+T0 = datetime(2026, 3, 1, 9, 0, 0, tzinfo=timezone(timedelta(hours=9)))   # as ui.clock.now() gives it
 FUZZ = settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                          HealthCheck.too_slow])
 

@@ -1,5 +1,5 @@
 """AppTest of /review: review sessions, weak topics, progress export/import, retention, clearing the device."""
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 import json
 from pathlib import Path
 import tomllib
@@ -25,10 +25,10 @@ pytestmark = pytest.mark.usefixtures("fakes")     # the known fake question regi
 
 def saved_progress() -> dict:
     q = quizzes.from_id("zz.formula.know2#8")
-    p = apply_answer(new_progress(), q.id, q.topic, False, wrong(q), "page", datetime(2026, 3, 1, 9))
+    p = apply_answer(new_progress(), q.id, q.topic, False, wrong(q), "page", datetime(2026, 3, 1, 9, tzinfo=timezone.utc))
     qs = [quizzes.from_id(i) for i in ex.build_exam(10, 4)]
     r = ex.score_exam(qs, {i: qs[i].answer for i in range(7)})
-    return ex.record_exam(p, r, datetime(2026, 3, 1, 10), datetime(2026, 3, 1, 10, 5), 40)
+    return ex.record_exam(p, r, datetime(2026, 3, 1, 10, tzinfo=timezone.utc), datetime(2026, 3, 1, 10, 5, tzinfo=timezone.utc), 40)
 
 
 class FakeUpload:

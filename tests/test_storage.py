@@ -9,7 +9,7 @@ import gzip
 import json
 import time
 from collections import Counter
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from types import SimpleNamespace
 
 import pytest
@@ -19,12 +19,12 @@ from hypothesis import strategies as st
 import ui.state as state
 import ui.storage as storage
 from practice.progress import (apply_answer, drop_review, merge, new_progress, record_visit, set_exam_in_progress,
-                               set_setting)
+                               set_setting, with_zone)
 from practice.store import dumps, validate_progress
 
 from practice_fakes import fake_registry
 
-T0 = datetime(2026, 3, 1, 9, 0, 0)
+T0 = datetime(2026, 3, 1, 9, 0, 0, tzinfo=timezone(timedelta(hours=9)))   # as ui.clock.now() gives it
 QIDS = [f"zz.{t}.calc{k}#{s}" for t in ("qkv", "mask") for k in (0, 1) for s in (1, 2)]
 PAGES = ["home", "naive", "qkv", "mask", "review"]
 
@@ -167,6 +167,32 @@ def test_two_writers_interleaved_with_lost_writes_keep_every_attempt_exactly_onc
     for who in "AB":                                                   # each tab writes once more
         write(tabs[who], False)
     assert attempts(store["record"]) == given_answers
+
+
+def test_answers_in_two_time_zones_are_ordered_by_when_they_came():
+    """10:00 in Tokyo (01:00 UTC) came before 21:00 the evening before in New York (02:00 UTC):
+    the merged record keeps that order, so the last five answers of a topic are the last five."""
+    tokyo, new_york = timezone(timedelta(hours=9)), timezone(timedelta(hours=-5))
+    base = record_visit(new_progress(), "home")
+    mine = apply_answer(base, QIDS[0], "qkv", False, 0, "page", datetime(2026, 3, 1, 10, tzinfo=tokyo))
+    theirs = apply_answer(base, QIDS[1], "qkv", True, 1, "page", datetime(2026, 2, 28, 21, tzinfo=new_york))
+    for out in (merge(base, mine, theirs), merge(base, theirs, mine)):
+        assert [a["qid"] for a in out["attempts"]] == [QIDS[0], QIDS[1]]
+        assert out["attempts"][0]["at"] == "2026-03-01T10:00:00+09:00"
+
+
+def test_times_of_an_old_record_are_read_in_the_learners_zone_once():
+    """Records written before times carried their zone: each such time is taken as the learner's
+    wall-clock time in their zone now; a time with an offset is left as it is."""
+    tokyo = timezone(timedelta(hours=9))
+    old = apply_answer(new_progress(), QIDS[0], "qkv", False, 0, "page", datetime(2026, 3, 1, 10))
+    assert old["attempts"][0]["at"] == "2026-03-01T10:00:00"
+    zoned = with_zone(old, tokyo)
+    assert zoned["attempts"][0]["at"] == "2026-03-01T10:00:00+09:00" and old["attempts"][0]["at"].endswith("00")
+    assert with_zone(zoned, timezone.utc) is zoned                      # nothing left to read
+    later = apply_answer(zoned, QIDS[1], "qkv", True, 1, "page", datetime(2026, 3, 1, 10, 30, tzinfo=tokyo))
+    assert [a["qid"] for a in merge(zoned, later, zoned)["attempts"]] == [QIDS[0], QIDS[1]]
+    validate_progress(zoned)
 
 
 def test_merge_after_the_record_was_erased_in_the_other_tab_keeps_only_the_new_answers():

@@ -198,7 +198,8 @@ def test_an_answer_is_kept_at_the_learners_wall_clock_time_not_the_servers(brows
         wait_stored_attempts(page, 1)
         after = datetime.now(kiritimati).replace(tzinfo=None)
         at = datetime.fromisoformat(stored(page)["attempts"][0]["at"])
-        assert before <= at <= after
+        assert at.utcoffset() == timedelta(hours=14)                 # kept with its zone
+        assert before <= at.replace(tzinfo=None) <= after
 
 
 def test_the_stored_record_travels_to_the_server_once_gzipped_not_with_every_click(browser, server):

@@ -30,8 +30,13 @@ def zone(offset_min=None) -> tzinfo | None:
 
 
 def now() -> datetime:
-    """The learner's wall-clock time: aware in their zone, or the server's naive local time."""
-    return datetime.now(zone())
+    """The learner's wall-clock time, aware: in their zone, or in the server's own without one."""
+    return datetime.now(zone_or_local())
+
+
+def zone_or_local() -> tzinfo:
+    """The learner's zone, or the server's own (which is the learner's when it runs on their machine)."""
+    return zone() or datetime.now().astimezone().tzinfo
 
 
 def today() -> date:

@@ -26,7 +26,7 @@ from datetime import datetime
 import streamlit as st
 
 from practice.exam import record_exam
-from practice.progress import apply_answer, merge, new_progress, set_exam_in_progress, set_setting
+from practice.progress import apply_answer, merge, new_progress, set_exam_in_progress, set_setting, with_zone
 from practice.store import MAX_BYTES, ProgressError, dumps, parse_progress_bytes, parse_progress_text, validate_exam_state
 
 from . import clock, storage
@@ -194,7 +194,8 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
         text, notes = None, []
         try:
             text = _read_text(rep)
-            stored = new_progress() if text is None else parse_progress_text(text, notes)
+            stored = new_progress() if text is None else with_zone(parse_progress_text(text, notes),
+                                                                   clock.zone_or_local())
             s["salvaged"] = " ".join(notes)
         except ProgressError as exc:
             _unusable(s, text or "", exc, _oversize(rep))
@@ -216,7 +217,8 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
         try:
             text = _read_text(rep)
             if text is not None:
-                theirs, fp, base = parse_progress_text(text), storage.fingerprint(text), text
+                theirs = with_zone(parse_progress_text(text), clock.zone_or_local())
+                fp, base = storage.fingerprint(text), text
         except ProgressError as exc:
             _unusable(s, text or "", exc, _oversize(rep))
         s["confirmed"], s["confirmed_fp"], s["sent"], s["base"] = theirs, fp, {}, base
@@ -418,7 +420,7 @@ def import_progress_bytes(raw, file_id=None, name: str = "") -> bool:
     which = f"「{name[:80]}」は" if name else ""
     notes: list[str] = []
     try:
-        data = parse_progress_bytes(raw, notes)
+        data = with_zone(parse_progress_bytes(raw, notes), clock.zone_or_local())
     except ProgressError as exc:
         st.session_state[IMPORT_MSG_KEY] = ("error", f"{which}読み込めませんでした。今の進捗はそのままです。理由：{exc}",
                                             file_id)
