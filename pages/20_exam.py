@@ -44,6 +44,7 @@ def start_exam() -> None:
     st.session_state[EXAM] = state
     st.session_state[RESULT] = None
     st.session_state[CONFIRM] = False
+    ui.state.touch_exam(state["run"])
 
 
 def running(run: str | None) -> dict | None:
@@ -55,6 +56,8 @@ def running(run: str | None) -> dict | None:
     state = st.session_state.get(EXAM)
     if not state or (run is not None and state.get("run") != run):
         return None
+    if run is not None:
+        ui.state.touch_exam(run)      # a widget of this paper was used in this tab
     return state
 
 
@@ -64,7 +67,7 @@ def finish(auto: bool, run: str | None = None) -> None:
         return
     record = ex.submit(state, time.time(), auto)
     ui.state.record_finished_exam(record["result"], ex.local_time(record["started_at"], ui.clock.zone()),
-                                  ex.local_time(record["finished_at"], ui.clock.zone()), record["pace"])
+                                  ex.local_time(record["finished_at"], ui.clock.zone()), record["pace"], state["run"])
     st.session_state[RESULT] = record
     st.session_state[EXAM] = None
     st.session_state[CONFIRM] = False
@@ -153,7 +156,8 @@ def clock() -> None:
         return
     now = time.time()
     if ex.is_over(state, now):
-        finish(auto=True)
+        if ui.state.may_auto_submit(state["run"]):
+            finish(auto=True)
         st.rerun()
     st.progress(ex.fraction_left(state, now),
                 text=f"残り時間 **{ex.format_clock(ex.seconds_left(state, now))}**（制限 {ex.format_clock(state['limit'])}）")
@@ -216,6 +220,15 @@ def question_screen(state: dict) -> None:
     done.button("問題に戻る", key="exam_cancel", on_click=set_confirm, args=(run, False))
 
 
+def overdue_screen(state: dict) -> None:
+    """A paper past its deadline that this tab did not work on (another tab ran it, or the learner
+    comes back to it): it is graded only when the learner says so."""
+    st.info("この模擬試験は時間切れです。ほかのタブで解いていた場合は、そのタブが採点して記録します。"
+            "このタブで採点するときは「採点する」を押してください（その時点までの解答で採点します）。",
+            icon=":material/timer_off:")
+    st.button("採点する", key="exam_grade", type="primary", on_click=finish, args=(True, state["run"]))
+
+
 def result_screen(res: dict) -> None:
     result, questions, answers = res["result"], ex.questions(res), res["answers"]
     if res["auto"]:
@@ -265,10 +278,18 @@ def result_screen(res: dict) -> None:
 
 
 # ---------------------------------------------------------------------------
-if st.session_state.get(EXAM) and ex.is_over(st.session_state[EXAM], time.time()):
-    finish(auto=True)  # the server's clock decides, on every run
-
+if st.session_state.pop(ui.state.EXAM_ENDED_KEY, False):
+    st.info("この模擬試験は別のタブで提出されたため、このタブでは終わりました。結果はホームの"
+            "「模擬試験の記録」に入っています。", icon=":material/tab:")
+over = bool(st.session_state.get(EXAM)) and ex.is_over(st.session_state[EXAM], time.time())
 if st.session_state.get(EXAM):
+    ui.state.saw_exam(st.session_state[EXAM], over)
+if over and ui.state.may_auto_submit(st.session_state[EXAM]["run"]):
+    finish(auto=True)  # the server's clock decides, on every run, in a tab the learner worked in
+
+if st.session_state.get(EXAM) and over:
+    overdue_screen(st.session_state[EXAM])
+elif st.session_state.get(EXAM):
     question_screen(st.session_state[EXAM])
 elif st.session_state.get(RESULT):
     result_screen(st.session_state[RESULT])

@@ -49,7 +49,7 @@ MIN_PACE_S, MAX_PACE_S = 10, 600
 EARLIEST_START = 1_704_067_200.0   # 2024-01-01T00:00:00Z: no paper was started before the app existed
 CLOCK_SKEW_S = 60            # a start this far in the future is tolerated (server clocks drift)
 STALE_AFTER_S = 7 * 86_400   # a paper whose deadline passed longer ago than this is not resumed
-_RUN = re.compile(r"[0-9a-f]{8}")
+RUN_ID = re.compile(r"[0-9a-f]{8}")
 
 
 def _is_int(x) -> bool:
@@ -255,7 +255,7 @@ def new_exam(n: int, pace_s: int, seed: int, now: float, *, calc_share: float = 
     if not qids:
         raise ValueError("出題できる問題がありません。")
     run = f"{random.Random(seed).getrandbits(32):08x}" if run is None else run
-    if not _RUN.fullmatch(str(run)):
+    if not RUN_ID.fullmatch(str(run)):
         raise ValueError("試験の識別子は 16 進 8 桁にしてください。")
     return {"v": STATE_VERSION, "run": str(run), "qids": qids, "pace": int(pace_s),
             "limit": time_limit_s(len(qids), pace_s), "started_at": float(now),
@@ -377,7 +377,7 @@ def validate_state(obj, now: float | None = None) -> dict:
         raise ValueError(f"試験の記録の項目が違います（足りない: {missing}、余分: {extra}）。")
     if obj["v"] != STATE_VERSION or not _is_int(obj["v"]):
         raise ValueError("試験の記録の版が違います。")
-    if not isinstance(obj["run"], str) or not _RUN.fullmatch(obj["run"]):
+    if not isinstance(obj["run"], str) or not RUN_ID.fullmatch(obj["run"]):
         raise ValueError("試験の識別子が正しくありません。")
     qids = obj["qids"]
     if not isinstance(qids, list) or not 1 <= len(qids) <= MAX_QUESTIONS:
@@ -440,23 +440,28 @@ def weakest_topic(result: dict) -> str | None:
     return min(rows, key=lambda r: r["percent"])["topic"] if rows else None
 
 
-def history_record(result: dict, started_at: datetime, finished_at: datetime, pace_s: int) -> dict:
-    """What the progress file keeps of one finished exam.
+def history_record(result: dict, started_at: datetime, finished_at: datetime, pace_s: int,
+                   run: str | None = None) -> dict:
+    """What the progress file keeps of one finished exam; ``run`` names the paper (so a paper
+    submitted in two tabs counts once: practice.progress.merge).
 
     Time used never exceeds the time limit (a paper submitted late by the server — e.g.
     the tab was asleep at the deadline — used exactly the limit).
     """
     limit = time_limit_s(result["total"], pace_s)
-    return {
+    out = {
         "at": finished_at.replace(microsecond=0).isoformat(),
         "total": result["total"], "score": result["score"],
         "seconds": min(limit, _whole_seconds(elapsed_s(started_at, finished_at))), "pace": int(pace_s),
         "by_topic": {t: [v["correct"], v["total"]] for t, v in result["by_topic"].items()},
     }
+    if run is not None:
+        out["run"] = str(run)
+    return out
 
 
 def record_exam(progress: dict, result: dict, started_at: datetime, finished_at: datetime,
-                pace_s: int) -> dict:
+                pace_s: int, run: str | None = None) -> dict:
     """Progress after a finished exam: each answered question recorded as an attempt
     (source "exam", wrong ones into the review schedule) and the result in the history.
     Unanswered questions are scored wrong (in the result and the history) but go neither
@@ -466,7 +471,7 @@ def record_exam(progress: dict, result: dict, started_at: datetime, finished_at:
     answered = [(it["qid"], it["topic"], it["correct"], it["choice"])
                 for it in result["items"] if it["choice"] is not None]
     out = apply_answers(progress, answered, "exam", finished_at)  # a new record (sharing what it keeps)
-    out["exams"] = (out["exams"] + [history_record(result, started_at, finished_at, pace_s)])[-MAX_EXAMS_KEPT:]
+    out["exams"] = (out["exams"] + [history_record(result, started_at, finished_at, pace_s, run)])[-MAX_EXAMS_KEPT:]
     return out
 
 

@@ -290,6 +290,69 @@ def _common(base: dict, theirs: dict) -> dict:
     return out
 
 
+def _run(paper: dict | None) -> str | None:
+    return None if paper is None else paper["run"]
+
+
+def _merge_paper(base: dict | None, mine: dict | None, theirs: dict | None) -> dict | None:
+    """The unfinished mock exam after two tabs: each paper is named by its ``run``.
+
+    - untouched here: theirs (it may have been answered, submitted or started there);
+    - the paper this tab had at base ended there (theirs holds no paper or another one): it stays
+      ended, whatever this tab did to it meanwhile (a submitted paper never comes back);
+    - ended here (submitted or dropped): ended, unless theirs started another paper;
+    - the same paper changed in both tabs: each question's answer and check from the tab that
+      changed it since base (theirs where neither did), the current question this tab's;
+    - else (a paper started here): mine."""
+    if mine == base:
+        return theirs
+    if base is not None and _run(theirs) != base["run"] and _run(mine) in (base["run"], None):
+        return theirs                  # base's paper ended there: this tab only went on with it (or ended it too)
+    if mine is None:
+        return None                    # ended here
+    if theirs is not None and theirs["run"] == mine["run"]:
+        b = base if _run(base) == mine["run"] else theirs
+        answers = [m if m != o else t for m, t, o in zip(mine["answers"], theirs["answers"], b["answers"])]
+        added, removed = set(mine["flags"]) - set(b["flags"]), set(b["flags"]) - set(mine["flags"])
+        flags = sorted((set(theirs["flags"]) | added) - removed)
+        return {**mine, "answers": answers, "flags": flags}
+    return mine
+
+
+def _drop_second_submissions(base: dict, mine: dict, theirs: dict, out: dict) -> None:
+    """In place on ``out``: a paper submitted in this tab that the other tab had submitted too
+    (its result names the same ``run``) counts once, as theirs: this tab's result and the exam
+    answers it recorded with it (source "exam", at the result's time) are left out."""
+    their_runs = {e["run"] for e in theirs["exams"] if "run" in e}
+    seen = Counter(map(_exam_key, base["exams"]))
+    second = []
+    for e in mine["exams"]:
+        if seen[_exam_key(e)] > 0:
+            seen[_exam_key(e)] -= 1
+        elif e.get("run") in their_runs:
+            second.append(e)
+    if not second:
+        return
+    drop_exams = Counter(map(_exam_key, second))
+    drop_times = {instant(e["at"]) for e in second}
+    kept = []
+    for e in out["exams"]:
+        if drop_exams[_exam_key(e)] > 0:
+            drop_exams[_exam_key(e)] -= 1
+        else:
+            kept.append(e)
+    out["exams"] = kept
+    mine_added = Counter(map(_attempt_key, mine["attempts"])) - Counter(map(_attempt_key, base["attempts"]))
+    gone = Counter({k: n for k, n in mine_added.items() if k[4] == "exam" and k[0] in drop_times})
+    attempts = []
+    for a in out["attempts"]:
+        if gone[_attempt_key(a)] > 0:
+            gone[_attempt_key(a)] -= 1
+        else:
+            attempts.append(a)
+    out["attempts"] = attempts
+
+
 def _later_review(a: dict, b: dict) -> dict:
     """Of two cards of one question, the one reviewed last (more reviews on a tie)."""
     return max((a, b), key=lambda c: (c["last_review"] or "", c["reps"]))
@@ -302,7 +365,10 @@ def merge(base: dict, mine: dict, theirs: dict) -> dict:
     - visited pages: theirs plus the pages mine visited since base;
     - review cards: a card mine changed since base is mine's, otherwise theirs' (a card both
       changed: the one reviewed last); a card mine removed since base is removed;
-    - settings and the unfinished exam: mine's value if mine changed it since base, else theirs'.
+    - settings: mine's value if mine changed it since base, else theirs';
+    - the unfinished mock exam (:func:`_merge_paper`): one paper answered in both tabs keeps the
+      answers of both; a paper submitted (or replaced) in the other tab stays ended here;
+    - a paper submitted in both tabs counts once: theirs (:func:`_drop_second_submissions`).
     ``merge(base, base, theirs) == theirs``; ``merge(base, mine, base)`` has mine's content.
 
     ``base`` is what this tab last wrote, and a browser can lose that write to another tab's
@@ -333,6 +399,7 @@ def merge(base: dict, mine: dict, theirs: dict) -> dict:
     out["review"] = _review._bounded(review, "")
     out["settings"] = {k: (mine["settings"][k] if mine["settings"][k] != base["settings"][k] else theirs["settings"][k])
                        for k in out["settings"]}
-    changed = mine["exam_in_progress"] != base["exam_in_progress"]
-    out["exam_in_progress"] = copy.deepcopy(mine["exam_in_progress"] if changed else theirs["exam_in_progress"])
+    out["exam_in_progress"] = copy.deepcopy(_merge_paper(base["exam_in_progress"], mine["exam_in_progress"],
+                                                         theirs["exam_in_progress"]))
+    _drop_second_submissions(base, mine, theirs, out)
     return out

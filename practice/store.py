@@ -37,7 +37,7 @@ TOP_KEYS = {"version", "visited", "attempts", "exams", "review", "settings", "ex
 TOP_KEYS_V1 = {"version", "visited", "attempts", "exams", "review"}
 SETTINGS_KEYS = {"exam_date", "retention"}
 ATTEMPT_KEYS = {"qid", "topic", "correct", "choice", "at", "source"}
-EXAM_KEYS = {"at", "total", "score", "seconds", "pace", "by_topic"}
+EXAM_KEYS = {"at", "total", "score", "seconds", "pace", "by_topic"}   # and "run" (the paper) since 2026-12
 REVIEW_KEYS_V1 = {"topic", "box", "due", "lapses"}
 
 
@@ -231,7 +231,9 @@ def _common(data) -> None:
         raise ProgressError(f"exams は {MAX_EXAMS} 件までのリストでなければなりません。")
     for i, e in enumerate(exams, start=1):
         where = f"模擬試験の記録 {i} 件目"
-        _keys(e, EXAM_KEYS, where)
+        _keys(e, EXAM_KEYS | {"run"} if isinstance(e, dict) and "run" in e else EXAM_KEYS, where)
+        if "run" in e and not (isinstance(e["run"], str) and _exam.RUN_ID.fullmatch(e["run"])):
+            raise ProgressError(f"{where} の run は 16 進 8 桁の文字列です。")
         _timestamp(e["at"], f"{where} の at")
         total = _int_in(e["total"], 1, 1000, f"{where} の total")
         _int_in(e["score"], 0, total, f"{where} の score")

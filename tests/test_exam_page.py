@@ -354,3 +354,32 @@ def test_an_event_of_a_submitted_paper_leaves_the_next_paper_alone():
     assert not at.session_state["progress"]["exams"]
     assert ex.questions(other)[0].stem in page_text(at)
 
+
+
+def test_a_tab_that_only_showed_a_paper_does_not_submit_it_at_the_deadline(monkeypatch):
+    """A paper another tab runs (this tab never touched it) reaches its deadline here: this tab
+    does not grade it with the answers it happens to hold; the learner can, with 採点する."""
+    with fake_registry():
+        paper = ex.validate_state(ex.new_exam(10, 30, 8, time.time() - 10))
+        at = no_exception(open_page(EXAM, session={"exam": paper}))   # shown, not over, never touched
+        assert at.session_state["exam"]["run"] == paper["run"]
+        real = time.time
+        monkeypatch.setattr(time, "time", lambda: real() + paper["limit"] + 60)
+        no_exception(at.run())
+        assert at.session_state["exam"] is not None and at.session_state["progress"]["exams"] == []
+        assert any("時間切れです" in i.value for i in at.info)
+        at.button(key="exam_grade").click()
+        no_exception(at.run())
+        assert at.session_state["exam"] is None and len(at.session_state["progress"]["exams"]) == 1
+        assert at.session_state["progress"]["exams"][0]["run"] == paper["run"]
+
+
+def test_a_paper_submitted_in_another_tab_ends_here_with_a_note():
+    with fake_registry():
+        paper = ex.validate_state(ex.new_exam(10, 30, 9, time.time() - 10))
+        at = no_exception(open_page(EXAM, session={"exam": paper}))
+        at.session_state["exam"] = None                                # what ui.state._follow_exam does …
+        at.session_state["exam__ended_elsewhere"] = True              # … after the other tab's record arrives
+        no_exception(at.run())
+        assert any("別のタブで提出された" in i.value for i in at.info)
+        assert "試験を始める" in [b.label for b in at.button]

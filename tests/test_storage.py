@@ -203,6 +203,47 @@ def test_merge_after_the_record_was_erased_in_the_other_tab_keeps_only_the_new_a
     assert QIDS[0] not in out["review"]
 
 
+def test_one_paper_answered_in_two_tabs_keeps_the_answers_of_both():
+    exam = exam_state(4)
+    base = set_exam_in_progress(new_progress(), exam)
+    mine = set_exam_in_progress(base, {**exam, "answers": [2, None, None, 1], "flags": [3], "cur": 3})
+    theirs = set_exam_in_progress(base, {**exam, "answers": [None, 0, None, 3], "flags": [1], "cur": 1})
+    out = merge(base, mine, theirs)["exam_in_progress"]
+    assert out["answers"] == [2, 0, None, 1]              # each from the tab that answered it (both: this tab's)
+    assert out["flags"] == [1, 3] and out["cur"] == 3
+
+
+def test_a_paper_submitted_in_the_other_tab_stays_ended_here():
+    """This tab answered on after the other tab submitted: the paper does not come back."""
+    exam = exam_state(2)
+    base = set_exam_in_progress(record_visit(new_progress(), "exam"), exam)
+    mine = set_exam_in_progress(base, {**exam, "answers": [1, None]})
+    theirs = set_exam_in_progress(base, None)
+    theirs = {**theirs, "exams": [{"at": "2026-03-01T09:10:00+09:00", "total": 2, "score": 1, "seconds": 60,
+                                   "pace": 40, "by_topic": {"qkv": [1, 2]}, "run": exam["run"]}]}
+    out = merge(base, mine, theirs)
+    assert out["exam_in_progress"] is None and len(out["exams"]) == 1
+
+
+def test_a_paper_submitted_in_both_tabs_counts_once():
+    exam = exam_state(2)
+    base = set_exam_in_progress(record_visit(new_progress(), "exam"), exam)
+
+    def submitted(score: int, minute: int) -> dict:
+        at = datetime(2026, 3, 1, 9, minute, tzinfo=timezone.utc)
+        p = set_exam_in_progress(base, None)
+        p = apply_answer(p, exam["qids"][0], "qkv", score > 0, 0, "exam", at)
+        return {**p, "exams": [{"at": at.isoformat(), "total": 2, "score": score, "seconds": 60, "pace": 40,
+                                "by_topic": {"qkv": [score, 2]}, "run": exam["run"]}]}
+
+    mine, theirs = submitted(0, 12), submitted(1, 10)
+    out = merge(base, mine, theirs)
+    assert out["exams"] == theirs["exams"] and out["exam_in_progress"] is None
+    assert out["attempts"] == theirs["attempts"]               # this tab's exam answers left out with its result
+    other = {**submitted(1, 10), "exams": [{**theirs["exams"][0], "run": "00000000"}]}   # another paper
+    assert len(merge(base, mine, other)["exams"]) == 2
+
+
 def test_merge_of_the_unfinished_exam_takes_the_side_that_changed_it():
     exam = exam_state(1)
     base = set_exam_in_progress(new_progress(), exam)
@@ -373,6 +414,23 @@ def test_a_conflict_merges_the_other_tabs_record_and_writes_again(session, packe
     op = sync["ops"][-1]
     assert op["op"] == "write" and op["seq"] > first and op["expect"] == storage.fingerprint(dumps(theirs))
     assert len(json.loads(op["text"])["attempts"]) == 3
+
+
+def test_a_conflict_brings_the_other_tabs_answers_to_this_tabs_paper_and_its_end(session):
+    exam = exam_state(2)
+    report(session, kind="read", text=dumps(set_exam_in_progress(saved(), exam)))
+    sync = session[state.SYNC_KEY]
+    assert session[state.EXAM_KEY] == exam
+    session[state.EXAM_KEY] = {**exam, "answers": [1, None]}          # answered here
+    state._queue_write(sync)
+    theirs = set_exam_in_progress(saved(), {**exam, "answers": [None, 3]})    # answered there meanwhile
+    report(session, kind="conflict", seq=sync["seq"], own_seq=None, text=dumps(theirs))
+    assert session[state.EXAM_KEY]["answers"] == [1, 3] and state.EXAM_ENDED_KEY not in session
+    state._queue_write(sync)
+    ended = set_exam_in_progress(saved(), None)                        # then submitted there
+    report(session, kind="conflict", seq=sync["seq"], own_seq=sync["seq"], text=dumps(ended))
+    assert session[state.EXAM_KEY] is None and session[state.EXAM_ENDED_KEY] is True
+    assert session[state.PROGRESS_KEY]["exam_in_progress"] is None
 
 
 def test_an_unusable_record_met_in_a_conflict_is_moved_aside_and_no_patch_is_made_against_it(session):

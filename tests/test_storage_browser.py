@@ -725,3 +725,51 @@ def test_a_second_unreadable_record_is_kept_beside_the_first(browser, server):
             other.get_by_text("読めなかった記録 2（新しい順）をダウンロード").click()
         with open(dl.value.path(), encoding="utf-8") as f:
             assert f.read() == first
+
+
+def _stored_paper(page, check: str) -> None:
+    """Wait until the stored record satisfies ``check`` (JS over ``r``, the parsed record)."""
+    page.wait_for_function(f"""() => {{ const t = window.localStorage.getItem({json.dumps(STORE_KEY)});
+        if (t === null) return false; const r = JSON.parse(t); return {check}; }}""", timeout=30_000)
+
+
+def _exam_click(page, letter: str) -> None:
+    main = page.locator('[data-testid="stMain"]')
+    main.locator('[data-testid="stRadio"]').first.get_by_text(f"{letter}.", exact=False).first.click(force=True)
+
+
+def test_one_mock_exam_in_two_tabs_keeps_both_tabs_answers_and_is_submitted_once(browser, server):
+    """A starts a paper; B opens 模擬試験 and continues the same paper with A's answer; each
+    answers in turn (each write meets the other's); A submits; B learns that the paper ended and
+    cannot bring it back. One result, one attempt per answered question."""
+    base = server.base
+    with context(browser, "exam-two-tabs") as ctx:
+        a, b = ctx.new_page(), ctx.new_page()
+        open_url(a, base + "/exam")
+        a.get_by_role("button", name="試験を始める").click()
+        expect(a.locator('[data-testid="stMain"]')).to_contain_text("残り時間", timeout=20_000)
+        _exam_click(a, "A")
+        _stored_paper(a, "r.exam_in_progress !== null && r.exam_in_progress.answers[0] === 0")
+        open_url(b, base + "/exam")                                  # the same paper, with A's answer
+        expect(b.locator('[data-testid="stMain"]')).to_contain_text("回答済み 1 /", timeout=20_000)
+        b.get_by_role("button", name="次へ").click(force=True)
+        expect(b.locator('[data-testid="stMain"]')).to_contain_text("問2", timeout=20_000)
+        _exam_click(b, "B")
+        _stored_paper(b, "r.exam_in_progress.answers[1] === 1")
+        a.get_by_role("button", name="次へ").click(force=True)       # A's write meets B's: answers joined
+        expect(a.locator('[data-testid="stMain"]')).to_contain_text("回答済み 2 /", timeout=20_000)
+        a.get_by_role("button", name="次へ").click(force=True)
+        expect(a.locator('[data-testid="stMain"]')).to_contain_text("問3", timeout=20_000)
+        _exam_click(a, "C")
+        _stored_paper(a, "r.exam_in_progress.answers.slice(0, 3).join() === '0,1,2'")
+        a.get_by_role("button", name="提出する").click(force=True)
+        a.get_by_role("button", name="提出を確定する").click(force=True)
+        expect(a.locator('[data-testid="stMain"]')).to_contain_text("トピック別の正答率", timeout=20_000)
+        _stored_paper(a, "r.exam_in_progress === null && r.exams.length === 1")
+        b.get_by_role("button", name="次へ").click(force=True)       # B's write meets the submission
+        expect(b.locator('[data-testid="stMain"]')).to_contain_text("別のタブで提出された", timeout=20_000)
+        expect(b.get_by_role("button", name="試験を始める")).to_be_visible(timeout=20_000)
+        b.wait_for_timeout(1500)
+        kept = stored(b)
+        assert kept["exam_in_progress"] is None and len(kept["exams"]) == 1
+        assert sorted(x["choice"] for x in kept["attempts"] if x["source"] == "exam") == [0, 1, 2]

@@ -34,6 +34,9 @@ from . import clock, storage
 PROGRESS_KEY = "progress"
 SYNC_KEY = "progress__sync"       # the bridge's bookkeeping (see _new_sync)
 EXAM_KEY = "exam"                 # the unfinished mock exam: a JSON-able dict (practice.exam), or None
+EXAM_ENDED_KEY = "exam__ended_elsewhere"   # this tab's paper was submitted (or replaced) in another tab
+TOUCHED_KEY = "exam__touched"     # runs of the papers the learner worked on in this tab (may_auto_submit)
+SEEN_KEY = "exam__seen"           # runs of the papers this tab has shown (saw_exam)
 IMPORT_MSG_KEY = "progress__import_msg"   # ("success" | "error", text) for the review page
 UPLOAD_KEY = "progress_upload"
 UPLOAD_LIMIT_MB = 1     # the uploader's limit (the server refuses more: .streamlit/config.toml maxUploadSize)
@@ -153,6 +156,38 @@ def _restore_exam(progress: dict) -> None:
         st.session_state[EXAM_KEY] = copy.deepcopy(progress["exam_in_progress"])
 
 
+def _follow_exam(progress: dict) -> None:
+    """After a merge with another tab's record, this tab's paper is the merged one: the same paper
+    with both tabs' answers, or none when it ended there (EXAM_ENDED_KEY tells the exam page)."""
+    paper, current = progress["exam_in_progress"], st.session_state.get(EXAM_KEY)
+    if current is not None and (paper is None or paper["run"] != current.get("run")):
+        st.session_state[EXAM_ENDED_KEY] = True
+    if paper != current:
+        st.session_state[EXAM_KEY] = copy.deepcopy(paper)
+
+
+def touch_exam(run: str) -> None:
+    """The learner works on paper ``run`` in this tab (started it, answered, moved, checked)."""
+    st.session_state.setdefault(TOUCHED_KEY, set()).add(run)
+
+
+def saw_exam(paper: dict, over: bool) -> None:
+    """The exam page shows ``paper`` (on every run): a paper already past its deadline the first
+    time this tab shows it is one the learner came back to, and this tab may submit it."""
+    seen = st.session_state.setdefault(SEEN_KEY, set())
+    if paper["run"] not in seen:
+        seen.add(paper["run"])
+        if over:
+            touch_exam(paper["run"])
+
+
+def may_auto_submit(run: str) -> bool:
+    """Whether this tab submits paper ``run`` by itself at its deadline: a tab the learner worked
+    in, or came back to after the deadline. A tab that merely showed a paper another tab ran never
+    submits it for them (with answers it may not have)."""
+    return run in st.session_state.get(TOUCHED_KEY, ())
+
+
 def _read_text(rep: dict) -> str | None:
     """The stored text a read or conflict report carries, as text or gzipped (None: nothing is
     stored), or ProgressError."""
@@ -222,9 +257,9 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
         except ProgressError as exc:
             _unusable(s, text or "", exc, _oversize(rep))
         s["confirmed"], s["confirmed_fp"], s["sent"], s["base"] = theirs, fp, {}, base
-        st.session_state[PROGRESS_KEY] = merge(ancestor, st.session_state[PROGRESS_KEY], theirs)
+        st.session_state[PROGRESS_KEY] = merge(ancestor, _with_session_exam(), theirs)
         s["written"] = None  # write the merged record
-        _restore_exam(st.session_state[PROGRESS_KEY])
+        _follow_exam(st.session_state[PROGRESS_KEY])
     elif kind == "failed":
         op = next((o for o in s["ops"] if o["seq"] == rep.get("seq")), None)
         if (op["op"] == "aside") if op is not None else bool(s["problem"]):
@@ -246,8 +281,8 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
         s["base"] = None                   # whole: what the browser holds is not known
 
 
-def _queue_write(s: dict) -> None:
-    """A write of the session's progress if it changed since the last one queued."""
+def _with_session_exam() -> dict:
+    """The session's progress holding the session's paper (st.session_state[EXAM_KEY]), if storable."""
     progress = st.session_state[PROGRESS_KEY]
     exam = st.session_state.get(EXAM_KEY)
     if exam != progress["exam_in_progress"]:
@@ -258,6 +293,12 @@ def _queue_write(s: dict) -> None:
             exam = progress["exam_in_progress"]  # not (yet) a storable exam: keep the last good one
         progress = set_exam_in_progress(progress, exam)
         st.session_state[PROGRESS_KEY] = progress
+    return progress
+
+
+def _queue_write(s: dict) -> None:
+    """A write of the session's progress if it changed since the last one queued."""
+    progress = _with_session_exam()
     if not (s["loaded"] and s["ok"] and s["browser"]):
         return
     if progress is s["written"] or progress == s["written"]:
@@ -406,9 +447,11 @@ def record_answer(question, choice: int, source: str) -> bool:
     return correct
 
 
-def record_finished_exam(result: dict, started_at: datetime, finished_at: datetime, pace_s: int) -> None:
-    """A submitted mock exam: answers as attempts (source "exam"), wrong ones scheduled, history saved."""
-    set_progress(record_exam(get_progress(), result, started_at, finished_at, pace_s))
+def record_finished_exam(result: dict, started_at: datetime, finished_at: datetime, pace_s: int,
+                         run: str | None = None) -> None:
+    """A submitted mock exam: answers as attempts (source "exam"), wrong ones scheduled, history
+    saved (named by the paper's ``run``)."""
+    set_progress(record_exam(get_progress(), result, started_at, finished_at, pace_s, run))
 
 
 def import_progress_bytes(raw, file_id=None, name: str = "") -> bool:
