@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import base64
 import copy
+import shutil
 import gzip
 import json
 import time
 from collections import Counter
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -257,6 +259,46 @@ def test_merge_of_the_unfinished_exam_takes_the_side_that_changed_it():
 # ---------------------------------------------------------------------------
 # ui.state and the browser's reports (a dict stands in for st.session_state)
 # ---------------------------------------------------------------------------
+FINGERPRINT_VECTORS = ["", "a", "foobar", "試験", "𝑄𝐾ᵀ/√d", '{"version":2,"visited":{"naive":true}}', "x" * 70_000]
+
+
+def _node(script: str, payload) -> object:
+    """Run ``script`` (an ES module importing ui/storage.js's exports) on ``payload`` (JSON on stdin)."""
+    import subprocess
+    out = subprocess.run(["node", "--input-type=module", "-e", script], input=json.dumps(payload),
+                         capture_output=True, text=True, timeout=60, check=True,
+                         cwd=Path(storage.__file__).parent)
+    return json.loads(out.stdout)
+
+
+NODE = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed (.ci/install-browser)")
+READ_STDIN = "let raw = ''; for await (const c of process.stdin) raw += c; const input = JSON.parse(raw);"
+
+
+@NODE
+def test_the_javascript_fingerprint_is_the_python_one_on_shared_vectors():
+    """One CRC-32 per language: ui/storage.js's fingerprint() and ui.storage.fingerprint agree."""
+    got = _node("import { fingerprint } from './storage.js';" + READ_STDIN
+                + "console.log(JSON.stringify(input.map(fingerprint)));", FINGERPRINT_VECTORS)
+    assert got == [storage.fingerprint(t) for t in FINGERPRINT_VECTORS]
+
+
+@NODE
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(QIDS), st.booleans(), st.integers(0, 3)), max_size=12),
+       st.lists(st.tuples(st.sampled_from(QIDS), st.booleans(), st.integers(0, 3)), min_size=1, max_size=3))
+def test_the_browser_applies_a_python_patch_to_the_exact_new_text(before, after):
+    """ui.storage.patch (Python) makes hunks; ui/storage.js's patched() applies them: the new text."""
+    old = dumps(play(new_progress(), [("answer", *a) for a in before], [T0]))
+    new = dumps(play(json.loads(old), [("answer", *a) for a in after], [T0 + timedelta(days=1)]))
+    hunks = storage.patch(old, new)
+    if hunks is None:
+        return
+    got = _node("import { patched } from './storage.js';" + READ_STDIN
+                + "console.log(JSON.stringify(patched(input.old, input.hunks)));", {"old": old, "hunks": hunks})
+    assert got == new
+
+
 def test_fingerprint_is_crc32_of_the_utf8_bytes():
     assert storage.fingerprint(None) == "none"
     assert storage.fingerprint("") == "00000000:0"

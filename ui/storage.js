@@ -176,3 +176,4 @@ export default function ({ data, setTriggerValue }) {
     report("failed", { seq: op.seq, error: full(error) ? "QuotaExceededError" : error });
   }
 }
+export { fingerprint, patched };   // (for tests/test_storage.py: the same CRC-32 and patch as ui/storage.py)
