@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import ui.state as state
 import ui.storage as storage
+from practice import wire
 from practice.progress import (apply_answer, drop_review, merge, new_progress, record_visit, set_exam_in_progress,
                                set_setting, with_zone)
 from practice.store import dumps, validate_progress
@@ -277,10 +278,10 @@ READ_STDIN = "let raw = ''; for await (const c of process.stdin) raw += c; const
 
 @NODE
 def test_the_javascript_fingerprint_is_the_python_one_on_shared_vectors():
-    """One CRC-32 per language: ui/storage.js's fingerprint() and ui.storage.fingerprint agree."""
+    """One CRC-32 per language: ui/storage.js's fingerprint() and ui.wire.fingerprint agree."""
     got = _node("import { fingerprint } from './storage.js';" + READ_STDIN
                 + "console.log(JSON.stringify(input.map(fingerprint)));", FINGERPRINT_VECTORS)
-    assert got == [storage.fingerprint(t) for t in FINGERPRINT_VECTORS]
+    assert got == [wire.fingerprint(t) for t in FINGERPRINT_VECTORS]
 
 
 @NODE
@@ -288,10 +289,10 @@ def test_the_javascript_fingerprint_is_the_python_one_on_shared_vectors():
 @given(st.lists(st.tuples(st.sampled_from(QIDS), st.booleans(), st.integers(0, 3)), max_size=12),
        st.lists(st.tuples(st.sampled_from(QIDS), st.booleans(), st.integers(0, 3)), min_size=1, max_size=3))
 def test_the_browser_applies_a_python_patch_to_the_exact_new_text(before, after):
-    """ui.storage.patch (Python) makes hunks; ui/storage.js's patched() applies them: the new text."""
+    """ui.wire.patch (Python) makes hunks; ui/storage.js's patched() applies them: the new text."""
     old = dumps(play(new_progress(), [("answer", *a) for a in before], [T0]))
     new = dumps(play(json.loads(old), [("answer", *a) for a in after], [T0 + timedelta(days=1)]))
-    hunks = storage.patch(old, new)
+    hunks = wire.patch(old, new)
     if hunks is None:
         return
     got = _node("import { patched } from './storage.js';" + READ_STDIN
@@ -300,12 +301,12 @@ def test_the_browser_applies_a_python_patch_to_the_exact_new_text(before, after)
 
 
 def test_fingerprint_is_crc32_of_the_utf8_bytes():
-    assert storage.fingerprint(None) == "none"
-    assert storage.fingerprint("") == "00000000:0"
-    assert storage.fingerprint("a") == "e8b7be43:1"
-    assert storage.fingerprint("foobar") == "9ef61f95:6"
-    assert storage.fingerprint("試験") == "f7099c42:6"
-    assert storage.fingerprint("a\ud800b") == storage.fingerprint("a\ufffdb")   # as JavaScript's TextEncoder
+    assert wire.fingerprint(None) == "none"
+    assert wire.fingerprint("") == "00000000:0"
+    assert wire.fingerprint("a") == "e8b7be43:1"
+    assert wire.fingerprint("foobar") == "9ef61f95:6"
+    assert wire.fingerprint("試験") == "f7099c42:6"
+    assert wire.fingerprint("a\ud800b") == wire.fingerprint("a\ufffdb")   # as JavaScript's TextEncoder
 
 
 def patched(text: str, hunks) -> str:
@@ -325,7 +326,7 @@ WEEKS = play(new_progress(), [("answer", QIDS[n % len(QIDS)], n % 3 == 0, n % 4)
 def test_a_patch_turns_the_stored_text_into_the_new_one(before, after):
     start = play(WEEKS, before, [T0 + timedelta(days=5)])
     old, new = dumps(start), dumps(play(start, after, [T0 + timedelta(days=9)]))
-    hunks = storage.patch(old, new)
+    hunks = wire.patch(old, new)
     assert hunks is not None and patched(old, hunks) == new
     assert all(0 <= a <= b <= len(old) for a, b, _ in hunks)
     assert all(b <= c for (_, b, _), (c, _, _) in zip(hunks, hunks[1:]))   # in order, not overlapping
@@ -340,12 +341,12 @@ def test_any_patch_made_gives_the_new_text_exactly(old, new):
     """Whatever the two texts (repeated objects, moved ones, a lone surrogate, none in common):
     a patch, when one is made, turns the old text into the new one, hunks in order."""
     old, new = "".join(old), "".join(new)
-    hunks = storage.patch(old, new)
+    hunks = wire.patch(old, new)
     if hunks is not None:
         assert patched(old, hunks) == new
         assert all(0 <= a <= b <= len(old) for a, b, _ in hunks)
         assert all(b <= c for (_, b, _), (c, _, _) in zip(hunks, hunks[1:]))
-    assert storage.patch(old, old) == []
+    assert wire.patch(old, old) == []
 
 
 def test_an_answer_on_a_full_record_is_a_patch_of_a_few_hundred_bytes():
@@ -355,10 +356,10 @@ def test_an_answer_on_a_full_record_is_a_patch_of_a_few_hundred_bytes():
         progress = apply_answer(progress, qid, qid.split(".")[1], n % 3 == 0, n % 4, "page", T0 + timedelta(minutes=n))
     old = dumps(progress)
     new = dumps(apply_answer(progress, QIDS[0], "qkv", True, 0, "page", T0 + timedelta(days=9)))
-    hunks = storage.patch(old, new)
+    hunks = wire.patch(old, new)
     assert patched(old, hunks) == new and len(json.dumps(hunks)) < 1_500 < len(new) // 100
-    assert storage.patch(None, new) is None                       # nothing stored: the whole text
-    assert storage.patch(old, new.replace("qkv", "q\U0001F600kv")) is None   # counted otherwise in JavaScript
+    assert wire.patch(None, new) is None                       # nothing stored: the whole text
+    assert wire.patch(old, new.replace("qkv", "q\U0001F600kv")) is None   # counted otherwise in JavaScript
 
 
 @pytest.fixture
@@ -405,7 +406,7 @@ def test_a_valid_stored_record_is_loaded_and_the_next_write_expects_it(session):
     state.set_progress(record_visit(state.get_progress(), "home"))
     state._queue_write(sync)
     (op,) = sync["ops"]
-    assert op["op"] == "write" and op["expect"] == storage.fingerprint(text)
+    assert op["op"] == "write" and op["expect"] == wire.fingerprint(text)
     assert json.loads(op["text"])["visited"] == {"naive": True, "home": True}
 
 
@@ -419,7 +420,7 @@ def test_an_unusable_stored_record_is_moved_aside_then_a_fresh_one_written(sessi
     state.set_progress(record_visit(state.get_progress(), "home"))
     state._queue_write(sync)
     aside, write = sync["ops"]
-    assert aside["op"] == "aside" and aside["expect"] == storage.fingerprint(text if isinstance(text, str) else "")
+    assert aside["op"] == "aside" and aside["expect"] == wire.fingerprint(text if isinstance(text, str) else "")
     assert write["op"] == "write" and write["expect"] == "none" and write["seq"] > aside["seq"]
 
 
@@ -454,7 +455,7 @@ def test_a_conflict_merges_the_other_tabs_record_and_writes_again(session, packe
     assert [a["qid"] for a in merged["attempts"]] == [QIDS[0], QIDS[1], QIDS[4]]
     state._queue_write(sync)
     op = sync["ops"][-1]
-    assert op["op"] == "write" and op["seq"] > first and op["expect"] == storage.fingerprint(dumps(theirs))
+    assert op["op"] == "write" and op["seq"] > first and op["expect"] == wire.fingerprint(dumps(theirs))
     assert len(json.loads(op["text"])["attempts"]) == 3
 
 
@@ -482,7 +483,7 @@ def test_an_unusable_record_met_in_a_conflict_is_moved_aside_and_no_patch_is_mad
     state._queue_write(sync)
     report(session, kind="conflict", seq=sync["seq"], text="{", own_seq=None)
     assert "記録を読めなかったため" in sync["problem"] and sync["base"] is None
-    assert sync["ops"][-1] == {"op": "aside", "expect": storage.fingerprint("{"), "seq": sync["seq"]}
+    assert sync["ops"][-1] == {"op": "aside", "expect": wire.fingerprint("{"), "seq": sync["seq"]}
     assert state.get_progress()["visited"]["home"] is True          # this tab's record goes on
 
 
@@ -625,8 +626,8 @@ def test_a_write_goes_out_once_as_a_patch_and_whole_only_when_the_browser_asks(s
     (key, first), = mounts
     (write,) = first["ops"]
     now = dumps(state.get_progress())
-    assert key == "card_store" and "text" not in write and write["expect"] == storage.fingerprint(stored)
-    assert write["patch"]["base"] == storage.fingerprint(stored) and write["patch"]["fp"] == storage.fingerprint(now)
+    assert key == "card_store" and "text" not in write and write["expect"] == wire.fingerprint(stored)
+    assert write["patch"]["base"] == wire.fingerprint(stored) and write["patch"]["fp"] == wire.fingerprint(now)
     assert patched(stored, write["patch"]["hunks"]) == now and len(json.dumps(write)) < len(now) // 10
     assert state.sync() is True                                     # the next full-page run
     named = {"op": "write", "seq": write["seq"], "expect": write["expect"]}
@@ -640,7 +641,7 @@ def test_a_write_goes_out_once_as_a_patch_and_whole_only_when_the_browser_asks(s
     state.set_progress(record_visit(state.get_progress(), "qkv"))
     assert state.sync()                                             # a newer write supersedes it
     (newer,) = mounts[-1][1]["ops"]
-    assert newer["seq"] > write["seq"] and newer["patch"]["base"] == storage.fingerprint(now)
+    assert newer["seq"] > write["seq"] and newer["patch"]["base"] == wire.fingerprint(now)
     assert json.loads(patched(now, newer["patch"]["hunks"]))["visited"]["qkv"] is True
     assert sync["text_out"] == {newer["seq"]}
     report(session, kind="resend", seq=write["seq"])                # a late ask for the superseded one
@@ -667,7 +668,7 @@ def test_a_long_stored_record_read_gzipped_is_loaded_as_it_was(session):
     report(session, kind="read", gz=packed)
     sync = session[state.SYNC_KEY]
     assert sync["loaded"] and not sync["problem"] and session[state.PROGRESS_KEY] == WEEKS
-    assert sync["confirmed_fp"] == storage.fingerprint(text) and sync["base"] == text
+    assert sync["confirmed_fp"] == wire.fingerprint(text) and sync["base"] == text
 
 
 @pytest.mark.parametrize("packed, reason", [

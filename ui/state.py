@@ -27,6 +27,7 @@ import streamlit as st
 
 from practice.exam import record_exam
 from practice.progress import apply_answer, merge, new_progress, set_exam_in_progress, set_setting, with_zone
+from practice import wire
 from practice.store import MAX_BYTES, ProgressError, dumps, parse_progress_bytes, parse_progress_text, validate_exam_state
 
 from . import clock, storage
@@ -143,7 +144,7 @@ def _unusable(s: dict, text: str, exc: Exception, oversize: int | None = None) -
     s["problem"] = (f"このブラウザに保存されていた記録を読めなかったため、新しい記録で始めます。"
                     f"読めなかった記録は消さずに残します。理由：{exc}")
     _queue(s, {"op": "aside", "size": oversize} if oversize is not None else
-              {"op": "aside", "expect": storage.fingerprint(text)})
+              {"op": "aside", "expect": wire.fingerprint(text)})
 
 
 def _oversize(rep: dict) -> int | None:
@@ -196,7 +197,7 @@ def _read_text(rep: dict) -> str | None:
         raise ProgressError(f"記録が大きすぎます（{size:,} 文字。上限 {MAX_BYTES:,} バイト）。")
     if "gz" in rep:
         try:
-            return storage.unpacked(rep["gz"])
+            return wire.unpacked(rep["gz"])
         except ValueError as exc:
             raise ProgressError(str(exc)) from None
     text = rep.get("text")
@@ -237,7 +238,7 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
             stored = new_progress()
         else:
             if text is not None:
-                s["confirmed_fp"], s["base"] = storage.fingerprint(text), text
+                s["confirmed_fp"], s["base"] = wire.fingerprint(text), text
         s["confirmed"] = stored
         mine = st.session_state[PROGRESS_KEY]
         st.session_state[PROGRESS_KEY] = stored if mine == new_progress() else merge(new_progress(), mine, stored)
@@ -253,7 +254,7 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
             text = _read_text(rep)
             if text is not None:
                 theirs = with_zone(parse_progress_text(text), clock.zone_or_local())
-                fp, base = storage.fingerprint(text), text
+                fp, base = wire.fingerprint(text), text
         except ProgressError as exc:
             _unusable(s, text or "", exc, _oversize(rep))
         s["confirmed"], s["confirmed_fp"], s["sent"], s["base"] = theirs, fp, {}, base
@@ -319,7 +320,7 @@ def _queue_write(s: dict) -> None:
 def _command(s: dict) -> dict:
     """The command for the next mount of a bridge instance. A write's text (the whole record, up
     to 1 MB) goes out once, in the first command that holds the write, and as a patch of the
-    text the browser holds when there is one (storage.patch: an answer changes a few hundred
+    text the browser holds when there is one (wire.patch: an answer changes a few hundred
     bytes); later commands name the write by its seq only, since every later full-page run mounts
     the bridge again. A browser that has not run that write (its command never arrived) or holds
     another text than the patch is for asks for the whole text (report "resend")."""
@@ -328,11 +329,11 @@ def _command(s: dict) -> dict:
         if op["op"] == "write":
             text, op = op["text"], {k: v for k, v in op.items() if k != "text"}
             if op["seq"] not in s["text_out"]:
-                hunks = storage.patch(s["base"], text)
+                hunks = wire.patch(s["base"], text)
                 if hunks is None:
                     op["text"] = text
                 else:
-                    op["patch"] = {"base": storage.fingerprint(s["base"]), "fp": storage.fingerprint(text),
+                    op["patch"] = {"base": wire.fingerprint(s["base"]), "fp": wire.fingerprint(text),
                                    "hunks": hunks}
                 s["text_out"].add(op["seq"])
                 s["base"] = text

@@ -19,7 +19,7 @@ stored record read at the start (up to 1 MB) would travel to the server again wi
   another tab's answer: the merge (practice.progress.merge) then recovers it, since the record it
   meets does not hold this tab's last write.
   The write travels once, as a patch of the text the browser holds when there is one
-  (:func:`patch`); later commands name it without its text (``ui.state._command``). A browser
+  (practice.wire.patch); later commands name it without its text (``ui.state._command``). A browser
   that has not run it, or holds another text than the patch is for, reports ``resend`` and the
   next run sends the whole text;
 - ``aside`` {expect, or size for a text too long to send}: moves an unusable stored text to
@@ -40,20 +40,18 @@ record of weeks: docs/performance.md, "A learner after weeks: the size of the st
 """
 from __future__ import annotations
 
-import base64
-import collections
-import itertools
-import zlib
 from pathlib import Path
 
 import streamlit as st
+
+from practice import wire
 
 STORE_KEY = "attention-tutor/progress"          # localStorage keys (ui/storage.js has the same)
 ASIDE_KEY = "attention-tutor/progress-unreadable"
 ASIDE_KEYS = (ASIDE_KEY, ASIDE_KEY + "/2", ASIDE_KEY + "/3")   # kept aside side by side, newest first
 COMPONENT_KEY = "progress_store"                # the mounted instance's session-state key
 TAIL_KEY = "progress_store_tail"                # a second instance for ui.state.flush()
-PACK_UP_TO = 1_000_000                          # the longest stored text the JS sends gzipped (its PACK_UP_TO)
+PACK_UP_TO = wire.PACK_UP_TO                     # (ui/storage.js has the same number)
 
 
 _DOWNLOAD_HTML = """<div class="at-aside"><button type="button" class="at-dl">読めなかった記録をダウンロード</button></div>"""
@@ -77,90 +75,6 @@ _download = st.components.v2.component("attention_tutor_aside_download", html=_D
 _saved = st.components.v2.component("attention_tutor_saved", html=_SAVED_HTML,
                                     css=(_HERE / "storage_saved.css").read_text(encoding="utf-8"),
                                     js=_SAVED_JS, isolate_styles=False)
-
-
-def fingerprint(text: str | None) -> str:
-    """The JavaScript's fingerprint(): CRC-32 of the UTF-8 bytes + their count ("none" for no text)."""
-    if text is None:
-        return "none"
-    try:
-        raw = text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate (a corrupt stored text): TextEncoder makes it U+FFFD
-        raw = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")
-    return f"{zlib.crc32(raw):08x}:{len(raw)}"
-
-
-def unpacked(gz: object) -> str:
-    """The stored text a report carries as {gz} (``read``, ``conflict``): base64 of its gzipped
-    UTF-8 (a ValueError with a Japanese reason for anything else; at most 3 MB unpacked, what
-    1,000,000 characters can be)."""
-    if not isinstance(gz, str):
-        raise ValueError("圧縮された記録が文字列ではありません。")
-    limit = 3 * PACK_UP_TO
-    try:
-        inflate = zlib.decompressobj(wbits=31)   # (gzip)
-        raw = inflate.decompress(base64.b64decode(gz, validate=True), limit + 1)
-    except (ValueError, zlib.error):
-        raise ValueError("圧縮された記録を展開できませんでした。") from None
-    if len(raw) > limit or not inflate.eof:
-        raise ValueError("圧縮された記録が大きすぎるか、途中で切れています。")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValueError("圧縮された記録が UTF-8 ではありません。") from None
-
-
-_PIECE_END = "},"     # a stored record's objects end with "}," (attempts, review cards)
-
-
-def _pieces(text: str) -> list[str]:
-    """``text`` cut after each _PIECE_END ("".join gives it back)."""
-    *pieces, last = text.split(_PIECE_END)
-    return [p + _PIECE_END for p in pieces] + [last]
-
-
-def _astral(text: str) -> bool:
-    """Whether ``text`` has a character JavaScript counts as two (one beyond U+FFFF)."""
-    return len(text.encode("utf-16-le", "surrogatepass")) != 2 * len(text)
-
-
-def patch(old: str | None, new: str) -> list[list] | None:
-    """Hunks [start, end, piece] (offsets into ``old``, in order) that turn the stored text ``old``
-    into ``new``, for the bridge's ``write`` {patch}; None when ``new`` is better sent whole: no
-    old text, a character JavaScript would count differently, or hunks of over half of ``new``.
-
-    An answer changes a few of a record's thousands of objects (one attempt appended, the
-    oldest dropped at the limit, one review card), so the texts are compared object by object:
-    an object found once in each text, later in both than the last such match, is kept (the
-    anchors of a patience diff, in one pass); between two anchors the common ends are kept too
-    and the rest is a hunk. ≈ 2 ms for a full record (difflib over a look-behind split: 8.6 ms).
-    The browser applies the hunks only to the text they were made for and checks the result's
-    fingerprint (else it asks for ``new`` whole)."""
-    if old is None or _astral(old) or _astral(new):
-        return None
-    a, b = _pieces(old), _pieces(new)
-    starts = list(itertools.accumulate(map(len, a), initial=0))
-    in_a, in_b = collections.Counter(a), collections.Counter(b)
-    anchor = {piece: k for k, piece in enumerate(a) if in_a[piece] == 1}
-    hunks: list[list] = []
-
-    def replace(i: int, k: int, j0: int, j: int) -> None:
-        """a[i:k] becomes b[j0:j], less what both begin and end with."""
-        while i < k and j0 < j and a[i] == b[j0]:
-            i, j0 = i + 1, j0 + 1
-        while i < k and j0 < j and a[k - 1] == b[j - 1]:
-            k, j = k - 1, j - 1
-        if i < k or j0 < j:
-            hunks.append([starts[i], starts[k], "".join(b[j0:j])])
-
-    i = j0 = 0   # the first piece of a, and of b, after the last anchor
-    for j, piece in enumerate(b):
-        k = anchor.get(piece) if in_b[piece] == 1 else None
-        if k is not None and k >= i:
-            replace(i, k, j0, j)
-            i, j0 = k + 1, j + 1
-    replace(i, len(a), j0, len(b))
-    return hunks if sum(len(h[2]) for h in hunks) <= len(new) // 2 else None
 
 
 def mount(data: dict, on_report, key: str = COMPONENT_KEY) -> None:
