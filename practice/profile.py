@@ -16,6 +16,10 @@ The rule, walked in the order the attempts were stored (oldest first):
 
 The profile lists the misconceptions with weight ≥ ``MIN_WEIGHT``, heaviest first; ties go to
 the more recent mistake, then to the id (a fixed order). Never mutates its input.
+
+Where to re-learn one (``relearn``) follows the catalogue's kind, never the page where the mistake
+happened: a topic misconception → the page that teaches it; a form misconception (how a question
+form is read) → practice of that form (practice.drill), since no page's topic is the cure.
 """
 from __future__ import annotations
 
@@ -39,7 +43,7 @@ class ProfileRow:
     weight: float         # current weight (decayed)
     count: int            # how often it was chosen within the window
     last_at: str          # "YYYY-MM-DDTHH:MM:SS" of the last time it was chosen
-    last_topic: str       # topic of that question (for entries taught on the question's own page)
+    last_topic: str       # topic of that question (shown nowhere: re-learning follows relearn())
     since: int            # attempts answered after that mistake (0 = the very last one)
 
 
@@ -93,6 +97,24 @@ def weights(attempts: list[dict]) -> dict[str, dict]:
     for row in rows.values():
         row["since"] = len(recent) - 1 - row["last_index"]
     return rows
+
+
+@dataclass(frozen=True)
+class Relearn:
+    kind: str             # "topic": re-read a page; "form": practise questions of one form
+    page: str | None      # topic: the page key that teaches it (ui.nav.PAGE_BY_KEY); form: None
+    form: str | None      # form: the question form practised (quizzes.misconceptions.QUESTION_FORMS)
+    practice: str         # form: what is practised, 「『不適切なもの』を選ぶ問題」; topic: ""
+
+
+def relearn(mid: str) -> Relearn | None:
+    """Where misconception ``mid`` is fixed (see the module docstring); None for an unknown id."""
+    m = catalogue().get(mid) if isinstance(mid, str) else None
+    if m is None:
+        return None
+    if m.kind == "form":
+        return Relearn("form", None, m.form, m.practice_label)
+    return Relearn("topic", m.page, None, "")
 
 
 def top_misconceptions(progress: dict, limit: int | None = 3) -> list[ProfileRow]:

@@ -6,15 +6,27 @@ Every wrong choice of every question names its misconception as ``"<名前>：<�
 
     {"version": 1,
      "entries": [
-       {"id": "forgot_sqrt_dk",               # stable snake_case key (stored nowhere yet, but
-                                              #   links ?m=<id> and tests rely on it)
+       {"id": "forgot_sqrt_dk",               # stable snake_case key (in links ?m=<id>, and may be
+                                              #   kept in learners' records): added, never renamed
         "name": "√d_k で割り忘れ",             # one Japanese name
         "explanation": "...",                 # one paragraph, the team's own words
-        "page": "scaling" | null,             # the page key that teaches it (ui.nav);
-                                              #   null: the page of the question itself
+        "kind": "topic" | "form",             # what it is about (below)
+        "page": "scaling" | null,             # topic: the page key that teaches it (ui.nav); form: null
+        "form": "worst",                      # form only: the question form it is about (QUESTION_FORMS)
         "section": "explain",                 # the page-rhythm section (ui.SECTIONS key)
         "heading": "..." | null,              # a sub-heading inside that section, or null
         "distractors": ["√d_k で割り忘れ", ...]}]}   # the names (text before 「：」) it covers
+
+Two kinds (issue 35, item 4):
+
+- ``"form"``: a reading skill — how a question of one form is read, whatever its topic (e.g.
+  choosing a TRUE statement on a 不適切 item). It is practised with items of that form across
+  topics (practice.drill), not on a page. Its ``page`` is null and ``form`` names the form.
+- ``"topic"``: a formula or a concept. ``page`` is the page that teaches it, derived from the
+  generators that can show it (quizzes.core.GENERATOR_INFO gives each one's topic): the topic with
+  the most such generators, a tie going to the earlier page in the course (TOPICS order); where
+  that page only reuses a concept introduced elsewhere, the page whose section explains it, which
+  is always one of those topics (tests/test_misconceptions.py lists these cases with a reason).
 
 A name belongs to exactly one entry. No streamlit here.
 """
@@ -29,11 +41,17 @@ from pathlib import Path
 from .core import TOPICS, Question
 
 __all__ = ["Misconception", "catalogue", "misconception_id", "misconception_ids", "choice_ids", "question_ids",
-           "distractor_name", "id_for_name", "CATALOGUE_PATH", "SECTION_KEYS"]
+           "distractor_name", "id_for_name", "question_form", "CATALOGUE_PATH", "SECTION_KEYS", "KINDS",
+           "QUESTION_FORMS"]
 
 CATALOGUE_PATH = Path(__file__).with_name("data") / "misconceptions.json"
 SECTION_KEYS = ("aim", "explain", "hand", "visual", "try")   # = ui.SECTIONS (the page rhythm)
-ENTRY_KEYS = {"id", "name", "explanation", "page", "section", "heading", "distractors"}
+ENTRY_KEYS = {"id", "name", "explanation", "kind", "page", "section", "heading", "distractors"}
+FORM_KEYS = ENTRY_KEYS | {"form"}       # a "form" entry also names its question form
+KINDS = ("form", "topic")
+# question form → (the phrase its stem contains, what practising it is called). 「不適切なものを1つ選べ」
+# is in quizzes.calc.WORST and in every knowledge item of form "worst" (= ui.quiz.WORST_PHRASE).
+QUESTION_FORMS = {"worst": ("不適切なものを1つ選べ", "『不適切なもの』を選ぶ問題")}
 PAGE_KEYS = frozenset(TOPICS)            # learning pages only: every entry is taught on one
 _ID = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
 
@@ -43,10 +61,22 @@ class Misconception:
     id: str
     name: str
     explanation: str
-    page: str | None          # None: the page of the question where it happened
+    page: str | None          # topic: the page key that teaches it; form: None
     section: str
     heading: str | None
     distractors: tuple[str, ...]
+    kind: str = "topic"       # "topic" (a formula or concept) or "form" (how a question form is read)
+    form: str | None = None   # form: the question form (a QUESTION_FORMS key); topic: None
+
+    @property
+    def practice_label(self) -> str:
+        """What form practice practises (「『不適切なもの』を選ぶ問題」); "" for a topic entry."""
+        return QUESTION_FORMS[self.form][1] if self.form in QUESTION_FORMS else ""
+
+
+def question_form(question: Question) -> str | None:
+    """The form a question asks in, of those QUESTION_FORMS knows ("worst"), or None."""
+    return next((f for f, (phrase, _) in QUESTION_FORMS.items() if phrase in question.stem), None)
 
 
 def distractor_name(label: str) -> str:
@@ -61,16 +91,21 @@ def validate_catalogue(data) -> dict[str, Misconception]:
     out: dict[str, Misconception] = {}
     owner: dict[str, str] = {}
     for e in data["entries"]:
-        if not isinstance(e, dict) or set(e) != ENTRY_KEYS:
-            raise ValueError(f"誤解カタログの項目のキーが {sorted(ENTRY_KEYS)} と一致しません: {str(e)[:60]}")
+        keys = FORM_KEYS if isinstance(e, dict) and e.get("kind") == "form" else ENTRY_KEYS
+        if not isinstance(e, dict) or set(e) != keys:
+            raise ValueError(f"誤解カタログの項目のキーが {sorted(keys)} と一致しません: {str(e)[:60]}")
         mid = e["id"]
         if not isinstance(mid, str) or not _ID.fullmatch(mid) or mid in out:
             raise ValueError(f"誤解の id {mid!r} が snake_case でないか、重複しています。")
         for key in ("name", "explanation"):
             if not isinstance(e[key], str) or not e[key].strip():
                 raise ValueError(f"{mid}: {key} が空です。")
-        if e["page"] is not None and e["page"] not in PAGE_KEYS:
-            raise ValueError(f"{mid}: ページ {e['page']!r} は学習ページではありません。")
+        if e["kind"] not in KINDS:
+            raise ValueError(f"{mid}: kind は {KINDS} のどれかです。")
+        if e["kind"] == "topic" and e["page"] not in PAGE_KEYS:
+            raise ValueError(f"{mid}: ページ {e['page']!r} は学習ページではありません（topic の項目には教えるページが要ります）。")
+        if e["kind"] == "form" and (e["page"] is not None or e["form"] not in QUESTION_FORMS):
+            raise ValueError(f"{mid}: form の項目は page が null で、form は {sorted(QUESTION_FORMS)} のどれかです。")
         if e["section"] not in SECTION_KEYS:
             raise ValueError(f"{mid}: 節 {e['section']!r} は {SECTION_KEYS} のどれかです。")
         if e["heading"] is not None and (not isinstance(e["heading"], str) or not e["heading"].strip()):
@@ -83,7 +118,7 @@ def validate_catalogue(data) -> dict[str, Misconception]:
                 raise ValueError(f"誤解の名前「{n}」が {owner[n]} と {mid} の両方にあります。")
             owner[n] = mid
         out[mid] = Misconception(mid, e["name"], e["explanation"], e["page"], e["section"], e["heading"],
-                                 tuple(names))
+                                 tuple(names), e["kind"], e.get("form"))
     return out
 
 

@@ -1,18 +1,20 @@
 """The misconception catalogue (quizzes/data/misconceptions.json, quizzes.misconceptions):
 every distractor of every generator and bank item maps to an entry, each entry is reachable from
-at least two generators, ids are unique and frozen, each entry points to a real page section."""
+at least two generators, ids are unique and frozen, each entry points to a real page section, and
+each entry is a form (reading-skill) or a topic misconception, a topic one with the page that teaches it."""
 from __future__ import annotations
 
 import ast
 import hashlib
 import json
+from collections import Counter
 
 import pytest
 
 import quizzes
-from quizzes import knowledge
+from quizzes import calc, knowledge
 from quizzes import misconceptions as M
-from quizzes.core import GENERATORS, Question
+from quizzes.core import GENERATOR_INFO, GENERATORS, TOPICS, Question
 from apphelpers import ROOT
 from ui.nav import PAGE_BY_KEY
 
@@ -135,24 +137,112 @@ def test_every_entry_has_a_real_explanation():
     assert len(names) == len(set(names))
 
 
+def _entry(**kw) -> dict:
+    return {"id": "a", "name": "x", "explanation": "y", "kind": "topic", "page": "naive", "section": "explain",
+            "heading": None, "distractors": ["a"], **kw}
+
+
 @pytest.mark.parametrize("bad", [
     {"version": 2, "entries": []},
-    {"version": 1, "entries": [{"id": "Bad-Id", "name": "x", "explanation": "y", "page": None, "section": "explain",
-                                "heading": None, "distractors": ["a"]}]},
-    {"version": 1, "entries": [{"id": "a", "name": "x", "explanation": "y", "page": "nowhere", "section": "explain",
-                                "heading": None, "distractors": ["a"]}]},
-    {"version": 1, "entries": [{"id": "a", "name": "x", "explanation": "y", "page": None, "section": "intro",
-                                "heading": None, "distractors": ["a"]}]},
-    {"version": 1, "entries": [{"id": "a", "name": "x", "explanation": "y", "page": None, "section": "explain",
-                                "heading": None, "distractors": ["n"]},
-                               {"id": "b", "name": "x", "explanation": "y", "page": None, "section": "explain",
-                                "heading": None, "distractors": ["n"]}]},
-    {"version": 1, "entries": [{"id": "a", "name": "x", "explanation": "y", "page": None, "section": "explain",
-                                "heading": None, "distractors": []}]},
+    {"version": 1, "entries": [_entry(id="Bad-Id")]},
+    {"version": 1, "entries": [_entry(page="nowhere")]},
+    {"version": 1, "entries": [_entry(section="intro")]},
+    {"version": 1, "entries": [_entry(distractors=["n"]), _entry(id="b", distractors=["n"])]},
+    {"version": 1, "entries": [_entry(distractors=[])]},
+    # the kind (issue 35, item 4)
+    {"version": 1, "entries": [{k: v for k, v in _entry().items() if k != "kind"}]},
+    {"version": 1, "entries": [_entry(kind="reading")]},
+    {"version": 1, "entries": [_entry(page=None)]},                          # a topic needs its page
+    {"version": 1, "entries": [_entry(form="worst")]},                       # only a form names a form
+    {"version": 1, "entries": [_entry(kind="form", page=None)]},             # a form names its form
+    {"version": 1, "entries": [_entry(kind="form", page=None, form="best")]},
+    {"version": 1, "entries": [_entry(kind="form", page="naive", form="worst")]},   # a form has no page
 ])
 def test_a_broken_catalogue_is_refused(bad):
     with pytest.raises(ValueError):
         M.validate_catalogue(bad)
+
+
+def test_the_entry_used_for_broken_cases_is_valid():
+    assert M.validate_catalogue({"version": 1, "entries": [_entry()]})["a"].kind == "topic"
+    form = M.validate_catalogue({"version": 1, "entries": [_entry(kind="form", page=None, form="worst")]})["a"]
+    assert (form.kind, form.page, form.form, form.practice_label) == ("form", None, "worst", "『不適切なもの』を選ぶ問題")
+
+
+# ---------------------------------------------------------------------------
+# kinds and pages (issue 35, item 4): where a misconception is fixed
+# ---------------------------------------------------------------------------
+# The page rule (quizzes/misconceptions.py): the topic with the most generators that can show the
+# entry, a tie going to the earlier page in the course. These entries are taught on another of
+# their generators' topics: the rule's page only reuses a concept that this page explains.
+TAUGHT_ELSEWHERE = {
+    "forgot_sqrt_dk": ("scaling", "④'s calculations (4 generators) reuse the division ③ explains"),
+    "variance_vs_std": ("scaling", "③ derives var = d_k and std = √d_k; ⑦-2's layer norm reuses it"),
+    "weights_as_plain_average": ("naive", "① introduces the weighted average; ④ and ⑥ compute it"),
+    "hard_selection": ("naive", "① introduces softmax as soft weights; ⑦-4's greedy decoding uses argmax"),
+    "rnn_confusion": ("cost", "tied with ①; ⑦-5 compares self-attention and RNN (parallelism, paths)"),
+    "cnn_image_confusion": ("pretrain", "tied with ① and ⑦-2; ⑨'s ViT section contrasts patches with CNN"),
+    "ffn_activation": ("block", "tied with ①; ⑦-2 teaches the FFN and its activation"),
+}
+
+
+def rule_page(generators: set[str]) -> str:
+    counts = Counter(GENERATOR_INFO[g].topic for g in generators)
+    order = list(TOPICS)
+    return min(counts, key=lambda t: (-counts[t], order.index(t)))
+
+
+def test_every_entry_has_a_kind_and_a_place_to_fix_it():
+    kinds = Counter(m.kind for m in M.catalogue().values())
+    assert set(kinds) == set(M.KINDS) and sum(kinds.values()) == len(M.catalogue())
+    for m in M.catalogue().values():
+        if m.kind == "form":
+            assert m.page is None and m.form in M.QUESTION_FORMS and m.practice_label, m.id
+        else:
+            assert m.page in TOPICS and m.form is None and m.practice_label == "", m.id
+            assert PAGE_BY_KEY[m.page].exists, m.id
+    assert M.catalogue()["true_statement_judged_false"].kind == "form"
+    raw = json.loads(M.CATALOGUE_PATH.read_text(encoding="utf-8"))["entries"]
+    assert all("kind" in e for e in raw)                      # stored in the data, not defaulted
+
+
+def test_a_form_entry_happens_only_on_its_form_and_a_topic_entry_on_ordinary_items():
+    """The classification matches the questions: every question offering a form misconception asks
+    in that form; every topic misconception is also offered by items of no special form."""
+    seen: dict[str, set] = {m: set() for m in M.catalogue()}
+    for gid, make in GENERATORS.items():
+        for seed in range(12):
+            q = make(seed)
+            for mid in M.question_ids(q):
+                seen[mid].add(M.question_form(q))
+    for m in M.catalogue().values():
+        if m.kind == "form":
+            assert seen[m.id] == {m.form}, m.id
+        else:
+            assert None in seen[m.id], m.id
+
+
+def test_topic_pages_follow_the_rule(reach):
+    by_id, _ = reach
+    for m in M.catalogue().values():
+        if m.kind != "topic":
+            continue
+        rule = rule_page(by_id[m.id])
+        if m.id in TAUGHT_ELSEWHERE:
+            page, _why = TAUGHT_ELSEWHERE[m.id]
+            assert m.page == page != rule, (m.id, m.page, rule)                     # a real exception
+            assert page in {GENERATOR_INFO[g].topic for g in by_id[m.id]}, m.id    # a topic of its generators
+        else:
+            assert m.page == rule, (m.id, m.page, rule)
+
+
+def test_question_form_marks_the_worst_items():
+    for items in knowledge.bank().values():
+        for item in items:
+            q = quizzes.from_id(f"kb.{item['id']}#0")
+            assert (M.question_form(q) == "worst") == (item["form"] == "worst"), item["id"]
+    assert M.QUESTION_FORMS["worst"][0] in calc.WORST
+    assert M.question_form(quizzes.from_id("naive.weight#3")) is None
 
 
 def test_the_catalogue_is_not_a_bank_file():

@@ -1,14 +1,17 @@
-"""AppTest: the profile section (あなたのつまずき) with a crafted progress, the つまずき練習 flow on
-/drill (?m= link, practice until it clears), and the mock exam's list of misconceptions."""
+"""AppTest: the profile section (あなたのつまずき) with a crafted progress and where its links lead
+(a topic misconception: its teaching page; a form one: practice of that form), the つまずき練習 flow
+on /drill (?m= link, practice until it clears), and the mock exam's list of misconceptions."""
 from __future__ import annotations
 
 import pytest
 
 import quizzes
 from apphelpers import open_page, page_text
+from practice import drill
 from practice.progress import new_progress
 from quizzes import misconceptions as M
-from test_profile import find, wrong
+from quizzes.core import GENERATOR_INFO
+from test_profile import att, find, wrong
 from ui.nav import PAGE_BY_KEY
 
 DRILL = "pages/22_drill.py"
@@ -22,6 +25,11 @@ def _links(at):
     return [(el.proto.label, el.proto.page, el.proto.query_string) for el in at.get("page_link")]
 
 
+def _main_links(at):
+    """The page links drawn in the page itself (the sidebar's navigation left out), in order."""
+    return [(el.proto.label, el.proto.page, el.proto.query_string) for el in at.main.get("page_link")]
+
+
 def test_the_profile_shows_the_top_misconceptions_with_links():
     rec = [wrong("mask_after_softmax", 0), wrong("forgot_sqrt_dk", 1), wrong("forgot_sqrt_dk", 2, skip=1),
            wrong("true_statement_judged_false", 3)]
@@ -33,16 +41,59 @@ def test_the_profile_shows_the_top_misconceptions_with_links():
     assert heads[0].startswith("**1. √d_k で割り忘れ**　2 回・最後は 12/01 09:02（1 問前）")
     assert heads[1].startswith("**2. 正しい記述を誤りと判断**　1 回") and heads[2].startswith("**3. softmax の後でマスク**")
     assert len(heads) == 3                                   # limit=3
-    links = _links(at)
-    labels = [label for label, _, _ in links]
+    links = _main_links(at)
     captions = [c.value for c in at.caption]
-    assert "③ √d_k スケーリング" in labels and "学び直す場所：③ √d_k スケーリング の「解説」" in captions
-    assert "⑥ 因果マスク" in labels
+    assert ("③ √d_k スケーリング", "scaling", "") in links and "学び直す場所：③ √d_k スケーリング の「解説」" in captions
+    assert ("⑥ 因果マスク", "mask", "") in links
     assert "学び直す場所：⑥ 因果マスク の「よくある間違い：softmax の後でマスクする」" in captions
-    own = quizzes.from_id(rec[3]["qid"]).topic                 # no page of its own: the question's page
-    assert f"学び直す場所：{PAGE_BY_KEY[own].label} の「解説」" in captions and PAGE_BY_KEY[own].label in labels
-    drills = [q for label, _, q in links if label == "このつまずきを練習する"]
-    assert drills[:3] == ["m=forgot_sqrt_dk", "m=true_statement_judged_false", "m=mask_after_softmax"]
+    # the form misconception: practice of 不適切 items, not the page where it happened
+    assert "学び直す場所：ページではなく、問題の読み方です。『不適切なもの』を選ぶ問題を、いろいろなページから集めて練習します。" in captions
+    assert links == [("③ √d_k スケーリング", "scaling", ""), ("このつまずきを練習する", "drill", "m=forgot_sqrt_dk"),
+                     ("『不適切なもの』を選ぶ問題を練習する", "drill", "m=true_statement_judged_false"),
+                     ("⑥ 因果マスク", "mask", ""), ("このつまずきを練習する", "drill", "m=mask_after_softmax")]
+
+
+def _made_on(mid: str, topic: str) -> dict:
+    """A wrong answer naming ``mid`` on a question of ``topic``."""
+    for gid in drill.generators_for(mid):
+        if GENERATOR_INFO[gid].topic == topic:
+            for seed in range(60):
+                q = quizzes.from_id(f"{gid}#{seed}")
+                if mid in M.choice_ids(q):
+                    return att(q.id, M.choice_ids(q).index(mid))
+    raise AssertionError((mid, topic))
+
+
+def test_links_lead_where_the_misconception_is_fixed_not_where_it_happened():
+    """不適切 misread on ⑧, √d_k forgotten on ④: the first leads to practice of 不適切 items, the
+    second to ③, the page that teaches it (issue 35, item 4)."""
+    rec = [_made_on("true_statement_judged_false", "training"), _made_on("forgot_sqrt_dk", "formula")]
+    at = open_page(DRILL, session=_session(rec))
+    assert not at.exception
+    links = _main_links(at)
+    scaling, formula, training = PAGE_BY_KEY["scaling"], PAGE_BY_KEY["formula"], PAGE_BY_KEY["training"]
+    assert (scaling.label, scaling.url.lstrip("/"), "") in links
+    assert not [ln for ln in links if ln[1] in (formula.url.lstrip("/"), training.url.lstrip("/"))]
+    form = [ln for ln in links if ln[2] == "m=true_statement_judged_false"]
+    assert form == [("『不適切なもの』を選ぶ問題を練習する", PAGE_BY_KEY["drill"].url.lstrip("/"), "m=true_statement_judged_false")]
+
+    # following the form link: a set of 不適切 items across topics, named for what is practised
+    at = open_page(DRILL, query={"m": "true_statement_judged_false"}, session=_session(rec))
+    assert not at.exception
+    assert "練習：『不適切なもの』を選ぶ問題" in [h.value for h in at.header]
+    ids = at.session_state["drill__ids"]
+    assert len(ids) == 5 and len({quizzes.from_id(q).topic for q in ids}) == 5
+    assert all(M.question_form(quizzes.from_id(q)) == "worst" for q in ids)
+    assert any(c.value.startswith("どれも『不適切なもの』を選ぶ問題です") for c in at.caption)
+
+
+def test_a_set_of_few_distinct_items_says_why_it_is_short():
+    at = open_page(DRILL, query={"m": "teacher_forcing"}, session=_session([]))
+    assert not at.exception
+    ids = at.session_state["drill__ids"]
+    assert len(ids) == len({q.rsplit("#", 1)[0] for q in ids}) == len(drill.generators_for("teacher_forcing")) < 5
+    assert f"この練習に使える問題は {len(ids)} 種類なので、同じ問題をくり返さないよう {len(ids)} 問にしています。" \
+        in [c.value for c in at.caption]
 
 
 def test_an_empty_record_shows_no_misconception():

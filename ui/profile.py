@@ -1,12 +1,14 @@
 """The misconception profile on screen (あなたのつまずき), the mock exam's list of misconceptions,
-and the つまずき練習 flow. The numbers come from practice.profile / practice.drill."""
+and the つまずき練習 flow. The numbers come from practice.profile / practice.drill; where to re-learn
+a misconception from practice.profile.relearn (a topic one: the page that teaches it; a form one:
+practice of that question form on /drill)."""
 from __future__ import annotations
 
 import streamlit as st
 
 import quizzes
 from practice.drill import DRILL_SIZE, drill_ids
-from practice.profile import ProfileRow, exam_misconceptions as _exam_counts, top_misconceptions
+from practice.profile import ProfileRow, exam_misconceptions as _exam_counts, relearn, top_misconceptions
 from quizzes.core import TOPICS, QuizError
 from quizzes.misconceptions import Misconception, catalogue
 
@@ -27,9 +29,11 @@ def _section_label(m: Misconception) -> str:
     return m.heading or SECTIONS.get(m.section, m.section)
 
 
-def teaching_page(m: Misconception, topic: str | None = None):
-    """The PageInfo that explains ``m`` (its own page, else the page of ``topic``), or None."""
-    info = PAGE_BY_KEY.get(m.page or topic or "")
+def teaching_page(m: Misconception):
+    """The PageInfo that teaches a topic misconception ``m``; None for a form one (no page teaches
+    how a question is read: it is practised, see links)."""
+    route = relearn(m.id)
+    info = PAGE_BY_KEY.get(route.page or "") if route is not None and route.kind == "topic" else None
     return info if info is not None and info.exists else None
 
 
@@ -41,9 +45,18 @@ def when_text(row: ProfileRow) -> str:
     return f"最後は {day}（{ago}）"
 
 
-def links(m: Misconception, topic: str | None = None) -> None:
-    """Where the point is taught, and 「このつまずきを練習する」 (→ /drill?m=<id>)."""
-    info = teaching_page(m, topic)
+def links(m: Misconception) -> None:
+    """Where it is fixed. A form misconception: one link to practise that form (→ /drill?m=<id>,
+    labelled with what is practised). A topic one: the page that teaches it, and 「このつまずきを
+    練習する」 (→ /drill?m=<id>)."""
+    route = relearn(m.id)
+    if route is not None and route.kind == "form":
+        st.caption(f"学び直す場所：ページではなく、問題の読み方です。"
+                   f"{route.practice}を、いろいろなページから集めて練習します。")
+        st.page_link(DRILL_PAGE, label=f"{route.practice}を練習する", query_params={"m": m.id},
+                     icon=":material/target:")
+        return
+    info = teaching_page(m)
     if info is not None:   # (a page link's label never wraps: the long part goes in the caption)
         st.caption(f"学び直す場所：{info.label} の「{_section_label(m)}」")
         st.page_link(info.path, label=info.label, icon=":material/menu_book:")
@@ -65,7 +78,7 @@ def profile_section(progress: dict, *, limit: int = 3) -> None:
         with st.container(border=True, key=f"profile_row_{rank}"):
             st.markdown(f"**{rank}. {m.name}**　{row.count} 回・{when_text(row)}")
             st.caption(m.explanation)
-            links(m, row.last_topic)
+            links(m)
 
 
 def exam_misconceptions(res: dict, *, links_for: int = 3) -> None:
@@ -129,8 +142,15 @@ def drill_section() -> None:
     m = cat.get(st.session_state.get(MID_K))
     if m is None:
         return
-    st.header(f"練習：{m.name}", divider="gray")
-    st.caption(f"どの問題にも「{m.name}」につながる誤答が入っています。正解を重ねると、あなたのつまずきから消えていきます。")
+    if m.kind == "form":
+        st.header(f"練習：{m.practice_label}", divider="gray")
+        st.caption(f"どれも{m.practice_label}です（いろいろなページから集めています）。4 つの記述を 1 つずつ"
+                   f"確かめて、成り立たない 1 つを選びましょう。正解を重ねると、つまずき「{m.name}」は消えていきます。")
+    else:
+        st.header(f"練習：{m.name}", divider="gray")
+        st.caption(f"どの問題にも「{m.name}」につながる誤答が入っています。正解を重ねると、あなたのつまずきから消えていきます。")
+    if len(ids) < DRILL_SIZE:
+        st.caption(f"この練習に使える問題は {len(ids)} 種類なので、同じ問題をくり返さないよう {len(ids)} 問にしています。")
     rnd = st.session_state.get(ROUND_K, 0)
     for i, qid in enumerate(ids, start=1):
         try:
