@@ -7,8 +7,8 @@ import ui
 from tutor import numfmt
 from ui.figures import exam_history_chart
 from practice.exam import history_rows
-from practice.plan import daily_plan, exam_date_bounds
-from practice.progress import due_today, overall, path_counts, topic_stats, weak_topics
+from practice.plan import REVIEW_PACE_S, daily_plan, exam_date_bounds
+from practice.progress import daily_review_limit, overall, path_counts, topic_stats, weak_topics
 
 ui.page("home")
 
@@ -24,7 +24,6 @@ progress = ui.state.get_progress()
 stats = topic_stats(progress)
 learning = [p for p in ui.available_pages() if p.section == "学習"]
 today, zone = ui.clock.today(), ui.clock.zone()
-n_due = due_today(progress, today, zone)
 plan = daily_plan(progress, [p.key for p in learning], today, zone)
 
 storage = ui.state.storage_status()
@@ -50,8 +49,13 @@ st.header("今日の計画", divider="gray")
 todo_key = plan["next"]
 weak = weak_topics(progress, limit=1)
 shown = False
-if n_due:
-    st.page_link(ui.PAGE_BY_KEY["review"].path, label=f"今日の復習が {n_due} 問あります", icon=":material/replay:")
+if plan["due"]:
+    st.page_link(ui.PAGE_BY_KEY["review"].path, label=f"今日の復習 {plan['due']} 問（約 {plan['minutes']} 分）",
+                 icon=":material/replay:")
+    left = plan["due_all"] - plan["due"]
+    st.caption(f"1 問 {REVIEW_PACE_S} 秒として見積もっています。"
+               + (f"期限が来ているのは {plan['due_all']} 問で、1 日の上限（{daily_review_limit(progress)} 問）を"
+                  f"超えた {left} 問は明日からの分に回ります。" if left > 0 else ""))
     shown = True
 # a link's label does not wrap: on a 390 px phone it must stay short, the details go in a caption
 if weak and ui.PAGE_BY_KEY[weak[0][0]].exists:

@@ -24,6 +24,8 @@ ui.page("exam")
 EXAM = "exam"              # the exam in progress (practice.exam state dict; None when none is running)
 RESULT = "exam__result"    # the last submitted paper (practice.exam.submit record)
 CONFIRM = "exam__confirm"  # the "really submit?" step is open
+DROP = "exam__drop"        # the "really stop without scoring?" step is open
+DROPPED = "exam__dropped"  # a paper was just dropped (the setup screen says so once)
 
 
 # ---------------------------------------------------------------------------
@@ -43,7 +45,7 @@ def start_exam() -> None:
         return
     st.session_state[EXAM] = state
     st.session_state[RESULT] = None
-    st.session_state[CONFIRM] = False
+    st.session_state[CONFIRM] = st.session_state[DROP] = False
     ui.state.touch_exam(state["run"])
 
 
@@ -70,7 +72,23 @@ def finish(auto: bool, run: str | None = None) -> None:
                                   ex.local_time(record["finished_at"], ui.clock.zone()), record["pace"], state["run"])
     st.session_state[RESULT] = record
     st.session_state[EXAM] = None
-    st.session_state[CONFIRM] = False
+    st.session_state[CONFIRM] = st.session_state[DROP] = False
+
+
+def drop(run: str) -> None:
+    """「この試験をやめる」 confirmed: paper ``run`` ends without scoring; nothing is recorded
+    (no result, no attempts, no review cards). A stale click (another paper, or none) does nothing."""
+    if running(run) is None:
+        return
+    st.session_state[EXAM] = None
+    st.session_state[CONFIRM] = st.session_state[DROP] = False
+    st.session_state[DROPPED] = True
+
+
+def set_drop(run: str, value: bool) -> None:
+    if running(run) is not None:
+        st.session_state[DROP] = value
+        st.session_state[CONFIRM] = False
 
 
 def go(run: str, i: int) -> None:
@@ -79,7 +97,7 @@ def go(run: str, i: int) -> None:
     state = ex.go_to(state, i)
     st.session_state[EXAM] = state
     st.session_state[f"exam_{run}_nav"] = state["cur"]
-    st.session_state[CONFIRM] = False
+    st.session_state[CONFIRM] = st.session_state[DROP] = False
 
 
 def on_nav(run: str) -> None:
@@ -88,7 +106,7 @@ def on_nav(run: str) -> None:
     value = st.session_state.get(f"exam_{run}_nav")
     if value is not None:
         st.session_state[EXAM] = ex.go_to(state, int(value))
-        st.session_state[CONFIRM] = False
+        st.session_state[CONFIRM] = st.session_state[DROP] = False
 
 
 def on_answer(run: str, i: int) -> None:
@@ -107,6 +125,7 @@ def on_flag(run: str, i: int) -> None:
 def set_confirm(run: str, value: bool) -> None:
     if running(run) is not None:
         st.session_state[CONFIRM] = value
+        st.session_state[DROP] = False
 
 
 def reset() -> None:
@@ -129,6 +148,8 @@ def setup_screen() -> None:
         return
     if error := st.session_state.pop("exam__error", None):
         st.error(f"試験を始められませんでした：{ui.state.plain(error)}")
+    if st.session_state.pop(DROPPED, False):
+        st.info("模擬試験をやめました。採点はせず、解答も記録も残していません。", icon=":material/cancel:")
     st.radio("問題数", ex.LENGTHS, key="exam_len", horizontal=True, format_func=lambda n: f"{n} 問")
     st.radio("1 問あたりの時間", ex.PACE_CHOICES, key="exam_pace", horizontal=True,
              index=ex.PACE_CHOICES.index(ex.DEFAULT_PACE_S),
@@ -201,8 +222,17 @@ def question_screen(state: dict) -> None:
                args=(run, nf if nf is not None else i), disabled=nf is None)
 
     st.divider()
+    if st.session_state.get(DROP):
+        st.warning("この試験をやめると、採点はせず、ここまでの解答も捨てます（試験の記録にも復習の予定にも"
+                   "入りません）。元には戻せません。", icon=":material/cancel:")
+        stop = st.container(horizontal=True)
+        stop.button("やめる（採点しない）", key="exam_drop_confirm", on_click=drop, args=(run,))
+        stop.button("問題に戻る", key="exam_drop_cancel", on_click=set_drop, args=(run, False))
+        return
     if not st.session_state.get(CONFIRM):
-        st.button("提出する", key="exam_submit", type="primary", on_click=set_confirm, args=(run, True))
+        end = st.container(horizontal=True)
+        end.button("提出する", key="exam_submit", type="primary", on_click=set_confirm, args=(run, True))
+        end.button("この試験をやめる（採点しない）", key="exam_drop", on_click=set_drop, args=(run, True))
         return
     lines = ["提出すると採点され、答えは変えられなくなります。"]
     if status["unanswered"]:

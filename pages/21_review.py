@@ -7,7 +7,8 @@ import streamlit as st
 import quizzes
 import ui
 from practice import review as rv
-from practice.progress import drop_review, due_today, weak_topics
+from practice.plan import REVIEW_PACE_S, review_minutes, todays_reviews
+from practice.progress import daily_review_limit, drop_review, due_today, weak_topics
 from practice.store import ProgressError, export_bytes
 from quizzes.core import TOPICS, QuizError
 from tutor import numfmt
@@ -57,7 +58,9 @@ st.markdown(
 st.header("今日の復習", divider="gray")
 metrics = st.container()  # filled after the card, so an answer given in this run is counted
 
-pending = [q for q in rv.due_items(sched, today, zone) if q not in st.session_state[DONE]]
+# today's share of the due pile: at most the daily limit (less what was reviewed today), most overdue first
+share = todays_reviews(progress, today, zone)
+pending = [q for q in share if q not in st.session_state[DONE]]
 if st.session_state[CUR] is None and pending:
     st.session_state[CUR] = pending[0]
     st.session_state[CUR_INFO] = {"state": rv.STATES[sched[pending[0]]["state"]], "left": len(pending)}
@@ -84,10 +87,14 @@ if cur is not None:
                 else:
                     st.caption(f"次は {day.isoformat()}（{(day - today).days} 日後）に出ます。")
         st.button("次の問題へ", key="review_next", on_click=next_item, disabled=not answered, type="primary")
-elif due_today(progress, today, zone):
-    st.info(f"この回の復習は終わりました。今日の予定にまだ {due_today(progress, today, zone)} 問残っています"
+elif share:
+    st.info(f"この回の復習は終わりました。今日の分にまだ {len(share)} 問残っています"
             "（まちがえた問題と学び始めの問題は、その日のうちにもう一度出ます）。")
     st.button("もう一周する", key="review_again", on_click=new_round, icon=":material/replay:")
+elif due_today(progress, today, zone):
+    st.success(f"今日の分は終わりました。期限が来ている残りの {due_today(progress, today, zone)} 問は、"
+               "明日からの分に回ります。もっと解きたいときは、下の「1 日の復習の上限」を上げてください。",
+               icon=":material/check_circle:")
 elif sched:
     st.success(f"今日の復習はすべて終わりました。次の復習は {rv.next_due(sched, zone)} です。", icon=":material/check_circle:")
 else:
@@ -95,7 +102,15 @@ else:
 
 progress = ui.state.get_progress()  # again: the card above may have recorded an answer
 sched = progress["review"]
+share, started = todays_reviews(progress, today, zone), rv.reviewed_on(progress["attempts"], today, zone)
 with metrics:
+    n_due = due_today(progress, today, zone)
+    if n_due:
+        st.markdown(f"今日の分{' あと' if started else ''} {len(share)} 問（期限が来ている {n_due} 問のうち）")
+        if n_due > len(share):
+            st.caption(f"1 日の上限は {daily_review_limit(progress)} 問です"
+                       + (f"（今日はもう {len(started)} 問を復習しました）" if started else "")
+                       + "。期限を過ぎてから長い問題ほど忘れやすいので先に出し、残りは明日からの分に回します。")
     c1, c2 = st.columns(2)
     c1.metric("今日が期限の問題", f"{due_today(progress, today, zone)} 問")
     c2.metric("復習予定の全体", f"{len(sched)} 問")
@@ -117,6 +132,17 @@ st.select_slider("記憶の目標（次に出るときに思い出せる確率�
                  value=progress["settings"]["retention"], key="review_retention", on_change=_set_retention,
                  format_func=numfmt.percent)
 st.caption("目標を上げると復習の間隔が短くなり（問題が多く出る）、下げると長くなります。ふつうは 90% です。")
+
+
+def _set_limit() -> None:
+    ui.state.set_settings(daily_review_limit=st.session_state["review_limit"])
+
+
+st.select_slider("1 日の復習の上限", options=list(rv.DAILY_LIMITS), value=daily_review_limit(progress),
+                 key="review_limit", on_change=_set_limit, format_func=lambda n: f"{n} 問")
+limit = daily_review_limit(progress)
+st.caption(f"今日の復習に出すのは 1 日 {limit} 問まで（1 問 {REVIEW_PACE_S} 秒として約 {review_minutes(limit)} 分）。"
+           "期限の来た問題がもっと多い日は、期限を過ぎてから長い問題を先に出し、残りは次の日に回します。")
 
 # ---------------------------------------------------------------------------
 st.header("弱いトピック", divider="gray")

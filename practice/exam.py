@@ -31,6 +31,7 @@ from datetime import datetime, timezone, tzinfo
 from quizzes.core import GENERATOR_INFO, TOPICS, Question, QuizError, from_id
 
 from .progress import MAX_EXAMS_KEPT, apply_answers
+from .record import ExamState, required
 
 LENGTHS = (10, 20, 40)
 DEFAULT_PACE_S = 40          # seconds per question (about 145 questions in 100 minutes)
@@ -43,7 +44,7 @@ SEED_SPACE = 1_000_000
 
 # the exam in progress (validate_state checks exactly these keys)
 STATE_VERSION = 1
-STATE_KEYS = frozenset({"v", "run", "qids", "pace", "limit", "started_at", "answers", "flags", "cur"})
+STATE_KEYS = required(ExamState)
 MAX_QUESTIONS = 200          # a paper never has more questions than this
 MIN_PACE_S, MAX_PACE_S = 10, 600
 EARLIEST_START = 1_704_067_200.0   # 2024-01-01T00:00:00Z: no paper was started before the app existed

@@ -4,16 +4,35 @@ the remaining pages spread over the days left. Pure Python.
 The plan finishes before the exam day: the pages still to learn are cut into equal daily
 portions (⌈pages ÷ days left⌉ a day, in the learning path's order), so the last portion falls
 on the day before the exam at the latest, and any days after it are for review and mock exams.
+
+Today's reviews are today's share of the due pile (practice.review.todays_share: at most the
+learner's daily limit, the most overdue first), with the time they take at REVIEW_PACE_S a question.
 """
 from __future__ import annotations
 
 import math
 from datetime import date, timedelta, tzinfo
 
-from .progress import due_today, topic_stats
+from . import review as _review
+from .exam import DEFAULT_PACE_S
+from .progress import daily_review_limit, topic_stats
 
 
 EXAM_DATE_AHEAD = timedelta(days=730)   # the exam-date input reaches two years ahead
+REVIEW_PACE_S = DEFAULT_PACE_S          # seconds a review question takes: the exam's pace (40 s)
+
+
+def review_minutes(n: int, pace_s: int = REVIEW_PACE_S) -> int:
+    """Whole minutes ``n`` review questions take at ``pace_s`` seconds each, rounded up
+    (one question is 1 minute, not 0); 0 for none."""
+    return math.ceil(n * pace_s / 60)
+
+
+def todays_reviews(progress: dict, today: date, tz: tzinfo | None = None) -> list[str]:
+    """Today's share of the due reviews (qids, most overdue first): at most the daily limit, less
+    the questions already reviewed today (practice.review.todays_share)."""
+    return _review.todays_share(progress["review"], today, tz, daily_review_limit(progress),
+                                _review.reviewed_on(progress["attempts"], today, tz))
 
 
 def exam_date_bounds(today: date, saved: date | None) -> tuple[date, date]:
@@ -49,14 +68,18 @@ def spread(pages: list[str], today: date, exam_day: date) -> list[tuple[date, li
 def daily_plan(progress: dict, keys, today: date, tz: tzinfo | None = None) -> dict:
     """What the home page shows under 今日の計画 on the learner's ``today`` (time zone ``tz``).
 
-    {"due": reviews due today, "next": the next page (None when all are mastered),
+    {"due": today's share of the reviews (:func:`todays_reviews`), "due_all": all reviews due,
+     "minutes": the time today's share takes (:func:`review_minutes`),
+     "next": the next page (None when all are mastered),
      "exam_date": date | None, "days_left": days until the exam (None without a date),
      "today": pages for today, "schedule": [(day, pages)], "per_day": pages a day (0 without a date)}
     """
     left = pages_left(progress, keys)
     raw = progress["settings"]["exam_date"]
     exam_day = date.fromisoformat(raw) if raw else None
-    plan = {"due": due_today(progress, today, tz), "next": left[0] if left else None, "exam_date": exam_day,
+    share = todays_reviews(progress, today, tz)
+    plan = {"due": len(share), "due_all": _review.due_count(progress["review"], today, tz),
+            "minutes": review_minutes(len(share)), "next": left[0] if left else None, "exam_date": exam_day,
             "days_left": None, "today": left[:1], "schedule": [], "per_day": 0}
     if exam_day is not None:
         plan["days_left"] = (exam_day - today).days

@@ -10,7 +10,8 @@ Schema (version 2; version 1 files are migrated by practice.store)::
                    "source": "page" | "exam" | "review" | "drill"}, ...],
      "exams":    [...],     # mock-exam results (practice.exam.history_record)
      "review":   {...},     # FSRS cards of the questions to review (practice.review)
-     "settings": {"exam_date": "YYYY-MM-DD" | null, "retention": 0.8 | 0.85 | 0.9 | 0.95},
+     "settings": {"exam_date": "YYYY-MM-DD" | null, "retention": 0.8 | 0.85 | 0.9 | 0.95,
+                  "daily_review_limit": 10 | 20 | 30 | 50 | 100},   # added 2026-12 (older records: 30)
      "exam_in_progress": null | {...}}   # the unfinished mock exam (st.session_state["exam"])
 
 Functions never mutate their input: they return a new dict (the session keeps one
@@ -43,24 +44,35 @@ MASTERY_CORRECT = 4     # … of which at least this many are correct
 
 def new_progress() -> dict:
     return {"version": SCHEMA_VERSION, "visited": {}, "attempts": [], "exams": [], "review": {},
-            "settings": {"exam_date": None, "retention": _review.DEFAULT_RETENTION}, "exam_in_progress": None}
+            "settings": {"exam_date": None, "retention": _review.DEFAULT_RETENTION,
+                         "daily_review_limit": _review.DEFAULT_DAILY_LIMIT}, "exam_in_progress": None}
 
 
 def retention(progress: dict) -> float:
     return progress["settings"]["retention"]
 
 
+def daily_review_limit(progress: dict) -> int:
+    """The most questions today's review holds (practice.review.todays_share)."""
+    return progress["settings"].get("daily_review_limit", _review.DEFAULT_DAILY_LIMIT)
+
+
 def set_setting(progress: dict, name: str, value) -> dict:
-    """A copy with one setting changed ("exam_date": "YYYY-MM-DD" or None; "retention": one of RETENTIONS)."""
+    """A copy with one setting changed ("exam_date": "YYYY-MM-DD" or None; "retention": one of RETENTIONS;
+    "daily_review_limit": one of DAILY_LIMITS)."""
     if name == "exam_date":
         if value is not None:
             value = date.fromisoformat(str(value)).isoformat()
     elif name == "retention":
         if value not in _review.RETENTIONS:
             raise ValueError(f"記憶の目標 {value!r} は選べません")
+    elif name == "daily_review_limit":
+        if isinstance(value, bool) or value not in _review.DAILY_LIMITS:
+            raise ValueError(f"1 日の復習の上限 {value!r} は選べません")
+        value = int(value)
     else:
         raise ValueError(f"未知の設定 {name!r}")
-    if progress["settings"][name] == value:
+    if progress["settings"].get(name) == value:
         return progress
     return {**progress, "settings": {**progress["settings"], name: value}}
 
@@ -144,13 +156,32 @@ def topic_stats(progress: dict) -> dict[str, dict]:
             "recent_accuracy": sum(recent) / len(recent),
             "recent": len(recent),
             "recent_correct": sum(recent),
-            "mastered": len(recent) >= MASTERY_WINDOW and sum(recent) >= MASTERY_CORRECT,
+            "mastered": _mastered(results),
         }
     return stats
 
 
 def is_mastered(progress: dict, topic: str) -> bool:
     return topic_stats(progress).get(topic, {}).get("mastered", False)
+
+
+def _mastered(results: list[bool]) -> bool:
+    """The mastery rule on a topic's answers, oldest first (topic_stats' "mastered")."""
+    recent = results[-MASTERY_WINDOW:]
+    return len(recent) >= MASTERY_WINDOW and sum(recent) >= MASTERY_CORRECT
+
+
+def to_master(progress: dict, topic: str) -> int:
+    """How many more right answers in a row earn ``topic``'s mastery (✓): 0 when it is mastered.
+
+    No answers yet: MASTERY_WINDOW (the rule judges the last 5 answers, so 5 are needed); a wrong
+    answer among the last ones counts until it has left the window. Answers from anywhere count
+    (page, exam, review, drill), as they do for topic_stats."""
+    results = [a["correct"] for a in progress["attempts"] if a["topic"] == topic]
+    for more in range(MASTERY_WINDOW + 1):
+        if _mastered(results + [True] * more):
+            return more
+    return MASTERY_WINDOW  # unreachable while MASTERY_CORRECT <= MASTERY_WINDOW
 
 
 def weak_topics(progress: dict, limit: int | None = None) -> list[tuple[str, dict]]:
@@ -397,8 +428,9 @@ def merge(base: dict, mine: dict, theirs: dict) -> dict:
         else:
             review[qid] = copy.deepcopy(m)
     out["review"] = _review._bounded(review, "")
-    out["settings"] = {k: (mine["settings"][k] if mine["settings"][k] != base["settings"][k] else theirs["settings"][k])
-                       for k in out["settings"]}
+    # (a setting a record lacks — one added since it was written — counts as its default)
+    mine_s, base_s, theirs_s = ({**out["settings"], **r["settings"]} for r in (mine, base, theirs))
+    out["settings"] = {k: (mine_s[k] if mine_s[k] != base_s[k] else theirs_s[k]) for k in out["settings"]}
     out["exam_in_progress"] = copy.deepcopy(_merge_paper(base["exam_in_progress"], mine["exam_in_progress"],
                                                          theirs["exam_in_progress"]))
     _drop_second_submissions(base, mine, theirs, out)

@@ -26,13 +26,22 @@ from functools import lru_cache
 
 from fsrs import Card, Rating, Scheduler, State
 
+from .record import Card as CardRecord
+from .record import required
+
 RETENTIONS = (0.8, 0.85, 0.9, 0.95)
 DEFAULT_RETENTION = 0.9
+# The most questions today's review holds (settings "daily_review_limit"). 30 is about 20 minutes
+# at the exam's pace of 40 s a question: a daily session one can keep up; 10 / 20 fit a busy
+# day, 50 / 100 the weeks before the exam. A few fixed steps, not any number: a choice one makes
+# at a glance, and a value a hostile file cannot stretch.
+DAILY_LIMITS = (10, 20, 30, 50, 100)
+DEFAULT_DAILY_LIMIT = 30
 MAX_ITEMS = 1000                   # beyond this, the best-remembered items leave first
 STATES = {1: "学習中", 2: "復習", 3: "再学習"}
 LEGACY_INTERVAL_DAYS = (0, 1, 3, 7, 14)   # schema 1's Leitner boxes (index = box - 1)
 LEGACY_N_BOXES = len(LEGACY_INTERVAL_DAYS)
-ITEM_KEYS = {"topic", "state", "step", "stability", "difficulty", "due", "last_review", "lapses", "reps"}
+ITEM_KEYS = required(CardRecord)   # a stored card's keys (practice.record.Card)
 
 
 @lru_cache(maxsize=8)
@@ -127,6 +136,38 @@ def due_items(review: dict, today: date, tz: tzinfo | None = None) -> list[str]:
 
 def due_count(review: dict, today: date, tz: tzinfo | None = None) -> int:
     return len(due_items(review, today, tz))
+
+
+def reviewed_on(attempts: list, today: date, tz: tzinfo | None = None) -> set[str]:
+    """qids answered in 今日の復習 (source "review") on the learner's ``today`` in ``tz``.
+
+    A time kept without an offset (records before 2026-12) is the learner's wall-clock time."""
+    out = set()
+    for a in attempts:
+        if a["source"] != "review":
+            continue
+        at = datetime.fromisoformat(a["at"])
+        if (at if at.utcoffset() is None else at.astimezone(tz)).date() == today:
+            out.add(a["qid"])
+    return out
+
+
+def todays_share(review: dict, today: date, tz: tzinfo | None = None, limit: int = DEFAULT_DAILY_LIMIT,
+                 started=()) -> list[str]:
+    """The part of the due pile (:func:`due_items`) that is today's review: at most ``limit`` qids.
+
+    ``started``: qids already reviewed today (:func:`reviewed_on`). Each of them takes one of the
+    day's ``limit`` places, so a share finished today is not followed by another one the same day;
+    one of them that is due again (answered wrongly: it comes back within minutes) stays in the
+    share, to be finished today. The other places go to the rest of the pile, most overdue first
+    (the earliest due time, then the id: the questions most at risk of being forgotten); what does
+    not fit waits for the next days. The order is :func:`due_items`' order, whatever the dict's."""
+    due = due_items(review, today, tz)
+    started = set(started)
+    room = max(0, limit - len(started))
+    fresh = [q for q in due if q not in started][:room]
+    keep = set(fresh) | started
+    return [q for q in due if q in keep][:limit]
 
 
 def state_counts(review: dict) -> dict[int, int]:

@@ -22,8 +22,9 @@ from quizzes.knowledge import renamed_ids
 from . import exam as _exam
 from .progress import MAX_ATTEMPTS_KEPT, SCHEMA_VERSION, SOURCES, new_progress
 from .progress import MAX_EXAMS_KEPT as MAX_EXAMS
+from .record import Attempt, ExamResult, Progress, Settings, optional, required
 from .review import ITEM_KEYS as REVIEW_KEYS
-from .review import LEGACY_N_BOXES, RETENTIONS, STATES, from_box
+from .review import DAILY_LIMITS, DEFAULT_DAILY_LIMIT, LEGACY_N_BOXES, RETENTIONS, STATES, from_box
 from .review import MAX_ITEMS as MAX_REVIEW_ITEMS
 
 # The largest valid file (MAX_ATTEMPTS_KEPT attempts, MAX_REVIEW_ITEMS review items and
@@ -33,11 +34,15 @@ MAX_BYTES = 1_000_000
 MAX_DEPTH = 6
 MAX_QID_LEN = 80
 PAGE_KEYS = frozenset(TOPICS) | {"home", "exam", "review", "drill"}
-TOP_KEYS = {"version", "visited", "attempts", "exams", "review", "settings", "exam_in_progress"}
+TOP_KEYS = required(Progress)
 TOP_KEYS_V1 = {"version", "visited", "attempts", "exams", "review"}
-SETTINGS_KEYS = {"exam_date", "retention"}
-ATTEMPT_KEYS = {"qid", "topic", "correct", "choice", "at", "source"}
-EXAM_KEYS = {"at", "total", "score", "seconds", "pace", "by_topic"}   # and "run" (the paper) since 2026-12
+SETTINGS_KEYS = required(Settings)
+# settings added after schema 2 came out: a record without one (an older file or browser record)
+# is read with its default, never refused
+SETTINGS_ADDED = {"daily_review_limit": DEFAULT_DAILY_LIMIT}
+ATTEMPT_KEYS = required(Attempt)
+EXAM_KEYS = required(ExamResult)
+EXAM_OPTIONAL_KEYS = optional(ExamResult)   # "run" (the paper), since 2026-12
 REVIEW_KEYS_V1 = {"topic", "box", "due", "lapses"}
 
 
@@ -146,13 +151,16 @@ def _version(data) -> int:
 
 
 def validate_progress(data) -> dict:
-    """Return ``data`` if it is a valid progress dict of the current schema; ProgressError otherwise."""
+    """Return ``data`` if it is a valid progress dict of the current schema; ProgressError otherwise.
+    A record that lacks a setting added since (SETTINGS_ADDED) is returned as a copy with its default."""
     if _depth(data) > MAX_DEPTH:
         raise ProgressError("入れ子が深すぎます。進捗ファイルではありません。")
     if _version(data) != SCHEMA_VERSION:
         raise ProgressError(f"形式のバージョンが違います（このアプリは {SCHEMA_VERSION}、ファイルは {data['version']}）。")
     _keys(data, TOP_KEYS, "ファイル全体")
     _common(data)
+    if isinstance(data["settings"], dict) and not SETTINGS_ADDED.keys() <= data["settings"].keys():
+        data = {**data, "settings": {**SETTINGS_ADDED, **data["settings"]}}   # an older record
     _settings(data["settings"])
     review = data["review"]
     if not isinstance(review, dict) or len(review) > MAX_REVIEW_ITEMS:
@@ -187,6 +195,10 @@ def _settings(settings) -> None:
         _day(settings["exam_date"], "settings の exam_date（試験日）")
     if settings["retention"] not in RETENTIONS or isinstance(settings["retention"], bool):
         raise ProgressError(f"settings の retention は {', '.join(map(str, RETENTIONS))} のどれかです。")
+    limit = settings["daily_review_limit"]
+    if not _is_int(limit) or limit not in DAILY_LIMITS:
+        raise ProgressError(f"settings の daily_review_limit（1 日の復習の上限）は "
+                            f"{', '.join(map(str, DAILY_LIMITS))} のどれかです。")
 
 
 def validate_exam_state(obj) -> dict:
@@ -231,7 +243,7 @@ def _common(data) -> None:
         raise ProgressError(f"exams は {MAX_EXAMS} 件までのリストでなければなりません。")
     for i, e in enumerate(exams, start=1):
         where = f"模擬試験の記録 {i} 件目"
-        _keys(e, EXAM_KEYS | {"run"} if isinstance(e, dict) and "run" in e else EXAM_KEYS, where)
+        _keys(e, EXAM_KEYS | (EXAM_OPTIONAL_KEYS & set(e)) if isinstance(e, dict) else EXAM_KEYS, where)
         if "run" in e and not (isinstance(e["run"], str) and _exam.RUN_ID.fullmatch(e["run"])):
             raise ProgressError(f"{where} の run は 16 進 8 桁の文字列です。")
         _timestamp(e["at"], f"{where} の at")

@@ -383,3 +383,66 @@ def test_a_paper_submitted_in_another_tab_ends_here_with_a_note():
         no_exception(at.run())
         assert any("別のタブで提出された" in i.value for i in at.info)
         assert "試験を始める" in [b.label for b in at.button]
+
+
+# ---------------------------------------------------------------------------
+# dropping an abandoned paper: ends it without scoring or recording anything
+# ---------------------------------------------------------------------------
+@pytest.mark.usefixtures("fakes")
+def test_dropping_a_paper_asks_first_then_ends_it_without_scoring_or_recording():
+    at, paper = start_exam(10)
+    qs, run = ex.questions(paper), paper["run"]
+    at.radio(key=f"exam_{run}_q0").set_value(wrong(qs[0]))               # a wrong answer, not recorded either
+    no_exception(at.run())
+    before = at.session_state["progress"]
+    at.button(key="exam_drop").click()
+    no_exception(at.run())
+    assert at.session_state["exam"]["run"] == run                         # only asked so far
+    assert "この試験をやめると、採点はせず" in at.warning[0].value
+    assert not [b for b in at.button if b.key == "exam_submit"]
+    at.button(key="exam_drop_cancel").click()                            # 問題に戻る
+    no_exception(at.run())
+    assert at.session_state["exam"]["run"] == run and at.button(key="exam_submit")
+    at.button(key="exam_drop").click()
+    no_exception(at.run())
+    at.button(key="exam_drop_confirm").click()
+    no_exception(at.run())
+    assert at.session_state["exam"] is None and at.session_state["exam__result"] is None
+    progress = at.session_state["progress"]
+    assert progress["exams"] == before["exams"] == []                     # no result in the history
+    assert progress["attempts"] == before["attempts"] == []               # no answers recorded
+    assert progress["review"] == {} and progress["exam_in_progress"] is None
+    assert any("模擬試験をやめました。採点はせず" in i.value for i in at.info)
+    assert at.button(key="exam_start")                                    # back to the setup screen
+    no_exception(at.run())
+    assert not any("模擬試験をやめました" in i.value for i in at.info)    # said once
+
+
+@pytest.mark.usefixtures("fakes")
+def test_opening_the_submit_step_closes_the_drop_step_and_the_other_way_round():
+    at, paper = start_exam(10)
+    at.button(key="exam_drop").click()
+    no_exception(at.run())
+    assert at.session_state["exam__drop"] and not at.session_state["exam__confirm"]
+    at.button(key="exam_drop_cancel").click()
+    no_exception(at.run())
+    _confirm_step(at)
+    assert not at.session_state["exam__drop"]
+    assert not [b for b in at.button if b.key == "exam_drop"]            # while confirming a submit
+
+
+@pytest.mark.usefixtures("fakes")
+@pytest.mark.parametrize("then", ["submitted", "replaced"])
+def test_a_drop_click_for_a_paper_that_ended_meanwhile_does_nothing(then):
+    """The drop step of paper A is open; before 「やめる」 arrives, A was submitted (here or in another
+    tab: the session holds no paper) or another paper B took its place. The click does nothing."""
+    at, paper = start_exam(10)
+    at.button(key="exam_drop").click()
+    no_exception(at.run())
+    other = ex.new_exam(10, 40, 99, time.time(), run="0badcafe")
+    at.session_state["exam"] = None if then == "submitted" else other
+    at.button(key="exam_drop_confirm").click()                            # drawn for paper A
+    no_exception(at.run())
+    assert at.session_state["exam"] == (None if then == "submitted" else other)
+    assert not any("模擬試験をやめました" in i.value for i in at.info)
+    assert at.session_state["progress"]["exams"] == [] and at.session_state["progress"]["attempts"] == []

@@ -35,7 +35,7 @@ def test_dashboard_after_some_answers():
     at.button(key=f"{key}__submit").click()
     no_exception(at.run())
     radios = [r for r in at.radio if (r.key or "").startswith("quiz_") and r.key.endswith("__choice")]
-    key2 = radios[1].key[: -len("__choice")]
+    key2 = radios[0].key[: -len("__choice")]   # the second card (the answered first one has no radio now)
     topic = key2.split("_")[1]
     q2 = quizzes.from_id(at.session_state[f"quiz_{topic}__ids"][1])
     at.radio(key=f"{key2}__choice").set_value(q2.answer)  # a form: sent with the submit
@@ -71,10 +71,10 @@ def test_dashboard_after_some_answers():
     text = page_text(at)
     assert "訪問済み・1/2 問正解（50%）" in text
     links = [pl.label for pl in at.get("page_link")]
-    assert f"今日の復習が {n_due} 問あります" in links
+    assert f"今日の復習 {n_due} 問（約 1 分）" in links
     main_links = [pl.label for pl in at.main.get("page_link")]
     # the page where one of two answers was wrong, right after its caption; then the next page and the exam
-    assert main_links[:2] == [f"今日の復習が {n_due} 問あります", ui.PAGE_BY_KEY[topic].label]
+    assert main_links[:2] == [f"今日の復習 {n_due} 問（約 1 分）", ui.PAGE_BY_KEY[topic].label]
     assert main_links[3] == "模擬試験を受ける"  # after the next page's link
     assert "いちばん弱いトピックを学び直す（直近の正答率 50%）：" in [c.value for c in at.caption]
     hist = chart_data(at, 0)
@@ -124,3 +124,26 @@ def test_home_plan_with_an_exam_date_spreads_the_pages_over_the_days_left():
     no_exception(at.run())
     assert at.session_state["progress"]["settings"]["exam_date"] == (today + timedelta(days=30)).isoformat()
     assert "あと **30 日**" in page_text(at) or "あと 30 日" in page_text(at)
+
+
+@pytest.mark.usefixtures("fakes")
+@pytest.mark.parametrize("limit, minutes", [(30, 20), (10, 7), (100, 42)])
+def test_home_shows_todays_share_of_the_reviews_and_the_time_it_takes(limit, minutes):
+    from datetime import date
+
+    from practice import review as rv
+    from practice.progress import set_setting
+
+    today = date.today()
+    p = set_setting(new_progress(), "daily_review_limit", limit)
+    p["review"] = {f"zz.qkv.calc0#{i}": rv.from_box("qkv", 3, (today - timedelta(days=i + 1)).isoformat(), 0)
+                   for i in range(62)}
+    at = no_exception(open_page("app.py", session={"progress": p}))
+    share = min(limit, 62)
+    assert [pl.label for pl in at.main.get("page_link")][0] == f"今日の復習 {share} 問（約 {minutes} 分）"
+    captions = [c.value for c in at.caption]
+    if share < 62:
+        assert (f"1 問 40 秒として見積もっています。期限が来ているのは 62 問で、1 日の上限（{limit} 問）を"
+                f"超えた {62 - share} 問は明日からの分に回ります。") in captions
+    else:
+        assert "1 問 40 秒として見積もっています。" in captions

@@ -8,8 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from practice.plan import daily_plan, pages_left, spread
-from practice.progress import apply_answer, new_progress, record_visit, set_setting
+from practice import review as rv
+from practice.exam import DEFAULT_PACE_S
+from practice.plan import REVIEW_PACE_S, daily_plan, pages_left, review_minutes, spread, todays_reviews
+from practice.progress import apply_answer, apply_answers, new_progress, record_visit, set_setting
 
 from practice_fakes import fake_registry
 
@@ -65,6 +67,7 @@ def test_plan_without_exam_date_is_todays_reviews_and_the_next_page():
     p = apply_answer(new_progress(), "zz.mask.calc0#1", "mask", False, 0, "page", datetime(2026, 3, 1, 8))
     plan = daily_plan(p, KEYS, TODAY)
     assert plan["due"] == 1 and plan["next"] == "naive" and plan["today"] == ["naive"]
+    assert plan["due_all"] == 1 and plan["minutes"] == 1
     assert plan["exam_date"] is None and plan["days_left"] is None and plan["schedule"] == []
 
 
@@ -102,3 +105,50 @@ def test_set_setting_checks_its_values():
     with pytest.raises(ValueError):
         set_setting(p, "theme", "dark")
     assert p == new_progress()
+
+
+# ---------------------------------------------------------------------------
+# today's reviews: the share of the pile, and the time it takes
+# ---------------------------------------------------------------------------
+def _overdue(n: int) -> dict:
+    """n review cards, card i due i + 1 days before TODAY (card 0 the least overdue)."""
+    p = new_progress()
+    p["review"] = {f"zz.qkv.calc0#{i}": rv.from_box("qkv", 3, (TODAY - timedelta(days=i + 1)).isoformat(), 0)
+                   for i in range(n)}
+    return p
+
+
+def test_review_minutes_at_the_exam_pace():
+    assert REVIEW_PACE_S == DEFAULT_PACE_S == 40
+    assert [review_minutes(n) for n in (0, 1, 2, 3, 30, 62, 100)] == [0, 1, 2, 2, 20, 42, 67]
+    assert review_minutes(30, 60) == 30
+
+
+@settings(max_examples=200)
+@given(n=st.integers(0, 5000), pace=st.integers(1, 600))
+def test_review_minutes_is_never_short_and_never_a_minute_too_long(n, pace):
+    m = review_minutes(n, pace)
+    assert m * 60 >= n * pace > (m - 1) * 60 if n else m == 0
+
+
+@pytest.mark.parametrize("limit", rv.DAILY_LIMITS)
+def test_plan_counts_todays_share_not_the_whole_pile(limit):
+    p = set_setting(_overdue(62), "daily_review_limit", limit)
+    plan = daily_plan(p, KEYS, TODAY)
+    share = min(limit, 62)
+    assert plan["due"] == share and plan["due_all"] == 62
+    assert plan["minutes"] == math.ceil(share * 40 / 60)
+    oldest = [f"zz.qkv.calc0#{i}" for i in range(61, 61 - share, -1)]     # the most overdue first
+    assert todays_reviews(p, TODAY) == oldest
+
+
+def test_plan_after_todays_share_was_reviewed():
+    p = _overdue(62)
+    share = todays_reviews(p, TODAY)
+    p = apply_answers(p, [(q, "qkv", True, 0) for q in share[:10]], "review", datetime(2026, 3, 1, 9))
+    plan = daily_plan(p, KEYS, TODAY)
+    assert plan["due"] == 20 and plan["due_all"] == 52 and plan["minutes"] == 14
+    p = apply_answers(p, [(q, "qkv", True, 0) for q in share[10:]], "review", datetime(2026, 3, 1, 10))
+    plan = daily_plan(p, KEYS, TODAY)
+    assert plan["due"] == 0 and plan["due_all"] == 32 and plan["minutes"] == 0
+    assert daily_plan(p, KEYS, TODAY + timedelta(days=1))["due"] == 30     # the next day: the next share

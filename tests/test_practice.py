@@ -19,7 +19,8 @@ from practice import review as rv
 from practice import store
 from practice.progress import (MAX_ATTEMPTS_KEPT, apply_answer, apply_answers, drop_review, is_mastered,
                                new_progress, overall, path_counts, record_attempt, record_visit,
-                               set_exam_in_progress, suggest_page, topic_stats, set_setting, weak_topics)
+                               set_exam_in_progress, suggest_page, to_master, topic_stats, set_setting,
+                               weak_topics)
 from practice.store import ProgressError, export_bytes, parse_progress_bytes
 from quizzes.core import GENERATOR_INFO, TOPICS
 
@@ -173,6 +174,131 @@ def test_schema_1_box_maps_onto_an_fsrs_card_keeping_its_due_day(box):
 
 
 # ---------------------------------------------------------------------------
+# today's share: at most the daily limit, the most overdue first
+# ---------------------------------------------------------------------------
+def _pile(days_overdue: dict[str, int]) -> dict:
+    """Review cards due ``days`` before D0 (negative: after D0), each a schema-1 box-3 card."""
+    return {qid: rv.from_box(qid.split(".")[1], 3, (D0 - timedelta(days=d)).isoformat(), 0)
+            for qid, d in days_overdue.items()}
+
+
+_SHARE_QIDS = [f"zz.{t}.calc{k}#{s}" for t in ("qkv", "mask") for k in (0, 1) for s in range(10)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(overdue=hs.dictionaries(hs.sampled_from(_SHARE_QIDS), hs.integers(-5, 60), max_size=len(_SHARE_QIDS)),
+       limit=hs.integers(0, 45), started=hs.sets(hs.sampled_from(_SHARE_QIDS), max_size=12),
+       shuffle=hs.randoms(use_true_random=False))
+def test_todays_share_never_exceeds_the_limit_and_takes_the_most_overdue_first(overdue, limit, started, shuffle):
+    pile = _pile(overdue)
+    due = rv.due_items(pile, D0)
+    share = rv.todays_share(pile, D0, None, limit, started)
+    assert len(share) <= limit
+    assert share == [q for q in due if q in set(share)]                  # a part of the pile, in its order
+    fresh = [q for q in share if q not in started]
+    rest = [q for q in due if q not in started]
+    assert fresh == rest[:len(fresh)]                                     # the most overdue of the others
+    if len(started) <= limit:                                            # each question reviewed today takes a place
+        assert len(fresh) == min(limit - len(started), len(rest))
+        assert set(due) & started <= set(share)                          # one that came back is finished today
+    if not started:
+        assert share == due[:limit]
+    items = list(pile.items())
+    shuffle.shuffle(items)
+    assert rv.todays_share(dict(items), D0, None, limit, started) == share   # stable: not the dict's order
+    assert set(share) <= set(rv.todays_share(pile, D0, None, limit + 10, started))   # a higher limit only adds
+
+
+def test_62_overdue_questions_are_spread_over_three_days_oldest_first():
+    pile = _pile({f"zz.{t}.calc{k}#{s}": 10 + (s * 7 + k * 3) % 40 for t in ("qkv", "mask", "naive")
+                  for k in (0, 1) for s in range(11)})
+    pile = dict(list(pile.items())[:62])
+    assert rv.due_count(pile, D0) == 62
+    share = rv.todays_share(pile, D0, None, 30)
+    assert len(share) == 30 == rv.DEFAULT_DAILY_LIMIT and share == rv.due_items(pile, D0)[:30]
+    oldest_left = min(datetime.fromisoformat(pile[q]["due"]) for q in pile if q not in share)
+    assert all(datetime.fromisoformat(pile[q]["due"]) <= oldest_left for q in share)
+    # answered right today: today's share is done, the other 32 wait
+    p = new_progress()
+    p["review"] = pile
+    p = apply_answers(p, [(q, q.split(".")[1], True, 0) for q in share], "review", T0)
+    done = rv.reviewed_on(p["attempts"], D0)
+    assert done == set(share) and rv.todays_share(p["review"], D0, None, 30, done) == []
+    assert rv.due_count(p["review"], D0) == 32
+    # the next day: the next 30, oldest first; the day after: the last 2
+    tomorrow = rv.todays_share(p["review"], day(1), None, 30, rv.reviewed_on(p["attempts"], day(1)))
+    assert tomorrow == [q for q in rv.due_items(pile, D0) if q not in share][:30]
+    p = apply_answers(p, [(q, q.split(".")[1], True, 0) for q in tomorrow], "review", T0 + timedelta(days=1))
+    assert len(rv.todays_share(p["review"], day(2), None, 30, rv.reviewed_on(p["attempts"], day(2)))) == 2
+
+
+def test_a_question_missed_in_review_stays_in_todays_share():
+    pile = _pile({f"zz.qkv.calc0#{s}": 5 for s in range(4)})
+    p = new_progress()
+    p["review"] = pile
+    first = rv.todays_share(pile, D0, None, 2)
+    assert first == ["zz.qkv.calc0#0", "zz.qkv.calc0#1"]
+    p = apply_answers(p, [(first[0], "qkv", False, 1), (first[1], "qkv", True, 0)], "review", T0)
+    done = rv.reviewed_on(p["attempts"], D0)
+    assert rv.todays_share(p["review"], D0, None, 2, done) == [first[0]]     # back within minutes; no new one
+    assert rv.todays_share(p["review"], D0, None, 3, done) == ["zz.qkv.calc0#2", first[0]]
+
+
+def test_reviewed_on_counts_review_answers_of_the_learners_day():
+    at = lambda dt, src="review", qid="zz.qkv.calc0#1": {"qid": qid, "topic": "qkv", "correct": True, "choice": 0,
+                                                        "at": dt.isoformat(), "source": src}
+    attempts = [at(datetime(2026, 3, 1, 23, 30, tzinfo=JST)),                       # 1 March in Tokyo
+                at(datetime(2026, 3, 1, 15, 0, tzinfo=timezone.utc), qid="zz.qkv.calc0#2"),   # 2 March 00:00 in Tokyo
+                at(datetime(2026, 3, 1, 10, 0, tzinfo=JST), "page", "zz.qkv.calc0#3"),  # not in 今日の復習
+                at(datetime(2026, 3, 1, 8, 0), qid="zz.qkv.calc0#4")]                  # no offset: wall clock
+    assert rv.reviewed_on(attempts, D0, JST) == {"zz.qkv.calc0#1", "zz.qkv.calc0#4"}
+    assert rv.reviewed_on(attempts, day(1), JST) == {"zz.qkv.calc0#2"}
+    assert rv.reviewed_on([], D0, JST) == set()
+
+
+# ---------------------------------------------------------------------------
+# settings: the daily review limit
+# ---------------------------------------------------------------------------
+def test_daily_review_limit_setting():
+    from practice.progress import daily_review_limit
+    p = new_progress()
+    assert p["settings"]["daily_review_limit"] == rv.DEFAULT_DAILY_LIMIT == daily_review_limit(p) == 30
+    assert rv.DEFAULT_DAILY_LIMIT in rv.DAILY_LIMITS and list(rv.DAILY_LIMITS) == sorted(rv.DAILY_LIMITS)
+    for n in rv.DAILY_LIMITS:
+        q = set_setting(p, "daily_review_limit", n)
+        assert daily_review_limit(q) == n and store.validate_progress(q) is q
+    assert set_setting(p, "daily_review_limit", 30) is p                  # unchanged: the same record
+    assert p["settings"]["daily_review_limit"] == 30                     # the input is not changed
+    for bad in (25, 0, -10, True, "30", None, 1000):
+        with pytest.raises(ValueError):
+            set_setting(p, "daily_review_limit", bad)
+
+
+def test_an_older_record_without_a_daily_limit_loads_with_the_default():
+    old = {**rich_progress(), "settings": {"exam_date": "2026-12-31", "retention": 0.85}}
+    got = parse_progress_bytes(json.dumps(old).encode("utf-8"))
+    assert got["settings"] == {"exam_date": "2026-12-31", "retention": 0.85, "daily_review_limit": 30}
+    assert {k: v for k, v in got.items() if k != "settings"} == {k: v for k, v in old.items() if k != "settings"}
+    checked = store.validate_progress(old)
+    assert checked["settings"]["daily_review_limit"] == 30 and "daily_review_limit" not in old["settings"]
+    assert store.validate_progress(checked) is checked
+    assert json.loads(store.dumps(old))["settings"]["daily_review_limit"] == 30   # kept with it from now on
+
+
+def test_the_daily_limit_round_trips_and_is_checked():
+    p = set_setting(rich_progress(), "daily_review_limit", 50)
+    assert parse_progress_bytes(export_bytes(p)) == p
+    assert store.parse_progress_text(store.dumps(p)) == p
+    for bad in (25, 30.0, True, "30", None, [30]):
+        with pytest.raises(ProgressError, match="1 日の復習の上限"):
+            store.validate_progress({**p, "settings": {**p["settings"], "daily_review_limit": bad}})
+    with pytest.raises(ProgressError, match="知らない項目"):
+        store.validate_progress({**p, "settings": {**p["settings"], "daily_limit": 30}})
+    with pytest.raises(ProgressError, match="必要な項目"):                  # only the new setting may be missing
+        store.validate_progress({**p, "settings": {"daily_review_limit": 30, "retention": 0.9}})
+
+
+# ---------------------------------------------------------------------------
 # one place for answers: attempt + schedule
 # ---------------------------------------------------------------------------
 _QIDS = ["zz.qkv.calc0#1", "zz.qkv.calc0#2", "zz.mask.know1#4", "zz.naive.calc1#3"]
@@ -181,6 +307,7 @@ _STEP = hs.one_of(
               hs.sampled_from(["page", "exam", "review", "drill"])),
     hs.tuples(hs.just("visit"), hs.sampled_from(["naive", "qkv", "mask"])),
     hs.tuples(hs.just("retention"), hs.sampled_from(rv.RETENTIONS)),
+    hs.tuples(hs.just("daily_review_limit"), hs.sampled_from(rv.DAILY_LIMITS)),
     hs.tuples(hs.just("drop"), hs.sampled_from(_QIDS)),
     hs.tuples(hs.just("exam"), hs.one_of(hs.none(), hs.fixed_dictionaries({"answers": hs.lists(hs.integers(0, 3), max_size=3)}))),
 )
@@ -201,8 +328,8 @@ def test_every_earlier_record_stays_as_it_was_while_later_ones_share_its_parts(s
             p = apply_answer(p, qid, qid.split(".")[1], step[2], step[3], step[4], T0 + timedelta(minutes=7 * i))
         elif kind == "visit":
             p = record_visit(p, step[1])
-        elif kind == "retention":
-            p = set_setting(p, "retention", step[1])
+        elif kind in ("retention", "daily_review_limit"):
+            p = set_setting(p, kind, step[1])
         elif kind == "drop":
             p = drop_review(p, step[1])
         else:
@@ -275,6 +402,36 @@ def test_topic_stats_mastery_and_weak_topics():
     assert overall(new_progress())["accuracy"] is None
     p = _answers(p, "formula", [True, True])                 # 2/2: not mastered yet …
     assert not topic_stats(p)["formula"]["mastered"] and "formula" not in dict(weak_topics(p))  # … nor weak
+
+
+@pytest.mark.parametrize(("results", "left"), [
+    ([], 5),                                        # nothing answered: the rule judges 5 answers
+    ([True] * 3, 2),                                # 3 of 3: two more make 5 of 5
+    ([True] * 4, 1),
+    ([True] * 5, 0),                                # mastered
+    ([False, True, True, True, True], 0),           # 4 of the last 5: mastered
+    ([True] * 5 + [False], 0),                      # one wrong answer keeps it: still 4 of the last 5
+    ([True] * 5 + [False, False], 4),               # 3 of the last 5: lost until one wrong one has left
+    ([True, True, True, False], 1),                 # a wrong one among the last five: it may stay
+    ([False, False], 4),                            # two wrong ones: the window needs 4 right after them
+    ([False] * 9, 4),
+    ([True, False, True, False, True], 2),
+])
+def test_to_master_counts_the_right_answers_in_a_row_still_needed(results, left):
+    p = _answers(new_progress(), "qkv", results)
+    p = _answers(p, "naive", [False] * 5)          # another topic's answers do not count
+    assert to_master(p, "qkv") == left
+    assert (left == 0) == is_mastered(p, "qkv")
+    for _ in range(left):                           # and that many right answers do earn it, not fewer
+        assert not is_mastered(p, "qkv")
+        p = _answers(p, "qkv", [True])
+    assert is_mastered(p, "qkv") and to_master(p, "qkv") == 0
+
+
+def test_to_master_counts_answers_from_every_source():
+    p = apply_answers(new_progress(), [("zz.qkv.calc0#1", "qkv", True, 0)] * 2, "exam", T0)
+    p = apply_answers(p, [("zz.qkv.calc0#2", "qkv", True, 0)], "review", T0)
+    assert to_master(p, "qkv") == 2 and to_master(p, "mask") == 5
 
 
 def test_suggest_page_and_path_counts():
@@ -489,7 +646,7 @@ def test_the_largest_valid_progress_fits_the_size_cap_and_round_trips():
         "topic": "training", "state": 3, "step": 99, "stability": 123456.7891, "difficulty": 9.8765,
         "due": "2026-12-31T23:59:59+00:00", "last_review": "2026-12-31T23:59:59+00:00",
         "lapses": 999_999, "reps": 999_999} for i in range(rv.MAX_ITEMS)}
-    p["settings"] = {"exam_date": "2026-12-31", "retention": 0.85}
+    p["settings"] = {"exam_date": "2026-12-31", "retention": 0.85, "daily_review_limit": 100}
     p["exam_in_progress"] = {"v": 1, "run": "ffffffff", "qids": [qid] * 200, "pace": 600, "limit": 120_000,
                              "started_at": float(int(time.time())),
                              "answers": [3] * 200, "flags": list(range(200)), "cur": 199}

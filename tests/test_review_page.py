@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from practice import exam as ex, review as rv
-from practice.progress import apply_answer, new_progress
+from practice.progress import apply_answer, apply_answers, new_progress, set_setting
 from practice.store import export_bytes
 import quizzes
 import ui.state as state
@@ -48,7 +48,9 @@ def test_review_session_wrong_on_page_then_due_then_fsrs_moves_it():
     at.button(key=f"{key}__submit").click()
     no_exception(at.run())
     assert at.session_state["progress"]["review"][q.id]["state"] == 1
-    assert at.radio(key=f"{key}__choice").disabled  # one answer per card
+    # one answer per card: the choices are shown as text from now on, the right one and the learner's marked
+    assert not any(r.key == f"{key}__choice" for r in at.radio)
+    assert any(m.value.startswith("- A. ") and "← あなたの解答" in m.value for m in at.markdown)
 
     no_exception(at.switch_page(REVIEW).run())
     assert metric(at, "今日が期限の問題") == "1 問"
@@ -100,7 +102,7 @@ def test_review_wrong_answer_stays_due_and_comes_back_next_round():
         no_exception(at.run())
     review = at.session_state["progress"]["review"]
     assert review[q1.id]["lapses"] == 1 and review[q2.id]["lapses"] == 0 and review[q2.id]["reps"] == 2
-    assert "今日の予定にまだ 2 問残っています" in page_text(at)
+    assert "今日の分にまだ 2 問残っています" in page_text(at)
     at.button(key="review_again").click()
     no_exception(at.run())
     assert q1.stem in page_text(at)
@@ -214,3 +216,65 @@ def test_clear_this_device_asks_first_then_empties_the_progress():
     no_exception(at.run())
     assert at.session_state["progress"]["attempts"] == [] and at.session_state["progress"]["review"] == {}
     assert any("この端末の記録を消しました" in s.value for s in at.success)
+
+
+# ---------------------------------------------------------------------------
+# a daily limit: today's share of the due pile
+# ---------------------------------------------------------------------------
+def overdue_pile(n: int) -> dict:
+    """A record with n review cards, card i due i + 1 days ago (the last the most overdue)."""
+    today = datetime.now().date()
+    p = new_progress()
+    p["review"] = {f"zz.qkv.calc0#{i}": rv.from_box("qkv", 3, (today - timedelta(days=i + 1)).isoformat(), 0)
+                   for i in range(n)}
+    return p
+
+
+def test_62_due_questions_make_a_share_of_30_the_most_overdue_first():
+    at = no_exception(open_page(REVIEW, session={"progress": overdue_pile(62)}))
+    text = page_text(at)
+    assert "今日の分 30 問（期限が来ている 62 問のうち）" in text
+    assert "1 日の上限は 30 問です。期限を過ぎてから長い問題ほど忘れやすいので先に出し" in text
+    assert metric(at, "今日が期限の問題") == "62 問"
+    assert at.session_state["review__cur"] == "zz.qkv.calc0#61"             # the most overdue first
+    assert "この回の残り 30 問" in text
+    assert at.select_slider(key="review_limit").value == 30
+    assert any(c.value.startswith("今日の復習に出すのは 1 日 30 問まで（1 問 40 秒として約 20 分）。") for c in at.caption)
+    # answered right: one place of today's 30 is used, the pile shrinks by one
+    q = quizzes.from_id("zz.qkv.calc0#61")
+    card = [r for r in at.radio if (r.key or "").startswith("review_")][0].key[: -len("__choice")]
+    at.radio(key=f"{card}__choice").set_value(q.answer)
+    at.button(key=f"{card}__submit").click()
+    no_exception(at.run())
+    text = page_text(at)
+    assert "今日の分 あと 29 問（期限が来ている 61 問のうち）" in text
+    assert "（今日はもう 1 問を復習しました）" in text
+
+
+def test_changing_the_daily_limit_changes_todays_share():
+    at = no_exception(open_page(REVIEW, session={"progress": overdue_pile(62)}))
+    at.select_slider(key="review_limit").set_value(10)
+    no_exception(at.run())
+    assert at.session_state["progress"]["settings"]["daily_review_limit"] == 10
+    assert "今日の分 10 問（期限が来ている 62 問のうち）" in page_text(at)
+    assert any(c.value.startswith("今日の復習に出すのは 1 日 10 問まで（1 問 40 秒として約 7 分）。") for c in at.caption)
+    at.select_slider(key="review_limit").set_value(100)
+    no_exception(at.run())
+    text = page_text(at)
+    assert "今日の分 62 問（期限が来ている 62 問のうち）" in text and "1 日の上限は" not in text
+    assert at.session_state["progress"]["settings"]["daily_review_limit"] == 100
+
+
+def test_a_finished_share_says_the_rest_waits_and_how_to_do_more():
+    p = overdue_pile(12)
+    p = set_setting(p, "daily_review_limit", 10)
+    share = rv.todays_share(p["review"], datetime.now().date(), None, 10)
+    p = apply_answers(p, [(q, "qkv", True, 0) for q in share], "review", datetime.now().astimezone())
+    at = no_exception(open_page(REVIEW, session={"progress": p}))
+    assert at.session_state["review__cur"] is None
+    text = page_text(at)
+    assert "今日の分は終わりました。期限が来ている残りの 2 問は、明日からの分に回ります。" in text
+    assert "今日の分 あと 0 問（期限が来ている 2 問のうち）" in text
+    at.select_slider(key="review_limit").set_value(20)                   # more today
+    no_exception(at.run())
+    assert at.session_state["review__cur"] in set(p["review"]) - set(share)

@@ -53,6 +53,7 @@ OPS = st.one_of(
     st.tuples(st.just("visit"), st.sampled_from(PAGES)),
     st.tuples(st.just("retention"), st.sampled_from([0.8, 0.85, 0.9, 0.95])),
     st.tuples(st.just("exam_date"), st.sampled_from([None, "2026-04-01", "2026-05-01"])),
+    st.tuples(st.just("daily_review_limit"), st.sampled_from([10, 20, 30, 50, 100])),
     st.tuples(st.just("drop"), st.sampled_from(QIDS)),
 )
 
@@ -98,7 +99,7 @@ def test_merge_keeps_every_answer_of_both_tabs(h):
             assert out["review"].get(qid) == m            # untouched there: mine
         else:
             assert out["review"].get(qid) in (m, t)       # both: one of them, never a mix
-    for k in ("retention", "exam_date"):
+    for k in ("retention", "exam_date", "daily_review_limit"):
         expected = mine["settings"][k] if mine["settings"][k] != base["settings"][k] else theirs["settings"][k]
         assert out["settings"][k] == expected
     assert [a["at"] for a in out["attempts"]] == sorted(a["at"] for a in out["attempts"])
@@ -113,6 +114,20 @@ def test_merge_with_an_unchanged_side_is_the_other_side(base_ops, ops):
         assert attempts(out) == attempts(other)
         assert (out["visited"], out["review"], out["settings"], out["exams"]) == (
             other["visited"], other["review"], other["settings"], other["exams"])
+
+
+def test_merge_with_a_record_written_before_the_daily_limit_existed():
+    """A record another tab (or this one, before an update) wrote without daily_review_limit counts
+    as holding the default: a limit changed here is kept, one changed nowhere is the default."""
+    base = play(new_progress(), [("answer", QIDS[0], False, 1)], [T0])
+    old = lambda p: {**p, "settings": {k: v for k, v in p["settings"].items() if k != "daily_review_limit"}}
+    mine = set_setting(base, "daily_review_limit", 50)
+    theirs = set_setting(base, "retention", 0.8)
+    for b, t in ((old(base), old(theirs)), (base, old(theirs)), (old(base), theirs)):
+        out = merge(b, mine, t)
+        assert out["settings"] == {"exam_date": None, "retention": 0.8, "daily_review_limit": 50}
+        validate_progress(out)
+    assert merge(old(base), old(base), old(theirs))["settings"]["daily_review_limit"] == 30
 
 
 NON_EMPTY = st.lists(OPS, max_size=8).map(lambda ops: [("visit", "home")] + ops)   # a tab's write has a visit

@@ -1,0 +1,86 @@
+"""One definition of the progress record and its parts (schema version 2), for every layer.
+
+The record is plain JSON-able data: the session holds it, practice.progress and its neighbours
+return new ones, practice.store validates what comes from a file or the browser, and practice.wire
+carries its text to the browser. The keys of each part are defined here once; the validator takes
+its exact-key checks from these definitions (``required`` / ``optional``), so a field added here is
+a field the validator knows. What each value may be (ranges, formats) is checked in
+practice.store, next to its Japanese message.
+"""
+
+# (no "from __future__ import annotations" here: TypedDict must see NotRequired to tell optional keys)
+from typing import Literal, NotRequired, TypedDict
+
+
+class Attempt(TypedDict):
+    """One answer anywhere (practice.progress.apply_answer)."""
+    qid: str                 # "<generator>#<seed>": the exact question shown
+    topic: str               # the page key the question belongs to
+    correct: bool
+    choice: int              # 0–3
+    at: str                  # the learner's wall-clock time with its offset, "2026-03-01T10:00:00+09:00"
+    source: Literal["page", "exam", "review", "drill"]
+
+
+class Card(TypedDict):
+    """A question in the review schedule: an FSRS card (practice.review)."""
+    topic: str
+    state: int               # 1 learning, 2 review, 3 relearning
+    step: int | None
+    stability: float | None
+    difficulty: float | None
+    due: str                 # ISO datetime, UTC
+    last_review: str | None
+    lapses: int
+    reps: int
+
+
+class ExamState(TypedDict):
+    """The mock exam in progress (practice.exam.new_exam)."""
+    v: int
+    run: str                 # 8 hex digits naming the paper
+    qids: list[str]
+    pace: int                # seconds per question
+    limit: int               # len(qids) × pace
+    started_at: float        # epoch seconds
+    answers: list[int | None]
+    flags: list[int]
+    cur: int
+
+
+class ExamResult(TypedDict):
+    """A finished mock exam in the history (practice.exam.history_record)."""
+    at: str
+    total: int
+    score: int
+    seconds: int
+    pace: int
+    by_topic: dict[str, list[int]]      # topic → [correct, total]
+    run: NotRequired[str]               # the paper (results before 2026-12 have none)
+
+
+class Settings(TypedDict):
+    exam_date: str | None    # "YYYY-MM-DD"
+    retention: float         # one of practice.review.RETENTIONS
+    daily_review_limit: int  # one of practice.review.DAILY_LIMITS (a record before 2026-12 lacks it:
+                             # practice.store fills the default, practice.store.SETTINGS_ADDED)
+
+
+class Progress(TypedDict):
+    version: int             # SCHEMA_VERSION (practice.progress)
+    visited: dict[str, bool]
+    attempts: list[Attempt]
+    exams: list[ExamResult]
+    review: dict[str, Card]
+    settings: Settings
+    exam_in_progress: ExamState | None
+
+
+def required(part: type) -> frozenset[str]:
+    """The keys every ``part`` (one of the TypedDicts above) must have."""
+    return frozenset(part.__required_keys__)
+
+
+def optional(part: type) -> frozenset[str]:
+    """The keys a ``part`` may have besides the required ones."""
+    return frozenset(part.__optional_keys__)
