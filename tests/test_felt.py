@@ -14,6 +14,8 @@
 """
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from browserhelpers import TABLE, new_page, streamlit_server, wait_until_rendered  # noqa: F401 - fixture recipe
@@ -91,17 +93,19 @@ def test_fast_click_on_answer_right_after_choosing_is_not_lost(browser):
         o, s = _steady_box(page, option), _steady_box(page, submit)   # charts above may still be sizing
         outside = ('[data-testid="stDataFrame"]', ""), QUIZ_HEADER   # ①'s editor and the quiz header
         _watch(page, *outside)
+        # this card by its id (answered, it draws no radio: the locator above would move on to the next card)
+        qid = card.locator("code").last.inner_text()
+        card = page.locator('[data-testid="stVerticalBlock"]').filter(has_text=qid).last
         # two raw clicks back to back, as a quick hand does: no waiting for 回答する to become enabled
         page.mouse.click(o["x"] + 12, o["y"] + o["height"] / 2)
         page.mouse.click(s["x"] + s["width"] / 2, s["y"] + s["height"] / 2)
-        page.wait_for_function(
-            "(el) => el.innerText.includes('正解です。') || el.innerText.includes('不正解です。')",
-            arg=card.element_handle(), timeout=20_000)
+        expect(card).to_contain_text(re.compile("正解です。|不正解です。"), timeout=20_000)
         wait_until_rendered(page)
-        assert "選択肢を 1 つ選んでから" not in card.inner_text()
-        assert card.locator('input[type="radio"]').first.is_checked()
-        assert card.locator('input[type="radio"]').first.is_disabled()      # one answer per card
-        assert card.get_by_role("button", name="回答する").is_disabled()
+        text = card.inner_text()
+        assert "選択肢を 1 つ選んでから" not in text
+        assert "← あなたの解答" in next(line for line in text.splitlines() if line.startswith("A. "))  # as chosen
+        assert card.locator('input[type="radio"]').count() == 0             # one answer per card: the
+        assert card.get_by_role("button", name="回答する").count() == 0     # choices are text now
         _untouched(page, *outside)                                        # only the card reran
 
 

@@ -557,11 +557,12 @@ VERDICT = '[class*="st-key-at-verdict-"]'
 
 
 def choose_a(page, card: int) -> None:
-    radio = page.locator('[data-testid="stMain"] [data-testid="stRadio"]').nth(card)
+    """Choose A in quiz card ``card``, the first one still open (an answered card draws no radio)."""
+    radio = page.locator('[data-testid="stMain"] [data-testid="stRadio"]').first
     expect(radio).to_be_visible(timeout=30_000)
     radio.scroll_into_view_if_needed()
     radio.get_by_text("A.", exact=False).first.click()
-    expect(page.get_by_role("button", name="回答する").nth(card)).to_be_enabled(timeout=10_000)
+    expect(page.get_by_role("button", name="回答する").first).to_be_enabled(timeout=10_000)
 
 
 def test_two_tabs_pressing_answer_within_milliseconds_keep_every_answer(browser, server):
@@ -577,7 +578,7 @@ def test_two_tabs_pressing_answer_within_milliseconds_keep_every_answer(browser,
             for card in range(3):
                 choose_a(one, card)
                 choose_a(two, card)
-                buttons = [p.get_by_role("button", name="回答する").nth(card) for p in (one, two)]
+                buttons = [p.get_by_role("button", name="回答する").first for p in (one, two)]
                 for b in buttons:
                     b.scroll_into_view_if_needed()
                 buttons[0].click(no_wait_after=True)

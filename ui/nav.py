@@ -79,7 +79,7 @@ def next_page(key: str) -> PageInfo | None:
 
 def sidebar(current: str) -> None:
     progress = state.get_progress()
-    from practice.progress import topic_stats  # local: keeps ui import light
+    from practice.progress import MASTERY_CORRECT, MASTERY_WINDOW, topic_stats  # local: keeps ui import light
 
     stats = topic_stats(progress)
     with st.sidebar:
@@ -94,4 +94,5 @@ def sidebar(current: str) -> None:
             # the current page is not disabled: Streamlit marks it as the current one already, and
             # disabled link text is 40 % opaque (2.3:1, below WCAG AA's 4.5:1)
             st.page_link(page.path, label=page.label + mark, icon=page.icon or None)
-        st.caption("✓ = 直近 5 問中 4 問以上正解したページ")
+        # the rule behind ✓ (practice.progress), in one line under the links
+        st.caption(f"✓ 習得：そのページの直近 {MASTERY_WINDOW} 問で {MASTERY_CORRECT} 問以上正解")

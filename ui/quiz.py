@@ -7,12 +7,13 @@ from urllib.parse import quote
 import streamlit as st
 
 import quizzes
-from practice.progress import is_mastered
+from practice.progress import is_mastered, to_master
 from quizzes.core import QuizError, Question
 
 from . import state, storage
 
 SEED_SPACE = 1_000_000
+MAX_CARDS = 10   # 「もう 1 問」 adds cards up to this many; then 「新しい問題」 starts a new set
 
 
 def _fresh_ids(topic: str, n: int) -> list[str]:
@@ -27,6 +28,16 @@ def _fresh_ids(topic: str, n: int) -> list[str]:
         picks += rng.sample(rest, min(len(rest), n - len(picks)))
     rng.shuffle(picks)
     return [f"{g}#{rng.randrange(SEED_SPACE)}" for g in picks]
+
+
+def _one_more_id(topic: str, ids: list[str]) -> str:
+    """One more question id for a topic's cards: a generator none of ``ids`` uses (when every one
+    is used already: any but the last card's), with a fresh seed."""
+    rng = secrets.SystemRandom()
+    gens = quizzes.by_topic(topic)
+    used = [i.split("#")[0] for i in ids]
+    pool = [g for g in gens if g not in used] or [g for g in gens if g != used[-1]] or gens
+    return f"{rng.choice(pool)}#{rng.randrange(SEED_SPACE)}"
 
 
 def question_link(qid: str) -> str:
@@ -62,6 +73,21 @@ def verdict(question: Question, choice: int) -> str:
     return f"不正解です。{answer_tag(question)}は「{right}」です。"
 
 
+YOUR_CHOICE = "← あなたの解答"   # the words pages/20_exam.py's result screen marks the learner's choice with
+
+
+def marked_choices(question: Question, choice: int) -> str:
+    """The four choices after an answer, as a Markdown list: the right one marked ✓ with
+    answer_tag's words, the learner's with 「← あなたの解答」 (icon and words, never colour alone).
+    Each choice's text is Markdown as in the radio before (its formulas stay formulas)."""
+    lines = []
+    for i, text in enumerate(question.choices):
+        marks = ([f"**✓ {answer_tag(question)}**"] if i == question.answer else []) + \
+                ([YOUR_CHOICE] if i == choice else [])
+        lines.append(f"- {'ABCD'[i]}. {text}" + "".join(f"　{m}" for m in marks))
+    return "\n".join(lines)
+
+
 def mistake_line(question: Question, misconception: str) -> str:
     """The line under a wrong answer. On a 不適切 item the learner picked a TRUE statement, so the
     line says so (the bank's note there starts with 正しい記述：…) instead of naming a 誤解."""
@@ -92,12 +118,9 @@ def _answer(question: Question, key: str, source: str) -> None:
     before = _marks(question.topic)
     record(question, int(choice), source)
     st.session_state[f"{key}__answered"] = int(choice)
-    # keep the choice shown: the radio is drawn disabled from now on, and Streamlit drops the value
-    # a disabled widget reports; inside a form that value was never committed before this submit
-    st.session_state[f"{key}__choice"] = int(choice)
     if _marks(question.topic) != before:
         # the answer changed the page's ✓ in the sidebar: inside a fragment (quiz_section) only
-        # the card would be redrawn, so ask for the whole app (outside a fragment: no change)
+        # the quiz would be redrawn, so ask for the whole app (outside a fragment: no change)
         st.rerun(scope="app")
 
 
@@ -107,9 +130,10 @@ def _marks(topic: str) -> bool:
 
 
 def _result(question: Question, key: str) -> None:
-    """The verdict of an answered card. Drawn first after the answer, it waits for that answer to
-    be in the browser's storage (ui.storage.saved_marker: 保存しています…, then ✓ 保存しました),
-    so a tab closed the moment the verdict shows has kept the answer."""
+    """The verdict of an answered card: the choices marked (marked_choices), right or wrong, the
+    mistake, the explanation. Drawn first after the answer, it waits for that answer to be in the
+    browser's storage (ui.storage.saved_marker: 保存しています…, then ✓ 保存しました), so a tab
+    closed the moment the verdict shows has kept the answer."""
     saved_k = f"{key}__saved"
     if saved_k not in st.session_state:     # the first draw after the answer: its write is queued now
         st.session_state[saved_k] = state.last_write()
@@ -118,7 +142,9 @@ def _result(question: Question, key: str) -> None:
             nonce, seq = st.session_state[saved_k]
             storage.saved_marker(nonce, seq, key=f"{key}_saved")
         with st.container(key=storage.VERDICT_PREFIX + key):
-            feedback(question, st.session_state[f"{key}__answered"])
+            choice = st.session_state[f"{key}__answered"]
+            st.markdown(marked_choices(question, choice))
+            feedback(question, choice)
 
 
 def question_card(question: Question, key: str, *, number: int | None = None, source: str = "page",
@@ -127,8 +153,9 @@ def question_card(question: Question, key: str, *, number: int | None = None, so
 
     The radio and 回答する are one st.form: choosing an option sends nothing to the server, so
     回答する is clickable at once (a fast click right after choosing is never lost) and one round
-    trip brings the verdict. Answered once, the radio and the button lock (one attempt per card,
-    so the statistics and the review schedule cannot be gamed by re-answering)."""
+    trip brings the verdict. Answered once, the radio and the button give way to the choices as
+    text, marked (marked_choices: a disabled radio fades its text to 2.6 : 1); one attempt per
+    card, so the statistics and the review schedule cannot be gamed by re-answering."""
     kind = "計算問題" if question.kind == "calc" else "知識問題"
     head = f"問{number}" if number is not None else "問"
     advanced = "　:orange-badge[発展]" if quizzes.is_advanced(question.id) else ""  # beyond the syllabus
@@ -136,33 +163,43 @@ def question_card(question: Question, key: str, *, number: int | None = None, so
     st.markdown(question.stem)
     answered_k = f"{key}__answered"
     locked = answered_k in st.session_state
-    with st.form(key=f"{key}__form", border=False, enter_to_submit=False):
-        st.radio("選択肢", options=range(4), index=None, key=f"{key}__choice",
-                 format_func=lambda i: f"{'ABCD'[i]}. {question.choices[i]}",
-                 label_visibility="collapsed", disabled=locked)
-        st.form_submit_button("回答する", key=f"{key}__submit", disabled=locked,
-                              on_click=_answer, args=(question, key, source))
-    if st.session_state.pop(f"{key}__empty", False) and not locked:
-        st.warning("選択肢を 1 つ選んでから「回答する」を押してください。", icon=":material/touch_app:")
-    if answered_k in st.session_state:
+    if not locked:
+        with st.form(key=f"{key}__form", border=False, enter_to_submit=False):
+            st.radio("選択肢", options=range(4), index=None, key=f"{key}__choice",
+                     format_func=lambda i: f"{'ABCD'[i]}. {question.choices[i]}",
+                     label_visibility="collapsed")
+            st.form_submit_button("回答する", key=f"{key}__submit",
+                                  on_click=_answer, args=(question, key, source))
+        if st.session_state.pop(f"{key}__empty", False):
+            st.warning("選択肢を 1 つ選んでから「回答する」を押してください。", icon=":material/touch_app:")
+    else:
         _result(question, key)
     if link:
         st.caption(f"[この問題へのリンク]({question_link(question.id)})　id: `{question.id}`")
 
 
-@st.fragment
-def _card_fragment(question: Question, key: str, number: int | None, source: str, link: bool) -> None:
-    """question_card as a fragment: an answer reruns this card only, not the page around it
-    (its hand calculations, charts and the other cards stay as they are). Such a rerun does not
-    run ui.page(), so the card saves the answer to the browser itself (ui.state.flush), before
-    it draws the verdict that waits for that write."""
-    state.flush(key=f"{key}_store")  # (a component key may not contain "__")
-    question_card(question, key, number=number, source=source, link=link)
+def mastery_line(left: int, more: bool = False) -> str:
+    """The line under a page's quiz: ``left`` right answers in a row still earn the page's ✓
+    (practice.progress.to_master); ``more``: every card is answered and 「もう 1 問」 is there."""
+    if not left:
+        return "このページは習得済みです（✓）"
+    return f"あと {left} 問続けて正解で習得（✓）" + ("。「もう 1 問」で続けられます。" if more else "")
 
 
 def quiz_section(topic: str, n: int = 3) -> None:
     """確認クイズ: n fresh questions for the page's topic; ?q=<id> reopens one question."""
     st.header("確認クイズ", divider="gray")
+    _quiz(topic, n)
+
+
+@st.fragment
+def _quiz(topic: str, n: int) -> None:
+    """The quiz under its header, as a fragment: an answer, 「もう 1 問」 and 「新しい問題」 rerun the
+    quiz only, not the page around it (its hand calculations and charts stay as they are), and the
+    mastery line under the cards is right after every answer. Such a rerun does not run
+    ui.page(), so the quiz saves the answer to the browser itself (ui.state.flush), before a card
+    draws the verdict that waits for that write."""
+    state.flush(key=f"quiz_{topic}_store")  # (a component key may not contain "__")
     ids_k = f"quiz_{topic}__ids"
     round_k = f"quiz_{topic}__round"
     bad_k = f"quiz_{topic}__bad_link"
@@ -191,18 +228,32 @@ def quiz_section(topic: str, n: int = 3) -> None:
         return
     st.caption("G検定と同じ 4 択です。選んで「回答する」を押すと、正誤と解説が出ます。")
     rnd = st.session_state[round_k]
-    for i, qid in enumerate(st.session_state[ids_k], start=1):
+    ids = st.session_state[ids_k]
+    for i, qid in enumerate(ids, start=1):
         try:
             question = quizzes.from_id(qid)
         except QuizError as exc:
             st.warning(f"問題 {state.plain(qid)} を作れませんでした：{state.plain(exc)}")
             continue
         with st.container(border=True):
-            _card_fragment(question, f"quiz_{topic}_{rnd}_{i}", None, "page", True)
+            question_card(question, f"quiz_{topic}_{rnd}_{i}", source="page")
+
+    all_answered = all(f"quiz_{topic}_{rnd}_{i}__answered" in st.session_state for i in range(1, len(ids) + 1))
+    st.markdown(mastery_line(to_master(state.get_progress(), topic), all_answered and len(ids) < MAX_CARDS))
+
+    def one_more() -> None:
+        now = st.session_state[ids_k]
+        if len(now) < MAX_CARDS:
+            st.session_state[ids_k] = now + [_one_more_id(topic, now)]
 
     def new_round() -> None:
         st.session_state[ids_k] = _fresh_ids(topic, n)
         st.session_state[round_k] = st.session_state.get(round_k, 0) + 1
         st.query_params.pop("q", None)
 
-    st.button("新しい問題", key=f"quiz_{topic}__new", on_click=new_round, icon=":material/refresh:")
+    with st.container(horizontal=True):
+        if len(ids) < MAX_CARDS:
+            st.button("もう 1 問", key=f"quiz_{topic}__more", on_click=one_more, icon=":material/add:")
+        st.button("新しい問題", key=f"quiz_{topic}__new", on_click=new_round, icon=":material/refresh:")
+    if len(ids) >= MAX_CARDS:
+        st.caption(f"一度に並べられる問題は {MAX_CARDS} 問までです。続けるときは「新しい問題」を押してください。")
