@@ -310,13 +310,7 @@ def _common(base: dict, theirs: dict) -> dict:
     out = dict(base)
     out["visited"] = {k: v for k, v in base["visited"].items() if k in theirs["visited"]}
     for name, key in (("attempts", _attempt_key), ("exams", _exam_key)):
-        left = Counter(map(key, theirs[name]))
-        kept = []
-        for item in base[name]:
-            if left[key(item)] > 0:
-                left[key(item)] -= 1
-                kept.append(item)
-        out[name] = kept
+        out[name] = _less(base[name], _missing(base[name], theirs[name], key), key)
     out["review"] = {qid: card for qid, card in base["review"].items() if theirs["review"].get(qid) == card}
     return out
 
@@ -364,24 +358,22 @@ def _drop_second_submissions(base: dict, mine: dict, theirs: dict, out: dict) ->
             second.append(e)
     if not second:
         return
-    drop_exams = Counter(map(_exam_key, second))
     drop_times = {instant(e["at"]) for e in second}
-    kept = []
-    for e in out["exams"]:
-        if drop_exams[_exam_key(e)] > 0:
-            drop_exams[_exam_key(e)] -= 1
-        else:
-            kept.append(e)
-    out["exams"] = kept
+    out["exams"] = _less(out["exams"], Counter(map(_exam_key, second)), _exam_key)
     mine_added = Counter(map(_attempt_key, mine["attempts"])) - Counter(map(_attempt_key, base["attempts"]))
     gone = Counter({k: n for k, n in mine_added.items() if k[4] == "exam" and k[0] in drop_times})
-    attempts = []
-    for a in out["attempts"]:
-        if gone[_attempt_key(a)] > 0:
-            gone[_attempt_key(a)] -= 1
+    out["attempts"] = _less(out["attempts"], gone, _attempt_key)
+
+
+def _less(items: list, drop: Counter, key) -> list:
+    """``items`` less ``drop`` (a multiset of keys), in order: each key dropped as often as counted."""
+    drop, kept = Counter(drop), []
+    for item in items:
+        if drop[key(item)] > 0:
+            drop[key(item)] -= 1
         else:
-            attempts.append(a)
-    out["attempts"] = attempts
+            kept.append(item)
+    return kept
 
 
 def _later_review(a: dict, b: dict) -> dict:

@@ -434,10 +434,7 @@ def test_storage_disabled_gives_a_notice_and_the_app_works(browser, server):
         assert_healthy(page)
         # 「この端末の記録を消す」 says what it could do: this tab's progress, not the browser's
         open_url(page, base + "/review")
-        page.get_by_role("button", name="この端末の記録を消す").click()
-        wait_until_rendered(page)
-        page.get_by_role("button", name="消す", exact=True).click()
-        wait_until_rendered(page)
+        erase(page)
         main = page.locator('[data-testid="stMain"]')
         expect(main).to_contain_text("ブラウザの中に残っている記録（あれば）は消せていません")
         expect(main).not_to_contain_text("この端末の記録を消しました")
@@ -481,6 +478,14 @@ def test_uploader_explains_itself_in_japanese_and_never_shows_a_stale_message(br
         expect_answers(page, base, 1)            # the good file's progress was kept (and saved)
 
 
+def erase(page) -> None:
+    """On the review page: 「この端末の記録を消す」, then 消す."""
+    page.get_by_role("button", name="この端末の記録を消す").click()
+    wait_until_rendered(page)
+    page.get_by_role("button", name="消す", exact=True).click()
+    wait_until_rendered(page)
+
+
 def test_erasing_this_browsers_record_asks_first(browser, server):
     base = server.base
     with context(browser, "erase") as ctx:
@@ -495,10 +500,7 @@ def test_erasing_this_browsers_record_asks_first(browser, server):
         page.get_by_role("button", name="やめる").click()
         wait_until_rendered(page)
         assert len(stored(page)["attempts"]) == 1                 # cancelled: nothing erased
-        page.get_by_role("button", name="この端末の記録を消す").click()
-        wait_until_rendered(page)
-        page.get_by_role("button", name="消す", exact=True).click()
-        wait_until_rendered(page)
+        erase(page)
         expect(page.locator('[data-testid="stMain"]')).to_contain_text("この端末の記録を消しました")
         page.wait_for_function(f"() => {{ const t = window.localStorage.getItem({json.dumps(STORE_KEY)});"
                                " return t === null || JSON.parse(t).attempts.length === 0; }")
@@ -698,10 +700,7 @@ def test_a_huge_stored_value_is_never_uploaded_and_the_messages_claim_nothing_un
             expect(main).not_to_contain_text("退避してあります")
             expect(main).to_contain_text("その記録を守るために、このタブでは進捗を保存しません")
         open_url(page, base + "/review")
-        page.get_by_role("button", name="この端末の記録を消す").click()
-        wait_until_rendered(page)
-        page.get_by_role("button", name="消す", exact=True).click()
-        wait_until_rendered(page)
+        erase(page)
         expect(page.locator('[data-testid="stMain"]')).to_contain_text("この端末の記録を消しました")
         page.wait_for_function(f"() => window.localStorage.getItem({json.dumps(STORE_KEY)}) === null"
                                f" || window.localStorage.getItem({json.dumps(STORE_KEY)}).length < 10000")
