@@ -137,7 +137,9 @@ def reset() -> None:
 # ---------------------------------------------------------------------------
 def setup_screen() -> None:
     st.markdown(
-        "本番の G検定と同じく、4 択の問題をテンポよく解く練習です。全トピックから出題し、"
+        "本番の G検定と同じく、4 択の問題をテンポよく解く練習です。出題は G検定の範囲のうち、"
+        "このチューターが扱う Attention と Transformer のまわり（⓪〜⑨ の全トピック）だけです。"
+        "本番は AI の歴史、機械学習の手法、法律・倫理などもっと広い範囲から出るので、これは本番の一部の練習です。"
         "**知識問題が中心で、計算問題はわずか**です（本番でも約 145 問のうち数問と言われています）。"
         "計算を多めに練習したいときは、下で割合を上げられます。"
         "迷った問題は **チェック** を付けて先へ進み、最後に見直してから提出しましょう。"
@@ -205,7 +207,7 @@ def question_screen(state: dict) -> None:
     with st.container(border=True):
         kind = "計算問題" if q.kind == "calc" else "知識問題"
         tag = "・発展" if quizzes.is_advanced(q.id) else ""
-        st.markdown(f"**問{i + 1}** / {n}（{kind}・{TOPICS[q.topic]}{tag}）")
+        st.markdown(f"**問{i + 1}** / {n}（{kind}{tag}）")   # no topic, as in the real exam (the results say it)
         st.markdown(q.stem)
         st.radio("選択肢", options=range(4), index=answers[i], key=f"exam_{run}_q{i}",
                  format_func=lambda c: f"{'ABCD'[c]}. {q.choices[c]}", label_visibility="collapsed",
