@@ -81,24 +81,24 @@ st.subheader("試験日までの計画")
 if plan["exam_date"] is None:
     st.caption("試験日を入れると、残りのページを試験日の前日までに終わるよう、1 日ごとに割り振ります。")
 elif plan["days_left"] < 0:
-    st.warning(f"試験日（{plan['exam_date'].isoformat()}）は過ぎています。次の試験日を入れてください。")
+    st.warning(f"試験日（{numfmt.day(plan['exam_date'], today)}）は過ぎています。次の試験日を入れてください。")
 elif plan["days_left"] == 0:
     st.info("試験日は今日です。新しいページより、今日の復習と弱いトピックの見直しを優先しましょう。")
 else:
-    st.markdown(f"試験日 **{plan['exam_date'].isoformat()}** まで、あと **{plan['days_left']} 日**です。")
+    st.markdown(f"試験日 **{numfmt.day(plan['exam_date'], today)}** まで、あと **{plan['days_left']} 日**です。")
     if not plan["schedule"]:
         st.success("学ぶページはすべて習得済みです。残りの日は復習と模擬試験にあてましょう。")
     else:
         last_day = plan["schedule"][-1][0]
         st.markdown(f"未習得のページは {sum(len(ps) for _, ps in plan['schedule'])} ページ。"
-                    f"1 日 **{plan['per_day']} ページ**ずつ進めると、{last_day.isoformat()} に学び終わります。")
+                    f"1 日 **{plan['per_day']} ページ**ずつ進めると、{numfmt.day(last_day, today)} に学び終わります。")
         st.caption("今日のページ：")
         for key in plan["today"]:
             st.page_link(ui.PAGE_BY_KEY[key].path, label=ui.PAGE_BY_KEY[key].label, icon=":material/event:")
         if len(plan["schedule"]) > 1:
             with st.expander("日ごとの予定"):
                 ui.show_table(pd.DataFrame({
-                    "日付": [d.isoformat() for d, _ in plan["schedule"]],
+                    "日付": [numfmt.day(d, today) for d, _ in plan["schedule"]],
                     "ページ": ["、".join(ui.PAGE_BY_KEY[k].label for k in ps) for _, ps in plan["schedule"]],
                 }), hide_index=True)
 saved = plan["exam_date"]

@@ -85,7 +85,7 @@ if cur is not None:
                 if day <= today:
                     st.caption("今日のうちにもう一度出ます。")
                 else:
-                    st.caption(f"次は {day.isoformat()}（{(day - today).days} 日後）に出ます。")
+                    st.caption(f"次は {numfmt.day(day, today)}（{(day - today).days} 日後）に出ます。")
         st.button("次の問題へ", key="review_next", on_click=next_item, disabled=not answered, type="primary")
 elif share:
     st.info(f"この回の復習は終わりました。今日の分にまだ {len(share)} 問残っています"
@@ -96,7 +96,8 @@ elif due_today(progress, today, zone):
                "明日からの分に回ります。もっと解きたいときは、下の「1 日の復習の上限」を上げてください。",
                icon=":material/check_circle:")
 elif sched:
-    st.success(f"今日の復習はすべて終わりました。次の復習は {rv.next_due(sched, zone)} です。", icon=":material/check_circle:")
+    st.success(f"今日の復習はすべて終わりました。次の復習は {numfmt.day(rv.next_due(sched, zone), today)} です。",
+               icon=":material/check_circle:")
 else:
     st.info("復習する問題はまだありません。各ページの確認クイズや模擬試験でまちがえた問題（模擬試験で答えられなかった問題も）が、ここに入ります。")
 

@@ -183,9 +183,9 @@ def due_within(review: dict, today: date, days: int, tz: tzinfo | None = None) -
     return sum(1 for v in review.values() if today < due_date(v, tz) <= today + timedelta(days=days))
 
 
-def next_due(review: dict, tz: tzinfo | None = None) -> str | None:
-    """The earliest due day in the schedule ("YYYY-MM-DD"), or None when it is empty."""
-    return min((due_date(v, tz).isoformat() for v in review.values()), default=None)
+def next_due(review: dict, tz: tzinfo | None = None) -> date | None:
+    """The earliest due day in the schedule, or None when it is empty."""
+    return min((due_date(v, tz) for v in review.values()), default=None)
 
 
 def drop(review: dict, qid: str) -> dict:

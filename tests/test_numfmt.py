@@ -320,3 +320,10 @@ def test_chart_tooltips_use_the_formatter():
     assert topics["正答率の表示"].tolist() == ["63"]                     # 62.5 % → 63, as 四捨五入
     history = figures.exam_history_chart([{"回": 1, "日時": "12/01", "得点": "5/8", "正答率": 62.5, "所要時間": "3分"}]).data
     assert history["正答率の表示"].tolist() == ["63"]
+
+
+def test_day_reads_as_a_learner_reads_a_date():
+    from datetime import date
+    assert numfmt.day(date(2026, 12, 18), date(2026, 12, 5)) == "12月18日（金）"
+    assert numfmt.day(date(2027, 1, 10), date(2026, 12, 5)) == "2027年1月10日（日）"
+    assert numfmt.day(date(2026, 12, 7)) == "2026年12月7日（月）"

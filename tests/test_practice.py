@@ -94,7 +94,7 @@ def test_due_days_are_the_learners_calendar_days_not_the_servers():
     assert rv.due_date(item, new_york) == D0                # 19:00 on 1 March there
     assert rv.due_items(sched, D0, new_york) == ["zz.qkv.calc0#1"] and rv.due_items(sched, D0, timezone.utc) == []
     assert rv.due_within(sched, D0, 7, timezone.utc) == 1 and rv.due_within(sched, D0, 7, new_york) == 0
-    assert rv.next_due(sched, new_york) == "2026-03-01" and rv.next_due(sched, JST) == "2026-03-02"
+    assert rv.next_due(sched, new_york) == date(2026, 3, 1) and rv.next_due(sched, JST) == date(2026, 3, 2)
 
 
 def test_fsrs_wrong_in_review_counts_a_lapse_and_comes_back_today():
@@ -141,7 +141,7 @@ def test_due_items_order_and_state_counts():
     assert rv.state_counts(s) == {1: 3, 2: 0, 3: 0}
     assert rv.due_items(s, D0) == ["zz.qkv.calc0#2", "zz.naive.calc1#3"]   # earliest due first
     assert rv.due_items(s, day(2))[-1] == "zz.qkv.calc0#1" and rv.due_count(s, day(2)) == 3
-    assert rv.next_due(s) == D0.isoformat() and rv.next_due({}) is None
+    assert rv.next_due(s) == D0 and rv.next_due({}) is None
     assert rv.drop(s, "zz.qkv.calc0#2").keys() == {"zz.qkv.calc0#1", "zz.naive.calc1#3"}
 
 

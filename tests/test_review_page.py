@@ -11,6 +11,7 @@ from practice import exam as ex, review as rv
 from practice.progress import apply_answer, apply_answers, new_progress, set_setting
 from practice.store import export_bytes
 import quizzes
+from tutor import numfmt
 import ui.state as state
 
 from apphelpers import (
@@ -77,11 +78,11 @@ def test_review_session_wrong_on_page_then_due_then_fsrs_moves_it():
     item = at.session_state["progress"]["review"][q.id]
     day = rv.due_date(item)
     assert item["state"] == 2 and day > datetime.now().date()
-    assert f"次は {day.isoformat()}（{(day - datetime.now().date()).days} 日後）に出ます。" in page_text(at)
+    assert f"次は {numfmt.day(day, datetime.now().date())}（{(day - datetime.now().date()).days} 日後）に出ます。" in page_text(at)
     assert metric(at, "今日が期限の問題") == "0 問"
     at.button(key="review_next").click()
     no_exception(at.run())
-    assert "今日の復習はすべて終わりました" in page_text(at) and day.isoformat() in page_text(at)
+    assert "今日の復習はすべて終わりました" in page_text(at) and numfmt.day(day, datetime.now().date()) in page_text(at)
 
 
 def test_review_wrong_answer_stays_due_and_comes_back_next_round():

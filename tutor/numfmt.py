@@ -25,6 +25,7 @@ the engine refuses NaN input, so seeing it means a bug, never a learner's mistak
 from __future__ import annotations
 
 import math
+from datetime import date
 from decimal import ROUND_HALF_UP, Context, Decimal
 
 __all__ = ["NAN_TEXT", "MINUS_INF", "PLUS_INF", "tie_bounds", "round_half_up", "fixed", "trimmed", "tiny", "sci",
@@ -200,3 +201,13 @@ def significant(x, digits: int = 4) -> str:
     if Decimal(text).adjusted() > exponent and places > 0:   # 9.9996 → 10.00: one place fewer
         text = fixed(x, places - 1)
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+_WEEKDAYS = "月火水木金土日"
+
+
+def day(d: date, today: date | None = None) -> str:
+    """A calendar day as a learner reads it: 12月18日（金）; with its year when that is not
+    ``today``'s year (or no ``today`` is given): 2027年1月10日（日）."""
+    text = f"{d.month}月{d.day}日（{_WEEKDAYS[d.weekday()]}）"
+    return text if today is not None and d.year == today.year else f"{d.year}年{text}"
