@@ -52,10 +52,9 @@ shown = False
 if plan["due"]:
     st.page_link(ui.PAGE_BY_KEY["review"].path, label=f"今日の復習 {plan['due']} 問（約 {plan['minutes']} 分）",
                  icon=":material/replay:")
-    left = plan["due_all"] - plan["due"]
     st.caption(f"1 問 {REVIEW_PACE_S} 秒として見積もっています。"
                + (f"期限が来ているのは {plan['due_all']} 問で、1 日の上限（{daily_review_limit(progress)} 問）を"
-                  f"超えた {left} 問は明日からの分に回ります。" if left > 0 else ""))
+                  f"超えた {plan['due_later']} 問は明日からの分に回ります。" if plan["due_later"] else ""))
     shown = True
 # a link's label does not wrap: on a 390 px phone it must stay short, the details go in a caption
 if weak and ui.PAGE_BY_KEY[weak[0][0]].exists:

@@ -294,13 +294,7 @@ def result_screen(res: dict) -> None:
         mark = "○ 正解" if it["correct"] else ("− 未回答" if choice is None else "× 不正解")
         with st.expander(f"問{i + 1}　{mark}　{TOPICS[q.topic]}", expanded=not it["correct"]):
             st.markdown(q.stem)
-            for c in range(4):
-                tag = []
-                if c == q.answer:
-                    tag.append(f"**{ui.quiz.answer_tag(q)}**")
-                if c == choice:
-                    tag.append("あなたの解答")
-                st.markdown(f"{'ABCD'[c]}. {q.choices[c]}" + (f"　← {'・'.join(tag)}" if tag else ""))
+            st.markdown(ui.quiz.marked_choices(q, choice))
             if choice is None:
                 st.info("未回答でした。")
             elif not it["correct"]:

@@ -99,7 +99,7 @@ elif sched:
     st.success(f"今日の復習はすべて終わりました。次の復習は {numfmt.day(rv.next_due(sched, zone), today)} です。",
                icon=":material/check_circle:")
 else:
-    st.info("復習する問題はまだありません。各ページの確認クイズや模擬試験でまちがえた問題（模擬試験で答えられなかった問題も）が、ここに入ります。")
+    st.info("復習する問題はまだありません。各ページの確認クイズや模擬試験でまちがえた問題が、ここに入ります（模擬試験で答えなかった問題は入りません）。")
 
 progress = ui.state.get_progress()  # again: the card above may have recorded an answer
 sched = progress["review"]

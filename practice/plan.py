@@ -69,6 +69,7 @@ def daily_plan(progress: dict, keys, today: date, tz: tzinfo | None = None) -> d
     """What the home page shows under 今日の計画 on the learner's ``today`` (time zone ``tz``).
 
     {"due": today's share of the reviews (:func:`todays_reviews`), "due_all": all reviews due,
+     "due_later": those of them left for the next days (the daily limit),
      "minutes": the time today's share takes (:func:`review_minutes`),
      "next": the next page (None when all are mastered),
      "exam_date": date | None, "days_left": days until the exam (None without a date),
@@ -78,7 +79,8 @@ def daily_plan(progress: dict, keys, today: date, tz: tzinfo | None = None) -> d
     raw = progress["settings"]["exam_date"]
     exam_day = date.fromisoformat(raw) if raw else None
     share = todays_reviews(progress, today, tz)
-    plan = {"due": len(share), "due_all": _review.due_count(progress["review"], today, tz),
+    due_all = _review.due_count(progress["review"], today, tz)
+    plan = {"due": len(share), "due_all": due_all, "due_later": max(0, due_all - len(share)),
             "minutes": review_minutes(len(share)), "next": left[0] if left else None, "exam_date": exam_day,
             "days_left": None, "today": left[:1], "schedule": [], "per_day": 0}
     if exam_day is not None:

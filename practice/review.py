@@ -1,8 +1,9 @@
 """Spaced review of wrong answers with FSRS (the `fsrs` package, the scheduler Anki uses). Pure Python.
 
 Rule:
-- a question answered wrongly anywhere (page, exam, review), or left unanswered in a mock exam,
-  enters the schedule (rated Again: due again within minutes, so it is part of today's review);
+- a question answered wrongly anywhere (page, exam, review) enters the schedule (rated Again: due
+  again within minutes, so it is part of today's review); one left unanswered in a mock exam does
+  not (no choice was made);
 - every later answer to a scheduled question is a review for FSRS: wrong → Again, right → Good.
   (A fast right answer is not rated Easy: the app does not measure how long a learner thought,
   and a lucky guess among four choices is fast too.)

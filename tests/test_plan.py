@@ -147,7 +147,7 @@ def test_plan_after_todays_share_was_reviewed():
     share = todays_reviews(p, TODAY)
     p = apply_answers(p, [(q, "qkv", True, 0) for q in share[:10]], "review", datetime(2026, 3, 1, 9))
     plan = daily_plan(p, KEYS, TODAY)
-    assert plan["due"] == 20 and plan["due_all"] == 52 and plan["minutes"] == 14
+    assert plan["due"] == 20 and plan["due_all"] == 52 and plan["due_later"] == 32 and plan["minutes"] == 14
     p = apply_answers(p, [(q, "qkv", True, 0) for q in share[10:]], "review", datetime(2026, 3, 1, 10))
     plan = daily_plan(p, KEYS, TODAY)
     assert plan["due"] == 0 and plan["due_all"] == 32 and plan["minutes"] == 0

@@ -73,13 +73,14 @@ def verdict(question: Question, choice: int) -> str:
     return f"不正解です。{answer_tag(question)}は「{right}」です。"
 
 
-YOUR_CHOICE = "← あなたの解答"   # the words pages/20_exam.py's result screen marks the learner's choice with
+YOUR_CHOICE = "← あなたの解答"
 
 
-def marked_choices(question: Question, choice: int) -> str:
-    """The four choices after an answer, as a Markdown list: the right one marked ✓ with
-    answer_tag's words, the learner's with 「← あなたの解答」 (icon and words, never colour alone).
-    Each choice's text is Markdown as in the radio before (its formulas stay formulas)."""
+def marked_choices(question: Question, choice: int | None) -> str:
+    """The four choices after an answer (an answered card, the mock exam's review), as a Markdown
+    list: the right one marked ✓ with answer_tag's words, the learner's (None: none given) with
+    「← あなたの解答」 (icon and words, never colour alone). Each choice's text is Markdown as in the
+    radio before (its formulas stay formulas)."""
     lines = []
     for i, text in enumerate(question.choices):
         marks = ([f"**✓ {answer_tag(question)}**"] if i == question.answer else []) + \
