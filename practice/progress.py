@@ -250,14 +250,14 @@ def instant(at: str) -> datetime:
 def with_zone(progress: dict, tz: tzinfo) -> dict:
     """``progress`` with every attempt and exam time that has no offset (records before times were
     kept with their zone) read as a time in ``tz``, the learner's zone now: the best guess there is."""
-    def zoned(items: list) -> list:
-        return [{**it, "at": datetime.fromisoformat(it["at"]).replace(tzinfo=tz).isoformat()}
-                if datetime.fromisoformat(it["at"]).utcoffset() is None else it for it in items]
+    def zoned(item: dict) -> dict:
+        at = datetime.fromisoformat(item["at"])
+        return item if at.utcoffset() is not None else {**item, "at": at.replace(tzinfo=tz).isoformat()}
 
-    if all(datetime.fromisoformat(it["at"]).utcoffset() is not None
-           for it in progress["attempts"] + progress["exams"]):
-        return progress
-    return {**progress, "attempts": zoned(progress["attempts"]), "exams": zoned(progress["exams"])}
+    attempts, exams = [zoned(a) for a in progress["attempts"]], [zoned(e) for e in progress["exams"]]
+    if attempts == progress["attempts"] and exams == progress["exams"]:
+        return progress                # (nothing to read: the same record)
+    return {**progress, "attempts": attempts, "exams": exams}
 
 
 def _attempt_key(a: dict) -> tuple:
@@ -349,13 +349,8 @@ def _drop_second_submissions(base: dict, mine: dict, theirs: dict, out: dict) ->
     (its result names the same ``run``) counts once, as theirs: this tab's result and the exam
     answers it recorded with it (source "exam", at the result's time) are left out."""
     their_runs = {e["run"] for e in theirs["exams"] if "run" in e}
-    seen = Counter(map(_exam_key, base["exams"]))
-    second = []
-    for e in mine["exams"]:
-        if seen[_exam_key(e)] > 0:
-            seen[_exam_key(e)] -= 1
-        elif e.get("run") in their_runs:
-            second.append(e)
+    mine_new = _less(mine["exams"], Counter(map(_exam_key, base["exams"])), _exam_key)
+    second = [e for e in mine_new if e.get("run") in their_runs]
     if not second:
         return
     drop_times = {instant(e["at"]) for e in second}

@@ -192,8 +192,8 @@ def may_auto_submit(run: str) -> bool:
 def _read_text(rep: dict) -> str | None:
     """The stored text a read or conflict report carries, as text or gzipped (None: nothing is
     stored), or ProgressError."""
-    size = rep.get("oversize")
-    if isinstance(size, int) and not isinstance(size, bool):
+    size = _oversize(rep)
+    if size is not None:
         raise ProgressError(f"記録が大きすぎます（{size:,} 文字。上限 {MAX_BYTES:,} バイト）。")
     if "gz" in rep:
         try:
