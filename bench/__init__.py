@@ -12,7 +12,10 @@ Sections (``--only`` takes one or more, comma-separated):
 - ``training``   ⑧'s training run at the page's default and largest settings, wall and CPU time
                  (its target is for one core: ``taskset -c 0 python -m bench --only training``);
 - ``felt``       felt latency in a real browser (input event → changed result painted, cold
-                 opens), side by side with a one-slider floor app.
+                 opens), side by side with a one-slider floor app;
+- ``phone``      the learning pages on an emulated mid-range phone (CPU 4× slower through CDP,
+                 390×844 touch): cold opens and their total blocking time against the floor
+                 app's, and a section switch against Streamlit's own page switch.
 
 It prints one Markdown table (median, min–max, samples, side-by-side ratio, target,
 PASS/FAIL). Progress goes to stderr.
@@ -70,6 +73,11 @@ def _felt(cfg, details):
     return felt.run(cfg)
 
 
+def _phone(cfg, details):
+    from . import phone
+    return phone.run(cfg)
+
+
 SECTIONS = {
     "pages": _pages,
     "coldstart": _coldstart,
@@ -79,6 +87,7 @@ SECTIONS = {
     "memory": _memory,
     "training": _training,
     "felt": _felt,
+    "phone": _phone,
 }
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import time
 from contextlib import ExitStack
+from urllib.parse import quote
 
 from .common import CHROMIUM, LAUNCH_ARGS, Config, Row, browser_available, median, ratio_samples, streamlit_server
 
@@ -162,6 +163,10 @@ def _full_record_context(browser, key: str, full: str):
     return ctx
 
 
+# a learning page shows one section at a time (ui.sections): the URL of its 試してみよう, of its 確認クイズ
+TRY, QUIZ = "?section=" + quote("試してみよう"), "?section=" + quote("確認クイズ")
+
+
 def _open(browser, url: str, need_quiz: bool, ctx=None):
     """Open ``url`` in a new tab and wait until it has settled: in a fresh browser context (a
     first visit: empty HTTP cache and storage) or in ``ctx`` (a return visit: the script chunks
@@ -241,7 +246,8 @@ def _choose_and_submit(page) -> tuple[float, float]:
 
 def full_record() -> str:
     """The stored text of a record at the kept maximum: MAX_ATTEMPTS_KEPT answers to questions of
-    every topic (one in three right), the wrong ones scheduled for review (MAX_ITEMS of them)."""
+    every topic (one in three right), every skill that was answered wrong scheduled for review
+    (one card per skill: practice.skill; MAX_ITEMS bounds them, the bank has fewer skills)."""
     from datetime import datetime
 
     import quizzes
@@ -308,12 +314,13 @@ def run(cfg: Config) -> list[Row]:
         floor = _Floor(fpage)
         floor.sample()  # warm both sides once
         scaling, naive, qkv = PAGE_BY_KEY["scaling"], PAGE_BY_KEY["naive"], PAGE_BY_KEY["qkv"]
-        _c1, spage, _ = _open(browser, app.base + scaling.url, True)
-        _c2, npage, _ = _open(browser, app.base + naive.url, True)
+        _c1, spage, _ = _open(browser, app.base + scaling.url + TRY, False)
+        _c2, npage, _ = _open(browser, app.base + naive.url + TRY, False)          # ①'s editor
+        _c5, qpage, _ = _open(browser, app.base + naive.url + QUIZ, True)          # ①'s quiz
         full_ctx = _full_record_context(browser, STORE_KEY, full)
-        _c3, fullpage, _ = _open(browser, app.base + naive.url, True, ctx=full_ctx)
+        _c3, fullpage, _ = _open(browser, app.base + naive.url + QUIZ, True, ctx=full_ctx)
         phone_ctx = _full_record_context(browser, STORE_KEY, full)
-        _c4, phonepage, _ = _open(browser, app.base + naive.url, True, ctx=phone_ctx)
+        _c4, phonepage, _ = _open(browser, app.base + naive.url + QUIZ, True, ctx=phone_ctx)
         _on_phone(phone_ctx, phonepage)
         cfg.log("  felt: slider on ③ vs the floor's slider …")
         for i in range(reps):
@@ -328,18 +335,19 @@ def run(cfg: Config) -> list[Row]:
             res["edfloor"].append(_cell_edit(epage, "1" if i % 2 == 0 else "0"))
             res["cell"].append(_cell_edit(npage, "1" if i % 2 == 0 else "0"))
             res["floor3"].append(floor.sample())
-            choose, submit = _choose_and_submit(npage)
+            choose, submit = _choose_and_submit(qpage)
             res["choose"].append(choose)
             res["submit"].append(submit)
             res["submit_full"].append(_choose_and_submit(fullpage)[1])
             res["phone_submit"].append(_choose_and_submit(phonepage)[1])
             # a page switch right after an answer (and back, for the next sample)
-            res["phone_switch"].append(_switch(phonepage, qkv.label))
+            # (② opens at its first section; back on ①, the quiz the learner left is open again)
+            res["phone_switch"].append(_switch(phonepage, qkv.label, need_quiz=False))
             _switch(phonepage, naive.label)
         cfg.log("  felt: try-it sliders …")
         tries: dict[tuple[str, str], tuple[list[float], list[float]]] = {}
         for key, label, slider, read_js, arg in TRY_SLIDERS:
-            ctx, tpage, _ = _open(browser, app.base + PAGE_BY_KEY[key].url, True)
+            ctx, tpage, _ = _open(browser, app.base + PAGE_BY_KEY[key].url + TRY, False)
             thumb = slider.format(label)
             mine, floors = tries.setdefault((key, label), ([], []))
             for i in range(try_reps):
@@ -382,7 +390,7 @@ def run(cfg: Config) -> list[Row]:
                 ctx, _pg, t = _open(browser, floor_srv.base + "/", False)
                 ctx.close()
                 floor_open.append(t)
-                ctx, _pg, t_app = _open(browser, app.base + info.url, info.section == "学習")
+                ctx, _pg, t_app = _open(browser, app.base + info.url, False)   # its first section
                 ctx.close()
                 per_page.setdefault(info.key, []).append(t_app)
                 pairs.setdefault(info.key, []).append(t)
@@ -405,7 +413,7 @@ def run(cfg: Config) -> list[Row]:
                 _c, page, t = _open(browser, floor_srv.base + "/", False, ctx=floor_ctx)
                 page.close()
                 back_floor.append(t)
-                _c, page, t_app = _open(browser, app.base + info.url, info.section == "学習", ctx=app_ctx)
+                _c, page, t_app = _open(browser, app.base + info.url, False, ctx=app_ctx)
                 page.close()
                 back.setdefault(info.key, []).append(t_app)
                 back_pairs.setdefault(info.key, []).append(t)
@@ -420,7 +428,7 @@ def run(cfg: Config) -> list[Row]:
             page = phone_ctx.new_page()
             _on_phone(phone_ctx, page)
             t0 = time.perf_counter()
-            page.goto(app.base + naive.url, wait_until="commit", timeout=TIMEOUT_MS)
+            page.goto(app.base + naive.url + QUIZ, wait_until="commit", timeout=TIMEOUT_MS)
             _settle(page, need_quiz=True)
             res["phone_back"].append(time.perf_counter() - t0)
             page.close()

@@ -189,7 +189,8 @@ def clock() -> None:
 def question_screen(state: dict) -> None:
     questions, run, answers, flags = ex.questions(state), state["run"], state["answers"], set(state["flags"])
     n, i = len(questions), state["cur"]
-    clock()
+    with ui.widgets.sticky("exam_clock"):    # the remaining time stays in view while the learner scrolls
+        clock()
     status = ex.status(state)
     st.caption(f"回答済み {status['answered']} / {n} 問・チェック {len(status['flagged'])} 問　"
                "（番号の印：✓ 回答済み、★ チェック）")

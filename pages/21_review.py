@@ -1,5 +1,11 @@
 """復習と進捗: wrong answers come back on an FSRS schedule; weak topics; where progress is kept,
-export / import, erasing this browser's record."""
+export / import, erasing this browser's record.
+
+A review card is a skill (practice.skill): each due card is shown as a fresh instance of its skill
+(practice.skill.draw: new numbers, or the choices in a new order, never the question last shown),
+drawn once per round and kept in the session (DRAWN), so a rerun never swaps the question."""
+
+import secrets
 
 import pandas as pd
 import streamlit as st
@@ -9,14 +15,16 @@ import ui
 from practice import review as rv
 from practice.plan import REVIEW_PACE_S, review_minutes, todays_reviews
 from practice.progress import daily_review_limit, drop_review, due_today, weak_topics
+from practice.skill import draw, last_shown
 from practice.store import ProgressError, export_bytes
 from quizzes.core import TOPICS, QuizError
 from tutor import numfmt
 
 ui.page("review")
 
-DONE = "review__done"     # qids answered in the current round of today's session
-CUR = "review__cur"       # the qid on screen (kept until 次の問題へ, so feedback stays visible)
+DONE = "review__done"     # skill keys answered in the current round of today's session
+CUR = "review__cur"       # the skill on screen (kept until 次の問題へ, so feedback stays visible)
+DRAWN = "review__drawn"   # {skill key: the question id drawn for it in this round}
 CUR_INFO = "review__cur_info"  # its state and today's count when it was put on screen
 CONFIRM_CLEAR = "review__confirm_clear"
 ROUND = "review__round"   # makes widget keys fresh when a question comes back in a new round
@@ -24,6 +32,7 @@ ROUND = "review__round"   # makes widget keys fresh when a question comes back i
 st.session_state.setdefault(DONE, set())
 st.session_state.setdefault(CUR, None)
 st.session_state.setdefault(ROUND, 0)
+st.session_state.setdefault(DRAWN, {})
 
 
 def next_item() -> None:
@@ -35,13 +44,24 @@ def next_item() -> None:
 def new_round() -> None:
     st.session_state[DONE] = set()
     st.session_state[CUR] = None
+    st.session_state[DRAWN] = {}   # a skill that comes back in the new round gets another instance
     st.session_state[ROUND] += 1
 
 
 def drop_current() -> None:
-    qid = st.session_state[CUR]
-    ui.state.set_progress(drop_review(ui.state.get_progress(), qid))
+    skill = st.session_state[CUR]
+    if skill is not None:          # (a second click after the first one dropped it: nothing to do)
+        ui.state.set_progress(drop_review(ui.state.get_progress(), skill))
     st.session_state[CUR] = None
+
+
+def drawn_for(skill: str) -> str:
+    """The question shown for ``skill`` in this round: drawn once (a fresh instance, never the one
+    last answered for it), then the same on every rerun. QuizError when the skill is gone."""
+    drawn = st.session_state[DRAWN]
+    if skill not in drawn:
+        drawn[skill] = draw(skill, secrets.randbits(64), last_shown(ui.state.get_progress()["attempts"], skill))
+    return drawn[skill]
 
 
 progress = ui.state.get_progress()
@@ -52,6 +72,8 @@ st.markdown(
     "まちがえた問題は、ここに **間隔をあけて** 戻ってきます。出すタイミングは、Anki でも使われている"
     "記憶のモデル **FSRS** が決めます。まちがえた問題はその日のうちにもう一度出て、正解するたびに"
     "「どれだけ覚えていられそうか」を見積もり直し、思い出せる確率が下の目標まで下がる頃に次の出番が来ます。"
+    "戻ってくるのは同じ問題そのものではなく、**同じ種類の新しい問題**です（計算問題は数値が変わり、"
+    "知識問題は選択肢の並びが変わります）。答えの記号を覚えていても解けません。"
 )
 
 # ---------------------------------------------------------------------------
@@ -64,11 +86,12 @@ pending = [q for q in share if q not in st.session_state[DONE]]
 if st.session_state[CUR] is None and pending:
     st.session_state[CUR] = pending[0]
     st.session_state[CUR_INFO] = {"state": rv.STATES[sched[pending[0]]["state"]], "left": len(pending)}
-cur = st.session_state[CUR]
+cur = st.session_state[CUR]   # a skill key
 
 if cur is not None:
     try:
-        question = quizzes.from_id(cur)
+        qid = drawn_for(cur)
+        question = quizzes.from_id(qid)
     except QuizError as exc:
         st.warning(f"この問題はもう作れません（{ui.state.plain(exc)}）。")
         st.button("この問題を復習予定から外す", key="review_drop", on_click=drop_current)
@@ -76,8 +99,8 @@ if cur is not None:
         info = st.session_state.get(CUR_INFO) or {}
         st.caption(f"{info.get('state', '?')}の問題・{TOPICS[question.topic]}・この回の残り {info.get('left', '?')} 問")
         with st.container(border=True):
-            ui.question_card(question, key=f"review_{st.session_state[ROUND]}_{cur}", source="review", link=False)
-        answered = f"review_{st.session_state[ROUND]}_{cur}__answered" in st.session_state
+            ui.question_card(question, key=f"review_{st.session_state[ROUND]}_{qid}", source="review", link=False)
+        answered = f"review_{st.session_state[ROUND]}_{qid}__answered" in st.session_state
         if answered:
             moved = ui.state.get_progress()["review"].get(cur)
             if moved is not None:

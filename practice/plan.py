@@ -7,6 +7,7 @@ on the day before the exam at the latest, and any days after it are for review a
 
 Today's reviews are today's share of the due pile (practice.review.todays_share: at most the
 learner's daily limit, the most overdue first), with the time they take at REVIEW_PACE_S a question.
+A review card is a skill (practice.skill): each due card is one question to answer.
 """
 from __future__ import annotations
 
@@ -29,8 +30,8 @@ def review_minutes(n: int, pace_s: int = REVIEW_PACE_S) -> int:
 
 
 def todays_reviews(progress: dict, today: date, tz: tzinfo | None = None) -> list[str]:
-    """Today's share of the due reviews (qids, most overdue first): at most the daily limit, less
-    the questions already reviewed today (practice.review.todays_share)."""
+    """Today's share of the due reviews (skill keys, practice.skill; most overdue first): at most the
+    daily limit, less the skills already reviewed today (practice.review.todays_share)."""
     return _review.todays_share(progress["review"], today, tz, daily_review_limit(progress),
                                 _review.reviewed_on(progress["attempts"], today, tz))
 

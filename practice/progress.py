@@ -1,15 +1,17 @@
 """The learner's progress as plain JSON-able data, and the pure functions that update it.
 
-Schema (version 2; version 1 files are migrated by practice.store)::
+Schema (version 3; versions 1 and 2 are migrated by practice.store)::
 
-    {"version": 2,
+    {"version": 3,
      "visited":  {"<page key>": true, ...},
      "attempts": [{"qid": str, "topic": str, "correct": bool, "choice": int,
                    "at": "YYYY-MM-DDTHH:MM:SS+09:00",   # the learner's wall-clock time and offset (ui.clock);
                                                         # records before 2026-12 have no offset (with_zone)
                    "source": "page" | "exam" | "review" | "drill"}, ...],
      "exams":    [...],     # mock-exam results (practice.exam.history_record)
-     "review":   {...},     # FSRS cards of the questions to review (practice.review)
+     "review":   {"<skill key>": {...}},   # FSRS cards of the skills to review (practice.review), keyed
+                                          # by practice.skill.key: a generator or a knowledge fact
+                                          # (schema 2 keyed them by question id: practice.skill.rekey)
      "settings": {"exam_date": "YYYY-MM-DD" | null, "retention": 0.8 | 0.85 | 0.9 | 0.95,
                   "daily_review_limit": 10 | 20 | 30 | 50 | 100},   # added 2026-12 (older records: 30)
      "exam_in_progress": null | {...}}   # the unfinished mock exam (st.session_state["exam"])
@@ -20,8 +22,9 @@ The new dict shares with the old one every part it does not change (an answer co
 of attempts and the schedule's top level, not the 2,000 attempts and 1,000 cards in them):
 no value inside a record is ever changed in place, here or by a caller.
 
-Every answer anywhere goes through :func:`apply_answer`: it records the attempt AND updates
-the review schedule (practice.review: FSRS, wrong → Again, right → Good).
+Every answer anywhere goes through :func:`apply_answer`: it records the attempt (the exact
+question id shown) AND rates the card of the question's skill (practice.skill.key; practice.review:
+FSRS, wrong → Again, right → Good).
 
 :func:`merge` joins what two tabs of one browser wrote (a three-way merge against the
 record both started from), so an answer given in either tab is never dropped.
@@ -33,8 +36,9 @@ from collections import Counter
 from datetime import date, datetime, timezone, tzinfo
 
 from . import review as _review
+from . import skill as _skill
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3       # 3: review cards keyed by skill (2: by question id; 1: Leitner boxes)
 SOURCES = ("page", "exam", "review", "drill")
 MAX_ATTEMPTS_KEPT = 2000   # oldest attempts are dropped beyond this (keeps files small)
 MAX_EXAMS_KEPT = 200         # mock-exam history entries kept in the progress record
@@ -120,9 +124,11 @@ def apply_answers(progress: dict, answers: list[tuple[str, str, bool, int]], sou
                   now: datetime | None = None) -> dict:
     """Several answers ``(qid, topic, correct, choice)`` at once (one copy of the progress).
 
-    Each answer is recorded as an attempt and updates the review schedule:
+    Each answer is recorded as an attempt (``qid``: the exact question shown) and rates the card
+    of its skill (practice.skill.key: the generator, or the knowledge item's fact):
 
-    - a question already in the schedule (any source) is reviewed: wrong → Again, right → Good;
+    - a skill already in the schedule (any source, any instance of it) is reviewed: wrong → Again,
+      right → Good;
     - otherwise a wrong answer enters the schedule (Again), a right one leaves it as it is.
     """
     now = now or datetime.now().astimezone()
@@ -131,13 +137,14 @@ def apply_answers(progress: dict, answers: list[tuple[str, str, bool, int]], sou
     out = {**progress, "attempts": list(progress["attempts"])}   # rate() returns a new schedule
     for qid, topic, correct, choice in answers:
         _append_attempt(out, qid, topic, correct, choice, source, now)
-        out["review"] = _review.rate(out["review"], qid, topic, correct, now, retention(out))
+        skill = _skill.key(qid)
+        out["review"] = _review.rate(out["review"], skill, _skill.topic(skill, topic), correct, now, retention(out))
     return out
 
 
 def apply_answer(progress: dict, qid: str, topic: str, correct: bool, choice: int,
                  source: str = "page", now: datetime | None = None) -> dict:
-    """One answer anywhere: the attempt recorded AND the review schedule updated."""
+    """One answer anywhere: the attempt recorded AND its skill's review card rated."""
     return apply_answers(progress, [(qid, topic, correct, choice)], source, now)
 
 
@@ -211,8 +218,9 @@ def due_today(progress: dict, today: date, tz: tzinfo | None = None) -> int:
     return _review.due_count(progress["review"], today, tz)
 
 
-def drop_review(progress: dict, qid: str) -> dict:
-    return {**progress, "review": _review.drop(progress["review"], qid)}
+def drop_review(progress: dict, skill: str) -> dict:
+    """A copy without the review card of ``skill`` (a skill key, or a question id of that skill)."""
+    return {**progress, "review": _review.drop(progress["review"], _skill.key(skill))}
 
 
 def suggest_page(progress: dict, keys) -> str | None:
@@ -311,7 +319,7 @@ def _common(base: dict, theirs: dict) -> dict:
     out["visited"] = {k: v for k, v in base["visited"].items() if k in theirs["visited"]}
     for name, key in (("attempts", _attempt_key), ("exams", _exam_key)):
         out[name] = _less(base[name], _missing(base[name], theirs[name], key), key)
-    out["review"] = {qid: card for qid, card in base["review"].items() if theirs["review"].get(qid) == card}
+    out["review"] = {k: card for k, card in base["review"].items() if theirs["review"].get(k) == card}
     return out
 
 
@@ -372,7 +380,7 @@ def _less(items: list, drop: Counter, key) -> list:
 
 
 def _later_review(a: dict, b: dict) -> dict:
-    """Of two cards of one question, the one reviewed last (more reviews on a tie)."""
+    """Of two cards of one skill, the one reviewed last (more reviews on a tie)."""
     return max((a, b), key=lambda c: (c["last_review"] or "", c["reps"]))
 
 
@@ -381,8 +389,9 @@ def merge(base: dict, mine: dict, theirs: dict) -> dict:
 
     - attempts, exam history: theirs plus everything mine added since base (nothing dropped);
     - visited pages: theirs plus the pages mine visited since base;
-    - review cards: a card mine changed since base is mine's, otherwise theirs' (a card both
-      changed: the one reviewed last); a card mine removed since base is removed;
+    - review cards (one per skill; both records are of this schema, so their keys are skill keys):
+      a card mine changed since base is mine's, otherwise theirs' (a card both changed: the one
+      reviewed last); a card mine removed since base is removed;
     - settings: mine's value if mine changed it since base, else theirs';
     - the unfinished mock exam (:func:`_merge_paper`): one paper answered in both tabs keeps the
       answers of both; a paper submitted (or replaced) in the other tab stays ended here;
@@ -404,16 +413,16 @@ def merge(base: dict, mine: dict, theirs: dict) -> dict:
     out["exams"] = _list_merge(base["exams"], mine["exams"], theirs["exams"], _exam_key, MAX_EXAMS_KEPT)
     out["visited"] = {**theirs["visited"], **{k: True for k in mine["visited"] if k not in base["visited"]}}
     review = copy.deepcopy(theirs["review"])
-    for qid in set(mine["review"]) | set(base["review"]):
-        m, b = mine["review"].get(qid), base["review"].get(qid)
+    for skill in set(mine["review"]) | set(base["review"]):
+        m, b = mine["review"].get(skill), base["review"].get(skill)
         if m == b:
             continue                       # untouched here: theirs decides
         if m is None:
-            review.pop(qid, None)          # removed here
-        elif qid in review and review[qid] != b:
-            review[qid] = copy.deepcopy(_later_review(m, review[qid]))  # changed on both sides
+            review.pop(skill, None)        # removed here
+        elif skill in review and review[skill] != b:
+            review[skill] = copy.deepcopy(_later_review(m, review[skill]))  # changed on both sides
         else:
-            review[qid] = copy.deepcopy(m)
+            review[skill] = copy.deepcopy(m)
     out["review"] = _review._bounded(review, "")
     # (a setting a record lacks — one added since it was written — counts as its default)
     mine_s, base_s, theirs_s = ({**out["settings"], **r["settings"]} for r in (mine, base, theirs))

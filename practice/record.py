@@ -1,4 +1,4 @@
-"""One definition of the progress record and its parts (schema version 2), for every layer.
+"""One definition of the progress record and its parts (schema version 3), for every layer.
 
 The record is plain JSON-able data: the session holds it, practice.progress and its neighbours
 return new ones, practice.store validates what comes from a file or the browser, and practice.wire
@@ -14,7 +14,7 @@ from typing import Literal, NotRequired, TypedDict
 
 class Attempt(TypedDict):
     """One answer anywhere (practice.progress.apply_answer)."""
-    qid: str                 # "<generator>#<seed>": the exact question shown
+    qid: str                 # "<generator>#<seed>": the exact question shown (its skill: practice.skill.key)
     topic: str               # the page key the question belongs to
     correct: bool
     choice: int              # 0–3
@@ -23,8 +23,12 @@ class Attempt(TypedDict):
 
 
 class Card(TypedDict):
-    """A question in the review schedule: an FSRS card (practice.review)."""
-    topic: str
+    """A skill in the review schedule: an FSRS card (practice.review), kept in Progress["review"]
+    under its skill key (practice.skill.key): a calculation generator ("naive.score_element") or a
+    knowledge item's fact ("kb.naive.k02"); never a question id "<generator>#<seed>" (schema 2
+    did that: practice.skill.rekey merges such cards). Any instance of the skill answered anywhere
+    rates this card; the review shows a fresh instance (practice.skill.draw)."""
+    topic: str               # the skill's page key
     state: int               # 1 learning, 2 review, 3 relearning
     step: int | None
     stability: float | None
@@ -71,7 +75,7 @@ class Progress(TypedDict):
     visited: dict[str, bool]
     attempts: list[Attempt]
     exams: list[ExamResult]
-    review: dict[str, Card]
+    review: dict[str, Card]  # skill key → card (practice.skill.key), at most practice.review.MAX_ITEMS
     settings: Settings
     exam_in_progress: ExamState | None
 

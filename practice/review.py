@@ -1,24 +1,30 @@
 """Spaced review of wrong answers with FSRS (the `fsrs` package, the scheduler Anki uses). Pure Python.
 
+A card is a SKILL, not a printed question: it is keyed by the skill key of the questions
+(practice.skill.key: a calculation generator, or a knowledge item's fact), so the review shows a
+fresh instance of the skill (practice.skill.draw), and an answer to ANY instance of it, anywhere,
+rates its one card. The functions here take the keys as they come (callers pass skill keys).
+
 Rule:
-- a question answered wrongly anywhere (page, exam, review) enters the schedule (rated Again: due
-  again within minutes, so it is part of today's review); one left unanswered in a mock exam does
-  not (no choice was made);
-- every later answer to a scheduled question is a review for FSRS: wrong → Again, right → Good.
-  (A fast right answer is not rated Easy: the app does not measure how long a learner thought,
-  and a lucky guess among four choices is fast too.)
+- a skill answered wrongly anywhere (page, exam, review, drill) enters the schedule (rated Again:
+  due again within minutes, so it is part of today's review); a question left unanswered in a mock
+  exam does not (no choice was made);
+- every later answer to an instance of a scheduled skill is a review for FSRS: wrong → Again,
+  right → Good. (A fast right answer is not rated Easy: the app does not measure how long a
+  learner thought, and a lucky guess among four choices is fast too.)
 - FSRS computes each question's memory stability and difficulty from these ratings and sets the
   next due time so that the chance of still remembering it then is the desired retention
   (RETENTIONS; default 0.9). Fuzzing is off: the same answers give the same schedule.
 
-State: ``{"<qid>": {"topic": str, "state": 1 | 2 | 3 (learning, review, relearning),
+State: ``{"<skill key>": {"topic": str, "state": 1 | 2 | 3 (learning, review, relearning),
 "step": int | None, "stability": float | None, "difficulty": float | None,
 "due": ISO datetime (UTC), "last_review": ISO datetime | None, "lapses": int, "reps": int}}``.
 Functions return a new dict; the input is never changed (nor any card in it: a card that
 changes is replaced, so the new schedule shares the others with the old one).
 
 Files of schema version 1 kept Leitner boxes (1..5 with intervals 0, 1, 3, 7, 14 days):
-:func:`from_box` maps such an item onto an FSRS card.
+:func:`from_box` maps such an item onto an FSRS card. Schema 1 and 2 keyed cards by question id:
+practice.skill.rekey merges them into skill cards (practice.store).
 """
 from __future__ import annotations
 
@@ -29,6 +35,7 @@ from fsrs import Card, Rating, Scheduler, State
 
 from .record import Card as CardRecord
 from .record import required
+from .skill import key as skill_key
 
 RETENTIONS = (0.8, 0.85, 0.9, 0.95)
 DEFAULT_RETENTION = 0.9
@@ -89,32 +96,33 @@ def _bounded(out: dict, keep: str) -> dict:
     return out
 
 
-def rate(review: dict, qid: str, topic: str, correct: bool, when, retention: float = DEFAULT_RETENTION) -> dict:
-    """One answer to ``qid`` at ``when``: a scheduled question is reviewed (Again / Good);
-    a wrong answer to an unscheduled question enters the schedule; a right one changes nothing."""
-    if qid not in review and correct:
+def rate(review: dict, skill: str, topic: str, correct: bool, when, retention: float = DEFAULT_RETENTION) -> dict:
+    """One answer to an instance of ``skill`` (its skill key) at ``when``: a scheduled skill is
+    reviewed (Again / Good); a wrong answer to an unscheduled one enters the schedule (Again);
+    a right one changes nothing."""
+    if skill not in review and correct:
         return review
     out = dict(review)   # the cards are replaced, never changed in place: the others are shared
     now = as_utc(when)
-    old = out.get(qid)
+    old = out.get(skill)
     card = _card(old) if old else Card(card_id=1, due=now)
     card, _ = _scheduler(retention).review_card(card, rating_for(correct), now)
     lapses = (old["lapses"] if old else 0) + (0 if correct or old is None else 1)
     reps = (old["reps"] if old else 0) + 1
-    out[qid] = _item(card, old["topic"] if old else topic, lapses, reps)
-    return _bounded(out, qid)
+    out[skill] = _item(card, old["topic"] if old else topic, lapses, reps)
+    return _bounded(out, skill)
 
 
-def schedule_wrong(review: dict, qid: str, topic: str, when, retention: float = DEFAULT_RETENTION) -> dict:
-    """A wrong (or unanswered) question: rated Again (it enters the schedule if it was not in it)."""
-    return rate(review, qid, topic, False, when, retention)
+def schedule_wrong(review: dict, skill: str, topic: str, when, retention: float = DEFAULT_RETENTION) -> dict:
+    """A wrong answer to an instance of ``skill``: rated Again (it enters the schedule if it was not in it)."""
+    return rate(review, skill, topic, False, when, retention)
 
 
-def review_answer(review: dict, qid: str, correct: bool, when, retention: float = DEFAULT_RETENTION) -> dict:
-    """The learner answered a scheduled item during review."""
-    if qid not in review:
-        raise KeyError(qid)
-    return rate(review, qid, review[qid]["topic"], correct, when, retention)
+def review_answer(review: dict, skill: str, correct: bool, when, retention: float = DEFAULT_RETENTION) -> dict:
+    """The learner answered an instance of a scheduled skill during review."""
+    if skill not in review:
+        raise KeyError(skill)
+    return rate(review, skill, review[skill]["topic"], correct, when, retention)
 
 
 def due_date(item: dict, tz: tzinfo | None = None) -> date:
@@ -130,9 +138,9 @@ def due_date(item: dict, tz: tzinfo | None = None) -> date:
 
 
 def due_items(review: dict, today: date, tz: tzinfo | None = None) -> list[str]:
-    """qids due on or before ``today`` (the learner's day in ``tz``): earliest due first, then id."""
-    due = [(v["due"], qid) for qid, v in review.items() if due_date(v, tz) <= today]
-    return [qid for _, qid in sorted(due)]
+    """Skill keys due on or before ``today`` (the learner's day in ``tz``): earliest due first, then key."""
+    due = [(v["due"], k) for k, v in review.items() if due_date(v, tz) <= today]
+    return [k for _, k in sorted(due)]
 
 
 def due_count(review: dict, today: date, tz: tzinfo | None = None) -> int:
@@ -140,7 +148,8 @@ def due_count(review: dict, today: date, tz: tzinfo | None = None) -> int:
 
 
 def reviewed_on(attempts: list, today: date, tz: tzinfo | None = None) -> set[str]:
-    """qids answered in 今日の復習 (source "review") on the learner's ``today`` in ``tz``.
+    """Skill keys (practice.skill.key) of the questions answered in 今日の復習 (source "review") on
+    the learner's ``today`` in ``tz``.
 
     A time kept without an offset (records before 2026-12) is the learner's wall-clock time."""
     out = set()
@@ -149,15 +158,15 @@ def reviewed_on(attempts: list, today: date, tz: tzinfo | None = None) -> set[st
             continue
         at = datetime.fromisoformat(a["at"])
         if (at if at.utcoffset() is None else at.astimezone(tz)).date() == today:
-            out.add(a["qid"])
+            out.add(skill_key(a["qid"]))
     return out
 
 
 def todays_share(review: dict, today: date, tz: tzinfo | None = None, limit: int = DEFAULT_DAILY_LIMIT,
                  started=()) -> list[str]:
-    """The part of the due pile (:func:`due_items`) that is today's review: at most ``limit`` qids.
+    """The part of the due pile (:func:`due_items`) that is today's review: at most ``limit`` skill keys.
 
-    ``started``: qids already reviewed today (:func:`reviewed_on`). Each of them takes one of the
+    ``started``: skills already reviewed today (:func:`reviewed_on`). Each of them takes one of the
     day's ``limit`` places, so a share finished today is not followed by another one the same day;
     one of them that is due again (answered wrongly: it comes back within minutes) stays in the
     share, to be finished today. The other places go to the rest of the pile, most overdue first
@@ -189,9 +198,9 @@ def next_due(review: dict, tz: tzinfo | None = None) -> date | None:
     return min((due_date(v, tz) for v in review.values()), default=None)
 
 
-def drop(review: dict, qid: str) -> dict:
-    """The schedule without ``qid`` (e.g. a question that can no longer be generated)."""
-    return {k: v for k, v in review.items() if k != qid}
+def drop(review: dict, skill: str) -> dict:
+    """The schedule without ``skill``'s card (e.g. a skill whose questions can no longer be made)."""
+    return {k: v for k, v in review.items() if k != skill}
 
 
 def from_box(topic: str, box: int, due: str, lapses: int) -> dict:

@@ -8,6 +8,10 @@ that are sound but that this version cannot use — answers to a question that n
 an unfinished mock exam too old to resume — are left out with a note (:func:`salvage`), never the
 reason to refuse the whole record. Nothing read from a file is ever rendered as
 HTML (the pages show it through Streamlit's escaped text elements only).
+
+Older schemas are read and migrated, never refused: 1 (Leitner boxes, :func:`migrate_v1`) and 2
+(FSRS cards keyed by question id, :func:`migrate_v2`) become 3, whose review cards are keyed by
+skill (practice.skill: the cards of one skill merged, every attempt kept as it was).
 """
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from quizzes.core import GENERATOR_INFO, TOPICS, QuizError, parse_id
 from quizzes.knowledge import renamed_ids
 
 from . import exam as _exam
+from . import skill as _skill
 from .progress import MAX_ATTEMPTS_KEPT, SCHEMA_VERSION, SOURCES, new_progress
 from .progress import MAX_EXAMS_KEPT as MAX_EXAMS
 from .record import Attempt, ExamResult, Progress, Settings, optional, required
@@ -27,7 +32,7 @@ from .review import ITEM_KEYS as REVIEW_KEYS
 from .review import DAILY_LIMITS, DEFAULT_DAILY_LIMIT, LEGACY_N_BOXES, RETENTIONS, STATES, from_box
 from .review import MAX_ITEMS as MAX_REVIEW_ITEMS
 
-# The largest valid file (MAX_ATTEMPTS_KEPT attempts, MAX_REVIEW_ITEMS review items and
+# The largest valid file (MAX_ATTEMPTS_KEPT attempts, MAX_REVIEW_ITEMS review cards and
 # MAX_EXAMS exams, ids of MAX_QID_LEN characters) stays under this cap (tested), and the cap
 # stays under Streamlit's upload limit (.streamlit/config.toml: server.maxUploadSize = 1 MB).
 MAX_BYTES = 1_000_000
@@ -36,6 +41,7 @@ MAX_QID_LEN = 80
 PAGE_KEYS = frozenset(TOPICS) | {"home", "exam", "review", "drill"}
 TOP_KEYS = required(Progress)
 TOP_KEYS_V1 = {"version", "visited", "attempts", "exams", "review"}
+VERSIONS = (1, 2, SCHEMA_VERSION)   # 1: Leitner boxes; 2: FSRS cards keyed by question id; 3: by skill
 SETTINGS_KEYS = required(Settings)
 # settings added after schema 2 came out: a record without one (an older file or browser record)
 # is read with its default, never refused
@@ -144,33 +150,36 @@ def _version(data) -> int:
     if not isinstance(data, dict):
         raise ProgressError("ファイル全体 は辞書（オブジェクト）でなければなりません。")
     v = data.get("version")
-    if not _is_int(v) or v not in (1, SCHEMA_VERSION):
-        raise ProgressError(f"形式のバージョンが違います（このアプリが読めるのは 1 と {SCHEMA_VERSION}、"
+    if not _is_int(v) or v not in VERSIONS:
+        raise ProgressError(f"形式のバージョンが違います（このアプリが読めるのは 1〜{SCHEMA_VERSION}、"
                             f"ファイルは {str(v)[:20]}）。")
     return v
 
 
-def validate_progress(data) -> dict:
-    """Return ``data`` if it is a valid progress dict of the current schema; ProgressError otherwise.
-    A record that lacks a setting added since (SETTINGS_ADDED) is returned as a copy with its default."""
-    if _depth(data) > MAX_DEPTH:
-        raise ProgressError("入れ子が深すぎます。進捗ファイルではありません。")
-    if _version(data) != SCHEMA_VERSION:
-        raise ProgressError(f"形式のバージョンが違います（このアプリは {SCHEMA_VERSION}、ファイルは {data['version']}）。")
-    _keys(data, TOP_KEYS, "ファイル全体")
-    _common(data)
-    if isinstance(data["settings"], dict) and not SETTINGS_ADDED.keys() <= data["settings"].keys():
-        data = {**data, "settings": {**SETTINGS_ADDED, **data["settings"]}}   # an older record
-    _settings(data["settings"])
-    review = data["review"]
+def _skill_topic(x, where: str) -> str:
+    """A review card's key in schema 3: a skill key (practice.skill) → its generator's topic.
+    A generator of a knowledge fact that is not the fact's first is accepted too (the caller
+    rekeys it): a bank that gives two items one fact later must not make a record unreadable."""
+    if not isinstance(x, str) or len(x) > MAX_QID_LEN:
+        raise ProgressError(f"{where} の名前が文字列ではないか、長すぎます。")
+    if "#" in x:
+        raise ProgressError(f"{where}: 復習予定は問題の種類（生成器）ごとで、問題 id（「#」つき）では持ちません。")
+    if x not in GENERATOR_INFO:
+        raise ProgressError(f"{where}: この問題はもうありません（生成器 {x[:60]!r} が見つかりません）。")
+    return GENERATOR_INFO[x].topic
+
+
+def _cards(review, key_topic) -> None:
+    """The review cards: at most MAX_REVIEW_ITEMS, each with a key that ``key_topic`` accepts (it
+    returns the key's topic) and the fields of practice.record.Card in range."""
     if not isinstance(review, dict) or len(review) > MAX_REVIEW_ITEMS:
         raise ProgressError(f"review は {MAX_REVIEW_ITEMS} 件までの辞書でなければなりません。")
-    for qid, item in review.items():
-        where = f"復習予定 {str(qid)[:60]}"
-        topic = _qid(qid, where)
+    for k, item in review.items():
+        where = f"復習予定 {str(k)[:60]}"
+        topic = key_topic(k, where)
         _keys(item, REVIEW_KEYS, where)
         if item["topic"] != topic:
-            raise ProgressError(f"{where}: 問題 id とトピックが一致しません。")
+            raise ProgressError(f"{where}: 問題とトピックが一致しません。")
         _int_in(item["state"], 1, max(STATES), f"{where} の state")
         if item["step"] is not None:
             _int_in(item["step"], 0, 100, f"{where} の step")
@@ -182,8 +191,27 @@ def validate_progress(data) -> dict:
         _timestamp(item["due"], f"{where} の due", aware=True)
         if item["last_review"] is not None:
             _timestamp(item["last_review"], f"{where} の last_review", aware=True)
-        _int_in(item["lapses"], 0, 1_000_000, f"{where} の lapses")
-        _int_in(item["reps"], 0, 1_000_000, f"{where} の reps")
+        _int_in(item["lapses"], 0, _skill.MAX_COUNT, f"{where} の lapses")
+        _int_in(item["reps"], 0, _skill.MAX_COUNT, f"{where} の reps")
+
+
+def validate_progress(data) -> dict:
+    """Return ``data`` if it is a valid progress dict of the current schema; ProgressError otherwise.
+    A record that lacks a setting added since (SETTINGS_ADDED), or whose review cards of one fact
+    are kept apart (practice.skill.rekey), is returned as a copy with the default / merged cards."""
+    if _depth(data) > MAX_DEPTH:
+        raise ProgressError("入れ子が深すぎます。進捗ファイルではありません。")
+    if _version(data) != SCHEMA_VERSION:
+        raise ProgressError(f"形式のバージョンが違います（このアプリは {SCHEMA_VERSION}、ファイルは {data['version']}）。")
+    _keys(data, TOP_KEYS, "ファイル全体")
+    _common(data)
+    if isinstance(data["settings"], dict) and not SETTINGS_ADDED.keys() <= data["settings"].keys():
+        data = {**data, "settings": {**SETTINGS_ADDED, **data["settings"]}}   # an older record
+    _settings(data["settings"])
+    _cards(data["review"], _skill_topic)
+    review = _skill.rekey(data["review"])
+    if review is not data["review"]:
+        data = {**data, "review": review}
     if data["exam_in_progress"] is not None:
         data = {**data, "exam_in_progress": validate_exam_state(data["exam_in_progress"])}
     return data
@@ -263,7 +291,8 @@ def _common(data) -> None:
 
 
 def migrate_v1(data) -> dict:
-    """A valid schema-1 record (Leitner boxes) as a schema-2 record (FSRS cards, default settings)."""
+    """A valid schema-1 record (Leitner boxes) as a current record: FSRS cards (practice.review.from_box)
+    merged by skill (practice.skill.rekey), default settings; visits, attempts and exams as they were."""
     if _depth(data) > MAX_DEPTH:
         raise ProgressError("入れ子が深すぎます。進捗ファイルではありません。")
     _keys(data, TOP_KEYS_V1, "ファイル全体")
@@ -283,8 +312,23 @@ def migrate_v1(data) -> dict:
         _int_in(item["lapses"], 0, 1_000_000, f"{where} の lapses")
         cards[qid] = from_box(topic, item["box"], item["due"], item["lapses"])
     out = new_progress()
-    out.update(visited=data["visited"], attempts=data["attempts"], exams=data["exams"], review=cards)
+    out.update(visited=data["visited"], attempts=data["attempts"], exams=data["exams"], review=_skill.rekey(cards))
     return validate_progress(out)
+
+
+def migrate_v2(data) -> dict:
+    """A valid schema-2 record (one FSRS card per question id) as a current one (one card per skill).
+
+    Everything but the review schedule is kept as it is (every attempt with the exact question id
+    it showed, the exams, settings, the unfinished paper). The cards are checked as strictly as
+    schema 2 checked them, then merged by skill (practice.skill.rekey; the rule of merging is
+    practice.skill.merged: the weakest memory, the earliest due time, the counts added up), so no
+    card is lost: each skill that had a card has one."""
+    if _depth(data) > MAX_DEPTH:
+        raise ProgressError("入れ子が深すぎます。進捗ファイルではありません。")
+    _keys(data, TOP_KEYS, "ファイル全体")
+    _cards(data["review"], _qid)
+    return validate_progress({**data, "version": SCHEMA_VERSION, "review": _skill.rekey(data["review"])})
 
 
 def follow_renames(data):
@@ -295,12 +339,14 @@ def follow_renames(data):
     if not moved or not isinstance(data, dict):
         return data
 
-    def new_id(qid):
+    def new_id(qid):   # a question id "<old>#<seed>", or a review card's skill key "<old>" (schema 3)
         gid, sep, seed = qid.rpartition("#") if isinstance(qid, str) else ("", "", "")
-        return f"{moved[gid]}#{seed}" if sep and gid in moved else qid
+        if not sep:
+            return moved.get(qid, qid) if isinstance(qid, str) else qid
+        return f"{moved[gid]}#{seed}" if gid in moved else qid
 
     def topic_of(qid, old_topic):
-        gid = qid.rpartition("#")[0] if isinstance(qid, str) else ""
+        gid = qid.partition("#")[0] if isinstance(qid, str) else ""
         return GENERATOR_INFO[gid].topic if gid in moved.values() else old_topic
 
     out = dict(data)
@@ -319,13 +365,25 @@ def follow_renames(data):
 
 
 _WELL_FORMED_ID = re.compile(r"[a-z0-9_.]{1,60}#(0|[1-9][0-9]{0,11})")
+_NAME_PART = re.compile(r"[a-z0-9_]+")
 
 
-def _gone(qid) -> bool:
-    """A well-formed question id whose generator this version no longer has (removed since the
-    record was written). A malformed id is not "gone": the validator refuses it."""
-    return (isinstance(qid, str) and _WELL_FORMED_ID.fullmatch(qid) is not None
-            and qid.partition("#")[0] not in GENERATOR_INFO)
+def _skill_form(k: str) -> bool:
+    """A skill key has no "#" to tell it from any dotted text: it is well formed when it reads as a
+    generator id this app writes, "<topic>.<name>" or "<prefix>.<topic>.<name>" (kb.naive.k01)."""
+    parts = k.split(".")
+    return (len(k) <= 60 and len(parts) >= 2 and all(_NAME_PART.fullmatch(p) for p in parts)
+            and (parts[0] in TOPICS or (len(parts) >= 3 and parts[1] in TOPICS)))
+
+
+def _gone(qid, skill: bool = False) -> bool:
+    """A well-formed question id (or, with ``skill``, also a review card's skill key, schema 3)
+    whose generator this version no longer has (removed since the record was written). A malformed
+    id is not "gone": the validator refuses it."""
+    if not isinstance(qid, str) or len(qid) > MAX_QID_LEN:
+        return False
+    form = _WELL_FORMED_ID.fullmatch(qid) is not None or (skill and _skill_form(qid))
+    return form and qid.partition("#")[0] not in GENERATOR_INFO
 
 
 def salvage(data, notes: list[str]) -> object:
@@ -345,7 +403,7 @@ def salvage(data, notes: list[str]) -> object:
             out["attempts"] = kept
     review = data.get("review")
     if isinstance(review, dict):
-        kept_cards = {q: item for q, item in review.items() if not _gone(q)}
+        kept_cards = {q: item for q, item in review.items() if not _gone(q, skill=True)}
         if len(kept_cards) != len(review):
             notes.append(f"もうない問題の復習予定 {len(review) - len(kept_cards)} 問を外しました。")
             out["review"] = kept_cards
@@ -360,12 +418,13 @@ def salvage(data, notes: list[str]) -> object:
 
 
 def load_progress(data, notes: list[str] | None = None) -> dict:
-    """Any readable schema (1 is migrated) → a valid current record; ProgressError otherwise.
+    """Any readable schema (1 and 2 are migrated) → a valid current record; ProgressError otherwise.
     What :func:`salvage` leaves out is said in ``notes``."""
     if _depth(data) > MAX_DEPTH:
         raise ProgressError("入れ子が深すぎます。進捗ファイルではありません。")
     data = salvage(follow_renames(data), [] if notes is None else notes)
-    return migrate_v1(data) if _version(data) == 1 else validate_progress(data)
+    version = _version(data)
+    return migrate_v1(data) if version == 1 else migrate_v2(data) if version == 2 else validate_progress(data)
 
 
 def parse_progress_bytes(raw: bytes, notes: list[str] | None = None) -> dict:

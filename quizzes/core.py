@@ -53,6 +53,7 @@ TOPICS: dict[str, str] = {
     "cost": "⑦-5 計算量",
     "training": "⑧ 学習で注意が育つ",
     "pretrain": "⑨ BERT・GPT・ViT",
+    "llm": "⑩ 大規模言語モデルとその後",
 }
 KINDS = ("calc", "knowledge")
 MAX_ATTEMPTS = 200

@@ -12,7 +12,9 @@ Files: ``quizzes/data/<topic>.json``::
         "explanation": "...",                   # ≥ 40 characters
         "keywords": ["Attention", ...],        # syllabus keywords it covers
         "advanced": true,                       # optional: 発展 (beyond the syllabus), default false
-        "moved_from": "multihead.k04"}]}        # optional: the item's former id (see renamed_ids)
+        "moved_from": "multihead.k04",          # optional: the item's former id (see renamed_ids)
+        "fact": "softmax_rows"}]}               # optional: items that test the same fact share a name
+                                                # (siblings: a review of one may show another, fact_groups)
 
 A number that depends on the engine is written as a placeholder ``[[name]]`` and filled
 from :data:`FACTS`, which the engine computes (e.g. ``[[paper_d_k]]`` → 64).
@@ -34,7 +36,8 @@ from .core import TOPICS, Draft, QuizError, register
 DATA_DIR = Path(__file__).with_name("data")
 FORMS = ("best", "worst", "blank")
 ITEM_KEYS = {"id", "form", "stem", "answer", "wrong", "explanation", "keywords"}
-OPTIONAL_KEYS = {"advanced": bool, "moved_from": str}   # absent = not advanced / never renamed
+OPTIONAL_KEYS = {"advanced": bool, "moved_from": str, "fact": str}   # absent = not advanced / never renamed / its own fact
+FACT_NAME = re.compile(r"[a-z0-9_]{1,40}")
 NOT_BANK = frozenset({"misconceptions.json"})   # other data in data/: the catalogue of quizzes.misconceptions
 _PLACEHOLDER = re.compile(r"\[\[([a-z0-9_]+)\]\]")
 
@@ -100,6 +103,8 @@ def validate_item(item: dict, topic: str) -> None:
     for key, kind in OPTIONAL_KEYS.items():
         if key in item and not isinstance(item[key], kind):
             raise QuizError(f"{where}: {key} の型が {kind.__name__} ではありません")
+    if "fact" in item and not FACT_NAME.fullmatch(item["fact"]):
+        raise QuizError(f"{where}: fact は英小文字・数字・_ の 40 文字までの名前にしてください")
     if not isinstance(item["id"], str) or not item["id"].startswith(topic + "."):
         raise QuizError(f"{where}: id は '{topic}.' で始まる文字列にしてください")
     if item["form"] not in FORMS:
@@ -162,6 +167,19 @@ def renamed_ids() -> dict[str, str]:
     ``<old>#<seed>`` names the same question as ``<new>#<seed>`` (only the choice order may differ)."""
     return {f"kb.{item['moved_from']}": f"kb.{item['id']}"
             for items in bank().values() for item in items if "moved_from" in item}
+
+
+@lru_cache(maxsize=1)
+def fact_groups() -> dict[str, tuple[str, ...]]:
+    """{fact name: the generator ids of the bank items that name it (sorted)}, e.g.
+    ``{"softmax_rows": ("kb.naive.k03", "kb.qkv.k06")}``: siblings, different wordings of one fact.
+    An item without ``fact`` is a fact of its own and is not listed (practice.skill)."""
+    groups: dict[str, list[str]] = {}
+    for items in bank().values():
+        for item in items:
+            if "fact" in item:
+                groups.setdefault(item["fact"], []).append(f"kb.{item['id']}")
+    return {name: tuple(sorted(ids)) for name, ids in groups.items()}
 
 
 def keywords_covered() -> dict[str, int]:

@@ -15,6 +15,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Block
 
+from ui.sections import QUERY as SECTION_KEY, QUIZ, label as section_label
 from ui.widgets import LABELS_ALIGN, LAZY_PREFIX
 
 TIMEOUT = 30
@@ -22,10 +23,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def open_page(path: str, query: dict | None = None, session: dict | None = None, *,
-              unfold: bool = True) -> AppTest:
-    """Start from app.py (the entrypoint) and switch to ``path`` ("pages/2_qkv.py"). ``unfold``:
-    then open every expander that draws its content only while open (ui.lazy_expander), as a
-    learner who opens every step would, so that a test reads the whole page."""
+              unfold: bool = True, section: str | None = None) -> AppTest:
+    """Start from app.py (the entrypoint) and switch to ``path`` ("pages/2_qkv.py"). ``section``:
+    then open that section of a learning page ("hand", "quiz" or a tab's label; ui.sections) as a
+    tap on its tab would. ``unfold``: then open every expander that draws its content only while
+    open (ui.lazy_expander), as a learner who opens every step would, so that a test reads the whole
+    section."""
     st.cache_data.clear()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
     for k, v in (session or {}).items():
@@ -36,9 +39,51 @@ def open_page(path: str, query: dict | None = None, session: dict | None = None,
         for k, v in query.items():
             at.query_params[k] = v
     at.switch_page(path).run()
+    if section is not None:
+        return show_section(at, section, unfold=unfold)
     if unfold:
         unfold_all(at)
     return at
+
+
+def show_section(at: AppTest, name: str, *, unfold: bool = True) -> AppTest:
+    """Open section ``name`` of the page ("hand", "try", "quiz" or a tab's own label), as a tap on
+    its tab does (one rerun; ui.sections draws only the open tab)."""
+    at.session_state[SECTION_KEY] = QUIZ if name == "quiz" else section_label(name)
+    at.run()
+    assert not at.exception, at.exception
+    return unfold_all(at) if unfold else at
+
+
+def section_tabs(at: AppTest) -> list:
+    """The page's section tabs (ui.sections: the tab container keyed ``section``), in order;
+    [] on a page without sections. Tabs inside a section are not among them."""
+    stack = [at.main]
+    while stack:
+        node = stack.pop()
+        children = getattr(node, "children", None)
+        if children is None:
+            continue
+        if getattr(node, "type", None) == "tab_container" and node.proto.id.endswith(f"-{SECTION_KEY}"):
+            return list(children.values() if isinstance(children, dict) else children)
+        stack.extend(children.values() if isinstance(children, dict) else children)
+    return []
+
+
+def sections_of(at: AppTest) -> list[str]:
+    """The labels of the page's section tabs, in order (the last is 確認クイズ)."""
+    labels = [t.label for t in section_tabs(at)]
+    assert labels and labels[-1] == QUIZ, labels
+    return labels
+
+
+def each_section(at: AppTest, *, unfold: bool = True):
+    """Open every section of the page in turn (yields its label, with ``at`` showing it): a test
+    that reads the whole page reads it section by section, as a learner does."""
+    labels = sections_of(at)
+    for name in labels:
+        show_section(at, name, unfold=unfold)
+        yield name
 
 
 def folded(at: AppTest) -> list[str]:
@@ -63,12 +108,13 @@ def unfold_all(at: AppTest) -> AppTest:
 
 
 
-def open_pages(paths) -> dict[str, AppTest]:
-    """open_page for several pages (a module fixture's worth), each run without an exception."""
+def open_pages(paths) -> dict:
+    """Several pages (a module fixture's worth), each run without an exception: a learning page
+    read whole (WholePage: every section), any other page as its AppTest."""
     ats = {path: open_page(path) for path in paths}
     for path, at in ats.items():
         assert not at.exception, (path, at.exception)
-    return ats
+    return {path: WholePage(at) if section_tabs(at) else at for path, at in ats.items()}
 
 def edit_matrix(at: AppTest, key: str, rows: list[list[str]]) -> AppTest:
     """What a learner's edit of a ui.matrix_editor produces, then a rerun."""
@@ -184,8 +230,18 @@ def lesson_elements(at: AppTest) -> list:
     checked in the quiz tests); a labelled block (expander, tab) counts as an element too."""
     out: list = []
 
+    if isinstance(at, WholePage):
+        return [el for tree in at.lesson_trees for el in _lesson_walk(tree.main)]
+    return _lesson_walk(at.main)
+
+
+def _lesson_walk(main) -> list:
+    out: list = []
+
     def walk(node) -> bool:
         if isinstance(node, Block):
+            if getattr(node, "label", None) == QUIZ:      # ui.sections' quiz tab
+                return False
             if getattr(node, "label", None):
                 out.append(node)
             children = node.children.values() if isinstance(node.children, dict) else node.children
@@ -195,7 +251,7 @@ def lesson_elements(at: AppTest) -> list:
         out.append(node)
         return True
 
-    walk(at.main)
+    walk(main)
     return out
 
 
@@ -347,16 +403,17 @@ def heatmap_numbers(at, index: int) -> np.ndarray:
                      for row in heatmaps(at)[index].texts])
 
 
-def assert_heatmap_is(at, index, weights, rows, cols, digits: int = 3):
+def assert_heatmap_is(at, index, weights, rows, cols, digits: int = 3, domain=None):
     """The index-th heatmap shows ``weights``: each cell's value written as the app rounds it and
-    its colour where the exact value lies between the matrix's smallest and largest."""
+    its colour where the exact value lies between the matrix's smallest and largest (or within
+    ``domain``, the range heatmaps compared side by side share: ui.figures.side_by_side)."""
     from ui.validate import format_number
     from ui.widgets import MASKED, colour_domain, viridis
     h = heatmaps(at)[index]
     w = np.atleast_2d(np.asarray(weights, dtype=np.float64))
     assert (h.rows, h.cols) == (list(rows), list(cols))
     assert h.texts == [[format_number(v, digits) for v in r] for r in w]
-    lo, hi = colour_domain(w)
+    lo, hi = colour_domain(w) if domain is None else domain
     assert h.colours == [[viridis((v - lo) / (hi - lo)) if np.isfinite(v) else MASKED for v in r] for r in w]
 
 
@@ -370,6 +427,10 @@ def assert_cell_error(at):
 def check_quiz(at, topic: str) -> None:
     """The page ends with 3 questions of its own topic (calculation and knowledge mixed)."""
     import quizzes
+    if isinstance(at, WholePage):
+        at = at.at                                   # left on the quiz section
+    if f"quiz_{topic}__ids" not in at.session_state:
+        show_section(at, "quiz")
     ids = at.session_state[f"quiz_{topic}__ids"]
     assert len(ids) == 3 and all(quizzes.from_id(i).topic == topic for i in ids)
     assert len([r for r in at.radio if r.key.startswith(f"quiz_{topic}_")]) == 3
@@ -426,19 +487,46 @@ def first_quiz_card(at: AppTest):
 
 
 def learning_page_with_quiz() -> tuple[AppTest, str]:
-    import pytest
-    for path in ("pages/2_qkv.py", "pages/1_naive.py", "pages/6_mask.py", "pages/5_multihead.py"):
-        if (ROOT / path).exists():
-            at = open_page(path)
-            if not at.exception and any((r.key or "").startswith("quiz_") for r in at.radio):
-                return at, path
-    pytest.skip("no learning page with a quiz section yet")
+    """② opened at its quiz (its three cards drawn)."""
+    path = "pages/2_qkv.py"
+    at = open_page(path, section="quiz")
+    assert not at.exception and any((r.key or "").startswith("quiz_") for r in at.radio), at.exception
+    return at, path
+
+
+class WholePage:
+    """A learning page read whole: every section (ui.sections) opened in turn — one AppTest, one
+    run per section — and what each drew kept. The read-only helpers (page_text, lesson_text,
+    lesson_elements, tables, heatmaps…) and ``.markdown``-style lists read it as one page; ``.at``
+    is the AppTest itself, left on the last section (the quiz)."""
+
+    def __init__(self, at: AppTest):
+        self.at = at
+        self.trees: dict[str, object] = {}
+        for name in sections_of(at):
+            show_section(at, name)
+            self.trees[name] = at._tree
+
+    @property
+    def lesson_trees(self) -> list:
+        """The sections before the quiz."""
+        return [t for name, t in self.trees.items() if name != QUIZ]
+
+    def get(self, kind: str) -> list:
+        return [el for t in self.trees.values() for el in t.get(kind)]
+
+    def __getattr__(self, name: str) -> list:
+        if name.startswith("_") or name in ("at", "trees"):
+            raise AttributeError(name)
+        return [el for t in self.trees.values() for el in getattr(t, name)]
 
 
 class OpenedPages(dict):
-    """path → AppTest of that page, opened (without an exception) on first use and kept."""
+    """path → that page opened (without an exception) on first use and kept: a learning page as a
+    WholePage (every section read), any other page as its AppTest."""
 
-    def __missing__(self, path: str) -> AppTest:
-        at = self[path] = open_page(path)
+    def __missing__(self, path: str):
+        at = open_page(path)
         assert not at.exception, (path, at.exception)
-        return at
+        self[path] = WholePage(at) if section_tabs(at) else at
+        return self[path]

@@ -81,3 +81,15 @@ def assert_healthy(page: Page) -> None:
     assert "Page not found" not in body
     assert page.locator('[data-testid="stException"]').count() == 0, "an exception box is on the page"
     assert "Traceback" not in body
+
+
+def quiz_url(base: str, path: str) -> str:
+    """The URL of a learning page opened at its quiz (ui.sections: one section at a time)."""
+    from urllib.parse import quote
+    return f"{base}{path}?section={quote('確認クイズ')}"
+
+
+def section_url(base: str, path: str, label: str) -> str:
+    """The URL of a learning page opened at the section labelled ``label`` (「試してみよう」 …)."""
+    from urllib.parse import quote
+    return f"{base}{path}?section={quote(label)}"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from urllib.parse import quote
 
 import pytest
 
@@ -25,6 +26,7 @@ from ui import widgets
 pytestmark = pytest.mark.browser
 
 from browserhelpers import ARTIFACTS, ROOT, TABLE, new_page, wait_until_rendered  # noqa: E402
+from ui.sections import QUERY, QUIZ, TABS  # noqa: E402
 from browserhelpers import streamlit_server as start_app  # noqa: E402
 from playwright.sync_api import Page, expect  # noqa: E402
 
@@ -65,6 +67,15 @@ def settle(page: Page) -> None:
     page.wait_for_timeout(700)  # charts, formulas and tables laid out
     # elements fade and scale in: axe would measure the colours of a half-drawn frame
     page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')", timeout=10_000)
+
+
+def at_section(url: str, name: str) -> str:
+    """A learning page's URL opened at one section ("hand", "visual", "try", "quiz"; ui.sections)."""
+    return f"{url}?{QUERY}={quote(QUIZ if name == 'quiz' else TABS[name])}"
+
+
+# the sections of a learning page whose content axe judges (the quiz: test_axe_after_a_quiz_answer…)
+AXE_SECTIONS = ("aim", "hand", "visual", "try")
 
 
 def goto(page: Page, base: str, url: str) -> None:
@@ -120,15 +131,19 @@ def test_axe_finds_nothing_serious_on_any_page(base, browser, scheme, width):
     found = {}
     with open_page(browser, f"axe-{scheme}-{width}", viewport, scheme) as page:
         for info in EXISTING:
-            goto(page, base, info.url)
-            lum = background_luminance(page)
-            assert (lum < 0.05) if scheme == "dark" else (lum > 0.9), \
-                f"{info.url}: a {scheme} system setting gives a background of luminance {lum:.2f}"
-            violations = axe_violations(page)
-            if violations:
-                found[info.url] = violations
-                ARTIFACTS.mkdir(exist_ok=True)
-                page.screenshot(path=str(ARTIFACTS / f"axe-{scheme}-{width}-{info.key}.png"))
+            # a learning page shows one section at a time: each is judged at 1280 px, the first at 390 px
+            urls = [info.url] if info.section != "学習" or width != 1280 else \
+                [at_section(info.url, name) for name in AXE_SECTIONS]
+            for url in urls:
+                goto(page, base, url)
+                lum = background_luminance(page)
+                assert (lum < 0.05) if scheme == "dark" else (lum > 0.9), \
+                    f"{url}: a {scheme} system setting gives a background of luminance {lum:.2f}"
+                violations = axe_violations(page)
+                if violations:
+                    found[url] = violations
+                    ARTIFACTS.mkdir(exist_ok=True)
+                    page.screenshot(path=str(ARTIFACTS / f"axe-{scheme}-{width}-{info.key}-{len(found)}.png"))
     assert not found, "axe-core: " + json.dumps(found, ensure_ascii=False, indent=1)
 
 
@@ -137,7 +152,7 @@ def test_axe_after_a_quiz_answer_in_both_themes(base, browser):
     need_axe()
     for scheme in ("light", "dark"):
         with open_page(browser, f"axe-quiz-{scheme}", DESKTOP, scheme) as page:
-            goto(page, base, "/naive")
+            goto(page, base, at_section("/naive", "quiz"))
             radio = page.locator('[data-testid="stRadio"]').last
             radio.scroll_into_view_if_needed()
             radio.locator("label").nth(1).click()
@@ -154,7 +169,7 @@ def test_axe_after_a_quiz_answer_in_both_themes(base, browser):
 def test_quiz_is_answered_with_the_keyboard_alone(base, browser):
     """Tab to the choices, arrow keys to move, Tab to 回答する, Enter: the verdict appears."""
     with open_page(browser, "quiz-keyboard") as page:
-        goto(page, base, "/naive")
+        goto(page, base, at_section("/naive", "quiz"))
         radio = page.locator('[data-testid="stRadio"]').last
         radio.scroll_into_view_if_needed()
         choices = radio.locator('input[type="radio"]')
@@ -195,7 +210,7 @@ def test_heatmap_values_are_text_in_a_table(base, browser):
     """① heatmap: the weights are written in their cells as text, not only shown as colours, in a
     table whose row and column headers name each cell (a screen reader reads 「それ」「それ」0.576)."""
     with open_page(browser, "heatmap-text") as page:
-        goto(page, base, "/naive")
+        goto(page, base, at_section("/naive", "visual"))
         [cells] = page.evaluate(HEATMAP_JS)
         named = {(row, col): (text, bg) for row, col, text, bg in cells}
         assert len(named) == 9
@@ -215,7 +230,7 @@ def test_chart_text_on_the_dark_background_is_light(base, browser, url):
     background (axes, titles, ⑦-4's readout and the values beside its bars, ⑦-5's crossover label)
     is light. These pages write no text on coloured cells (heatmaps, ⑨'s strip keep their own)."""
     with open_page(browser, f"dark-chart-text-{url[1:]}", DESKTOP, "dark") as page:
-        goto(page, base, url)
+        goto(page, base, at_section(url, "visual"))
         page.wait_for_function("() => document.querySelectorAll('.vega-embed svg text').length > 20",
                                timeout=20_000)
         # the dark theme's background is near black: text below 0.2 would fail WCAG AA's 4.5 : 1 there
@@ -229,7 +244,7 @@ def test_chart_text_on_the_dark_background_is_light(base, browser, url):
 def test_number_out_of_range_is_explained_in_japanese(base, browser):
     """⑦-4's model seed (0〜1,000): typing 5000 uses 1,000 and says so in Japanese, in the box too."""
     with open_page(browser, "number-range") as page:
-        goto(page, base, "/output")
+        goto(page, base, at_section("/output", "visual"))
         box = page.get_by_role("spinbutton", name="モデルのシード")
         box.scroll_into_view_if_needed()
         box.fill("5000")
@@ -261,7 +276,7 @@ def test_mistyped_url_gets_japanese_guidance(base, browser):
 
 def test_vocabulary_message_names_the_words_in_japanese(base, browser):
     with open_page(browser, "encdec-vocab") as page:
-        goto(page, base, "/encdec")
+        goto(page, base, at_section("/encdec", "try"))
         box = page.get_by_label("ソース（エンコーダに入る文）")
         box.scroll_into_view_if_needed()
         box.fill("猫 は 犬 を 食べた")
@@ -293,11 +308,12 @@ def test_editors_and_tables_fit_a_phone(base, browser):
     found = {}
     with open_page(browser, "phone-cut", PHONE, is_mobile=True, has_touch=True) as page:
         for url in ("/naive", "/qkv", "/formula", "/block", "/output", "/mask", "/encdec", "/seq2seq"):
-            goto(page, base, url)
-            result = page.evaluate(CUT_JS)
-            if result["editors"] or result["tables"]:
-                found[url] = result
-        goto(page, base, "/output")
+            for name in ("hand", "visual", "try"):
+                goto(page, base, at_section(url, name))
+                result = page.evaluate(CUT_JS)
+                if result["editors"] or result["tables"]:
+                    found[at_section(url, name)] = result
+        goto(page, base, at_section("/output", "visual"))
         h = page.locator(TABLE).filter(has_text="h（「を」の位置）")
         expect(h.first).to_be_visible()
         assert h.first.locator("tbody tr").count() == 8  # all 8 components, one per row
@@ -314,7 +330,7 @@ def test_a_table_that_scrolls_on_a_phone_is_reached_and_scrolled_by_the_keyboard
     """⑦'s PE table is wider than a phone: Tab reaches it (named in Japanese) and → scrolls it;
     at 1280 px it fits, and no table is a Tab stop."""
     with open_page(browser, "phone-scroll-table", PHONE) as page:
-        goto(page, base, "/position")
+        goto(page, base, at_section("/position", "try"))
         tables = page.evaluate(SCROLLING_TABLES_JS)
         scrolling = [t for t in tables if t["scrolls"]]
         assert scrolling, f"⑦ was expected to have a table wider than 390 px: {tables}"
@@ -329,14 +345,14 @@ def test_a_table_that_scrolls_on_a_phone_is_reached_and_scrolled_by_the_keyboard
         page.keyboard.press("ArrowRight")
         page.wait_for_function("t => t.scrollLeft > 0", arg=table.element_handle(), timeout=5_000)
     with open_page(browser, "desktop-scroll-table", DESKTOP) as page:
-        goto(page, base, "/position")
+        goto(page, base, at_section("/position", "try"))
         tables = page.evaluate(SCROLLING_TABLES_JS)
         assert tables and not any(t["scrolls"] or t["tabindex"] for t in tables), tables
 
 
 def test_training_loss_falls_with_a_downward_green_arrow(base, browser):
     with open_page(browser, "training-loss") as page:
-        goto(page, base, "/training")
+        goto(page, base, at_section("/training", "visual"))
         page.get_by_role("button", name="学習を始める").first.click()
         expect(page.get_by_text("学習が終わりました").first).to_be_visible(timeout=90_000)
         settle(page)

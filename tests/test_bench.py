@@ -87,7 +87,7 @@ def test_every_try_it_slider_the_felt_section_times_is_on_its_page():
     from ui.nav import PAGE_BY_KEY
 
     for key, label, slider, read_js, arg in TRY_SLIDERS:
-        at = open_page(PAGE_BY_KEY[key].path)
+        at = open_page(PAGE_BY_KEY[key].path, section="try")     # bench.felt opens each at 試してみよう (TRY)
         if slider == STEPPER_SLIDER:       # answered in the browser: its label, and a table at each position
             assert read_js == STEPPER_JS and label in arg
             (found,) = [s for s in steppers(at).values() if label in s.label]
@@ -101,3 +101,18 @@ def test_every_try_it_slider_the_felt_section_times_is_on_its_page():
             assert any(arg in c.value for c in at.caption), (key, arg)
         else:
             assert tables(at), key
+
+
+def test_every_section_switch_the_phone_section_times_is_on_its_page():
+    """`phone` taps a learning page's section tabs by their labels (ui.sections): a renamed tab or a
+    page without tabs would leave its row empty. No browser here: the tabs as AppTest sees them."""
+    from apphelpers import open_page, sections_of
+    from bench.phone import SWITCHES
+    from ui.nav import PAGE_BY_KEY
+
+    for key, before, tapped in SWITCHES:
+        labels = sections_of(open_page(PAGE_BY_KEY[key].path, unfold=False))
+        assert len(labels) >= 2, (key, labels)
+        for name in (before, tapped):
+            assert name is None or name in labels, (key, name, labels)
+        assert before != tapped or before is None

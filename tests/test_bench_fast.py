@@ -176,3 +176,41 @@ def test_score_overflow_raises_like_the_engine():
         fast_attention(q, k, np.eye(2))
     with pytest.raises(ValueError, match="オーバーフロー"):
         fast_attention(q, k, np.eye(2), causal=True)
+
+
+# ---------------------------------------------------------------------------
+# bench.phone's pure helpers (the `phone` section itself needs a browser: `python -m bench --only phone`)
+# ---------------------------------------------------------------------------
+def test_phone_total_blocking_time_sums_what_each_long_task_blocks():
+    from bench.phone import total_blocking_ms
+
+    tasks = [(100.0, 120.0), (400.0, 50.0), (900.0, 51.5), (2000.0, 300.0)]
+    assert total_blocking_ms([]) == 0
+    assert total_blocking_ms(tasks) == 70 + 0 + 1.5 + 250      # duration − 50 ms, never negative
+    assert total_blocking_ms(tasks, until=2000.0) == 71.5       # started before the page settled
+    assert total_blocking_ms(tasks, since=400.0) == 251.5       # started at or after the input
+
+
+def test_phone_paired_row_reports_the_median_of_per_sample_ratios():
+    from bench.phone import TARGET_OPEN, TARGET_TBT, paired_row
+
+    row = paired_row("cold open /naive", [3.0, 6.0, 4.0], [2.0, 3.0, 4.0], "s", TARGET_OPEN)
+    assert (row.section, row.unit, row.median) == ("phone", "s", 4.0)
+    assert row.ratio == "1.50× floor (per-sample 1.00–2.00)"    # ratios 1.5, 2.0, 1.0: not 4.0 / 3.0
+    assert row.target == "≤ 1.5× floor" and row.ok is True      # the goal holds at equality
+    tbt = paired_row("TBT /naive", [900.0, 1300.0], [400.0, 0.0], "ms", TARGET_TBT, "floor's")
+    assert tbt.ratio == "2.25× floor's (per-sample 2.25–2.25)"  # a floor without long tasks has no ratio
+    assert tbt.target == "≤ 2× floor's" and tbt.ok is False
+    empty = paired_row("x", [1.0], [0.0], "ms", 2.0)
+    assert empty.ratio == "" and empty.ok is None
+
+
+def test_phone_pages_and_switches_from_the_environment():
+    from bench.phone import SWITCHES, parse_pages, parse_switches
+
+    assert parse_pages(None, ["naive", "qkv"]) == ["naive", "qkv"]
+    assert parse_pages(" formula, ,mask ", ["naive"]) == ["formula", "mask"]
+    assert parse_switches(None) == parse_switches(" ; ") == SWITCHES
+    assert parse_switches("naive:ねらい・解説>手計算; formula") == (("naive", "ねらい・解説", "手計算"),
+                                                                    ("formula", None, None))
+    assert parse_switches("qkv:>可視化") == (("qkv", None, "可視化"),)

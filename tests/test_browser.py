@@ -10,7 +10,8 @@ from __future__ import annotations
 import urllib.parse
 
 import pytest
-from browserhelpers import ARTIFACTS, assert_healthy, new_page, streamlit_server, wait_until_rendered
+from browserhelpers import (ARTIFACTS, assert_healthy, new_page, quiz_url, section_url, streamlit_server,
+                            wait_until_rendered)
 from playwright.sync_api import expect
 
 from ui.nav import PAGES
@@ -19,39 +20,42 @@ pytestmark = pytest.mark.browser
 
 EXISTING = [p for p in PAGES if p.exists]
 
-# A number or heading each page must show (computed by the engine, rendered by the browser).
+# A number or heading each page must show (computed by the engine, rendered by the browser), and
+# the section of a learning page that shows it (ui.sections: one at a time; None = the first).
 EXPECTED_TEXT = {
-    "seq2seq": ["0.513", "0.487", "5 / 6"],
-    "naive": ["0.576", "0.212"],
-    "qkv": ["0.894"],
-    "scaling": ["0.4011", "0.4223"],
-    "formula": ["1.510", "形の表"],
-    "multihead": ["1,048,576"],
-    "mask": ["0.6698", "0.3302"],
-    "position": ["0.8415", "0.99995"],
-    "block": ["1,048,576", "Post-LN"],
-    "encdec": ["Source-Target"],
-    "output": ["0.867", "0.506"],
-    "cost": ["5,120,000", "26,214,400"],
-    "training": ["学習を始める"],
-    "pretrain": ["197", "109,482,240"],
-    "exam": ["試験を始める"],
-    "review": ["今日が期限の問題"],
-    "drill": ["あなたのつまずき"],
+    "seq2seq": ("手計算", ["0.513", "0.487"]),
+    "naive": ("手計算", ["0.576", "0.212"]),
+    "qkv": ("可視化", ["0.894"]),
+    "scaling": ("手計算", ["0.4011", "0.4223"]),
+    "formula": ("手計算", ["1.510", "形の表"]),
+    "multihead": (None, ["1,048,576"]),
+    "mask": ("手計算", ["0.6698", "0.3302"]),
+    "position": ("手計算", ["0.8415", "0.99995"]),
+    "block": (None, ["1,048,576", "Post-LN"]),
+    "encdec": (None, ["Source-Target"]),
+    "output": ("手計算", ["0.867", "0.506"]),
+    "cost": ("手計算", ["5,120,000", "26,214,400"]),
+    "training": ("可視化", ["学習を始める"]),
+    "pretrain": ("手計算", ["197", "109,482,240"]),
+    "llm": ("手計算", ["174,604,259,328", "2 GiB"]),
+    "exam": (None, ["試験を始める"]),
+    "review": (None, ["今日が期限の問題"]),
+    "drill": (None, ["あなたのつまずき"]),
 }
 
 
 @pytest.mark.parametrize("info", EXISTING, ids=[p.key for p in EXISTING])
 def test_page_by_url_on_fresh_server(browser, info):
     with streamlit_server() as base, new_page(browser, f"url-{info.key}") as page:
-        page.goto(base + info.url, wait_until="domcontentloaded")
+        where, texts = EXPECTED_TEXT.get(info.key, (None, []))
+        page.goto(section_url(base, info.url, where) if where else base + info.url, wait_until="domcontentloaded")
         wait_until_rendered(page)
         assert_healthy(page)
         if info.key == "home":
             expect(page.locator("h1").first).to_contain_text("アテンション・チューター")
         else:
             expect(page.locator("h1").first).to_contain_text(info.label, timeout=20_000)
-        for text in EXPECTED_TEXT.get(info.key, []):
+        for text in texts:
             expect(page.locator('[data-testid="stMain"]')).to_contain_text(text, timeout=20_000)
         sidebar = page.locator('[data-testid="stSidebar"]')
         expect(sidebar).to_contain_text("アテンション・チューター")
@@ -70,7 +74,7 @@ def test_encdec_draws_the_whole_transformer_diagram(browser):
 def test_training_runs_in_the_page(browser):
     """⑧: press the train button; the held-out accuracy the run measured is shown."""
     with streamlit_server() as base, new_page(browser, "training-run") as page:
-        page.goto(base + "/training", wait_until="domcontentloaded")
+        page.goto(section_url(base, "/training", "可視化"), wait_until="domcontentloaded")
         wait_until_rendered(page)
         page.get_by_role("button", name="学習を始める").first.click()
         expect(page.get_by_text("学習が終わりました").first).to_be_visible(timeout=90_000)
@@ -96,7 +100,7 @@ def test_quiz_answered_by_clicking(browser):
     """On the first learning page: pick a choice, press 回答する, see the verdict and the explanation."""
     first = next(p for p in EXISTING if p.section == "学習")
     with streamlit_server() as base, new_page(browser, "quiz-click") as page:
-        page.goto(base + first.url, wait_until="domcontentloaded")
+        page.goto(quiz_url(base, first.url), wait_until="domcontentloaded")
         wait_until_rendered(page)
         radio = page.locator('[data-testid="stRadio"]').last
         radio.scroll_into_view_if_needed()
@@ -133,15 +137,19 @@ def test_every_page_fits_a_phone(browser):
         page = context.new_page()
         try:
             for info in EXISTING:
-                page.goto(base + info.url, wait_until="domcontentloaded")
-                wait_until_rendered(page)
-                page.wait_for_timeout(1000)  # charts and formulas laid out
-                assert_healthy(page)
-                result = page.evaluate(PHONE_OVERFLOW_JS)
-                if result["page"] > 1 or result["formulas"] or result["links"]:
-                    found[info.url] = result
-                    ARTIFACTS.mkdir(exist_ok=True)
-                    page.screenshot(path=str(ARTIFACTS / f"phone-{info.key}.png"), full_page=True)
+                # a learning page shows one section at a time (ui.sections): every one must fit
+                urls = [base + info.url] if info.section != "学習" else \
+                    [section_url(base, info.url, label) for label in ("ねらい・解説", "手計算", "可視化", "試してみよう")]
+                for url in urls:
+                    page.goto(url, wait_until="domcontentloaded")
+                    wait_until_rendered(page)
+                    page.wait_for_timeout(1000)  # charts and formulas laid out
+                    assert_healthy(page)
+                    result = page.evaluate(PHONE_OVERFLOW_JS)
+                    if result["page"] > 1 or result["formulas"] or result["links"]:
+                        found[url] = result
+                        ARTIFACTS.mkdir(exist_ok=True)
+                        page.screenshot(path=str(ARTIFACTS / f"phone-{info.key}-{len(found)}.png"), full_page=True)
         finally:
             context.close()
     assert not found, f"sticks out on a 390 px phone: {found}"

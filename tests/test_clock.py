@@ -38,21 +38,23 @@ def test_review_page_counts_the_learners_day_and_keeps_a_late_miss_in_it(monkeyp
     q1, q2 = quizzes.from_id("zz.qkv.calc0#11"), quizzes.from_id("zz.mask.know1#4")
     p = apply_answer(new_progress(), q1.id, q1.topic, False, wrong(q1), "page", late - timedelta(minutes=5))
     card = rv.from_box(q2.topic, 3, "2026-03-02", 0)        # due 00:00 UTC on 2 March = 14:00 on 1 March here
-    p["review"][q2.id] = card
+    p["review"][q2.generator_id] = card                     # a card is a skill (practice.skill)
     at = no_exception(open_page(REVIEW, session={"progress": p}))
     assert metric(at, "今日が期限の問題") == "2 問"
     assert "明日から 7 日以内に出る問題：0 問" in page_text(at)
     for q in (q2, q1):                                        # earliest due first; both answered right
-        assert at.session_state["review__cur"] == q.id
+        assert at.session_state["review__cur"] == q.generator_id
+        shown = quizzes.from_id(at.session_state["review__drawn"][q.generator_id])   # a fresh instance
+        assert shown.generator_id == q.generator_id and shown.id != q.id
         key = [r for r in at.radio if (r.key or "").startswith("review_")][0].key[: -len("__choice")]
-        at.radio(key=f"{key}__choice").set_value(q.answer)
+        at.radio(key=f"{key}__choice").set_value(shown.answer)
         at.button(key=f"{key}__submit").click()
         no_exception(at.run())
         if q is q2:
             assert "次は 3月" in page_text(at)           # a review card: days on, on the learner's calendar
             at.button(key="review_next").click()
             no_exception(at.run())
-    item = at.session_state["progress"]["review"][q1.id]
+    item = at.session_state["progress"]["review"][q1.generator_id]
     assert item["state"] == 1 and datetime.fromisoformat(item["due"]).astimezone(HONOLULU).date().day == 2
     assert "今日のうちにもう一度出ます。" in page_text(at)      # its next step is 00:09 tomorrow: still today's
     assert metric(at, "今日が期限の問題") == "1 問"

@@ -55,7 +55,7 @@ def test_copied_sentences_and_cells_are_gone(pages, page):
 
 def test_copied_sentences_are_gone_in_the_other_branches_too():
     """Exact mode on ④ and the 'self is not the top' branches after edits."""
-    at = open_page(FORMULA)
+    at = open_page(FORMULA, section="hand")
     at.toggle(key="formula_pencil").set_value(False).run()
     text = lesson_text(at)
     for phrase in GONE_1_4[FORMULA]:

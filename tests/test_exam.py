@@ -430,7 +430,7 @@ def test_record_exam_schedules_the_wrong_answers_but_not_the_unanswered(fakes):
     p0 = new_progress()
     p = ex.record_exam(p0, r, t0, t0 + timedelta(minutes=1), 40)
     assert p0 == new_progress()
-    assert list(p["review"]) == [qs[1].id]                  # the wrong answer only, not the 8 unanswered
+    assert list(p["review"]) == [qs[1].generator_id]        # the wrong answer's skill only, not the 8 unanswered
     assert [(a["qid"], a["correct"]) for a in p["attempts"]] == [(qs[0].id, True), (qs[1].id, False)]
     assert [(e["score"], e["total"]) for e in p["exams"]] == [(1, 10)]   # unanswered still count as wrong
     assert (r["wrong"], r["unanswered"]) == (1, 8)

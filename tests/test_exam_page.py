@@ -222,7 +222,7 @@ def test_whole_mock_exam_answer_flag_revisit_submit():
     assert (rec["score"], rec["total"], rec["pace"]) == (2, 10, 40) and 0 <= rec["seconds"] <= 400
     assert [(a["qid"], a["correct"], a["source"]) for a in progress["attempts"]] == [
         (qs[0].id, True, "exam"), (qs[1].id, False, "exam"), (qs[2].id, True, "exam")]
-    assert sorted(progress["review"]) == [qs[1].id]  # the wrong answer; the 7 unanswered are not scheduled
+    assert sorted(progress["review"]) == [qs[1].generator_id]  # the wrong answer's skill; the 7 unanswered are not scheduled
 
     at.toggle(key="exam_only_wrong").set_value(True)
     no_exception(at.run())

@@ -18,7 +18,8 @@ import re
 
 import pytest
 
-from browserhelpers import TABLE, new_page, streamlit_server, wait_until_rendered  # noqa: F401 - fixture recipe
+from browserhelpers import (TABLE, new_page, quiz_url, section_url, streamlit_server,  # noqa: F401 - fixture recipe
+                            wait_until_rendered)
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -41,7 +42,11 @@ WATCHED_JS = r"""(targets) => ({
   same: targets.every(([sel, text], i) =>
     [...document.querySelectorAll(sel)].find(e => e.innerText.includes(text)) === window.__watch.els[i]),
   connected: window.__watch.els.every(e => e.isConnected), muts: window.__watch.muts})"""
-QUIZ_HEADER = ["h2", "確認クイズ"]
+# A learning page shows one section at a time (ui.sections). What a full rerun would touch: the
+# section's 「次へ」 step after everything it draws, and the page's title before it.
+NEXT_STEP = ['[data-testid="stMain"] [data-testid="stButton"] button', "次へ："]
+NEXT_PAGE = ['[data-testid="stMain"] [data-testid="stPageLink-NavLink"]', "次へ："]   # after the quiz
+TITLE = ["h1", ""]
 METRIC_JS = """(label) => { const m = [...document.querySelectorAll('[data-testid="stMetric"]')]
   .find(e => e.innerText.includes(label));
   return m ? m.querySelector('[data-testid="stMetricValue"]').innerText : null; }"""
@@ -84,14 +89,14 @@ def _steady_box(page, locator) -> dict:
 
 def test_fast_click_on_answer_right_after_choosing_is_not_lost(browser):
     with streamlit_server() as base, new_page(browser, "felt-fast-click") as page:
-        page.goto(base + "/naive", wait_until="domcontentloaded")
+        page.goto(quiz_url(base, "/naive"), wait_until="domcontentloaded")
         wait_until_rendered(page)
         radio, card = _first_card(page)
         option = radio.locator('[data-testid="stRadioGroup"] label').first
         submit = card.get_by_role("button", name="回答する")
         radio.scroll_into_view_if_needed()
         o, s = _steady_box(page, option), _steady_box(page, submit)   # charts above may still be sizing
-        outside = ('[data-testid="stDataFrame"]', ""), QUIZ_HEADER   # ①'s editor and the quiz header
+        outside = TITLE, NEXT_PAGE                                   # the page's title, the link after the quiz
         _watch(page, *outside)
         # this card by its id (answered, it draws no radio: the locator above would move on to the next card)
         qid = card.locator("code").last.inner_text()
@@ -111,7 +116,7 @@ def test_fast_click_on_answer_right_after_choosing_is_not_lost(browser):
 
 def test_answer_without_a_choice_asks_for_one(browser):
     with streamlit_server() as base, new_page(browser, "felt-empty-submit") as page:
-        page.goto(base + "/naive", wait_until="domcontentloaded")
+        page.goto(quiz_url(base, "/naive"), wait_until="domcontentloaded")
         wait_until_rendered(page)
         _radio, card = _first_card(page)
         card.get_by_role("button", name="回答する").click()
@@ -163,12 +168,12 @@ def test_a_slider_drawn_in_its_chart_answers_in_the_browser_without_a_round_trip
     the chart."""
     with new_page(browser, "felt-slider") as page:
         sent = _frames_sent(page)
-        page.goto(base + url, wait_until="domcontentloaded")
+        page.goto(section_url(base, url, "試してみよう"), wait_until="domcontentloaded")
         wait_until_rendered(page)
         page.wait_for_function(f"(h) => ({READOUT_JS})(h) !== null", arg=head, timeout=20_000)
         shown = page.evaluate(READOUT_JS, head)
         assert all(b in shown for b in before), shown
-        outside = (TABLE, ""), QUIZ_HEADER    # the page's first table, the quiz header
+        outside = TITLE, NEXT_STEP            # the page's title, the section's 「次へ」 after the chart
         _watch(page, *outside)
         thumb = page.locator('.vega-bindings input[type="range"]').first
         assert thumb.evaluate("(el, label) => el.closest('label').innerText.includes(label)", label)
@@ -200,13 +205,13 @@ def test_a_slider_over_tables_answers_in_the_browser_and_keeps_its_place_in_the_
     after a reload of the tab (sessionStorage), and the range input is named by its label."""
     with new_page(browser, "felt-stepper") as page:
         sent = _frames_sent(page)
-        page.goto(base + url, wait_until="domcontentloaded")
+        page.goto(section_url(base, url, "試してみよう"), wait_until="domcontentloaded")
         wait_until_rendered(page)
         page.wait_for_function(f"(l) => ({STEPPER_PANEL_JS})(l) !== null", arg=label, timeout=20_000)
         shown = page.evaluate(STEPPER_PANEL_JS, label)
         assert (shown["value"], shown["panels"], shown["rows"]) == (before[0], 1, before[2]), shown
         assert before[1] in shown["panel"], shown
-        outside = (TABLE, ""), QUIZ_HEADER
+        outside = TITLE, NEXT_STEP
         _watch(page, *outside)
         thumb = page.locator(".stp").filter(has_text=label).locator('input[type="range"]')
         assert page.get_by_label(label).first.evaluate("(el) => el.type") == "range"
@@ -248,20 +253,20 @@ def _caption(text: str) -> str:
 # is a fragment (tests/test_architecture.py checks the source); these drive one of each kind.
 FRAGMENT_SLIDERS = {
     "output-top-k": ("/output", "top-k の k", _caption("残った候補の元の確率の合計"),
-                     ((TABLE, ""), ("h3", "1 トークンずつ生成する"), QUIZ_HEADER)),
+                     (TITLE, ("h3", "1 トークンずつ生成する"), NEXT_STEP)),
     "seq2seq-a": ("/seq2seq", "再帰の変換の大きさ a", f"() => ({METRIC_JS})('30 段さかのぼった勾配の長さ')",
-                  ((".katex-display", ""), ('[data-testid="stMetric"]', "倍率 min(1, c/‖g‖)"), QUIZ_HEADER)),
-    "block-d_ff": ("/block", "中間の次元 d_ff", _caption("バイアスを含めて"), ((".katex-display", ""), QUIZ_HEADER)),
+                  (TITLE, ('[data-testid="stMetric"]', "倍率 min(1, c/‖g‖)"), NEXT_STEP)),
+    "block-d_ff": ("/block", "中間の次元 d_ff", _caption("バイアスを含めて"), (TITLE, NEXT_STEP)),
     "cost-block": ("/cost", "ブロックの大きさ", f"() => ({METRIC_JS})('計算したブロック / 飛ばしたブロック')",
-                   ((".katex-display", ""), QUIZ_HEADER)),
-    "mask-valid": ("/mask", "文の本当の長さ", _text_after("文の本当の長さ", TABLE), ((".katex-display", ""), QUIZ_HEADER)),
+                   (TITLE, NEXT_STEP)),
+    "mask-valid": ("/mask", "文の本当の長さ", _text_after("文の本当の長さ", TABLE), (TITLE, NEXT_STEP)),
 }
 
 
 @pytest.mark.parametrize(("url", "label", "read_js", "outside"), FRAGMENT_SLIDERS.values(), ids=FRAGMENT_SLIDERS)
 def test_a_try_it_slider_reruns_only_its_section(browser, base, url, label, read_js, outside):
     with new_page(browser, "felt-fragment") as page:
-        page.goto(base + url, wait_until="domcontentloaded")
+        page.goto(section_url(base, url, "試してみよう"), wait_until="domcontentloaded")
         wait_until_rendered(page)
         page.wait_for_function(f"() => ({read_js})() !== null", timeout=20_000)
         before = page.evaluate(read_js)
@@ -278,7 +283,7 @@ def test_generating_a_token_uses_the_choice_settings_of_the_fragment_above(brows
     """⑦-4's 1 トークンずつ生成する is a fragment of its own: its button reads the settings that
     選び方を比べる (another fragment) holds at the time, here top-k with k lowered from 2 to 1."""
     with new_page(browser, "felt-generate") as page:
-        page.goto(base + "/output", wait_until="domcontentloaded")
+        page.goto(section_url(base, "/output", "試してみよう"), wait_until="domcontentloaded")
         wait_until_rendered(page)
         caption = _caption("残った候補の元の確率の合計")
         page.wait_for_function(f"() => ({caption})() !== null", timeout=20_000)
@@ -300,7 +305,7 @@ def test_a_new_clip_threshold_reaches_the_recurrence_fragment_inside(browser, ba
     length follows it), and a later step of a, which reruns the inner one alone, keeps that c."""
     clipped = f"() => ({METRIC_JS})('上のしきい値 c でクリップした長さ')"
     with new_page(browser, "felt-nested") as page:
-        page.goto(base + "/seq2seq", wait_until="domcontentloaded")
+        page.goto(section_url(base, "/seq2seq", "試してみよう"), wait_until="domcontentloaded")
         wait_until_rendered(page)
         page.wait_for_function(f"() => ({clipped})() === '1.000'", timeout=20_000)   # a = 1.2, c = 1
         box = page.get_by_role("spinbutton", name="しきい値 c")
@@ -328,15 +333,15 @@ CELL_EDITS = {
 
 
 @pytest.mark.parametrize(("url", "read_js", "arg"), CELL_EDITS.values(), ids=CELL_EDITS)
-def test_cell_edit_reruns_only_the_lesson_part(browser, base, url, read_js, arg):
-    """The editor's fragment holds 手計算・可視化・試してみよう; the explanation's formula above and
-    the quiz below stay."""
+def test_cell_edit_reruns_only_the_try_it_section(browser, base, url, read_js, arg):
+    """試してみよう is a fragment: a cell edit reruns it alone; the page's title above and the
+    section's 「次へ」 below stay."""
     with new_page(browser, "felt-cell") as page:
-        page.goto(base + url, wait_until="domcontentloaded")
+        page.goto(section_url(base, url, "試してみよう"), wait_until="domcontentloaded")
         wait_until_rendered(page)
         page.wait_for_function(f"(a) => ({read_js})(a) !== null", arg=arg, timeout=20_000)
         before = page.evaluate(read_js, arg)
-        outside = (".katex-display", ""), QUIZ_HEADER           # 解説's first formula, the quiz header
+        outside = TITLE, NEXT_STEP
         _watch(page, *outside)
         grid = page.locator('[data-testid="stDataFrame"]').first
         grid.scroll_into_view_if_needed()
@@ -357,17 +362,17 @@ def test_opening_a_folded_step_draws_it_and_reruns_only_that_step(browser):
     (a rerun of that expander alone: the quiz header outside stays untouched), closing and
     opening again shows the same working."""
     with streamlit_server() as base, new_page(browser, "felt-lazy") as page:
-        page.goto(base + "/formula", wait_until="domcontentloaded")
+        page.goto(section_url(base, "/formula", "手計算"), wait_until="domcontentloaded")
         wait_until_rendered(page)
         box = page.locator('[data-testid="stExpander"]').filter(has_text="（クエリ）").first
         assert box.locator(".katex-display").count() == 0  # folded: none of Q's working (only its title's maths)
-        _watch(page, QUIZ_HEADER)
+        _watch(page, NEXT_STEP)
         box.locator("summary").click()
         page.wait_for_function("(el) => el.querySelectorAll('.katex-display').length >= 4", arg=box.element_handle(),
                                timeout=20_000)                # Q = XW_Q and one block per row of Q
         wait_until_rendered(page)
         assert "q_{11}" not in box.inner_text()               # rendered maths, not LaTeX source
-        _untouched(page, QUIZ_HEADER)
+        _untouched(page, NEXT_STEP)
         box.locator("summary").click()
         wait_until_rendered(page)
         box.locator("summary").click()
@@ -376,10 +381,10 @@ def test_opening_a_folded_step_draws_it_and_reruns_only_that_step(browser):
 
 
 def test_a_step_folded_during_an_edit_opens_with_the_new_numbers(browser):
-    """①: S's working is folded while the learner edits X (the lesson's fragment reruns, the
-    folded step sends nothing); opened afterwards it shows S for the edited X, not the old one."""
+    """①: the learner edits X in 試してみよう, then opens 手計算: S's working is still folded (it
+    sent nothing), and opened it shows S for the edited X, not the old one."""
     with streamlit_server() as base, new_page(browser, "felt-lazy-edit") as page:
-        page.goto(base + "/naive", wait_until="domcontentloaded")
+        page.goto(section_url(base, "/naive", "試してみよう"), wait_until="domcontentloaded")
         wait_until_rendered(page)
         grid = page.locator('[data-testid="stDataFrame"]').first
         grid.scroll_into_view_if_needed()
@@ -393,7 +398,10 @@ def test_a_step_folded_during_an_edit_opens_with_the_new_numbers(browser):
         editor.press("Enter")
         page.wait_for_function(f"(b) => ({METRIC_JS})('それ → 猫') !== b", arg=before, timeout=20_000)
         wait_until_rendered(page)
+        page.get_by_role("tab", name="手計算").click()
+        wait_until_rendered(page)
         step = page.locator('[data-testid="stExpander"]').filter(has_text="の全要素").first
+        expect(step).to_be_visible(timeout=20_000)
         assert step.locator(".katex-display").count() == 0      # still folded
         step.locator("summary").click()
         page.wait_for_function("(el) => el.querySelectorAll('.katex-display').length >= 3",

@@ -5,8 +5,9 @@ rerun, as a click or an edit in the browser would be): matrix cells set to anyth
 keyboard, a paste or a hand-made websocket message can produce (empty, text, NaN, inf,
 1e308, −0, full-width digits, huge and negative numbers, long strings, ``<script>``),
 widgets discovered generically from the element tree (slider, select_slider,
-number_input, selectbox, toggle, checkbox, radio, text_input, button) set within and at
-the edges of their ranges, quiz answers (radio + 回答する) and page switches.
+number_input, selectbox, toggle, checkbox, radio, text_input, text_area, button) set within and
+at the edges of their ranges, quiz answers (radio + 回答する), taps on a learning page's section
+tabs (ui.sections draws one section at a time) and page switches.
 
 After EVERY interaction: no exception element, every error/warning is Japanese, no
 "Traceback". After a bad matrix cell: a Japanese st.error naming the cell, the editor's
@@ -53,7 +54,7 @@ EXAMPLES_PER_PAGE = max(3, math.ceil(PER_PAGE / STEPS_PER_EXAMPLE))  # ≥ 3: th
 # Buttons that start a real training run (2–23 s each); their page test drives them once.
 EXPENSIVE_BUTTONS = {"training_run", "training_exp_run"}
 KNOWN_WIDGETS = {"slider", "select_slider", "number_input", "selectbox", "toggle", "checkbox", "radio",
-                 "text_input", "button", "button_group", "date_input"}
+                 "text_input", "text_area", "button", "button_group", "date_input"}
 # on screen but not driven here: the download/upload of the progress file (test_progress_fuzz.py
 # feeds hostile files through the import path)
 IGNORED_WIDGETS = {"download_button", "file_uploader"}
@@ -253,7 +254,7 @@ def fuzz_page(path: str, n_examples: int, steps: int, run_seed: int) -> dict:
     from streamlit import config as st_config
     # the app's config hides error details from browsers; the fuzzer wants them in its report
     st_config.set_option("client.showErrorDetails", "full")
-    from apphelpers import open_page  # noqa: E402
+    from apphelpers import open_page, section_tabs  # noqa: E402
 
     from ui.validate import CellError, parse_cell  # noqa: E402
 
@@ -412,12 +413,12 @@ def fuzz_page(path: str, n_examples: int, steps: int, run_seed: int) -> dict:
             v = a["flag"]
             w.set_value(v)
             what = f"{w.type} {w.key} = {v}"
-        elif w.type == "text_input":
+        elif w.type in ("text_input", "text_area"):
             v = a["text"]
             if w.proto.max_chars and a["trunc"]:  # mostly what the browser allows
                 v = v[: w.proto.max_chars]
             w.set_value(v)
-            what = f"text_input {w.key} = {v!r:.50}"
+            what = f"{w.type} {w.key} = {v!r:.50}"
         elif w.type == "button":
             w.click()
             what = f"button {w.key} ({w.label})"
@@ -463,13 +464,20 @@ def fuzz_page(path: str, n_examples: int, steps: int, run_seed: int) -> dict:
             cards = [r.key[: -len("__choice")] for r in at.radio
                      if r.key and r.key.endswith("__choice") and not r.disabled]
             kinds = ["widget"] * 4 + ["switch"]
+            tabs = [t.label for t in section_tabs(at)]     # a learning page: one section at a time
+            if tabs:
+                kinds += ["section"] * 3
             if editors:
                 kinds += ["matrix"] * 5
             if cards:
                 kinds += ["quiz"] * 2
             kind = kinds[a["kind"] % len(kinds)]
             before = stats["count"]
-            if kind == "matrix":
+            if kind == "section":
+                label = tabs[a["target"] % len(tabs)]
+                at.session_state["section"] = label      # a tap on a section's tab
+                run(at, log, f"open section {label}")
+            elif kind == "matrix":
                 act_matrix(at, a, log, editors)
             elif kind == "quiz":
                 act_quiz(at, a, log, cards)
@@ -513,7 +521,7 @@ def test_heatmap_of_a_constant_matrix(value):
 
 def test_mask_page_with_no_padding():
     from apphelpers import heatmaps, open_page
-    at = open_page("pages/6_mask.py")
+    at = open_page("pages/6_mask.py", section="try")
     at.slider(key="mask_valid_len").set_value(at.slider(key="mask_valid_len").max).run()
     assert not at.exception, at.exception
     assert len(heatmaps(at)) >= 2

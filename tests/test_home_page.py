@@ -136,8 +136,10 @@ def test_home_shows_todays_share_of_the_reviews_and_the_time_it_takes(limit, min
 
     today = date.today()
     p = set_setting(new_progress(), "daily_review_limit", limit)
-    p["review"] = {f"zz.qkv.calc0#{i}": rv.from_box("qkv", 3, (today - timedelta(days=i + 1)).isoformat(), 0)
-                   for i in range(62)}
+    skills = sorted(quizzes.GENERATOR_INFO)[:62]          # one review card per skill (practice.skill)
+    p["review"] = {g: rv.from_box(quizzes.GENERATOR_INFO[g].topic, 3, (today - timedelta(days=i + 1)).isoformat(), 0)
+                   for i, g in enumerate(skills)}
+    assert len(p["review"]) == 62
     at = no_exception(open_page("app.py", session={"progress": p}))
     share = min(limit, 62)
     assert [pl.label for pl in at.main.get("page_link")][0] == f"今日の復習 {share} 問（約 {minutes} 分）"

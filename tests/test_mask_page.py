@@ -1,11 +1,13 @@
-"""AppTest of ⑥ /mask: textbook numbers, mask table and toggle, padding, enc/dec heatmaps, hand calculation."""
+"""AppTest of ⑥ /mask: textbook numbers, mask table and toggle, padding, enc/dec heatmaps, hand calculation.
+The page's sections: ねらい・解説 (M, the next-token table), 手計算 (S̃ + M, softmax, the G検定 example),
+可視化 (encoder and decoder weights), 試してみよう (the wrong order, padding)."""
 import numpy as np
 import pytest
 
 import tutor
 from ui.validate import format_number
 
-from apphelpers import frame_after, heatmap_numbers, lesson_text, open_page, page_text, tables
+from apphelpers import frame_after, heatmap_numbers, heatmaps, lesson_text, open_page, page_text, sections_of, tables
 
 
 MASK = "pages/6_mask.py"
@@ -13,13 +15,20 @@ MASK = "pages/6_mask.py"
 
 @pytest.fixture
 def mask():
-    at = open_page(MASK)
+    """⑥ opened at 試してみよう, where its widgets are."""
+    at = open_page(MASK, section="try")
     assert not at.exception, at.exception
     return at
 
 
-def test_mask_textbook_numbers(mask):
-    text = page_text(mask)
+def test_mask_has_the_four_sections():
+    at = open_page(MASK)
+    assert sections_of(at) == ["ねらい・解説", "手計算", "可視化", "試してみよう", "確認クイズ"]
+
+
+def test_mask_textbook_numbers():
+    at = open_page(MASK, section="hand")
+    text = page_text(at)
     # masked rows 1.000 / 0.500 0.500 / 0.053 0.894 0.053; それ unchanged
     assert "(1.000, 0.000, 0.000)" in text
     assert "(0.500, 0.500, 0.000)" in text
@@ -29,13 +38,17 @@ def test_mask_textbook_numbers(mask):
     # G検定: key 3 hidden → (0.6698, 0.3302), sum still 1
     assert "(0.6698, 0.3302)" in text
     assert "0.4011" in text and "0.1978" in text
-    assert not mask.error
+    assert not at.error
 
 
-def test_mask_matrix_table(mask):
-    m_table = tables(mask)[0]
+def test_mask_matrix_table():
+    at = open_page(MASK)                     # ねらい・解説: M, then the next-token problems of one sentence
+    m_table = tables(at)[0]
     assert m_table.loc["猫", "魚"] == "−∞" and m_table.loc["猫", "猫"] == "0"
     assert m_table.loc["それ", "猫"] == "0" and m_table.loc["魚", "それ"] == "−∞"
+    tasks = tables(at)[1]
+    assert list(tasks["当てる次の語"]) == ["は", "魚", "を", "食べた", "。"]
+    assert tasks["見てよい語（因果マスクの行）"].iloc[-1] == "猫・は・魚・を・食べた"
 
 
 def test_mask_toggle_changes_row_sums(mask):
@@ -70,21 +83,28 @@ def test_padding_slider_changes_mask(mask):
 
 
 def test_padding_heatmaps_follow_slider(mask):
-    # charts: encoder / decoder (3 tokens), then padding-only / causal+padding (5 positions)
+    # 試してみよう's charts: padding-only / causal+padding (5 positions)
+    assert len(heatmaps(mask)) == 2
     mask.slider(key="mask_valid_len").set_value(4).run()
-    enc, dec = heatmap_numbers(mask, 2), heatmap_numbers(mask, 3)     # two decimals
+    enc, dec = heatmap_numbers(mask, 0), heatmap_numbers(mask, 1)     # two decimals
     assert enc.shape == dec.shape == (5, 5)
     np.testing.assert_allclose(enc[0], [0.25, 0.25, 0.25, 0.25, 0])
     np.testing.assert_allclose(dec[1], [0.5, 0.5, 0, 0, 0])
     np.testing.assert_allclose(dec[4], [0.25, 0.25, 0.25, 0.25, 0])
 
 
-def test_mask_encoder_decoder_heatmaps(mask):
-    enc, dec = heatmap_numbers(mask, 0), heatmap_numbers(mask, 1)
+def test_mask_encoder_decoder_heatmaps():
+    at = open_page(MASK, section="visual")
+    assert len(heatmaps(at)) == 2
+    enc, dec = heatmap_numbers(at, 0), heatmap_numbers(at, 1)
     assert enc.shape == dec.shape == (3, 3)
     np.testing.assert_allclose(dec[0], [1, 0, 0])
     assert enc[0, 1] > 0
     np.testing.assert_allclose(dec[2], enc[2])
+    # compared side by side, they share one colour range: the same value has the same colour
+    enc_map, dec_map = heatmaps(at)
+    assert enc_map.key == dec_map.key and enc_map.key.startswith("色：0.000")
+    assert enc_map.colours[2] == dec_map.colours[2]                 # それ's row: same weights, same colours
 
 
 def test_mask_hand_calculation_follows_from_the_shown_numbers(pages):

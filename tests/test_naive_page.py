@@ -7,26 +7,30 @@ from tutor import textbook as tb
 
 from apphelpers import (
     assert_cell_error, assert_heatmap_is, edit_matrix, expander, folded, lesson_elements, metric, numbers, open_page,
-    page_text, rows_of, table_frame, unfold_all
+    page_text, rows_of, show_section, table_frame, unfold_all
 )
 
 
-NAIVE, QKV, SCALING, FORMULA = "pages/1_naive.py", "pages/2_qkv.py", "pages/3_scaling.py", "pages/4_formula.py"
+NAIVE = "pages/1_naive.py"
 BAD_CELLS = ["abc", "", "nan", "inf", "1e308"]
 
 
 def test_naive_textbook_numbers_and_heatmap():
-    at = open_page(NAIVE)
+    at = open_page(NAIVE, section="hand")
     text = page_text(at)
     for figure in ("0.576", "0.212", "0.665", "0.245", "0.788", "0.910", "0.335"):
         assert figure in text, figure
-    assert metric(at, "それ → 魚") == "0.212" and metric(at, "それ → それ") == "0.576"
+    show_section(at, "visual")
+    text = page_text(at)
     assert "**0 個**" in text and "**24 個**" in text          # weakness 4: 0 vs W_Q, W_K, W_V
     assert_heatmap_is(at, 0, tutor.naive.naive_attention(tb.X).weights, tb.TOKENS, tb.TOKENS)
+    show_section(at, "try")
+    assert metric(at, "それ → 魚") == "0.212" and metric(at, "それ → それ") == "0.576"
 
 
-def test_naive_edit_changes_result_and_bad_cells_keep_last_valid():
-    at = open_page(NAIVE)
+def test_naive_edit_changes_every_section_and_bad_cells_keep_last_valid():
+    """An edit in 試してみよう is what 手計算 and 可視化 compute with when they are opened next."""
+    at = open_page(NAIVE, section="try")
     x = np.array(tb.X)
     x[2] = [0, 1, 0, 1]                                           # それ := 魚
     edit_matrix(at, "naive_x", rows_of(x))
@@ -38,6 +42,13 @@ def test_naive_edit_changes_result_and_bad_cells_keep_last_valid():
         assert_cell_error(at)
         assert metric(at, "それ → 魚") == f"{w[2, 1]:.3f}"       # the last VALID input, not the default
         assert_heatmap_is(at, 0, w, tb.TOKENS, tb.TOKENS)
+    show_section(at, "visual")
+    assert_heatmap_is(at, 0, w, tb.TOKENS, tb.TOKENS)
+    show_section(at, "hand")
+    frames = [f for f in map(table_frame, lesson_elements(at)) if f is not None]
+    assert any(f.shape == (3, 3) and np.allclose(numbers(f), w, atol=5e-4) for f in frames)
+    show_section(at, "try")                                       # back: the editor shows the learner's cells
+    assert_cell_error(at)
 
 
 def test_naive_shows_s_and_a_once(pages):
@@ -50,12 +61,13 @@ def test_naive_shows_s_and_a_once(pages):
     assert list(same_a[0].loc["それ"]) == ["0.212", "0.212", "0.576"]
 
 
-def test_naive_working_starts_folded_and_a_cell_edit_draws_none_of_it():
-    """S, A and Z = AX: three folded steps; an edit redraws the tables, not the working (the
-    browser would draw every formula again), and the opened Z step shows the edited numbers."""
-    at = open_page(NAIVE, unfold=False)
-    assert {"open_naive_s", "open_naive_a", "open_naive_z"} <= set(folded(at))
+def test_naive_working_starts_folded_and_shows_the_edited_numbers():
+    """S, A and Z = AX: three folded steps in 手計算; opened after an edit in 試してみよう, the Z
+    step shows the edited numbers."""
+    at = open_page(NAIVE, section="try")
     edit_matrix(at, "naive_x", [["1", "0", "1", "0"], ["1", "0", "0", "1"], ["0", "1", "0", "1"]])
+    show_section(at, "hand", unfold=False)
+    assert {"open_naive_s", "open_naive_a", "open_naive_z"} <= set(folded(at))
     assert not expander(at, "open_naive_z").children
     unfold_all(at)
     x = np.array([[1, 0, 1, 0], [1, 0, 0, 1], [0, 1, 0, 1]], dtype=float)

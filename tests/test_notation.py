@@ -101,7 +101,7 @@ def test_cost_max_diff_and_training_gradient_without_e_notation(pages):
     # (the finished run is handed to the page as its button would store it: the live charts of a
     # click cost ~25 s in AppTest, the engine alone ~3 s)
     run_a, run_b = tutor.training.run_experiment("scaling", 0, None, 5)
-    at = open_page(TRAINING, session={"training__experiments": {"scaling": (0, run_a, run_b)}})
+    at = open_page(TRAINING, session={"training__experiments": {"scaling": (0, run_a, run_b)}}, section="try")
     assert not at.exception, at.exception
     assert any(c.value == "シード 0 の結果" for c in at.caption)
     text = page_text(at)

@@ -22,7 +22,7 @@ import quizzes
 import tutor
 import ui
 from quizzes.calc import num
-from apphelpers import edit_matrix, open_page, page_text, tables
+from apphelpers import edit_matrix, open_page, page_text, show_section, tables
 from tutor import numfmt
 from tutor import textbook as tb
 from ui.validate import format_number, format_tiny
@@ -138,10 +138,11 @@ def test_a_page_and_a_question_write_0_3125_alike():
     assert "0.313" in q.choices
     assert tutor.softmax(np.log([6.0, 5.0, 5.0]))[1] == pytest.approx(0.3125)
 
-    at = open_page("pages/1_naive.py")
+    at = open_page("pages/1_naive.py", section="try")
     x = np.array(tb.X, dtype=float)
     x[0, 0] = 0.3125
     edit_matrix(at, "naive_x", [[repr(float(v)) for v in row] for row in x])
+    show_section(at, "hand")
     assert not at.exception
     x_tables = [t for t in tables(at) if t.shape == (3, 4) and t.iloc[1, 1] == "1.000"]   # 埋め込み X
     assert x_tables and all(t.iloc[0, 0] == "0.313" == numfmt.fixed(0.3125, 3) for t in x_tables)
@@ -258,7 +259,7 @@ def test_the_check_catches_the_old_scaling_example():
 
 
 def test_scaling_page_shows_terms_that_add_up():
-    at = open_page("pages/3_scaling.py")
+    at = open_page("pages/3_scaling.py", section="hand")
     text = page_text(at)
     assert r"0.4011\,(2, 0) + 0.1978\,(0, 4)" in text and "= (1.2033, 1.1923)" in text   # 0.1978×4 + 0.4011
     assert "1.1922" not in text
@@ -267,7 +268,7 @@ def test_scaling_page_shows_terms_that_add_up():
 
 def test_formula_exact_mode_says_which_rounding_it_uses():
     """④ with the pencil switch off computes exactly and only rounds what it writes: it says so."""
-    at = open_page("pages/4_formula.py")
+    at = open_page("pages/4_formula.py", section="hand")
     at.toggle(key="formula_pencil").set_value(False).run()
     assert not at.exception
     text = page_text(at)
@@ -277,13 +278,13 @@ def test_formula_exact_mode_says_which_rounding_it_uses():
 
 def test_qkv_exact_steps_say_which_rounding_they_use():
     """② computes exactly; its S̃ = S/√2 step (not whole numbers) says that only the display is rounded."""
-    at = open_page("pages/2_qkv.py")
+    at = open_page("pages/2_qkv.py", section="hand")
     assert ui.handcalc.EXACT_NOTE in page_text(at)
 
 
 def test_multihead_page_sums_add_up():
     """⑤ writes two sums of its own (z⁽²⁾ of それ, and the first component of Concat · W_O)."""
-    at = open_page("pages/5_multihead.py")
+    at = open_page("pages/5_multihead.py", section="hand")
     sums = [el.value for el in at.get("latex") if r"\times" in el.value and ("z^{(2)}" in el.value or "第 1 成分" in el.value)]
     assert len(sums) == 2
     for tex in sums:

@@ -1,5 +1,6 @@
-"""AppTest of ⑦-4 /output: temperature figures, the temperature explorer (every T of its slider), reproducible
-sampling, generation steps, greedy stop at EOS."""
+"""AppTest of ⑦-4 /output, section by section: the explanation's terms (ねらい・解説), the temperature
+table (手計算), the tiny model's logits and the temperature bars (可視化), the temperature explorer (every T
+of its slider), reproducible sampling, generation steps, greedy stop at EOS (試してみよう)."""
 import io
 import json
 
@@ -9,7 +10,7 @@ import pyarrow as pa
 import tutor
 from tutor import textbook as tb
 
-from apphelpers import check_quiz, metric_part, open_page, page_text
+from apphelpers import chart_data, check_quiz, metric_part, open_page, page_text, sections_of, show_section, tables
 
 
 OUTPUT = "pages/10_output.py"
@@ -23,16 +24,42 @@ def show(token: str) -> str:
 def test_output_page_temperature_figures():
     at = open_page(OUTPUT)
     assert not at.exception
-    check_quiz(at, "output")
+    assert sections_of(at) == ["ねらい・解説", "手計算", "可視化", "試してみよう", "確認クイズ"]
     text = page_text(at)
+    for s in ("貪欲法", "top-k", "top-p", "ビームサーチ", "ソフトマックス", "「可視化」の小さなモデルは共有を使います"):
+        assert s in text
+    show_section(at, "hand")
+    (table,) = tables(at)
     expected = {1.0: ("0.665", "0.245", "0.090"), 0.5: ("0.867", "0.117", "0.016"), 2.0: ("0.506", "0.307", "0.186")}
     for t, figures in expected.items():
         probs = tutor.output.probabilities(tb.TEMPERATURE_LOGITS, t)
         assert tuple(f"{p:.3f}" for p in probs) == figures
-        for f in figures:
-            assert f in text
-    for s in ("貪欲法", "top-k", "top-p", "ビームサーチ", "ソフトマックス"):
-        assert s in text
+        assert tuple(table.loc[f"T = {t:.1f}", ["P(A)", "P(B)", "P(C)"]]) == figures
+    # 可視化: one bar chart per T of the table, holding the engine's probabilities
+    show_section(at, "visual")
+    assert "温度で分布の形が変わる" in [h.value for h in at.subheader]
+    bars = [chart_data(at, i) for i in range(len(at.get("vega_lite_chart")))][-len(tb.TEMPERATURES):]
+    for t, df in zip(tb.TEMPERATURES, bars):
+        assert df["token"].tolist() == ["A", "B", "C"]
+        np.testing.assert_allclose(df["prob"], tutor.output.probabilities(tb.TEMPERATURE_LOGITS, t), rtol=1e-12)
+    check_quiz(at, "output")
+
+
+def _tiny_model_probs(seed: int) -> np.ndarray:
+    model = tutor.encdec.TinyDecoderOnly.from_seed(seed)
+    return tutor.output.probabilities(model.forward(model.vocab.ids("猫 は 魚 を")).next_logits, 1.0)
+
+
+def test_visual_tiny_model_follows_its_seed():
+    """可視化's untrained decoder: its next-token bars are the engine's softmax(z) for the model's seed."""
+    at = open_page(OUTPUT, section="visual")
+    df = chart_data(at, 0)
+    np.testing.assert_allclose(df["prob"], _tiny_model_probs(0), rtol=1e-12)
+    at.number_input(key="output_model_seed").set_value(7).run()
+    assert not at.exception
+    df = chart_data(at, 0)
+    np.testing.assert_allclose(df["prob"], _tiny_model_probs(7), rtol=1e-12)
+    assert not np.allclose(_tiny_model_probs(7), _tiny_model_probs(0))
 
 
 def _explorer(at):
@@ -48,7 +75,7 @@ def _explorer(at):
 def test_temperature_try_it_holds_every_T_of_its_slider_computed_by_the_engine():
     """温度を動かす's slider is Vega's own (a param bound to a range input): a step filters the
     data in the browser, so every T the slider can reach is in the chart, computed by the engine."""
-    spec, data = _explorer(open_page(OUTPUT))
+    spec, data = _explorer(open_page(OUTPUT, section="try"))
     (param,) = spec["params"]
     temps = tutor.output.TRY_TEMPERATURES
     assert param["value"] == 1.0 and param["bind"]["input"] == "range" and param["bind"]["name"].strip() == "温度 T"
@@ -70,7 +97,7 @@ def test_temperature_try_it_holds_every_T_of_its_slider_computed_by_the_engine()
 
 
 def test_output_sampling_reproducible_with_seed():
-    at = open_page(OUTPUT)
+    at = open_page(OUTPUT, section="try")
     # defaults: previous token を, T = 1.5, k = 2, p = 0.9
     probs = tutor.output.probabilities(tutor.output.toy_next_logits(tutor.output.TOY_VOCAB.ids(["を"])), 1.5)
     for strategy in ("sample", "top_k", "top_p"):
@@ -91,7 +118,7 @@ def test_output_sampling_reproducible_with_seed():
 
 
 def test_output_generation_button_appends_steps():
-    at = open_page(OUTPUT)
+    at = open_page(OUTPUT, section="try")
     assert len(at.expander) == 0
     at.button(key="output_gen_one").click().run()
     assert not at.exception
@@ -110,7 +137,7 @@ def test_output_generation_button_appends_steps():
 
 
 def test_output_greedy_generation_reaches_eos_and_stops():
-    at = open_page(OUTPUT)
+    at = open_page(OUTPUT, section="try")
     at.selectbox(key="output_strategy").set_value("greedy").run()
     at.selectbox(key="output_prompt").set_value("を").run()
     for _ in range(3):
@@ -118,3 +145,19 @@ def test_output_greedy_generation_reaches_eos_and_stops():
     assert not at.exception
     assert "を 食べた 。 〈eos〉" in page_text(at)
     assert at.button(key="output_gen_one").disabled
+
+
+def test_try_settings_and_steps_are_kept_while_the_learner_opens_other_sections():
+    """試してみよう's settings and generated steps live in the session: back from 手計算, they are as left."""
+    at = open_page(OUTPUT, section="try")
+    at.selectbox(key="output_strategy").set_value("greedy").run()
+    at.button(key="output_gen_one").click().run()
+    before = [e.label for e in at.expander]
+    assert len(before) == 1
+    show_section(at, "hand")
+    assert not at.expander and not [s for s in at.selectbox if s.key == "output_strategy"]
+    show_section(at, "try")
+    assert at.selectbox(key="output_strategy").value == "greedy"
+    assert [e.label for e in at.expander] == before
+    probs = tutor.output.probabilities(tutor.output.toy_next_logits(tutor.output.TOY_VOCAB.ids(["を"])), 1.5)
+    assert metric_part(at, "選ばれたトークン") == tutor.output.TOY_VOCAB[int(np.argmax(probs))]

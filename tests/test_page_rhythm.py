@@ -13,10 +13,11 @@ NAIVE, QKV, SCALING, FORMULA = "pages/1_naive.py", "pages/2_qkv.py", "pages/3_sc
 def test_page_runs_with_rhythm_and_sidebar(path):
     at = open_page(path)
     assert not at.exception and not at.error
-    headers = [h.value for h in at.header]
-    for name in ("ねらい", "解説", "手計算", "可視化", "試してみよう", "確認クイズ"):
-        assert name in headers
-    assert [h for h in headers if h in ("ねらい", "解説", "手計算", "可視化", "試してみよう", "確認クイズ")] == \
-        ["ねらい", "解説", "手計算", "可視化", "試してみよう", "確認クイズ"]
     links = {p.proto.page for p in at.sidebar.get("page_link")}
     assert {p.url.lstrip("/") for p in ui.available_pages()} <= links
+    if any(t.label == "確認クイズ" for t in at.tabs):      # ui.sections: the rhythm is the tabs
+        assert [t.label for t in at.tabs][:5] == ["ねらい・解説", "手計算", "可視化", "試してみよう", "確認クイズ"]
+        return
+    headers = [h.value for h in [*at.header, *at.subheader]]    # TEMPORARY: a page not yet in sections
+    for name in ("ねらい", "解説", "手計算", "可視化", "試してみよう", "確認クイズ"):
+        assert name in headers

@@ -13,6 +13,8 @@ from practice.exam import DEFAULT_PACE_S
 from practice.plan import REVIEW_PACE_S, daily_plan, pages_left, review_minutes, spread, todays_reviews
 from practice.progress import apply_answer, apply_answers, new_progress, record_visit, set_setting
 
+from quizzes.core import GENERATOR_INFO
+
 from practice_fakes import fake_registry
 
 KEYS = ["naive", "qkv", "scaling", "formula", "multihead", "mask"]
@@ -110,12 +112,24 @@ def test_set_setting_checks_its_values():
 # ---------------------------------------------------------------------------
 # today's reviews: the share of the pile, and the time it takes
 # ---------------------------------------------------------------------------
+def _skills(n: int) -> list[str]:
+    """n skill keys of the fake registry (a review card is a skill: practice.skill)."""
+    skills = sorted(GENERATOR_INFO)
+    assert len(skills) >= n
+    return skills[:n]
+
+
 def _overdue(n: int) -> dict:
-    """n review cards, card i due i + 1 days before TODAY (card 0 the least overdue)."""
+    """n review cards (n skills), card i due i + 1 days before TODAY (card 0 the least overdue)."""
     p = new_progress()
-    p["review"] = {f"zz.qkv.calc0#{i}": rv.from_box("qkv", 3, (TODAY - timedelta(days=i + 1)).isoformat(), 0)
-                   for i in range(n)}
+    p["review"] = {g: rv.from_box(GENERATOR_INFO[g].topic, 3, (TODAY - timedelta(days=i + 1)).isoformat(), 0)
+                   for i, g in enumerate(_skills(n))}
     return p
+
+
+def _instances(skills: list[str]) -> list[tuple[str, str, bool, int]]:
+    """A right answer to a fresh instance of each skill, as apply_answers takes it."""
+    return [(f"{g}#{i + 100}", GENERATOR_INFO[g].topic, True, 0) for i, g in enumerate(skills)]
 
 
 def test_review_minutes_at_the_exam_pace():
@@ -138,17 +152,17 @@ def test_plan_counts_todays_share_not_the_whole_pile(limit):
     share = min(limit, 62)
     assert plan["due"] == share and plan["due_all"] == 62
     assert plan["minutes"] == math.ceil(share * 40 / 60)
-    oldest = [f"zz.qkv.calc0#{i}" for i in range(61, 61 - share, -1)]     # the most overdue first
+    oldest = [_skills(62)[i] for i in range(61, 61 - share, -1)]          # the most overdue first
     assert todays_reviews(p, TODAY) == oldest
 
 
 def test_plan_after_todays_share_was_reviewed():
     p = _overdue(62)
     share = todays_reviews(p, TODAY)
-    p = apply_answers(p, [(q, "qkv", True, 0) for q in share[:10]], "review", datetime(2026, 3, 1, 9))
+    p = apply_answers(p, _instances(share[:10]), "review", datetime(2026, 3, 1, 9))
     plan = daily_plan(p, KEYS, TODAY)
     assert plan["due"] == 20 and plan["due_all"] == 52 and plan["due_later"] == 32 and plan["minutes"] == 14
-    p = apply_answers(p, [(q, "qkv", True, 0) for q in share[10:]], "review", datetime(2026, 3, 1, 10))
+    p = apply_answers(p, _instances(share[10:]), "review", datetime(2026, 3, 1, 10))
     plan = daily_plan(p, KEYS, TODAY)
     assert plan["due"] == 0 and plan["due_all"] == 32 and plan["minutes"] == 0
     assert daily_plan(p, KEYS, TODAY + timedelta(days=1))["due"] == 30     # the next day: the next share

@@ -24,7 +24,7 @@ from practice.progress import (MAX_ATTEMPTS_KEPT, apply_answer, apply_answers, d
 from practice.store import ProgressError, export_bytes, parse_progress_bytes
 from quizzes.core import GENERATOR_INFO, TOPICS
 
-from practice_fakes import CALC_PER_TOPIC, KNOW_PER_TOPIC, fake_registry
+from practice_fakes import CALC_PER_TOPIC, KNOW_PER_TOPIC, _know_draft, fake_registry
 
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 D0 = date(2026, 3, 1)
@@ -210,49 +210,50 @@ def test_todays_share_never_exceeds_the_limit_and_takes_the_most_overdue_first(o
 
 
 def test_62_overdue_questions_are_spread_over_three_days_oldest_first():
-    pile = _pile({f"zz.{t}.calc{k}#{s}": 10 + (s * 7 + k * 3) % 40 for t in ("qkv", "mask", "naive")
-                  for k in (0, 1) for s in range(11)})
-    pile = dict(list(pile.items())[:62])
+    skills = sorted(GENERATOR_INFO)[:62]                     # one card per skill (practice.skill)
+    pile = _pile({g: 10 + (i * 7) % 40 for i, g in enumerate(skills)})
     assert rv.due_count(pile, D0) == 62
     share = rv.todays_share(pile, D0, None, 30)
     assert len(share) == 30 == rv.DEFAULT_DAILY_LIMIT and share == rv.due_items(pile, D0)[:30]
     oldest_left = min(datetime.fromisoformat(pile[q]["due"]) for q in pile if q not in share)
     assert all(datetime.fromisoformat(pile[q]["due"]) <= oldest_left for q in share)
-    # answered right today: today's share is done, the other 32 wait
+    # answered right today (a fresh instance of each skill): today's share is done, the other 32 wait
     p = new_progress()
     p["review"] = pile
-    p = apply_answers(p, [(q, q.split(".")[1], True, 0) for q in share], "review", T0)
+    p = apply_answers(p, [(f"{q}#{i}", q.split(".")[1], True, 0) for i, q in enumerate(share)], "review", T0)
     done = rv.reviewed_on(p["attempts"], D0)
     assert done == set(share) and rv.todays_share(p["review"], D0, None, 30, done) == []
     assert rv.due_count(p["review"], D0) == 32
     # the next day: the next 30, oldest first; the day after: the last 2
     tomorrow = rv.todays_share(p["review"], day(1), None, 30, rv.reviewed_on(p["attempts"], day(1)))
     assert tomorrow == [q for q in rv.due_items(pile, D0) if q not in share][:30]
-    p = apply_answers(p, [(q, q.split(".")[1], True, 0) for q in tomorrow], "review", T0 + timedelta(days=1))
+    p = apply_answers(p, [(f"{q}#7", q.split(".")[1], True, 0) for q in tomorrow], "review", T0 + timedelta(days=1))
     assert len(rv.todays_share(p["review"], day(2), None, 30, rv.reviewed_on(p["attempts"], day(2)))) == 2
 
 
 def test_a_question_missed_in_review_stays_in_todays_share():
-    pile = _pile({f"zz.qkv.calc0#{s}": 5 for s in range(4)})
+    pile = _pile({g: 5 for g in ("zz.qkv.calc0", "zz.qkv.calc1", "zz.qkv.know0", "zz.qkv.know1")})
     p = new_progress()
     p["review"] = pile
     first = rv.todays_share(pile, D0, None, 2)
-    assert first == ["zz.qkv.calc0#0", "zz.qkv.calc0#1"]
-    p = apply_answers(p, [(first[0], "qkv", False, 1), (first[1], "qkv", True, 0)], "review", T0)
+    assert first == ["zz.qkv.calc0", "zz.qkv.calc1"]
+    p = apply_answers(p, [(first[0] + "#11", "qkv", False, 1), (first[1] + "#12", "qkv", True, 0)], "review", T0)
     done = rv.reviewed_on(p["attempts"], D0)
+    assert done == set(first)                                                # skills, not the instances shown
     assert rv.todays_share(p["review"], D0, None, 2, done) == [first[0]]     # back within minutes; no new one
-    assert rv.todays_share(p["review"], D0, None, 3, done) == ["zz.qkv.calc0#2", first[0]]
+    assert rv.todays_share(p["review"], D0, None, 3, done) == ["zz.qkv.know0", first[0]]
 
 
 def test_reviewed_on_counts_review_answers_of_the_learners_day():
     at = lambda dt, src="review", qid="zz.qkv.calc0#1": {"qid": qid, "topic": "qkv", "correct": True, "choice": 0,
                                                         "at": dt.isoformat(), "source": src}
     attempts = [at(datetime(2026, 3, 1, 23, 30, tzinfo=JST)),                       # 1 March in Tokyo
-                at(datetime(2026, 3, 1, 15, 0, tzinfo=timezone.utc), qid="zz.qkv.calc0#2"),   # 2 March 00:00 in Tokyo
-                at(datetime(2026, 3, 1, 10, 0, tzinfo=JST), "page", "zz.qkv.calc0#3"),  # not in 今日の復習
-                at(datetime(2026, 3, 1, 8, 0), qid="zz.qkv.calc0#4")]                  # no offset: wall clock
-    assert rv.reviewed_on(attempts, D0, JST) == {"zz.qkv.calc0#1", "zz.qkv.calc0#4"}
-    assert rv.reviewed_on(attempts, day(1), JST) == {"zz.qkv.calc0#2"}
+                at(datetime(2026, 3, 1, 15, 0, tzinfo=timezone.utc), qid="zz.qkv.calc1#2"),   # 2 March 00:00 in Tokyo
+                at(datetime(2026, 3, 1, 10, 0, tzinfo=JST), "page", "zz.qkv.know0#3"),  # not in 今日の復習
+                at(datetime(2026, 3, 1, 8, 0), qid="zz.qkv.know1#4"),                  # no offset: wall clock
+                at(datetime(2026, 3, 1, 9, 0), qid="zz.qkv.calc0#9")]                  # another instance of calc0
+    assert rv.reviewed_on(attempts, D0, JST) == {"zz.qkv.calc0", "zz.qkv.know1"}      # skill keys
+    assert rv.reviewed_on(attempts, day(1), JST) == {"zz.qkv.calc1"}
     assert rv.reviewed_on([], D0, JST) == set()
 
 
@@ -346,21 +347,24 @@ def test_apply_answer_wrong_on_page_schedules_right_does_not():
     p1 = apply_answer(p0, "zz.qkv.calc0#5", "qkv", False, 2, "page", T0)
     assert p0 == new_progress()  # not mutated
     assert p1["attempts"] == [{"qid": "zz.qkv.calc0#5", "topic": "qkv", "correct": False, "choice": 2,
-                               "at": "2026-03-01T09:00:00", "source": "page"}]
-    assert p1["review"] == rv.schedule_wrong({}, "zz.qkv.calc0#5", "qkv", T0)
-    assert rv.due_items(p1["review"], D0) == ["zz.qkv.calc0#5"]
+                               "at": "2026-03-01T09:00:00", "source": "page"}]   # the exact id shown
+    assert p1["review"] == rv.schedule_wrong({}, "zz.qkv.calc0", "qkv", T0)    # the card: its skill
+    assert rv.due_items(p1["review"], D0) == ["zz.qkv.calc0"]
     p2 = apply_answer(p1, "zz.qkv.calc1#5", "qkv", True, 0, "exam", T0)
     assert len(p2["attempts"]) == 2 and p2["review"] == p1["review"]
+    p3 = apply_answer(p2, "zz.qkv.calc0#6", "qkv", False, 1, "page", T0)       # another instance: the same card
+    assert list(p3["review"]) == ["zz.qkv.calc0"] and p3["review"]["zz.qkv.calc0"]["reps"] == 2
 
 
 def test_apply_answer_in_review_is_an_fsrs_review():
-    q = "zz.qkv.calc0#5"
+    q, skill = "zz.qkv.calc0#5", "zz.qkv.calc0"
     p = apply_answer(new_progress(), q, "qkv", False, 2, "page", T0)
-    p = apply_answer(p, q, "qkv", True, 1, "review", T0 + timedelta(minutes=5))
-    assert p["review"][q] == rv.review_answer(rv.schedule_wrong({}, q, "qkv", T0), q, True, T0 + timedelta(minutes=5))[q]
+    p = apply_answer(p, "zz.qkv.calc0#8", "qkv", True, 1, "review", T0 + timedelta(minutes=5))   # a new instance
+    assert p["review"][skill] == rv.review_answer(rv.schedule_wrong({}, skill, "qkv", T0), skill, True,
+                                                  T0 + timedelta(minutes=5))[skill]
     assert [a["source"] for a in p["attempts"]] == ["page", "review"]
-    p = apply_answer(p, q, "qkv", False, 3, "review", T0 + timedelta(days=1))
-    assert p["review"][q]["lapses"] == 1 and rv.due_date(p["review"][q]) == day(1)
+    p = apply_answer(p, "zz.qkv.calc0#9", "qkv", False, 3, "review", T0 + timedelta(days=1))
+    assert p["review"][skill]["lapses"] == 1 and rv.due_date(p["review"][skill]) == day(1)
     # the desired retention of the settings is the one used
     p9 = apply_answer(set_setting(new_progress(), "retention", 0.95), q, "qkv", False, 2, "page", T0)
     assert p9["settings"]["retention"] == 0.95
@@ -595,7 +599,7 @@ def test_history_record_and_record_exam():
     assert [(a["qid"], a["correct"], a["source"]) for a in p["attempts"]] == [(qs[0].id, True, "exam"),
                                                                              (qs[1].id, False, "exam")]
     # only the wrong answer is due today: the three unanswered questions are neither cards nor attempts
-    assert sorted(p["review"]) == [qs[1].id]
+    assert sorted(p["review"]) == [qs[1].generator_id]      # the card of its skill
     assert {v["state"] for v in p["review"].values()} == {1}
     assert {rv.due_date(v) for v in p["review"].values()} == {D0}
     assert p["exams"] == [ex.history_record(r, T0, T0 + timedelta(seconds=95), 40)]
@@ -631,21 +635,27 @@ def test_new_and_rich_progress_are_valid():
 def test_export_import_round_trip():
     p = rich_progress()
     raw = export_bytes(p)
-    assert json.loads(raw.decode("utf-8"))["version"] == 2
+    assert json.loads(raw.decode("utf-8"))["version"] == 3
     assert parse_progress_bytes(raw) == p
     assert parse_progress_bytes(b"\xef\xbb\xbf" + raw) == p  # an editor's BOM is fine
 
 
 def test_the_largest_valid_progress_fits_the_size_cap_and_round_trips():
-    qid = "zz.training.know3#999999999999"  # the longest id the fake registry can make
+    # as many skills as the schedule keeps (one card each), with generator ids as long as a stored
+    # id may have (store.MAX_QID_LEN: 67 characters + "#" + a 12-digit seed)
+    long_ids = [f"zz.training.{'x' * 48}{i:07d}" for i in range(rv.MAX_ITEMS)]
+    for gid in long_ids:
+        quizzes.core.register(gid, "training", _know_draft("training", 9), kind="knowledge")
+    assert len(long_ids[0]) + 13 == store.MAX_QID_LEN
+    qid = f"{long_ids[0]}#999999999999"
     p = new_progress()
     p["visited"] = {k: True for k in store.PAGE_KEYS}
     p["attempts"] = [{"qid": qid, "topic": "training", "correct": False, "choice": 3,
                       "at": "2026-12-31T23:59:59", "source": "review"}] * MAX_ATTEMPTS_KEPT
-    p["review"] = {f"zz.training.know3#{10**11 + i}": {
+    p["review"] = {gid: {
         "topic": "training", "state": 3, "step": 99, "stability": 123456.7891, "difficulty": 9.8765,
         "due": "2026-12-31T23:59:59+00:00", "last_review": "2026-12-31T23:59:59+00:00",
-        "lapses": 999_999, "reps": 999_999} for i in range(rv.MAX_ITEMS)}
+        "lapses": 999_999, "reps": 999_999} for gid in long_ids}
     p["settings"] = {"exam_date": "2026-12-31", "retention": 0.85, "daily_review_limit": 100}
     p["exam_in_progress"] = {"v": 1, "run": "ffffffff", "qids": [qid] * 200, "pace": 600, "limit": 120_000,
                              "started_at": float(int(time.time())),
@@ -667,11 +677,15 @@ def test_validation_messages_are_japanese():
 
 def test_unknown_question_id_is_named_by_the_validator_and_left_out_by_the_reader():
     p = new_progress()
-    p["review"] = {"gone.gen#1": rv.from_box("qkv", 1, "2026-03-01", 0)}
+    p["review"] = {"qkv.gone": rv.from_box("qkv", 1, "2026-03-01", 0)}     # a skill whose generator was removed
     with pytest.raises(ProgressError, match="もうありません"):
         store.validate_progress(p)                       # the strict check names it
     notes = []
     assert parse_progress_bytes(json.dumps(p).encode(), notes)["review"] == {}   # a file keeps the rest
+    assert notes == ["もうない問題の復習予定 1 問を外しました。"]
+    old = {**p, "version": 2, "review": {"gone.gen#1": p["review"]["qkv.gone"]}}   # the same in schema 2
+    notes = []
+    assert parse_progress_bytes(json.dumps(old).encode(), notes)["review"] == {}
     assert notes == ["もうない問題の復習予定 1 問を外しました。"]
 
 
@@ -689,12 +703,22 @@ def v1_file() -> dict:
 def test_schema_1_file_imports_with_boxes_mapped_and_nothing_else_changed():
     old = v1_file()
     p = parse_progress_bytes(json.dumps(old).encode("utf-8"))
-    assert p["version"] == 2 and store.validate_progress(p) is p
+    assert p["version"] == 3 and store.validate_progress(p) is p
     assert (p["visited"], p["attempts"], p["exams"]) == (old["visited"], old["attempts"], old["exams"])
     assert p["settings"] == new_progress()["settings"] and p["exam_in_progress"] is None
-    for qid, item in old["review"].items():
-        assert p["review"][qid] == rv.from_box(item["topic"], item["box"], item["due"], item["lapses"])
-    assert parse_progress_bytes(export_bytes(p)) == p   # and it exports as schema 2
+    for qid, item in old["review"].items():          # one skill each: the card keyed by its generator
+        assert p["review"][qid.split("#")[0]] == rv.from_box(item["topic"], item["box"], item["due"], item["lapses"])
+    assert parse_progress_bytes(export_bytes(p)) == p   # and it exports as schema 3
+
+
+def test_schema_1_boxes_of_one_skill_merge_into_one_card():
+    old = v1_file()
+    old["review"]["zz.qkv.calc0#9"] = {"topic": "qkv", "box": 4, "due": "2026-02-20", "lapses": 2}
+    p = parse_progress_bytes(json.dumps(old).encode("utf-8"))
+    assert sorted(p["review"]) == ["zz.mask.know2", "zz.qkv.calc0", "zz.qkv.calc1"]
+    card = p["review"]["zz.qkv.calc0"]
+    box4 = rv.from_box("qkv", 4, "2026-02-20", 2)              # the one reviewed (box 1 never was)
+    assert card == {**box4, "due": box4["due"], "lapses": 2, "reps": 3}
 
 
 @pytest.mark.parametrize("bad", [
@@ -708,7 +732,7 @@ def test_schema_1_file_is_validated_as_strictly_as_before(bad):
     assert JAPANESE.search(str(e.value))
 
 
-@pytest.mark.parametrize("version", [0, 3, 999, "2", None, True])
+@pytest.mark.parametrize("version", [0, 4, 999, "2", "3", None, True])
 def test_unknown_versions_are_refused_in_japanese(version):
     p = {**new_progress(), "version": version}
     with pytest.raises(ProgressError, match="バージョン"):
@@ -753,5 +777,13 @@ def test_real_file_naming_a_moved_bank_item_is_read_with_its_new_id_and_topic():
            "review": {"kb.multihead.k05#3": {"topic": "multihead", "box": 2, "due": "2026-12-01", "lapses": 1}}}
     got = store.parse_progress_bytes(json.dumps(old).encode())
     assert [(a["qid"], a["topic"]) for a in got["attempts"]] == [("kb.block.k10#7", "block")]
-    assert list(got["review"]) == ["kb.block.k11#3"] and got["review"]["kb.block.k11#3"]["topic"] == "block"
+    assert list(got["review"]) == ["kb.block.k11"] and got["review"]["kb.block.k11"]["topic"] == "block"
     assert quizzes.from_id("kb.block.k11#3").topic == "block"
+    # the same in a record of schema 2 (a card per question id) and of schema 3 (a card per skill)
+    card = got["review"]["kb.block.k11"]
+    v2 = {**got, "version": 2, "review": {"kb.multihead.k05#3": {**card, "topic": "multihead"}},
+          "attempts": old["attempts"]}
+    v3 = {**got, "review": {"kb.multihead.k05": {**card, "topic": "multihead"}}, "attempts": old["attempts"]}
+    for record in (v2, v3):
+        back = store.parse_progress_bytes(json.dumps(record).encode())
+        assert back["review"] == {"kb.block.k11": card} and back["attempts"] == got["attempts"]

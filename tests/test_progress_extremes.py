@@ -22,6 +22,7 @@ from practice.store import YEARS, ProgressError, validate_progress
 from apphelpers import no_exception, open_page
 
 QID, TOPIC = "naive.weight#3", "naive"
+SKILL = "naive.weight"          # the review card's key (practice.skill.key)
 FIRST, LAST = f"{YEARS[0]}-01-01", f"{YEARS[1]}-12-31"
 ZONES = {"UTC+18": 18, "UTC+14 (Kiritimati)": 14, "UTC-11 (Pago Pago)": -11, "UTC-18": -18}
 PAGES = ["app.py", "pages/21_review.py", "pages/22_drill.py", "pages/20_exam.py", "pages/1_naive.py"]
@@ -33,8 +34,8 @@ def extreme(day: str, hour: str) -> dict:
     at = datetime.fromisoformat(f"{day}T{hour}")
     p = apply_answer(new_progress(), QID, TOPIC, False, 1, "page", at)
     p = set_setting(p, "exam_date", day)
-    card = {**p["review"][QID], "due": f"{day}T{hour}+00:00", "last_review": f"{day}T{hour}+00:00"}
-    return validate_progress({**p, "review": {QID: card}})
+    card = {**p["review"][SKILL], "due": f"{day}T{hour}+00:00", "last_review": f"{day}T{hour}+00:00"}
+    return validate_progress({**p, "review": {SKILL: card}})
 
 
 RECORDS = {"first": extreme(FIRST, "00:00:00"), "last": extreme(LAST, "23:59:59")}
@@ -47,7 +48,7 @@ def test_the_ends_of_the_years_are_accepted_and_one_day_beyond_is_refused(which)
     beyond = "1999-12-31" if which == "first" else "2200-01-01"
     for name, broken in (
             ("exam date", {**record, "settings": {**record["settings"], "exam_date": beyond}}),
-            ("due", {**record, "review": {QID: {**record["review"][QID], "due": beyond + "T12:00:00+00:00"}}}),
+            ("due", {**record, "review": {SKILL: {**record["review"][SKILL], "due": beyond + "T12:00:00+00:00"}}}),
             ("attempt", {**record, "attempts": [{**record["attempts"][0], "at": beyond + "T12:00:00"}]})):
         with pytest.raises(ProgressError, match="年の範囲"):
             validate_progress(broken)
@@ -79,5 +80,5 @@ def test_due_days_of_the_extremes_in_every_zone():
     for record in RECORDS.values():
         for hours in ZONES.values():
             tz = timezone(timedelta(hours=hours))
-            day = rv.due_date(record["review"][QID], tz)
+            day = rv.due_date(record["review"][SKILL], tz)
             assert YEARS[0] - 1 <= day.year <= YEARS[1] + 1

@@ -103,7 +103,7 @@ def test_a_file_with_parts_this_version_cannot_use_keeps_the_rest_and_says_what_
     whose deadline passed weeks ago: each is left out with a Japanese note, the rest is imported."""
     p = copy.deepcopy(make_base())
     p["attempts"].insert(0, {**p["attempts"][0], "qid": "removed.gen#1"})
-    p["review"]["gone.gen#1"] = next(iter(p["review"].values()))
+    p["review"]["qkv.gone"] = next(iter(p["review"].values()))         # a skill whose generator was removed
     stale = ex.new_exam(10, 40, seed=3, now=T0.timestamp())          # started March 2026, never finished
     p["exam_in_progress"] = stale
     notes = []
@@ -204,7 +204,7 @@ CASES = {
     "1e999 total": lambda: export_bytes(make_base()).replace(b'"total": 10', b'"total": 1e999', 1),
     "5000-digit integer": lambda: export_bytes(make_base()).replace(b'"lapses": 0', b'"lapses": ' + b"9" * 5000, 1),
     # top level
-    "version 3": edit(_setitem(["version"], 3)),
+    "version 4": edit(_setitem(["version"], 4)),
     "version 0": edit(_setitem(["version"], 0)),
     "version as text": edit(_setitem(["version"], "2")),
     "version true": edit(_setitem(["version"], True)),

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 import quizzes
 from ui import widgets
-from browserhelpers import ROOT, new_page, streamlit_server, wait_until_rendered  # noqa: F401
+from browserhelpers import ROOT, new_page, quiz_url, streamlit_server, wait_until_rendered  # noqa: F401
 
 pytestmark = pytest.mark.browser
 WAIT = 30_000
@@ -71,7 +71,7 @@ def test_answered_card_marks_the_choices_in_words_and_is_readable(base, browser,
     if not AXE.is_file():
         pytest.skip(f"axe-core is not installed ({AXE.relative_to(ROOT)}): run `bash .ci/install-browser`")
     with new_page(browser, f"quiz-verdict-{scheme}", color_scheme=scheme) as page:
-        page.goto(base + "/naive", wait_until="domcontentloaded")
+        page.goto(quiz_url(base, "/naive"), wait_until="domcontentloaded")
         wait_until_rendered(page)
         card, q = _first_card(page)
         key = card.evaluate("el => [...el.querySelectorAll('[class*=\"st-key-quiz_naive_\"]')]"

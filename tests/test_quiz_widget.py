@@ -1,5 +1,6 @@
 """The quiz section every learning page ends with (ui.quiz_section), driven through AppTest."""
 import quizzes
+import ui
 from apphelpers import open_page, page_text
 
 QKV = "pages/2_qkv.py"
@@ -16,7 +17,7 @@ def _question_ids(at, topic: str) -> list[str]:
 
 
 def test_fresh_questions_belong_to_the_page_and_start_unanswered():
-    at = open_page(QKV)
+    at = open_page(QKV, section="quiz")
     ids = _question_ids(at, "qkv")
     assert len(ids) == 3 and len({i.split("#")[0] for i in ids}) == 3
     assert all(quizzes.from_id(q).topic == "qkv" for q in ids)
@@ -35,7 +36,7 @@ def test_fresh_questions_belong_to_the_page_and_start_unanswered():
 
 
 def test_right_answer_is_confirmed_with_the_explanation_and_recorded():
-    at = open_page(QKV)
+    at = open_page(QKV, section="quiz")
     q = quizzes.from_id(_question_ids(at, "qkv")[0])
     radio, submit = _card(at, 1)
     radio.set_value(q.answer)           # a form: the choice is sent with 回答する, in one run
@@ -45,16 +46,17 @@ def test_right_answer_is_confirmed_with_the_explanation_and_recorded():
     assert q.explanation in page_text(at)
     attempts = at.session_state["progress"]["attempts"]
     assert [(a["qid"], a["correct"], a["source"]) for a in attempts] == [(q.id, True, "page")]
-    assert q.id not in at.session_state["progress"]["review"]
+    assert q.generator_id not in at.session_state["progress"]["review"]   # cards are skills (practice.skill)
     # locked (one answer per card): the radio and 回答する give way to the choices as text, the
     # right one marked in words, and marked as the learner's too
     assert not any(r.key.endswith("_1__choice") for r in at.radio)
     assert not any(b.key.endswith("_1__submit") for b in at.button)
-    assert _marked(at, q) == {q.answer: "　**✓ 正解**　← あなたの解答"}
+    right = "✓ 正解（誤っている記述）" if ui.quiz.asks_for_incorrect(q) else "✓ 正解"   # a 不適切 item says so
+    assert _marked(at, q) == {q.answer: f"　**{right}**　← あなたの解答"}
 
 
 def test_wrong_answer_names_the_mistake_and_schedules_a_review():
-    at = open_page(QKV)
+    at = open_page(QKV, section="quiz")
     q = quizzes.from_id(_question_ids(at, "qkv")[1])
     wrong = (q.answer + 1) % 4
     radio, submit = _card(at, 2)
@@ -63,9 +65,10 @@ def test_wrong_answer_names_the_mistake_and_schedules_a_review():
     assert not at.exception
     assert any("不正解" in e.value and q.choices[q.answer] in e.value for e in at.error)
     assert any(q.misconceptions[wrong] in w.value for w in at.warning)
-    assert at.session_state["progress"]["review"][q.id]["state"] == 1  # FSRS: rated Again, due today
+    assert at.session_state["progress"]["review"][q.generator_id]["state"] == 1  # FSRS: its skill rated Again, due today
     # in place: the right choice and the learner's, marked with an icon and words; the others as they were
-    assert _marked(at, q) == {q.answer: "　**✓ 正解**", wrong: "　← あなたの解答"}
+    right = "✓ 正解（誤っている記述）" if ui.quiz.asks_for_incorrect(q) else "✓ 正解"   # a 不適切 item says so
+    assert _marked(at, q) == {q.answer: f"　**{right}**", wrong: "　← あなたの解答"}
     assert q.explanation in page_text(at)
 
 
@@ -135,7 +138,7 @@ def test_bad_link_warning_stays_until_the_link_is_left():
 
 
 def test_new_questions_button_draws_a_new_round():
-    at = open_page(QKV)
+    at = open_page(QKV, section="quiz")
     before = _question_ids(at, "qkv")
     next(b for b in at.button if b.key == "quiz_qkv__new").click().run()
     assert not at.exception
@@ -155,7 +158,7 @@ def test_answer_that_earns_the_mark_redraws_the_sidebar():
     for seed in range(4):   # 4 right answers: one more right one makes 5 of 5 (✓)
         p = apply_answer(p, f"zz.qkv.calc0#{seed}", "qkv", True, 0, "page")
     assert not is_mastered(p, "qkv")
-    at = open_page(QKV, session={"progress": p})
+    at = open_page(QKV, session={"progress": p}, section="quiz")
     label = ui_label("qkv")
     assert label in _sidebar_labels(at) and label + " ✓" not in _sidebar_labels(at)
     q = quizzes.from_id(_question_ids(at, "qkv")[0])
@@ -186,7 +189,7 @@ def test_mastery_is_earned_on_the_page_counting_down_with_one_more_question():
     """From no answers: 5 right answers in a row earn ✓ (the rule judges the last 5). The line under
     the cards counts down after every answer; when the 3 cards are used up, 「もう 1 問」 adds a card
     of the page's topic, from a generator none of the cards uses."""
-    at = open_page(QKV)
+    at = open_page(QKV, section="quiz")
     label = ui_label("qkv")
     assert _mastery_line(at) == "あと 5 問続けて正解で習得（✓）"
     for n, left in zip(range(1, 6), (4, 3, 2, 1, 0)):
@@ -212,7 +215,7 @@ def test_mastery_is_earned_on_the_page_counting_down_with_one_more_question():
 def test_the_count_follows_wrong_answers_too():
     """One wrong answer among the last 5 is allowed (it counts as one of the 5); a second one puts
     the count back up."""
-    at = open_page(QKV)
+    at = open_page(QKV, section="quiz")
     ids = _question_ids(at, "qkv")
     for n, right, left in ((1, True, 4), (2, False, 3), (3, False, 4)):
         q = quizzes.from_id(ids[n - 1])
@@ -223,7 +226,7 @@ def test_the_count_follows_wrong_answers_too():
 
 
 def test_one_more_question_stops_at_ten_cards():
-    at = open_page(QKV)
+    at = open_page(QKV, section="quiz")
     from ui.quiz import MAX_CARDS
     for _ in range(MAX_CARDS - 3):
         next(b for b in at.button if b.key == "quiz_qkv__more").click().run()

@@ -26,7 +26,7 @@ def test_what_the_practice_functions_make_has_the_defined_keys():
                                    paper["run"])
     assert set(p) == required(Progress) and set(p["settings"]) == required(Settings)
     assert set(p["attempts"][0]) == required(Attempt)
-    assert set(p["review"]["zz.qkv.calc0#1"]) == required(Card)
+    assert set(p["review"]["zz.qkv.calc0"]) == required(Card)        # keyed by skill (practice.skill)
     assert set(paper) == required(ExamState)
     assert required(ExamResult) <= set(result) <= required(ExamResult) | optional(ExamResult)
 

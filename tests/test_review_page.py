@@ -32,6 +32,19 @@ def saved_progress() -> dict:
     return ex.record_exam(p, r, datetime(2026, 3, 1, 10, tzinfo=timezone.utc), datetime(2026, 3, 1, 10, 5, tzinfo=timezone.utc), 40)
 
 
+def shown(at, skill: str):
+    """The question /review draws for the due card of ``skill`` (a fresh instance, kept for the round)."""
+    return quizzes.from_id(at.session_state["review__drawn"][skill])
+
+
+def answer_review_card(at, question, right: bool = True) -> None:
+    card = [r for r in at.radio if (r.key or "").startswith("review_")][0].key[: -len("__choice")]
+    assert card.endswith(question.id)
+    at.radio(key=f"{card}__choice").set_value(question.answer if right else wrong(question))
+    at.button(key=f"{card}__submit").click()
+    no_exception(at.run())
+
+
 class FakeUpload:
     def __init__(self, data: bytes | Exception):
         self.data = data
@@ -48,19 +61,19 @@ def test_review_session_wrong_on_page_then_due_then_fsrs_moves_it():
     at.radio(key=f"{key}__choice").set_value(wrong(q))  # a form: sent with the submit
     at.button(key=f"{key}__submit").click()
     no_exception(at.run())
-    assert at.session_state["progress"]["review"][q.id]["state"] == 1
+    skill = q.generator_id                              # the card is the skill (practice.skill.key)
+    assert at.session_state["progress"]["review"][skill]["state"] == 1
     # one answer per card: the choices are shown as text from now on, the right one and the learner's marked
     assert not any(r.key == f"{key}__choice" for r in at.radio)
     assert any(m.value.startswith("- A. ") and "← あなたの解答" in m.value for m in at.markdown)
 
     no_exception(at.switch_page(REVIEW).run())
     assert metric(at, "今日が期限の問題") == "1 問"
-    assert q.stem in page_text(at)
-    card = [r for r in at.radio if (r.key or "").startswith("review_")][0].key[: -len("__choice")]
-    at.radio(key=f"{card}__choice").set_value(q.answer)  # a form: sent with the submit
-    at.button(key=f"{card}__submit").click()
-    no_exception(at.run())
-    item = at.session_state["progress"]["review"][q.id]
+    again = shown(at, skill)                            # a fresh instance of the same skill, not the item answered
+    assert again.id != q.id and (again.stem, again.choices) != (q.stem, q.choices) and again.answer != q.answer
+    assert again.stem in page_text(at)
+    answer_review_card(at, again)
+    item = at.session_state["progress"]["review"][skill]
     assert item["reps"] == 2 and item["lapses"] == 0   # FSRS: Again, then Good (its second learning step)
     assert "今日のうちにもう一度出ます。" in page_text(at)
     assert list(tables(at)[0]["問題数"]) == ["1", "0", "0"]
@@ -71,11 +84,10 @@ def test_review_session_wrong_on_page_then_due_then_fsrs_moves_it():
     # right once more (the next round): the question graduates to days
     at.button(key="review_again").click()
     no_exception(at.run())
-    card = [r for r in at.radio if (r.key or "").startswith("review_")][0].key[: -len("__choice")]
-    at.radio(key=f"{card}__choice").set_value(q.answer)  # a form: sent with the submit
-    at.button(key=f"{card}__submit").click()
-    no_exception(at.run())
-    item = at.session_state["progress"]["review"][q.id]
+    third = shown(at, skill)                            # the next round: another instance again
+    assert third.id not in (q.id, again.id) and third.generator_id == skill
+    answer_review_card(at, third)
+    item = at.session_state["progress"]["review"][skill]
     day = rv.due_date(item)
     assert item["state"] == 2 and day > datetime.now().date()
     assert f"次は {numfmt.day(day, datetime.now().date())}（{(day - datetime.now().date()).days} 日後）に出ます。" in page_text(at)
@@ -92,21 +104,47 @@ def test_review_wrong_answer_stays_due_and_comes_back_next_round():
     p = apply_answer(p, q2.id, q2.topic, False, wrong(q2), "exam", now)
     at = no_exception(open_page(REVIEW, session={"progress": p}))
     assert metric(at, "今日が期限の問題") == "2 問"
-    assert at.session_state["review__cur"] == q2.id  # due at the same time: ordered by id
+    s1, s2 = q1.generator_id, q2.generator_id
+    assert at.session_state["review__cur"] == s2  # due at the same time: ordered by skill key
+    first_round = {}
     for q, right in ((q2, True), (q1, False)):
-        card = [r for r in at.radio if (r.key or "").startswith("review_")][0].key[: -len("__choice")]
-        assert q.stem in page_text(at)
-        at.radio(key=f"{card}__choice").set_value(q.answer if right else wrong(q))  # a form: sent with the submit
-        at.button(key=f"{card}__submit").click()
-        no_exception(at.run())
+        instance = first_round[q.generator_id] = shown(at, q.generator_id)
+        assert instance.generator_id == q.generator_id and instance.id != q.id
+        assert instance.stem in page_text(at)
+        answer_review_card(at, instance, right)
         at.button(key="review_next").click()
         no_exception(at.run())
     review = at.session_state["progress"]["review"]
-    assert review[q1.id]["lapses"] == 1 and review[q2.id]["lapses"] == 0 and review[q2.id]["reps"] == 2
+    assert review[s1]["lapses"] == 1 and review[s2]["lapses"] == 0 and review[s2]["reps"] == 2
     assert "今日の分にまだ 2 問残っています" in page_text(at)
     at.button(key="review_again").click()
     no_exception(at.run())
-    assert q1.stem in page_text(at)
+    back = shown(at, s1)                                # missed in review: back as yet another instance
+    assert back.id not in (q1.id, first_round[s1].id) and back.stem in page_text(at)
+
+
+@pytest.mark.parametrize("qid", ["zz.qkv.calc0#11", "zz.mask.know1#4"])
+def test_after_a_wrong_answer_on_a_page_the_review_shows_another_instance_of_the_same_skill(qid):
+    """Issue 35: the item missed on a page is not the item reviewed minutes later (same matrix, same
+    A–D order: answerable by remembering the letter). A calculation comes back with new numbers, a
+    knowledge item with its choices in a new order and the right one at another letter."""
+    q = quizzes.from_id(qid)
+    p = apply_answer(new_progress(), q.id, q.topic, False, wrong(q), "page", datetime.now() - timedelta(minutes=3))
+    at = no_exception(open_page(REVIEW, session={"progress": p}))
+    assert at.session_state["review__cur"] == q.generator_id
+    again = shown(at, q.generator_id)
+    assert again.generator_id == q.generator_id and again.id != q.id
+    assert again.answer != q.answer and again.choices != q.choices
+    assert again.stem in page_text(at) and again.choices[again.answer] == q.choices[q.answer] or q.kind == "calc"
+    for _ in range(2):                                    # a rerun never swaps the question under the learner
+        no_exception(at.run())
+        assert shown(at, q.generator_id).id == again.id
+    answer_review_card(at, again)
+    log = at.session_state["progress"]["attempts"]
+    assert [(a["qid"], a["source"]) for a in log] == [(q.id, "page"), (again.id, "review")]   # the exact ids shown
+    assert list(at.session_state["progress"]["review"]) == [q.generator_id]                    # one card, rated twice
+    assert at.session_state["progress"]["review"][q.generator_id]["reps"] == 2
+    assert shown(at, q.generator_id).id == again.id      # the answered card stays on screen with its feedback
 
 
 def test_review_weak_topics_ranked_with_links():
@@ -222,12 +260,19 @@ def test_clear_this_device_asks_first_then_empties_the_progress():
 # ---------------------------------------------------------------------------
 # a daily limit: today's share of the due pile
 # ---------------------------------------------------------------------------
+def pile_skills(n: int) -> list[str]:
+    """n skill keys of the fake registry (one review card per skill)."""
+    skills = sorted(quizzes.GENERATOR_INFO)
+    assert len(skills) >= n
+    return skills[:n]
+
+
 def overdue_pile(n: int) -> dict:
-    """A record with n review cards, card i due i + 1 days ago (the last the most overdue)."""
+    """A record with n review cards (n skills), card i due i + 1 days ago (the last the most overdue)."""
     today = datetime.now().date()
     p = new_progress()
-    p["review"] = {f"zz.qkv.calc0#{i}": rv.from_box("qkv", 3, (today - timedelta(days=i + 1)).isoformat(), 0)
-                   for i in range(n)}
+    p["review"] = {g: rv.from_box(quizzes.GENERATOR_INFO[g].topic, 3, (today - timedelta(days=i + 1)).isoformat(), 0)
+                   for i, g in enumerate(pile_skills(n))}
     return p
 
 
@@ -237,16 +282,12 @@ def test_62_due_questions_make_a_share_of_30_the_most_overdue_first():
     assert "今日の分 30 問（期限が来ている 62 問のうち）" in text
     assert "1 日の上限は 30 問です。期限を過ぎてから長い問題ほど忘れやすいので先に出し" in text
     assert metric(at, "今日が期限の問題") == "62 問"
-    assert at.session_state["review__cur"] == "zz.qkv.calc0#61"             # the most overdue first
+    assert at.session_state["review__cur"] == pile_skills(62)[61]           # the most overdue first
     assert "この回の残り 30 問" in text
     assert at.select_slider(key="review_limit").value == 30
     assert any(c.value.startswith("今日の復習に出すのは 1 日 30 問まで（1 問 40 秒として約 20 分）。") for c in at.caption)
     # answered right: one place of today's 30 is used, the pile shrinks by one
-    q = quizzes.from_id("zz.qkv.calc0#61")
-    card = [r for r in at.radio if (r.key or "").startswith("review_")][0].key[: -len("__choice")]
-    at.radio(key=f"{card}__choice").set_value(q.answer)
-    at.button(key=f"{card}__submit").click()
-    no_exception(at.run())
+    answer_review_card(at, shown(at, pile_skills(62)[61]))
     text = page_text(at)
     assert "今日の分 あと 29 問（期限が来ている 61 問のうち）" in text
     assert "（今日はもう 1 問を復習しました）" in text
@@ -270,7 +311,8 @@ def test_a_finished_share_says_the_rest_waits_and_how_to_do_more():
     p = overdue_pile(12)
     p = set_setting(p, "daily_review_limit", 10)
     share = rv.todays_share(p["review"], datetime.now().date(), None, 10)
-    p = apply_answers(p, [(q, "qkv", True, 0) for q in share], "review", datetime.now().astimezone())
+    p = apply_answers(p, [(f"{q}#{i}", quizzes.GENERATOR_INFO[q].topic, True, 0) for i, q in enumerate(share)],
+                      "review", datetime.now().astimezone())
     at = no_exception(open_page(REVIEW, session={"progress": p}))
     assert at.session_state["review__cur"] is None
     text = page_text(at)

@@ -1,5 +1,5 @@
-"""AppTest of ③ /scaling: textbook numbers, spread chart, the saturation explorer (every c of its
-slider), tiny numbers without e-notation."""
+"""AppTest of ③ /scaling, section by section (ui.sections): textbook numbers, spread chart, the
+saturation explorer (every c of its slider), tiny numbers without e-notation."""
 import io
 import json
 
@@ -9,17 +9,26 @@ import pyarrow as pa
 import tutor
 from tutor import textbook as tb
 
-from apphelpers import chart_data, E_NOTATION, lesson_elements, lesson_text, open_page, page_text, table_frame
+from apphelpers import (
+    chart_data, E_NOTATION, lesson_elements, lesson_text, open_page, page_text, sections_of, show_section,
+    table_frame
+)
 
 
 SCALING = "pages/3_scaling.py"
+SECTIONS = ["ねらい・解説", "手計算", "可視化", "試してみよう", "確認クイズ"]
 
 
 def test_scaling_textbook_numbers_and_spread_chart():
     at = open_page(SCALING)
+    assert sections_of(at) == SECTIONS
+    assert "64 回分の合計はおよそ ±8" in page_text(at)                 # 解説, in the first tab
+    show_section(at, "hand")
     text = page_text(at)
-    for figure in ("0.4011", "0.1978", "0.4223", "0.1554", "0.99995", "0.66524", "0.99966", "22.63", "5.056", "2.028"):
+    for figure in ("0.4011", "0.1978", "0.4223", "0.1554", "0.99995", "0.66524", "0.99966", "5.056", "2.028"):
         assert figure in text, figure
+    show_section(at, "visual")
+    assert "22.63" in page_text(at)                                    # the measured spread at d_k = 512
     exp = tutor.scaling.dot_product_spread(np.random.default_rng(0))
     df = chart_data(at, 0)
     measured = df[df["系列"] == "測定した標準偏差"]["値"].to_numpy()
@@ -30,10 +39,14 @@ def test_scaling_textbook_numbers_and_spread_chart():
     df7 = chart_data(at, 0)
     np.testing.assert_allclose(df7[df7["系列"] == "測定した標準偏差"]["値"].to_numpy(), other.raw_std, rtol=1e-12)
     assert not np.allclose(other.raw_std, exp.raw_std, rtol=1e-9)
+    show_section(show_section(at, "try"), "visual")                    # away and back: the seed is kept
+    assert at.number_input(key="scaling_seed").value == 7
+    df7 = chart_data(at, 0)
+    np.testing.assert_allclose(df7[df7["系列"] == "測定した標準偏差"]["値"].to_numpy(), other.raw_std, rtol=1e-12)
 
 
 def _explorer(at):
-    """(spec, {dataset name: DataFrame}) of 試してみよう's chart (the page's last)."""
+    """(spec, {dataset name: DataFrame}) of 試してみよう's chart (the section's last)."""
     el = at.get("vega_lite_chart")[-1]
     frames = {ds.name: pa.ipc.open_stream(io.BytesIO(ds.data.data)).read_all().to_pandas() for ds in el.proto.datasets}
     return json.loads(el.proto.spec), frames
@@ -42,7 +55,7 @@ def _explorer(at):
 def test_scaling_try_it_holds_every_c_of_its_slider_computed_by_the_engine():
     """The slider is Vega's own (a param bound to a range input): a step filters the data in the
     browser, so every c the slider can reach must be in the chart, each computed by the engine."""
-    spec, data = _explorer(open_page(SCALING))
+    spec, data = _explorer(open_page(SCALING, section="try"))
     (param,) = spec["params"]
     factors = tutor.scaling.SATURATION_FACTORS
     assert param["name"] == "c" and param["value"] == 1.0 and param["bind"]["input"] == "range"
@@ -85,7 +98,7 @@ def test_scaling_tiny_numbers_without_e_notation(pages):
 
 
 def test_scaling_try_it_readout_without_e_notation():
-    _, data = _explorer(open_page(SCALING))
+    _, data = _explorer(open_page(SCALING, section="try"))
     readout = data["readout"].set_index("倍率 c")["読み"]
     assert not any(E_NOTATION.search(t) for t in readout), [t for t in readout if E_NOTATION.search(t)]
     p = tutor.scaling.saturation_point(tb.SATURATION_SCORES[0], 20.0)            # (40, 20, 0)

@@ -26,7 +26,7 @@ import pandas as pd
 import pytest
 
 import quizzes
-from apphelpers import open_page
+from apphelpers import open_page, section_tabs, sections_of, show_section
 from practice.progress import apply_answer, new_progress, record_visit
 from practice.store import MAX_BYTES, export_bytes
 from ui import state
@@ -177,7 +177,7 @@ def test_some_pages_have_matrix_editors():
 
 @pytest.mark.parametrize("info", EDITOR_PAGES, ids=[p.key for p in EDITOR_PAGES])
 def test_matrix_cell_payloads_are_shown_as_text(info):
-    at = open_page(info.path)
+    at = open_page(info.path, section="try")           # the editors are in 試してみよう
     editors = _editors(at)
     assert editors, f"{info.path} calls ui.matrix_editor but none is on screen"
     for key in editors:
@@ -202,21 +202,36 @@ def test_matrix_cell_payloads_are_shown_as_text(info):
 # ---------------------------------------------------------------------------
 # 1b. text inputs → engine errors (ui.compute)
 # ---------------------------------------------------------------------------
-TEXT_PAGES = [p for p in EXISTING if "text_input(" in (ROOT / p.path).read_text(encoding="utf-8")]
+TEXT_PAGES = [p for p in EXISTING if re.search(r"text_(input|area)\(", (ROOT / p.path).read_text(encoding="utf-8"))]
+
+
+def _text_boxes(at) -> list:
+    """The text inputs and areas on screen."""
+    return [*at.text_input, *at.get("text_area")]
+
+
+def _section_with_text_boxes(at):
+    """Open the section of a learning page that holds its text boxes (ui.sections: one at a time).
+    ⑧'s sentence box appears in 試してみよう once a model was trained in 可視化 (~2 s)."""
+    for name in sections_of(at) if section_tabs(at) else [None]:
+        if name is not None:
+            show_section(at, name)
+        if any(b.key == "training_run" for b in at.button):
+            at.button(key="training_run").click()
+            at.run(timeout=120)
+        if _text_boxes(at):
+            return at
+    return at
 
 
 @pytest.mark.parametrize("info", TEXT_PAGES, ids=[p.key for p in TEXT_PAGES])
 def test_text_input_payloads_are_shown_as_text(info):
-    at = open_page(info.path)
-    if not at.text_input and any(b.key == "training_run" for b in at.button):
-        at.button(key="training_run").click()  # ⑧: the sentence box appears after a training run (~2 s)
-        at.run(timeout=120)
-    inputs = list(at.text_input)
-    if not inputs:
-        pytest.skip(f"{info.path}: the text input is not on screen in a fresh session")
-    for i in range(len(inputs)):
+    at = _section_with_text_boxes(open_page(info.path))
+    boxes = _text_boxes(at)
+    assert boxes, f"{info.path}: no text box on screen in any section"
+    for i in range(len(boxes)):
         for payload in PAYLOADS + ["それ " + p for p in PAYLOADS]:
-            at.text_input[i].set_value(payload)
+            _text_boxes(at)[i].set_value(payload)
             at.run()
             assert_inert(at, payload)
             assert at.error, f"{info.path}: {payload!r} was accepted"
@@ -228,7 +243,7 @@ def test_text_inputs_reach_the_engine_escaped_on_the_encdec_page():
     info = next((p for p in EXISTING if p.key == "encdec"), None)
     if info is None:
         pytest.skip("no encoder–decoder page yet")
-    at = open_page(info.path)
+    at = open_page(info.path, section="try")
     at.text_input(key="encdec_src").set_value("[ログイン](https://evil.example/login)")
     at.run()
     assert_inert(at, "[ログイン]")
@@ -415,9 +430,10 @@ def test_heatmap_labels_are_text_never_markup(payload):
 
 
 def test_page_css_is_only_a_style_block():
-    """The page style that st.html adds on every page is a constant <style> block: no markup, no script."""
+    """The page style that st.html adds on every page is a constant <style> block: no markup, no script
+    (no "<" inside, so no tag can open; ">" is CSS's child combinator)."""
     from ui.widgets import PAGE_CSS
-    assert re.fullmatch(r"<style>[^<>]*</style>", PAGE_CSS), PAGE_CSS
+    assert re.fullmatch(r"<style>[^<]*</style>", PAGE_CSS), PAGE_CSS
 
 
 def test_app_code_is_scanned():
@@ -464,9 +480,11 @@ def test_shared_caches_are_bounded(path):
 def test_url_parameters_are_read_in_one_reviewed_place():
     """st.query_params is read only by the quiz link (ui/quiz.py), whose value is validated by
     quizzes.core.parse_id and echoed escaped (test above), and by the つまずき練習 link ?m=
-    (ui/profile.py), used only if it is a catalogue id and never echoed (tests/test_profile_page.py)."""
+    (ui/profile.py), used only if it is a catalogue id and never echoed (tests/test_profile_page.py),
+    and by the section link ?section= (ui/sections.py), used only if it is one of the page's own
+    section labels and never echoed (its bound tabs drop any other value themselves)."""
     users = [str(p.relative_to(ROOT)) for p in APP_FILES if "query_params" in p.read_text(encoding="utf-8")]
-    assert sorted(users) == ["ui/profile.py", "ui/quiz.py"], users
+    assert sorted(users) == ["ui/profile.py", "ui/quiz.py", "ui/sections.py"], users
 
 
 # ---------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import numpy as np
 import tutor
 from tutor import textbook as tb
 
-from apphelpers import edit_matrix, lesson_text, open_page, rows_of
+from apphelpers import edit_matrix, lesson_text, open_page, rows_of, show_section
 
 
 NAIVE, QKV, SCALING, FORMULA = "pages/1_naive.py", "pages/2_qkv.py", "pages/3_scaling.py", "pages/4_formula.py"
@@ -12,18 +12,18 @@ NAIVE, QKV, SCALING, FORMULA = "pages/1_naive.py", "pages/2_qkv.py", "pages/3_sc
 
 def test_sentences_about_the_sore_row_follow_the_numbers(pages):
     assert "重みの 1 位は「それ」自身で" in lesson_text(pages[NAIVE])
-    at = open_page(NAIVE)
+    at = open_page(NAIVE, section="try")
     x = np.array(tb.X, dtype=float)
     x[2] = [0.1, 0.1, 0, 0]                       # a short それ: its own score is no longer the largest
     edit_matrix(at, "naive_x", rows_of(x))
     assert not tutor.naive.naive_weaknesses(x).self_top[2]
-    text = lesson_text(at)
+    text = lesson_text(show_section(at, "visual"))
     assert "重みの 1 位は「それ」自身ではありません" in text and "重みの 1 位は「それ」自身で、" not in text
 
     assert "魚のバリュー (0, 2) にかなり近くなりました" in lesson_text(pages[FORMULA])
-    at = open_page(FORMULA)
+    at = open_page(FORMULA, section="try")
     x = np.array(tb.X, dtype=float)
     x[2] = [1, 0, 1, 0]                           # それ := 猫: its row now looks at 猫 most
     edit_matrix(at, "formula_x", rows_of(x))
-    text = lesson_text(at)
+    text = lesson_text(show_section(at, "hand"))
     assert "いちばん大きい相手は魚ではありません" in text and "かなり近くなりました" not in text

@@ -215,10 +215,10 @@ def test_times_of_an_old_record_are_read_in_the_learners_zone_once():
 
 def test_merge_after_the_record_was_erased_in_the_other_tab_keeps_only_the_new_answers():
     base = play(new_progress(), [("answer", QIDS[0], False, 1), ("visit", "qkv")], [T0])
-    mine = play(base, [("answer", QIDS[1], True, 0)], [T0 + timedelta(days=1)])
+    mine = play(base, [("answer", QIDS[2], True, 0)], [T0 + timedelta(days=1)])   # another skill
     out = merge(base, mine, new_progress())              # 「この端末の記録を消す」 in another tab
-    assert [a["qid"] for a in out["attempts"]] == [QIDS[1]] and out["visited"] == {}
-    assert QIDS[0] not in out["review"]
+    assert [a["qid"] for a in out["attempts"]] == [QIDS[2]] and out["visited"] == {}
+    assert list(base["review"]) == ["zz.qkv.calc0"] and out["review"] == {}   # the card of QIDS[0]'s skill is gone too
 
 
 def test_one_paper_answered_in_two_tabs_keeps_the_answers_of_both():

@@ -19,7 +19,7 @@ import pytest
 
 from practice.progress import apply_answer, new_progress, record_visit
 from practice.store import dumps
-from browserhelpers import ARTIFACTS, ROOT, assert_healthy, wait_until_rendered
+from browserhelpers import ARTIFACTS, ROOT, assert_healthy, quiz_url, wait_until_rendered
 from ui.storage import ASIDE_KEY, ASIDE_KEYS, STORE_KEY
 
 pytestmark = pytest.mark.browser
@@ -165,7 +165,7 @@ def test_answer_survives_reload_new_context_restart_and_fresh_context_sees_nothi
     base = server.base
     with context(browser, "survive") as ctx:
         page = ctx.new_page()
-        open_url(page, base + "/naive")
+        open_url(page, quiz_url(base, "/naive"))
         answer_one(page)
         wait_stored_attempts(page, 1)
         expect_answers(page, base, 1)              # a full navigation (new session)
@@ -192,7 +192,7 @@ def test_an_answer_is_kept_at_the_learners_wall_clock_time_not_the_servers(brows
     kiritimati = timezone(timedelta(hours=14))
     with context(browser, "zone", timezone_id="Pacific/Kiritimati") as ctx:
         page = ctx.new_page()
-        open_url(page, server.base + "/naive")
+        open_url(page, quiz_url(server.base, "/naive"))
         before = datetime.now(kiritimati).replace(tzinfo=None, microsecond=0)
         answer_one(page)
         wait_stored_attempts(page, 1)
@@ -215,7 +215,7 @@ def test_the_stored_record_travels_to_the_server_once_gzipped_not_with_every_cli
         cdp.send("Network.enable")
         sent = []
         cdp.on("Network.webSocketFrameSent", lambda e: sent.append(len(e["response"]["payloadData"])))
-        open_url(page, server.base + "/naive")
+        open_url(page, quiz_url(server.base, "/naive"))
         answer_one(page, 0)
         answer_one(page, 1)
         wait_stored_attempts(page, 302)
@@ -233,8 +233,8 @@ def test_an_answer_sends_the_browser_a_patch_once_and_the_whole_record_only_when
     with context(browser, "write-once") as ctx:
         page = ctx.new_page()
         seed_storage(page, server.base, text)
-        open_url(page, server.base + "/qkv")           # both pages visited: a switch writes nothing new
-        open_url(page, server.base + "/naive")
+        open_url(page, quiz_url(server.base, "/qkv"))           # both pages visited: a switch writes nothing new
+        open_url(page, quiz_url(server.base, "/naive"))
         wait_stored_attempts(page, 300)
         before = page.evaluate(f"() => window.localStorage.getItem({json.dumps(STORE_KEY)})")
         cdp = ctx.new_cdp_session(page)
@@ -269,8 +269,8 @@ def test_two_tabs_answering_alternately_and_a_question_link_in_a_new_tab(browser
     base = server.base
     with context(browser, "tabs") as ctx:
         one, two = ctx.new_page(), ctx.new_page()
-        open_url(one, base + "/naive")
-        open_url(two, base + "/qkv")                  # both tabs open before either answers
+        open_url(one, quiz_url(base, "/naive"))
+        open_url(two, quiz_url(base, "/qkv"))                  # both tabs open before either answers
         answer_one(one, 0)
         wait_stored_attempts(one, 1)
         answer_one(two, 0)                            # tab 2 still holds the empty record it read
@@ -305,8 +305,8 @@ def test_two_tabs_with_a_long_record_merge_through_patches_and_gzipped_conflicts
         one = ctx.new_page()
         seed_storage(one, server.base, text)
         two = ctx.new_page()
-        open_url(one, server.base + "/naive")
-        open_url(two, server.base + "/qkv")
+        open_url(one, quiz_url(server.base, "/naive"))
+        open_url(two, quiz_url(server.base, "/qkv"))
         sent = []
         for page in (one, two):
             cdp = ctx.new_cdp_session(page)
@@ -424,7 +424,7 @@ def test_storage_disabled_gives_a_notice_and_the_app_works(browser, server):
     with context(browser, "disabled") as ctx:
         ctx.add_init_script(DISABLED)
         page = ctx.new_page()
-        open_url(page, base + "/naive")
+        open_url(page, quiz_url(base, "/naive"))
         expect(page.locator('[data-testid="stMain"]')).to_contain_text(
             "進捗はこのタブを閉じるまでしか残りません", timeout=20_000)
         answer_one(page)
@@ -490,7 +490,7 @@ def test_erasing_this_browsers_record_asks_first(browser, server):
     base = server.base
     with context(browser, "erase") as ctx:
         page = ctx.new_page()
-        open_url(page, base + "/naive")
+        open_url(page, quiz_url(base, "/naive"))
         answer_one(page)
         wait_stored_attempts(page, 1)
         open_url(page, base + "/review")
@@ -575,8 +575,8 @@ def test_two_tabs_pressing_answer_within_milliseconds_keep_every_answer(browser,
         one, two = ctx.new_page(), ctx.new_page()
         given = 0
         for path_one, path_two in (("/naive", "/qkv"), ("/mask", "/formula")):
-            open_url(one, base + path_one)
-            open_url(two, base + path_two)
+            open_url(one, quiz_url(base, path_one))
+            open_url(two, quiz_url(base, path_two))
             for card in range(3):
                 choose_a(one, card)
                 choose_a(two, card)
@@ -607,7 +607,7 @@ def test_a_tab_closed_the_moment_the_verdict_shows_on_a_slow_phone_kept_the_answ
             page.set_viewport_size({"width": 390, "height": 844})
             cdp = ctx.new_cdp_session(page)
             cdp.send("Emulation.setCPUThrottlingRate", {"rate": 6})
-            open_url(page, base + "/naive")
+            open_url(page, quiz_url(base, "/naive"))
             choose_a(page, 0)
             button = page.get_by_role("button", name="回答する").first
             button.scroll_into_view_if_needed()
@@ -665,7 +665,7 @@ def test_a_full_store_is_read_said_to_be_full_and_saves_again_once_space_is_free
         main = tab.locator('[data-testid="stMain"]')
         expect(main).to_contain_text("保存容量がいっぱい")
         expect(main).not_to_contain_text("プライベート")
-        open_url(tab, base + "/naive")
+        open_url(tab, quiz_url(base, "/naive"))
         answer_one(tab, 0)                                         # told at once, beside the verdict
         expect(tab.locator(".at-unsaved").first).to_contain_text("保存できませんでした", timeout=20_000)
         assert len(stored(tab)["attempts"]) == 3

@@ -5,7 +5,7 @@ docs/design.md (「Streamlit の内部に頼っている箇所」) lists each pl
 1. ``ui.widgets`` converts Altair charts with Streamlit's private
    ``streamlit.elements.vega_charts._convert_altair_to_vega_lite_spec`` (kept: Altair's public
    ``chart.to_dict()`` gives another spec, checked below);
-2. ``ui.widgets.PAGE_CSS`` and ``SCROLL_TABLES_JS`` select Streamlit's own elements by their
+2. ``ui.widgets.PAGE_CSS`` and the .js/.css files of ui/ select Streamlit's own elements by their
    ``data-testid`` (no public hook exists): each one must still be in Streamlit's front-end bundle;
 3. ``gc.freeze()`` is no longer a side effect of ``import ui``: the first page run of a process
    calls it (``ui.page`` → ``ui.freeze_imports``).
@@ -115,12 +115,13 @@ _TESTID = re.compile(r"""data-testid=["']([A-Za-z0-9_-]+)["']""")
 
 
 def _our_testids() -> dict[str, str]:
-    """{test id: where we use it} for every data-testid in the page CSS and the table script."""
+    """{test id: where we use it} for every data-testid in our CSS and JavaScript."""
     import ui.widgets
 
     out = {}
-    for where, text in (("ui.widgets.PAGE_CSS", ui.widgets.PAGE_CSS),
-                        ("ui.widgets.SCROLL_TABLES_JS", ui.widgets.SCROLL_TABLES_JS)):
+    ours = [("ui.widgets.PAGE_CSS", ui.widgets.PAGE_CSS)]
+    ours += [(f"ui/{f.name}", f.read_text(encoding="utf-8")) for f in sorted((ROOT / "ui").glob("*.[jc]s*"))]
+    for where, text in ours:
         for tid in _TESTID.findall(text):
             out.setdefault(tid, where)
     return out
@@ -129,8 +130,9 @@ def _our_testids() -> dict[str, str]:
 def test_the_testids_we_style_are_known():
     """The list in docs/design.md: a new selector on a Streamlit element is guarded by the next
     test at once; this one only keeps the list in the docs honest."""
-    assert set(_our_testids()) == {"stCaptionContainer", "stSliderThumbValue", "stMarkdownContainer"}, (
-        "the data-testids in ui.widgets changed: update docs/design.md (Streamlit の内部に頼っている箇所)")
+    assert set(_our_testids()) == {"stCaptionContainer", "stSliderThumbValue", "stMarkdownContainer", "stMain",
+                                   "stRadioGroup", "stSidebar", "stSidebarCollapseButton", "stLayoutWrapper"}, (
+        "the data-testids in ui/ changed: update docs/design.md (Streamlit の内部に頼っている箇所)")
 
 
 @pytest.fixture(scope="module")

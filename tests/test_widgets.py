@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 import tutor
 from ui import figures
-from apphelpers import edit_matrix, expander, folded, open_page, table_frame, tables, unfold_all
+from apphelpers import edit_matrix, expander, folded, open_page, show_section, table_frame, tables, unfold_all
 from tutor import textbook as tb
 from ui.handcalc import element_latex, stack
 from ui.memo import Memo, freeze
@@ -317,7 +317,7 @@ def _latex(block) -> list[str]:
 
 
 def test_a_closed_hand_calculation_draws_nothing_until_opened():
-    at = open_page("pages/4_formula.py", unfold=False)
+    at = open_page("pages/4_formula.py", unfold=False, section="hand")
     closed = folded(at)
     assert {"open_formula_q", "open_formula_k", "open_formula_v", "open_formula_s", "open_formula_a"} <= set(closed)
     assert "open_formula_z" not in closed                       # the last step is open from the start
@@ -332,13 +332,16 @@ def test_a_closed_hand_calculation_draws_nothing_until_opened():
         assert stack([element_latex(el) for el in row]) in shown
 
 
-def test_an_open_lazy_expander_follows_the_lesson_fragment():
-    """① : the hand calculation sits inside the lesson's fragment; an edit redraws an open step
-    with the new numbers (the lazy expander is a fragment inside a fragment)."""
-    at = open_page("pages/1_naive.py")
+def test_an_open_step_stays_open_across_sections_and_shows_the_edited_numbers():
+    """① : a step the learner opened in 手計算 is still open when they come back from an edit in
+    試してみよう, and it shows the new numbers."""
+    at = open_page("pages/1_naive.py", section="hand")
     before = " ".join(_latex(expander(at, "open_naive_s")))
+    show_section(at, "try", unfold=False)
     rows = [["1", "0", "1", "0"], ["1", "0", "0", "1"], ["1", "1", "1", "1"]]
     edit_matrix(at, "naive_x", rows)
+    show_section(at, "hand", unfold=False)
+    assert "open_naive_s" not in folded(at)
     after = " ".join(_latex(expander(at, "open_naive_s")))
     assert before != after and "4" in after                       # それ·それ = 1+1+1+1 = 4
 

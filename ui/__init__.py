@@ -14,22 +14,25 @@ import streamlit as st
 from practice.progress import record_visit
 
 from . import clock, figures, handcalc, state, widgets
-from .figures import small_heatmap
+from .figures import side_by_side, small_heatmap
 from .nav import LEARNING_KEYS, PAGE_BY_KEY, PAGES, available_pages, next_page, sidebar
 from .quiz import feedback, question_card, quiz_section
+from . import sections as _sections
+from .sections import sections
 from .stepper import stepper, table_block
 from .handcalc import rounding_toggle
 from . import profile  # noqa: E402  (ui.profile.profile_section: あなたのつまずき)
 from .widgets import (cached_chart, cached_table, compute, heatmap, heatmap_html, lazy_expander,
-                      matrix_editor, matrix_frame, number_input, set_matrix, show_matrix, show_table,
-                      unique_labels, weight_editors)
+                      matrix_editor, matrix_frame, matrix_value, number_input, set_matrix, show_matrix,
+                      show_table, unique_labels, weight_editors, weight_values)
 
 __all__ = [
     "page", "section", "next_link", "PAGES", "PAGE_BY_KEY", "LEARNING_KEYS", "available_pages",
     "next_page", "quiz_section", "question_card", "feedback", "compute", "cached_chart", "cached_table",
     "heatmap", "heatmap_html", "lazy_expander", "matrix_editor", "matrix_frame", "number_input",
-    "set_matrix", "show_matrix", "show_table", "unique_labels", "weight_editors",
-    "state", "clock", "handcalc", "rounding_toggle", "profile", "figures", "small_heatmap", "stepper", "table_block",
+    "set_matrix", "show_matrix", "show_table", "unique_labels", "weight_editors", "matrix_value", "weight_values",
+    "sections", "section_url",
+    "state", "clock", "handcalc", "rounding_toggle", "profile", "figures", "small_heatmap", "side_by_side", "stepper", "table_block",
 ]
 
 # The rhythm of every learning page: ねらい → 解説 → 手計算 → 可視化 → 試してみよう → 確認クイズ
@@ -98,8 +101,14 @@ def unknown_path_notice() -> None:
 
 
 def section(name: str) -> None:
-    """A section heading of the page rhythm: ui.section("aim") → ねらい."""
-    st.header(SECTIONS.get(name, name), divider="gray")
+    """A heading of the page rhythm inside a section's tab (ui.sections): ui.section("aim") → ねらい.
+    quizzes.misconceptions names these keys as where a misconception is taught."""
+    _sections.heading(name)
+
+
+def section_url(key: str, name: str) -> str:
+    """The link that opens page ``key`` at section ``name`` ("hand" or a tab's own label)."""
+    return _sections.url(PAGE_BY_KEY[key].url, name)
 
 
 def next_link(key: str) -> None:

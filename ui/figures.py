@@ -22,6 +22,7 @@ from typing import Sequence
 import altair as alt
 import numpy as np
 import pandas as pd
+import streamlit as st
 
 import tutor
 
@@ -29,7 +30,7 @@ from tutor import numfmt
 
 from .handcalc import prob_text
 from .validate import format_number, format_tiny
-from .widgets import _title_lines, cached_chart, heatmap
+from .widgets import _title_lines, cached_chart, colour_domain, heatmap
 
 
 def dense_heatmap(matrix, *, x_title: str, y_title: str, title: str = "", digits: int = 4,
@@ -134,9 +135,29 @@ def cost_chart(ns, curves: dict, labels: dict, *, crossover: int, n_mark: int | 
 # ---------------------------------------------------------------------------
 # small heatmaps that stand side by side in st.columns (⑤ heads, ⑥ masks)
 # ---------------------------------------------------------------------------
-def small_heatmap(matrix, rows, cols, title: str, digits: int = 3) -> None:
+def small_heatmap(matrix, rows, cols, title: str, digits: int = 3,
+                  domain: tuple[float, float] | None = None, x_title: str = "キー", y_title: str = "クエリ") -> None:
     """A heatmap narrow enough to stand next to others in st.columns."""
-    heatmap(matrix, rows, cols, title=title, x_title="キー", y_title="クエリ", digits=digits, small=True)
+    heatmap(matrix, rows, cols, title=title, x_title=x_title, y_title=y_title, digits=digits, small=True,
+            domain=domain)
+
+
+def shared_domain(*matrices) -> tuple[float, float]:
+    """One colour range for heatmaps that are compared: the range of all their finite cells."""
+    return colour_domain(np.concatenate([np.asarray(m, dtype=np.float64).ravel() for m in matrices]))
+
+
+def side_by_side(parts, *, digits: int = 3, x_title: str = "キー", y_title: str = "クエリ", per_row: int = 2) -> None:
+    """Heatmaps compared next to each other, ``per_row`` to a row of st.columns, all on ONE colour
+    range (the same colour is the same value in each; on a phone the columns stack). ``parts``:
+    (matrix, row labels, column labels, title) per heatmap."""
+    parts = list(parts)
+    domain = shared_domain(*(m for m, *_ in parts))
+    for start in range(0, len(parts), per_row):
+        for column, (matrix, rows, cols, title) in zip(st.columns(per_row), parts[start:start + per_row]):
+            with column:
+                small_heatmap(matrix, rows, cols, title, digits=digits, domain=domain, x_title=x_title,
+                              y_title=y_title)
 
 
 # ---------------------------------------------------------------------------

@@ -193,6 +193,11 @@ def quiz_section(topic: str, n: int = 3) -> None:
     _quiz(topic, n)
 
 
+def quiz_cards(topic: str, n: int = 3) -> None:
+    """The quiz without its header: the last tab of a page drawn by ui.sections."""
+    _quiz(topic, n)
+
+
 @st.fragment
 def _quiz(topic: str, n: int) -> None:
     """The quiz under its header, as a fragment: an answer, 「もう 1 問」 and 「新しい問題」 rerun the

@@ -441,7 +441,8 @@ def set_settings(**values) -> None:
 
 
 def record_answer(question, choice: int, source: str) -> bool:
-    """Store one answer (attempt + review schedule); returns whether it was right."""
+    """Store one answer (the attempt with the exact question id shown + the review card of its
+    skill, practice.skill.key); returns whether it was right."""
     correct = int(choice) == question.answer
     set_progress(apply_answer(get_progress(), question.id, question.topic, correct, int(choice), source,
                               clock.now()))

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import html
 import re
+from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
@@ -79,6 +80,18 @@ MASKED = "#9e9e9e"
 # public API (Streamlit has no public hook for a caption's opacity or a slider's value colour).
 # tests/test_upgrade_guards.py fails, naming the test id, if Streamlit's front end no longer has one.
 PAGE_CSS = ("<style>.katex .vlist-t2 { margin-right: 0; }"
+            # Japanese lines never start with 「、」「。」 or a small kana (kinsoku, CSS line-break: strict)
+            ' body { line-break: strict; }'
+            # a choice of a question is a tap target at least 44 px high (WCAG 2.5.5, Apple's and
+            # Google's guidance); it is as wide as the card
+            ' [data-testid="stMain"] [data-testid="stRadioGroup"] label { min-height: 2.75rem; align-items: center; }'
+            # ui.widgets.sticky: stays under Streamlit's 3.75rem header while the page scrolls, on the
+            # theme's background (light and dark follow the system setting: .streamlit/config.toml). The
+            # keyed container sits alone in a wrapper of its own height: the wrapper is what sticks.
+            ' [data-testid="stLayoutWrapper"]:has(> [class*="st-key-sticky_"]) { position: sticky; top: 3.75rem;'
+            ' z-index: 5; background-color: #ffffff; }'
+            ' @media (prefers-color-scheme: dark) {'
+            ' [data-testid="stLayoutWrapper"]:has(> [class*="st-key-sticky_"]) { background-color: #0e1117; } }'
             ' [data-testid="stCaptionContainer"] { opacity: 0.85; }'
             ' [data-testid="stSliderThumbValue"] { color: inherit !important; }'
             ' [data-testid="stMarkdownContainer"] table { font-size: 0.875rem; display: block;'
@@ -97,34 +110,14 @@ PAGE_CSS = ("<style>.katex .vlist-t2 { margin-right: 0; }"
             ' .hm table:focus-visible { outline: 2px solid currentColor; outline-offset: 2px; }'
             ' .hm-key { font-size: 0.8rem; margin: 0.25rem 0 0; }'
             ' .hm-ramp { display: inline-block; width: 6rem; height: 0.7rem; vertical-align: middle; margin: 0 0.3rem;'
-            f' background: linear-gradient(to right, {", ".join(VIRIDIS)}); }}</style>')
+            f' background: linear-gradient(to right, {", ".join(VIRIDIS)}); }}'
+            # ui.sections' tabs (ui/sections.css): in reach while a section scrolls, one row on a phone
+            + Path(__file__).with_name("sections.css").read_text(encoding="utf-8") + "</style>")
 
-# A table that scrolls sideways must be reachable by the keyboard (WCAG 2.1.1; axe-core's
-# scrollable-region-focusable), as st.table's own scroll box is: while a Markdown table is wider than
-# its box it takes part in Tab order and is named for a screen reader. Markdown cannot carry
-# tabindex (nor does a heatmap's table carry it), so this fixed script marks the tables; one observer
-# per browser tab, re-checking once per frame after Streamlit changes the page or the window resizes.
-SCROLL_TABLES_JS = r"""
-const LABEL = "表（横にスクロールできます）";
-export default function () {
-  if (window.__attentionTutorTables) return;
-  let queued = false;
-  const mark = () => {
-    queued = false;
-    for (const t of document.querySelectorAll('[data-testid="stMarkdownContainer"] table, .hm table, .stp table')) {
-      const scrolls = t.scrollWidth > t.clientWidth + 1;
-      if (scrolls && t.tabIndex !== 0) { t.tabIndex = 0; t.setAttribute("aria-label", LABEL); }
-      if (!scrolls && t.hasAttribute("tabindex")) { t.removeAttribute("tabindex"); t.removeAttribute("aria-label"); }
-    }
-  };
-  const queue = () => { if (!queued) { queued = true; requestAnimationFrame(mark); } };
-  window.__attentionTutorTables = new MutationObserver(queue);
-  window.__attentionTutorTables.observe(document.body, { childList: true, characterData: true, subtree: true });
-  window.addEventListener("resize", queue);
-  queue();
-}
-"""
-_scroll_tables = st.components.v2.component("attention_tutor_scroll_tables", js=SCROLL_TABLES_JS)
+# The page-wide script (ui/page.js): tables that scroll sideways reachable by the keyboard, and the
+# sidebar closed after a page is chosen in it on a phone.
+PAGE_JS = (Path(__file__).with_name("page.js")).read_text(encoding="utf-8")
+_page_js = st.components.v2.component("attention_tutor_page", js=PAGE_JS)
 
 
 def text_color() -> str:
@@ -135,11 +128,18 @@ def text_color() -> str:
         st.get_option("theme.light.textColor") or "#111111")
 
 
+def sticky(name: str):
+    """A container that stays in view at the top while the page scrolls (the mock exam's remaining
+    time). Use as ``with ui.widgets.sticky("exam_clock"): …``."""
+    return st.container(key=f"sticky_{name}")
+
+
 def page_style() -> None:
     """The page-wide CSS (ui.page calls it on every run; a <style>-only st.html adds no element)
-    and the script that lets the keyboard reach a table that scrolls (SCROLL_TABLES_JS)."""
+    and the page-wide script (PAGE_JS: tables that scroll reachable by the keyboard, the sidebar
+    closed after a page is chosen on a phone)."""
     st.html(PAGE_CSS)
-    _scroll_tables(key="scroll_tables", height=0)
+    _page_js(key="scroll_tables", height=0)
 
 
 # ---------------------------------------------------------------------------
@@ -185,19 +185,21 @@ def colour_domain(m: np.ndarray) -> tuple[float, float]:
 
 def heatmap_html(matrix, row_labels, col_labels, *, digits: int = 3,
                  x_title: str = "キー（見られる側）", y_title: str = "クエリ（見る側）",
-                 title: str | None = None, small: bool = False) -> str:
+                 title: str | None = None, small: bool = False,
+                 domain: tuple[float, float] | None = None) -> str:
     """The heatmap as an HTML table: each cell coloured by its value (viridis over the finite
     cells' range, grey where the matrix is −∞) and its value written in it, in black or white,
     whichever reads better on that colour. Row and column labels are table headers (a screen
     reader names each cell by them), ``x_title`` spans the columns, ``y_title`` heads the row
     labels, and a key under the table maps the colours to values. ``small``: for heatmaps side
-    by side in st.columns.
+    by side in st.columns. ``domain``: the values the colours span (default: this matrix's own
+    range; heatmaps compared side by side share one: ui.figures.side_by_side).
 
     A table, not a Vega chart: a page of heatmaps no longer loads Vega at all, and a new matrix
     (a cell edit, a slider step) is new text, not a new Vega view. Every label is escaped."""
     m = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
     rows, cols = unique_labels(row_labels), unique_labels(col_labels)
-    lo, hi = colour_domain(m)
+    lo, hi = colour_domain(m) if domain is None else domain
     esc = html.escape
     out = [f'<figure class="hm{" hm-small" if small else ""}">']
     if title:
@@ -212,7 +214,7 @@ def heatmap_html(matrix, row_labels, col_labels, *, digits: int = 3,
         out.append(f'<tr><th scope="row">{esc(r)}</th>')
         for j in range(len(cols)):
             v = m[i, j]
-            bg = viridis((v - lo) / (hi - lo)) if np.isfinite(v) else MASKED
+            bg = viridis((v - lo) / (hi - lo) if hi > lo else 0.5) if np.isfinite(v) else MASKED
             out.append(f'<td style="background:{bg};color:{ink(bg)}">{esc(format_number(v, digits))}</td>')
         out.append("</tr>")
     masked = "、灰色は −∞（隠した位置）" if (m == -np.inf).any() else ""
@@ -290,9 +292,18 @@ def lazy_expander(label: str, draw: Callable[[], None], *, key: str, expanded: b
     _lazy_fragment(label, draw, LAZY_PREFIX + key, expanded)
 
 
+LAZY_KEPT_K = "ui__lazy_open"   # {lazy expander key: open?} kept while its section is not drawn
+
+
 @st.fragment
 def _lazy_fragment(label: str, draw: Callable[[], None], key: str, expanded: bool) -> None:
+    # A step the learner opened stays open when they come back to its section (ui.sections draws
+    # one section at a time, and Streamlit forgets the state of an expander that was not drawn).
+    kept = st.session_state.setdefault(LAZY_KEPT_K, {})
+    if key not in st.session_state and key in kept:
+        st.session_state[key] = kept[key]
     box = st.expander(label, expanded=expanded, key=key, on_change="rerun")
+    kept[key] = bool(box.open)
     if box.open:
         with box:
             draw()
@@ -407,6 +418,16 @@ def _to_text_rows(matrix) -> list[list[str]]:
 # icon and padding) four columns and the row labels were 374 px, and a 390 px phone leaves 358 px;
 # the last column was cut. 72 px holds a header like 次元1 and a number like -0.25.
 EDITOR_COLUMN_PX = 72
+EDITOR_CHAR_PX = 14        # a full-width character of a header (14 px type) …
+EDITOR_HEADER_PAD_PX = 34  # … plus the column's pencil icon, its gap and the cell's padding
+
+
+def editor_column_px(header: str) -> int:
+    """A column wide enough to show its whole header (「食べ物」, never 「食べ」), and never
+    narrower than EDITOR_COLUMN_PX. A full-width character counts as one EDITOR_CHAR_PX, a
+    half-width one as half of it."""
+    units = sum(1.0 if ord(ch) > 0x2E7F else 0.55 for ch in header)
+    return max(EDITOR_COLUMN_PX, round(units * EDITOR_CHAR_PX + EDITOR_HEADER_PAD_PX))
 
 
 def set_matrix(key: str, matrix) -> None:
@@ -446,7 +467,7 @@ def matrix_editor(key: str, default, row_labels: Sequence[str], col_labels: Sequ
                                                    dtype="string"))
     edited = st.data_editor(
         base, key=editor_key, num_rows="fixed", width="content",
-        column_config={c: st.column_config.TextColumn(c, max_chars=24, width=EDITOR_COLUMN_PX) for c in cols},
+        column_config={c: st.column_config.TextColumn(c, max_chars=24, width=editor_column_px(c)) for c in cols},
     )
     st.session_state[raw_k] = [[None if pd.isna(v) else str(v) for v in r] for r in edited.to_numpy(dtype=object)]
     st.button(reset_label, key=f"{key}__reset", on_click=set_matrix, args=(key, default))
@@ -458,6 +479,24 @@ def matrix_editor(key: str, default, row_labels: Sequence[str], col_labels: Sequ
         return st.session_state.get(valid_k, default).copy()
     st.session_state[valid_k] = value
     return value.copy()
+
+
+def matrix_value(key: str, default) -> np.ndarray:
+    """What ``matrix_editor(key, default, …)`` returns, without drawing the editor: the learner's
+    last valid matrix (kept in session state), or ``default`` before any edit. A section that shows
+    what another section edits (手計算 after 試してみよう: ui.sections) reads it with this."""
+    _, _, valid_k, _ = _keys(key)
+    default = np.asarray(default, dtype=np.float64)
+    value = st.session_state.get(valid_k)
+    if value is None or np.shape(value) != default.shape:
+        return default.copy()
+    return np.array(value, dtype=np.float64)
+
+
+def weight_values(prefix: str, defaults) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What ``weight_editors(prefix, defaults, …)`` returns, without drawing the editors."""
+    wq, wk, wv = (matrix_value(f"{prefix}_{name}", d) for name, d in zip(("wq", "wk", "wv"), defaults))
+    return wq, wk, wv
 
 
 def weight_editors(prefix: str, defaults, row_labels: Sequence[str], col_labels: Sequence[str],

@@ -1,0 +1,172 @@
+"""AppTest for ⑩ 大規模言語モデルとその後 (pages/14_llm.py): each section shows the engine's numbers
+(GPT-3's count, Chinchilla's split, the reward model's loss, the KV cache, BPE's merges, Swin's
+ratio, MAE's patches, CLIP's probabilities), an edit in 試してみよう changes what the page shows (and
+the KV chart of 可視化), bad input gives a Japanese message and keeps the last result, the quiz is
+answered."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import quizzes
+import ui
+from apphelpers import (answer_card, chart_data, check_quiz, heatmap_numbers, heatmaps, metric, open_page, page_text,
+                        sections_of, show_section, steppers, tables)
+from quizzes.core import TOPICS
+from tutor import llm, numfmt
+
+PAGE = "pages/14_llm.py"
+
+
+@pytest.fixture(scope="module")
+def page():
+    at = open_page(PAGE)
+    assert not at.exception, at.exception
+    return at
+
+
+def chart_series(at) -> list[list[str]]:
+    """The series names of every line chart (log_lines) on the open section."""
+    out = []
+    for i in range(len(at.get("vega_lite_chart"))):
+        df = chart_data(at, i)
+        if "系列" in df.columns:
+            out.append(sorted(set(df["系列"])))
+    return out
+
+
+def test_page_is_registered_after_pretrain_with_the_section_layout(page):
+    assert ui.PAGE_BY_KEY["llm"].url == "/llm" and ui.LEARNING_KEYS[-1] == "llm"
+    assert ui.LEARNING_KEYS[ui.LEARNING_KEYS.index("llm") - 1] == "pretrain"
+    assert TOPICS["llm"] == ui.PAGE_BY_KEY["llm"].label == "⑩ 大規模言語モデルとその後"
+    assert sections_of(page) == ["ねらい・解説", "手計算", "可視化", "試してみよう", "確認クイズ"]
+    assert quizzes.by_topic("llm", "calc") and len(quizzes.by_topic("llm", "knowledge")) >= 8
+
+
+def test_aim_and_explanation(page):
+    show_section(page, "aim")
+    text = page_text(page)
+    assert "12\\,L\\,d_{\\text{model}}^2" in text and "175B" in text
+    g3 = llm.gpt_param_count(96, 12_288, context=2048)
+    assert f"約 ${numfmt.sci(g3.total, 2, tex=True)}$" in text                 # 1.75×10¹¹ from the engine
+    for term in ("zero-shot", "few-shot", "文脈内学習", "Chain-of-Thought", "指示チューニング", "RLHF", "報酬モデル",
+                 "KL ダイバージェンス", "ChatGPT", "2022 年 11 月", "基盤モデル", "ハルシネーション", "KV キャッシュ",
+                 "Grouped-Query Attention", "FlashAttention", "BPE", "Swin Transformer", "MAE", "CLIP"):
+        assert term in text, term
+    assert "近似ではなく" in text and "/cost?section=" in text                  # FlashAttention → ⑦-5
+
+
+def test_hand_calculations_are_the_engines(page):
+    show_section(page, "hand")
+    text = page_text(page)
+    g3 = llm.gpt_param_count(96, 12_288, context=2048)
+    for shown in (numfmt.grouped(g3.total), numfmt.grouped(g3.rule_of_thumb), "174,604,259,328", "173,946,175,488",
+                  "99.6%", "124,439,808", "1,557,611,200"):
+        assert shown in text, shown
+    assert "N &= \\sqrt{C/120} = 7\\times 10^{10}" in text and "D &= 20N = 1.4\\times 10^{12}" in text
+    assert "5.12\\times 10^{10}" in text                                     # GPT-3's budget, split optimally
+    assert "= 0.818" in text and "= 0.201" in text and "1.701" in text and "**0.408**" in text
+    assert "**2 GiB**" in text
+    kv = next(t for t in tables(page) if "方式" in t.columns)
+    assert list(kv["全体"]) == ["2 GiB", "512 MiB", "64 MiB"] and list(kv["MHA の何分の 1"]) == ["1", "4", "32"]
+    bpe = next(t for t in tables(page) if "つないだ組" in t.columns)
+    merges = llm.bpe_train(llm.BPE_DEMO_CORPUS, 8).merges
+    assert list(bpe["つないだ組"]) == [f"{a} + {b} → {a}{b}" for a, b in merges]
+    assert "stayed → stay ＋ e ＋ d" in text
+    assert "**64 分の 1**" in text and "13.8 分の 1" in text
+    assert "**49 個**" in text and "147 個" in text
+    assert "(0.734,\\ 0.266,\\ 0.000)" in text and "「猫の写真」（0.734）" in text
+    assert "浮動小数点の丸めの大きさ" in text
+
+
+def test_visual_charts_heatmaps_and_the_beta_stepper(page):
+    show_section(page, "visual")
+    hms = heatmaps(page)
+    assert len(hms) == 4                                                    # 2 window maps, MAE's mask, CLIP
+    assert np.array_equal(heatmap_numbers(page, 0), llm.swin_window_ids(8, 8, 4).astype(float))
+    assert np.array_equal(heatmap_numbers(page, 1), llm.swin_window_ids(8, 8, 4, shifted=True).astype(float))
+    mask = heatmap_numbers(page, 2)
+    assert mask.shape == (14, 14) and mask.sum() == 49
+    assert np.array_equal(mask, llm.mae_mask(196, np.random.default_rng(0)).grid(14, 14))
+    res = llm.clip_zero_shot(llm.CLIP_DEMO_IMAGES, llm.CLIP_DEMO_TEXTS)
+    assert np.allclose(heatmap_numbers(page, 3), np.round(res.similarity, 3))
+    beta = steppers(page)["llm_beta"]
+    assert beta.options[beta.value] == "0.5"
+    for option, b in zip(beta.options, (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0)):
+        (frame,) = beta.tables(option)
+        k = llm.kl_optimal_policy((0.5, 0.2, 0.05, 0.25), (1.0, 0.0, 2.0, -1.0), b)
+        assert list(frame["調整後 π*"]) == [numfmt.fixed(x, 3) for x in k.policy]
+    series = chart_series(page)
+    assert ["L(N) = (N_c/N)^α"] in series
+    assert ["最適なトークン数 D", "最適なパラメータ数 N"] in series
+    assert ["KV ヘッド 1", "KV ヘッド 32", "KV ヘッド 8"] in series                 # 試してみよう's defaults
+
+
+def test_try_edits_change_the_numbers_and_the_kv_chart():
+    at = open_page(PAGE, section="try")
+    at.number_input(key="llm_layers").set_value(12).run()
+    at.number_input(key="llm_width").set_value(768).run()
+    at.number_input(key="llm_context").set_value(1024).run()
+    assert metric(at, "数えたパラメータ数") == "124,439,808" and metric(at, "12·L·d² の見積もり") == "84,934,656"
+    at.number_input(key="llm_budget_m").set_value(1.2).run()
+    at.number_input(key="llm_budget_e").set_value(20).run()
+    assert metric(at, "最適なパラメータ数 N") == "1.00×10⁹" and metric(at, "最適なトークン数 D") == "2.00×10¹⁰"
+    at.number_input(key="llm_kv_groups").set_value(4).run()
+    at.number_input(key="llm_kv_context").set_value(8192).run()
+    assert metric(at, "KV キャッシュ（16 ビット）") == "512 MiB" and metric(at, "ヘッドごとに持つ場合の何分の 1") == "8"
+    at.text_area(key="llm_bpe_text").set_value("low low low lower lowest").run()
+    at.number_input(key="llm_bpe_merges").set_value(2).run()
+    at.text_input(key="llm_bpe_word").set_value("slow").run()
+    bpe = next(t for t in tables(at) if "つないだ組" in t.columns)
+    assert list(bpe["つないだ組"]) == ["l + o → lo", "lo + w → low"]
+    assert metric(at, "「slow」のトークン数") == "2"
+    at.number_input(key="llm_rw").set_value(0.0).run()
+    at.number_input(key="llm_rl").set_value(0.0).run()
+    assert metric(at, "σ(r_w − r_l)") == "0.500" and metric(at, "損失 −log σ(r_w − r_l)") == "0.693"
+    at.number_input(key="llm_swin_window").set_value(8).run()
+    assert metric(at, "注意の部分：全体 ÷ 窓") == "49"
+    assert not at.exception and not at.error
+    show_section(at, "visual")                                                 # the KV chart follows the edit
+    assert ["KV ヘッド 1", "KV ヘッド 32", "KV ヘッド 4"] in chart_series(at)
+
+
+def test_bad_input_gives_a_japanese_message_and_keeps_the_last_result():
+    at = open_page(PAGE, section="try")
+    at.number_input(key="llm_kv_groups").set_value(5).run()
+    assert not at.exception
+    assert any("割り切れません" in e.value and "5" in e.value for e in at.error)
+    assert metric(at, "ヘッドごとに持つ場合の何分の 1") == "4"                     # the last valid result stays
+    at.number_input(key="llm_swin_window").set_value(5).run()
+    assert any("割り切れません" in e.value and "56×56" in e.value for e in at.error)
+    assert metric(at, "注意の部分：全体 ÷ 窓") == "64"
+    at.text_area(key="llm_bpe_text").set_value("   ").run()
+    assert any("コーパスが空です" in e.value for e in at.error)
+    at.text_area(key="llm_bpe_text").set_value("ab ab cd").run()
+    at.text_input(key="llm_bpe_word").set_value("  ").run()
+    assert any("区切る単語" in e.value for e in at.error)
+    at.text_input(key="llm_bpe_word").set_value("[x](javascript:alert(1))").run()
+    assert any("文字以外" in e.value for e in at.error) and not at.exception
+    assert metric(at, "「stayed」のトークン数") == "6"                  # the last valid word, cut with the new merges
+    show_section(at, "visual")                                                 # 可視化 says it too, in Japanese
+    assert any("割り切れません" in e.value for e in at.error) and not at.exception
+    show_section(at, "try")
+    at.number_input(key="llm_kv_groups").set_value(8).run()
+    at.number_input(key="llm_swin_window").set_value(7).run()
+    assert not [e for e in at.error if "割り切れません" in e.value]
+
+
+def test_a_number_out_of_range_is_replaced_and_said_in_japanese():
+    at = open_page(PAGE, section="try")
+    at.number_input(key="llm_layers").set_value(500).run()
+    assert not at.exception
+    assert any("入力された 500 の代わりに 200 を使っています" in w.value for w in at.warning)
+
+
+def test_quiz_answered():
+    at = open_page(PAGE, section="quiz")
+    check_quiz(at, "llm")
+    ids = at.session_state["quiz_llm__ids"]
+    q = quizzes.from_id(ids[0])
+    answer_card(at, 1, q.answer)
+    assert not at.exception
+    assert any("正解です" in s.value for s in at.success)

@@ -1,0 +1,47 @@
+"""⑩ What the Transformer became: large language models, and vision after ViT.
+
+Every number of the 「大規模言語モデルとその後」 page and its quizzes comes from here:
+
+- ``models``: GPT-2 / GPT-3 (decoder only, at scale): the exact parameter count of a
+  configuration, part by part, and the rule of thumb 12·L·d² (GPT-3: L = 96, d = 12,288 →
+  173,946,175,488 ≈ 175 B); scaling laws: the power law L(N) = (N_c / N)^α, training compute
+  C ≈ 6·N·D, and the compute-optimal split of a budget with ≈ 20 tokens per parameter
+  (Chinchilla): C = 6·N·(20 N) = 120 N² → N = √(C / 120), D = 20 N;
+- ``rlhf``: the reward model's pairwise loss −log σ(r_w − r_l), the KL-penalised objective
+  E_π[r] − β·KL(π ‖ π_ref) and its maximiser π ∝ π_ref · exp(r / β) (a softmax);
+- ``inference``: the KV cache, 2 · L · n_kv · d_head · T · bytes · B bytes, how much multi-query /
+  grouped-query attention save (n_heads / n_kv), and byte-pair encoding (BPE) on a tiny corpus;
+- ``vision``: Swin's window attention 2M²·hw·C against global 2(hw)²·C, MAE's random mask (75 %
+  of the patches), CLIP's image–text cosine similarities and the softmax over them.
+
+Each named misconception (the FFN forgotten in 12·L·d², the square root forgotten for a budget,
+K without V in the cache, …) is a function next to the formula it distorts; its Japanese label
+lives in quizzes/gen_llm.py. Conventions: float64 for arrays, Python ints for counts (exact),
+inputs never mutated, randomness only from a passed Generator, bad input → ValueError in Japanese.
+Imports only ``tutor.core`` (and ViT's patch grid from ``tutor.pretrain``); every name is
+re-exported here (``tutor.llm.X``).
+"""
+from __future__ import annotations
+
+from .models import (  # noqa: F401
+    GPT_VOCAB_SIZE, GPT_SIZES, GPT3_TRAINING_TOKENS, KAPLAN_ALPHA_N, KAPLAN_N_C, FLOPS_PER_PARAM_TOKEN,
+    TOKENS_PER_PARAM, CHINCHILLA, GptParams, gpt_param_count, rule_of_thumb_params, rule_params_no_ffn,
+    rule_params_square_ffn, rule_params_linear_d, rule_params_one_layer, power_law_loss, loss_factor,
+    training_flops, budget_for, ComputeOptimal, compute_optimal, compute_optimal_sci, optimal_tokens_params_instead,
+    optimal_tokens_no_sqrt, optimal_tokens_six_divided, loss_curve, optimal_curve,
+)
+from .rlhf import (  # noqa: F401
+    RewardLoss, reward_pair_loss, reward_loss_swapped, reward_loss_no_minus, reward_loss_no_sigmoid,
+    REWARD_MISTAKES, reward_loss_exp, kl_divergence, KlPolicy, kl_optimal_policy,
+)
+from .inference import (  # noqa: F401
+    MIB, GIB, in_kib, in_mib, in_gib, KvCache, kv_cache, kv_cache_bytes, kv_cache_bytes_k_only,
+    kv_cache_bytes_query_heads, kv_cache_bytes_one_layer, kv_cache_bytes_no_batch, kv_cache_curve, kv_saving,
+    BPE_DEMO_CORPUS, BPE_DEMO_NEW_WORDS, BpeStep, BpeResult, bpe_corpus, bpe_train, bpe_tokenize,
+)
+from .vision import (  # noqa: F401
+    SwinCost, swin_cost, swin_ratio_m_not_m2, swin_ratio_one_window, swin_ratio_sides_added, swin_window_ids,
+    MAE_MASK_PERCENT, mae_visible, mae_hidden, MaeSplit, mae_mask, mae_image_visible, mae_visible_masked_instead,
+    mae_visible_all_patches, mae_visible_p_not_p2, CLIP_DEMO_LABELS, CLIP_DEMO_TEXTS, CLIP_DEMO_IMAGES,
+    CLIP_DEMO_SCALE, ClipResult, clip_zero_shot, clip_contrastive_loss,
+)

@@ -1,0 +1,47 @@
+// The page-wide script (ui.widgets.page_style mounts it on every page; it installs itself once per
+// browser tab). Fixed code: it reads the page's own elements and changes attributes and classes.
+//
+// 1. A table that scrolls sideways must be reachable by the keyboard (WCAG 2.1.1; axe-core's
+//    scrollable-region-focusable), as st.table's own scroll box is: while a Markdown table is wider
+//    than its box it takes part in Tab order and is named for a screen reader. Markdown cannot carry
+//    tabindex (nor does a heatmap's table carry it), so the tables are marked here; one observer per
+//    browser tab, re-checking once per frame after Streamlit changes the page or the window resizes.
+// 2. On a phone the sidebar covers most of the screen and Streamlit leaves it open after a page was
+//    chosen in it: a tap on one of its links closes it, as a phone's menu does.
+const LABEL = "表（横にスクロールできます）";
+const TABLES = '[data-testid="stMarkdownContainer"] table, .hm table, .stp table';
+const SIDEBAR_LINK = '[data-testid="stSidebar"] a';
+const CLOSE = '[data-testid="stSidebarCollapseButton"] button';
+
+function markTables() {
+  let queued = false;
+  const mark = () => {
+    queued = false;
+    for (const t of document.querySelectorAll(TABLES)) {
+      const scrolls = t.scrollWidth > t.clientWidth + 1;
+      if (scrolls && t.tabIndex !== 0) { t.tabIndex = 0; t.setAttribute("aria-label", LABEL); }
+      if (!scrolls && t.hasAttribute("tabindex")) { t.removeAttribute("tabindex"); t.removeAttribute("aria-label"); }
+    }
+  };
+  const queue = () => { if (!queued) { queued = true; requestAnimationFrame(mark); } };
+  new MutationObserver(queue).observe(document.body, { childList: true, characterData: true, subtree: true });
+  window.addEventListener("resize", queue);
+  queue();
+}
+
+function closeSidebarAfterChoosing() {
+  document.addEventListener("click", (event) => {
+    const link = event.target instanceof Element ? event.target.closest(SIDEBAR_LINK) : null;
+    const sidebar = link ? link.closest('[data-testid="stSidebar"]') : null;
+    // only where the open sidebar covers the page (a phone), not beside it (a laptop)
+    if (!sidebar || sidebar.getBoundingClientRect().width < window.innerWidth * 0.6) return;
+    setTimeout(() => { const close = document.querySelector(CLOSE); if (close) close.click(); }, 0);
+  }, true);
+}
+
+export default function () {
+  if (window.__attentionTutorPage) return;
+  window.__attentionTutorPage = true;
+  markTables();
+  closeSidebarAfterChoosing();
+}

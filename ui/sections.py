@@ -1,0 +1,114 @@
+"""A learning page, one section at a time (phone first).
+
+A learning page is a short table of contents::
+
+    ui.sections("naive", [("aim", aim_and_explain), ("hand", hand), ("visual", visual), ("try", try_it)])
+
+Each section is drawn by its own function, under one of Streamlit's lazy tabs (``st.tabs`` with
+``bind="query-params"``): only the open tab's function runs, so only its elements are sent to the
+browser (a learning page sent 100–160 elements at once, and every element has a fixed cost in a
+phone's browser: docs/performance.md). The quiz is always the last tab, one tap away; every other
+section ends with a 「次へ：…」 button that opens the next one.
+
+- **By link**: the open tab is the URL's ``?section=<label>`` (``/naive?section=手計算``;
+  :func:`url`), so a section can be linked from the glossary, the misconception profile or a bookmark.
+- **Kept**: the open section of every page is remembered for the session (``OPEN_K``), so a
+  learner who goes to the review page and comes back finds the section they left.
+- **Inputs**: a section's inputs live in session state, not in the section that happens to be drawn
+  (ui.matrix_editor keeps its cells under plain keys, ``ui.matrix_value`` reads them without drawing
+  the editor; Streamlit widgets take ``persist_state="session"``), so an edit in 試してみよう is what
+  手計算 computes with when it is opened next.
+"""
+from __future__ import annotations
+
+import urllib.parse
+from pathlib import Path
+from typing import Callable, Sequence
+
+import streamlit as st
+
+QUERY = "section"               # the URL's query parameter and the tabs' session-state key
+OPEN_K = "ui__open_sections"    # {page key: the label of its open section}, for this session
+SCROLL_K = "ui__section_scroll"  # set by 「次へ」: the next run scrolls back up to the tabs
+QUIZ = "確認クイズ"
+# a section key of the page rhythm → its tab. aim and explain share one tab; quizzes.misconceptions'
+# SECTION_KEYS name where a misconception is taught, and :func:`label` turns one into its tab.
+TABS = {"aim": "ねらい・解説", "explain": "ねらい・解説", "hand": "手計算", "visual": "可視化",
+        "try": "試してみよう"}
+HEADINGS = {"aim": "ねらい", "explain": "解説", "hand": "手計算", "visual": "可視化", "try": "試してみよう"}
+
+Part = tuple[str, Callable[[], None]]
+
+
+def label(name: str) -> str:
+    """The tab label of a section key ("hand" → 手計算); any other name is its own label."""
+    return TABS.get(name, name)
+
+
+def url(page_url: str, name: str) -> str:
+    """A link that opens a page at one section: url("/naive", "hand") → /naive?section=%E6%89%8B…"""
+    return f"{page_url}?{urllib.parse.urlencode({QUERY: label(name)})}"
+
+
+def heading(name: str) -> None:
+    """A heading inside a section ("aim" → ねらい): kept so that a long tab reads in parts."""
+    st.subheader(HEADINGS.get(name, name), divider="gray")
+
+
+def _go(target: str) -> None:
+    """on_click of 「次へ」: open ``target`` (bound tabs are set through session state)."""
+    st.session_state[QUERY] = target
+    st.session_state[SCROLL_K] = True
+
+
+def _restore(page: str, labels: list[str]) -> None:
+    """Before the tabs exist on a page's first run in a while: open the section the learner left,
+    unless the URL names one (a link wins)."""
+    if QUERY in st.session_state and st.session_state[QUERY] in labels:
+        return
+    if st.query_params.get(QUERY) in labels:
+        return
+    if st.query_params.get("q"):           # a question's link (ui.quiz.question_link) opens the quiz
+        st.session_state[QUERY] = QUIZ
+        return
+    kept = st.session_state.get(OPEN_K, {}).get(page)
+    if kept in labels:
+        st.session_state[QUERY] = kept
+
+
+def sections(page: str, parts: Sequence[Part], *, quiz: Callable[[], None] | None = None,
+             after_quiz: Callable[[], None] | None = None) -> str:
+    """Draw the page's sections as tabs, only the open one; the quiz (``quiz``: ui.quiz_section's
+    cards for ``page``) is the last tab, followed by ``after_quiz`` (the 次のページ link). Returns the
+    open tab's label."""
+    from .quiz import quiz_cards  # ui.quiz imports ui.state; kept local like the sidebar's imports
+
+    labels = [label(name) for name, _ in parts] + [QUIZ]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"two sections with one label: {labels}")
+    draws = [draw for _, draw in parts] + [quiz or (lambda: quiz_cards(page))]
+    _restore(page, labels)
+    tabs = st.tabs(labels, key=QUERY, bind="query-params")
+    shown = labels[0]
+    for i, tab in enumerate(tabs):
+        if not tab.open:
+            continue
+        shown = labels[i]
+        with tab:
+            draws[i]()
+            if i + 1 < len(labels):
+                st.button(f"次へ：{labels[i + 1]}", key=f"{QUERY}__next", on_click=_go, args=(labels[i + 1],),
+                          icon=":material/arrow_forward:", type="primary" if i + 2 == len(labels) else "secondary")
+            elif after_quiz is not None:
+                after_quiz()
+    st.session_state.setdefault(OPEN_K, {})[page] = shown
+    if st.session_state.pop(SCROLL_K, False):   # mounted in this run only: its script runs once
+        _scroll(key=f"{QUERY}_scroll", data={"key": QUERY}, height=0)
+    return shown
+
+
+_scroll = st.components.v2.component("attention_tutor_section_scroll",
+                                     js=Path(__file__).with_name("sections.js").read_text(encoding="utf-8"))
+
+
+__all__ = ["sections", "label", "url", "heading", "QUERY", "QUIZ", "TABS", "OPEN_K"]
