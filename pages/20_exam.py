@@ -17,6 +17,7 @@ import ui
 from tutor import numfmt
 from ui.figures import exam_topic_chart
 from practice import exam as ex
+from practice.skill import seen
 from quizzes.core import TOPICS
 
 ui.page("exam")
@@ -39,7 +40,8 @@ def start_exam() -> None:
                             int(st.session_state.get("exam_pace", ex.DEFAULT_PACE_S)),
                             secrets.randbits(32), time.time(),
                             calc_share=float(st.session_state.get("exam_calc", ex.DEFAULT_CALC_SHARE)),
-                            advanced=bool(st.session_state.get("exam_advanced", False)))
+                            advanced=bool(st.session_state.get("exam_advanced", False)),
+                            seen=seen(ui.state.get_progress()["attempts"]))   # new questions first
     except ValueError as exc:
         st.session_state["exam__error"] = str(exc)
         return

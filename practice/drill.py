@@ -27,6 +27,8 @@ from functools import lru_cache
 from quizzes.core import GENERATOR_INFO, GENERATORS, Question
 from quizzes.misconceptions import Misconception, catalogue, question_form, question_ids
 
+from .skill import unseen_first
+
 INDEX_SEEDS = 8
 FRESH_TRIES = 25
 SEED_SPACE = 1_000_000      # as ui.quiz: ids "<generator>#<0 … 999999>"
@@ -78,9 +80,12 @@ def _fits(m: Misconception, q: Question) -> bool:
     return question_form(q) == m.form if m.kind == "form" else m.id in question_ids(q)
 
 
-def drill_ids(mid: str, n: int = DRILL_SIZE, rng: random.Random | None = None) -> list[str]:
+def drill_ids(mid: str, n: int = DRILL_SIZE, rng: random.Random | None = None,
+              seen: frozenset[str] = frozenset()) -> list[str]:
     """Up to n question ids aimed at ``mid`` (see the module docstring), across topics, without
-    repeats. ValueError (Japanese) for an id the catalogue does not know."""
+    repeats; within a topic, a skill the learner has not answered yet (``seen``:
+    practice.skill.seen) before one they have. ValueError (Japanese) for an id the catalogue does
+    not know."""
     m = catalogue().get(mid) if isinstance(mid, str) else None
     if m is None:
         raise ValueError("その誤解はカタログにありません。")
@@ -91,8 +96,9 @@ def drill_ids(mid: str, n: int = DRILL_SIZE, rng: random.Random | None = None) -
     by_topic: dict[str, list[str]] = {}
     for gid in sorted(gens):
         by_topic.setdefault(GENERATOR_INFO[gid].topic, []).append(gid)
-    for pool in by_topic.values():
+    for t, pool in by_topic.items():
         rng.shuffle(pool)
+        by_topic[t] = unseen_first(pool, seen)[::-1]     # popped from the end: the unseen first
     topics = sorted(by_topic)
     rng.shuffle(topics)
     order: list[str] = []                        # round robin over topics
@@ -100,6 +106,7 @@ def drill_ids(mid: str, n: int = DRILL_SIZE, rng: random.Random | None = None) -
         for t in topics:
             if by_topic[t]:
                 order.append(by_topic[t].pop())
+    order = unseen_first(order, seen)            # a topic's only, already-met item waits for the new ones
     out: list[str] = []
     stems: set[str] = set()
 

@@ -32,6 +32,7 @@ from quizzes.core import GENERATOR_INFO, TOPICS, Question, QuizError, from_id
 
 from .progress import MAX_EXAMS_KEPT, apply_answers
 from .record import ExamState, required
+from .skill import unseen_first
 
 LENGTHS = (10, 20, 40)
 DEFAULT_PACE_S = 40          # seconds per question (about 145 questions in 100 minutes)
@@ -57,8 +58,10 @@ def _is_int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def _spread(pool: list[str], n: int, rng: random.Random) -> list[str]:
-    """n generator ids from pool, topics taking turns, no id twice until the pool is used up.
+def _spread(pool: list[str], n: int, rng: random.Random, seen: frozenset[str] = frozenset()) -> list[str]:
+    """n generator ids from pool, topics taking turns, no id twice until the pool is used up;
+    within a topic, a skill the learner has not answered yet (``seen``: practice.skill.seen)
+    comes before one they have.
 
     A topic whose ids are used up sits out until every topic is used up; then a new
     round starts (ids repeat only when n is larger than the pool).
@@ -72,7 +75,8 @@ def _spread(pool: list[str], n: int, rng: random.Random) -> list[str]:
     rng.shuffle(topics)
     out: list[str] = []
     while len(out) < n:
-        queues = {t: rng.sample(by_topic[t], len(by_topic[t])) for t in topics}
+        # (a queue is popped from its end: the unseen go last)
+        queues = {t: unseen_first(rng.sample(by_topic[t], len(by_topic[t])), seen)[::-1] for t in topics}
         while len(out) < n and any(queues.values()):
             for t in topics:
                 if len(out) == n:
@@ -125,17 +129,18 @@ def planned_mix(n: int, calc_share: float = DEFAULT_CALC_SHARE, advanced: bool =
 
 
 def build_exam(n: int, seed: int, *, calc_share: float = DEFAULT_CALC_SHARE,
-               advanced: bool = False) -> list[str]:
+               advanced: bool = False, seen: frozenset[str] = frozenset()) -> list[str]:
     """Question ids for an n-question paper mixing every topic; same arguments → same paper.
 
     Shorter than n only when there are no calculation generators and the knowledge bank
     is smaller than n (knowledge questions are not repeated). Items tagged 発展 are drawn
-    only with ``advanced=True``. Empty registry → [].
+    only with ``advanced=True``. Skills in ``seen`` (practice.skill.seen) come after the
+    unseen ones of their topic. Empty registry → [].
     """
     rng = random.Random(seed)
     calc, know = exam_pool(advanced)
     n_calc, n_know = exam_mix(n, len(calc), len(know), calc_share)
-    picks = _spread(calc, n_calc, rng) + _spread(know, n_know, rng)
+    picks = _spread(calc, n_calc, rng, seen) + _spread(know, n_know, rng, seen)
     rng.shuffle(picks)
     return [f"{g}#{rng.randrange(SEED_SPACE)}" for g in picks]
 
@@ -226,7 +231,7 @@ def score_exam(questions: list[Question], answers: Answers) -> dict:
 # the exam in progress: a plain JSON-able dict
 # ---------------------------------------------------------------------------
 def new_exam(n: int, pace_s: int, seed: int, now: float, *, calc_share: float = DEFAULT_CALC_SHARE,
-             advanced: bool = False, run: str | None = None) -> dict:
+             advanced: bool = False, run: str | None = None, seen: frozenset[str] = frozenset()) -> dict:
     """Start a paper of (up to) n questions at ``now`` (epoch seconds).
 
     The state (STATE_KEYS)::
@@ -247,7 +252,7 @@ def new_exam(n: int, pace_s: int, seed: int, now: float, *, calc_share: float = 
     if not (_is_int(pace_s) and MIN_PACE_S <= pace_s <= MAX_PACE_S):
         raise ValueError(f"1 問あたりの時間は {MIN_PACE_S}〜{MAX_PACE_S} 秒の整数にしてください。")
     qids = []
-    for qid in build_exam(min(int(n), MAX_QUESTIONS), seed, calc_share=calc_share, advanced=advanced):
+    for qid in build_exam(min(int(n), MAX_QUESTIONS), seed, calc_share=calc_share, advanced=advanced, seen=seen):
         try:
             from_id(qid)
         except QuizError:

@@ -67,6 +67,19 @@ def topic(skill: str, default: str | None = None) -> str | None:
     return info.topic if info is not None else default
 
 
+def seen(attempts: list) -> frozenset[str]:
+    """The skills the learner has answered a question of, anywhere (page, exam, review, drill)."""
+    return frozenset(key(a["qid"]) for a in attempts)
+
+
+def unseen_first(gids, seen_skills: frozenset[str]) -> list[str]:
+    """``gids`` in their order, those of a skill the learner has not met yet first (a stable
+    partition): practice draws what is new before it repeats, so an hour of page quizzes, drill
+    and mock exam does not bring back a knowledge item while unseen ones remain."""
+    gids = list(gids)
+    return [g for g in gids if key(g) not in seen_skills] + [g for g in gids if key(g) in seen_skills]
+
+
 def last_shown(attempts: list, skill: str) -> str | None:
     """The question id last answered for ``skill`` (newest attempt first), or None."""
     for a in reversed(attempts):

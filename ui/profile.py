@@ -8,6 +8,7 @@ import streamlit as st
 
 import quizzes
 from practice.drill import DRILL_SIZE, drill_ids
+from practice.skill import seen
 from practice.profile import ProfileRow, exam_misconceptions as _exam_counts, relearn, top_misconceptions
 from quizzes.core import TOPICS, QuizError
 from quizzes.misconceptions import Misconception, catalogue
@@ -100,7 +101,7 @@ def exam_misconceptions(res: dict, *, links_for: int = 3) -> None:
 # ---------------------------------------------------------------------------
 def _start(mid: str) -> None:
     st.session_state[MID_K] = mid
-    st.session_state[IDS_K] = drill_ids(mid, DRILL_SIZE)
+    st.session_state[IDS_K] = drill_ids(mid, DRILL_SIZE, seen=seen(state.get_progress()["attempts"]))
     st.session_state[ROUND_K] = st.session_state.get(ROUND_K, 0) + 1
 
 

@@ -8,6 +8,7 @@ import streamlit as st
 
 import quizzes
 from practice.progress import is_mastered, to_master
+from practice.skill import key as skill_key, seen, unseen_first
 from quizzes.core import QuizError, Question
 
 from . import state, storage
@@ -17,12 +18,14 @@ MAX_CARDS = 10   # 「もう 1 問」 adds cards up to this many; then 「新し
 
 
 def _fresh_ids(topic: str, n: int) -> list[str]:
-    """n question ids for a topic: calculation and knowledge mixed, no generator twice."""
+    """n question ids for a topic: calculation and knowledge mixed, no generator twice, the skills
+    this learner has not answered yet first (practice.skill.unseen_first)."""
     rng = secrets.SystemRandom()
-    calc = quizzes.by_topic(topic, "calc")
-    know = quizzes.by_topic(topic, "knowledge")
+    met = seen(state.get_progress()["attempts"])
+    calc, know = (quizzes.by_topic(topic, kind) for kind in ("calc", "knowledge"))
+    calc, know = (unseen_first(rng.sample(pool, len(pool)), met) for pool in (calc, know))
     n_know = min(len(know), max(1, n // 3)) if know else 0
-    picks = rng.sample(calc, min(len(calc), n - n_know)) + rng.sample(know, n_know)
+    picks = calc[:min(len(calc), n - n_know)] + know[:n_know]
     if len(picks) < n:  # a topic with few generators: fill from whatever is left
         rest = [g for g in calc + know if g not in picks]
         picks += rng.sample(rest, min(len(rest), n - len(picks)))
@@ -37,6 +40,8 @@ def _one_more_id(topic: str, ids: list[str]) -> str:
     gens = quizzes.by_topic(topic)
     used = [i.split("#")[0] for i in ids]
     pool = [g for g in gens if g not in used] or [g for g in gens if g != used[-1]] or gens
+    met = seen(state.get_progress()["attempts"])
+    pool = [g for g in pool if skill_key(g) not in met] or pool     # a skill not met yet, while one remains
     return f"{rng.choice(pool)}#{rng.randrange(SEED_SPACE)}"
 
 
