@@ -336,7 +336,8 @@ def hand_gpt() -> None:
     st.markdown(f"L = {p.layers}、d = {count(p.d_model)}、FFN の幅 4d = {count(p.d_ff)}、語彙 V = {count(p.vocab)}、"
                 f"位置 T = {count(p.context)} として、すべての部分を数えます。")
     ui.cached_table(gpt_frame, p, hide_index=True)
-    st.latex(rf"12 L d^2 = 12 \times {p.layers} \times {tcount(p.d_model)}^2 = {tcount(p.rule_of_thumb)}")
+    st.latex(rf"\begin{{aligned}}12 L d^2 &= 12 \times {p.layers} \times {tcount(p.d_model)}^2 \\ &= {tcount(p.rule_of_thumb)}"
+             r"\end{aligned}")
     st.markdown(f"数えた合計 **{count(p.total)}**（約 ${sci(p.total)}$）に対して、$12Ld^2$ の見積もりは "
                 f"**{count(p.rule_of_thumb)}** で、合計の {numfmt.percent(p.rule_share, 1)} にあたります。"
                 "バイアスと層正規化と埋め込みを全部足しても 1 % に届きません。")
@@ -381,9 +382,9 @@ def hand_kv() -> None:
     c = llm.kv_cache(KV_7B["layers"], KV_7B["heads"], KV_7B["d_head"], 4096)
     st.markdown(f"{KV_7B['layers']} 層・{KV_7B['heads']} ヘッド・$d_{{\\text{{head}}}} = {KV_7B['d_head']}$ の 70 億パラメータ級の"
                 "モデル（Llama 2 7B と同じ形）で、各値を 16 ビット（2 バイト）で保存します。")
-    st.latex(rf"\begin{{aligned}}\text{{1 トークン}} &= 2 \times {c.layers} \times {c.kv_heads} \times {c.d_head} \times 2 "
-             rf"= {tcount(c.per_token)}\ \text{{バイト}} \\ \text{{{tcount(c.context)} トークン}} &= {tcount(c.per_token)} \times "
-             rf"{tcount(c.context)} = {tcount(c.total)}\ \text{{バイト}}\end{{aligned}}")
+    st.latex(rf"\begin{{aligned}}\text{{1 トークン}} &= 2 \times {c.layers} \times {c.kv_heads} \times {c.d_head} \times 2 \\"
+             rf"&= {tcount(c.per_token)}\ \text{{バイト}} \\ \text{{{tcount(c.context)} トークン}} &= {tcount(c.per_token)} \times "
+             rf"{tcount(c.context)} \\ &= {tcount(c.total)}\ \text{{バイト}}\end{{aligned}}")
     st.markdown(f"1 本の系列で **{size(c.total)}**（1 GiB = $2^{{30}}$ バイト）。クエリのヘッド {KV_7B['heads']} 個に対して、"
                 "キー・バリューのヘッドを減らすと次のようになります。")
     ui.cached_table(kv_frame, KV_7B["layers"], KV_7B["heads"], KV_7B["d_head"], 4096, hide_index=True)
@@ -416,8 +417,8 @@ def hand_swin() -> None:
     s = llm.swin_cost(SWIN_DEMO["h"], SWIN_DEMO["w"], SWIN_DEMO["channels"], SWIN_DEMO["window"])
     st.markdown(f"Swin-T の最初の段（224×224 の画像を 4×4 のパッチに分けた {s.h}×{s.w} トークン、C = {s.channels}）で、"
                 f"窓の大きさ M = {s.window} のとき：")
-    st.latex(rf"\begin{{aligned}}2(hw)^2C &= 2 \times {tcount(s.tokens)}^2 \times {s.channels} = {tcount(s.global_attention)} \\"
-             rf"2M^2\,hw\,C &= 2 \times {s.window}^2 \times {tcount(s.tokens)} \times {s.channels} = {tcount(s.window_attention)}"
+    st.latex(rf"\begin{{aligned}}2(hw)^2C &= 2 \times {tcount(s.tokens)}^2 \times {s.channels} \\ &= {tcount(s.global_attention)} \\"
+             rf"2M^2\,hw\,C &= 2 \times {s.window}^2 \times {tcount(s.tokens)} \times {s.channels} \\ &= {tcount(s.window_attention)}"
              r"\end{aligned}")
     st.markdown(f"注意の部分は **{s.attention_ratio} 分の 1**（$hw/M^2 = {count(s.tokens)}/{s.window}^2$、窓の数と同じ）になります。"
                 f"射影 $4hwC^2 = {tcount(s.projections)}$ を含めた全体では {numfmt.fixed(s.total_ratio, 1)} 分の 1 です。")
@@ -440,9 +441,9 @@ def hand_clip() -> None:
                 f"（コサイン類似度）。それを {numfmt.trimmed(llm.CLIP_DEMO_SCALE, 1)} 倍して softmax にかけます。")
     ui.show_matrix(np.vstack([llm.CLIP_DEMO_IMAGES[0], llm.CLIP_DEMO_TEXTS]), ["猫の画像", *labels],
                    ["1", "2", "3", "4"], digits=1, caption="埋め込み（長さをそろえる前）")
-    st.latex(r"\cos = " + ui.handcalc.vector(res.similarity[0], 3, tex=True) + r",\quad"
-             + r"\mathrm{softmax}(" + numfmt.trimmed(llm.CLIP_DEMO_SCALE, 1) + r"\cos) = "
-             + ui.handcalc.vector(res.probs[0], 3, tex=True))
+    st.latex(r"\begin{aligned}\cos &= " + ui.handcalc.vector(res.similarity[0], 3, tex=True) + r" \\"
+             + r"\mathrm{softmax}(" + numfmt.trimmed(llm.CLIP_DEMO_SCALE, 1) + r"\cos) &= "
+             + ui.handcalc.vector(res.probs[0], 3, tex=True) + r"\end{aligned}")
     st.markdown(f"確率が最も大きいのは「{labels[int(res.predicted[0])]}」（{numfmt.fixed(res.probs[0].max(), 3)}）です。")
 
 
@@ -569,7 +570,8 @@ def try_budget() -> None:
                                    persist_state="session")
     best = ui.compute("llm_budget", llm.compute_optimal_sci, float(mantissa), int(exponent))
     if best is not None:
-        st.latex(rf"C = {sci(best.budget)} \;\Rightarrow\; N = {sci(best.params)},\quad D = {sci(best.tokens)}")
+        st.latex(rf"\begin{{aligned}}C &= {sci(best.budget)} \\ \Rightarrow\; N &= {sci(best.params)},\quad D = {sci(best.tokens)}"
+                 r"\end{aligned}")
         c1, c2 = st.columns(2)
         c1.metric("最適なパラメータ数 N", f"{numfmt.sci(best.params, 2)}")
         c2.metric("最適なトークン数 D", f"{numfmt.sci(best.tokens, 2)}")

@@ -142,3 +142,22 @@ def test_quiz_choices_are_44px_tap_targets_and_lines_follow_kinsoku(browser, bas
         breaks = page.evaluate("() => [...document.querySelectorAll('[data-testid=\"stMarkdownContainer\"] p')]"
                                ".map(p => getComputedStyle(p).lineBreak)")
         assert breaks and set(breaks) == {"strict"}, set(breaks)
+
+
+SIDEBAR_WATCH_JS = """() => { window.__sidebarMuts = [];
+  new MutationObserver(ms => window.__sidebarMuts.push(...ms.map(m => m.type + ':' + (m.attributeName || ''))))
+    .observe(document.querySelector('[data-testid="stSidebar"]'),
+             {subtree: true, childList: true, attributes: true, characterData: true}); }"""
+
+
+def test_a_section_switch_reruns_the_sections_only(browser, base):
+    """A tab reruns ui.sections' fragment, not ui.page(): the sidebar is not touched (a full run
+    would re-send it and mark it stale while it runs)."""
+    with new_page(browser, "phone-switch-scope") as page:
+        go(page, base + "/naive")
+        page.evaluate(SIDEBAR_WATCH_JS)
+        page.get_by_role("tab", name="手計算").click()
+        wait_until_rendered(page)
+        expect(page.locator('[data-testid="stMain"]')).to_contain_text("0.576", timeout=20_000)
+        page.wait_for_timeout(500)
+        assert page.evaluate("() => window.__sidebarMuts") == []

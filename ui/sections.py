@@ -77,10 +77,9 @@ def _restore(page: str, labels: list[str]) -> None:
 
 
 def sections(page: str, parts: Sequence[Part], *, quiz: Callable[[], None] | None = None,
-             after_quiz: Callable[[], None] | None = None) -> str:
+             after_quiz: Callable[[], None] | None = None) -> None:
     """Draw the page's sections as tabs, only the open one; the quiz (``quiz``: ui.quiz_section's
-    cards for ``page``) is the last tab, followed by ``after_quiz`` (the 次のページ link). Returns the
-    open tab's label."""
+    cards for ``page``) is the last tab, followed by ``after_quiz`` (the 次のページ link)."""
     from .quiz import quiz_cards  # ui.quiz imports ui.state; kept local like the sidebar's imports
 
     labels = [label(name) for name, _ in parts] + [QUIZ]
@@ -88,6 +87,14 @@ def sections(page: str, parts: Sequence[Part], *, quiz: Callable[[], None] | Non
         raise ValueError(f"two sections with one label: {labels}")
     draws = [draw for _, draw in parts] + [quiz or (lambda: quiz_cards(page))]
     _restore(page, labels)
+    _tabs(page, labels, draws, after_quiz)
+
+
+@st.fragment
+def _tabs(page: str, labels: list[str], draws: list[Callable[[], None]],
+          after_quiz: Callable[[], None] | None) -> None:
+    """The tabs and the open section, as a fragment: a tap on a tab (or 「次へ」) reruns this part
+    only — not ui.page()'s progress sync and sidebar above it."""
     tabs = st.tabs(labels, key=QUERY, bind="query-params")
     shown = labels[0]
     for i, tab in enumerate(tabs):
@@ -104,7 +111,6 @@ def sections(page: str, parts: Sequence[Part], *, quiz: Callable[[], None] | Non
     st.session_state.setdefault(OPEN_K, {})[page] = shown
     if st.session_state.pop(SCROLL_K, False):   # mounted in this run only: its script runs once
         _scroll(key=f"{QUERY}_scroll", data={"key": QUERY}, height=0)
-    return shown
 
 
 _scroll = st.components.v2.component("attention_tutor_section_scroll",
