@@ -100,8 +100,9 @@ def saturation_by_hand() -> None:
 
 
 def g_kentei_example() -> None:
-    """The G検定 example (one query, three keys, d_k = 2), with and without dividing by √2."""
-    st.subheader("G検定の例：クエリ 1 つとキー 3 つ（$d_k = 2$）")
+    """A practice calculation (one query, three keys, d_k = 2; the numbers of seed 004), with and
+    without dividing by √2. Our own example: its heading makes no claim about the real exam."""
+    st.subheader("計算練習：クエリ 1 つとキー 3 つ（$d_k = 2$）")
     st.markdown(f"クエリ $\\mathbf{{q}} = {vector(tb.G_QUERY[0], 0)}$、"
                 f"キー ${', '.join(vector(k, 0) for k in tb.G_KEYS)}$、"
                 f"バリュー ${', '.join(vector(v, 0) for v in tb.G_VALUES)}$ です。"

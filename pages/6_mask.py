@@ -141,12 +141,12 @@ def hand() -> None:
         "それ の行から見てよい範囲にもともと入っています。"
     )
 
-    st.subheader("G検定の例：3 番目のキーを隠す")
+    st.subheader("計算練習：3 番目のキーを隠す（③ と同じクエリとキー）")
     g_example()
 
 
 def g_example() -> None:
-    """The G検定 example: hiding key 3 hands its weight to the two keys left."""
+    """The practice calculation of ③ (seed 004's numbers): hiding key 3 hands its weight to the two keys left."""
     g_plain = tutor.attention(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES)
     g_masked = tutor.attention(tb.G_QUERY, tb.G_KEYS, tb.G_VALUES, tb.G_MASK_KEY3)
     st.markdown(

@@ -38,7 +38,7 @@ from .review import MAX_ITEMS as MAX_REVIEW_ITEMS
 MAX_BYTES = 1_000_000
 MAX_DEPTH = 6
 MAX_QID_LEN = 80
-PAGE_KEYS = frozenset(TOPICS) | {"home", "exam", "review", "drill"}
+PAGE_KEYS = frozenset(TOPICS) | {"home", "exam", "review", "drill", "glossary"}
 TOP_KEYS = required(Progress)
 TOP_KEYS_V1 = {"version", "visited", "attempts", "exams", "review"}
 VERSIONS = (1, 2, SCHEMA_VERSION)   # 1: Leitner boxes; 2: FSRS cards keyed by question id; 3: by skill

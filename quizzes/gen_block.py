@@ -1,10 +1,13 @@
 """⑦-2 FFN・残差接続・層正規化: a LayerNorm component, the post-LN output of a residual
-block, the FFN parameter count, and LayerNorm's mean / spread / output as a blank.
+block, the FFN parameter count, LayerNorm's mean / spread / output as a blank, and inverted
+dropout's output in training and at inference.
 
 Inputs: vectors x = μ + c·pattern with patterns whose population variance is 1, 2 or 5
 (so σ is 1, √2 or √5), small integers elsewhere. Answers and distractors:
 tutor.block.layer_norm_mistake, tutor.block.residual_block_mistake, tutor.block.ffn_param_count,
-tutor.block.swiglu_param_count, tutor.multihead.mha_param_count.
+tutor.block.swiglu_param_count, tutor.multihead.mha_param_count, tutor.training.dropout_mistake
+(dropout is part of the paper's training recipe, tutor/training/recipe.py). Dropout inputs are
+multiples of 0.9 (p = 0.1) or 3 (p = 0.25) so that x/(1 − p), x·(1 − p) and x/p all end.
 """
 from __future__ import annotations
 
@@ -161,3 +164,52 @@ def _ln_blank(p: dict) -> Draft:
     expl = (f"平均は {num(r.mean)}、各成分から引くと ${tex_vec(r.centered)}$。その 2 乗の平均が分散で、平方根の標準偏差は "
             f"{num(r.spread)}。割ると ${tex_vec(r.output)}$ なので、第 {j + 1} 成分は {num(r.output[j])}。")
     return draft(blank(*right), wrong, stem, notes, expl)
+
+
+# ---------------------------------------------------------------------------
+# dropout as the paper uses it (tutor.training.recipe: inverted dropout)
+# ---------------------------------------------------------------------------
+DROP_RATES = (0.1, 0.2, 0.25)
+
+
+def _params_dropout(rng: np.random.Generator) -> dict:
+    p = pick(rng, DROP_RATES)
+    k = rng.integers(-3, 6, size=4)
+    # inputs that make x/(1 − p), x·(1 − p) and x/p end: multiples of 0.9 (p = 0.1) or of 3 (p = 0.25)
+    unit = {0.1: 0.9, 0.2: 1.0, 0.25: 3.0}[p]
+    n_keep = int(rng.integers(1, 4))                  # 1 … 3 of the 4 kept: something dropped, something kept
+    keep = rng.permutation([True] * n_keep + [False] * (4 - n_keep))
+    return {"p": p, "x": tuple(float(round(unit * int(v), 10)) for v in k), "keep": tuple(bool(v) for v in keep),
+            "training": bool(rng.integers(2))}
+
+
+@calc_generator("block.dropout", "block", _params_dropout)
+def _dropout(p: dict) -> Draft:
+    """Inverted dropout's output in training (x ⊙ m / (1 − p)) or at inference (x)."""
+    x, keep, rate, training = np.array(p["x"]), np.array(p["keep"]), p["p"], p["training"]
+    out = {m: tutor.training.dropout_mistake(x, keep, rate, m, training=training)
+           for m in (None,) + (tutor.training.DROPOUT_MISTAKES if training else tutor.training.INFERENCE_MISTAKES)}
+    mask = "(" + ",\\ ".join("1" if k else "0" for k in keep) + ")"
+    keep_text = num(1 - rate)
+    stem = (f"逆ドロップアウト（学習時に、残した値を $1/(1-p)$ 倍する実装）を率 $p = {num(rate)}$ でかける。"
+            f"入力は $x = {tex_vec(x)}$ で、ある学習ステップで引かれたマスク（1 = 残す、0 = 落とす）は $m = {mask}$ だった。"
+            + ("このステップでのドロップアウトの出力" if training else "学習を終えたモデルで推論するときの、同じ $x$ に対するドロップアウトの層の出力")
+            + BEST)
+    if training:
+        wrong = (
+            (vec(out["no_rescale"]), mc("1/(1−p) の掛け忘れ", "落とすだけで、残した値を大きくしなかった。それでは出力の期待値が入力より小さくなる。")),
+            (vec(out["times_keep"]), mc("掛けると割るの取り違え", f"残した値に $1 - p = {keep_text}$ を掛けた。期待値をそろえるには $1 - p$ で割る。")),
+            (vec(out["divide_by_p"]), mc("p と 1−p の取り違え", f"落とす率 $p = {num(rate)}$ で割った。割るのは残す確率 $1 - p = {keep_text}$ である。")),
+        )
+        expl = (f"マスクが 0 の成分は 0 にし、1 の成分は $1/(1-p) = 1/{keep_text}$ 倍する。出力は {vec(out[None])}。"
+                "こうしておくと出力の期待値が入力 $x$ と等しくなり、推論時には何もしなくてよい。")
+    else:
+        wrong = (
+            (vec(out["shrunk_at_inference"]),
+             mc("推論時の縮め方との混同", f"推論時に $1 - p = {keep_text}$ を掛けた。それは学習時に倍率をかけない元の方式のやり方で、逆ドロップアウトでは推論時に何もしない。")),
+            (vec(out["scaled_at_inference"]), mc("推論時にも拡大した", "推論時にも $1/(1-p)$ 倍した。倍率は学習時に落とした分を補うためのもので、推論時には掛けない。")),
+            (vec(out["dropped_at_inference"]), mc("推論時にも落とした", "推論時にもマスクをかけた。ドロップアウトは学習のときだけ働き、推論では何も落とさない。")),
+        )
+        expl = (f"逆ドロップアウトは学習時に残した値を $1/(1-p)$ 倍しておくので、推論時は入力をそのまま通す。出力は {vec(out[None])}。"
+                "学習のときのマスクは推論に使わない。")
+    return Draft(stem, vec(out[None]), wrong, expl)

@@ -1,17 +1,21 @@
 """⓪ Seq2Seq と Attention の誕生: the additive-attention score, the context vector from given
-scores, gradient clipping by norm, and the size of plain Seq2Seq's context vector.
+scores, gradient clipping by norm, the size of plain Seq2Seq's context vector, one LSTM cell
+update, and the parameter count of an LSTM or GRU layer.
 
 Answers and distractors: tutor.seq2seq (additive_attention, additive_attention_mistake,
 score_from_hidden, score_without_v, dot_attention, attend, fixed_context, uniform_context,
-hard_context, clip_by_norm, clip_by_value, clip_mistake, context_sizes, context_size_mistake).
+hard_context, clip_by_norm, clip_by_value, clip_mistake, context_sizes, context_size_mistake) and
+tutor.seq2seq_rnn (cell_update, cell_update_mistake, rnn_param_count, rnn_param_count_mistake,
+param_table).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from tutor import seq2seq as s2s
+from tutor import seq2seq_rnn as rnn
 
-from .calc import BEST, TOKEN_SETS, _nums, calc_generator, draft, ln_tex, mc, num, pick, shown, tex_mat, tex_vec, vec
+from .calc import BEST, TOKEN_SETS, _nums, calc_generator, draft, ln_tex, mc, num, pick, shown, tex_mat, tex_vec, tnum, vec
 from .core import Draft
 
 V_CHOICES = ((1, -1), (-1, 1), (2, 1), (1, 2), (-1, 2), (2, -1), (1, -2), (-2, 1))
@@ -186,3 +190,80 @@ def _context_size(p: dict) -> Draft:
             f"{n} 語の情報をこの {right} 個に詰め込むのが固定長ベクトルのボトルネックで、"
             f"Attention を使えば {n} 時刻分の状態（合わせて {num(sizes['attention'])} 個の数）を毎回参照できる。")
     return draft(right, wrong, stem, notes, expl)
+
+
+# ---------------------------------------------------------------------------
+# LSTM: one cell update from given gate values (tutor.seq2seq_rnn)
+# ---------------------------------------------------------------------------
+GATE_VALUES = (0.1, 0.2, 0.3, 0.7, 0.8, 0.9)          # σ(…) lies in (0, 1); never 0.5 (then 1 − f = f)
+CANDIDATES = (-0.8, -0.6, -0.4, 0.4, 0.6, 0.8)        # tanh(…) lies in (−1, 1)
+OLD_CELLS = (-3, -2, -1, 1, 2, 3)
+
+
+def _params_cell(rng: np.random.Generator) -> dict:
+    def draw(options):
+        return np.array([options[int(k)] for k in rng.integers(len(options), size=2)], dtype=float)
+    return {"f": draw(GATE_VALUES), "i": draw(GATE_VALUES), "g": draw(CANDIDATES), "c": draw(OLD_CELLS)}
+
+
+@calc_generator("seq2seq.lstm_cell", "seq2seq", _params_cell)
+def _lstm_cell(p: dict) -> Draft:
+    """One LSTM cell update c_t = f ⊙ c_{t-1} + i ⊙ g from given gate values."""
+    f, i, g, c = p["f"], p["i"], p["g"], p["c"]
+    right = vec(rnn.cell_update(f, i, g, c))
+    inv, no_i, swap = (vec(rnn.cell_update_mistake(f, i, g, c, m)) for m in rnn.CELL_MISTAKES)
+
+    stem = (f"LSTM のある時刻で、忘却ゲート $f$、入力ゲート $i$（どちらもシグモイドの出力）、候補 $g$（tanh の出力）と、"
+            f"1 つ前の時刻のセル $c_{{t-1}}$ が次の値になった（どれも 2 次元）。この時刻のセル $c_t${BEST}\n\n"
+            f"$$f = {tex_vec(f)},\\quad i = {tex_vec(i)},\\quad g = {tex_vec(g)},\\quad c_{{t-1}} = {tex_vec(c)}$$")
+    notes = (
+        mc("忘却ゲートの向きの取り違え", f"$f$ を「忘れる割合」と読んで $(1 - f) \\odot c_{{t-1}} + i \\odot g$ とすると {inv} になる。"),
+        mc("入力ゲートの掛け忘れ", f"候補 $g$ に入力ゲート $i$ を掛けずに $f \\odot c_{{t-1}} + g$ とすると {no_i} になる。"),
+        mc("ゲートと掛ける相手の取り違え", f"$i \\odot c_{{t-1}} + f \\odot g$ と、2 つのゲートを入れ替えて掛けると {swap} になる。"),
+    )
+    terms = ",\\ ".join(f"{_par(a)} \\times {_par(b)} + {_par(x)} \\times {_par(y)}" for a, b, x, y in zip(f, c, i, g))
+    expl = (f"LSTM のセルは $c_t = f \\odot c_{{t-1}} + i \\odot g$ で更新する（$\\odot$ は成分ごとの積）。"
+            f"前のセルを忘却ゲートの割合だけ残し、候補を入力ゲートの割合だけ書き足すので、"
+            f"$c_t = ({terms}) = {tex_vec(rnn.cell_update(f, i, g, c))}$。足し算で更新されることが、記憶と勾配を長く運べる理由である。")
+    return draft(right, (inv, no_i, swap), stem, notes, expl)
+
+
+# ---------------------------------------------------------------------------
+# LSTM and GRU: the parameter count of one layer (tutor.seq2seq_rnn)
+# ---------------------------------------------------------------------------
+INPUT_SIZES = (2, 3, 4, 8, 10, 16, 32, 50, 64, 100, 128, 300)
+HIDDEN_SIZES = (2, 4, 8, 16, 32, 64, 100, 128, 256, 512)
+CELL_NAMES = {"lstm": "LSTM", "gru": "GRU"}
+
+
+def _params_rnn(rng: np.random.Generator) -> dict:
+    return {"kind": pick(rng, ("lstm", "gru")), "d_x": int(pick(rng, INPUT_SIZES)), "d_h": int(pick(rng, HIDDEN_SIZES)),
+            "third": pick(rng, ("no_recurrent", "simple_rnn"))}
+
+
+@calc_generator("seq2seq.rnn_params", "seq2seq", _params_rnn)
+def _rnn_params(p: dict) -> Draft:
+    """The parameters of one LSTM or GRU layer: blocks · (d_h (d_h + d_x) + d_h), LSTM 4 blocks, GRU 3."""
+    kind, d_x, d_h, third = p["kind"], p["d_x"], p["d_h"], p["third"]
+    name, other = CELL_NAMES[kind], CELL_NAMES["gru" if kind == "lstm" else "lstm"]
+    table = rnn.param_table(d_x, d_h)
+    blocks, per_block = table[kind]["blocks"], table[kind]["per_block"]
+    right = num(rnn.rnn_param_count(kind, d_x, d_h))
+    no_bias, other_n, third_n = (num(rnn.rnn_param_count_mistake(kind, d_x, d_h, m)) for m in ("no_bias", "other_blocks", third))
+
+    stem = (f"入力 $x_t$ が {d_x} 次元、隠れ状態 $h_t$（中間層の出力）が {d_h} 次元の {name} の層 1 つが持つパラメータの数{BEST}"
+            "ただし、各ゲートと候補の計算はそれぞれ、入力に掛ける変換行列・隠れ状態に掛ける変換行列・バイアスを 1 つずつ持つものとする。")
+    third_note = (mc("隠れ状態用の行列の数え忘れ", f"前の時刻の $h_{{t-1}}$ に掛ける {d_h} × {d_h} の行列を数え落とすと {third_n} になる。")
+                  if third == "no_recurrent" else
+                  mc("単純な RNN との混同", f"ゲートのない単純な RNN の 1 組分（$d_h(d_h + d_x) + d_h$）だけだと {third_n} になる。"))
+    notes = (
+        mc("RNN のバイアスの数え忘れ", f"各組の長さ {d_h} のバイアスを数えないと {no_bias} になる。"),
+        mc("ゲートの組数の取り違え", f"{other} の組数（{4 if kind == 'gru' else 3} 組）で数えると {other_n} になる。"),
+        third_note,
+    )
+    parts = "忘却・入力・出力の 3 ゲートと候補" if kind == "lstm" else "更新・リセットの 2 ゲートと候補"
+    expl = (f"{name} は{parts}で、変換が {blocks} 組ある。1 組は $W$（{d_h} × {d_x}）・$U$（{d_h} × {d_h}）・$b$（{d_h}）で、"
+            f"${d_h} \\times ({d_h} + {d_x}) + {d_h} = {tnum(per_block)}$ 個。"
+            f"よって ${blocks} \\times {tnum(per_block)} = {tnum(rnn.rnn_param_count(kind, d_x, d_h))}$ 個。"
+            "LSTM は GRU より 1 組多いので、同じ大きさなら GRU は LSTM の 3/4 で済む。")
+    return draft(right, (no_bias, other_n, third_n), stem, notes, expl)

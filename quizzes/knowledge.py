@@ -38,7 +38,7 @@ FORMS = ("best", "worst", "blank")
 ITEM_KEYS = {"id", "form", "stem", "answer", "wrong", "explanation", "keywords"}
 OPTIONAL_KEYS = {"advanced": bool, "moved_from": str, "fact": str}   # absent = not advanced / never renamed / its own fact
 FACT_NAME = re.compile(r"[a-z0-9_]{1,40}")
-NOT_BANK = frozenset({"misconceptions.json"})   # other data in data/: the catalogue of quizzes.misconceptions
+NOT_BANK = frozenset({"misconceptions.json", "glossary.json"})   # other data in data/: quizzes.misconceptions, quizzes.glossary
 _PLACEHOLDER = re.compile(r"\[\[([a-z0-9_]+)\]\]")
 
 

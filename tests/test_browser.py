@@ -41,6 +41,7 @@ EXPECTED_TEXT = {
     "exam": (None, ["試験を始める"]),
     "review": (None, ["今日が期限の問題"]),
     "drill": (None, ["あなたのつまずき"]),
+    "glossary": (None, ["Scaled Dot-Product Attention", "問題を解く"]),
 }
 
 

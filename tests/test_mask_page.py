@@ -1,5 +1,5 @@
 """AppTest of ⑥ /mask: textbook numbers, mask table and toggle, padding, enc/dec heatmaps, hand calculation.
-The page's sections: ねらい・解説 (M, the next-token table), 手計算 (S̃ + M, softmax, the G検定 example),
+The page's sections: ねらい・解説 (M, the next-token table), 手計算 (S̃ + M, softmax, the practice calculation of ③),
 可視化 (encoder and decoder weights), 試してみよう (the wrong order, padding)."""
 import numpy as np
 import pytest
@@ -35,8 +35,9 @@ def test_mask_textbook_numbers():
     assert "マスクなしと同じ値 → $(0.053, 0.894, 0.053)$" in text
     # M with −∞ above the diagonal, pencil-mode numerators e^2.828 = 16.912 and e^1.414 = 4.112 (as ④)
     assert "−∞" in text and "16.912" in text and "4.112" in text and "8.224" in text
-    # G検定: key 3 hidden → (0.6698, 0.3302), sum still 1
+    # the practice calculation (③'s query and keys): key 3 hidden → (0.6698, 0.3302), sum still 1
     assert "(0.6698, 0.3302)" in text
+    assert "計算練習：3 番目のキーを隠す（③ と同じクエリとキー）" in text and "G検定の例" not in text
     assert "0.4011" in text and "0.1978" in text
     assert not at.error
 

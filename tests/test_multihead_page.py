@@ -53,6 +53,8 @@ def test_multihead_textbook_numbers():
     text = page_text(show_section(at, "aim"))
     assert "d_k = 64" in text
     assert "1,048,576" in text
+    # the paper's numbers, said as such: no claim about how often the real exam asks them (issue 37 §4)
+    assert "（原論文の値では 512 / 8 = 64）" in text and "G検定頻出" not in text
 
 
 def test_multihead_why_one_head_numbers():

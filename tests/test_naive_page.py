@@ -74,3 +74,16 @@ def test_naive_working_starts_folded_and_shows_the_edited_numbers():
     z = tutor.handcalc.naive_steps(x, decimals=3, tokens=list(tb.TOKENS)).z
     shown = page_text(expander(at, "open_naive_z"))
     assert all(ui.handcalc.number(v, 3) in shown for v in z[2]), (z[2], shown[:300])   # それ's new vector
+
+
+def test_naive_says_once_what_the_textbook_is():
+    """「教科書」 (教科書と同じく…, 教科書の値に戻す) is said once, in ①'s ねらい・解説: the worked example
+    of the course (issue 37 §4); the caption is there and names the running example and the reset button."""
+    at = open_page(NAIVE)                                            # ねらい・解説 is the first tab
+    notes = [c.value for c in at.caption if "「教科書」と言うときは" in c.value]
+    assert len(notes) == 1
+    (note,) = notes
+    assert "猫・魚・それ" in note and "「教科書の値に戻す」" in note and "作例" in note
+    show_section(at, "hand")
+    assert "教科書と同じく" in page_text(at)                          # where the word is used next
+    assert not [c for c in at.caption if "「教科書」と言うときは" in c.value]

@@ -27,6 +27,8 @@ def test_scaling_textbook_numbers_and_spread_chart():
     text = page_text(at)
     for figure in ("0.4011", "0.1978", "0.4223", "0.1554", "0.99995", "0.66524", "0.99966", "5.056", "2.028"):
         assert figure in text, figure
+    # our own example, named as what it is: no claim that it is an item of the real exam (issue 37 §4)
+    assert "計算練習：クエリ 1 つとキー 3 つ" in text and "G検定の例" not in text
     show_section(at, "visual")
     assert "22.63" in page_text(at)                                    # the measured spread at d_k = 512
     exp = tutor.scaling.dot_product_spread(np.random.default_rng(0))

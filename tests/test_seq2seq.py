@@ -352,3 +352,88 @@ def test_the_bank_has_no_answer_cues():
         parts = [re.findall(r"（[アイウ]）([^　]*)", t) for t in texts]
         for k in range(3):
             assert set(Counter(p[k] for p in parts).values()) == {2}, (it["id"], k)
+
+
+# ---------------------------------------------------------------------------
+# kinds of attention: soft vs hard, global vs local (Luong ら)
+# ---------------------------------------------------------------------------
+def test_local_attention_of_the_example_by_hand():
+    """q = (1, 0): the scores are H's first column (1, 0, 0, 1, 0, 2, 0, 1)."""
+    scores = s2s.dot_attention(s2s.LONG_QUERY, s2s.LONG_STATES).scores
+    assert scores.tolist() == [1, 0, 0, 1, 0, 2, 0, 1]
+    m = s2s.local_attention(s2s.LONG_QUERY, s2s.LONG_STATES, 4, 1, gaussian=False)      # window 3 … 5
+    assert m.window.tolist() == [False, False, True, True, True, False, False, False]
+    z = 1 + math.e + 1                                                                  # e⁰, e¹, e⁰
+    np.testing.assert_allclose(m.weights, [0, 0, 1 / z, math.e / z, 1 / z, 0, 0, 0], rtol=1e-14)
+    assert m.weights[5] == 0.0                                                          # 猫 is outside
+    p = s2s.local_attention(s2s.LONG_QUERY, s2s.LONG_STATES, 5.6, 1)                    # window 5, 6; σ = 0.5
+    align = [1 / (1 + math.e ** 2), math.e ** 2 / (1 + math.e ** 2)]                   # e⁰ and e² over the window
+    gauss = [math.exp(-(0.6 ** 2) / 0.5), math.exp(-(0.4 ** 2) / 0.5)]
+    np.testing.assert_allclose(p.align[4:6], align, rtol=1e-14)
+    np.testing.assert_allclose(p.weights[4:6], [a * g for a, g in zip(align, gauss)], rtol=1e-14)
+    assert f"{p.weights[5]:.3f}" == "0.640" and f"{p.weights.sum():.3f}" == "0.698"      # not renormalised
+    np.testing.assert_allclose(p.context, p.weights @ s2s.LONG_STATES, rtol=1e-14)
+
+
+@settings(max_examples=100)
+@given(st.integers(1, 8), st.floats(-2, 11), st.integers(1, 9), st.data())
+def test_local_attention_properties(n, center, d, data):
+    h = data.draw(hnp.arrays(np.float64, (n, 2), elements=st.floats(-5, 5)))
+    q = data.draw(hnp.arrays(np.float64, (2,), elements=st.floats(-5, 5)))
+    s = np.arange(1, n + 1)
+    if not np.any(np.abs(s - center) <= d):
+        with pytest.raises(ValueError, match="窓に入力の位置"):
+            s2s.local_attention(q, h, center, d)
+        return
+    m = s2s.local_attention(q, h, center, d, gaussian=False)
+    assert m.weights.sum() == pytest.approx(1.0) and np.all(m.weights[~m.window] == 0)
+    p = s2s.local_attention(q, h, center, d)
+    assert np.all(p.weights <= m.weights + 1e-15) and p.weights.sum() <= 1 + 1e-12       # the Gaussian only shrinks
+    if d >= n + abs(center) + 1:                                                          # the window covers all
+        np.testing.assert_allclose(m.weights, s2s.dot_attention(q, h).weights, rtol=1e-12, atol=1e-15)
+
+
+def test_hard_attention_draws_one_position_as_often_as_its_weight():
+    scores = s2s.dot_attention(s2s.LONG_QUERY, s2s.LONG_STATES).scores
+    alpha = s2s.attend(s2s.LONG_STATES, scores).weights
+    rng = np.random.default_rng(0)
+    counts = np.zeros(len(alpha))
+    for _ in range(20_000):
+        j, w = s2s.hard_attention(s2s.LONG_STATES, scores, rng)
+        assert w.sum() == 1.0 and w[j] == 1.0
+        counts[j] += 1
+    np.testing.assert_allclose(counts / counts.sum(), alpha, atol=0.015)
+    assert s2s.hard_attention(s2s.LONG_STATES, scores, np.random.default_rng(3))[0] == \
+        s2s.hard_attention(s2s.LONG_STATES, scores, np.random.default_rng(3))[0]
+    with pytest.raises(ValueError, match="Generator"):
+        s2s.hard_attention(s2s.LONG_STATES, scores, 3)
+
+
+def test_local_attention_bad_input():
+    with pytest.raises(ValueError, match="一致しません"):
+        s2s.local_attention([1, 0, 0], s2s.LONG_STATES, 4, 1)
+    with pytest.raises(ValueError, match="半幅 D"):
+        s2s.local_attention(s2s.LONG_QUERY, s2s.LONG_STATES, 4, 0)
+    with pytest.raises(ValueError, match="中心の位置 p"):
+        s2s.local_attention(s2s.LONG_QUERY, s2s.LONG_STATES, "x", 1)
+    with pytest.raises(ValueError, match="窓に入力の位置"):
+        s2s.local_attention(s2s.LONG_QUERY, s2s.LONG_STATES, 20, 2)
+
+
+# ---------------------------------------------------------------------------
+# static vs contextual vectors
+# ---------------------------------------------------------------------------
+def test_the_two_hashi_by_hand():
+    res = s2s.contextual_embeddings(s2s.CTX_VECTORS, s2s.CTX_SENTENCES)
+    np.testing.assert_array_equal(res.static[0][1], res.static[1][1])                   # one row for はし
+    # 川・はし・渡る: はし's scores (1, 2, 2) → weights ∝ (e, e², e²)
+    z = math.e + 2 * math.e ** 2
+    wa = [math.e / z, math.e ** 2 / z, math.e ** 2 / z]
+    np.testing.assert_allclose(res.weights[0][1], wa, rtol=1e-14)
+    np.testing.assert_allclose(res.context[0][1], np.array(wa) @ np.array([[0, 1, 2], [1, 1, 0], [0, 2, 1]]), rtol=1e-14)
+    # ご飯・はし・食べる: scores (2, 2, 2) → the mean (5/3, 1/3, 1/3)
+    np.testing.assert_allclose(res.context[1][1], [5 / 3, 1 / 3, 1 / 3], rtol=1e-14)
+    assert s2s.cosine_similarity(res.static[0][1], res.static[1][1]) == pytest.approx(1.0)
+    assert f"{s2s.cosine_similarity(res.context[0][1], res.context[1][1]):.3f}" == "0.496"
+    with pytest.raises(ValueError, match="2 文目の語の番号"):
+        s2s.contextual_embeddings(s2s.CTX_VECTORS, [(0, 1), (0, 9)])

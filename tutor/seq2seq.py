@@ -13,7 +13,12 @@
 - teacher forcing (教師強制) vs feeding the model its own output (exposure bias) on a tiny
   bigram decoder;
 - gradient clipping by norm: g ← g · min(1, c / ‖g‖);
-- one-hot vectors vs dense word embeddings (分散表現) and their cosine similarity.
+- one-hot vectors vs dense word embeddings (分散表現) and their cosine similarity; static
+  embeddings (word2vec: one vector per word) vs contextual ones (ELMo, BERT: the word's vector
+  mixed with its sentence — here one naive self-attention layer, c = softmax(E Eᵀ) E);
+- kinds of attention: soft (a softmax-weighted mean, differentiable) vs hard (ONE position drawn
+  from the weights, Xu et al., 2015); global vs local (Luong et al., 2015: local attends only to
+  the window [p − D, p + D]; local-p multiplies by exp(−(s − p)² / (2σ²)), σ = D / 2).
 
 Conventions of this module: vectors are 1-D arrays; matrices that act on a state are written as
 in the paper (W s, U h_j: W is (d_a, d_s), U is (d_a, d_h)); the encoder states are stacked one
@@ -28,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import as_matrix, positive_int, softmax
+from .core import as_matrix, attention, check_rng, positive_int, softmax
 from .vocab import Vocabulary
 
 __all__ = [
@@ -43,6 +48,8 @@ __all__ = [
     "BigramDecodeResult", "bigram_decode", "exposure_gap",
     "gradient_through_time", "scaled_recurrence_norms", "ClipResult", "clip_by_norm", "CLIP_MISTAKES", "clip_mistake", "clip_by_value",
     "one_hot_vector", "cosine_similarity", "similarity_matrix",
+    "LONG_SRC", "LONG_STATES", "LONG_QUERY", "LocalAttentionResult", "local_attention", "hard_attention",
+    "CTX_WORDS", "CTX_DIMS", "CTX_VECTORS", "CTX_SENTENCES", "ContextualResult", "contextual_embeddings",
 ]
 
 # ---------------------------------------------------------------------------
@@ -85,12 +92,29 @@ CLIP_GRAD = np.array([3.0, 4.0])                 # ‖g‖ = 5
 CLIP_THRESHOLD = 1.0
 
 EMB_WORDS = ("猫", "犬", "魚", "走る")
-EMB_DIMS = ("動物らしさ", "食べ物らしさ", "動きらしさ")
+EMB_DIMS = ("動物", "食べ物", "動き")   # how much a word is an animal, a food, a movement
 EMB_VECTORS = np.array([[2.0, 1.0, 0.0],         # (V, d) invented values, not a trained model
                         [2.0, 1.0, 1.0],
                         [1.0, 2.0, 0.0],
                         [0.0, 0.0, 2.0]])
-EMB_VECTORS.flags.writeable = False
+
+# kinds of attention: a longer source (8 tokens), dot-product scores against one decoder state
+LONG_SRC = ("私", "は", "昨日", "駅", "で", "猫", "を", "見た")
+LONG_STATES = np.array([[1.0, 0.0], [0.0, 0.0], [0.0, 1.0], [1.0, 1.0],     # (8, 2) one row per token
+                        [0.0, 0.0], [2.0, 1.0], [0.0, 0.0], [1.0, 2.0]])
+LONG_QUERY = np.array([1.0, 0.0])                # the decoder about to write "cat"  (2,)
+
+# static vs contextual: はし is 橋 (bridge) in one sentence and 箸 (chopsticks) in the other
+CTX_WORDS = ("はし", "川", "渡る", "ご飯", "食べる")
+CTX_DIMS = ("食事", "移動", "水辺")
+CTX_VECTORS = np.array([[1.0, 1.0, 0.0],         # (5, 3) invented values: はし is half food, half movement
+                        [0.0, 1.0, 2.0],
+                        [0.0, 2.0, 1.0],
+                        [2.0, 0.0, 0.0],
+                        [2.0, 0.0, 1.0]])
+CTX_SENTENCES = ((1, 0, 2), (3, 0, 4))           # 川・はし・渡る / ご飯・はし・食べる (word indices)
+for _a in (EMB_VECTORS, LONG_STATES, LONG_QUERY, CTX_VECTORS):
+    _a.flags.writeable = False
 
 
 # ---------------------------------------------------------------------------
@@ -260,6 +284,88 @@ def hard_context(h, scores) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------
+# kinds of attention: hard (one sampled position), local (a window, Luong et al.)
+# ---------------------------------------------------------------------------
+def hard_attention(h, scores, rng) -> tuple[int, np.ndarray]:
+    """Hard attention: ONE position j drawn with probability α_j = softmax(e)_j; c = h_j. Returns
+    (j, one-hot weights (n,)). A draw has no gradient: it is trained by sampling (REINFORCE-style)."""
+    rng = check_rng(rng)
+    res = attend(h, scores)
+    j = int(rng.choice(res.weights.shape[0], p=res.weights))
+    weights = np.zeros_like(res.weights)
+    weights[j] = 1.0
+    return j, weights
+
+
+@dataclass(frozen=True)
+class LocalAttentionResult:
+    scores: np.ndarray    # (n,)   e_s = q · h_s for every position
+    window: np.ndarray    # (n,)   bool: |s − p| ≤ D (positions counted from 1)
+    align: np.ndarray     # (n,)   softmax of the scores inside the window, 0 outside
+    weights: np.ndarray   # (n,)   align · exp(−(s − p)² / (2σ²)) for local-p; = align for local-m
+    context: np.ndarray   # (d_h,) Σ_s weights_s h_s
+
+
+def local_attention(q, h, center, half_width, *, gaussian: bool = True) -> LocalAttentionResult:
+    """Local attention (Luong et al., 2015) with dot-product scores e_s = q · h_s:
+
+        window: p − D ≤ s ≤ p + D (s = 1 … n; clipped at the ends), align = softmax over the window,
+        local-p (gaussian=True): a_s = align_s · exp(−(s − p)² / (2σ²)), σ = D / 2 (not renormalised);
+        local-m (gaussian=False, p = the decoder's own step t): a_s = align_s.
+
+    q (d,), h (n, d); center p (a real number; local-p predicts it as n·σ(…)); half_width D ≥ 1."""
+    q = _vector(q, "デコーダの状態 q")
+    h = as_matrix(h, "エンコーダの状態 H", ndim=2)
+    if q.shape[0] != h.shape[1]:
+        raise ValueError(f"q の長さ（{q.shape[0]}）と h_s の長さ（{h.shape[1]}）が一致しません（H の形 {h.shape}）。")
+    d = positive_int(half_width, "窓の半幅 D")
+    try:
+        p = float(center)
+    except (TypeError, ValueError):
+        raise ValueError(f"中心の位置 p は数が必要です（{center!r}）。") from None
+    n = h.shape[0]
+    s = np.arange(1, n + 1, dtype=float)                     # (n,) positions 1 … n
+    window = np.abs(s - p) <= d                              # (n,)
+    if not window.any():
+        raise ValueError(f"中心 p = {p} の前後 {d} 語の窓に入力の位置（1〜{n}）が 1 つもありません。")
+    scores = h @ q                                           # (n,)
+    align = np.zeros(n)
+    align[window] = softmax(scores[window])                  # (n,) zero outside the window
+    weights = align * np.exp(-((s - p) ** 2) / (2 * (d / 2) ** 2)) if gaussian else align.copy()
+    return LocalAttentionResult(scores, window, align, weights, weights @ h)
+
+
+# ---------------------------------------------------------------------------
+# static vs contextual word vectors
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ContextualResult:
+    static: tuple[np.ndarray, ...]     # per sentence (n_k, d): the word vectors looked up (word2vec-like)
+    weights: tuple[np.ndarray, ...]    # per sentence (n_k, n_k): softmax(E Eᵀ), rows sum to 1
+    context: tuple[np.ndarray, ...]    # per sentence (n_k, d): softmax(E Eᵀ) E, the same word differs
+
+
+def contextual_embeddings(e, sentences) -> ContextualResult:
+    """Static vs contextual vectors. Static: row e[w] for word w, whatever the sentence. Contextual:
+    each sentence's rows mixed by one naive self-attention layer (page ①), c = softmax(E Eᵀ) E —
+    a stand-in for ELMo (a bidirectional LSTM) and BERT (many self-attention layers).
+
+    e (V, d); sentences: sequences of word indices into e."""
+    e = as_matrix(e, "埋め込み", ndim=2)
+    static, weights, context = [], [], []
+    for k, sent in enumerate(sentences):
+        idx = [int(w) for w in sent]
+        if not idx or any(w < 0 or w >= e.shape[0] for w in idx):
+            raise ValueError(f"{k + 1} 文目の語の番号は 0〜{e.shape[0] - 1} が必要です（{list(sent)}）。")
+        x = e[idx]                                           # (n_k, d)
+        res = attention(x, x, x, scale=False)                # softmax(X Xᵀ) X
+        static.append(x)
+        weights.append(res.weights)
+        context.append(res.output)
+    return ContextualResult(tuple(static), tuple(weights), tuple(context))
+
+
+# ---------------------------------------------------------------------------
 # the bottleneck in numbers
 # ---------------------------------------------------------------------------
 def context_sizes(n_tokens, d_h) -> dict[str, int]:
@@ -297,11 +403,14 @@ class BigramDecodeResult:
     loss: float                   # mean −log p(target) over the steps (cross-entropy)
 
 
-def bigram_decode(logits, vocab, target, mode: str = "teacher", bos: str = "〈bos〉") -> BigramDecodeResult:
+def bigram_decode(logits, vocab, target, mode: str = "teacher", bos: str = "〈bos〉", *,
+                  use_truth=None) -> BigramDecodeResult:
     """Run a bigram decoder (next-token logits = logits[previous token]) for len(target) steps.
 
     mode "teacher" (教師強制): the input at step t is the CORRECT previous token y_{t-1};
-    mode "free" (自己回帰・推論時と同じ): the input is the model's own previous prediction ŷ_{t-1}.
+    mode "free" (自己回帰・推論時と同じ): the input is the model's own previous prediction ŷ_{t-1};
+    mode "mixed" (scheduled sampling, tutor.seq2seq_rnn): use_truth[t − 1] says, for each step t ≥ 1,
+    whether its input is y_{t-1} (True) or ŷ_{t-1} (False); len(use_truth) = len(target) − 1.
     The prediction is the argmax of softmax(logits[input]) (ties → the first in vocab order).
     logits: (V, V) row = previous token, column = next token.
     """
@@ -314,8 +423,13 @@ def bigram_decode(logits, vocab, target, mode: str = "teacher", bos: str = "〈b
     unknown = [t for t in (bos, *target) if t not in index]
     if not target or unknown:
         raise ValueError("正解の系列が空か、語彙にない語を含んでいます：" + "、".join(unknown))
-    if mode not in ("teacher", "free"):
-        raise ValueError(f"mode は 'teacher'（教師強制）か 'free'（自分の出力を入れる）です（{mode!r}）。")
+    if mode not in ("teacher", "free", "mixed"):
+        raise ValueError(f"mode は 'teacher'（教師強制）か 'free'（自分の出力を入れる）か 'mixed' です（{mode!r}）。")
+    truth = (True,) * len(target) if mode == "teacher" else (False,) * len(target)
+    if mode == "mixed":
+        truth = tuple(bool(t) for t in (use_truth if use_truth is not None else ()))
+        if len(truth) != len(target) - 1:
+            raise ValueError(f"use_truth の長さは 正解の長さ − 1 = {len(target) - 1} が必要です（{len(truth)}）。")
     probs = softmax(logits)                                  # (V, V) each row sums to 1
     inputs, preds, p_target = [], [], []
     prev = bos
@@ -325,7 +439,7 @@ def bigram_decode(logits, vocab, target, mode: str = "teacher", bos: str = "〈b
         pred = vocab[int(np.argmax(row))]
         preds.append(pred)
         p_target.append(row[index[y]])
-        prev = y if mode == "teacher" else pred              # the one line that differs
+        prev = y if t < len(truth) and truth[t] else pred   # the one line that differs
     correct = tuple(p == y for p, y in zip(preds, target))
     p_arr = np.array(p_target)
     return BigramDecodeResult(tuple(inputs), tuple(preds), correct, p_arr, sum(correct),

@@ -57,6 +57,7 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("exam", "pages/20_exam.py", "模擬試験", "演習", ":material/timer:"),
     PageInfo("review", "pages/21_review.py", "復習と進捗", "演習", ":material/replay:"),
     PageInfo("drill", "pages/22_drill.py", "つまずき練習", "演習", ":material/target:"),
+    PageInfo("glossary", "pages/23_glossary.py", "用語集", "演習", ":material/menu_book:"),
 )
 PAGE_BY_KEY = {p.key: p for p in PAGES}
 LEARNING_KEYS = tuple(key for key, _ in _LEARNING)

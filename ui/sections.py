@@ -27,10 +27,13 @@ from typing import Callable, Sequence
 
 import streamlit as st
 
+from .nav import PAGE_BY_KEY
+
 QUERY = "section"               # the URL's query parameter and the tabs' session-state key
 OPEN_K = "ui__open_sections"    # {page key: the label of its open section}, for this session
 SCROLL_K = "ui__section_scroll"  # set by 「次へ」: the next run scrolls back up to the tabs
 QUIZ = "確認クイズ"
+GLOSSARY = PAGE_BY_KEY["glossary"]
 # a section key of the page rhythm → its tab. aim and explain share one tab; quizzes.misconceptions'
 # SECTION_KEYS name where a misconception is taught, and :func:`label` turns one into its tab.
 TABS = {"aim": "ねらい・解説", "explain": "ねらい・解説", "hand": "手計算", "visual": "可視化",
@@ -103,6 +106,9 @@ def _tabs(page: str, labels: list[str], draws: list[Callable[[], None]],
         shown = labels[i]
         with tab:
             draws[i]()
+            if i == 0 and GLOSSARY.exists:           # the words of the page, explained in one line each
+                st.page_link(GLOSSARY.path, label="このページの用語を用語集で見る", query_params={"page": page},
+                             icon=":material/menu_book:")
             if i + 1 < len(labels):
                 st.button(f"次へ：{labels[i + 1]}", key=f"{QUERY}__next", on_click=_go, args=(labels[i + 1],),
                           icon=":material/arrow_forward:", type="primary" if i + 2 == len(labels) else "secondary")

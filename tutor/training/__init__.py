@@ -1,4 +1,6 @@
-"""Training a tiny one-layer attention model by hand: watch それ → B appear.
+"""Training a tiny one-layer attention model by hand: watch それ → B appear; and (``recipe``) how
+the paper itself trained the Transformer: the warm-up schedule, Adam's settings, label smoothing,
+dropout.
 
 The chapter says that nobody designs W_Q, W_K, W_V: the pattern "a pronoun looks for the
 object mentioned before it" is FOUND by gradient descent. This module lets the page show
@@ -78,4 +80,13 @@ from .loop import (  # noqa: F401
 )
 from .gradients import (  # noqa: F401
     cross_entropy, one_hot, cross_entropy_grad, SOFTMAX_GRAD_MISTAKES, BIAS_STEP_MISTAKES, CROSS_ENTROPY_MISTAKES, softmax_grad_mistake, softmax_grad_mistakes, bias_step_mistake, bias_step_mistakes, cross_entropy_mistake,
+)
+from .recipe import (  # noqa: F401
+    PAPER_WARMUP, PAPER_BASE_STEPS, PAPER_P_DROP, PAPER_LABEL_SMOOTHING, SMOOTHING_WORDS, SMOOTHING_PROBS,
+    SMOOTHING_ANSWER, DROPOUT_X, DROPOUT_KEEP, DROPOUT_RATE, AdamSettings, PAPER_ADAM, DEFAULT_ADAM,
+    ema_horizon, learning_rate, Schedule, peak, schedule, SchedulePoint, schedule_points, LR_MISTAKES, lr_mistake, peak_mistake,
+    smoothed_target, SMOOTHING_MISTAKES, smoothed_target_mistake, SmoothedLoss, smoothed_cross_entropy,
+    SMOOTHED_CE_MISTAKES, smoothed_ce_mistake, LossCurve, smoothing_loss_curve,
+    DropoutResult, dropout_with_mask, dropout, DROPOUT_MISTAKES, INFERENCE_MISTAKES, dropout_mistake,
+    dropout_average, ResidualDropoutResult, residual_dropout,
 )
