@@ -116,20 +116,9 @@ def page_sections(path) -> dict[str, list[str]]:
     draw ui.section("aim") and ui.section("explain"), and each heading after one belongs to it."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     funcs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
-    call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                 and n.func.attr == "sections"), None)
+    call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                and n.func.attr == "sections")
     out: dict[str, list[str]] = {}
-    if call is None:   # TEMPORARY while pages move to ui.sections: headings in file order
-        current = None
-        for n in sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                         and n.args and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str)),
-                        key=lambda n: (n.lineno, n.col_offset)):
-            if n.func.attr == "section":
-                current = n.args[0].value
-                out.setdefault(current, [])
-            elif n.func.attr in ("subheader", "header") and current is not None:
-                out[current].append(n.args[0].value)
-        return out
     for part in call.args[1].elts:
         name, fn = part.elts[0].value, part.elts[1].id
         current = name

@@ -19,6 +19,10 @@ def uses_sections(path: str) -> bool:
 
 
 SECTIONED = [p for p in PAGES.values() if uses_sections(p)]
+
+
+def test_every_learning_page_is_drawn_in_sections():
+    assert SECTIONED == list(PAGES.values())
 LONGEST_FUNCTION = 80     # lines: a page reads as its table of contents (today's lesson() ran 90–110)
 
 
