@@ -26,6 +26,7 @@ EXAM = "exam"              # the exam in progress (practice.exam state dict; Non
 RESULT = "exam__result"    # the last submitted paper (practice.exam.submit record)
 CONFIRM = "exam__confirm"  # the "really submit?" step is open
 DROP = "exam__drop"        # the "really stop without scoring?" step is open
+SHOW_CONFIRM = "exam__show_confirm"   # set by 提出する: the run after it scrolls the confirmation into view
 DROPPED = "exam__dropped"  # a paper was just dropped (the setup screen says so once)
 
 
@@ -128,6 +129,7 @@ def set_confirm(run: str, value: bool) -> None:
     if running(run) is not None:
         st.session_state[CONFIRM] = value
         st.session_state[DROP] = False
+        st.session_state[SHOW_CONFIRM] = value    # the next run brings the confirmation into view
 
 
 def reset() -> None:
@@ -239,20 +241,30 @@ def question_screen(state: dict) -> None:
         end.button("提出する", key="exam_submit", type="primary", on_click=set_confirm, args=(run, True))
         end.button("この試験をやめる（採点しない）", key="exam_drop", on_click=set_drop, args=(run, True))
         return
-    lines = ["提出すると採点され、答えは変えられなくなります。"]
-    if status["unanswered"]:
-        lines.append("未回答：" + "、".join(f"問{j + 1}" for j in status["unanswered"]) + "（未回答は不正解として数えます。復習の予定には入りません）")
-    if status["flagged"]:
-        lines.append("チェックした問題：" + "、".join(f"問{j + 1}" for j in status["flagged"]))
-    st.warning("  \n".join(lines), icon=":material/assignment:")
-    if status["flagged"]:
-        st.caption("チェックした問題に戻る：")
-        goto = st.container(horizontal=True)
-        for j in status["flagged"]:
-            goto.button(f"問{j + 1} ★", key=f"exam_goto_{j}", on_click=go, args=(run, j))
-    done = st.container(horizontal=True)
-    done.button("提出を確定する", key="exam_confirm", type="primary", on_click=finish, args=(False, run))
-    done.button("問題に戻る", key="exam_cancel", on_click=set_confirm, args=(run, False))
+    confirm_screen(run, status)
+
+
+def confirm_screen(run: str, status: dict) -> None:
+    """「本当に提出する？」: the buttons first, then what is unanswered or flagged; brought into view
+    the moment 提出する opens it (on a phone it opens below the fold)."""
+    with st.container(key="exam_confirm_box"):
+        done = st.container(horizontal=True)
+        done.button("提出を確定する", key="exam_confirm", type="primary", on_click=finish, args=(False, run))
+        done.button("問題に戻る", key="exam_cancel", on_click=set_confirm, args=(run, False))
+        lines = ["提出すると採点され、答えは変えられなくなります。"]
+        if status["unanswered"]:
+            lines.append("未回答：" + "、".join(f"問{j + 1}" for j in status["unanswered"])
+                         + "（未回答は不正解として数えます。復習の予定には入りません）")
+        if status["flagged"]:
+            lines.append("チェックした問題：" + "、".join(f"問{j + 1}" for j in status["flagged"]))
+        st.warning("  \n".join(lines), icon=":material/assignment:")
+        if status["flagged"]:
+            st.caption("チェックした問題に戻る：")
+            goto = st.container(horizontal=True)
+            for j in status["flagged"]:
+                goto.button(f"問{j + 1} ★", key=f"exam_goto_{j}", on_click=go, args=(run, j))
+    if st.session_state.pop(SHOW_CONFIRM, False):
+        ui.widgets.scroll_to("exam_confirm_box", key="exam_confirm_scroll")
 
 
 def overdue_screen(state: dict) -> None:

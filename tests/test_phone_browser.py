@@ -161,3 +161,21 @@ def test_a_section_switch_reruns_the_sections_only(browser, base):
         expect(page.locator('[data-testid="stMain"]')).to_contain_text("0.576", timeout=20_000)
         page.wait_for_timeout(500)
         assert page.evaluate("() => window.__sidebarMuts") == []
+
+
+def test_the_exam_submit_confirmation_opens_in_view(browser, base):
+    """提出する at the bottom of a question: 提出を確定する is on screen at once, below the sticky clock."""
+    with phone(browser, "exam-confirm") as page:
+        go(page, base + "/exam")
+        page.get_by_role("button", name="試験を始める").tap()
+        wait_until_rendered(page)
+        submit = page.get_by_role("button", name="提出する")
+        submit.scroll_into_view_if_needed()
+        submit.tap()
+        wait_until_rendered(page)
+        confirm = page.get_by_role("button", name="提出を確定する")
+        expect(confirm).to_be_visible(timeout=20_000)
+        page.wait_for_timeout(300)
+        box = confirm.bounding_box()
+        clock = page.locator('[class*="st-key-sticky_exam_clock"]').bounding_box()
+        assert box["y"] >= clock["y"] + clock["height"] - 1 and box["y"] + box["height"] <= PHONE["height"], (box, clock)

@@ -22,12 +22,12 @@ section ends with a 「次へ：…」 button that opens the next one.
 from __future__ import annotations
 
 import urllib.parse
-from pathlib import Path
 from typing import Callable, Sequence
 
 import streamlit as st
 
 from .nav import PAGE_BY_KEY
+from .widgets import scroll_to
 
 QUERY = "section"               # the URL's query parameter and the tabs' session-state key
 OPEN_K = "ui__open_sections"    # {page key: the label of its open section}, for this session
@@ -115,12 +115,8 @@ def _tabs(page: str, labels: list[str], draws: list[Callable[[], None]],
             elif after_quiz is not None:
                 after_quiz()
     st.session_state.setdefault(OPEN_K, {})[page] = shown
-    if st.session_state.pop(SCROLL_K, False):   # mounted in this run only: its script runs once
-        _scroll(key=f"{QUERY}_scroll", data={"key": QUERY}, height=0)
-
-
-_scroll = st.components.v2.component("attention_tutor_section_scroll",
-                                     js=Path(__file__).with_name("sections.js").read_text(encoding="utf-8"))
+    if st.session_state.pop(SCROLL_K, False):   # in this run only: the new section opens at its top
+        scroll_to(QUERY, key=f"{QUERY}_scroll")
 
 
 __all__ = ["sections", "label", "url", "heading", "QUERY", "QUIZ", "TABS", "OPEN_K"]

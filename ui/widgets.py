@@ -92,6 +92,8 @@ PAGE_CSS = ("<style>.katex .vlist-t2 { margin-right: 0; }"
             ' z-index: 5; background-color: #ffffff; }'
             ' @media (prefers-color-scheme: dark) {'
             ' [data-testid="stLayoutWrapper"]:has(> [class*="st-key-sticky_"]) { background-color: #0e1117; } }'
+            # a step scrolled into view (ui.widgets.scroll_to) lands below the header (and the exam's clock)
+            ' .st-key-section { scroll-margin-top: 3.75rem; } .st-key-exam_confirm_box { scroll-margin-top: 8rem; }'
             ' [data-testid="stCaptionContainer"] { opacity: 0.85; }'
             ' [data-testid="stSliderThumbValue"] { color: inherit !important; }'
             ' [data-testid="stMarkdownContainer"] table { font-size: 0.875rem; display: block;'
@@ -126,6 +128,17 @@ def text_color() -> str:
     dark = getattr(st.context.theme, "type", None) == "dark"
     return (st.get_option("theme.dark.textColor") or "#fafafa") if dark else (
         st.get_option("theme.light.textColor") or "#111111")
+
+
+_scroll = st.components.v2.component("attention_tutor_scroll",
+                                     js=(Path(__file__).with_name("scroll.js")).read_text(encoding="utf-8"))
+
+
+def scroll_to(target: str, *, key: str) -> None:
+    """Bring the container keyed ``target`` into view (ui/scroll.js), once: call it only in the run
+    after the step that should show it (a component mounted again in a later run would scroll again).
+    ``key``: this call's own component key (no "__")."""
+    _scroll(key=key, data={"key": target}, height=0)
 
 
 def sticky(name: str):
