@@ -773,3 +773,38 @@ def test_one_mock_exam_in_two_tabs_keeps_both_tabs_answers_and_is_submitted_once
         kept = stored(b)
         assert kept["exam_in_progress"] is None and len(kept["exams"]) == 1
         assert sorted(x["choice"] for x in kept["attempts"] if x["source"] == "exam") == [0, 1, 2]
+
+
+def test_importing_a_file_keeps_its_unfinished_exam_and_leaves_out_only_a_removed_question(browser, server):
+    """Issue 33 rows 7–8, as a learner meets them: a progress file from another device holds a mock
+    exam in progress and an answer to a question this version no longer has. Imported on the review
+    page, the answer to the removed question is left out with a Japanese note, every other answer is
+    kept, and the exam goes on where it was (its answer, its clock) on the mock-exam page."""
+    from practice import exam as ex
+    from practice.progress import set_exam_in_progress
+
+    base = server.base
+    p = apply_answer(new_progress(), "naive.chain_blank#1", "naive", False, 1)
+    p = apply_answer(p, "qkv.projection#2", "qkv", True, 0)
+    state = ex.new_exam(10, 40, 7, time.time())
+    state = dict(state, answers=[2] + [None] * (len(state["qids"]) - 1))
+    p = set_exam_in_progress(p, state)
+    record = json.loads(dumps(p))
+    removed = dict(record["attempts"][0], qid="naive.no_longer_here#5")   # a generator this version lacks
+    record["attempts"].append(removed)
+    with context(browser, "import-exam") as ctx:
+        page = ctx.new_page()
+        open_url(page, base + "/review")
+        main = page.locator('[data-testid="stMain"]')
+        _upload(page, "other-device.json", json.dumps(record, ensure_ascii=False).encode("utf-8"))
+        expect(main).to_contain_text("「other-device.json」から進捗を読み込みました", timeout=20_000)
+        expect(main).to_contain_text("もうない問題の解答記録 1 件を外しました", timeout=20_000)   # said, not echoed
+        expect(main).to_contain_text("途中の模擬試験 1 つ")
+        assert_healthy(page)
+        expect_answers(page, base, 2)                                             # the two known answers
+        open_url(page, base + "/exam")
+        expect(main).to_contain_text("回答済み 1 /", timeout=20_000)              # the paper goes on
+        expect(page.locator('[data-testid="stProgress"]')).to_contain_text("残り時間", timeout=20_000)
+        kept = stored(page)
+        assert kept["exam_in_progress"]["run"] == state["run"]
+        assert all("no_longer_here" not in a["qid"] for a in kept["attempts"])
