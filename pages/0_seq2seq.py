@@ -492,10 +492,11 @@ def attention_kinds_view() -> None:
     local_p = s2s.local_attention(s2s.LONG_QUERY, s2s.LONG_STATES, LOCAL_P, LOCAL_D)
     st.markdown(f"入力「{' '.join(LONG)}」（8 語）を英語の “I saw a cat at the station yesterday” に訳す途中で、デコーダが "
                 "4 語目の cat を書く時刻の重みを、4 つの方式で並べました（スコアはどれも内積）。")
-    ui.heatmap([soft.weights, hard, local_m.weights, local_p.weights],
-               ["ソフト（グローバル）", "ハード（くじ 1 回）", f"ローカル local-m（p = {LOCAL_M}）",
-                f"ローカル local-p（p = {format_number(LOCAL_P, 1)}）"], LONG, x_title="入力の語", y_title="方式",
+    ui.heatmap(np.column_stack([soft.weights, hard, local_m.weights, local_p.weights]), LONG,
+               ["ソフト", "ハード", "local-m", "local-p"], x_title="方式", y_title="入力の語",
                title=f"重み（窓の半幅 D = {LOCAL_D}）")
+    st.caption(f"列は左から、ソフト（グローバル）、ハード（くじ 1 回）、ローカル local-m（p = {LOCAL_M}）、"
+               f"ローカル local-p（p = {format_number(LOCAL_P, 1)}）の重みです（1 列 = 1 つの方式、各列の合計が 1）。")
     st.markdown(
         f"ソフトな注意は 8 語すべてに重みを配り、いちばん大きいのは **猫**（{fmt(soft.weights[5])}）です。ハードな注意はその重みを"
         f"確率としてくじを引き、今回は **{LONG[j]}** の 1 語だけを選びました（引き直すと変わり、重みの小さい語が出ることもあります）。"
@@ -709,7 +710,7 @@ def try_local() -> None:
     res = ui.compute("seq2seq_local", s2s.local_attention, s2s.LONG_QUERY, s2s.LONG_STATES, p, d)
     if res is None:
         return
-    ui.show_table({"": ["窓の中", "窓の中の softmax", "ガウス分布を掛けた重み"],
+    ui.show_table({"項目": ["窓の中", "窓の中の softmax", "ガウス分布を掛けた重み"],
                    **{f"{j + 1} {t}": ["○" if res.window[j] else "", fmt(res.align[j]), fmt(res.weights[j])]
                       for j, t in enumerate(LONG)}}, hide_index=True)
     st.caption(f"重みの和は {fmt(res.weights.sum())}、文脈ベクトルは {text_row(res.context)} です。"

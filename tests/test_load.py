@@ -1,12 +1,12 @@
 """Load and isolation: 20 learners at once on ONE `streamlit run app.py` server (127.0.0.1).
 
 Twenty real browser contexts (one Debian Chromium, Playwright's async API) work at the same
-time. Session i opens a learning page, and
+time. Session i opens a learning page at its 試してみよう section (pages show one section at a time), and
 - on ① /naive types its own number v = i + 1 into the cell それ × 次元4 of the embedding
   editor (double-click, type, Enter) and must see the metrics the engine gives for ITS
   matrix (not another session's); on other pages with a matrix editor it types into a cell
   and must see no error;
-- answers the first quiz question by clicking choice i % 4 and 回答する: the verdict shown must
+- opens the quiz by its tab and answers the first question by clicking choice i % 4 and 回答する: the verdict shown must
   be the one for ITS choice on ITS question (the question id is read from the card);
 - goes to the home page through the sidebar (same session) and must see exactly one answered
   question and the accuracy of its own verdict.
@@ -29,6 +29,7 @@ import re
 import shutil
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 import pytest
@@ -155,8 +156,18 @@ async def type_into_editor(page, row: int, text: str) -> None:
 QID = re.compile(r"^[\w.]+#\d+$")
 
 
+TRY = "?section=" + quote("試してみよう")     # a learning page shows one section at a time (ui.sections)
+
+
 async def drawn(page) -> None:
-    """The whole learning page has been drawn: its quiz (the last section) shows a question id."""
+    """The page's open section has been drawn: its section tabs are there and the run is over."""
+    await page.locator('.st-key-section [role="tab"][aria-selected="true"]').first.wait_for(timeout=STEP_TIMEOUT_MS)
+    await settled(page)
+
+
+async def quiz_drawn(page) -> None:
+    """The quiz section, opened by a tap on its tab: it shows a question id."""
+    await page.get_by_role("tab", name="確認クイズ").click()
     await page.locator("code", has_text=QID).first.wait_for(timeout=STEP_TIMEOUT_MS)
     await settled(page)
 
@@ -198,7 +209,7 @@ async def learner(browser, base: str, i: int, seen: dict, boot: asyncio.Semaphor
     try:
         async with boot:  # at most BOOT_AT_ONCE front ends loading at the same moment
             mark("boot")
-            await page.goto(base + info.url, wait_until="domcontentloaded")
+            await page.goto(base + info.url + TRY, wait_until="domcontentloaded")   # its editors, if any
             await drawn(page)
         await no_exception(page, f"session {i} {info.url}")
         mark("opened")
@@ -226,6 +237,7 @@ async def learner(browser, base: str, i: int, seen: dict, boot: asyncio.Semaphor
 
         mark("typed")
         # 2. the first quiz question, answered by clicking choice i % 4
+        await quiz_drawn(page)
         qid_el = page.locator("code", has_text=QID).first
         await qid_el.scroll_into_view_if_needed()
         qid = (await qid_el.inner_text()).strip()

@@ -248,13 +248,15 @@ def test_visual_shows_schedules_kinds_of_attention_and_the_two_hashi():
     assert list(runs["正解数"]) == ["5 / 6", "3 / 6", "2 / 6"]
     assert list(runs["入力の出どころ（時刻 2〜6）"])[1] == "正解・正解・自分・自分・正解"
     h = heatmaps(at)[1]
-    assert h.rows == ["ソフト（グローバル）", "ハード（くじ 1 回）", "ローカル local-m（p = 4）", "ローカル local-p（p = 5.6）"]
-    assert h.cols == list(s2s.LONG_SRC)
+    # one row per word, one column per kind (narrow enough for a phone); the caption names each column
+    assert h.cols == ["ソフト", "ハード", "local-m", "local-p"] and h.rows == list(s2s.LONG_SRC)
+    assert any("ローカル local-m（p = 4）" in c.value and "ローカル local-p（p = 5.6）" in c.value for c in at.caption)
     soft = s2s.dot_attention(s2s.LONG_QUERY, s2s.LONG_STATES)
     local_p = s2s.local_attention(s2s.LONG_QUERY, s2s.LONG_STATES, 5.6, 1)
-    assert h.texts[0] == [format_number(v, 3) for v in soft.weights]
-    assert h.texts[3] == [format_number(v, 3) for v in local_p.weights]
-    assert sorted(h.texts[1]) == ["0.000"] * 7 + ["1.000"]                              # one draw, one position
+    column = [[row[k] for row in h.texts] for k in range(4)]
+    assert column[0] == [format_number(v, 3) for v in soft.weights]
+    assert column[3] == [format_number(v, 3) for v in local_p.weights]
+    assert sorted(column[1]) == ["0.000"] * 7 + ["1.000"]                               # one draw, one position
     text = page_text(at)
     assert "**猫**（0.378）" in text and "窓が「昨日・駅・で」に来てしまい" in text and "猫 に 0.640 を配ります" in text
     assert metric(at, "静的な 2 つの「はし」のコサイン類似度") == "1.000"

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from practice.progress import apply_answer, new_progress, record_visit
+from practice.progress import SCHEMA_VERSION, apply_answer, new_progress, record_visit
 from practice.store import dumps
 from browserhelpers import ARTIFACTS, ROOT, assert_healthy, quiz_url, wait_until_rendered
 from ui.storage import ASIDE_KEY, ASIDE_KEYS, STORE_KEY
@@ -140,10 +140,15 @@ def stored(page) -> dict | None:
 
 
 def long_record() -> str:
-    """The stored text of a learner some weeks in: 300 answers (≈ 74 kB)."""
+    """The stored text of a learner some weeks in: 300 answers across the bank (≈ 80 kB; a review
+    card per skill answered wrong, practice.skill)."""
+    import quizzes
+    from quizzes.core import TOPICS
+    gens = [g for topic in TOPICS for g in quizzes.by_topic(topic)]
     progress = new_progress()
     for seed in range(300):
-        progress = apply_answer(progress, f"naive.chain_blank#{seed}", "naive", seed % 3 == 0, 0)
+        q = quizzes.from_id(f"{gens[seed % len(gens)]}#{seed}")
+        progress = apply_answer(progress, q.id, q.topic, seed % 3 == 0, 0)
     return dumps(progress)
 
 
@@ -400,7 +405,7 @@ def test_hostile_stored_record_gives_a_message_a_fresh_start_and_is_kept_aside(b
             assert aside == blob
             page.wait_for_function(f"() => window.localStorage.getItem({json.dumps(STORE_KEY)}) !== null")
             fresh = stored(page)
-            assert fresh["version"] == 2 and fresh["attempts"] == []
+            assert fresh["version"] == SCHEMA_VERSION and fresh["attempts"] == []
             expect(page.get_by_text("読めなかった記録をダウンロード")).to_be_visible()
             with page.expect_download() as dl:
                 page.get_by_text("読めなかった記録をダウンロード").click()

@@ -438,8 +438,8 @@ EDITOR_HEADER_PAD_PX = 34  # … plus the column's pencil icon, its gap and the 
 def editor_column_px(header: str) -> int:
     """A column wide enough to show its whole header (「食べ物」, never 「食べ」), and never
     narrower than EDITOR_COLUMN_PX. A full-width character counts as one EDITOR_CHAR_PX, a
-    half-width one as half of it."""
-    units = sum(1.0 if ord(ch) > 0x2E7F else 0.55 for ch in header)
+    half-width one as about half of it, a space as less."""
+    units = sum(1.0 if ord(ch) > 0x2E7F else 0.25 if ch == " " else 0.55 for ch in header)
     return max(EDITOR_COLUMN_PX, round(units * EDITOR_CHAR_PX + EDITOR_HEADER_PAD_PX))
 
 
