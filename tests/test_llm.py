@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutor import cost, llm
+from calchelpers import accepted_params
 
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 
@@ -436,20 +437,6 @@ def test_the_tiled_attention_the_page_cites_is_exact():
 # ---------------------------------------------------------------------------
 # the calculation items: answers recomputed here from the drawn inputs, by the plain formulas
 # ---------------------------------------------------------------------------
-def _replayed(gid: str, seed: int):
-    """(params, question) of the attempt the registry accepted for (gid, seed)."""
-    import quizzes
-    from quizzes import core
-    from quizzes.calc import CALC
-    q = quizzes.GENERATORS[gid](seed)
-    params, build = CALC[gid]
-    for attempt in range(core.MAX_ATTEMPTS):
-        p = params(core._seed_rng(gid, seed, attempt))
-        d = build(p)
-        if len({t.strip() for t in [d.correct] + [w[0] for w in d.wrong]}) == 4:
-            assert d.stem == q.stem
-            return p, q
-    raise AssertionError(gid)
 
 
 def _sci_text(x: int) -> str:
@@ -476,7 +463,7 @@ def numfmt_trim(x: float) -> str:
 @pytest.mark.parametrize("gid", sorted(PLAIN))
 def test_calculation_answers_follow_from_the_drawn_inputs(gid):
     for seed in range(150):
-        p, q = _replayed(gid, seed)
+        p, q = accepted_params(gid, seed)
         assert q.choices[q.answer] == PLAIN[gid](p), (gid, seed, p)
 
 

@@ -19,9 +19,9 @@ from hypothesis.extra import numpy as hnp
 
 import quizzes
 from quizzes import knowledge
-from quizzes.calc import CALC
 from tutor import seq2seq as s2s
 from tutor import seq2seq_rnn as rnn
+from calchelpers import accepted_params
 
 
 def sig(x: float) -> float:
@@ -250,18 +250,6 @@ def test_the_worked_example_cannot_be_changed_in_place():
 # ---------------------------------------------------------------------------
 # the generators and the knowledge items that quote these numbers
 # ---------------------------------------------------------------------------
-def _drawn(gid: str, seed: int):
-    """The inputs of the accepted attempt of (gid, seed) and the question."""
-    from quizzes import core
-    params, build = CALC[gid]
-    q = quizzes.GENERATORS[gid](seed)
-    for attempt in range(core.MAX_ATTEMPTS):
-        p = params(core._seed_rng(gid, seed, attempt))
-        d = build(p)
-        if len({t.strip() for t in [d.correct] + [w[0] for w in d.wrong]}) == 4:
-            assert d.stem == q.stem
-            return p, q
-    raise AssertionError(gid)
 
 
 def _vec(xs) -> str:
@@ -277,7 +265,7 @@ def test_lstm_cell_generator_answer_is_recomputed_by_hand():
              "入力ゲートの掛け忘れ": lambda f, i, g, c: [a * x + y for a, x, y in zip(f, c, g)],
              "ゲートと掛ける相手の取り違え": lambda f, i, g, c: [b * x + a * y for a, x, b, y in zip(f, c, i, g)]}
     for seed in range(150):
-        p, q = _drawn("seq2seq.lstm_cell", seed)
+        p, q = accepted_params("seq2seq.lstm_cell", seed)
         f, i, g, c = (p[k].tolist() for k in "figc")
         assert q.choices[q.answer] == _vec([a * x + b * y for a, x, b, y in zip(f, c, i, g)])
         for n, label in enumerate(q.misconceptions):
@@ -290,7 +278,7 @@ def test_lstm_cell_generator_answer_is_recomputed_by_hand():
 def test_rnn_params_generator_answer_is_recomputed_by_hand():
     kinds = set()
     for seed in range(150):
-        p, q = _drawn("seq2seq.rnn_params", seed)
+        p, q = accepted_params("seq2seq.rnn_params", seed)
         blocks = {"lstm": 4, "gru": 3}[p["kind"]]
         kinds.add(p["kind"])
         assert q.choices[q.answer] == f"{blocks * (p['d_h'] * (p['d_h'] + p['d_x']) + p['d_h']):,}"

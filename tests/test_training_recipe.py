@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 import quizzes
 import tutor
 from quizzes import core
-from quizzes.calc import CALC
 from quizzes.misconceptions import distractor_name
 from tutor import numfmt
 from tutor import training as T
+from calchelpers import accepted_params
 
 PAPER_D, PAPER_W = 512, 4000
 
@@ -300,17 +300,6 @@ def test_residual_dropout_drops_the_sublayer_not_the_input():
 # ---------------------------------------------------------------------------
 # ⑧'s recipe items: every answer recomputed from the plain formula
 # ---------------------------------------------------------------------------
-def drawn(gid: str, seed: int):
-    """(the params the registry accepted for gid#seed, the question)."""
-    q = quizzes.GENERATORS[gid](seed)
-    params, build = CALC[gid]
-    for attempt in range(core.MAX_ATTEMPTS):
-        p = params(core._seed_rng(gid, seed, attempt))
-        d = build(p)
-        if len({t.strip() for t in [d.correct] + [w[0] for w in d.wrong]}) == 4:
-            assert d.stem == q.stem
-            return p, q
-    raise AssertionError("no accepted attempt")
 
 
 def frac(x: Fraction) -> str:
@@ -341,7 +330,7 @@ SEEDS = range(150)
 
 def test_lr_peak_items():
     for seed in SEEDS:
-        p, q = drawn("training.lr_peak", seed)
+        p, q = accepted_params("training.lr_peak", seed)
         d, w, m = p["d"], p["w"], p["m"]
         peak = Fraction(1, math.isqrt(d) * math.isqrt(w))
         want = f"（ア）{w:,}　（イ）{frac(peak)}　（ウ）{frac(peak / m)}"
@@ -358,7 +347,7 @@ def test_lr_peak_items():
 def test_lr_at_step_items():
     phases = set()
     for seed in SEEDS:
-        p, q = drawn("training.lr_at_step", seed)
+        p, q = accepted_params("training.lr_at_step", seed)
         d, w, s = p["d"], p["w"], p["step"]
         assert q.choices[q.answer] == frac(rate(s, d, w)), (seed, q.choices)
         phases.add(s < w)
@@ -379,7 +368,7 @@ def _vec(xs) -> str:
 
 def test_smoothed_target_items():
     for seed in SEEDS:
-        p, q = drawn("training.smoothed_target", seed)
+        p, q = accepted_params("training.smoothed_target", seed)
         e, t = Fraction(str(p["eps"])), p["target"]
         want = [e / 5 + (1 - e if k == t else 0) for k in range(5)]
         assert q.choices[q.answer] == _vec(want), (seed, q.choices[q.answer])
@@ -392,7 +381,7 @@ def ln2(c: Fraction) -> str:
 
 def test_smoothed_ce_items():
     for seed in SEEDS:
-        p, q = drawn("training.smoothed_ce", seed)
+        p, q = accepted_params("training.smoothed_ce", seed)
         probs, t, e = p["probs"], p["target"], Fraction(str(p["eps"]))
         bits = [round(-math.log2(x)) for x in probs]
         assert all(2.0 ** -b == x for b, x in zip(bits, probs))
