@@ -3,6 +3,8 @@
 on /drill (?m= link, practice until it clears), and the mock exam's list of misconceptions."""
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import pytest
 
 import quizzes
@@ -13,6 +15,9 @@ from quizzes import misconceptions as M
 from quizzes.core import GENERATOR_INFO
 from test_profile import att, find, wrong
 from ui.nav import PAGE_BY_KEY
+from ui.sections import label as section_label
+
+AT_EXPLAIN = urlencode({"section": section_label("explain")})   # the link opens the section that teaches it
 
 DRILL = "pages/22_drill.py"
 
@@ -43,14 +48,14 @@ def test_the_profile_shows_the_top_misconceptions_with_links():
     assert len(heads) == 3                                   # limit=3
     links = _main_links(at)
     captions = [c.value for c in at.caption]
-    assert ("③ √d_k スケーリング", "scaling", "") in links and "学び直す場所：③ √d_k スケーリング の「解説」" in captions
-    assert ("⑥ 因果マスク", "mask", "") in links
+    assert ("③ √d_k スケーリング", "scaling", AT_EXPLAIN) in links and "学び直す場所：③ √d_k スケーリング の「解説」" in captions
+    assert ("⑥ 因果マスク", "mask", urlencode({"section": section_label("try")})) in links
     assert "学び直す場所：⑥ 因果マスク の「よくある間違い：softmax の後でマスクする」" in captions
     # the form misconception: practice of 不適切 items, not the page where it happened
     assert "学び直す場所：ページではなく、問題の読み方です。『不適切なもの』を選ぶ問題を、いろいろなページから集めて練習します。" in captions
-    assert links == [("③ √d_k スケーリング", "scaling", ""), ("このつまずきを練習する", "drill", "m=forgot_sqrt_dk"),
+    assert links == [("③ √d_k スケーリング", "scaling", AT_EXPLAIN), ("このつまずきを練習する", "drill", "m=forgot_sqrt_dk"),
                      ("『不適切なもの』を選ぶ問題を練習する", "drill", "m=true_statement_judged_false"),
-                     ("⑥ 因果マスク", "mask", ""), ("このつまずきを練習する", "drill", "m=mask_after_softmax")]
+                     ("⑥ 因果マスク", "mask", urlencode({"section": section_label("try")})), ("このつまずきを練習する", "drill", "m=mask_after_softmax")]
 
 
 def _made_on(mid: str, topic: str) -> dict:
@@ -72,7 +77,7 @@ def test_links_lead_where_the_misconception_is_fixed_not_where_it_happened():
     assert not at.exception
     links = _main_links(at)
     scaling, formula, training = PAGE_BY_KEY["scaling"], PAGE_BY_KEY["formula"], PAGE_BY_KEY["training"]
-    assert (scaling.label, scaling.url.lstrip("/"), "") in links
+    assert (scaling.label, scaling.url.lstrip("/"), AT_EXPLAIN) in links
     assert not [ln for ln in links if ln[1] in (formula.url.lstrip("/"), training.url.lstrip("/"))]
     form = [ln for ln in links if ln[2] == "m=true_statement_judged_false"]
     assert form == [("『不適切なもの』を選ぶ問題を練習する", PAGE_BY_KEY["drill"].url.lstrip("/"), "m=true_statement_judged_false")]

@@ -16,6 +16,7 @@ from quizzes.misconceptions import Misconception, catalogue
 from . import state
 from .nav import PAGE_BY_KEY
 from .quiz import question_card
+from .sections import QUERY, label as section_label
 
 DRILL_PAGE = "pages/22_drill.py"
 CHOICE_K = "drill__choice"     # the selectbox (misconception id)
@@ -60,7 +61,8 @@ def links(m: Misconception) -> None:
     info = teaching_page(m)
     if info is not None:   # (a page link's label never wraps: the long part goes in the caption)
         st.caption(f"学び直す場所：{info.label} の「{_section_label(m)}」")
-        st.page_link(info.path, label=info.label, icon=":material/menu_book:")
+        st.page_link(info.path, label=info.label, icon=":material/menu_book:",   # opens at that section
+                     query_params={QUERY: section_label(m.section)})
     st.page_link(DRILL_PAGE, label="このつまずきを練習する", query_params={"m": m.id}, icon=":material/target:")
 
 
