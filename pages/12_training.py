@@ -401,29 +401,6 @@ def rate_text(x: float, tex: bool = False) -> str:
     return numfmt.sci(x, 2, tex=tex)
 
 
-def lines_chart(x_title: str, y_title: str, series: tuple, marks: tuple = (), *, title: str,
-                y_format: str | None = None) -> dict:
-    """Lines (a Vega-Lite dict): ``series`` = ((name, xs, ys), …); ``marks`` = ((label, x, y), …) drawn
-    as labelled points. Tooltips show numbers written by tutor.numfmt."""
-    rows = [{"x": float(x), "y": float(y), "系列": name, "表示": numfmt.significant(y, 3)}
-            for name, xs, ys in series for x, y in zip(xs, ys)]
-    axis = {"format": y_format, "labelOverlap": True} if y_format else {"labelOverlap": True}
-    enc = {"x": {"field": "x", "type": "quantitative", "title": x_title, "axis": {"labelOverlap": True}},
-           "y": {"field": "y", "type": "quantitative", "title": y_title, "axis": axis}}
-    layers = [{"data": {"name": "lines"}, "mark": {"type": "line"},
-               "encoding": {**enc, "color": {"field": "系列", "type": "nominal", "legend": {"orient": "bottom", "title": None}},
-                            "tooltip": [{"field": "系列", "type": "nominal"}, {"field": "x", "type": "quantitative", "title": x_title},
-                                        {"field": "表示", "type": "nominal", "title": y_title}]}}]
-    datasets = {"lines": pd.DataFrame(rows)}
-    if marks:
-        datasets["marks"] = pd.DataFrame([{"x": float(x), "y": float(y), "名前": label} for label, x, y in marks])
-        layers += [{"data": {"name": "marks"}, "mark": {"type": "point", "filled": True, "size": 80, "color": "#d1495b"},
-                    "encoding": enc},
-                   {"data": {"name": "marks"}, "mark": {"type": "text", "dx": 6, "align": "left", "baseline": "bottom"},
-                    "encoding": {**enc, "text": {"field": "名前", "type": "nominal"}}}]
-    return {"title": title, "datasets": datasets, "layer": layers, "height": 260, "autosize": {"type": "pad"}}
-
-
 def explain_paper_recipe() -> None:
     rec = tutor.training
     adam, default = rec.PAPER_ADAM, rec.DEFAULT_ADAM
@@ -533,7 +510,7 @@ L_{{\text{{平滑化}}}} \text{{ の下限}} &= -\textstyle\sum_k q_k \ln q_k = 
 def visual_schedule() -> None:
     rec = tutor.training
     sch = rec.schedule(PAPER_D, rec.PAPER_WARMUP, last_step=rec.PAPER_BASE_STEPS)
-    ui.cached_chart(lines_chart, "ステップ", "学習率", (("原論文（d_model 512, warmup 4000）", tuple(sch.steps), tuple(sch.rates)),),
+    ui.cached_chart(ui.figures.lines_chart, "ステップ", "学習率", (("原論文（d_model 512, warmup 4000）", tuple(sch.steps), tuple(sch.rates)),),
                     ((f"ピーク {rate_text(sch.peak_rate)}", sch.peak_step, sch.peak_rate),),
                     title="学習率のスケジュール", y_format=".1e", width="stretch")
     st.caption(f"ステップ {numfmt.grouped(sch.peak_step)} までの急な上り坂が warm-up です。"
@@ -544,7 +521,7 @@ def visual_smoothing() -> None:
     rec = tutor.training
     k, eps = len(rec.SMOOTHING_WORDS), rec.PAPER_LABEL_SMOOTHING
     curve = rec.smoothing_loss_curve(k, eps)
-    ui.cached_chart(lines_chart, "正解の語に置く確率", "損失",
+    ui.cached_chart(ui.figures.lines_chart, "正解の語に置く確率", "損失",
                     (("one-hot の交差エントロピー", tuple(curve.p_answer), tuple(curve.one_hot)),
                      (f"平滑化（ε = {numfmt.trimmed(eps, 2)}）", tuple(curve.p_answer), tuple(curve.smoothed))),
                     ((f"最小 {numfmt.trimmed(curve.best_p, 3)}", curve.best_p, curve.best_loss),),
@@ -572,7 +549,7 @@ def try_schedule() -> None:
     m1.metric("最大になるステップ", numfmt.grouped(sch.peak_step))
     m2.metric("最大の学習率", rate_text(sch.peak_rate))
     m3.metric(f"ステップ {numfmt.grouped(sch.steps[-1])} の学習率", rate_text(sch.rates[-1]))
-    ui.cached_chart(lines_chart, "ステップ", "学習率",
+    ui.cached_chart(ui.figures.lines_chart, "ステップ", "学習率",
                     ((f"あなたの設定（d_model {int(d)}, warmup {numfmt.grouped(int(w))}）", tuple(sch.steps), tuple(sch.rates)),
                      ("原論文（512, 4000）", tuple(sch.steps), tuple(paper))),
                     ((f"ピーク {rate_text(sch.peak_rate)}", sch.peak_step, sch.peak_rate),),

@@ -121,27 +121,6 @@ def kl_panels() -> list[list[dict]]:
     return panels
 
 
-def log_lines(x_title: str, y_title: str, xs: tuple, series: tuple, marks: tuple = (), *, title: str,
-              y_format: str = ".0e") -> dict:
-    """Lines on log–log axes (a Vega-Lite dict): ``series`` = ((name, ys), …); ``marks`` = ((label, x, y), …)
-    drawn as labelled points; ``y_format``: the d3 format of the y labels."""
-    lines = pd.DataFrame([{"x": x, "y": y, "系列": name} for name, ys in series for x, y in zip(xs, ys)])
-    enc = {"x": {"field": "x", "type": "quantitative", "scale": {"type": "log"}, "title": x_title,
-                 "axis": {"format": ".0e", "labelOverlap": True}},
-           "y": {"field": "y", "type": "quantitative", "scale": {"type": "log"}, "title": y_title,
-                 "axis": {"format": y_format, "labelOverlap": True}}}
-    layers = [{"data": {"name": "lines"}, "mark": {"type": "line", "point": True},
-               "encoding": {**enc, "color": {"field": "系列", "type": "nominal", "legend": {"orient": "bottom", "title": None}}}}]
-    datasets = {"lines": lines}
-    if marks:
-        datasets["marks"] = pd.DataFrame([{"x": x, "y": y, "名前": label} for label, x, y in marks])
-        layers += [{"data": {"name": "marks"}, "mark": {"type": "point", "filled": True, "size": 80, "color": "#d1495b"},
-                    "encoding": enc},
-                   {"data": {"name": "marks"}, "mark": {"type": "text", "dx": 6, "align": "left", "baseline": "bottom"},
-                    "encoding": {**enc, "text": {"field": "名前", "type": "nominal"}}}]
-    return {"title": title, "datasets": datasets, "layer": layers, "height": 280}
-
-
 # ---------------------------------------------------------------------------
 # ねらい・解説
 # ---------------------------------------------------------------------------
@@ -456,19 +435,19 @@ def visual() -> None:
     marks = tuple((name, float(p.total), float(llm.power_law_loss(p.total)))
                   for name, p in ((n, llm.gpt_param_count(s["layers"], s["d_model"], context=s["context"]))
                                   for n, s in llm.GPT_SIZES.items() if n in ("GPT-2 XL", "GPT-3 175B")))
-    ui.cached_chart(log_lines, "パラメータ数 N", "損失 L(N)", tuple(ns), (("L(N) = (N_c/N)^α", tuple(losses)),), marks,
-                    title="損失はパラメータ数のべき乗で下がる", y_format=".1f")
+    ui.cached_chart(ui.figures.lines_chart, "パラメータ数 N", "損失 L(N)", (("L(N) = (N_c/N)^α", tuple(ns), tuple(losses)),),
+                    marks, title="損失はパラメータ数のべき乗で下がる", y_format=".1f", log=True)
     st.caption(f"パラメータ数を 10 倍にするたびに、損失は {numfmt.fixed(llm.loss_factor(10), 3)} 倍になります"
                "（同じ量ずつではなく、同じ割合ずつ下がる）。")
     st.subheader("計算量の予算と、最適なモデルとデータの大きさ")
     budgets, params, tokens = llm.optimal_curve()
     g3 = llm.training_flops(175_000_000_000, llm.GPT3_TRAINING_TOKENS)
     chin = llm.budget_for(llm.CHINCHILLA["params"])
-    ui.cached_chart(log_lines, "計算量 C（FLOP）", "数", tuple(budgets),
-                    (("最適なパラメータ数 N", tuple(params)), ("最適なトークン数 D", tuple(tokens))),
+    ui.cached_chart(ui.figures.lines_chart, "計算量 C（FLOP）", "数",
+                    (("最適なパラメータ数 N", tuple(budgets), tuple(params)), ("最適なトークン数 D", tuple(budgets), tuple(tokens))),
                     (("GPT-3 の N", float(g3), 1.75e11), ("GPT-3 の D", float(g3), float(llm.GPT3_TRAINING_TOKENS)),
                      ("Chinchilla の N", float(chin), float(llm.CHINCHILLA["params"]))),
-                    title="予算が 100 倍なら N も D も 10 倍")
+                    title="予算が 100 倍なら N も D も 10 倍", y_format=".0e", log=True)
     st.subheader("KL の罰の強さ β と、調整後のモデル")
     st.markdown("元のモデルの確率と報酬モデルの点数が下の表のとき、$\\pi^* \\propto \\pi_{\\text{ref}} e^{r/\\beta}$ を β ごとに"
                 "計算しました。β が小さいと報酬の穴を突く答えに集中し、大きいと元のモデルのままです。")
@@ -499,9 +478,9 @@ def visual_kv() -> None:
                        sorted({cfg["heads"], cfg["kv_heads"], 1}, reverse=True), cfg["d_head"], KV_CONTEXTS, batch=cfg["batch"])
     if curve is None:
         return
-    series = tuple((f"KV ヘッド {g}", tuple(llm.in_gib(b) for b in sizes)) for g, sizes in curve.items())
-    ui.cached_chart(log_lines, "文脈の長さ T（トークン）", "KV キャッシュ（GiB）", KV_CONTEXTS, series,
-                    title=f"{cfg['layers']} 層・d_head = {cfg['d_head']}・バッチ {cfg['batch']}", y_format="~g")
+    series = tuple((f"KV ヘッド {g}", KV_CONTEXTS, tuple(llm.in_gib(b) for b in sizes)) for g, sizes in curve.items())
+    ui.cached_chart(ui.figures.lines_chart, "文脈の長さ T（トークン）", "KV キャッシュ（GiB）", series,
+                    title=f"{cfg['layers']} 層・d_head = {cfg['d_head']}・バッチ {cfg['batch']}", y_format="~g", log=True)
     st.caption("「試してみよう」の KV キャッシュの設定で描いています。両対数なので、傾き 1 の直線（文脈の長さに比例）に"
                "なり、KV ヘッドを減らすと同じ傾きのまま下にずれます。")
 

@@ -26,7 +26,7 @@ def page():
 
 
 def chart_series(at) -> list[list[str]]:
-    """The series names of every line chart (log_lines) on the open section."""
+    """The series names of every line chart (ui.figures.lines_chart) on the open section."""
     out = []
     for i in range(len(at.get("vega_lite_chart"))):
         df = chart_data(at, i)

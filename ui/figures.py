@@ -444,3 +444,33 @@ def patch_grid_chart(index, *, title: str = "") -> dict:
                        "encoding": {**cell, "text": {"field": "トークン番号", "type": "quantitative"}}})
     return {"data": {"name": "patches"}, "datasets": {"patches": df}, "layer": layers,
             "width": size * cols, "height": size * rows, "autosize": {"type": "pad"}}
+
+
+# ---------------------------------------------------------------------------
+# lines with labelled points (⑧'s learning-rate schedule and smoothed loss, ⑩'s scaling curves)
+# ---------------------------------------------------------------------------
+def lines_chart(x_title: str, y_title: str, series: tuple, marks: tuple = (), *, title: str,
+                y_format: str | None = None, log: bool = False) -> dict:
+    """Lines (a Vega-Lite dict for cached_chart): ``series`` = ((name, xs, ys), …); ``marks`` =
+    ((label, x, y), …) drawn as labelled points; ``y_format``: the d3 format of the y labels;
+    ``log``: both axes logarithmic (x labelled 1e+3 …) with a point at each value. Tooltips show
+    numbers written by tutor.numfmt."""
+    rows = [{"x": float(x), "y": float(y), "系列": name, "表示": numfmt.significant(y, 3)}
+            for name, xs, ys in series for x, y in zip(xs, ys)]
+    scale = {"scale": {"type": "log"}} if log else {}
+    x_axis = {"format": ".0e", "labelOverlap": True} if log else {"labelOverlap": True}
+    y_axis = {"format": y_format, "labelOverlap": True} if y_format else {"labelOverlap": True}
+    enc = {"x": {"field": "x", "type": "quantitative", **scale, "title": x_title, "axis": x_axis},
+           "y": {"field": "y", "type": "quantitative", **scale, "title": y_title, "axis": y_axis}}
+    layers = [{"data": {"name": "lines"}, "mark": {"type": "line", "point": log},
+               "encoding": {**enc, "color": {"field": "系列", "type": "nominal", "legend": {"orient": "bottom", "title": None}},
+                            "tooltip": [{"field": "系列", "type": "nominal"}, {"field": "x", "type": "quantitative", "title": x_title},
+                                        {"field": "表示", "type": "nominal", "title": y_title}]}}]
+    datasets = {"lines": pd.DataFrame(rows)}
+    if marks:
+        datasets["marks"] = pd.DataFrame([{"x": float(x), "y": float(y), "名前": label} for label, x, y in marks])
+        layers += [{"data": {"name": "marks"}, "mark": {"type": "point", "filled": True, "size": 80, "color": "#d1495b"},
+                    "encoding": enc},
+                   {"data": {"name": "marks"}, "mark": {"type": "text", "dx": 6, "align": "left", "baseline": "bottom"},
+                    "encoding": {**enc, "text": {"field": "名前", "type": "nominal"}}}]
+    return {"title": title, "datasets": datasets, "layer": layers, "height": 260, "autosize": {"type": "pad"}}
