@@ -339,7 +339,13 @@ def _command(s: dict) -> dict:
                 s["base"] = text
         ops.append(op)
     s["text_out"] &= {op["seq"] for op in ops}   # (a superseded write is never asked for again)
-    return {"nonce": s["nonce"], "read": not s["loaded"], "ops": ops}
+    # "run" makes every command new, so the bridge's JS runs on every run. The browser shows only a
+    # run's last command: when quick clicks interrupt the run whose command held the text, the
+    # browser asks for it again ("resend"), and the run that sends it may be interrupted too. The next
+    # command then names the write exactly as one the JS already ran, the frontend would not call
+    # the JS for it, and the write would stay unsaved until the learner's next change.
+    s["runs"] = s.get("runs", 0) + 1
+    return {"nonce": s["nonce"], "read": not s["loaded"], "ops": ops, "run": s["runs"]}
 
 
 def _text_pending(s: dict) -> bool:

@@ -21,7 +21,9 @@ stored record read at the start (up to 1 MB) would travel to the server again wi
   The write travels once, as a patch of the text the browser holds when there is one
   (practice.wire.patch); later commands name it without its text (``ui.state._command``). A browser
   that has not run it, or holds another text than the patch is for, reports ``resend`` and the
-  next run sends the whole text;
+  next run sends the whole text. Every command carries a new ``run`` number, so the JS is called
+  on every run and asks again as long as it lacks a write (a run interrupted by the next click
+  may never reach the browser);
 - ``aside`` {expect, or size for a text too long to send}: moves an unusable stored text to
   ASIDE_KEY before a fresh start, the ones kept before it one place down (ASIDE_KEYS: three side
   by side; the oldest gives way, and the report says so), then reports ``asided``;
