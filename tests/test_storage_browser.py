@@ -813,3 +813,42 @@ def test_importing_a_file_keeps_its_unfinished_exam_and_leaves_out_only_a_remove
         kept = stored(page)
         assert kept["exam_in_progress"]["run"] == state["run"]
         assert all("no_longer_here" not in a["qid"] for a in kept["attempts"])
+
+
+FAKE_GZIP = """window.CompressionStream = class {   // a script in the page that fakes the gzip of reports
+  constructor() { const t = new TransformStream({ transform(_c, out) {}, flush(out) {
+    out.enqueue(new Uint8Array(%s)); } }); this.readable = t.readable; this.writable = t.writable; } };"""
+
+
+@pytest.mark.parametrize("junk", ["[31, 139, 8, 0, 1, 2, 3]",                 # not gzip at all
+                                  "Array.from(GZIP_BOMB)"])                  # 64 MB of zeros, gzipped
+def test_a_faked_compressed_report_is_asked_for_again_plainly_and_loops_nowhere(browser, server, junk):
+    """A script in the page makes the browser's gzip produce junk (or a bomb) for the stored record
+    it reports: the server unpacks nothing past its cap, asks for the record again uncompressed, and
+    goes on with the learner's answers. Nothing claims the record was moved aside, nothing is, the
+    socket stays quiet, and the next answer is saved."""
+    import gzip
+    base = server.base
+    text = long_record()
+    bomb = list(gzip.compress(b"\0" * (64 << 20), 9))
+    with context(browser, "fake-gzip") as ctx:
+        page = ctx.new_page()
+        seed_storage(page, base, text)
+        ctx.add_init_script(f"const GZIP_BOMB = {json.dumps(bomb)};\n" + FAKE_GZIP % junk)
+        page = ctx.new_page()
+        cdp = ctx.new_cdp_session(page)
+        cdp.send("Network.enable")
+        sent = []
+        cdp.on("Network.webSocketFrameSent", lambda e: sent.append(time.monotonic()))
+        open_url(page, base + "/")
+        assert answered_on_home(page) == "300 問"
+        main = page.locator('[data-testid="stMain"]')
+        expect(main).not_to_contain_text("読めなかった")
+        quiet_from = time.monotonic()
+        page.wait_for_timeout(3000)
+        assert sum(t > quiet_from for t in sent) <= 3                  # no report loop
+        open_url(page, quiz_url(base, "/naive"))
+        answer_one(page)
+        wait_stored_attempts(page, 301)
+        assert page.evaluate("(k) => window.localStorage.getItem(k)", ASIDE_KEY) is None
+        assert_healthy(page)

@@ -72,6 +72,7 @@ def _new_sync() -> dict:
         "asides": 0,            # how many (at most len(storage.ASIDE_KEYS))
         "problem": "",          # why the stored record could not be used (this session)
         "ticks": 0,
+        "plain": False,         # reports carry the stored text uncompressed (its gzip came back broken)
     }
 
 
@@ -84,6 +85,7 @@ def _sync_state() -> dict:
     s = st.session_state[SYNC_KEY]
     if "text_out" not in s:  # a session older than the fields (the app's code was updated under it)
         s["text_out"], s["base"] = {op["seq"] for op in s["ops"]}, None
+    s.setdefault("plain", False)
     return s
 
 
@@ -189,9 +191,13 @@ def may_auto_submit(run: str) -> bool:
     return run in st.session_state.get(TOUCHED_KEY, ())
 
 
+class _BrokenPack(ProgressError):
+    """A report's gzip does not unpack (within the size cap): the transport failed, not the record."""
+
+
 def _read_text(rep: dict) -> str | None:
     """The stored text a read or conflict report carries, as text or gzipped (None: nothing is
-    stored), or ProgressError."""
+    stored), or ProgressError (_BrokenPack when only its gzip is broken)."""
     size = _oversize(rep)
     if size is not None:
         raise ProgressError(f"記録が大きすぎます（{size:,} 文字。上限 {MAX_BYTES:,} バイト）。")
@@ -199,7 +205,7 @@ def _read_text(rep: dict) -> str | None:
         try:
             return wire.unpacked(rep["gz"])
         except ValueError as exc:
-            raise ProgressError(str(exc)) from None
+            raise _BrokenPack(str(exc)) from None
     text = rep.get("text")
     if text is not None and not isinstance(text, str):
         raise ProgressError("記録が文字列ではありません。")
@@ -234,6 +240,9 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
                                                                    clock.zone_or_local())
             s["salvaged"] = " ".join(notes)
         except ProgressError as exc:
+            if isinstance(exc, _BrokenPack) and not s["plain"]:
+                s["loaded"], s["plain"] = False, True   # read again, uncompressed, before judging the record
+                return
             _unusable(s, text or "", exc, _oversize(rep))
             stored = new_progress()
         else:
@@ -256,6 +265,9 @@ def _on_report(key: str = storage.COMPONENT_KEY) -> None:
                 theirs = with_zone(parse_progress_text(text), clock.zone_or_local())
                 fp, base = wire.fingerprint(text), text
         except ProgressError as exc:
+            if isinstance(exc, _BrokenPack) and not s["plain"]:
+                s["plain"], s["written"] = True, None   # the write meets the conflict again, reported plainly
+                return
             _unusable(s, text or "", exc, _oversize(rep))
         s["confirmed"], s["confirmed_fp"], s["sent"], s["base"] = theirs, fp, {}, base
         st.session_state[PROGRESS_KEY] = merge(ancestor, _with_session_exam(), theirs)
@@ -345,7 +357,7 @@ def _command(s: dict) -> dict:
     # command then names the write exactly as one the JS already ran, the frontend would not call
     # the JS for it, and the write would stay unsaved until the learner's next change.
     s["runs"] = s.get("runs", 0) + 1
-    return {"nonce": s["nonce"], "read": not s["loaded"], "ops": ops, "run": s["runs"]}
+    return {"nonce": s["nonce"], "read": not s["loaded"], "plain": s["plain"], "ops": ops, "run": s["runs"]}
 
 
 def _text_pending(s: dict) -> bool:

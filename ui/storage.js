@@ -77,7 +77,7 @@ export default function ({ data, setTriggerValue }) {
   const reportText = (kind, text, extra) => {   // a long stored text goes gzipped (a phone's uplink is slow)
     if (text !== null && text.length > PACK_UP_TO) {   // more than any record can be: its size only
       report(kind, Object.assign({ oversize: text.length }, extra));
-    } else if (text !== null && text.length > PACK_FROM && typeof CompressionStream === "function") {
+    } else if (text !== null && text.length > PACK_FROM && !cmd.plain && typeof CompressionStream === "function") {
       gzipped(text).then((gz) => report(kind, Object.assign({ gz: gz }, extra)),
                          () => report(kind, Object.assign({ text: text }, extra)));
     } else {
@@ -85,8 +85,9 @@ export default function ({ data, setTriggerValue }) {
     }
   };
 
-  if (cmd.read && mem.done["read:" + cmd.nonce] === undefined) {
-    mem.done["read:" + cmd.nonce] = true;
+  const reading = "read:" + cmd.nonce + (cmd.plain ? ":plain" : "");   // (plain: its gzip came back broken)
+  if (cmd.read && mem.done[reading] === undefined) {
+    mem.done[reading] = true;
     let text = null;
     try { text = s ? s.getItem(KEY) : null; } catch (e) { text = null; }
     reportText("read", text);

@@ -10,7 +10,9 @@ stored record read at the start (up to 1 MB) would travel to the server again wi
 - ``read`` (once per server session, tagged with the session's nonce): the stored text, whether
   storage works at all, and the size of a record kept aside. A report that carries the stored
   text (``read``, ``conflict``) sends a long one gzipped (``gz``: a phone's uplink is slow, and a
-  record of weeks compresses ≈ 10×);
+  record of weeks compresses ≈ 10×). A gzip that does not unpack (a script in the page, a broken
+  CompressionStream) is a failed transport, not an unreadable record: Python asks once more with
+  ``plain`` set, and the text comes uncompressed;
 - ``write`` {seq, text or patch, expect}: compare-and-swap, under a Web Lock on the record's key
   (one tab at a time). It writes only if the stored text is still the one Python last saw (hash
   ``expect``) or this tab's own last write; otherwise another tab wrote in between, and it
