@@ -6,9 +6,9 @@ The phone is Lighthouse's mobile setting: the page's CPU slowed 4× through CDP
 (an empty HTTP cache: every script chunk is fetched and compiled again). The network is not
 throttled (the floor and the app would pay the same per chunk; ``felt`` has a phone connection).
 
-Three servers run at once: ``streamlit run app.py``, the floor app (bench/floor_app.py: one
-slider, one number) and the two-page floor (bench/floor_pages_app.py: Streamlit's own page
-switch). Every sample of the app is paired with a floor sample taken just before it, under the
+Four servers run at once: ``streamlit run app.py``, the floor app (bench/floor_app.py: one
+slider, one number), the two-page floor (bench/floor_pages_app.py: Streamlit's own page
+switch) and the floor with one formula (bench/floor_math_app.py). Every sample of the app is paired with a floor sample taken just before it, under the
 same throttle, and a row's ratio is the median of the per-sample ratios.
 
 **Settled** (one notion for every row, :data:`SETTLED_JS`): the page's script run is over (``stApp``'s
@@ -25,7 +25,9 @@ settled of their duration − 50 ms (:func:`total_blocking_ms`), as Lighthouse s
 Rows: every learning page's cold open (ui.nav: each page of the 学習 section that exists) and its
 total blocking time against the floor app's; a tap on a section tab of a learning page
 (:data:`SWITCHES`, ui.sections' tabs in ``.st-key-section``) against a sidebar page switch of the
-two-page floor. ``BENCH_PHONE_PAGES`` (page keys, comma-separated) and ``BENCH_PHONE_SWITCH``
+two-page floor; two reference rows split a page's ratio: the floor app with one formula (what
+Streamlit's KaTeX adds) and the mock exam's start screen (this app's shell: sidebar, progress
+bridge, styles; no formula). ``BENCH_PHONE_PAGES`` (page keys, comma-separated) and ``BENCH_PHONE_SWITCH``
 (``naive:ねらい・解説>手計算;formula``; see :func:`parse_switches`) choose other pages.
 """
 from __future__ import annotations
@@ -226,10 +228,12 @@ def run(cfg: Config, pages: list[str] | None = None, switches=None) -> list[Row]
         app = stack.enter_context(streamlit_server(watch_files=False))
         floor_srv = stack.enter_context(streamlit_server(watch_files=False, script="bench/floor_app.py"))
         pg_srv = stack.enter_context(streamlit_server(watch_files=False, script="bench/floor_pages_app.py"))
+        math_srv = stack.enter_context(streamlit_server(watch_files=False, script="bench/floor_math_app.py"))
         browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
         stack.callback(browser.close)
         cold_open(browser, floor_srv.base + "/")    # each server's first run (imports) is not a sample
         cold_open(browser, app.base + PAGE_BY_KEY[keys[0]].url)
+        cold_open(browser, math_srv.base + "/")
 
         t0 = time.perf_counter()
         cfg.log(f"  phone: cold opens of {len(keys)} learning pages × {opens} …")
@@ -257,6 +261,17 @@ def run(cfg: Config, pages: list[str] | None = None, switches=None) -> list[Row]
                                    "s", TARGET_OPEN))
             rows.append(paired_row(f"total blocking time, cold open {info.url}", page_b[key], floor_b[key],
                                    "ms", TARGET_TBT, "floor's"))
+
+        # where a learning page's ratio comes from: Streamlit's math alone, and this app's shell alone
+        for what, url in (("floor app + one formula (bench/floor_math_app.py): cold open → settled", math_srv.base + "/"),
+                          (f"mock exam's start screen {PAGE_BY_KEY['exam'].url} (the app's shell, no formula): "
+                           "cold open → settled", app.base + PAGE_BY_KEY["exam"].url)):
+            mine, floors = [], []
+            for _ in range(max(opens, 3)):
+                floors.append(cold_open(browser, floor_srv.base + "/")[0])
+                mine.append(cold_open(browser, url)[0])
+            rows.append(paired_row(what + " (reference)", mine, floors, "s", TARGET_OPEN))
+            cfg.log(f"    {what}: {median(mine):.2f} s (floor {median(floors):.2f} s)")
 
         cfg.log(f"  phone: cold opens took {time.perf_counter() - t0:.0f} s; "
                 f"section switches ({len(switches)} pages × {taps}) …")
