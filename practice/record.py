@@ -4,12 +4,27 @@ The record is plain JSON-able data: the session holds it, practice.progress and 
 return new ones, practice.store validates what comes from a file or the browser, and practice.wire
 carries its text to the browser. The keys of each part are defined here once; the validator takes
 its exact-key checks from these definitions (``required`` / ``optional``), so a field added here is
-a field the validator knows. What each value may be (ranges, formats) is checked in
-practice.store, next to its Japanese message.
+a field the validator knows. A number's range is written here too, on its field
+(``Annotated[int, Range(0, 3)]``), and the validator reads it (:func:`bounds`); so are the years every
+date lies in (:data:`YEARS`). Formats (ids, dates) and the Japanese messages are practice.store's.
 """
 
 # (no "from __future__ import annotations" here: TypedDict must see NotRequired to tell optional keys)
-from typing import Literal, NotRequired, TypedDict
+from typing import Annotated, Literal, NamedTuple, NotRequired, TypedDict, get_type_hints
+
+
+class Range(NamedTuple):
+    """The values a number field may take: lo ≤ x ≤ hi (lo < x when ``lo_open``)."""
+    lo: float
+    hi: float
+    lo_open: bool = False
+
+
+# Every date and time a record keeps lies in these years: far from the ends of what Python's datetime
+# holds (year 1 … 9999), so any of them can be shifted into any time zone, and within what the home
+# page's date input shows (it widens its range to hold the saved exam date).
+YEARS = (2000, 2199)
+MAX_COUNT = 1_000_000    # a card's lapses and reps (practice.skill caps a merged card's sums here)
 
 
 class Attempt(TypedDict):
@@ -17,7 +32,7 @@ class Attempt(TypedDict):
     qid: str                 # "<generator>#<seed>": the exact question shown (its skill: practice.skill.key)
     topic: str               # the page key the question belongs to
     correct: bool
-    choice: int              # 0–3
+    choice: Annotated[int, Range(0, 3)]
     at: str                  # the learner's wall-clock time with its offset, "2026-03-01T10:00:00+09:00"
     source: Literal["page", "exam", "review", "drill"]
 
@@ -29,14 +44,14 @@ class Card(TypedDict):
     did that: practice.skill.rekey merges such cards). Any instance of the skill answered anywhere
     rates this card; the review shows a fresh instance (practice.skill.draw)."""
     topic: str               # the skill's page key
-    state: int               # 1 learning, 2 review, 3 relearning
-    step: int | None
-    stability: float | None
-    difficulty: float | None
+    state: Annotated[int, Range(1, 3)]       # 1 learning, 2 review, 3 relearning
+    step: Annotated[int | None, Range(0, 100)]
+    stability: Annotated[float | None, Range(0, 1e6, lo_open=True)]
+    difficulty: Annotated[float | None, Range(0, 10.0, lo_open=True)]
     due: str                 # ISO datetime, UTC
     last_review: str | None
-    lapses: int
-    reps: int
+    lapses: Annotated[int, Range(0, MAX_COUNT)]
+    reps: Annotated[int, Range(0, MAX_COUNT)]
 
 
 class ExamState(TypedDict):
@@ -55,11 +70,11 @@ class ExamState(TypedDict):
 class ExamResult(TypedDict):
     """A finished mock exam in the history (practice.exam.history_record)."""
     at: str
-    total: int
-    score: int
-    seconds: int
-    pace: int
-    by_topic: dict[str, list[int]]      # topic → [correct, total]
+    total: Annotated[int, Range(1, 1000)]
+    score: int                          # 0 … total
+    seconds: Annotated[int, Range(0, 86_400)]
+    pace: Annotated[int, Range(1, 3600)]
+    by_topic: dict[str, list[int]]      # topic → [correct, total] (1 ≤ total ≤ the paper's)
     run: NotRequired[str]               # the paper (results before 2026-12 have none)
 
 
@@ -88,3 +103,23 @@ def required(part: type) -> frozenset[str]:
 def optional(part: type) -> frozenset[str]:
     """The keys a ``part`` may have besides the required ones."""
     return frozenset(part.__optional_keys__)
+
+
+def bounds(part: type, name: str) -> Range:
+    """The Range written on field ``name`` of ``part`` (KeyError: the field has none)."""
+    meta = getattr(get_type_hints(part, include_extras=True)[name], "__metadata__", ())
+    ranges = [m for m in meta if isinstance(m, Range)]
+    if not ranges:
+        raise KeyError(f"{part.__name__}.{name} has no Range")
+    return ranges[0]
+
+
+def ranged(part: type) -> dict[str, Range]:
+    """Every field of ``part`` that has a Range."""
+    out = {}
+    for name in get_type_hints(part, include_extras=True):
+        try:
+            out[name] = bounds(part, name)
+        except KeyError:
+            pass
+    return out

@@ -27,9 +27,9 @@ from . import exam as _exam
 from . import skill as _skill
 from .progress import MAX_ATTEMPTS_KEPT, SCHEMA_VERSION, SOURCES, new_progress
 from .progress import MAX_EXAMS_KEPT as MAX_EXAMS
-from .record import Attempt, ExamResult, Progress, Settings, optional, required
+from .record import YEARS, Attempt, Card, ExamResult, Progress, Settings, bounds, optional, required
 from .review import ITEM_KEYS as REVIEW_KEYS
-from .review import DAILY_LIMITS, DEFAULT_DAILY_LIMIT, LEGACY_N_BOXES, RETENTIONS, STATES, from_box
+from .review import DAILY_LIMITS, DEFAULT_DAILY_LIMIT, LEGACY_N_BOXES, RETENTIONS, from_box
 from .review import MAX_ITEMS as MAX_REVIEW_ITEMS
 
 # The largest valid file (MAX_ATTEMPTS_KEPT attempts, MAX_REVIEW_ITEMS review cards and
@@ -52,12 +52,6 @@ EXAM_OPTIONAL_KEYS = optional(ExamResult)   # "run" (the paper), since 2026-12
 REVIEW_KEYS_V1 = {"topic", "box", "due", "lapses"}
 
 
-# Every date and time a record keeps lies in these years. Far from the ends of what Python's
-# datetime holds (year 1 … 9999), so any of them can be shifted into any time zone, and a date
-# the home page's date input shows (it widens its range to hold the saved exam date).
-YEARS = (2000, 2199)
-
-
 class ProgressError(ValueError):
     """The file is not a progress file this version can use (message in Japanese)."""
 
@@ -72,6 +66,21 @@ def _is_int(x) -> bool:
 def _int_in(x, lo: int, hi: int, where: str) -> int:
     if not _is_int(x) or not lo <= x <= hi:
         raise ProgressError(f"{where} は {lo} 以上 {hi} 以下の整数でなければなりません。")
+    return x
+
+
+def _field(obj: dict, part: type, name: str, where: str, optional: bool = False):
+    """``obj[name]``, in the Range that practice.record writes on that field of ``part`` (an int
+    unless the range's ends are floats; ``optional``: None passes too)."""
+    x, r = obj[name], bounds(part, name)
+    if x is None and optional:
+        return x
+    if isinstance(r.hi, int):
+        return _int_in(x, r.lo, r.hi, where)
+    if not (isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+            and (r.lo < x if r.lo_open else r.lo <= x) and x <= r.hi):
+        low = f"{r.lo:g} より大きく" if r.lo_open else f"{r.lo:g} 以上"
+        raise ProgressError(f"{where} は {low} {r.hi:g} 以下の数{'か null ' if optional else ''}です。")
     return x
 
 
@@ -180,19 +189,14 @@ def _cards(review, key_topic) -> None:
         _keys(item, REVIEW_KEYS, where)
         if item["topic"] != topic:
             raise ProgressError(f"{where}: 問題とトピックが一致しません。")
-        _int_in(item["state"], 1, max(STATES), f"{where} の state")
-        if item["step"] is not None:
-            _int_in(item["step"], 0, 100, f"{where} の step")
-        for name, hi in (("stability", 1e6), ("difficulty", 10.0)):
-            x = item[name]
-            if x is not None and not (isinstance(x, (int, float)) and not isinstance(x, bool)
-                                      and math.isfinite(x) and 0 < x <= hi):
-                raise ProgressError(f"{where} の {name} は 0 より大きく {hi:g} 以下の数か null です。")
+        _field(item, Card, "state", f"{where} の state")
+        for name in ("step", "stability", "difficulty"):
+            _field(item, Card, name, f"{where} の {name}", optional=True)
         _timestamp(item["due"], f"{where} の due", aware=True)
         if item["last_review"] is not None:
             _timestamp(item["last_review"], f"{where} の last_review", aware=True)
-        _int_in(item["lapses"], 0, _skill.MAX_COUNT, f"{where} の lapses")
-        _int_in(item["reps"], 0, _skill.MAX_COUNT, f"{where} の reps")
+        _field(item, Card, "lapses", f"{where} の lapses")
+        _field(item, Card, "reps", f"{where} の reps")
 
 
 def validate_progress(data) -> dict:
@@ -261,7 +265,7 @@ def _common(data) -> None:
             raise ProgressError(f"{where}: 問題 id とトピックが一致しません。")
         if not isinstance(a["correct"], bool):
             raise ProgressError(f"{where}: correct は true / false でなければなりません。")
-        _int_in(a["choice"], 0, 3, f"{where} の choice")
+        _field(a, Attempt, "choice", f"{where} の choice")
         _timestamp(a["at"], f"{where} の at")
         if a["source"] not in SOURCES:
             raise ProgressError(f"{where}: source は {', '.join(SOURCES)} のどれかです。")
@@ -275,10 +279,10 @@ def _common(data) -> None:
         if "run" in e and not (isinstance(e["run"], str) and _exam.RUN_ID.fullmatch(e["run"])):
             raise ProgressError(f"{where} の run は 16 進 8 桁の文字列です。")
         _timestamp(e["at"], f"{where} の at")
-        total = _int_in(e["total"], 1, 1000, f"{where} の total")
+        total = _field(e, ExamResult, "total", f"{where} の total")
         _int_in(e["score"], 0, total, f"{where} の score")
-        _int_in(e["seconds"], 0, 86_400, f"{where} の seconds")
-        _int_in(e["pace"], 1, 3600, f"{where} の pace")
+        _field(e, ExamResult, "seconds", f"{where} の seconds")
+        _field(e, ExamResult, "pace", f"{where} の pace")
         if not isinstance(e["by_topic"], dict):
             raise ProgressError(f"{where}: by_topic は辞書でなければなりません。")
         for t, pair in e["by_topic"].items():

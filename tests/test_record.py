@@ -2,15 +2,18 @@
 make has exactly those keys, and the validator checks exactly those keys."""
 from __future__ import annotations
 
+import copy
 import time
 from datetime import datetime, timedelta, timezone
+
+import pytest
 
 import quizzes
 from practice import exam as ex
 from practice import record, store
 from practice.progress import apply_answer, new_progress
 from practice.record import Attempt, Card, ExamResult, ExamState, Progress, Settings, optional, required
-from practice.review import ITEM_KEYS
+from practice.review import ITEM_KEYS, STATES
 
 from practice_fakes import fake_registry
 
@@ -36,3 +39,44 @@ def test_the_validator_checks_the_defined_keys():
     assert store.ATTEMPT_KEYS == required(Attempt) and ITEM_KEYS == required(Card)
     assert store.EXAM_KEYS == required(ExamResult) and store.EXAM_OPTIONAL_KEYS == {"run"}
     assert ex.STATE_KEYS == required(ExamState)
+
+
+def _record_with_every_part() -> dict:
+    """A valid record holding an attempt, a review card and an exam result (each with its ranged fields)."""
+    p = apply_answer(new_progress(), "naive.weight#1", "naive", False, 1, "page", T0)
+    p = {**p, "exams": [{"at": "2026-03-01T10:00:00+09:00", "total": 10, "score": 7, "seconds": 300, "pace": 30,
+                         "by_topic": {"naive": [7, 10]}}]}
+    return store.validate_progress(p)
+
+
+def _places(p: dict) -> dict:
+    """part → the dict in ``p`` that holds that part's fields."""
+    return {Attempt: p["attempts"][0], Card: next(iter(p["review"].values())), ExamResult: p["exams"][0]}
+
+
+def test_the_validator_takes_every_range_from_the_record_definition():
+    """Each Range written on a field in practice.record is exactly what the validator accepts: both
+    ends pass, one step beyond either end is refused with a Japanese message. A range changed there
+    is the validator's range, with nothing to keep in step."""
+    ranged = {part: record.ranged(part) for part in (Attempt, Card, ExamResult)}
+    assert set(ranged[Attempt]) == {"choice"} and set(ranged[ExamResult]) == {"total", "seconds", "pace"}
+    assert set(ranged[Card]) == {"state", "step", "stability", "difficulty", "lapses", "reps"}
+    base = _record_with_every_part()
+    for part, fields in ranged.items():
+        for name, r in fields.items():
+            step = 1 if isinstance(r.hi, int) else 1e-9 * max(1.0, abs(r.hi))
+            inside = [r.hi] + ([] if r.lo_open else [r.lo]) + ([r.lo + step] if r.lo_open else [])
+            outside = [r.hi + step, r.lo if r.lo_open else r.lo - step]
+            for value, ok in [(v, True) for v in inside] + [(v, False) for v in outside]:
+                p = copy.deepcopy(base)
+                place = _places(p)[part]
+                place[name] = value
+                if part is ExamResult and name == "total":
+                    place["score"], place["by_topic"] = 0, {"naive": [0, max(1, int(value))]} if value >= 1 else {}
+                if ok:
+                    store.validate_progress(p)
+                else:
+                    with pytest.raises(store.ProgressError, match=name):
+                        store.validate_progress(p)
+    assert store.YEARS == record.YEARS
+    assert record.bounds(Card, "state")[:2] == (min(STATES), max(STATES))   # practice.review's card states
