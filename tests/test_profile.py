@@ -300,3 +300,16 @@ def test_a_set_never_repeats_an_item(mid, seed, n):
         assert set(gens) == pool and n > len(pool)                    #   when every generator is used
     assert set(gens) <= pool
     assert len(got) == (n if calc or n <= len(pool) else len(pool))
+
+
+def test_when_a_misconception_last_happened_reads_as_a_day_with_its_year_when_not_this_year():
+    """The stored wall-clock time, as the dates elsewhere read (tutor.numfmt.day): a mistake of last
+    December does not read like one of this December."""
+    from datetime import date
+    from practice.profile import ProfileRow
+    from ui.profile import when_text
+    for last_at, today, text in (("2026-12-01T09:02:00+09:00", date(2026, 12, 5), "最後は 12月1日（火） 09:02（直前の問題）"),
+                                 ("2025-12-01T09:02:00+09:00", date(2026, 12, 5), "最後は 2025年12月1日（月） 09:02（直前の問題）"),
+                                 ("2199-12-31T23:59:00-11:00", date(2026, 12, 5), "最後は 2199年12月31日（火） 23:59（直前の問題）")):
+        row = ProfileRow("forgot_sqrt_dk", "√d_k で割り忘れ", 1.0, 1, last_at, "scaling", 0)
+        assert when_text(row, today) == text

@@ -4,6 +4,8 @@ a misconception from practice.profile.relearn (a topic one: the page that teache
 practice of that question form on /drill)."""
 from __future__ import annotations
 
+from datetime import date, datetime
+
 import streamlit as st
 
 import quizzes
@@ -12,8 +14,9 @@ from practice.skill import seen
 from practice.profile import ProfileRow, exam_misconceptions as _exam_counts, relearn, top_misconceptions
 from quizzes.core import TOPICS, QuizError
 from quizzes.misconceptions import Misconception, catalogue
+from tutor import numfmt
 
-from . import state
+from . import clock, state
 from .nav import PAGE_BY_KEY
 from .quiz import question_card
 from .sections import QUERY, label as section_label
@@ -39,12 +42,17 @@ def teaching_page(m: Misconception):
     return info if info is not None and info.exists else None
 
 
-def when_text(row: ProfileRow) -> str:
-    """'最後は 12/01 16:30（3 問前）' from the stored time and the attempts since."""
-    at = row.last_at.replace("T", " ")
-    day = f"{at[5:7]}/{at[8:10]} {at[11:16]}" if len(at) >= 16 else at
+def when_text(row: ProfileRow, today: date | None = None) -> str:
+    """'最後は 12月1日（火）16:30（3 問前）' from the stored time (the learner's wall clock when it
+    was answered) and the attempts since; the year is said when it is not this year."""
+    try:
+        at = datetime.fromisoformat(row.last_at)
+    except ValueError:
+        when = row.last_at
+    else:
+        when = f"{numfmt.day(at.date(), clock.today() if today is None else today)} {at:%H:%M}"
     ago = "直前の問題" if row.since == 0 else f"{row.since} 問前"
-    return f"最後は {day}（{ago}）"
+    return f"最後は {when}（{ago}）"
 
 
 def links(m: Misconception) -> None:
