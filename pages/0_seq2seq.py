@@ -89,10 +89,7 @@ def aim_and_explain() -> None:
     explain_hidden_layer()
     st.subheader("Attention の誕生：加法注意（Bahdanau ら、2014 年）")
     explain_additive()
-    st.subheader("RNN の時代の用語")
-    st.caption("試験によく出る用語です。見出しをタップすると説明が開きます（開いた分だけが読み込まれます）。")
-    for title, draw, key in TERMS:
-        ui.lazy_expander(title, draw, key=f"seq2seq_{key}")
+    ui.folded_topics("RNN の時代の用語", TERMS, key="seq2seq")
 
 
 def explain_bottleneck() -> None:

@@ -141,18 +141,13 @@ def aim_and_explain() -> None:
     explain_gpt()
     st.subheader("スケーリング則と計算量の配分")
     explain_scaling()
-    st.subheader("プロンプトだけで課題を解かせる")
-    explain_prompting()
-    st.subheader("対話アシスタントへ：指示チューニングと RLHF")
-    explain_assistant()
-    st.subheader("ハルシネーション：もっともらしい誤り")
-    explain_hallucination()
-    st.subheader("推論を軽くする：KV キャッシュ・MQA/GQA・FlashAttention")
-    explain_inference()
-    st.subheader("文章をトークンに分ける：BPE")
-    explain_bpe()
-    st.subheader("ViT のあと：Swin Transformer・MAE・CLIP")
-    explain_vision()
+    ui.folded_topics("大規模言語モデルの時代のキーワード", (
+        ("プロンプトだけで課題を解かせる", explain_prompting, "prompting"),
+        ("対話アシスタントへ：指示チューニングと RLHF", explain_assistant, "assistant"),
+        ("ハルシネーション：もっともらしい誤り", explain_hallucination, "hallucination"),
+        ("推論を軽くする：KV キャッシュ・MQA/GQA・FlashAttention", explain_inference, "inference"),
+        ("文章をトークンに分ける：BPE", explain_bpe, "bpe"),
+        ("ViT のあと：Swin Transformer・MAE・CLIP", explain_vision, "vision")), key="llm")
 
 
 def explain_gpt() -> None:

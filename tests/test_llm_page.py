@@ -56,6 +56,18 @@ def test_aim_and_explanation(page):
     assert "近似ではなく" in text and "/cost?section=" in text                  # FlashAttention → ⑦-5
 
 
+def test_the_explanation_keeps_gpt_and_scaling_open_and_folds_the_rest_one_tap_away():
+    """A phone opens ⑩ on its first section: GPT and the scaling laws (computed) are drawn, the
+    other topics are lazy expanders that send nothing until tapped (ui.folded_topics)."""
+    closed = open_page(PAGE, unfold=False)
+    assert [e.label for e in closed.expander] == [
+        "プロンプトだけで課題を解かせる", "対話アシスタントへ：指示チューニングと RLHF", "ハルシネーション：もっともらしい誤り",
+        "推論を軽くする：KV キャッシュ・MQA/GQA・FlashAttention", "文章をトークンに分ける：BPE",
+        "ViT のあと：Swin Transformer・MAE・CLIP"]
+    text = page_text(closed)
+    assert "175B" in text and not any(t in text for t in ("報酬モデル", "2022 年 11 月", "Grouped-Query Attention"))
+
+
 def test_hand_calculations_are_the_engines(page):
     show_section(page, "hand")
     text = page_text(page)

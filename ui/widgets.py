@@ -305,6 +305,16 @@ def lazy_expander(label: str, draw: Callable[[], None], *, key: str, expanded: b
     _lazy_fragment(label, draw, LAZY_PREFIX + key, expanded)
 
 
+def folded_topics(heading: str, topics, *, key: str) -> None:
+    """A heading and one lazy expander per topic ``(title, draw, name)``: the later topics of a long
+    解説 cost nothing until tapped, so a page's first section stays short on a phone
+    (docs/performance.md, "Phone"). Keys are ``<key>_<name>``."""
+    st.subheader(heading)
+    st.caption("見出しをタップすると説明が開きます（開いた分だけが読み込まれます）。")
+    for title, draw, name in topics:
+        lazy_expander(title, draw, key=f"{key}_{name}")
+
+
 LAZY_KEPT_K = "ui__lazy_open"   # {lazy expander key: open?} kept while its section is not drawn
 
 
