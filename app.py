@@ -104,9 +104,9 @@ saved = plan["exam_date"]
 low, high = exam_date_bounds(today, saved)
 st.date_input("試験日", value=saved, min_value=low, max_value=high, key="home_exam_date", on_change=_set_exam_date,
               format="YYYY/MM/DD", help="空にすると、試験日なしの計画（今日の復習と次のページ）に戻ります。")
-# Streamlit's date field keeps a typed date until the field loses focus or its calendar closes
-# (Enter does nothing there, Streamlit 1.67): say how to confirm it
-st.caption("入力した日付は、欄の外をクリックするか Esc キーを押すと保存されます。")
+# Streamlit's date field keeps a typed date until the field loses focus or its calendar closes;
+# ui/page.js makes Enter do that (Streamlit 1.67 ignores Enter there): say that Enter saves it
+st.caption("日付を入力したら、Enter キーで保存されます。")
 
 # ---------------------------------------------------------------------------
 st.header("あなたの進み具合", divider="gray")

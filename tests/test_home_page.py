@@ -113,8 +113,8 @@ def test_home_plan_with_an_exam_date_spreads_the_pages_over_the_days_left():
     first = [i for i in ui.available_pages() if i.section == "学習"][:per_day]
     assert all(f.label in labels for f in first)
     assert at.date_input(key="home_exam_date").value == today + timedelta(days=4)
-    # Streamlit commits a typed date on leaving the field (or Esc), not on Enter: the page says so
-    assert "入力した日付は、欄の外をクリックするか Esc キーを押すと保存されます。" in [c.value for c in at.caption]
+    # Enter saves a typed date (ui/page.js; tests/test_exam_date_browser.py): the page says so
+    assert "日付を入力したら、Enter キーで保存されます。" in [c.value for c in at.caption]
     # clearing the date: back to today's reviews and the next page only
     at.date_input(key="home_exam_date").set_value(None)
     no_exception(at.run())

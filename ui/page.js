@@ -1,5 +1,6 @@
 // The page-wide script (ui.widgets.page_style mounts it on every page; it installs itself once per
-// browser tab). Fixed code: it reads the page's own elements and changes attributes and classes.
+// browser tab). Fixed code: it reads the page's own elements and changes attributes and classes, and
+// turns Enter in a date field into what saves its date there (3.).
 //
 // 1. A table that scrolls sideways must be reachable by the keyboard (WCAG 2.1.1; axe-core's
 //    scrollable-region-focusable), as st.table's own scroll box is: while a Markdown table is wider
@@ -8,10 +9,17 @@
 //    browser tab, re-checking once per frame after Streamlit changes the page or the window resizes.
 // 2. On a phone the sidebar covers most of the screen and Streamlit leaves it open after a page was
 //    chosen in it: a tap on one of its links closes it, as a phone's menu does.
+// 3. Enter in a date field saves the typed date, as in any form. Streamlit's field (react-aria
+//    segments, Streamlit 1.67) ignores Enter and stops it from bubbling (hence a capturing listener);
+//    it saves a typed date when its calendar closes (Escape, while the calendar is open: focus stays
+//    in the field) or when the focus leaves the field (a blur, while the calendar is closed — a blur
+//    with the calendar open saves nothing). Enter does whichever of the two saves now.
 const LABEL = "表（横にスクロールできます）";
 const TABLES = '[data-testid="stMarkdownContainer"] table, .hm table, .stp table';
 const SIDEBAR_LINK = '[data-testid="stSidebar"] a';
 const CLOSE = '[data-testid="stSidebarCollapseButton"] button';
+const DATE_SEGMENT = '[data-testid="stDateInputField"] [role="spinbutton"]';
+const CALENDAR = '[data-testid="stDateInputCalendar"]';
 
 function markTables() {
   let queued = false;
@@ -39,9 +47,23 @@ function closeSidebarAfterChoosing() {
   }, true);
 }
 
+function enterSavesDates() {
+  document.addEventListener("keydown", (event) => {
+    const field = event.target;
+    if (event.key !== "Enter" || event.isComposing || event.keyCode === 229 || event.altKey || event.ctrlKey
+        || event.metaKey || event.shiftKey || !(field instanceof HTMLElement) || !field.matches(DATE_SEGMENT)) return;
+    if (document.querySelector(CALENDAR)) {
+      field.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", code: "Escape", keyCode: 27, bubbles: true, cancelable: true }));
+    } else {
+      field.blur();
+    }
+  }, true);
+}
+
 export default function () {
   if (window.__attentionTutorPage) return;
   window.__attentionTutorPage = true;
   markTables();
   closeSidebarAfterChoosing();
+  enterSavesDates();
 }

@@ -116,8 +116,8 @@ PAGE_CSS = ("<style>.katex .vlist-t2 { margin-right: 0; }"
             # ui.sections' tabs (ui/sections.css): in reach while a section scrolls, one row on a phone
             + Path(__file__).with_name("sections.css").read_text(encoding="utf-8") + "</style>")
 
-# The page-wide script (ui/page.js): tables that scroll sideways reachable by the keyboard, and the
-# sidebar closed after a page is chosen in it on a phone.
+# The page-wide script (ui/page.js): tables that scroll sideways reachable by the keyboard, the
+# sidebar closed after a page is chosen in it on a phone, and Enter in a date field saving its date.
 PAGE_JS = (Path(__file__).with_name("page.js")).read_text(encoding="utf-8")
 _page_js = st.components.v2.component("attention_tutor_page", js=PAGE_JS)
 
@@ -150,7 +150,7 @@ def sticky(name: str):
 def page_style() -> None:
     """The page-wide CSS (ui.page calls it on every run; a <style>-only st.html adds no element)
     and the page-wide script (PAGE_JS: tables that scroll reachable by the keyboard, the sidebar
-    closed after a page is chosen on a phone)."""
+    closed after a page is chosen on a phone, Enter saving a typed date)."""
     st.html(PAGE_CSS)
     _page_js(key="scroll_tables", height=0)
 
