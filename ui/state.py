@@ -73,6 +73,7 @@ def _new_sync() -> dict:
         "problem": "",          # why the stored record could not be used (this session)
         "ticks": 0,
         "plain": False,         # reports carry the stored text uncompressed (its gzip came back broken)
+        "runs": 0,              # commands made (each is new: see _command)
     }
 
 
@@ -356,7 +357,7 @@ def _command(s: dict) -> dict:
     # browser asks for it again ("resend"), and the run that sends it may be interrupted too. The next
     # command then names the write exactly as one the JS already ran, the frontend would not call
     # the JS for it, and the write would stay unsaved until the learner's next change.
-    s["runs"] = s.get("runs", 0) + 1
+    s["runs"] = s.get("runs", 0) + 1     # (get: a session older than the field)
     return {"nonce": s["nonce"], "read": not s["loaded"], "plain": s["plain"], "ops": ops, "run": s["runs"]}
 
 
