@@ -107,15 +107,17 @@ def total_blocking_ms(longtasks, until: float | None = None, since: float = 0.0)
                if s >= since and (until is None or s < until))
 
 
-def paired_row(what: str, samples: list[float], floor: list[float], unit: str, target: float,
+def paired_row(what: str, samples: list[float], floor: list[float], unit: str, target: float | None,
                floor_name: str = "floor") -> Row:
     """A row of the app's samples with the median of the per-sample ratios to the floor samples
-    taken alongside (``samples[i] / floor[i]``), their range, and the goal ``≤ target× floor``."""
+    taken alongside (``samples[i] / floor[i]``), their range, and the goal ``≤ target× floor``
+    (None: a reference row, no goal)."""
     ratios = ratio_samples(samples, floor)
     r = median(ratios)
     return Row(SECTION, what, samples, unit,
                ratio=f"{r:.2f}× {floor_name} (per-sample {min(ratios):.2f}–{max(ratios):.2f})" if ratios else "",
-               target=f"≤ {target:g}× {floor_name}", ok=(r <= target) if ratios else None)
+               target="" if target is None else f"≤ {target:g}× {floor_name}",
+               ok=(r <= target) if ratios and target is not None else None)
 
 
 def parse_pages(text: str | None, default: list[str]) -> list[str]:
@@ -270,7 +272,7 @@ def run(cfg: Config, pages: list[str] | None = None, switches=None) -> list[Row]
             for _ in range(max(opens, 3)):
                 floors.append(cold_open(browser, floor_srv.base + "/")[0])
                 mine.append(cold_open(browser, url)[0])
-            rows.append(paired_row(what + " (reference)", mine, floors, "s", TARGET_OPEN))
+            rows.append(paired_row(what + " (reference)", mine, floors, "s", None))
             cfg.log(f"    {what}: {median(mine):.2f} s (floor {median(floors):.2f} s)")
 
         cfg.log(f"  phone: cold opens took {time.perf_counter() - t0:.0f} s; "
