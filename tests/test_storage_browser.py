@@ -207,6 +207,28 @@ def test_an_answer_is_kept_at_the_learners_wall_clock_time_not_the_servers(brows
         assert before <= at.replace(tzinfo=None) <= after
 
 
+def test_answers_in_two_time_zones_keep_their_order(browser, server):
+    """An answer on Kiritimati (UTC+14), then the learner's zone moves to Pago Pago (UTC−11) and they
+    answer again: the second answer's wall-clock time reads a day earlier, yet both are kept with their
+    offsets, so the later answer is the later instant, and it is stored after the first."""
+    with context(browser, "two-zones") as ctx:
+        page = ctx.new_page()
+        cdp = ctx.new_cdp_session(page)
+        cdp.send("Emulation.setTimezoneOverride", {"timezoneId": "Pacific/Kiritimati"})
+        open_url(page, quiz_url(server.base, "/naive"))
+        answer_one(page)
+        wait_stored_attempts(page, 1)
+        cdp.send("Emulation.setTimezoneOverride", {"timezoneId": "Pacific/Pago_Pago"})
+        open_url(page, quiz_url(server.base, "/qkv"))               # a new session: it reads the new zone
+        answer_one(page)
+        wait_stored_attempts(page, 2)
+        first, second = (datetime.fromisoformat(a["at"]) for a in stored(page)["attempts"])
+        assert first.utcoffset() == timedelta(hours=14) and second.utcoffset() == timedelta(hours=-11)
+        assert second.replace(tzinfo=None) < first.replace(tzinfo=None)     # the wall clock went back a day…
+        assert second > first                                                # …the instants did not
+        assert_healthy(page)
+
+
 def test_the_stored_record_travels_to_the_server_once_gzipped_not_with_every_click(browser, server):
     """The bridge reports the stored record as a trigger value: a state value would ride along
     with every later rerun request of the session (a full record is up to 1 MB: on a phone's
