@@ -122,6 +122,13 @@ def exam_pool(advanced: bool = False) -> tuple[list[str], list[str]]:
     return calc, know
 
 
+def pool_topics(advanced: bool = False) -> list[str]:
+    """The topics a paper draws from (quizzes.core.TOPICS order): what the start screen names."""
+    calc, know = exam_pool(advanced)
+    drawn = {GENERATOR_INFO[g].topic for g in calc + know}
+    return [t for t in TOPICS if t in drawn]
+
+
 def planned_mix(n: int, calc_share: float = DEFAULT_CALC_SHARE, advanced: bool = False) -> tuple[int, int]:
     """(calculation, knowledge) counts the paper will have with these settings (for the setup screen)."""
     calc, know = exam_pool(advanced)

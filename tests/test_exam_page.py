@@ -10,7 +10,7 @@ import pytest
 
 import quizzes
 from practice import exam as ex
-from quizzes.core import Draft, register
+from quizzes.core import TOPICS, Draft, register
 from streamlit.testing.v1 import AppTest
 
 from apphelpers import chart_data, metric, no_exception, open_page, page_text, wrong
@@ -134,6 +134,14 @@ def test_exam_setup_defaults_to_the_real_pace():
     at.radio(key="exam_len").set_value(40)
     at.radio(key="exam_pace").set_value(60)
     assert "制限時間 40:00（60 秒 × 40 問）" in page_text(no_exception(at.run()))
+
+
+def test_the_start_screen_names_the_topics_a_paper_draws_from():
+    """The range it names is the pool's (practice.exam.pool_topics): ⑩ joined the pool with its page,
+    and the screen said ⓪〜⑨ until it was read from the pool."""
+    assert ex.pool_topics() == list(TOPICS)                          # every page has exam items
+    at = no_exception(open_page(EXAM))
+    assert "Attention と Transformer のまわり（⓪〜⑩ の全トピック）だけです" in page_text(at)
 
 
 
