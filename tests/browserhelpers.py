@@ -76,6 +76,12 @@ def wait_until_rendered(page: Page) -> None:
     page.wait_for_timeout(500)
 
 
+def open_url(page: Page, url: str) -> None:
+    """Go to ``url`` and wait until its script run is over."""
+    page.goto(url, wait_until="domcontentloaded")
+    wait_until_rendered(page)
+
+
 def assert_healthy(page: Page) -> None:
     body = page.inner_text("body")
     assert "Page not found" not in body

@@ -50,6 +50,14 @@ def fakes():
 
 
 @pytest.fixture(scope="module")
+def base():
+    """The base URL of one fresh `streamlit run app.py` per browser-test module that asks for it."""
+    from browserhelpers import streamlit_server
+    with streamlit_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
 def browser():
     """One headless Debian Chromium per browser-test module (tests/browserhelpers.py)."""
     from browserhelpers import launch   # imported here: the non-browser tests need no Playwright

@@ -32,7 +32,7 @@ from practice.progress import MASTERY_WINDOW
 from quizzes.core import GENERATOR_INFO, TOPICS
 from ui.nav import PAGES
 from ui.storage import STORE_KEY
-from browserhelpers import assert_healthy, new_page, quiz_url, streamlit_server, wait_until_rendered
+from browserhelpers import assert_healthy, new_page, open_url, quiz_url, wait_until_rendered
 
 pytestmark = pytest.mark.browser
 WAIT = 30_000
@@ -45,17 +45,6 @@ MISSED = {"calc": "naive.score_element#5", "knowledge": "kb.naive.k02#7"}
 # the block of one question card: the nearest one holding its head 「問」/「問1」 (ui.quiz.question_card)
 CARD = ('xpath=ancestor::div[@data-testid="stVerticalBlock"]'
         '[.//div[@data-testid="stMarkdownContainer"]/p/strong[starts-with(normalize-space(.), "問")]][1]')
-
-
-@pytest.fixture(scope="module")
-def base():
-    with streamlit_server() as url:
-        yield url
-
-
-def open_url(page, url: str) -> None:
-    page.goto(url, wait_until="domcontentloaded")
-    wait_until_rendered(page)
 
 
 def stored(page) -> dict:

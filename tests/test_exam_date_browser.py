@@ -17,7 +17,7 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-from browserhelpers import assert_healthy, new_page, streamlit_server, wait_until_rendered  # noqa: E402
+from browserhelpers import assert_healthy, new_page, wait_until_rendered  # noqa: E402
 from playwright.sync_api import expect  # noqa: E402
 
 from tutor import numfmt  # noqa: E402
@@ -28,12 +28,6 @@ FIELD = '[data-testid="stDateInputField"]'
 SEGMENT = FIELD + ' [role="spinbutton"]'
 CALENDAR = '[data-testid="stDateInputCalendar"]'
 PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture(scope="module")
-def base():
-    with streamlit_server() as url:
-        yield url
 
 
 def open_home(page, base: str) -> None:

@@ -21,7 +21,7 @@ from playwright.sync_api import expect
 from practice.plan import EXAM_DATE_AHEAD
 from practice.progress import apply_answer, new_progress, set_setting
 from practice.store import YEARS, dumps, validate_progress
-from browserhelpers import assert_healthy, new_page, streamlit_server, wait_until_rendered
+from browserhelpers import assert_healthy, new_page, open_url
 from ui.storage import ASIDE_KEYS, STORE_KEY
 
 pytestmark = pytest.mark.browser
@@ -53,17 +53,6 @@ def extreme_record() -> dict:
 
 
 RECORD = extreme_record()
-
-
-@pytest.fixture(scope="module")
-def base():
-    with streamlit_server() as url:
-        yield url
-
-
-def open_url(page, url: str) -> None:
-    page.goto(url, wait_until="domcontentloaded")
-    wait_until_rendered(page)
 
 
 def storage(page) -> tuple[dict | None, list]:

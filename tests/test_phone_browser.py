@@ -10,18 +10,12 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-from browserhelpers import assert_healthy, new_page, quiz_url, section_url, streamlit_server, wait_until_rendered  # noqa: E402
+from browserhelpers import assert_healthy, new_page, quiz_url, section_url, wait_until_rendered  # noqa: E402
 from playwright.sync_api import expect  # noqa: E402
 
 PHONE = {"width": 390, "height": 844, "has_touch": True, "is_mobile": True}
 TABLIST = '.st-key-section [role="tablist"]'
 ELEMENTS = '[data-testid="stMain"] [data-testid="stElementContainer"]'
-
-
-@pytest.fixture(scope="module")
-def base():
-    with streamlit_server() as url:
-        yield url
 
 
 def phone(browser, name: str):

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 import quizzes
 from ui import widgets
-from browserhelpers import ROOT, new_page, quiz_url, streamlit_server, wait_until_rendered  # noqa: F401
+from browserhelpers import ROOT, new_page, quiz_url, wait_until_rendered  # noqa: F401
 
 pytestmark = pytest.mark.browser
 WAIT = 30_000
@@ -43,12 +43,6 @@ CHOICE_COLOURS_JS = """(el) => [...el.querySelectorAll('li')].map((li) => {
   }
   return [getComputedStyle(li).color, bg, opacity];
 })"""
-
-
-@pytest.fixture(scope="module")
-def base():
-    with streamlit_server() as url:
-        yield url
 
 
 def _first_card(page):

@@ -19,7 +19,7 @@ import pytest
 
 from practice.progress import SCHEMA_VERSION, apply_answer, new_progress, record_visit
 from practice.store import dumps
-from browserhelpers import ARTIFACTS, ROOT, assert_healthy, quiz_url, wait_until_rendered
+from browserhelpers import ARTIFACTS, ROOT, assert_healthy, open_url, quiz_url, wait_until_rendered
 from ui.storage import ASIDE_KEY, ASIDE_KEYS, STORE_KEY
 
 pytestmark = pytest.mark.browser
@@ -98,11 +98,6 @@ def context(browser, name: str, **kwargs):
         raise
     finally:
         ctx.close()
-
-
-def open_url(page, url: str) -> None:
-    page.goto(url, wait_until="domcontentloaded")
-    wait_until_rendered(page)
 
 
 def answered_on_home(page) -> str:
