@@ -43,7 +43,7 @@ def teaching_page(m: Misconception):
 
 
 def when_text(row: ProfileRow, today: date | None = None) -> str:
-    """'最後は 12月1日（火）16:30（3 問前）' from the stored time (the learner's wall clock when it
+    """'最後は 12月1日（火） 16:30（3 問前）' from the stored time (the learner's wall clock when it
     was answered) and the attempts since; the year is said when it is not this year."""
     try:
         at = datetime.fromisoformat(row.last_at)
