@@ -110,10 +110,20 @@ def test_misconception_id_of_choices():
     assert M.question_ids(renamed) == frozenset()
 
 
+def _folded_titles(arg, tree) -> list[str]:
+    """The topic titles of ui.folded_topics(heading, topics, …): ``topics`` written in the call or
+    named by a module-level constant."""
+    if isinstance(arg, ast.Name):
+        arg = next(n.value for n in tree.body if isinstance(n, ast.Assign)
+                   and any(isinstance(t, ast.Name) and t.id == arg.id for t in n.targets))
+    return [t.elts[0].value for t in arg.elts]
+
+
 def page_sections(path) -> dict[str, list[str]]:
     """A page drawn by ui.sections: section key → the headings (st.header / st.subheader /
-    ui.section) its function draws, in order. "aim" and "explain" share a tab: a function may
-    draw ui.section("aim") and ui.section("explain"), and each heading after one belongs to it."""
+    ui.section, and ui.folded_topics' heading and topic titles) its function draws, in order. "aim"
+    and "explain" share a tab: a function may draw ui.section("aim") and ui.section("explain"), and
+    each heading after one belongs to it."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     funcs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
@@ -132,6 +142,8 @@ def page_sections(path) -> dict[str, list[str]]:
                 out.setdefault(current, [])
             elif n.func.attr in ("subheader", "header"):
                 out[current].append(n.args[0].value)
+            elif n.func.attr == "folded_topics":
+                out[current] += [n.args[0].value] + _folded_titles(n.args[1], tree)
     return out
 
 
