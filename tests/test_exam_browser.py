@@ -84,7 +84,8 @@ def test_fifty_submits_with_the_clock_running_never_show_an_error(browser):  # n
             page.get_by_role("button", name="提出を確定する").click()
             expect(body).to_contain_text("トピック別の正答率", timeout=WAIT)
             assert page.locator('[data-testid="stException"]').count() == 0, f"round {round_}"
-            assert "Error" not in body.inner_text() and "Traceback" not in body.inner_text(), f"round {round_}"
+            text = body.inner_text()       # (a question may say "Error" itself: LSTM's Constant Error Carousel)
+            assert not re.search(r"\b[A-Z][A-Za-z]*(Error|Exception)\b|Traceback", text), f"round {round_}"
             page.get_by_role("button", name="もう一度受ける").click()
             expect(page.get_by_role("button", name="試験を始める")).to_be_visible(timeout=WAIT)
         page.wait_for_function(f"""() => {{ const t = window.localStorage.getItem({json.dumps(STORE_KEY)});

@@ -375,12 +375,15 @@ def start_long_paper(page, base: str, n: int) -> dict:
     return paper
 
 
-def submit_blank(page) -> list[str]:
-    """提出する → 提出を確定する; the results' one line per question (「問1　− 未回答　⑥ 因果マスク」)."""
+def submit_blank(page, n: int) -> list[str]:
+    """提出する → 提出を確定する; the results' one line per question of the ``n`` (「問1　− 未回答　⑥ 因果マスク」),
+    once all of them are drawn."""
     page.get_by_role("button", name="提出する").click()
     page.get_by_role("button", name="提出を確定する").click()
     expect(main(page)).to_contain_text("1 問ずつの振り返り", timeout=WAIT)
-    return [" ".join(t.split()) for t in page.locator('[data-testid="stExpander"] summary').all_inner_texts()]
+    summaries = page.locator('[data-testid="stExpander"] summary')
+    expect(summaries).to_have_count(n, timeout=WAIT)
+    return [" ".join(t.split()) for t in summaries.all_inner_texts()]
 
 
 def test_the_mock_exam_hides_topics_until_the_results(base, browser):
@@ -405,7 +408,7 @@ def test_the_mock_exam_hides_topics_until_the_results(base, browser):
             assert not re.search(f"[{CIRCLED}]", text), (i + 1, q.id, text[-600:])   # not even a page number
             if i < n - 1:
                 page.get_by_role("button", name="次へ").click(force=True)
-        lines = submit_blank(page)
+        lines = submit_blank(page, n)
         assert len(lines) == n, lines
         for i, (line, q) in enumerate(zip(lines, questions)):
             assert re.search(rf"問{i + 1} − 未回答 {re.escape(TOPICS[q.topic])}", line), (line, q.id)
@@ -423,7 +426,7 @@ def test_the_start_screen_names_every_topic_the_exam_draws(base, browser):
         assert said, main(page).inner_text()[:400]
         low, high = CIRCLED.index(said.group(1)), CIRCLED.index(said.group(2))
         start_long_paper(page, base, n)
-        lines = submit_blank(page)
+        lines = submit_blank(page, n)
         labels = [label for line in lines for label in TOPICS.values() if label in line]
         assert len(labels) == n, lines
         outside = sorted({label for label in labels if not low <= CIRCLED.index(label[0]) <= high})
