@@ -10,6 +10,7 @@ date lies in (:data:`YEARS`). Formats (ids, dates) and the Japanese messages are
 """
 
 # (no "from __future__ import annotations" here: TypedDict must see NotRequired to tell optional keys)
+from functools import lru_cache
 from typing import Annotated, Literal, NamedTuple, NotRequired, TypedDict, get_type_hints
 
 
@@ -105,21 +106,13 @@ def optional(part: type) -> frozenset[str]:
     return frozenset(part.__optional_keys__)
 
 
+@lru_cache(maxsize=16)   # (one entry per part: a handful)
+def ranged(part: type) -> dict[str, Range]:
+    """Every field of ``part`` that has a Range (read once per part: the validator asks per value)."""
+    return {name: meta for name, hint in get_type_hints(part, include_extras=True).items()
+            for meta in getattr(hint, "__metadata__", ()) if isinstance(meta, Range)}
+
+
 def bounds(part: type, name: str) -> Range:
     """The Range written on field ``name`` of ``part`` (KeyError: the field has none)."""
-    meta = getattr(get_type_hints(part, include_extras=True)[name], "__metadata__", ())
-    ranges = [m for m in meta if isinstance(m, Range)]
-    if not ranges:
-        raise KeyError(f"{part.__name__}.{name} has no Range")
-    return ranges[0]
-
-
-def ranged(part: type) -> dict[str, Range]:
-    """Every field of ``part`` that has a Range."""
-    out = {}
-    for name in get_type_hints(part, include_extras=True):
-        try:
-            out[name] = bounds(part, name)
-        except KeyError:
-            pass
-    return out
+    return ranged(part)[name]
