@@ -87,6 +87,7 @@ def _sync_state() -> dict:
     if "text_out" not in s:  # a session older than the fields (the app's code was updated under it)
         s["text_out"], s["base"] = {op["seq"] for op in s["ops"]}, None
     s.setdefault("plain", False)
+    s.setdefault("runs", 0)
     return s
 
 
@@ -357,7 +358,7 @@ def _command(s: dict) -> dict:
     # browser asks for it again ("resend"), and the run that sends it may be interrupted too. The next
     # command then names the write exactly as one the JS already ran, the frontend would not call
     # the JS for it, and the write would stay unsaved until the learner's next change.
-    s["runs"] = s.get("runs", 0) + 1     # (get: a session older than the field)
+    s["runs"] += 1
     return {"nonce": s["nonce"], "read": not s["loaded"], "plain": s["plain"], "ops": ops, "run": s["runs"]}
 
 
