@@ -1,4 +1,4 @@
-"""⓪ Seq2Seq と Attention の誕生: the RNN encoder–decoder and its fixed-length bottleneck,
+"""⓪-2 Seq2Seq と Attention の誕生: the RNN encoder–decoder and its fixed-length bottleneck,
 Bahdanau's additive attention by hand, dot-product attention for contrast, teacher forcing vs
 the model's own output, LSTM/GRU gates, exploding gradients and clipping, word embeddings.
 Around them the exam's names and history: one LSTM and one GRU step by hand and their parameter

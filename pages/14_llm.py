@@ -1,4 +1,4 @@
-"""⑩ 大規模言語モデルとその後：GPT-2/3 の大きさ、スケーリング則、指示チューニングと RLHF、推論のコスト
+"""⑩-1 大規模言語モデルとその後：GPT-2/3 の大きさ、スケーリング則、指示チューニングと RLHF、推論のコスト
 （KV キャッシュ・MQA/GQA・FlashAttention）、BPE、ViT のあとの画像モデル（Swin・MAE・CLIP）。
 
 Every number comes from tutor.llm (and, for the tiled attention, tutor.cost): parameter counts,

@@ -83,14 +83,15 @@ def draft(correct: str, wrong_texts, stem: str, notes, explanation: str) -> Draf
 
 
 def calc_generator(generator_id: str, topic: str, params: Callable[[np.random.Generator], dict],
-                   advanced: bool = False):
+                   advanced: bool = False, moved_from: str | None = None):
     """Register ``build`` so that the question is ``build(params(rng))``; keep both in CALC.
-    ``advanced=True``: 発展 (beyond the syllabus; see quizzes.core.register)."""
+    ``advanced=True``: 発展 (beyond the syllabus); ``moved_from``: the generator's id on the page it
+    came from (see quizzes.core.register)."""
     def deco(build: Callable[[dict], Draft]):
         def draft(rng: np.random.Generator) -> Draft:
             return build(params(rng))
         draft.__doc__ = build.__doc__
-        register(generator_id, topic, draft, kind="calc", advanced=advanced)
+        register(generator_id, topic, draft, kind="calc", advanced=advanced, moved_from=moved_from)
         CALC[generator_id] = (params, build)
         return build
     return deco

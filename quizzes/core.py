@@ -34,12 +34,13 @@ __all__ = [
     "from_id",
     "parse_id",
     "is_advanced",
+    "MOVED",
     "QuizError",
 ]
 
 # One topic per learning page (the page key). Labels are shown in results by topic.
 TOPICS: dict[str, str] = {
-    "seq2seq": "⓪ Seq2Seq と Attention の誕生",
+    "seq2seq": "⓪-2 Seq2Seq と Attention の誕生",
     "naive": "① 素朴なAttention",
     "qkv": "② Q・K・V",
     "scaling": "③ √d_k スケーリング",
@@ -52,8 +53,8 @@ TOPICS: dict[str, str] = {
     "output": "⑦-4 出力と生成",
     "cost": "⑦-5 計算量",
     "training": "⑧ 学習で注意が育つ",
-    "pretrain": "⑨ BERT・GPT・ViT",
-    "llm": "⑩ 大規模言語モデルとその後",
+    "pretrain": "⑨-1 BERT・GPT・ViT",
+    "llm": "⑩-1 大規模言語モデルとその後",
 }
 KINDS = ("calc", "knowledge")
 MAX_ATTEMPTS = 200
@@ -101,6 +102,9 @@ class GeneratorInfo(NamedTuple):
 
 GENERATORS: dict[str, Callable[[int], Question]] = {}
 GENERATOR_INFO: dict[str, GeneratorInfo] = {}  # id → (topic, kind, advanced)
+# {former generator id: its id now} for generators that moved to another page (register's moved_from,
+# e.g. kb.multihead.k04 → kb.block.k10): a saved "<old>#<seed>" is read as "<new>#<seed>" (practice.store)
+MOVED: dict[str, str] = {}
 
 
 def _tag(generator_id: str) -> int:
@@ -139,19 +143,24 @@ def _assemble(generator_id: str, topic: str, kind: str, seed: int, draft, rng) -
 
 
 def register(generator_id: str, topic: str, draft_fn: Callable[[np.random.Generator], "Draft"],
-             kind: str = "calc", advanced: bool = False):
+             kind: str = "calc", advanced: bool = False, moved_from: str | None = None):
     """Register ``draft_fn`` under ``generator_id``; returns the ``seed -> Question`` callable.
 
     ``advanced=True`` tags a generator 発展 (beyond the G検定 syllabus: shown on its page with a
-    label, left out of the mock exam unless the learner asks for it)."""
+    label, left out of the mock exam unless the learner asks for it). ``moved_from``: the id this
+    generator had on another page (kept in :data:`MOVED`; the old id is never registered again)."""
     if topic not in TOPICS:
         raise QuizError(f"未知のトピック {topic!r}")
     if kind not in KINDS:
         raise QuizError(f"未知の問題の種類 {kind!r}")
     if not isinstance(advanced, bool):
         raise QuizError(f"advanced は True か False にしてください: {advanced!r}")
-    if "#" in generator_id or generator_id in GENERATORS:
+    if "#" in generator_id or generator_id in GENERATORS or generator_id in MOVED:
         raise QuizError(f"生成器 id {generator_id!r} が不正か重複しています。")
+    if moved_from is not None:
+        if "#" in moved_from or moved_from in GENERATORS or moved_from in MOVED or moved_from == generator_id:
+            raise QuizError(f"移る前の生成器 id {moved_from!r} が不正か重複しています。")
+        MOVED[moved_from] = generator_id
 
     tag = _tag(generator_id)
 
@@ -170,10 +179,11 @@ def register(generator_id: str, topic: str, draft_fn: Callable[[np.random.Genera
     return make
 
 
-def generator(generator_id: str, topic: str, kind: str = "calc", advanced: bool = False):
+def generator(generator_id: str, topic: str, kind: str = "calc", advanced: bool = False,
+              moved_from: str | None = None):
     """Decorator form of :func:`register`."""
     def deco(draft_fn):
-        register(generator_id, topic, draft_fn, kind, advanced)
+        register(generator_id, topic, draft_fn, kind, advanced, moved_from)
         return draft_fn
     return deco
 
@@ -190,10 +200,12 @@ def is_advanced(qid: str) -> bool:
 
 
 def parse_id(qid: str) -> tuple[str, int]:
-    """'<generator_id>#<seed>' → (generator_id, seed); QuizError if it does not name a question."""
+    """'<generator_id>#<seed>' → (generator_id, seed); QuizError if it does not name a question.
+    A generator's former id (:data:`MOVED`) is read as its id now."""
     if not isinstance(qid, str) or qid.count("#") != 1:
         raise QuizError(f"問題 id の形が正しくありません: {qid!r}")
     gid, _, seed_text = qid.partition("#")
+    gid = MOVED.get(gid, gid)             # a link or a record written before the generator moved
     if gid not in GENERATORS:
         raise QuizError(f"この問題はもうありません（生成器 {gid!r} が見つかりません）。")
     if not (seed_text.isascii() and seed_text.isdigit()) or len(seed_text) > 12:

@@ -1,4 +1,4 @@
-"""⑩ 大規模言語モデルとその後: the weights of a GPT-style decoder (12·L·d²), the compute-optimal
+"""⑩-1 大規模言語モデルとその後: the weights of a GPT-style decoder (12·L·d²), the compute-optimal
 number of tokens for a budget, the reward model's loss, the KV cache's memory, Swin's window
 attention against global attention, and MAE's visible patches.
 

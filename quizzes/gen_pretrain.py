@@ -1,4 +1,4 @@
-"""⑨ BERT・GPT・ViT: ViT's token count and patch length, MLM's [MASK] count, a head's d_k,
+"""⑨-1 BERT・GPT・ViT: ViT's token count and patch length, MLM's [MASK] count, a head's d_k,
 the weights of L encoder layers, and a 不適切 item about a ViT configuration.
 
 Answers: tutor.pretrain (vit_tokens, vit_patch_dim, mlm_expected_counts, bert_head_dim,

@@ -1,4 +1,4 @@
-"""⓪ Seq2Seq と Attention の誕生: the additive-attention score, the context vector from given
+"""⓪-2 Seq2Seq と Attention の誕生: the additive-attention score, the context vector from given
 scores, gradient clipping by norm, the size of plain Seq2Seq's context vector, one LSTM cell
 update, and the parameter count of an LSTM or GRU layer.
 

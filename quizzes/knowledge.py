@@ -31,7 +31,7 @@ import tutor
 from tutor import numfmt
 from tutor import textbook as tb
 
-from .core import TOPICS, Draft, QuizError, register
+from .core import MOVED, TOPICS, Draft, QuizError, register
 
 DATA_DIR = Path(__file__).with_name("data")
 FORMS = ("best", "worst", "blank")
@@ -162,11 +162,11 @@ def _draft_fn(item: dict, topic: str):
 
 
 def renamed_ids() -> dict[str, str]:
-    """{old generator id: new generator id} for bank items that moved to another topic, e.g.
-    ``{"kb.multihead.k04": "kb.block.k10"}`` (from each item's ``moved_from``). A saved question id
-    ``<old>#<seed>`` names the same question as ``<new>#<seed>`` (only the choice order may differ)."""
-    return {f"kb.{item['moved_from']}": f"kb.{item['id']}"
-            for items in bank().values() for item in items if "moved_from" in item}
+    """{old generator id: new generator id} for every generator that moved to another topic: bank
+    items with ``moved_from`` (``{"kb.multihead.k04": "kb.block.k10"}``: the same question, only the
+    choice order may differ) and calculation generators registered with ``moved_from`` (the same
+    skill; a seed may draw other numbers under the new id). quizzes.core.MOVED, as a copy."""
+    return dict(MOVED)
 
 
 @lru_cache(maxsize=1)
@@ -195,4 +195,5 @@ def keywords_covered() -> dict[str, int]:
 for _topic, _items in bank().items():
     for _item in _items:
         register(f"kb.{_item['id']}", _topic, _draft_fn(_item, _topic), kind="knowledge",
-                 advanced=_item.get("advanced", False))
+                 advanced=_item.get("advanced", False),
+                 moved_from=f"kb.{_item['moved_from']}" if "moved_from" in _item else None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from quizzes.core import GENERATOR_INFO, GENERATORS, TOPICS, Draft, register
+from quizzes.core import GENERATOR_INFO, GENERATORS, MOVED, TOPICS, Draft, register
 
 CALC_PER_TOPIC = 2
 KNOW_PER_TOPIC = 4
@@ -43,7 +43,7 @@ def _know_draft(topic: str, k: int):
 
 @contextmanager
 def fake_registry(topics=None, calc_per_topic: int = CALC_PER_TOPIC, know_per_topic: int = KNOW_PER_TOPIC):
-    saved_g, saved_i = dict(GENERATORS), dict(GENERATOR_INFO)
+    saved_g, saved_i, saved_m = dict(GENERATORS), dict(GENERATOR_INFO), dict(MOVED)
     GENERATORS.clear()
     GENERATOR_INFO.clear()
     try:
@@ -58,3 +58,5 @@ def fake_registry(topics=None, calc_per_topic: int = CALC_PER_TOPIC, know_per_to
         GENERATORS.update(saved_g)
         GENERATOR_INFO.clear()
         GENERATOR_INFO.update(saved_i)
+        MOVED.clear()
+        MOVED.update(saved_m)

@@ -1,4 +1,4 @@
-"""AppTest for ⑩ 大規模言語モデルとその後 (pages/14_llm.py): each section shows the engine's numbers
+"""AppTest for ⑩-1 大規模言語モデルとその後 (pages/14_llm.py): each section shows the engine's numbers
 (GPT-3's count, Chinchilla's split, the reward model's loss, the KV cache, BPE's merges, Swin's
 ratio, MAE's patches, CLIP's probabilities), an edit in 試してみよう changes what the page shows (and
 the KV chart of 可視化), bad input gives a Japanese message and keeps the last result, the quiz is
@@ -38,7 +38,7 @@ def chart_series(at) -> list[list[str]]:
 def test_page_is_registered_after_pretrain_with_the_section_layout(page):
     assert ui.PAGE_BY_KEY["llm"].url == "/llm" and ui.LEARNING_KEYS[-1] == "llm"
     assert ui.LEARNING_KEYS[ui.LEARNING_KEYS.index("llm") - 1] == "pretrain"
-    assert TOPICS["llm"] == ui.PAGE_BY_KEY["llm"].label == "⑩ 大規模言語モデルとその後"
+    assert TOPICS["llm"] == ui.PAGE_BY_KEY["llm"].label == "⑩-1 大規模言語モデルとその後"
     assert sections_of(page) == ["ねらい・解説", "手計算", "可視化", "試してみよう", "確認クイズ"]
     assert quizzes.by_topic("llm", "calc") and len(quizzes.by_topic("llm", "knowledge")) >= 8
 

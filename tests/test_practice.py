@@ -764,6 +764,27 @@ def test_schema_2_fields_are_checked():
     assert item["due"].endswith("+00:00")
 
 
+def test_a_moved_calculation_generator_is_read_under_its_new_id_and_topic(fakes):
+    """A calculation generator registered with moved_from (quizzes.calc.calc_generator) takes its old
+    id's attempts, cards and exam questions along, and a link to the old id opens the new one."""
+    from practice import store
+    from practice_fakes import _calc_draft
+    from quizzes.core import MOVED, register
+
+    register("zz.block.moved", "block", _calc_draft("block", 9), kind="calc", moved_from="zz.naive.gone")
+    assert MOVED["zz.naive.gone"] == "zz.block.moved"
+    assert quizzes.core.parse_id("zz.naive.gone#4") == ("zz.block.moved", 4)
+    with pytest.raises(quizzes.QuizError):          # the old id is never registered again
+        register("zz.naive.gone", "naive", _calc_draft("naive", 9))
+    old = {"version": 1, "visited": {"naive": True},
+           "attempts": [{"qid": "zz.naive.gone#7", "topic": "naive", "correct": False, "choice": 1,
+                         "at": "2026-11-30T10:00:00", "source": "page"}],
+           "exams": [], "review": {"zz.naive.gone#3": {"topic": "naive", "box": 2, "due": "2026-12-01", "lapses": 1}}}
+    got = store.parse_progress_bytes(json.dumps(old).encode())
+    assert [(a["qid"], a["topic"]) for a in got["attempts"]] == [("zz.block.moved#7", "block")]
+    assert list(got["review"]) == ["zz.block.moved"] and got["review"]["zz.block.moved"]["topic"] == "block"
+
+
 def test_real_file_naming_a_moved_bank_item_is_read_with_its_new_id_and_topic():
     """kb.multihead.k04–k06 moved to ⑦-2 (block.k10–k12): old files and stored records still load."""
     from practice import store

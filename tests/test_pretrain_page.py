@@ -1,4 +1,4 @@
-"""AppTest for ⑨ BERT・GPT・ViT (pages/13_pretrain.py), section by section: the engine's numbers
+"""AppTest for ⑨-1 BERT・GPT・ViT (pages/13_pretrain.py), section by section: the engine's numbers
 in 手計算, the MLM draw and the patch grid as chart data in 可視化, inputs of 試してみよう that change
 them (and stay when the learner comes back), bad input → a Japanese error (nothing lost), and the
 quiz answered."""

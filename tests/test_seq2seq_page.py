@@ -1,4 +1,4 @@
-"""AppTest for ⓪ Seq2Seq と Attention の誕生 (pages/0_seq2seq.py), section by section (ui.sections).
+"""AppTest for ⓪-2 Seq2Seq と Attention の誕生 (pages/0_seq2seq.py), section by section (ui.sections).
 
 Every number checked is a fresh engine computation (tutor.seq2seq) on the inputs the page was
 given, or the worked example's value computed by hand in tests/test_seq2seq.py.
@@ -49,7 +49,7 @@ def test_sections_sidebar_and_is_the_first_learning_page():
     assert "RNN のエンコーダ・デコーダと固定長のボトルネック" in subheaders      # 解説 is drawn in the first tab
     links = [p.proto.page for p in at.sidebar.get("page_link")]
     assert "seq2seq" in links and links.index("seq2seq") < links.index("naive")
-    assert at.title[0].value == "⓪ Seq2Seq と Attention の誕生"
+    assert at.title[0].value == "⓪-2 Seq2Seq と Attention の誕生"
     assert not any(p.proto.label.startswith("次へ：①") for p in at.main.get("page_link"))
     show_section(at, "quiz")
     assert any(p.proto.label.startswith("次へ：① 素朴なAttention") for p in at.main.get("page_link"))
