@@ -64,8 +64,13 @@ if weak and ui.PAGE_BY_KEY[weak[0][0]].exists:
     shown = True
 if todo_key is not None:
     todo = ui.PAGE_BY_KEY[todo_key]
-    st.caption("次のページに進む：" if not progress["visited"].get(todo_key) else "確認クイズで習得をめざす：")
-    st.page_link(todo.path, label=todo.label, icon=":material/arrow_forward:")
+    if not progress["visited"].get(todo_key):    # a page not read yet opens at its lesson, a read one at its quiz
+        st.caption("次のページに進む：")
+        st.page_link(todo.path, label=todo.label, icon=":material/arrow_forward:", query_params=ui.section_query("aim"))
+    else:
+        st.caption("確認クイズで習得をめざす：")
+        st.page_link(todo.path, label=todo.label, icon=":material/arrow_forward:",
+                     query_params=ui.section_query("quiz"))
     shown = True
 elif learning:
     st.success("すべてのページを習得しました。模擬試験で仕上げましょう。")

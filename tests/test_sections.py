@@ -3,6 +3,7 @@ opens a section, a question's link opens the quiz, 「次へ」 opens the next s
 section is kept while the learner moves around the app. Read from every learning page's source:
 each section is a named function, and no page function is long."""
 import ast
+import urllib.parse
 
 import pytest
 
@@ -86,6 +87,33 @@ def test_the_open_section_is_kept_while_the_learner_moves_around():
     assert not at.exception
     at.switch_page(path).run()
     assert open_tabs(at) == [TABS["visual"]]
+
+
+def test_a_page_never_opens_at_the_section_another_page_had_open():
+    """Issue 41 row 1: every page binds its tabs to the one key ``section``. Finishing ⓪-2's quiz and
+    going on to ① opened ① at its quiz, unread; a page seen for the first time opens at its lesson,
+    and each page comes back at its own section."""
+    first, second = SECTIONED[0], SECTIONED[1]
+    at = open_page(first, section="quiz")
+    assert open_tabs(at) == [QUIZ]
+    at.switch_page(second).run()
+    assert not at.exception
+    assert open_tabs(at) == [TABS["aim"]]            # not the quiz the page before had open
+    show_section(at, "visual")
+    at.switch_page(first).run()
+    assert open_tabs(at) == [QUIZ]                   # its own section, kept
+    at.switch_page(second).run()
+    assert open_tabs(at) == [TABS["visual"]]
+
+
+def test_the_learning_paths_links_open_the_next_page_at_its_lesson():
+    """「次へ：…」 under the quiz and home's 「次のページに進む」 name the lesson in their link: a page the
+    learner left at its quiz earlier in the session still opens at ねらい・解説 from the path."""
+    at = open_page(SECTIONED[0], section="quiz")
+    links = [el for el in at.main.get("page_link") if el.proto.label.startswith("次へ：")]
+    assert links, "no 次へ link under the quiz"
+    assert urllib.parse.parse_qs(links[0].proto.query_string) == {QUERY: [TABS["aim"]]}
+    assert ui.section_query("aim") == {QUERY: TABS["aim"]} and ui.section_query("quiz") == {QUERY: QUIZ}
 
 
 def test_section_urls_name_a_tab():

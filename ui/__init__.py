@@ -31,7 +31,7 @@ __all__ = [
     "next_page", "quiz_section", "question_card", "feedback", "compute", "cached_chart", "cached_table",
     "heatmap", "heatmap_html", "lazy_expander", "folded_topics", "matrix_editor", "matrix_frame", "number_input",
     "set_matrix", "show_matrix", "show_table", "unique_labels", "weight_editors", "matrix_value", "weight_values",
-    "sections", "section_url",
+    "sections", "section_url", "section_query",
     "state", "clock", "handcalc", "rounding_toggle", "profile", "figures", "small_heatmap", "side_by_side", "stepper", "table_block",
 ]
 
@@ -106,16 +106,23 @@ def section(name: str) -> None:
     _sections.heading(name)
 
 
+def section_query(name: str) -> dict[str, str]:
+    """``query_params`` of a link that opens a learning page at section ``name`` ("aim", "hand", …,
+    "quiz"), whatever section was open there before."""
+    return _sections.query(name)
+
+
 def section_url(key: str, name: str) -> str:
     """The link that opens page ``key`` at section ``name`` ("hand" or a tab's own label)."""
     return _sections.url(PAGE_BY_KEY[key].url, name)
 
 
 def next_link(key: str) -> None:
-    """'次へ' link at the bottom of a learning page."""
+    """'次へ' link at the bottom of a learning page: the next page, opened at its lesson."""
     nxt = next_page(key)
     if nxt is not None:
-        st.page_link(nxt.path, label=f"次へ：{nxt.label}", icon=":material/arrow_forward:")
+        st.page_link(nxt.path, label=f"次へ：{nxt.label}", icon=":material/arrow_forward:",
+                     query_params=_sections.query("aim"))
 
 
 # What is loaded when a process's first page run reaches ui.page() — Streamlit, NumPy, pandas, Altair,

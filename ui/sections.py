@@ -12,8 +12,10 @@ section ends with a 「次へ：…」 button that opens the next one.
 
 - **By link**: the open tab is the URL's ``?section=<label>`` (``/naive?section=手計算``;
   :func:`url`), so a section can be linked from the glossary, the misconception profile or a bookmark.
-- **Kept**: the open section of every page is remembered for the session (``OPEN_K``), so a
-  learner who goes to the review page and comes back finds the section they left.
+- **Kept, per page**: the open section of every page is remembered for the session (``OPEN_K``), so a
+  learner who goes to the review page and comes back finds the section they left; a page never opens
+  at the section another page had open (a page seen for the first time opens at ねらい・解説), and the
+  learning path's links (「次へ：…」, home's next page) open a page at its lesson: :func:`query`.
 - **Inputs**: a section's inputs live in session state, not in the section that happens to be drawn
   (ui.matrix_editor keeps its cells under plain keys, ``ui.matrix_value`` reads them without drawing
   the editor; Streamlit widgets take ``persist_state="session"``), so an edit in 試してみよう is what
@@ -32,6 +34,7 @@ from .widgets import scroll_to
 QUERY = "section"               # the URL's query parameter and the tabs' session-state key
 OPEN_K = "ui__open_sections"    # {page key: the label of its open section}, for this session
 SCROLL_K = "ui__section_scroll"  # set by 「次へ」: the next run scrolls back up to the tabs
+DRAWN_K = "ui__sections_page"   # the page whose sections the last full run drew (arriving = another page)
 QUIZ = "確認クイズ"
 GLOSSARY = PAGE_BY_KEY["glossary"]
 # a section key of the page rhythm → its tab. aim and explain share one tab; quizzes.misconceptions'
@@ -44,8 +47,14 @@ Part = tuple[str, Callable[[], None]]
 
 
 def label(name: str) -> str:
-    """The tab label of a section key ("hand" → 手計算); any other name is its own label."""
-    return TABS.get(name, name)
+    """The tab label of a section key ("hand" → 手計算, "quiz" → 確認クイズ); any other name is its own label."""
+    return QUIZ if name == "quiz" else TABS.get(name, name)
+
+
+def query(name: str) -> dict[str, str]:
+    """The query of a link that opens a learning page at one section, whatever section the learner had
+    open there before: ``st.page_link(path, query_params=query("aim"))`` opens its lesson."""
+    return {QUERY: label(name)}
 
 
 def url(page_url: str, name: str) -> str:
@@ -65,18 +74,26 @@ def _go(target: str) -> None:
 
 
 def _restore(page: str, labels: list[str]) -> None:
-    """Before the tabs exist on a page's first run in a while: open the section the learner left,
-    unless the URL names one (a link wins)."""
-    if QUERY in st.session_state and st.session_state[QUERY] in labels:
+    """Choose the open section on a page's full run, before the tabs exist. Every page binds its tabs
+    to the one key ``section`` (the URL's parameter), so the key still holds the section of the page
+    the learner came from: a learner who finished ⓪-2's quiz would open ① at its quiz, unread.
+
+    - arriving from another page (or a new session), a link wins: the URL's ``?section=`` (a section
+      link, the learning path, the glossary) or ``?q=`` (a question's link opens the quiz); without one,
+      the section this page had open earlier in the session (``OPEN_K``), or its first (ねらい・解説);
+    - a rerun of the same page keeps the section the tabs (and 「次へ」) set, whatever the URL still says."""
+    arriving = st.session_state.get(DRAWN_K) != page
+    st.session_state[DRAWN_K] = page
+    if not arriving and st.session_state.get(QUERY) in labels:
         return
-    if st.query_params.get(QUERY) in labels:
-        return
-    if st.query_params.get("q"):           # a question's link (ui.quiz.question_link) opens the quiz
+    linked = st.query_params.get(QUERY)
+    if linked in labels:
+        st.session_state[QUERY] = linked
+    elif st.query_params.get("q"):          # a question's link (ui.quiz.question_link) opens the quiz
         st.session_state[QUERY] = QUIZ
-        return
-    kept = st.session_state.get(OPEN_K, {}).get(page)
-    if kept in labels:
-        st.session_state[QUERY] = kept
+    else:
+        kept = st.session_state.get(OPEN_K, {}).get(page)
+        st.session_state[QUERY] = kept if kept in labels else labels[0]
 
 
 def sections(page: str, parts: Sequence[Part], *, quiz: Callable[[], None] | None = None,
@@ -119,4 +136,4 @@ def _tabs(page: str, labels: list[str], draws: list[Callable[[], None]],
         scroll_to(QUERY, key=f"{QUERY}_scroll")
 
 
-__all__ = ["sections", "label", "url", "heading", "QUERY", "QUIZ", "TABS", "OPEN_K"]
+__all__ = ["sections", "label", "url", "query", "heading", "QUERY", "QUIZ", "TABS", "OPEN_K"]
