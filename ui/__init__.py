@@ -48,6 +48,8 @@ def page(key: str) -> None:
                        initial_sidebar_state="auto")
     widgets.page_style()
     state.init()
+    if key not in LEARNING_KEYS:
+        _sections.leave()
     if MISTYPED_K not in st.session_state:
         st.session_state[MISTYPED_K] = key == "home" and _opened_at_unknown_path()
     if state.storage_status()["loaded"]:  # never into the empty record before the stored one arrived

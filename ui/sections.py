@@ -29,12 +29,13 @@ from typing import Callable, Sequence
 import streamlit as st
 
 from .nav import PAGE_BY_KEY
-from .widgets import scroll_to
+from .widgets import remount_editors, scroll_to
 
 QUERY = "section"               # the URL's query parameter and the tabs' session-state key
 OPEN_K = "ui__open_sections"    # {page key: the label of its open section}, for this session
 SCROLL_K = "ui__section_scroll"  # set by 「次へ」: the next run scrolls back up to the tabs
 DRAWN_K = "ui__sections_page"   # the page whose sections the last full run drew (arriving = another page)
+SHOWN_K = "ui__section_shown"   # (page, section) the last run of the tabs drew; forgotten on other pages
 QUIZ = "確認クイズ"
 GLOSSARY = PAGE_BY_KEY["glossary"]
 # a section key of the page rhythm → its tab. aim and explain share one tab; quizzes.misconceptions'
@@ -116,11 +117,13 @@ def _tabs(page: str, labels: list[str], draws: list[Callable[[], None]],
     """The tabs and the open section, as a fragment: a tap on a tab (or 「次へ」) reruns this part
     only — not ui.page()'s progress sync and sidebar above it."""
     tabs = st.tabs(labels, key=QUERY, bind="query-params")
-    shown = labels[0]
+    shown = next((labels[i] for i, tab in enumerate(tabs) if tab.open), labels[0])
+    if st.session_state.get(SHOWN_K) != (page, shown):   # a section (re)appears: its editors start afresh
+        remount_editors()
+        st.session_state[SHOWN_K] = (page, shown)
     for i, tab in enumerate(tabs):
         if not tab.open:
             continue
-        shown = labels[i]
         with tab:
             draws[i]()
             if i == 0 and GLOSSARY.exists:           # the words of the page, explained in one line each
@@ -136,4 +139,11 @@ def _tabs(page: str, labels: list[str], draws: list[Callable[[], None]],
         scroll_to(QUERY, key=f"{QUERY}_scroll")
 
 
-__all__ = ["sections", "label", "url", "query", "heading", "QUERY", "QUIZ", "TABS", "OPEN_K"]
+def leave() -> None:
+    """A page without sections runs (ui.page): the next learning page counts as arrived at, and its
+    editors start afresh."""
+    st.session_state.pop(DRAWN_K, None)
+    st.session_state.pop(SHOWN_K, None)
+
+
+__all__ = ["sections", "label", "url", "query", "leave", "heading", "QUERY", "QUIZ", "TABS", "OPEN_K"]

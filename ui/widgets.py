@@ -453,6 +453,16 @@ def editor_column_px(header: str) -> int:
     return max(EDITOR_COLUMN_PX, round(units * EDITOR_CHAR_PX + EDITOR_HEADER_PAD_PX))
 
 
+EPOCH_K = "ui__editor_epoch"   # part of every editor's widget key: remount_editors() renews them all
+
+
+def remount_editors() -> None:
+    """Every matrix editor drawn from now on is a new widget whose base is the learner's current cells.
+    Called when the editors come back on screen after a run that did not draw them (ui.sections: a
+    page or section change), so that the grid shows exactly what the results use."""
+    st.session_state[EPOCH_K] = st.session_state.get(EPOCH_K, 0) + 1
+
+
 def set_matrix(key: str, matrix) -> None:
     """Replace an editor's content (the reset button; tests use it as a learner's edit)."""
     raw_k, ver_k, valid_k, _ = _keys(key)
@@ -477,8 +487,12 @@ def matrix_editor(key: str, default, row_labels: Sequence[str], col_labels: Sequ
         st.session_state[raw_k] = _to_text_rows(default)
         st.session_state[valid_k] = default.copy()
     version = st.session_state.setdefault(ver_k, 0)
-    editor_key = f"{key}__editor{version}"
-    if editor_key not in st.session_state:  # first show, after a reset, or back from another page
+    # a new widget whenever the editor comes back on screen (remount_editors): the browser's grid
+    # starts again from its base cells and forgets the edits it showed, while Streamlit would keep
+    # applying those edits to the returned frame — a grid showing the textbook values while every
+    # result used the edit, and the next cell edit dropping the hidden one (issue 41 row 2)
+    editor_key = f"{key}__editor{version}_{st.session_state.get(EPOCH_K, 0)}"
+    if editor_key not in st.session_state:  # first show, after a reset, or back on screen
         st.session_state[base_k] = [list(r) for r in st.session_state[raw_k]]
 
     if label:
