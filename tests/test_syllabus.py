@@ -211,7 +211,7 @@ def test_the_map_names_its_edition_and_sources():
     assert "2024" in meta["edition"] and "2024 #6" in meta["applies_from"] and meta["checked"]
     assert meta["url"].startswith("https://www.jdla.org/")
     used = {s for k in MAP.keywords for s in k.source}
-    assert used <= set(MAP.sources) and set(MAP.sources) <= used | {"B"}
+    assert used == set(MAP.sources)                                # every source is used, no unknown one
     assert set(S.PAGE_SECTIONS) == set(TABS)                       # the section keys of ui.sections
     assert S.PATH.name in knowledge.NOT_BANK
 
