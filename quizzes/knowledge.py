@@ -38,7 +38,7 @@ FORMS = ("best", "worst", "blank")
 ITEM_KEYS = {"id", "form", "stem", "answer", "wrong", "explanation", "keywords"}
 OPTIONAL_KEYS = {"advanced": bool, "moved_from": str, "fact": str}   # absent = not advanced / never renamed / its own fact
 FACT_NAME = re.compile(r"[a-z0-9_]{1,40}")
-NOT_BANK = frozenset({"misconceptions.json", "glossary.json"})   # other data in data/: quizzes.misconceptions, quizzes.glossary
+NOT_BANK = frozenset({"misconceptions.json", "glossary.json", "syllabus.json"})   # other data in data/: quizzes.misconceptions, quizzes.glossary, quizzes.syllabus
 _PLACEHOLDER = re.compile(r"\[\[([a-z0-9_]+)\]\]")
 
 
