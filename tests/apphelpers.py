@@ -116,6 +116,15 @@ def open_pages(paths) -> dict:
         assert not at.exception, (path, at.exception)
     return {path: WholePage(at) if section_tabs(at) else at for path, at in ats.items()}
 
+def editors_on_screen(at: AppTest) -> list[str]:
+    """Keys of the ui.matrix_editor tables drawn in the last run (their current widget is in the state)."""
+    from ui.widgets import EPOCH_K, editor_widget_key
+    keys = set(at.session_state._state.filtered_state)
+    epoch = at.session_state[EPOCH_K] if EPOCH_K in keys else 0
+    return sorted(k[:-5] for k in keys if k.endswith("__raw")
+                  and editor_widget_key(k[:-5], at.session_state[k[:-5] + "__ver"], epoch) in keys)
+
+
 def edit_matrix(at: AppTest, key: str, rows: list[list[str]]) -> AppTest:
     """What a learner's edit of a ui.matrix_editor produces, then a rerun."""
     at.session_state[f"{key}__raw"] = rows

@@ -76,6 +76,7 @@ HOSTILE_CELLS = [
     ("ー1", True), (" 2 ", True), ("+3", True), ("1e6", True), ("-1e6", True), ("1e-300", True),
     ("5e-324", True), ("1_000", True), ("0.1", True), ("١٢", True), ("1E2", True),
 ]
+BAD_CELLS = [cell for cell in HOSTILE_CELLS if not cell[1]]   # what the counted part of an example types
 TEXT_INPUTS = ["", " ", "猫 は 魚 を 見つけた", "犬 は 川で 豆 を 拾った 。 それ を 食べた", "それ",
                "<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "[x](javascript:alert(1))",
                "猫 " * 300, "x" * 5000, "\x00", "**太字**", "$x$", "😀", "\n\n", "a\tb", "cat dog"]
@@ -87,19 +88,6 @@ TEXT_INPUTS = ["", " ", "猫 は 魚 を 見つけた", "犬 は 川で 豆 を 
 
 def _state_keys(at) -> list[str]:
     return list(at.session_state._state.filtered_state)
-
-
-def editors_on_screen(at) -> list[str]:
-    """Keys of the ui.matrix_editor tables drawn in the last run."""
-    keys = set(_state_keys(at))
-    out = []
-    for k in keys:
-        if k.endswith("__raw"):
-            base = k[: -len("__raw")]
-            ver = at.session_state[f"{base}__ver"] if f"{base}__ver" in keys else 0
-            if f"{base}__editor{ver}" in keys:
-                out.append(base)
-    return sorted(out)
 
 
 def widgets(at) -> list:
@@ -254,11 +242,12 @@ def fuzz_page(path: str, n_examples: int, steps: int, run_seed: int) -> dict:
     from streamlit import config as st_config
     # the app's config hides error details from browsers; the fuzzer wants them in its report
     st_config.set_option("client.showErrorDetails", "full")
-    from apphelpers import open_page, section_tabs  # noqa: E402
+    from apphelpers import editors_on_screen, open_page, section_tabs  # noqa: E402
 
     from ui.validate import CellError, parse_cell  # noqa: E402
 
-    stats = {"count": 0, "unknown": set(), "bad_cells": 0, "answers": 0, "switches": 0, "examples": 0}
+    stats = {"count": 0, "unknown": set(), "bad_cells": 0, "answers": 0, "switches": 0, "examples": 0,
+             "counted_bad": 0, "counted_answers": 0, "opened_at": 0}
     failures: list[str] = []
     pages = [p.path for p in EXISTING]
 
@@ -442,9 +431,11 @@ def fuzz_page(path: str, n_examples: int, steps: int, run_seed: int) -> dict:
         if failures:  # one failure is enough; the remaining examples return at once
             return
         log = [f"open {path}"]
-        stats["examples"] += 1
+        plan = data.draw(hs.lists(ACT, min_size=steps, max_size=steps), label="plan")
+        stats["examples"] += 1           # counted once drawn (hypothesis may drop a draw and try again)
+        stats["opened_at"] = stats["count"]
         try:
-            one_example(data.draw(hs.lists(ACT, min_size=steps, max_size=steps), label="plan"), log)
+            one_example(plan, log)
         except Exception as exc:  # noqa: BLE001 - recorded, reported by the parent test
             # (hypothesis' own control flow, e.g. StopTest when an example drew too much, is a
             # BaseException and passes through)
@@ -453,10 +444,36 @@ def fuzz_page(path: str, n_examples: int, steps: int, run_seed: int) -> dict:
                 + "".join(traceback.format_exception(exc))[-3000:])
             failures.append(text)
 
+    def counted(at, a, log) -> None:
+        """The counted part of every example, not left to the draw (a floor that held only for lucky
+        seeds failed a clean run once: FUZZ_SEED=595750105): on a learning page, a bad cell in each
+        editor of 試してみよう (left bad for the next one: the table's first bad cell decides), then an
+        answer to the quiz's first card."""
+        tabs = [t.label for t in section_tabs(at)]
+        if not tabs:
+            return
+        if "試してみよう" in tabs:
+            at.session_state["section"] = "試してみよう"
+            run(at, log, "open section 試してみよう (counted)")
+            for key in editors_on_screen(at):
+                bad = Act({**a.d, "mode": "hostile", "ints": [0, 0, 0, 0],
+                           "hostile": BAD_CELLS[(a["kind"] + stats["counted_bad"]) % len(BAD_CELLS)]})
+                act_matrix(at, bad, log, [key])
+                stats["counted_bad"] += 1
+        at.session_state["section"] = tabs[-1]
+        run(at, log, f"open section {tabs[-1]} (counted)")
+        cards = [r.key[: -len("__choice")] for r in at.radio
+                 if r.key and r.key.endswith("__choice") and not r.disabled]
+        if cards:
+            act_quiz(at, a, log, cards[:1])
+            stats["counted_answers"] += 1
+
     def one_example(plan, log):
         at = open_page(path)
         check_healthy(at, log)
-        done = n_act = 0
+        counted(at, Act(plan[0]), log)
+        done = stats["count"] - stats["opened_at"]
+        n_act = 0
         while done < steps:  # every action is ≥ 1 rerun, so the plan is long enough
             a = Act(plan[n_act % len(plan)])
             n_act += 1
@@ -503,7 +520,8 @@ def fuzz_page(path: str, n_examples: int, steps: int, run_seed: int) -> dict:
         failure = failures[0]
     return {"count": stats["count"], "seconds": time.perf_counter() - t0, "failure": failure,
             "unknown": sorted(stats["unknown"]), "bad_cells": stats["bad_cells"],
-            "answers": stats["answers"], "switches": stats["switches"], "examples": stats["examples"]}
+            "answers": stats["answers"], "switches": stats["switches"], "examples": stats["examples"],
+            "counted_bad": stats["counted_bad"], "counted_answers": stats["counted_answers"]}
 
 
 # ---------------------------------------------------------------------------
@@ -525,6 +543,18 @@ def test_mask_page_with_no_padding():
     at.slider(key="mask_valid_len").set_value(at.slider(key="mask_valid_len").max).run()
     assert not at.exception, at.exception
     assert len(heatmaps(at)) >= 2
+
+
+def test_the_counted_mix_gives_the_same_floor_whatever_the_seed():
+    """FUZZ_SEED=595750105 counted 99 bad cells in 10,200 interactions against a floor of 100 (the
+    mix was sampled): replayed on ① and next to another seed, each example's counted part gives one
+    bad cell per editor and one quiz answer, whatever the seed draws."""
+    with ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn")) as pool:
+        runs = [pool.submit(fuzz_page, "pages/1_naive.py", 2, 8, s).result(timeout=600) for s in (595750105, 7)]
+    for res in runs:
+        assert res["failure"] is None, res["failure"]
+        assert (res["examples"], res["counted_bad"], res["counted_answers"]) == (2, 2, 2), res
+        assert res["bad_cells"] >= 2 and res["answers"] >= 2
 
 
 # ---------------------------------------------------------------------------
@@ -561,6 +591,9 @@ def test_fuzz_page(fuzz_jobs, info):
     assert not res["unknown"], (f"{info.path} has widgets the fuzzer does not drive: {res['unknown']} "
                                 "(add them to act_widget)")
     assert res["count"] >= EXAMPLES_PER_PAGE * STEPS_PER_EXAMPLE
+    if info.section == "学習":     # every example's counted part: a bad cell per editor, one answer
+        assert res["counted_answers"] == res["examples"], res
+        assert res["counted_bad"] % res["examples"] == 0, res
 
 
 def test_fuzz_total_interactions():
@@ -571,6 +604,11 @@ def test_fuzz_total_interactions():
     print(f"\nfuzz total: {INTERACTIONS} interactions over {len(RESULTS)} pages in {elapsed:.0f} s "
           f"({WORKERS} workers, FUZZ_SEED={SEED})")
     assert INTERACTIONS >= TOTAL_INTERACTIONS
-    # the mix really exercised bad cells and quiz answers (≈ 1 in 10 and 1 in 20 interactions)
-    assert sum(r["bad_cells"] for r in RESULTS.values()) >= TOTAL_INTERACTIONS // 100
-    assert sum(r["answers"] for r in RESULTS.values()) >= TOTAL_INTERACTIONS // 100
+    # the mix exercised bad cells and quiz answers: each example's counted part gives a floor that holds
+    # for every seed (a sampled mix gave 87 and 99 on unlucky seeds), on top of the sampled ones
+    counted_bad = sum(r["counted_bad"] for r in RESULTS.values())
+    counted_answers = sum(r["counted_answers"] for r in RESULTS.values())
+    assert counted_bad >= TOTAL_INTERACTIONS // 100 and counted_answers >= TOTAL_INTERACTIONS // 100, \
+        (counted_bad, counted_answers)
+    assert sum(r["bad_cells"] for r in RESULTS.values()) >= counted_bad
+    assert sum(r["answers"] for r in RESULTS.values()) >= counted_answers

@@ -26,7 +26,7 @@ import pandas as pd
 import pytest
 
 import quizzes
-from apphelpers import open_page, section_tabs, sections_of, show_section
+from apphelpers import editors_on_screen, open_page, section_tabs, sections_of, show_section
 from practice.progress import apply_answer, new_progress, record_visit
 from practice.store import MAX_BYTES, export_bytes
 from ui import state
@@ -158,12 +158,6 @@ def alert_texts(at) -> list[str]:
 # ---------------------------------------------------------------------------
 # 1a. matrix cells → the cell error
 # ---------------------------------------------------------------------------
-def _editors(at) -> list[str]:
-    keys = set(at.session_state._state.filtered_state)
-    return sorted(k[:-5] for k in keys if k.endswith("__raw")
-                  and f"{k[:-5]}__editor{at.session_state[k[:-5] + '__ver']}" in keys)
-
-
 EDITOR_PAGES = []
 for _p in EXISTING:
     _src = (ROOT / _p.path).read_text(encoding="utf-8")
@@ -178,7 +172,7 @@ def test_some_pages_have_matrix_editors():
 @pytest.mark.parametrize("info", EDITOR_PAGES, ids=[p.key for p in EDITOR_PAGES])
 def test_matrix_cell_payloads_are_shown_as_text(info):
     at = open_page(info.path, section="try")           # the editors are in 試してみよう
-    editors = _editors(at)
+    editors = editors_on_screen(at)
     assert editors, f"{info.path} calls ui.matrix_editor but none is on screen"
     for key in editors:
         for payload in PAYLOADS:

@@ -456,6 +456,12 @@ def editor_column_px(header: str) -> int:
 EPOCH_K = "ui__editor_epoch"   # part of every editor's widget key: remount_editors() renews them all
 
 
+def editor_widget_key(key: str, version: int, epoch: int) -> str:
+    """The Streamlit widget key of matrix editor ``key``: its content version (set_matrix) and the
+    remount epoch (remount_editors). Tests find the editors on screen with it."""
+    return f"{key}__editor{version}_{epoch}"
+
+
 def remount_editors() -> None:
     """Every matrix editor drawn from now on is a new widget whose base is the learner's current cells.
     Called when the editors come back on screen after a run that did not draw them (ui.sections: a
@@ -491,7 +497,7 @@ def matrix_editor(key: str, default, row_labels: Sequence[str], col_labels: Sequ
     # starts again from its base cells and forgets the edits it showed, while Streamlit would keep
     # applying those edits to the returned frame — a grid showing the textbook values while every
     # result used the edit, and the next cell edit dropping the hidden one (issue 41 row 2)
-    editor_key = f"{key}__editor{version}_{st.session_state.get(EPOCH_K, 0)}"
+    editor_key = editor_widget_key(key, version, st.session_state.get(EPOCH_K, 0))
     if editor_key not in st.session_state:  # first show, after a reset, or back on screen
         st.session_state[base_k] = [list(r) for r in st.session_state[raw_k]]
 
