@@ -4,6 +4,7 @@ chromium driven by Playwright (never a downloaded browser), a fresh `streamlit r
 is over". The ``browser`` fixture (conftest.py) launches it once per module."""
 from __future__ import annotations
 
+import re
 import shutil
 from contextlib import contextmanager
 from pathlib import Path
@@ -48,6 +49,7 @@ def new_page(browser, name: str, width: int = 1280, height: int = 900, **context
     """A page in a fresh browser context (Japanese locale); a screenshot test-artifacts/<name>.png
     if the block fails. ``context_options`` go to ``browser.new_context`` (color_scheme, has_touch …)."""
     context = browser.new_context(viewport={"width": width, "height": height}, locale="ja-JP", **context_options)
+    context.add_init_script(WATCH_JS)
     page = context.new_page()
     try:
         yield page
@@ -62,18 +64,86 @@ def new_page(browser, name: str, width: int = 1280, height: int = 900, **context
         context.close()
 
 
-def wait_until_rendered(page: Page) -> None:
+# Installed in every page of a context made by new_page (and lazily by wait_until_rendered in any
+# other): when the learner last acted (a pointer, key or input event), when the last script run
+# started and ended (stApp's data-test-script-state), and when the document last changed.
+WATCH_JS = """(() => {
+  if (window.__stWatch) return;
+  const w = window.__stWatch = {input: 0, runStart: 0, runEnd: 0, mutated: performance.now(), running: false};
+  const acted = () => { w.input = performance.now(); };
+  for (const t of ['pointerdown', 'touchstart', 'keydown', 'click', 'input', 'change']) addEventListener(t, acted, true);
+  const watch = () => new MutationObserver(() => {
+    w.mutated = performance.now();
+    const app = document.querySelector('[data-testid="stApp"]');
+    const running = !!app && app.getAttribute('data-test-script-state') === 'running';
+    if (running && !w.running) w.runStart = w.mutated;
+    if (!running && w.running) w.runEnd = w.mutated;
+    w.running = running;
+  }).observe(document.documentElement, {subtree: true, childList: true, attributes: true, characterData: true});
+  if (document.documentElement) watch(); else addEventListener('DOMContentLoaded', watch);
+})()"""
+# Settled: no script run in progress, no input still waiting for the run it asks for (a click reaches
+# the server and comes back as 'running' within GRACE_MS; an input that asks for no run, like a choice
+# inside a form, is waited for that long), and the document unchanged for QUIET_MS (charts and
+# formulas are drawn after the run's last message).
+QUIET_MS = 150
+GRACE_MS = 800
+SETTLED_JS = """(q) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute('data-test-script-state') === 'running') return false;
+  const w = window.__stWatch, now = performance.now();
+  if (!w) return true;
+  if (w.input > w.runStart && now - w.input < q.grace) return false;
+  return now - w.mutated >= q.quiet;
+}"""
+
+
+def wait_until_rendered(page: Page, quiet_ms: int = QUIET_MS) -> None:
     """Streamlit has finished a script run: the app view and the sidebar exist (so the run after
-    the stored progress arrived has started; the loading run draws no sidebar), and the app's own
-    script state is no longer 'running' (more reliable than the delayed 'Running…' status)."""
+    the stored progress arrived has started; the loading run draws no sidebar), no run is in progress
+    or about to start for the last input, and the page has not changed for ``quiet_ms`` (a state, not
+    a fixed sleep: WATCH_JS)."""
     page.wait_for_selector('[data-testid="stAppViewContainer"]', timeout=30_000)
     page.wait_for_selector('[data-testid="stSidebar"]', state="attached", timeout=30_000)
-    page.wait_for_function(
-        "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
-        " return app && app.getAttribute('data-test-script-state') !== 'running'; }",
-        timeout=30_000,
-    )
-    page.wait_for_timeout(500)
+    page.evaluate(WATCH_JS)
+    page.wait_for_function(SETTLED_JS, arg={"quiet": quiet_ms, "grace": GRACE_MS}, timeout=30_000, polling=50)
+
+
+TABLIST = '.st-key-section [role="tablist"]'   # a learning page's section tabs (ui.sections)
+
+
+def open_section(page: Page, label: str, *, quiet_ms: int = QUIET_MS) -> None:
+    """Open section ``label`` of the learning page on screen as a learner does, by its tab (a rerun
+    of the tabs alone, where a new page load per section cost a whole new session)."""
+    tabs = page.locator(TABLIST).first
+    tab = tabs.get_by_role("tab", name=label, exact=True)
+    if tab.get_attribute("aria-selected") != "true":
+        tab.click()
+        tabs.locator('[role="tab"][aria-selected="true"]', has_text=label).wait_for(timeout=20_000)
+    wait_until_rendered(page, quiet_ms)
+
+
+def go_to_page(page: Page, info, *, quiet_ms: int = QUIET_MS) -> None:
+    """Open page ``info`` (a ui.nav.PageInfo) from the sidebar, in the same session, as a learner on a
+    laptop does (the sidebar is open there)."""
+    page.locator('[data-testid="stSidebar"] [data-testid="stPageLink-NavLink"]', has_text=info.label).first.click()
+    page.wait_for_function("(u) => location.pathname.replace(/\\/$/, '').endsWith(u.replace(/\\/$/, ''))",
+                           arg=info.url, timeout=20_000)
+    wait_until_rendered(page, quiet_ms)
+
+
+def shown_qids(scope) -> list[str]:
+    """The question ids the cards in ``scope`` link to, in order: a quiz card's 「この問題へのリンク」 and a
+    drill card's link to its page both end in ``?q=<id>`` (ui.quiz.question_link)."""
+    from urllib.parse import unquote
+    hrefs = scope.locator('a[href*="q="]').evaluate_all("els => els.map(e => e.getAttribute('href'))")
+    return [unquote(m.group(1)) for h in hrefs if (m := re.search(r"[?&]q=([^&#]+)$", h or ""))]
+
+
+def link_to(scope, qid: str):
+    """The one link in ``scope`` to question ``qid`` (see shown_qids)."""
+    from urllib.parse import quote
+    return scope.locator(f'a[href$="q={quote(qid, safe="")}"]')
 
 
 def open_url(page: Page, url: str) -> None:
