@@ -9,6 +9,8 @@ from ui.figures import exam_history_chart
 from practice.exam import history_rows
 from practice.plan import REVIEW_PACE_S, daily_plan, exam_date_bounds
 from practice.progress import daily_review_limit, overall, path_counts, topic_stats, weak_topics
+from practice.record import DAILY_MINUTES
+from quizzes.syllabus import scope_summary
 
 ui.page("home")
 
@@ -20,11 +22,18 @@ st.markdown(
     "入力を変えれば結果も変わるので、納得がいくまで試してください。"
 )
 
+covered, outside = scope_summary()
+with st.container(border=True):
+    st.markdown("**このチューターが扱う G検定の範囲**")
+    st.markdown("\n".join(f"- {major}：{'、'.join(middles)}" for major, middles in covered))
+    st.caption("扱わない範囲（ほかの教材で）：" + "、".join(outside) + "。本番はこれらを含む全範囲から出ます。")
+
 progress = ui.state.get_progress()
 stats = topic_stats(progress)
 learning = [p for p in ui.available_pages() if p.section == "学習"]
 today, zone = ui.clock.today(), ui.clock.zone()
-plan = daily_plan(progress, [p.key for p in learning], today, zone)
+minutes = ui.learning_minutes()
+plan = daily_plan(progress, [p.key for p in learning], today, zone, minutes)
 
 storage = ui.state.storage_status()
 if storage["aside"]:
@@ -39,6 +48,10 @@ if storage["aside"]:
                   icon=":material/delete:")
 
 
+def _set_daily_minutes() -> None:
+    ui.state.set_settings(daily_minutes=st.session_state["home_daily_minutes"])
+
+
 def _set_exam_date() -> None:
     value = st.session_state.get("home_exam_date")
     ui.state.set_settings(exam_date=None if value is None else value.isoformat())
@@ -47,7 +60,8 @@ def _set_exam_date() -> None:
 # ---------------------------------------------------------------------------
 st.header("今日の計画", divider="gray")
 todo_key = plan["next"]
-weak = weak_topics(progress, limit=1)
+# a topic to relearn is one the learner has read (a page never opened comes as the next page instead)
+weak = [(k, s) for k, s in weak_topics(progress) if progress["visited"].get(k)][:1]
 shown = False
 if plan["due"]:
     st.page_link(ui.PAGE_BY_KEY["review"].path, label=f"今日の復習 {plan['due']} 問（約 {plan['minutes']} 分）",
@@ -83,7 +97,8 @@ if not shown and not learning:
 
 st.subheader("試験日までの計画")
 if plan["exam_date"] is None:
-    st.caption("試験日を入れると、残りのページを試験日の前日までに終わるよう、1 日ごとに割り振ります。")
+    st.caption("試験日を入れると、残りのページを 1 日に使える時間に合わせて試験日までに割り振り、"
+               "最後の数日を模擬試験と復習にあてます。")
 elif plan["days_left"] < 0:
     st.warning(f"試験日（{numfmt.day(plan['exam_date'], today)}）は過ぎています。次の試験日を入れてください。")
 elif plan["days_left"] == 0:
@@ -93,18 +108,32 @@ else:
     if not plan["schedule"]:
         st.success("学ぶページはすべて習得済みです。残りの日は復習と模擬試験にあてましょう。")
     else:
+        pages_n = len({k for _, keys in plan["schedule"] for k in keys})
         last_day = plan["schedule"][-1][0]
-        st.markdown(f"未習得のページは {sum(len(ps) for _, ps in plan['schedule'])} ページ。"
-                    f"1 日 **{plan['per_day']} ページ**ずつ進めると、{numfmt.day(last_day, today)} に学び終わります。")
+        st.markdown(f"未習得のページは {pages_n} ページ、読んで解くのに合わせて約 {plan['left_minutes']} 分です。"
+                    f"1 日 {plan['daily']} 分のうち約 {plan['per_day']} 分を新しいページに、残りを復習に使うと、"
+                    f"{numfmt.day(last_day, today)} に学び終わります。")
+        if not plan["fits"]:
+            st.warning("このままでは、試験の前に模擬試験と復習の日が残りません。" + (
+                f"1 日 {plan['needed']} 分にすると間に合います。" if plan["needed"] else
+                "1 日の時間を最大にしても足りないので、弱いトピックと模擬試験を優先しましょう。"), icon=":material/schedule:")
+        elif plan["mock_days"]:
+            first, last = plan["mock_days"][0], plan["mock_days"][-1]
+            span = numfmt.day(first, today) + ("" if first == last else f"〜{numfmt.day(last, today)}")
+            st.markdown(f"最後の {len(plan['mock_days'])} 日（{span}）は、模擬試験と復習にあてます。")
         st.caption("今日のページ：")
         for key in plan["today"]:
-            st.page_link(ui.PAGE_BY_KEY[key].path, label=ui.PAGE_BY_KEY[key].label, icon=":material/event:")
+            st.page_link(ui.PAGE_BY_KEY[key].path, label=f"{ui.PAGE_BY_KEY[key].label}（約 {minutes[key]} 分）",
+                         icon=":material/event:", query_params=ui.section_query("aim"))
         if len(plan["schedule"]) > 1:
             with st.expander("日ごとの予定"):
                 ui.show_table(pd.DataFrame({
-                    "日付": [numfmt.day(d, today) for d, _ in plan["schedule"]],
-                    "ページ": ["、".join(ui.PAGE_BY_KEY[k].label for k in ps) for _, ps in plan["schedule"]],
+                    "日付": [numfmt.day(d, today) for d, _ in plan["schedule"]] + [numfmt.day(d, today) for d in plan["mock_days"]],
+                    "すること": ["、".join(ui.PAGE_BY_KEY[k].label for k in ps) for _, ps in plan["schedule"]]
+                               + ["模擬試験と復習"] * len(plan["mock_days"]),
                 }), hide_index=True)
+st.select_slider("1 日に使える時間", options=list(DAILY_MINUTES), value=plan["daily"], key="home_daily_minutes",
+                 on_change=_set_daily_minutes, format_func=lambda m: f"{m} 分")
 saved = plan["exam_date"]
 low, high = exam_date_bounds(today, saved)
 st.date_input("試験日", value=saved, min_value=low, max_value=high, key="home_exam_date", on_change=_set_exam_date,

@@ -17,6 +17,7 @@ import ui
 from tutor import numfmt
 from ui.figures import exam_topic_chart
 from practice import exam as ex
+from practice.scope import includes_advanced
 from practice.skill import seen
 from quizzes.core import TOPICS
 
@@ -41,7 +42,7 @@ def start_exam() -> None:
                             int(st.session_state.get("exam_pace", ex.DEFAULT_PACE_S)),
                             secrets.randbits(32), time.time(),
                             calc_share=float(st.session_state.get("exam_calc", ex.DEFAULT_CALC_SHARE)),
-                            advanced=bool(st.session_state.get("exam_advanced", False)),
+                            advanced=includes_advanced(ui.state.get_progress()),
                             seen=seen(ui.state.get_progress()["attempts"]))   # new questions first
     except ValueError as exc:
         st.session_state["exam__error"] = str(exc)
@@ -164,13 +165,11 @@ def setup_screen() -> None:
              format_func=lambda s: f"{s} 秒" + ("（本番並み）" if s == ex.DEFAULT_PACE_S else ""))
     st.radio("計算問題の割合", ex.CALC_SHARE_CHOICES, key="exam_calc", horizontal=True,
              index=ex.CALC_SHARE_CHOICES.index(ex.DEFAULT_CALC_SHARE), format_func=ex.CALC_SHARE_LABELS.get)
-    st.toggle("発展の問題も出す", key="exam_advanced", value=False,
-              help="発展：G検定の出題範囲を超える内容（FlashAttention、top-p、softmax の微分など）。"
-                   "各ページの確認クイズでは「発展」の印を付けて出題しています。")
+    ui.quiz_advanced_switch("exam_advanced")
     n = int(st.session_state.get("exam_len", ex.LENGTHS[0]))
     pace = int(st.session_state.get("exam_pace", ex.DEFAULT_PACE_S))
     n_calc, n_know = ex.planned_mix(n, float(st.session_state.get("exam_calc", ex.DEFAULT_CALC_SHARE)),
-                                    bool(st.session_state.get("exam_advanced", False)))
+                                    includes_advanced(ui.state.get_progress()))
     st.caption(f"制限時間 {ex.format_clock(ex.time_limit_s(n, pace))}（{pace} 秒 × {n} 問）・"
                f"知識問題 {n_know} 問、計算問題 {n_calc} 問。"
                "本番は約 100 分で約 145 問、1 問あたり約 40 秒と言われています（回によって異なります）。")

@@ -15,6 +15,7 @@ import ui
 from practice import review as rv
 from practice.plan import REVIEW_PACE_S, review_minutes, todays_reviews
 from practice.progress import daily_review_limit, drop_review, due_today, weak_topics
+from practice.scope import practised_review
 from practice.skill import draw, last_shown
 from practice.store import ProgressError, export_bytes
 from quizzes.core import TOPICS, QuizError
@@ -66,7 +67,7 @@ def drawn_for(skill: str) -> str:
 
 progress = ui.state.get_progress()
 today, zone = ui.clock.today(), ui.clock.zone()
-sched = progress["review"]
+sched = practised_review(progress)   # 発展 skills only if the learner includes them (practice.scope)
 
 st.markdown(
     "まちがえた問題は、ここに **間隔をあけて** 戻ってきます。出すタイミングは、Anki でも使われている"
@@ -125,7 +126,7 @@ else:
     st.info("復習する問題はまだありません。各ページの確認クイズや模擬試験でまちがえた問題が、ここに入ります（模擬試験で答えなかった問題は入りません）。")
 
 progress = ui.state.get_progress()  # again: the card above may have recorded an answer
-sched = progress["review"]
+sched = practised_review(progress)   # 発展 skills only if the learner includes them (practice.scope)
 share, started = todays_reviews(progress, today, zone), rv.reviewed_on(progress["attempts"], today, zone)
 with metrics:
     n_due = due_today(progress, today, zone)
@@ -167,6 +168,8 @@ st.select_slider("1 日の復習の上限", options=list(rv.DAILY_LIMITS), value
 limit = daily_review_limit(progress)
 st.caption(f"今日の復習に出すのは 1 日 {limit} 問まで（1 問 {REVIEW_PACE_S} 秒として約 {review_minutes(limit)} 分）。"
            "期限の来た問題がもっと多い日は、期限を過ぎてから長い問題を先に出し、残りは次の日に回します。")
+
+ui.quiz_advanced_switch("review_advanced")
 
 # ---------------------------------------------------------------------------
 st.header("弱いトピック", divider="gray")

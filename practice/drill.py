@@ -81,16 +81,16 @@ def _fits(m: Misconception, q: Question) -> bool:
 
 
 def drill_ids(mid: str, n: int = DRILL_SIZE, rng: random.Random | None = None,
-              seen: frozenset[str] = frozenset()) -> list[str]:
+              seen: frozenset[str] = frozenset(), advanced: bool = False) -> list[str]:
     """Up to n question ids aimed at ``mid`` (see the module docstring), across topics, without
     repeats; within a topic, a skill the learner has not answered yet (``seen``:
-    practice.skill.seen) before one they have. ValueError (Japanese) for an id the catalogue does
-    not know."""
+    practice.skill.seen) before one they have; 発展 items only with ``advanced`` (practice.scope).
+    ValueError (Japanese) for an id the catalogue does not know."""
     m = catalogue().get(mid) if isinstance(mid, str) else None
     if m is None:
         raise ValueError("その誤解はカタログにありません。")
     rng = rng or secrets.SystemRandom()
-    gens = _pool(m)
+    gens = {g: seeds for g, seeds in _pool(m).items() if advanced or not GENERATOR_INFO[g].advanced}
     if not gens or n <= 0:
         return []
     by_topic: dict[str, list[str]] = {}

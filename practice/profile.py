@@ -29,6 +29,8 @@ from functools import lru_cache
 from quizzes.core import QuizError, from_id
 from quizzes.misconceptions import catalogue, choice_ids
 
+from .scope import practised_attempts
+
 HALF_LIFE = 20          # attempts until an unrepeated mistake weighs half
 DECAY = 0.5 ** (1 / HALF_LIFE)
 RIGHT_FACTOR = 0.5      # a right answer on a question that could show m halves m
@@ -120,7 +122,7 @@ def relearn(mid: str) -> Relearn | None:
 def top_misconceptions(progress: dict, limit: int | None = 3) -> list[ProfileRow]:
     """The learner's current misconceptions, heaviest first (see the module docstring)."""
     cat = catalogue()
-    rows = weights(progress.get("attempts", []) if isinstance(progress, dict) else [])
+    rows = weights(practised_attempts(progress) if isinstance(progress, dict) else [])
     listed = [(mid, r) for mid, r in rows.items() if r["weight"] >= MIN_WEIGHT and mid in cat]
     listed.sort(key=lambda item: (-round(item[1]["weight"], 9), item[1]["since"], item[0]))
     out = [ProfileRow(mid, cat[mid].name, r["weight"], r["count"], r["last_at"], r["last_topic"], r["since"])

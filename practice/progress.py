@@ -36,7 +36,9 @@ from collections import Counter
 from datetime import date, datetime, timezone, tzinfo
 
 from . import review as _review
+from . import scope as _scope
 from . import skill as _skill
+from .record import DAILY_MINUTES, DEFAULT_DAILY_MINUTES
 
 SCHEMA_VERSION = 3       # 3: review cards keyed by skill (2: by question id; 1: Leitner boxes)
 SOURCES = ("page", "exam", "review", "drill")
@@ -49,7 +51,8 @@ MASTERY_CORRECT = 4     # … of which at least this many are correct
 def new_progress() -> dict:
     return {"version": SCHEMA_VERSION, "visited": {}, "attempts": [], "exams": [], "review": {},
             "settings": {"exam_date": None, "retention": _review.DEFAULT_RETENTION,
-                         "daily_review_limit": _review.DEFAULT_DAILY_LIMIT}, "exam_in_progress": None}
+                         "daily_review_limit": _review.DEFAULT_DAILY_LIMIT, "advanced": False,
+                         "daily_minutes": DEFAULT_DAILY_MINUTES}, "exam_in_progress": None}
 
 
 def retention(progress: dict) -> float:
@@ -61,9 +64,15 @@ def daily_review_limit(progress: dict) -> int:
     return progress["settings"].get("daily_review_limit", _review.DEFAULT_DAILY_LIMIT)
 
 
+def daily_minutes(progress: dict) -> int:
+    """The minutes a day the learner has for study (practice.plan); the default for a record without it."""
+    return progress["settings"].get("daily_minutes", DEFAULT_DAILY_MINUTES)
+
+
 def set_setting(progress: dict, name: str, value) -> dict:
     """A copy with one setting changed ("exam_date": "YYYY-MM-DD" or None; "retention": one of RETENTIONS;
-    "daily_review_limit": one of DAILY_LIMITS)."""
+    "daily_review_limit": one of DAILY_LIMITS; "advanced": practise 発展 too; "daily_minutes": one of
+    practice.record.DAILY_MINUTES)."""
     if name == "exam_date":
         if value is not None:
             value = date.fromisoformat(str(value)).isoformat()
@@ -73,6 +82,13 @@ def set_setting(progress: dict, name: str, value) -> dict:
     elif name == "daily_review_limit":
         if isinstance(value, bool) or value not in _review.DAILY_LIMITS:
             raise ValueError(f"1 日の復習の上限 {value!r} は選べません")
+        value = int(value)
+    elif name == "advanced":
+        if not isinstance(value, bool):
+            raise ValueError(f"発展の設定 {value!r} は True か False です")
+    elif name == "daily_minutes":
+        if isinstance(value, bool) or value not in DAILY_MINUTES:
+            raise ValueError(f"1 日の学習時間 {value!r} 分は選べません")
         value = int(value)
     else:
         raise ValueError(f"未知の設定 {name!r}")
@@ -149,10 +165,12 @@ def apply_answer(progress: dict, qid: str, topic: str, correct: bool, choice: in
 
 
 def topic_stats(progress: dict) -> dict[str, dict]:
-    """{topic: {"answered", "correct", "accuracy", "recent_accuracy", "recent", "mastered"}}."""
+    """{topic: {"answered", "correct", "accuracy", "recent_accuracy", "recent", "mastered"}} over the
+    answers to the exam's items (practice.scope: a 発展 answer neither earns nor costs a page's ✓)."""
     by_topic: dict[str, list[bool]] = {}
     for a in progress["attempts"]:
-        by_topic.setdefault(a["topic"], []).append(a["correct"])
+        if _scope.in_scope(a["qid"]):
+            by_topic.setdefault(a["topic"], []).append(a["correct"])
     stats = {}
     for topic, results in by_topic.items():
         recent = results[-MASTERY_WINDOW:]
@@ -183,12 +201,15 @@ def to_master(progress: dict, topic: str) -> int:
 
     No answers yet: MASTERY_WINDOW (the rule judges the last 5 answers, so 5 are needed); a wrong
     answer among the last ones counts until it has left the window. Answers from anywhere count
-    (page, exam, review, drill), as they do for topic_stats."""
-    results = [a["correct"] for a in progress["attempts"] if a["topic"] == topic]
+    (page, exam, review, drill), to the exam's items only, as they do for topic_stats."""
+    results = [a["correct"] for a in progress["attempts"] if a["topic"] == topic and _scope.in_scope(a["qid"])]
     for more in range(MASTERY_WINDOW + 1):
         if _mastered(results + [True] * more):
             return more
     return MASTERY_WINDOW  # unreachable while MASTERY_CORRECT <= MASTERY_WINDOW
+
+
+WEAK_EVIDENCE = 2       # answers a topic needs before it can be called weak (one miss in a mock exam is not)
 
 
 def weak_topics(progress: dict, limit: int | None = None) -> list[tuple[str, dict]]:
@@ -196,11 +217,13 @@ def weak_topics(progress: dict, limit: int | None = None) -> list[tuple[str, dic
 
     Ranked by recent accuracy (last MASTERY_WINDOW answers), then by fewer recent
     answers (less evidence first), then by topic key for a stable order. A topic answered
-    right every time so far is not weak, even before it has enough answers to be mastered.
+    right every time so far is not weak, even before it has enough answers to be mastered; nor is
+    one with fewer than WEAK_EVIDENCE answers (a single miss, say in a mock exam, tells too little).
     """
     stats = topic_stats(progress)
     bar = MASTERY_CORRECT / MASTERY_WINDOW
-    rows = [(t, s) for t, s in stats.items() if not s["mastered"] and s["recent_accuracy"] < bar]
+    rows = [(t, s) for t, s in stats.items()
+            if not s["mastered"] and s["recent_accuracy"] < bar and s["answered"] >= WEAK_EVIDENCE]
     rows.sort(key=lambda ts: (ts[1]["recent_accuracy"], ts[1]["recent"], ts[0]))
     return rows if limit is None else rows[:limit]
 
@@ -215,7 +238,7 @@ def overall(progress: dict) -> dict:
 
 def due_today(progress: dict, today: date, tz: tzinfo | None = None) -> int:
     """Reviews due on the learner's ``today`` (their time zone ``tz``; None: the server's)."""
-    return _review.due_count(progress["review"], today, tz)
+    return _review.due_count(_scope.practised_review(progress), today, tz)
 
 
 def drop_review(progress: dict, skill: str) -> dict:

@@ -26,6 +26,8 @@ class Range(NamedTuple):
 # page's date input shows (it widens its range to hold the saved exam date).
 YEARS = (2000, 2199)
 MAX_COUNT = 1_000_000    # a card's lapses and reps (practice.skill caps a merged card's sums here)
+DAILY_MINUTES = (15, 20, 30, 45, 60, 90, 120)   # the study time a day a learner can choose (practice.plan)
+DEFAULT_DAILY_MINUTES = 30
 
 
 class Attempt(TypedDict):
@@ -84,6 +86,8 @@ class Settings(TypedDict):
     retention: float         # one of practice.review.RETENTIONS
     daily_review_limit: int  # one of practice.review.DAILY_LIMITS (a record before 2026-12 lacks it:
                              # practice.store fills the default, practice.store.SETTINGS_ADDED)
+    advanced: bool           # practise 発展 too (practice.scope); False for a record written before it
+    daily_minutes: int       # the minutes a day the learner has (practice.plan.DAILY_MINUTES)
 
 
 class Progress(TypedDict):

@@ -27,7 +27,8 @@ from . import exam as _exam
 from . import skill as _skill
 from .progress import MAX_ATTEMPTS_KEPT, SCHEMA_VERSION, SOURCES, new_progress
 from .progress import MAX_EXAMS_KEPT as MAX_EXAMS
-from .record import YEARS, Attempt, Card, ExamResult, Progress, Settings, bounds, optional, required
+from .record import (DAILY_MINUTES, DEFAULT_DAILY_MINUTES, YEARS, Attempt, Card, ExamResult, Progress, Settings,
+                     bounds, optional, required)
 from .review import ITEM_KEYS as REVIEW_KEYS
 from .review import DAILY_LIMITS, DEFAULT_DAILY_LIMIT, LEGACY_N_BOXES, RETENTIONS, from_box
 from .review import MAX_ITEMS as MAX_REVIEW_ITEMS
@@ -45,7 +46,7 @@ VERSIONS = (1, 2, SCHEMA_VERSION)   # 1: Leitner boxes; 2: FSRS cards keyed by q
 SETTINGS_KEYS = required(Settings)
 # settings added after schema 2 came out: a record without one (an older file or browser record)
 # is read with its default, never refused
-SETTINGS_ADDED = {"daily_review_limit": DEFAULT_DAILY_LIMIT}
+SETTINGS_ADDED = {"daily_review_limit": DEFAULT_DAILY_LIMIT, "advanced": False, "daily_minutes": DEFAULT_DAILY_MINUTES}
 ATTEMPT_KEYS = required(Attempt)
 EXAM_KEYS = required(ExamResult)
 EXAM_OPTIONAL_KEYS = optional(ExamResult)   # "run" (the paper), since 2026-12
@@ -231,6 +232,12 @@ def _settings(settings) -> None:
     if not _is_int(limit) or limit not in DAILY_LIMITS:
         raise ProgressError(f"settings の daily_review_limit（1 日の復習の上限）は "
                             f"{', '.join(map(str, DAILY_LIMITS))} のどれかです。")
+    if not isinstance(settings["advanced"], bool):
+        raise ProgressError("settings の advanced（発展も練習する）は true か false です。")
+    minutes = settings["daily_minutes"]
+    if not _is_int(minutes) or minutes not in DAILY_MINUTES:
+        raise ProgressError(f"settings の daily_minutes（1 日に使える時間）は "
+                            f"{', '.join(map(str, DAILY_MINUTES))} のどれかです。")
 
 
 def validate_exam_state(obj) -> dict:

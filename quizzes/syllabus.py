@@ -7,7 +7,9 @@ File: ``quizzes/data/syllabus.json`` (how the list was made, with its sources: d
 
     {"version": 1, "edition": "...", "document": "...", "url": "...", "checked": "2026-12-07",
      "sources": {"S1": {"title": "...", "url": "..."}, ...},      # what settles a keyword's scope
-     "sections": {"5-attention": {"major": "...", "middle": "Attention", "goal": "..."}, ...},
+     "outside": ["機械学習の概要", ...],                           # the syllabus's parts the app leaves out
+     "sections": {"5-attention": {"major": "...", "middle": "Attention", "goal": "...",
+                                  "part": "..."}, ...},          # part: only this part of the 中項目 is covered
      "planned_pages": {"wordvec": "⓪-1 ...", ...},               # pages being written (not in TOPICS yet)
      "keywords": [
        {"keyword": "Source-Target Attention",   # JDLA's spelling; unique with its aliases (normalized)
@@ -160,6 +162,17 @@ def parse(data: object, known_pages=TOPICS) -> Syllabus:
 def load() -> Syllabus:
     """The map of quizzes/data/syllabus.json, checked for shape."""
     return parse(json.loads(PATH.read_text(encoding="utf-8")))
+
+
+def scope_summary(syllabus: Syllabus | None = None) -> tuple[list[tuple[str, list[str]]], tuple[str, ...]]:
+    """What the app covers of the syllabus, for learners (home): [(大項目, [中項目, or 中項目（the part
+    covered）…])] in the syllabus's order, and the parts it leaves out (the map's ``outside``)."""
+    syllabus = syllabus or load()
+    covered: dict[str, list[str]] = {}
+    for section in syllabus.sections.values():
+        middle = section["middle"] + (f"（{section['part']}）" if section.get("part") else "")
+        covered.setdefault(section["major"], []).append(middle)
+    return list(covered.items()), tuple(syllabus.meta.get("outside", ()))
 
 
 def keywords(scope: str | None = None) -> tuple[Keyword, ...]:

@@ -8,10 +8,10 @@ promises that tests/test_review_page.py and tests/test_skill_cards.py check with
    skill into today's review at once (practice.review: rated Again, a learning card belongs to the
    day of its last answer), so nothing needs to be edited to make the card due.
 2. The page's ✓ can be earned on the page itself: answering right in 確認クイズ, with 「もう 1 問」
-   for more cards, counts 「あと N 問続けて正解で習得（✓）」 down (practice.progress.to_master) to
+   for more cards, counts 「あと N 問続けて正解すれば習得（✓：直近 5 問のうち 4 問以上が正解）」 down (practice.progress.to_master) to
    「このページは習得済みです（✓）」, and the sidebar and the home page show ✓ for the page.
 
-Which question a card shows: a page card prints its id (``id: `<generator>#<seed>```, ui.quiz);
+Which question a card shows: a page card links to it (``?q=<generator>#<seed>``, ui.quiz);
 the review card prints none (link=False), but its widgets are keyed ``review_<round>_<id>__…``
 and Streamlit puts that key, each character outside [a-zA-Z0-9_-] as "-", in a ``st-key-…``
 class. quizzes.from_id rebuilds the question, its answer included; the stored attempt of the
@@ -32,7 +32,7 @@ from practice.progress import MASTERY_WINDOW
 from quizzes.core import GENERATOR_INFO, TOPICS
 from ui.nav import PAGES
 from ui.storage import STORE_KEY
-from browserhelpers import assert_healthy, new_page, open_url, quiz_url, wait_until_rendered
+from browserhelpers import assert_healthy, link_to, new_page, open_url, quiz_url, shown_qids, wait_until_rendered
 
 pytestmark = pytest.mark.browser
 WAIT = 30_000
@@ -60,15 +60,15 @@ def wait_stored_attempts(page, n: int) -> None:
 
 
 def page_card(page, qid: str):
-    """The card of a learning page's quiz that shows ``qid`` (its id caption)."""
-    code = page.locator('[data-testid="stMain"] code').filter(has_text=re.compile(rf"^{re.escape(qid)}$"))
-    expect(code).to_have_count(1, timeout=WAIT)
-    return code.locator(CARD)
+    """The card of a learning page's quiz that shows ``qid`` (its 「この問題へのリンク」)."""
+    link = link_to(page.locator('[data-testid="stMain"]'), qid)
+    expect(link).to_have_count(1, timeout=WAIT)
+    return link.locator(CARD)
 
 
 def page_card_ids(page) -> list[str]:
     """The ids the page's quiz cards show, in order."""
-    return [c.strip() for c in page.locator('[data-testid="stMain"] code').all_inner_texts() if QID.match(c.strip())]
+    return [q for q in shown_qids(page.locator('[data-testid="stMain"]')) if QID.match(q)]
 
 
 def stem_text(card) -> str:
@@ -187,7 +187,7 @@ def test_a_missed_question_comes_back_in_review_as_a_fresh_instance_of_its_skill
 # ---------------------------------------------------------------------------
 def _mastery_line(page):
     return page.locator('[data-testid="stMain"] [data-testid="stMarkdownContainer"] p').filter(
-        has_text=re.compile(r"^(あと \d+ 問続けて正解で習得（✓）|このページは習得済みです（✓）)"))
+        has_text=re.compile(r"^(あと \d+ 問続けて正解すれば習得（✓：直近 5 問のうち 4 問以上が正解）|このページは習得済みです（✓）)"))
 
 
 def _sidebar_link(page):
@@ -200,7 +200,7 @@ def test_the_pages_check_mark_is_earned_on_the_page_with_the_countdown(base, bro
         open_url(page, quiz_url(base, "/naive"))
         assert_healthy(page)
         line = _mastery_line(page)
-        expect(line).to_have_text(f"あと {MASTERY_WINDOW} 問続けて正解で習得（✓）", timeout=WAIT)
+        expect(line).to_have_text(f"あと {MASTERY_WINDOW} 問続けて正解すれば習得（✓：直近 5 問のうち 4 問以上が正解）", timeout=WAIT)
         expect(_sidebar_link(page)).to_have_text(LABEL, timeout=WAIT)        # no ✓ yet
         ids = page_card_ids(page)
         assert len(ids) == 3, ids
@@ -223,7 +223,7 @@ def test_the_pages_check_mark_is_earned_on_the_page_with_the_countdown(base, bro
             left = MASTERY_WINDOW - i
             if left:
                 more = "。「もう 1 問」で続けられます。" if i >= len(ids) else ""
-                expect(line).to_have_text(f"あと {left} 問続けて正解で習得（✓）{more}", timeout=WAIT)
+                expect(line).to_have_text(f"あと {left} 問続けて正解すれば習得（✓：直近 5 問のうち 4 問以上が正解）{more}", timeout=WAIT)
             else:
                 expect(line).to_have_text("このページは習得済みです（✓）", timeout=WAIT)
         wait_until_rendered(page)

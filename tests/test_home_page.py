@@ -105,13 +105,18 @@ def test_home_plan_with_an_exam_date_spreads_the_pages_over_the_days_left():
     p = set_setting(new_progress(), "exam_date", (today + timedelta(days=4)).isoformat())
     at = no_exception(open_page("app.py", session={"progress": p}))
     text = page_text(at)
-    n_pages = len([i for i in ui.available_pages() if i.section == "学習"])
-    per_day = -(-n_pages // 4)
+    minutes = ui.learning_minutes()
+    first = [i for i in ui.available_pages() if i.section == "学習"][0]
     assert "あと **4 日**" in text or "あと 4 日" in text
-    assert f"1 日 **{per_day} ページ**" in text or f"1 日 {per_day} ページ" in text
+    assert f"合わせて約 {sum(minutes.values())} 分" in text and "1 日 30 分のうち約 20 分を新しいページに" in text
+    # every page takes 20 minutes or more: 4 days are far too few, even at the longest day offered
+    assert "1 日の時間を最大にしても足りない" in text
     labels = [pl.label for pl in at.main.get("page_link")]
-    first = [i for i in ui.available_pages() if i.section == "学習"][:per_day]
-    assert all(f.label in labels for f in first)
+    assert f"{first.label}（約 {minutes[first.key]} 分）" in labels
+    at.select_slider(key="home_daily_minutes").set_value(120)
+    no_exception(at.run())
+    assert at.session_state["progress"]["settings"]["daily_minutes"] == 120
+    assert "1 日 120 分のうち約 80 分を新しいページに" in page_text(at)
     assert at.date_input(key="home_exam_date").value == today + timedelta(days=4)
     # Enter saves a typed date (ui/page.js; tests/test_exam_date_browser.py): the page says so
     assert "日付を入力したら、Enter キーで保存されます。" in [c.value for c in at.caption]
@@ -149,3 +154,34 @@ def test_home_shows_todays_share_of_the_reviews_and_the_time_it_takes(limit, min
                 f"超えた {62 - share} 問は明日からの分に回ります。") in captions
     else:
         assert "1 問 40 秒として見積もっています。" in captions
+
+
+def test_home_says_in_one_box_what_part_of_the_exam_the_app_covers():
+    """Issue 41 row 4: the scope was said only on the mock exam's start screen. Home names the syllabus's
+    parts the app covers (from the syllabus map, quizzes/data/syllabus.json) and those it leaves out."""
+    from quizzes.syllabus import scope_summary
+    covered, outside = scope_summary()
+    at = no_exception(open_page("app.py"))
+    text = page_text(at)
+    assert "このチューターが扱う G検定の範囲" in text
+    for major, middles in covered:
+        assert f"{major}：{'、'.join(middles)}" in text
+    assert "Attention" in text and "AI に関する法律と契約" in text and "機械学習の概要" in text
+    assert all(part in text for part in outside)
+
+
+def test_one_miss_on_a_page_never_opened_is_not_the_weakest_topic():
+    """Issue 41 row 10: a single mock-exam miss on ⑤ made home recommend ⑤ as the weakest topic to
+    relearn, a page the learner had never opened; two misses on a page read do."""
+    from datetime import datetime
+    from practice.progress import apply_answer, record_visit, weak_topics
+    q = quizzes.from_id(quizzes.by_topic("multihead", "calc")[0] + "#1")
+    wrong = (q.answer + 1) % 4
+    p = apply_answer(new_progress(), q.id, "multihead", False, wrong, "exam", datetime(2026, 12, 1, 9))
+    assert weak_topics(p) == []
+    at = no_exception(open_page("app.py", session={"progress": p}))
+    assert "いちばん弱いトピックを学び直す" not in page_text(at)
+    p = record_visit(apply_answer(p, q.id, "multihead", False, wrong, "page", datetime(2026, 12, 1, 10)), "multihead")
+    assert [t for t, _ in weak_topics(p)] == ["multihead"]
+    at = no_exception(open_page("app.py", session={"progress": p}))
+    assert "いちばん弱いトピックを学び直す" in page_text(at)

@@ -15,7 +15,7 @@ each written as a learner meets it:
    Transformer part of G検定, no question shows its topic during the exam, the results list the
    topic of every question.
 
-Which question a card shows: a drill card prints its id (``{topic} の問題　id: `<id>```, ui.profile);
+Which question a card shows: a drill card links to it on its page (``{topic} の問題`` → ``?q=<id>``, ui.profile);
 the exam paper's ids are in the stored record (``exam_in_progress.qids``), as the server made them.
 """
 from __future__ import annotations
@@ -41,7 +41,7 @@ from quizzes.core import GENERATOR_INFO, TOPICS
 from quizzes.misconceptions import catalogue, choice_ids, question_form, question_ids
 from ui.nav import PAGE_BY_KEY
 from ui.storage import STORE_KEY
-from browserhelpers import assert_healthy, new_page, open_url, wait_until_rendered
+from browserhelpers import assert_healthy, link_to, new_page, open_url, shown_qids, wait_until_rendered
 
 pytestmark = pytest.mark.browser
 WAIT = 30_000
@@ -98,10 +98,10 @@ def metric(page, label: str):
 
 
 def card_of(page, qid: str):
-    """The question card printing ``qid`` (a learning page's quiz, or a drill card)."""
-    code = main(page).locator("code").filter(has_text=re.compile(rf"^{re.escape(qid)}$"))
-    expect(code).to_have_count(1, timeout=WAIT)
-    return code.locator(CARD)
+    """The question card linking to ``qid`` (a learning page's quiz, or a drill card)."""
+    link = link_to(main(page), qid)
+    expect(link).to_have_count(1, timeout=WAIT)
+    return link.locator(CARD)
 
 
 def stem_text(card) -> str:
@@ -119,15 +119,15 @@ def answer(card, choice: int) -> None:
 
 def drill_cards(page, rnd: int) -> list[tuple[str, str, str]]:
     """The cards of つまずき練習 set ``rnd`` (its widgets are keyed drill_<rnd>_<i>): per card, the id
-    it prints, its stem and the page it names (「⑥ 因果マスク の問題　id: …」), in order."""
+    it links to, its stem and the page it names (「⑥ 因果マスク の問題」, a link to it there), in order."""
     expect(page.locator(f'[class*="st-key-drill_{rnd}_1__"]').first).to_be_attached(timeout=WAIT)
     wait_until_rendered(page)
-    ids = [c.strip() for c in main(page).locator("code").all_inner_texts() if QID.match(c.strip())]
+    ids = [q for q in shown_qids(main(page)) if QID.match(q)]
     out = []
     for qid in ids:
         card = card_of(page, qid)
         caption = card.locator('[data-testid="stCaptionContainer"]').filter(has_text="の問題").inner_text()
-        m = re.match(r"\s*(.+?) の問題\s+id:", caption)
+        m = re.match(r"\s*(.+?) の問題\s*$", caption)
         assert m, caption
         out.append((qid, stem_text(card), m.group(1)))
     return out

@@ -10,7 +10,9 @@ from hypothesis import strategies as st
 
 from practice import review as rv
 from practice.exam import DEFAULT_PACE_S
-from practice.plan import REVIEW_PACE_S, daily_plan, pages_left, review_minutes, spread, todays_reviews
+from practice.plan import (REVIEW_PACE_S, daily_plan, lay_out, pages_left, reserved_days, review_minutes, schedule,
+                           study_minutes, todays_reviews)
+from practice.record import DAILY_MINUTES
 from practice.progress import apply_answer, apply_answers, new_progress, record_visit, set_setting
 
 from quizzes.core import GENERATOR_INFO
@@ -28,29 +30,54 @@ def fakes():
 
 
 @settings(max_examples=300)
-@given(n=st.integers(0, 40), days=st.integers(-5, 400))
-def test_spread_covers_every_page_once_in_order_and_ends_before_the_exam(n, days):
+@given(minutes=st.lists(st.integers(1, 90), max_size=30), per_day=st.integers(1, 80))
+def test_lay_out_fills_each_day_in_order_and_splits_a_long_page(minutes, per_day):
+    pages = [f"p{i}" for i in range(len(minutes))]
+    days = lay_out(pages, dict(zip(pages, minutes)), per_day)
+    assert len(days) == math.ceil(sum(minutes) / per_day)               # no day left half empty but the last
+    seen = [k for day in days for k in day]
+    assert [k for i, k in enumerate(seen) if i == 0 or seen[i - 1] != k] == pages   # in order, each page in one run
+    for k, m in zip(pages, minutes):
+        assert sum(day.count(k) for day in days) <= math.ceil(m / per_day) + 1   # a page takes the days its minutes need
+
+
+@settings(max_examples=300)
+@given(n=st.integers(0, 25), days=st.integers(-5, 120), daily=st.sampled_from(DAILY_MINUTES))
+def test_schedule_ends_before_the_exam_with_days_for_mock_exams_or_says_what_fits(n, days, daily):
     pages = [f"p{i}" for i in range(n)]
+    minutes = {k: 20 + 5 * (i % 4) for i, k in enumerate(pages)}
     exam = TODAY + timedelta(days=days)
-    plan = spread(pages, TODAY, exam)
+    laid = schedule(pages, minutes, TODAY, exam, daily)
     if days <= 0 or n == 0:
-        assert plan == []
+        assert laid.days == [] and laid.fits
         return
-    assert [p for _, ps in plan for p in ps] == pages                     # each once, in path order
-    dates = [d for d, _ in plan]
-    assert dates == [TODAY + timedelta(days=i) for i in range(len(plan))]  # consecutive days from today
-    assert dates[-1] < exam                                                # finished before the exam day
-    per_day = math.ceil(n / days)
-    assert all(1 <= len(ps) <= per_day for _, ps in plan) and len(plan[0][1]) == per_day
-    assert math.ceil(n / (per_day - 1)) > days if per_day > 1 else True    # no smaller daily load would fit
+    dates = [d for d, _ in laid.days]
+    assert dates == [TODAY + timedelta(days=i) for i in range(len(dates))]   # consecutive days from today
+    assert laid.mock_days == [TODAY + timedelta(days=i) for i in range(len(dates), days)]
+    assert laid.fits == (len(dates) <= days - reserved_days(days))
+    if laid.fits:
+        assert len(laid.mock_days) >= reserved_days(days) and laid.needed is None
+    elif laid.needed is not None:                                          # the fewest minutes that fit
+        assert laid.needed > daily and schedule(pages, minutes, TODAY, exam, laid.needed).fits
+        assert all(not schedule(pages, minutes, TODAY, exam, m).fits for m in DAILY_MINUTES if m < laid.needed)
+    else:
+        assert not schedule(pages, minutes, TODAY, exam, max(DAILY_MINUTES)).fits
 
 
-def test_spread_examples():
-    assert spread(["a", "b", "c"], TODAY, TODAY + timedelta(days=1)) == [(TODAY, ["a", "b", "c"])]
-    assert spread(["a", "b", "c"], TODAY, TODAY + timedelta(days=2)) == [
-        (TODAY, ["a", "b"]), (TODAY + timedelta(days=1), ["c"])]
-    assert spread(["a", "b"], TODAY, TODAY + timedelta(days=10)) == [
-        (TODAY, ["a"]), (TODAY + timedelta(days=1), ["b"])]
+def test_reserved_days_and_study_minutes():
+    assert [reserved_days(d) for d in (1, 3, 4, 7, 14, 21, 35, 100)] == [0, 0, 1, 1, 2, 3, 5, 5]
+    assert study_minutes(30) == 20 and study_minutes(15) == 10 and study_minutes(120) == 80
+
+
+def test_schedule_examples():
+    """A 45-minute page and two 20-minute ones in 30 minutes a day (20 for new pages): three days and
+    a bit; with 3 days to the exam it does not fit, and 45 minutes a day would."""
+    m = {"a": 45, "b": 20, "c": 20}
+    laid = schedule(["a", "b", "c"], m, TODAY, TODAY + timedelta(days=10), 30)
+    assert [keys for _, keys in laid.days] == [["a"], ["a"], ["a", "b"], ["b", "c"], ["c"]]
+    assert laid.fits and len(laid.mock_days) == 5 and laid.mock_days[-1] == TODAY + timedelta(days=9)
+    short = schedule(["a", "b", "c"], m, TODAY, TODAY + timedelta(days=3), 30)
+    assert not short.fits and short.needed == 45               # 30 minutes a day of new pages: 3 days
 
 
 def _mastered(p, topic):
@@ -73,12 +100,19 @@ def test_plan_without_exam_date_is_todays_reviews_and_the_next_page():
     assert plan["exam_date"] is None and plan["days_left"] is None and plan["schedule"] == []
 
 
-def test_plan_with_exam_date_spreads_the_pages_left():
+def test_plan_with_exam_date_lays_the_pages_left_over_the_days_in_the_learners_minutes():
     p = set_setting(_mastered(new_progress(), "naive"), "exam_date", "2026-03-03")
-    plan = daily_plan(p, KEYS, TODAY)
-    assert plan["days_left"] == 2 and plan["per_day"] == 3
-    assert plan["today"] == ["qkv", "scaling", "formula"]
-    assert plan["schedule"] == [(TODAY, ["qkv", "scaling", "formula"]), (date(2026, 3, 2), ["multihead", "mask"])]
+    plan = daily_plan(p, KEYS, TODAY)                        # 1 minute a page when not told
+    assert plan["days_left"] == 2 and plan["daily"] == 30 and plan["per_day"] == 20
+    assert plan["today"] == ["qkv", "scaling", "formula", "multihead", "mask"] and plan["fits"]
+    minutes = {k: 20 for k in KEYS}
+    plan = daily_plan(p, KEYS, TODAY, minutes=minutes)
+    assert plan["left_minutes"] == 100 and plan["today"] == ["qkv"] and not plan["fits"]
+    assert [d for d, _ in plan["schedule"]] == [TODAY + timedelta(days=i) for i in range(5)]
+    plan = daily_plan(set_setting(p, "daily_minutes", 120), KEYS, TODAY, minutes=minutes)
+    assert plan["per_day"] == 80 and plan["today"] == ["qkv", "scaling", "formula", "multihead"]
+    assert [keys for _, keys in plan["schedule"]] == [["qkv", "scaling", "formula", "multihead"], ["mask"]]
+    assert plan["fits"] and plan["mock_days"] == []           # two days left: none kept for mock exams
 
 
 @pytest.mark.parametrize("exam, days_left", [("2026-03-01", 0), ("2026-02-20", -9)])

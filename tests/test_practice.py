@@ -275,10 +275,33 @@ def test_daily_review_limit_setting():
             set_setting(p, "daily_review_limit", bad)
 
 
+def test_the_advanced_and_daily_minutes_settings():
+    """Issue 41: 発展 is opt-in (one switch saved with the progress) and the plan takes the minutes a day
+    the learner has; a record written before either loads with the defaults (off, 30 minutes)."""
+    from practice.record import DAILY_MINUTES, DEFAULT_DAILY_MINUTES
+    p = new_progress()
+    assert p["settings"]["advanced"] is False and p["settings"]["daily_minutes"] == DEFAULT_DAILY_MINUTES == 30
+    on = set_setting(p, "advanced", True)
+    assert on["settings"]["advanced"] is True and p["settings"]["advanced"] is False
+    assert store.validate_progress(on) is on and set_setting(on, "advanced", True) is on
+    for bad in (1, 0, "true", None):
+        with pytest.raises(ValueError):
+            set_setting(p, "advanced", bad)
+    for m in DAILY_MINUTES:
+        assert store.validate_progress(set_setting(p, "daily_minutes", m))["settings"]["daily_minutes"] == m
+    for bad in (25, 0, -30, True, "30", None, 10_000):
+        with pytest.raises(ValueError):
+            set_setting(p, "daily_minutes", bad)
+    for bad in ({"advanced": 1}, {"advanced": "yes"}, {"daily_minutes": 31}, {"daily_minutes": True}):
+        with pytest.raises(store.ProgressError):
+            store.validate_progress({**p, "settings": {**p["settings"], **bad}})
+
+
 def test_an_older_record_without_a_daily_limit_loads_with_the_default():
     old = {**rich_progress(), "settings": {"exam_date": "2026-12-31", "retention": 0.85}}
     got = parse_progress_bytes(json.dumps(old).encode("utf-8"))
-    assert got["settings"] == {"exam_date": "2026-12-31", "retention": 0.85, "daily_review_limit": 30}
+    assert got["settings"] == {"exam_date": "2026-12-31", "retention": 0.85, "daily_review_limit": 30,
+                               "advanced": False, "daily_minutes": 30}
     assert {k: v for k, v in got.items() if k != "settings"} == {k: v for k, v in old.items() if k != "settings"}
     checked = store.validate_progress(old)
     assert checked["settings"]["daily_review_limit"] == 30 and "daily_review_limit" not in old["settings"]
@@ -656,7 +679,8 @@ def test_the_largest_valid_progress_fits_the_size_cap_and_round_trips():
         "topic": "training", "state": 3, "step": 99, "stability": 123456.7891, "difficulty": 9.8765,
         "due": "2026-12-31T23:59:59+00:00", "last_review": "2026-12-31T23:59:59+00:00",
         "lapses": 999_999, "reps": 999_999} for gid in long_ids}
-    p["settings"] = {"exam_date": "2026-12-31", "retention": 0.85, "daily_review_limit": 100}
+    p["settings"] = {"exam_date": "2026-12-31", "retention": 0.85, "daily_review_limit": 100, "advanced": False,
+                     "daily_minutes": 120}
     p["exam_in_progress"] = {"v": 1, "run": "ffffffff", "qids": [qid] * 200, "pace": 600, "limit": 120_000,
                              "started_at": float(int(time.time())),
                              "answers": [3] * 200, "flags": list(range(200)), "cur": 199}

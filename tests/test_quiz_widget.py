@@ -191,7 +191,7 @@ def test_mastery_is_earned_on_the_page_counting_down_with_one_more_question():
     of the page's topic, from a generator none of the cards uses."""
     at = open_page(QKV, section="quiz")
     label = ui_label("qkv")
-    assert _mastery_line(at) == "あと 5 問続けて正解で習得（✓）"
+    assert _mastery_line(at) == "あと 5 問続けて正解すれば習得（✓：直近 5 問のうち 4 問以上が正解）"
     for n, left in zip(range(1, 6), (4, 3, 2, 1, 0)):
         if n > len(_question_ids(at, "qkv")):
             assert "「もう 1 問」で続けられます" in _mastery_line(at)
@@ -206,10 +206,10 @@ def test_mastery_is_earned_on_the_page_counting_down_with_one_more_question():
         radio.set_value(q.answer)
         submit.click().run()
         assert not at.exception
-        want = f"あと {left} 問続けて正解で習得（✓）" if left else "このページは習得済みです（✓）"
+        want = f"あと {left} 問続けて正解すれば習得（✓：直近 5 問のうち 4 問以上が正解）" if left else "このページは習得済みです（✓）"
         assert _mastery_line(at).startswith(want), (n, _mastery_line(at))
         assert (label + " ✓" in _sidebar_labels(at)) == (left == 0)
-    assert "✓ 習得：そのページの直近 5 問で 4 問以上正解" in [c.value for c in at.sidebar.get("caption")]
+    assert "✓ 習得：そのページの試験範囲の問題の直近 5 問で 4 問以上正解" in [c.value for c in at.sidebar.get("caption")]
 
 
 def test_the_count_follows_wrong_answers_too():
@@ -222,7 +222,7 @@ def test_the_count_follows_wrong_answers_too():
         radio, submit = _card(at, n)
         radio.set_value(q.answer if right else (q.answer + 1) % 4)
         submit.click().run()
-        assert _mastery_line(at).startswith(f"あと {left} 問続けて正解で習得（✓）"), (n, _mastery_line(at))
+        assert _mastery_line(at).startswith(f"あと {left} 問続けて正解すれば習得（✓：直近 5 問のうち 4 問以上が正解）"), (n, _mastery_line(at))
 
 
 def test_one_more_question_stops_at_ten_cards():

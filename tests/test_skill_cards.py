@@ -269,8 +269,9 @@ def test_a_schema_2_record_migrates_without_losing_a_card_or_an_attempt(where):
     got = (parse_progress_bytes(raw, notes) if where == "file"
            else parse_progress_text(json.dumps(old, ensure_ascii=False, separators=(",", ":")), notes))
     assert notes == [] and got["version"] == SCHEMA_VERSION
-    for part in ("visited", "attempts", "exams", "settings", "exam_in_progress"):
+    for part in ("visited", "attempts", "exams", "exam_in_progress"):
         assert got[part] == old[part], part                          # every attempt with its exact id
+    assert got["settings"] == {**store.SETTINGS_ADDED, **old["settings"]}   # settings added since: defaults
     assert set(got["review"]) == {skill.key(q) for q in old["review"]}   # every skill that had a card has one
     for s, c in got["review"].items():
         cards = [v for q, v in old["review"].items() if skill.key(q) == s]

@@ -125,7 +125,8 @@ def test_merge_with_a_record_written_before_the_daily_limit_existed():
     theirs = set_setting(base, "retention", 0.8)
     for b, t in ((old(base), old(theirs)), (base, old(theirs)), (old(base), theirs)):
         out = merge(b, mine, t)
-        assert out["settings"] == {"exam_date": None, "retention": 0.8, "daily_review_limit": 50}
+        assert out["settings"] == {"exam_date": None, "retention": 0.8, "daily_review_limit": 50,
+                                   "advanced": False, "daily_minutes": 30}
         validate_progress(out)
     assert merge(old(base), old(base), old(theirs))["settings"]["daily_review_limit"] == 30
 

@@ -15,8 +15,8 @@ from practice.progress import record_visit
 
 from . import clock, figures, handcalc, state, widgets
 from .figures import side_by_side, small_heatmap
-from .nav import LEARNING_KEYS, PAGE_BY_KEY, PAGES, available_pages, next_page, sidebar
-from .quiz import feedback, question_card, quiz_section
+from .nav import LEARNING_KEYS, PAGE_BY_KEY, PAGES, available_pages, learning_minutes, next_page, sidebar
+from .quiz import advanced_switch as quiz_advanced_switch, feedback, question_card, quiz_section
 from . import sections as _sections
 from .sections import sections
 from .stepper import stepper, table_block
@@ -28,7 +28,7 @@ from .widgets import (cached_chart, cached_table, compute, folded_topics, heatma
 
 __all__ = [
     "page", "section", "next_link", "PAGES", "PAGE_BY_KEY", "LEARNING_KEYS", "available_pages",
-    "next_page", "quiz_section", "question_card", "feedback", "compute", "cached_chart", "cached_table",
+    "next_page", "learning_minutes", "quiz_section", "question_card", "feedback", "quiz_advanced_switch", "compute", "cached_chart", "cached_table",
     "heatmap", "heatmap_html", "lazy_expander", "folded_topics", "matrix_editor", "matrix_frame", "number_input",
     "set_matrix", "show_matrix", "show_table", "unique_labels", "weight_editors", "matrix_value", "weight_values",
     "sections", "section_url", "section_query",

@@ -1,7 +1,11 @@
 """The page registry (one source of truth for keys, files, labels) and the sidebar."""
 from __future__ import annotations
 
+import ast
+import math
+import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import streamlit as st
@@ -63,6 +67,29 @@ PAGE_BY_KEY = {p.key: p for p in PAGES}
 LEARNING_KEYS = tuple(key for key, _ in _LEARNING)
 
 
+# A page's time (the plan on home, practice.plan): its Japanese text read carefully, then its hand
+# calculation, try-it and three quiz questions. Counted from the page's own text, so it follows the page.
+READING_CHARS_PER_MIN = 400
+PRACTICE_MIN = 10
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff00-\uffef]")
+
+
+@lru_cache(maxsize=64)
+def page_minutes(path: str) -> int:
+    """About how many minutes a learning page takes, in whole 5 minutes: the characters of its Japanese
+    text (every string of the page's source that has Japanese in it, folded topics included) at
+    READING_CHARS_PER_MIN, plus PRACTICE_MIN."""
+    tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+    chars = sum(len(node.value) for node in ast.walk(tree)
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and _JAPANESE.search(node.value))
+    return 5 * math.ceil((chars / READING_CHARS_PER_MIN + PRACTICE_MIN) / 5)
+
+
+def learning_minutes() -> dict[str, int]:
+    """{page key: page_minutes} for every learning page that exists."""
+    return {p.key: page_minutes(p.path) for p in available_pages() if p.section == "学習"}
+
+
 def available_pages() -> list[PageInfo]:
     """Pages whose script exists (the sidebar never links to a missing file)."""
     return [p for p in PAGES if p.exists]
@@ -97,4 +124,4 @@ def sidebar(current: str) -> None:
             # disabled link text is 40 % opaque (2.3:1, below WCAG AA's 4.5:1)
             st.page_link(page.path, label=page.label + mark, icon=page.icon or None)
         # the rule behind ✓ (practice.progress), in one line under the links
-        st.caption(f"✓ 習得：そのページの直近 {MASTERY_WINDOW} 問で {MASTERY_CORRECT} 問以上正解")
+        st.caption(f"✓ 習得：そのページの試験範囲の問題の直近 {MASTERY_WINDOW} 問で {MASTERY_CORRECT} 問以上正解")

@@ -10,6 +10,7 @@ import streamlit as st
 
 import quizzes
 from practice.drill import DRILL_SIZE, drill_ids
+from practice.scope import includes_advanced
 from practice.skill import seen
 from practice.profile import ProfileRow, exam_misconceptions as _exam_counts, relearn, top_misconceptions
 from quizzes.core import TOPICS, QuizError
@@ -18,7 +19,7 @@ from tutor import numfmt
 
 from . import clock, state
 from .nav import PAGE_BY_KEY
-from .quiz import question_card
+from .quiz import question_card, question_link
 from .sections import QUERY, label as section_label
 
 DRILL_PAGE = "pages/22_drill.py"
@@ -111,7 +112,9 @@ def exam_misconceptions(res: dict, *, links_for: int = 3) -> None:
 # ---------------------------------------------------------------------------
 def _start(mid: str) -> None:
     st.session_state[MID_K] = mid
-    st.session_state[IDS_K] = drill_ids(mid, DRILL_SIZE, seen=seen(state.get_progress()["attempts"]))
+    progress = state.get_progress()
+    st.session_state[IDS_K] = drill_ids(mid, DRILL_SIZE, seen=seen(progress["attempts"]),
+                                        advanced=includes_advanced(progress))
     st.session_state[ROUND_K] = st.session_state.get(ROUND_K, 0) + 1
 
 
@@ -172,7 +175,8 @@ def drill_section() -> None:
             # source "page": progress.SOURCES has no "drill" yet (see the report); a wrong answer is
             # scheduled for review like any page answer
             question_card(question, key=f"drill_{rnd}_{i}", number=i, source="drill", link=False)
-            st.caption(f"{TOPICS[question.topic]} の問題　id: `{qid}`")   # its ?q= link belongs to that page
+            # its ?q= link belongs to its page: the learner can open it there
+            st.caption(f"[{TOPICS[question.topic]} の問題]({PAGE_BY_KEY[question.topic].url}{question_link(qid)})")
     answered = [st.session_state[k] == quizzes.from_id(qid).answer for i, qid in enumerate(ids, start=1)
                 if (k := f"drill_{rnd}_{i}__answered") in st.session_state]
     if answered:

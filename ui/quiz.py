@@ -7,7 +7,8 @@ from urllib.parse import quote
 import streamlit as st
 
 import quizzes
-from practice.progress import is_mastered, to_master
+from practice.progress import MASTERY_CORRECT, MASTERY_WINDOW, is_mastered, to_master
+from practice.scope import includes, includes_advanced, scope_first
 from practice.skill import key as skill_key, seen, unseen_first
 from quizzes.core import QuizError, Question
 
@@ -18,12 +19,14 @@ MAX_CARDS = 10   # 「もう 1 問」 adds cards up to this many; then 「新し
 
 
 def _fresh_ids(topic: str, n: int) -> list[str]:
-    """n question ids for a topic: calculation and knowledge mixed, no generator twice, the skills
-    this learner has not answered yet first (practice.skill.unseen_first)."""
+    """n question ids for a topic: calculation and knowledge mixed, no generator twice, the exam's
+    items before 発展 ones unless the learner includes them (practice.scope.scope_first), and among
+    those the skills this learner has not answered yet first (practice.skill.unseen_first)."""
     rng = secrets.SystemRandom()
-    met = seen(state.get_progress()["attempts"])
+    progress = state.get_progress()
+    met = seen(progress["attempts"])
     calc, know = (quizzes.by_topic(topic, kind) for kind in ("calc", "knowledge"))
-    calc, know = (unseen_first(rng.sample(pool, len(pool)), met) for pool in (calc, know))
+    calc, know = (scope_first(unseen_first(rng.sample(pool, len(pool)), met), progress) for pool in (calc, know))
     n_know = min(len(know), max(1, n // 3)) if know else 0
     picks = calc[:min(len(calc), n - n_know)] + know[:n_know]
     if len(picks) < n:  # a topic with few generators: fill from whatever is left
@@ -35,14 +38,33 @@ def _fresh_ids(topic: str, n: int) -> list[str]:
 
 def _one_more_id(topic: str, ids: list[str]) -> str:
     """One more question id for a topic's cards: a generator none of ``ids`` uses (when every one
-    is used already: any but the last card's), with a fresh seed."""
+    is used already: any but the last card's), of the exam's scope while one remains (unless the
+    learner includes 発展), with a fresh seed."""
     rng = secrets.SystemRandom()
     gens = quizzes.by_topic(topic)
     used = [i.split("#")[0] for i in ids]
     pool = [g for g in gens if g not in used] or [g for g in gens if g != used[-1]] or gens
-    met = seen(state.get_progress()["attempts"])
+    progress = state.get_progress()
+    pool = [g for g in pool if includes(progress, g)] or pool        # the exam's items, while one remains
+    met = seen(progress["attempts"])
     pool = [g for g in pool if skill_key(g) not in met] or pool     # a skill not met yet, while one remains
     return f"{rng.choice(pool)}#{rng.randrange(SEED_SPACE)}"
+
+
+ADVANCED_HELP = ("発展：G検定の出題範囲を超える内容（FlashAttention、top-p など）。オフのあいだは、確認クイズは"
+                 "試験範囲の問題から先に出し、復習・つまずき・つまずき練習・模擬試験には発展の問題を入れません。"
+                 "ページの習得 ✓ は、この設定にかかわらず試験範囲の問題だけで数えます。")
+
+
+def _set_advanced(key: str) -> None:
+    state.set_settings(advanced=bool(st.session_state[key]))
+
+
+def advanced_switch(key: str) -> None:
+    """The one switch of 発展 (practice.scope), saved with the progress; the review page and the mock
+    exam's start screen draw it under their own ``key``, each showing the saved setting."""
+    st.session_state[key] = includes_advanced(state.get_progress())
+    st.toggle("発展の問題も練習する", key=key, on_change=_set_advanced, args=(key,), help=ADVANCED_HELP)
 
 
 def question_link(qid: str) -> str:
@@ -164,8 +186,10 @@ def question_card(question: Question, key: str, *, number: int | None = None, so
     card, so the statistics and the review schedule cannot be gamed by re-answering."""
     kind = "計算問題" if question.kind == "calc" else "知識問題"
     head = f"問{number}" if number is not None else "問"
-    advanced = "　:orange-badge[発展]" if quizzes.is_advanced(question.id) else ""  # beyond the syllabus
-    st.markdown(f"**{head}**（{kind}）{advanced}")
+    advanced = quizzes.is_advanced(question.id)          # beyond the syllabus (practice.scope)
+    st.markdown(f"**{head}**（{kind}）" + ("　:orange-badge[発展]" if advanced else ""))
+    if advanced:
+        st.caption("発展：G検定の出題範囲の外の問題です。習得 ✓ には数えません。")
     st.markdown(question.stem)
     answered_k = f"{key}__answered"
     locked = answered_k in st.session_state
@@ -181,15 +205,17 @@ def question_card(question: Question, key: str, *, number: int | None = None, so
     else:
         _result(question, key)
     if link:
-        st.caption(f"[この問題へのリンク]({question_link(question.id)})　id: `{question.id}`")
+        st.caption(f"[この問題へのリンク]({question_link(question.id)})")
 
 
 def mastery_line(left: int, more: bool = False) -> str:
     """The line under a page's quiz: ``left`` right answers in a row still earn the page's ✓
-    (practice.progress.to_master); ``more``: every card is answered and 「もう 1 問」 is there."""
+    (practice.progress.to_master), and the rule itself (a countdown of 5 alone read as "5 right in a
+    row", while the rule is 4 of the last 5); ``more``: every card is answered and 「もう 1 問」 is there."""
     if not left:
         return "このページは習得済みです（✓）"
-    return f"あと {left} 問続けて正解で習得（✓）" + ("。「もう 1 問」で続けられます。" if more else "")
+    return (f"あと {left} 問続けて正解すれば習得（✓：直近 {MASTERY_WINDOW} 問のうち {MASTERY_CORRECT} 問以上が正解）"
+            + ("。「もう 1 問」で続けられます。" if more else ""))
 
 
 def quiz_section(topic: str, n: int = 3) -> None:
