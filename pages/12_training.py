@@ -568,8 +568,9 @@ def try_smoothing() -> None:
                                persist_state="session")
     with c2:
         answer = st.selectbox("正解の次の語", words, index=rec.SMOOTHING_ANSWER, key="training_ls_answer", persist_state="session")
-    p = ui.matrix_editor(LS_KEY, np.array([rec.SMOOTHING_PROBS]), ["予測 p"], words, reset_label="最初の値に戻す")
-    res = ui.compute("training_ls", rec.smoothed_cross_entropy, p[0], words.index(answer), float(eps))
+    # one row a word (a row of five columns was wider than a phone)
+    p = ui.matrix_editor(LS_KEY, np.array([rec.SMOOTHING_PROBS]).T, words, ["予測 p"], reset_label="最初の値に戻す")
+    res = ui.compute("training_ls", rec.smoothed_cross_entropy, p[:, 0], words.index(answer), float(eps))
     if res is None:
         return
     ui.show_matrix(np.vstack([res.probs, res.target, res.terms]), ["予測 p", "目標 q", "−q ln p"], words, digits=4)

@@ -33,6 +33,7 @@ __all__ = [
     "tnum",
     "vec",
     "tex_mat",
+    "math_lines",
     "tex_vec",
     "ln_tex",
     "blank",
@@ -148,6 +149,13 @@ def tex_mat(m, nd: int = 3) -> str:
     cells = _nums(m, nd)                                # every entry, then cut into rows
     rows = " \\\\ ".join([" & ".join(cells[k:k + cols]) for k in range(0, len(cells), cols)])
     return "\\begin{pmatrix} " + rows + " \\end{pmatrix}"
+
+
+def math_lines(*formulas: str) -> str:
+    """Formulas (LaTeX, no $) as display math, each on a line of its own (a block: ``$$`` on lines of
+    their own). Written in one ``$$…$$`` line, four matrices joined by \\quad were inline math: on a
+    phone they wrapped after 「W_Q =」 and the matrices touched."""
+    return "\n\n".join(f"$$\n{f}\n$$" for f in formulas)
 
 
 def tex_rows(m, nd: int = 3) -> list[str]:

@@ -10,7 +10,7 @@ import numpy as np
 
 import tutor
 
-from .calc import BEST, BLANK, TOKEN_SETS, blank, calc_generator, draft, mc, num, sample, tex_mat, two_slips, vec
+from .calc import BEST, BLANK, TOKEN_SETS, blank, calc_generator, draft, math_lines, mc, num, sample, tex_mat, two_slips, vec
 from .core import Draft
 from .gen_naive import _draw_x
 
@@ -53,7 +53,8 @@ def _projection(p: dict) -> Draft:
 
     stem = (f"埋め込み $X$（1 行が 1 トークン）に変換行列を右から掛けて、クエリ・キー・バリューを作る。"
             f"次の $X$ と変換行列について、「{t[i]}」の{roles[m]} ${m.lower()}_{{{i + 1}}}$（${m} = X{w_name}$ の第 {i + 1} 行）{BEST}\n\n"
-            f"$$X = {tex_mat(x)},\\quad W_Q = {tex_mat(p['w_q'])},\\quad W_K = {tex_mat(p['w_k'])},\\quad W_V = {tex_mat(p['w_v'])}$$\n\n"
+            + math_lines(f"X = {tex_mat(x)}", f"W_Q = {tex_mat(p['w_q'])}", f"W_K = {tex_mat(p['w_k'])}",
+                         f"W_V = {tex_mat(p['w_v'])}") + "\n\n"
             f"（$X$ の行の順に {'・'.join(t)}）")
     notes = tuple(
         mc("変換行列の取り違え", f"$W_{m}$ の代わりに $W_{o}$ を掛けると、{roles[o]}の行 {text} になる。")
@@ -66,7 +67,7 @@ def _projection(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 def _qk_block(p: dict, r: tutor.QKV) -> str:
-    return (f"$$X = {tex_mat(p['x'])},\\quad Q = XW_Q = {tex_mat(r.q)},\\quad K = XW_K = {tex_mat(r.k)}$$\n\n"
+    return (math_lines(f"X = {tex_mat(p['x'])}", f"Q = XW_Q = {tex_mat(r.q)}", f"K = XW_K = {tex_mat(r.k)}") + "\n\n"
             f"（行の順に {'・'.join(p['tokens'])}）")
 
 

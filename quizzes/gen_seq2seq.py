@@ -15,7 +15,8 @@ import numpy as np
 from tutor import seq2seq as s2s
 from tutor import seq2seq_rnn as rnn
 
-from .calc import BEST, TOKEN_SETS, _nums, calc_generator, draft, ln_tex, mc, num, pick, shown, tex_mat, tex_vec, tnum, vec
+from .calc import (BEST, TOKEN_SETS, _nums, calc_generator, draft, ln_tex, math_lines, mc, num, pick, shown, tex_mat,
+                   tex_vec, tnum, vec)
 from .core import Draft
 
 V_CHOICES = ((1, -1), (-1, 1), (2, 1), (1, 2), (-1, 2), (2, -1), (1, -2), (-2, 1))
@@ -70,8 +71,7 @@ def _additive_score(p: dict) -> Draft:
     stem = (f"Bahdanau らの加法注意（additive attention）では、デコーダの直前の状態 $s$ とエンコーダの状態 $h_{{{j}}}$ から、"
             f"スコア $e_{{{j}}} = v^\\top \\tanh(W s + U h_{{{j}}})$ を計算する（tanh は成分ごと）。次の値のときの $e_{{{j}}}${BEST}"
             f"{_tanh_hint(right.pre)}\n\n"
-            f"$$W = {tex_mat(w)},\\quad U = {tex_mat(u)}$$\n\n"
-            f"$$s = {_col(sv)},\\quad h_{{{j}}} = {_col(hv)},\\quad v = {_col(v)}$$")
+            + math_lines(f"W = {tex_mat(w)},\\quad U = {tex_mat(u)}", f"s = {_col(sv)},\\quad h_{{{j}}} = {_col(hv)},\\quad v = {_col(v)}"))
     notes = (
         mc("tanh の付け忘れ", f"$W s + U h_{{{j}}}$ に tanh をかけずに $v$ との内積をとると {n_lin} になる。"),
         mc("内積の注意との混同", f"パラメータを使わない内積の注意 $s \\cdot h_{{{j}}}$ を計算すると {n_dot} になる。"),
@@ -215,7 +215,7 @@ def _lstm_cell(p: dict) -> Draft:
 
     stem = (f"LSTM のある時刻で、忘却ゲート $f$、入力ゲート $i$（どちらもシグモイドの出力）、候補 $g$（tanh の出力）と、"
             f"1 つ前の時刻のセル $c_{{t-1}}$ が次の値になった（どれも 2 次元）。この時刻のセル $c_t${BEST}\n\n"
-            f"$$f = {tex_vec(f)},\\quad i = {tex_vec(i)},\\quad g = {tex_vec(g)},\\quad c_{{t-1}} = {tex_vec(c)}$$")
+            + math_lines(f"f = {tex_vec(f)},\\quad i = {tex_vec(i)}", f"g = {tex_vec(g)},\\quad c_{{t-1}} = {tex_vec(c)}"))
     notes = (
         mc("忘却ゲートの向きの取り違え", f"$f$ を「忘れる割合」と読んで $(1 - f) \\odot c_{{t-1}} + i \\odot g$ とすると {inv} になる。"),
         mc("入力ゲートの掛け忘れ", f"候補 $g$ に入力ゲート $i$ を掛けずに $f \\odot c_{{t-1}} + g$ とすると {no_i} になる。"),

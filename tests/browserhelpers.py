@@ -123,6 +123,21 @@ def open_section(page: Page, label: str, *, quiet_ms: int = QUIET_MS) -> None:
     wait_until_rendered(page, quiet_ms)
 
 
+def unfold_all(page: Page, *, quiet_ms: int = QUIET_MS) -> int:
+    """Open every folded step and topic on screen (ui.lazy_expander draws its content only when it is
+    opened), one tap after another, as a learner who reads everything; returns how many were opened."""
+    opened = 0
+    for _ in range(60):
+        closed = page.locator('[data-testid="stMain"] [data-testid="stExpander"] details:not([open]) > summary')
+        if closed.count() == 0:
+            break
+        closed.first.scroll_into_view_if_needed()
+        closed.first.click()
+        wait_until_rendered(page, quiet_ms)
+        opened += 1
+    return opened
+
+
 def go_to_page(page: Page, info, *, quiet_ms: int = QUIET_MS) -> None:
     """Open page ``info`` (a ui.nav.PageInfo) from the sidebar, in the same session, as a learner on a
     laptop does (the sidebar is open there)."""

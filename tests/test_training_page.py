@@ -333,14 +333,14 @@ def test_try_label_smoothing_with_a_bad_prediction():
 
     at = open_page(PAGE, section="try")
     assert metric_part(at, "平滑化した損失") == "0.445" and metric_part(at, "下限") == "0.390"
-    edit_matrix(at, "training_ls_p", [["0.02", "0.92", "0.02", "0.02", "0.02"]])       # p = q: the floor
+    edit_matrix(at, "training_ls_p", [["0.02"], ["0.92"], ["0.02"], ["0.02"], ["0.02"]])       # p = q: the floor
     assert metric_part(at, "平滑化した損失") == metric_part(at, "下限") == "0.390"
     at.select_slider(key="training_ls_eps").set_value(0.0).run()                       # no smoothing: one-hot loss
     assert metric_part(at, "平滑化した損失") == metric_part(at, "one-hot の損失") == format_number(-np.log(0.92), 3)
     at.selectbox(key="training_ls_answer").set_value("猫").run()
     assert metric_part(at, "one-hot の損失") == format_number(-np.log(0.02), 3)
-    edit_matrix(at, "training_ls_p", [["0.5", "0.6", "0", "0", "0"]])                   # sums to 1.1
+    edit_matrix(at, "training_ls_p", [["0.5"], ["0.6"], ["0"], ["0"], ["0"]])                   # sums to 1.1
     assert not at.exception
     assert any("合計 1" in e.value for e in at.error)
-    edit_matrix(at, "training_ls_p", [["x", "0.6", "0", "0", "0"]])
+    edit_matrix(at, "training_ls_p", [["x"], ["0.6"], ["0"], ["0"], ["0"]])
     assert not at.exception and at.error

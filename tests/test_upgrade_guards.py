@@ -132,7 +132,8 @@ def test_the_testids_we_style_are_known():
     test at once; this one only keeps the list in the docs honest."""
     assert set(_our_testids()) == {"stCaptionContainer", "stSliderThumbValue", "stMarkdownContainer", "stMain",
                                    "stRadioGroup", "stSidebar", "stSidebarCollapseButton", "stLayoutWrapper",
-                                   "stDateInputField", "stDateInputCalendar"}, (
+                                   "stDateInputField", "stDateInputCalendar", "stFullScreenFrame",
+                                   "stElementToolbar"}, (
         "the data-testids in ui/ changed: update docs/design.md (Streamlit の内部に頼っている箇所)")
 
 

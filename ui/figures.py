@@ -58,6 +58,12 @@ def dense_heatmap(matrix, *, x_title: str, y_title: str, title: str = "", digits
     ).properties(height=max(6, min(22, 400 // max(n_rows, 1))) * n_rows + 60)   # width: the container's
 
 
+# A chart as wide as the text column, its axes, legend and labels inside it (ui.widgets.cached_chart
+# draws it with width="stretch"): a fixed width plus axes outside cut its right end off on a phone.
+FIT_COLUMN = {"width": "container", "autosize": {"type": "fit", "contains": "padding"}}
+LEGEND_BELOW = {"orient": "bottom", "direction": "vertical", "title": None}   # one entry a line: never cut
+
+
 def prob_bars(probs, labels: Sequence[str], *, title: str = "", highlight: Sequence[int] = (),
               value_title: str = "確率") -> dict:
     """Horizontal bars of a distribution over tokens, the value printed next to each bar;
@@ -81,9 +87,9 @@ def prob_bars(probs, labels: Sequence[str], *, title: str = "", highlight: Seque
     text = {"mark": {"type": "text", "align": "left", "dx": 4},
             "encoding": {**axes, "text": {"field": "text", "type": "nominal"}}}
     bars["title"] = text["title"] = title
-    # streamlit sizes charts with autosize "fit": the height includes title and axes
+    # as wide as the column, the height including title and axes (autosize "fit")
     return {"data": {"name": "bars"}, "datasets": {"bars": df}, "layer": [bars, text],
-            "height": 100 + 36 * len(labels)}
+            "height": 100 + 36 * len(labels), **FIT_COLUMN}
 
 
 def cost_chart(ns, curves: dict, labels: dict, *, crossover: int, n_mark: int | None = None,
@@ -163,7 +169,6 @@ def side_by_side(parts, *, digits: int = 3, x_title: str = "キー", y_title: st
 # ---------------------------------------------------------------------------
 # ③ softmax saturation and the spread of q·k
 # ---------------------------------------------------------------------------
-_PAD = alt.AutoSizeParams(type="pad")   # keep the plot area at width×height (axes and legend outside)
 
 
 def spread_chart(exp) -> dict:
@@ -329,9 +334,9 @@ def training_curve_chart(steps, loss, acc, title: str) -> alt.Chart:
                        "値": values, "表示": [numfmt.fixed(v, 3) for v in values]})
     return alt.Chart(df, title=title).mark_line().encode(
         x=alt.X("ステップ:Q"), y=alt.Y("値:Q", title="損失 / 正解率"),
-        color=alt.Color("系列:N", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(orient="bottom", title=None)),
+        color=alt.Color("系列:N", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(**LEGEND_BELOW)),
         tooltip=["ステップ", "系列", alt.Tooltip("表示:N", title="値")],
-    ).properties(width=420, height=220, autosize=_PAD)
+    ).properties(width="container", height=220, autosize=alt.AutoSizeParams(type="fit", contains="padding"))
 
 
 def compare_runs_chart(steps_per_run, values_per_run, labels: Sequence[str], title: str, y_title: str,
@@ -344,9 +349,9 @@ def compare_runs_chart(steps_per_run, values_per_run, labels: Sequence[str], tit
     scale = alt.Scale(type="log") if log else alt.Scale()
     return alt.Chart(df, title=title).mark_line().encode(
         x="ステップ:Q", y=alt.Y("値:Q", title=y_title, scale=scale),
-        color=alt.Color("実行:N", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(orient="bottom", title=None)),
+        color=alt.Color("実行:N", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(**LEGEND_BELOW)),
         tooltip=["ステップ", "実行", alt.Tooltip("表示:N", title="値")],
-    ).properties(width=420, height=200, autosize=_PAD)
+    ).properties(width="container", height=200, autosize=alt.AutoSizeParams(type="fit", contains="padding"))
 
 
 # ---------------------------------------------------------------------------
@@ -463,14 +468,22 @@ def lines_chart(x_title: str, y_title: str, series: tuple, marks: tuple = (), *,
     enc = {"x": {"field": "x", "type": "quantitative", **scale, "title": x_title, "axis": x_axis},
            "y": {"field": "y", "type": "quantitative", **scale, "title": y_title, "axis": y_axis}}
     layers = [{"data": {"name": "lines"}, "mark": {"type": "line", "point": log},
-               "encoding": {**enc, "color": {"field": "系列", "type": "nominal", "legend": {"orient": "bottom", "title": None}},
+               "encoding": {**enc, "color": {"field": "系列", "type": "nominal", "legend": LEGEND_BELOW},
                             "tooltip": [{"field": "系列", "type": "nominal"}, {"field": "x", "type": "quantitative", "title": x_title},
                                         {"field": "表示", "type": "nominal", "title": y_title}]}}]
     datasets = {"lines": pd.DataFrame(rows)}
     if marks:
-        datasets["marks"] = pd.DataFrame([{"x": float(x), "y": float(y), "名前": label} for label, x, y in marks])
+        # a point's name goes to its right, or to its left in the right half (it would leave the chart)
+        xs = [float(x) for _, x_s, _ in series for x in x_s] + [float(x) for _, x, _ in marks]
+        where = (lambda v: np.log10(v)) if log else (lambda v: v)
+        mid = (where(min(xs)) + where(max(xs))) / 2
+        datasets["marks"] = pd.DataFrame([{"x": float(x), "y": float(y), "名前": label, "左": where(float(x)) > mid}
+                                          for label, x, y in marks])
         layers += [{"data": {"name": "marks"}, "mark": {"type": "point", "filled": True, "size": 80, "color": "#d1495b"},
-                    "encoding": enc},
-                   {"data": {"name": "marks"}, "mark": {"type": "text", "dx": 6, "align": "left", "baseline": "bottom"},
-                    "encoding": {**enc, "text": {"field": "名前", "type": "nominal"}}}]
-    return {"title": title, "datasets": datasets, "layer": layers, "height": 260, "autosize": {"type": "pad"}}
+                    "encoding": enc}]
+        layers += [{"data": {"name": "marks"}, "transform": [{"filter": f"{'' if left else '!'}datum['左']"}],
+                    "mark": {"type": "text", "dx": -6 if left else 6, "align": "right" if left else "left",
+                             "baseline": "bottom"},
+                    "encoding": {**enc, "text": {"field": "名前", "type": "nominal"}}} for left in (False, True)]
+    # as wide as the column, axes and legend inside it: a phone's 358 px column cut the right end off
+    return {"title": title, "datasets": datasets, "layer": layers, "height": 300, **FIT_COLUMN}

@@ -9,27 +9,47 @@
 //    browser tab, re-checking once per frame after Streamlit changes the page or the window resizes.
 // 2. On a phone the sidebar covers most of the screen and Streamlit leaves it open after a page was
 //    chosen in it: a tap on one of its links closes it, as a phone's menu does.
+// 4. A display formula wider than the text column (a phone, 390 px) is drawn smaller until it fits,
+//    down to MIN_SCALE of its size; one that still does not fit scrolls sideways inside its box, and
+//    the box says so (tabindex, aria-label), like a table. Its end — often the result — is never cut.
 // 3. Enter in a date field saves the typed date, as in any form. Streamlit's field (react-aria
 //    segments, Streamlit 1.67) ignores Enter and stops it from bubbling (hence a capturing listener);
 //    it saves a typed date when its calendar closes (Escape, while the calendar is open: focus stays
 //    in the field) or when the focus leaves the field (a blur, while the calendar is closed — a blur
 //    with the calendar open saves nothing). Enter does whichever of the two saves now.
 const LABEL = "表（横にスクロールできます）";
+const FORMULA_LABEL = "数式（横にスクロールできます）";
+const FORMULAS = ".katex-display";
+const MIN_SCALE = 0.6;
 const TABLES = '[data-testid="stMarkdownContainer"] table, .hm table, .stp table';
 const SIDEBAR_LINK = '[data-testid="stSidebar"] a';
 const CLOSE = '[data-testid="stSidebarCollapseButton"] button';
 const DATE_SEGMENT = '[data-testid="stDateInputField"] [role="spinbutton"]';
 const CALENDAR = '[data-testid="stDateInputCalendar"]';
 
+function markScrolling(box, label) {
+  const scrolls = box.scrollWidth > box.clientWidth + 1;
+  if (scrolls && box.tabIndex !== 0) { box.tabIndex = 0; box.setAttribute("aria-label", label); }
+  if (!scrolls && box.hasAttribute("tabindex")) { box.removeAttribute("tabindex"); box.removeAttribute("aria-label"); }
+}
+
+function fitFormula(display) {
+  const formula = display.querySelector(".katex");
+  if (!formula) return;
+  if (!formula.dataset.fitBase) formula.dataset.fitBase = getComputedStyle(formula).fontSize;
+  const base = parseFloat(formula.dataset.fitBase);
+  formula.style.fontSize = "";
+  const need = formula.scrollWidth, have = display.clientWidth;
+  if (have > 0 && need > have + 1) formula.style.fontSize = (base * Math.max(MIN_SCALE, have / need)).toFixed(2) + "px";
+  markScrolling(display, FORMULA_LABEL);
+}
+
 function markTables() {
   let queued = false;
   const mark = () => {
     queued = false;
-    for (const t of document.querySelectorAll(TABLES)) {
-      const scrolls = t.scrollWidth > t.clientWidth + 1;
-      if (scrolls && t.tabIndex !== 0) { t.tabIndex = 0; t.setAttribute("aria-label", LABEL); }
-      if (!scrolls && t.hasAttribute("tabindex")) { t.removeAttribute("tabindex"); t.removeAttribute("aria-label"); }
-    }
+    for (const t of document.querySelectorAll(TABLES)) markScrolling(t, LABEL);
+    for (const f of document.querySelectorAll(FORMULAS)) fitFormula(f);
   };
   const queue = () => { if (!queued) { queued = true; requestAnimationFrame(mark); } };
   new MutationObserver(queue).observe(document.body, { childList: true, characterData: true, subtree: true });

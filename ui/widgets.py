@@ -95,6 +95,9 @@ PAGE_CSS = ("<style>.katex .vlist-t2 { margin-right: 0; }"
             # a step scrolled into view (ui.widgets.scroll_to) lands below the header (and the exam's clock)
             ' .st-key-section { scroll-margin-top: 3.75rem; } .st-key-exam_confirm_box { scroll-margin-top: 8rem; }'
             ' [data-testid="stCaptionContainer"] { opacity: 0.85; }'
+            # a matrix editor (ui.matrix_editor) has no toolbar: on a touch screen Streamlit keeps the data
+            # editor's toolbar shown, over the matrix's title, in English (Show/hide columns, Download as CSV…)
+            ' [class*="__editor"] > [data-testid="stFullScreenFrame"] [data-testid="stElementToolbar"] { display: none; }'
             ' [data-testid="stSliderThumbValue"] { color: inherit !important; }'
             ' [data-testid="stMarkdownContainer"] table { font-size: 0.875rem; display: block;'
             ' width: max-content; max-width: 100%; overflow-x: auto; }'
@@ -345,6 +348,8 @@ def cached_chart(build: Callable, *args, width="content", **kwargs) -> None:
         chart = chart if isinstance(chart, dict) else _public_spec(chart)
     else:
         chart = _SPECS.get((_build_id(build), args, kwargs), spec)
+    if chart.get("width") == "container":    # a chart drawn as wide as the column (ui.figures.lines_chart)
+        width = "stretch"
     st.vega_lite_chart(themed(chart, text_color()), width=width)
 
 
