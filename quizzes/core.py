@@ -35,6 +35,8 @@ __all__ = [
     "parse_id",
     "is_advanced",
     "MOVED",
+    "SEED_SPACE",
+    "MAX_SEED",
     "QuizError",
 ]
 
@@ -58,6 +60,12 @@ TOPICS: dict[str, str] = {
 }
 KINDS = ("calc", "knowledge")
 MAX_ATTEMPTS = 200
+# The seeds the app draws when it makes a question (the page quiz, the mock exam, the review, the drill):
+# ids "<generator>#<0 … 999999>". Six digits keep an id short in a link and in the stored record.
+SEED_SPACE = 1_000_000
+# The largest seed an id may carry: _seed_rng uses seed & 0xFFFFFFFF, so "g#4294967296" would be
+# "g#0" again under another name. parse_id refuses anything above it (a link, a stored record).
+MAX_SEED = 2**32 - 1
 
 
 class QuizError(ValueError):
@@ -201,7 +209,8 @@ def is_advanced(qid: str) -> bool:
 
 def parse_id(qid: str) -> tuple[str, int]:
     """'<generator_id>#<seed>' → (generator_id, seed); QuizError if it does not name a question.
-    A generator's former id (:data:`MOVED`) is read as its id now."""
+    A generator's former id (:data:`MOVED`) is read as its id now. The seed is 0 … :data:`MAX_SEED`
+    (the seeds whose streams differ); a larger one is refused, never read as its alias."""
     if not isinstance(qid, str) or qid.count("#") != 1:
         raise QuizError(f"問題 id の形が正しくありません: {qid!r}")
     gid, _, seed_text = qid.partition("#")
@@ -210,7 +219,10 @@ def parse_id(qid: str) -> tuple[str, int]:
         raise QuizError(f"この問題はもうありません（生成器 {gid!r} が見つかりません）。")
     if not (seed_text.isascii() and seed_text.isdigit()) or len(seed_text) > 12:
         raise QuizError(f"問題 id のシード部分が正しくありません: {seed_text!r}")
-    return gid, int(seed_text)
+    seed = int(seed_text)
+    if seed > MAX_SEED:   # would name the same question as seed & 0xFFFFFFFF (_seed_rng)
+        raise QuizError(f"問題 id のシードが大きすぎます（{MAX_SEED:,} まで）。")
+    return gid, seed
 
 
 def from_id(qid: str) -> Question:
