@@ -116,6 +116,22 @@ MOVED: dict[str, str] = {}
 
 
 def _tag(generator_id: str) -> int:
+    """The generator's part of the seed of its random stream: the FIRST 8 BYTES of its id (UTF-8,
+    padded with zero bytes) as a little-endian integer. Every stored question depends on it, so it
+    stays as it is, shortcomings and all (tests/test_question_ids.py pins it).
+
+    Guaranteed: the same (generator, seed, attempt) gives the same stream on every machine, and two
+    generators whose ids differ within their first 8 bytes draw from different streams.
+    NOT guaranteed: a stream per generator. Ids that agree in their first 8 bytes share the stream of
+    every seed: "scaling.divisor" and "scaling.variance_blank" ("scaling."), every knowledge item of
+    one bank ("kb.seq2s"), every training.* generator. In 2026-12, 238 of the 269 generators shared
+    their stream with at least one other (24 groups, the largest 33). For the same seed such
+    generators start from the same numbers: pretrain.vit_tokens and pretrain.vit_worst ask about the
+    same image and patch size and put the answer at the same letter; knowledge items, whose drafts
+    draw nothing, only shuffle their choices with it, so items of one bank put the answer at the same
+    letter. Their questions still differ, because their drafts do (other stems, choices, answers), and
+    the app draws each question's seed on its own (SEED_SPACE), so a paper rarely holds two ids with
+    one seed."""
     return int.from_bytes(generator_id.encode("utf-8")[:8].ljust(8, b"\0"), "little")
 
 
@@ -123,8 +139,10 @@ _Generator, _PCG64, _SeedSequence = np.random.Generator, np.random.PCG64, np.ran
 
 
 def _seed_rng(generator_id: str, seed: int, attempt: int, tag: int | None = None) -> np.random.Generator:
-    # Same (generator, seed) → same stream, on every machine; generator id mixed in so
-    # that two generators with the same seed do not draw the same numbers.
+    # Same (generator, seed, attempt) → same stream, on every machine. The generator's _tag is mixed
+    # in: generators whose ids differ in their first 8 bytes draw other numbers for the same seed,
+    # while ids that agree there share the stream (see _tag). Only the low 32 bits of the seed count
+    # (hence MAX_SEED).
     if tag is None:
         tag = _tag(generator_id)
     words = (int(seed) & 0xFFFFFFFF, attempt, tag & 0xFFFFFFFF, tag >> 32)
