@@ -10,6 +10,8 @@
 - tutor/ takes randomness only from a passed ``np.random.Generator``: no ``random`` module,
   no NumPy global-state functions (``np.random.seed``, ``np.random.rand``/``randn``/
   ``randint``/…), no OS-entropy ``default_rng()``;
+- a module never imports a name from its own package's face (``from . import X`` where X is not a
+  module, ``import ui`` inside ui/): it imports the module that defines X;
 - no tutor/ module is over 600 lines, except those named in OVER_THE_LINE_LIMIT (each with a
   ceiling and a reason).
 
@@ -474,6 +476,72 @@ LAYERED_FILES = ENGINE_FILES + VIEW_FILES
 @pytest.mark.parametrize("path", LAYERED_FILES, ids=_rel)
 def test_imports_run_downwards(path):
     assert direction_violations(path.read_text(encoding="utf-8"), _layer_of(_rel(path))) == [], _rel(path)
+
+
+def _modules_of_packages() -> dict[str, set[str]]:
+    """{dotted package: the names of its modules and subpackages}, for every package of the layers."""
+    out = {}
+    for init in sorted(p for d in ("tutor", "quizzes", "practice", "ui") for p in (ROOT / d).rglob("__init__.py")):
+        here = init.parent
+        out[".".join(here.relative_to(ROOT).parts)] = (
+            {p.stem for p in here.glob("*.py") if p.stem != "__init__"} | {p.parent.name for p in here.glob("*/__init__.py")})
+    return out
+
+
+def face_imports(source: str, package: str, modules: dict[str, set[str]]) -> list[str]:
+    """Imports, in a module of ``package`` (dotted: "ui", "tutor.training"), of a name from the face of
+    its own package or of one enclosing it: ``import ui``, ``from ui import PAGES`` or ``from . import
+    SECTIONS`` (anything that is not one of that package's modules, per ``modules``). The face imports
+    its modules, so such an import runs back up and works only because the face happens to be loaded."""
+    parts = package.split(".")
+    own = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [f"{node.lineno}: import {a.name}" for a in node.names if a.name in own]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                base = node.module or ""
+            else:
+                base = ".".join(parts[:len(parts) - (node.level - 1)] + ([node.module] if node.module else []))
+            names = [a.name for a in node.names if a.name not in modules.get(base, set())]
+            if base in own and names:
+                found.append(f"{node.lineno}: from {base} import {', '.join(names)}")
+    return found
+
+
+_FACE_FAKE = {"ui": {"state", "sections", "storage"}, "tutor": {"core", "training"}, "tutor.training": {"loop"}}
+
+
+@pytest.mark.parametrize("src, package", [
+    ("def _label(m):\n    from . import SECTIONS\n    return SECTIONS[m]", "ui"),
+    ("import ui", "ui"),
+    ("from ui import PAGES", "ui"),
+    ("from . import state, SECTIONS", "ui"),
+    ("from .. import softmax", "tutor.training"),
+    ("from tutor import softmax", "tutor.training"),
+    ("from . import run", "tutor.training"),
+])
+def test_face_import_checker_catches(src, package):
+    assert face_imports(src, package, _FACE_FAKE)
+
+
+@pytest.mark.parametrize("src, package", [
+    ("from . import state, storage", "ui"),
+    ("from .sections import HEADINGS", "ui"),
+    ("from ui.sections import HEADINGS", "ui"),
+    ("from .. import core", "tutor.training"),
+    ("from . import loop\nfrom .loop import train", "tutor.training"),
+    ("import ui", "practice"),            # another layer's face: the direction check's business
+])
+def test_face_import_checker_allows(src, package):
+    assert face_imports(src, package, _FACE_FAKE) == []
+
+
+@pytest.mark.parametrize("path", [p for p in ENGINE_FILES + py_files("ui") if p.name != "__init__.py"], ids=_rel)
+def test_modules_import_their_siblings_never_their_package_face(path):
+    package = ".".join(path.relative_to(ROOT).parent.parts)
+    assert face_imports(path.read_text(encoding="utf-8"), package, _modules_of_packages()) == [], _rel(path)
 
 
 def _tutor_imports(path: Path) -> set[str]:

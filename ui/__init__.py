@@ -35,10 +35,6 @@ __all__ = [
     "state", "clock", "handcalc", "rounding_toggle", "profile", "figures", "small_heatmap", "side_by_side", "stepper", "table_block",
 ]
 
-# The rhythm of every learning page: ねらい → 解説 → 手計算 → 可視化 → 試してみよう → 確認クイズ
-SECTIONS = {"aim": "ねらい", "explain": "解説", "hand": "手計算", "visual": "可視化", "try": "試してみよう"}
-
-
 def page(key: str) -> None:
     """The one shared call at the top of every page (and app.py)."""
     freeze_imports()   # the process's first page run: what is imported by now lives as long as the server
