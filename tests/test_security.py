@@ -248,10 +248,7 @@ def test_text_input_payloads_are_shown_as_text(info):
 
 def test_text_inputs_reach_the_engine_escaped_on_the_encdec_page():
     """The learner's unknown word is quoted back (as text) in the Japanese error."""
-    info = next((p for p in EXISTING if p.key == "encdec"), None)
-    if info is None:
-        pytest.skip("no encoder–decoder page yet")
-    at = open_page(info.path, section="try")
+    at = open_page(next(p for p in EXISTING if p.key == "encdec").path, section="try")
     at.text_input(key="encdec_src").set_value("[ログイン](https://evil.example/login)")
     at.run()
     assert_inert(at, "[ログイン]")
