@@ -74,3 +74,64 @@ def test_design_doc_maps_every_page_to_its_label_and_url():
     text = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\| `((?:app|pages/\w+)\.py)` \| `(\w+)` \| ([^|]+?) \| `(/\w*)` \|", text, flags=re.M)
     assert rows == [(p.path, p.key, p.label, p.url) for p in PAGES]
+
+
+# ---------------------------------------------------------------------------
+# .ci/try-newest-streamlit: everything CI runs (browser tests too) on the newest Streamlit, or --fast
+# ---------------------------------------------------------------------------
+TRY_NEWEST = ROOT / ".ci" / "try-newest-streamlit"
+
+
+def _dry_run(script: Path, *args: str) -> str:
+    import subprocess
+
+    out = subprocess.run(["bash", str(script), "--dry-run", *args], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def _pytest_args(dry_output: str) -> list[str] | None:
+    """The arguments after ``-m pytest`` of the pytest command a dry run prints (None: no such command)."""
+    import shlex
+
+    for line in dry_output.splitlines():
+        words = shlex.split(line[2:]) if line.startswith("+ ") else []
+        if words[1:3] == ["-m", "pytest"]:             # <python> -m pytest …
+            return words[3:]
+    return None
+
+
+def try_newest_problems(whole: str, fast: str) -> list[str]:
+    """What is wrong with what the script would run, from its dry runs without and with --fast:
+    by default the browser is installed and no marker leaves a test out; --fast runs exactly the fast
+    selection and needs no browser."""
+    problems = []
+    if "+ bash .ci/install-browser" not in whole.splitlines():
+        problems.append("the whole run does not install the browser (.ci/install-browser)")
+    args = _pytest_args(whole)
+    if args is None or "-m" in args or "-k" in args:
+        problems.append(f"the whole run selects tests: {args}")
+    if "+ bash .ci/install-browser" in fast.splitlines():
+        problems.append("--fast installs the browser")
+    args = _pytest_args(fast) or []
+    if "-m" not in args or args[args.index("-m") + 1] != "not browser and not slow":
+        problems.append(f"--fast does not run the fast selection: {args}")
+    return problems
+
+
+def test_try_newest_streamlit_runs_the_browser_tests_too_or_with_fast_the_fast_selection():
+    assert try_newest_problems(_dry_run(TRY_NEWEST), _dry_run(TRY_NEWEST, "--fast")) == []
+    assert _pytest_args(_dry_run(TRY_NEWEST, "tests/test_upgrade_guards.py", "-x"))[-2:] == [
+        "tests/test_upgrade_guards.py", "-x"]                           # extra arguments go to pytest
+
+
+def test_the_try_newest_check_catches_a_script_that_leaves_the_browser_out(tmp_path):
+    (tmp_path / ".ci").mkdir()
+    source = TRY_NEWEST.read_text(encoding="utf-8")
+    assert source.count("  SELECT=()\n") == 1 and source.count("run bash .ci/install-browser\n") == 1
+    planted = {"fast by default": source.replace("  SELECT=()\n", '  SELECT=(-m "not browser and not slow")\n'),
+               "no browser installed": source.replace("run bash .ci/install-browser\n", "true\n")}
+    for name, text in planted.items():
+        script = tmp_path / ".ci" / name.replace(" ", "-")
+        script.write_text(text, encoding="utf-8")
+        assert try_newest_problems(_dry_run(script), _dry_run(script, "--fast")), name
