@@ -1,4 +1,5 @@
-"""The architecture rules of shared/design.md, checked on the source with ``ast``.
+"""The architecture rules of docs/design.md (「層と、それぞれが import してよいもの」), checked on the
+source with ``ast``.
 
 - tutor/, quizzes/ and practice/ never import streamlit or pandas (any form: ``import x``,
   ``import x.y``, ``from x import y``, ``from x.y import z``, importlib/__import__);

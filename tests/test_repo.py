@@ -135,3 +135,48 @@ def test_the_try_newest_check_catches_a_script_that_leaves_the_browser_out(tmp_p
         script = tmp_path / ".ci" / name.replace(" ", "-")
         script.write_text(text, encoding="utf-8")
         assert try_newest_problems(_dry_run(script), _dry_run(script, "--fast")), name
+
+
+# ---------------------------------------------------------------------------
+# the own-words checks run wherever the source texts are, and say so (tests/seedtext.py)
+# ---------------------------------------------------------------------------
+_SEEDTEXT_PROBE = """
+import seedtext
+try:
+    seedtext.copied_runs("前置きの文。")
+    read = "read"
+except BaseException as exc:          # pytest.fail raises an exception pytest reports as a failure
+    read = "failed: " + str(exc)
+print(seedtext.status_line())
+print("skip" if seedtext.needs_seeds.args[0] else "no skip")
+print(read)
+"""
+
+
+def _seedtext_says(seeds: Path, ci: bool) -> list[str]:
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "ATTENTION_TUTOR_SEEDS")}
+    env.update(ATTENTION_TUTOR_SEEDS=str(seeds), PYTHONPATH=str(ROOT / "tests"))
+    if ci:
+        env["CI"] = "true"
+    out = subprocess.run([sys.executable, "-c", _SEEDTEXT_PROBE], env=env, cwd=ROOT, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.splitlines()
+
+
+def test_the_own_words_checks_run_where_the_texts_are_skip_elsewhere_and_fail_on_ci(tmp_path):
+    texts = tmp_path / "seeds"
+    texts.mkdir()
+    (texts / "a.txt").write_text("これは元資料の文です。", encoding="utf-8")
+    header, skip, read = _seedtext_says(texts, ci=True)
+    assert header == f"own-words checks: run against 1 source texts (*.txt) at {texts}" and skip == "no skip"
+    assert read == "read"
+    header, skip, read = _seedtext_says(tmp_path / "none", ci=False)   # a clone without them: a plain skip
+    assert header.startswith(f"own-words checks skipped: no source texts (*.txt) at {tmp_path / 'none'}")
+    assert "outside the repository" in header and skip == "skip" and read.startswith("failed")
+    header, skip, read = _seedtext_says(tmp_path / "none", ci=True)    # CI has them: their absence fails
+    assert header.startswith("own-words checks FAILED: CI=true") and skip == "no skip" and read.startswith("failed")

@@ -2,7 +2,7 @@
 
 Every page starts with ``ui.page("<key>")``: page config, the progress loaded from (and saved to)
 the learner's browser (ui.state.sync), our own sidebar (classic pages/ multipage mode, our own
-links: see shared/design.md), and the visit recorded for the dashboard.
+links: docs/design.md, 「ページ：ファイル・ラベル・URL」), and the visit recorded for the dashboard.
 """
 from __future__ import annotations
 
