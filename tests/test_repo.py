@@ -180,3 +180,51 @@ def test_the_own_words_checks_run_where_the_texts_are_skip_elsewhere_and_fail_on
     assert "outside the repository" in header and skip == "skip" and read.startswith("failed")
     header, skip, read = _seedtext_says(tmp_path / "none", ci=True)    # CI has them: their absence fails
     assert header.startswith("own-words checks FAILED: CI=true") and skip == "no skip" and read.startswith("failed")
+
+
+# ---------------------------------------------------------------------------
+# the README's account of the code that runs in the browser
+# ---------------------------------------------------------------------------
+def _components_in_code() -> set[str]:
+    """The names of the st.components.v2 components that ui/ registers."""
+    return {name for p in (ROOT / "ui").rglob("*.py")
+            for name in re.findall(r"components\.v2\.component\(\s*\"(\w+)\"", p.read_text(encoding="utf-8"))}
+
+
+def browser_code_drift(readme: str, components: set[str], scripts: dict[str, int]) -> list[str]:
+    """Where the README's list of components (one bullet each: `name`（`ui/file.js`）), their count and
+    the JavaScript's size (「N つの .js、合わせて約 L 行」) disagree with the code: ``components``
+    registered, ``scripts`` (ui/*.js → lines)."""
+    listed = dict(re.findall(r"^\s*- `(attention_tutor_\w+)`（`(ui/[\w/]+\.js)`）", readme, flags=re.M))
+    problems = []
+    if set(listed) != components:
+        problems.append(f"components listed {sorted(listed)}, registered {sorted(components)}")
+    if set(listed.values()) != set(scripts):
+        problems.append(f"scripts listed {sorted(set(listed.values()))}, in ui/ {sorted(scripts)}")
+    said = re.search(r"(\d+) つの部品.*?(\d+) つの \.js、合わせて約 (\d+) 行", readme, flags=re.S)
+    if not said:
+        return problems + ["the README does not say how many components and lines of JavaScript there are"]
+    n_components, n_scripts, lines = map(int, said.groups())
+    if (n_components, n_scripts) != (len(components), len(scripts)):
+        problems.append(f"README: {n_components} components, {n_scripts} scripts; code: {len(components)}, {len(scripts)}")
+    if abs(lines - sum(scripts.values())) > 0.15 * sum(scripts.values()):
+        problems.append(f"README: about {lines} lines of JavaScript; ui/*.js: {sum(scripts.values())}")
+    return problems
+
+
+def test_the_readme_names_every_component_and_says_how_much_javascript_runs_in_the_browser():
+    scripts = {str(p.relative_to(ROOT)): len(p.read_text(encoding="utf-8").splitlines())
+               for p in (ROOT / "ui").rglob("*.js")}
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(_components_in_code()) >= 6
+    assert browser_code_drift(readme, _components_in_code(), scripts) == []
+
+
+def test_the_browser_code_drift_check_catches_the_old_wording():
+    scripts, names = {"ui/a.js": 300, "ui/b.js": 100}, {"attention_tutor_a", "attention_tutor_b"}
+    good = ("2 つの部品で、JavaScript（`ui/` の 2 つの .js、合わせて約 400 行）\n"
+            "  - `attention_tutor_a`（`ui/a.js`）：…\n  - `attention_tutor_b`（`ui/b.js`）：…\n")
+    assert browser_code_drift(good, names, scripts) == []
+    assert browser_code_drift("ブラウザへの保存は `st.components.v2.component`（数行の固定 JavaScript）で", names, scripts)
+    assert browser_code_drift(good.replace("約 400 行", "約 40 行"), names, scripts)
+    assert browser_code_drift(good, names | {"attention_tutor_c"}, {**scripts, "ui/c.js": 10})
