@@ -658,3 +658,78 @@ def test_every_sized_folder_is_scanned():
 
 def test_no_file_is_over_600_lines_but_the_named_allowances():
     assert line_limit_problems({_rel(p): _line_count(p) for p in SIZED_FILES}, OVER_THE_LINE_LIMIT) == []
+
+
+# ---------------------------------------------------------------------------
+# the record in the session: only ui/state.py holds it (docs/design.md, 「進捗の保存」)
+# ---------------------------------------------------------------------------
+def record_key_uses(source: str, keys: dict[str, str]) -> list[str]:
+    """Uses of the record's session keys (``keys``: constant name → value): the constant itself
+    (``PROGRESS_KEY``, ``ui.state.PROGRESS_KEY``), or its value as a session-state key
+    (``st.session_state["progress"]``, ``.get("progress")``, ``"progress" in st.session_state``)."""
+    values = set(keys.values())
+
+    def session(e) -> bool:
+        return isinstance(e, ast.Attribute) and e.attr == "session_state" or isinstance(e, ast.Name) and e.id == "session_state"
+
+    def key(e) -> bool:
+        return isinstance(e, ast.Constant) and e.value in values
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Name) and node.id in keys) or (isinstance(node, ast.Attribute) and node.attr in keys):
+            found.append(f"{node.lineno}: {ast.unparse(node)}")
+        elif isinstance(node, ast.ImportFrom) and any(a.name in keys for a in node.names):
+            found.append(f"{node.lineno}: {ast.unparse(node)}")
+        elif isinstance(node, ast.Subscript) and session(node.value) and key(node.slice):
+            found.append(f"{node.lineno}: {ast.unparse(node)}")
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and session(node.func.value)
+              and node.func.attr in ("get", "pop", "setdefault") and node.args and key(node.args[0])):
+            found.append(f"{node.lineno}: {ast.unparse(node)}")
+        elif (isinstance(node, ast.Compare) and key(node.left) and len(node.ops) == 1
+              and isinstance(node.ops[0], (ast.In, ast.NotIn)) and session(node.comparators[0])):
+            found.append(f"{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+_FAKE_KEYS = {"PROGRESS_KEY": "progress", "SYNC_KEY": "progress__sync"}
+
+
+@pytest.mark.parametrize("src", [
+    "import streamlit as st\nst.session_state['progress'] = {}",
+    "import ui\np = ui.state.PROGRESS_KEY",
+    "from ui.state import SYNC_KEY",
+    "import streamlit as st\nsync = st.session_state.get('progress__sync')",
+    "import streamlit as st\nif 'progress' not in st.session_state:\n    pass",
+    "from streamlit import session_state\nsession_state['progress'] = None",
+])
+def test_record_key_checker_catches(src):
+    assert record_key_uses(src, _FAKE_KEYS)
+
+
+@pytest.mark.parametrize("src", [
+    "import ui\np = ui.state.get_progress()",
+    "import streamlit as st\nst.session_state['progress_upload'] = None",
+    "import streamlit as st\nx = st.session_state.get('exam__error')",
+    "d = {'progress': 1}\nv = d['progress']",
+])
+def test_record_key_checker_allows(src):
+    assert record_key_uses(src, _FAKE_KEYS) == []
+
+
+def _state_keys(values) -> dict[str, str]:
+    from ui import state
+    return {name: getattr(state, name) for name in dir(state)
+            if name.isupper() and name.endswith("_KEY") and getattr(state, name) in values}
+
+
+@pytest.mark.parametrize("path", [p for p in VIEW_FILES if _rel(p) != "ui/state.py"], ids=_rel)
+def test_only_ui_state_touches_the_record_in_the_session(path):
+    """The record and the bridge's bookkeeping: ui/state.py alone; the mock exam in progress: ui/state.py
+    and the exam page (ui.state.RECORD_KEYS, EXAM_KEYS)."""
+    from ui import state
+
+    record, exam = _state_keys(state.RECORD_KEYS), _state_keys(state.EXAM_KEYS)
+    assert len(record) == len(state.RECORD_KEYS) == 4 and len(exam) == len(state.EXAM_KEYS) == 2
+    keys = record if _rel(path) == "pages/20_exam.py" else {**record, **exam}
+    assert record_key_uses(path.read_text(encoding="utf-8"), keys) == [], _rel(path)
