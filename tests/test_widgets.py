@@ -89,12 +89,12 @@ def test_memo_keeps_within_its_byte_budget():
 
 
 def test_display_memos_are_bounded():
-    """The shared display memos of ui.widgets and ui.editor have a count and (for charts, tables) a
-    byte cap: the largest PE chart of ⑦-1 (100 positions × d_model 128) is ~0.5 MB of Arrow data."""
-    from ui import editor, widgets
+    """The shared display memos of ui.widgets have a count and (for charts, tables) a byte cap:
+    the largest PE chart of ⑦-1 (100 positions × d_model 128) is ~0.5 MB of Arrow data."""
+    from ui import widgets
 
     assert widgets._SPECS.max_bytes == 32 << 20 and widgets._TABLES.max_bytes == 16 << 20
-    assert editor._EDITOR_FRAMES.maxsize <= 1024
+    assert widgets._EDITOR_FRAMES.maxsize <= 1024
 
 
 def test_memo_without_a_value_key_simply_computes():

@@ -13,7 +13,7 @@ import streamlit as st
 
 from practice.progress import record_visit
 
-from . import clock, editor, figures, handcalc, state, widgets
+from . import clock, figures, handcalc, state, widgets
 from .figures import side_by_side, small_heatmap
 from .nav import LEARNING_KEYS, PAGE_BY_KEY, PAGES, available_pages, next_page, sidebar
 from .quiz import feedback, question_card, quiz_section
@@ -22,9 +22,9 @@ from .sections import sections
 from .stepper import stepper, table_block
 from .handcalc import rounding_toggle
 from . import profile  # noqa: E402  (ui.profile.profile_section: あなたのつまずき)
-from .editor import matrix_editor, matrix_value, set_matrix, weight_editors, weight_values
 from .widgets import (cached_chart, cached_table, compute, folded_topics, heatmap, heatmap_html, lazy_expander,
-                      matrix_frame, number_input, show_matrix, show_table, unique_labels)
+                      matrix_editor, matrix_frame, matrix_value, number_input, set_matrix, show_matrix,
+                      show_table, unique_labels, weight_editors, weight_values)
 
 __all__ = [
     "page", "section", "next_link", "PAGES", "PAGE_BY_KEY", "LEARNING_KEYS", "available_pages",

@@ -29,8 +29,7 @@ from typing import Callable, Sequence
 import streamlit as st
 
 from .nav import PAGE_BY_KEY
-from .editor import remount_editors
-from .widgets import scroll_to
+from .widgets import remount_editors, scroll_to
 
 QUERY = "section"               # the URL's query parameter and the tabs' session-state key
 OPEN_K = "ui__open_sections"    # {page key: the label of its open section}, for this session
