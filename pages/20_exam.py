@@ -23,7 +23,7 @@ from quizzes.core import TOPICS
 
 ui.page("exam")
 
-EXAM = "exam"              # the exam in progress (practice.exam state dict; None when none is running)
+EXAM = ui.state.EXAM_KEY   # the exam in progress (practice.exam state dict; None when none is running)
 RESULT = "exam__result"    # the last submitted paper (practice.exam.submit record)
 CONFIRM = "exam__confirm"  # the "really submit?" step is open
 DROP = "exam__drop"        # the "really stop without scoring?" step is open

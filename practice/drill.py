@@ -24,14 +24,13 @@ import random
 import secrets
 from functools import lru_cache
 
-from quizzes.core import GENERATOR_INFO, GENERATORS, Question
+from quizzes.core import GENERATOR_INFO, GENERATORS, SEED_SPACE, Question
 from quizzes.misconceptions import Misconception, catalogue, question_form, question_ids
 
 from .skill import unseen_first
 
 INDEX_SEEDS = 8
 FRESH_TRIES = 25
-SEED_SPACE = 1_000_000      # as ui.quiz: ids "<generator>#<0 … 999999>"
 DRILL_SIZE = 5
 
 

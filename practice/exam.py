@@ -28,7 +28,7 @@ import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone, tzinfo
 
-from quizzes.core import GENERATOR_INFO, TOPICS, Question, QuizError, from_id
+from quizzes.core import GENERATOR_INFO, SEED_SPACE, TOPICS, Question, QuizError, from_id
 
 from .progress import MAX_EXAMS_KEPT, apply_answers
 from .record import ExamState, required
@@ -41,7 +41,6 @@ DEFAULT_CALC_SHARE = 0.03    # 本番並み: a handful of calculations (2–4 in
 CALC_SHARE_CHOICES = (0.03, 0.1, 0.2)
 CALC_SHARE_LABELS = {0.03: "本番並み（約 3 %）", 0.1: "多め（約 1 割）", 0.2: "計算の練習（約 2 割）"}
 CALC_SHARE = DEFAULT_CALC_SHARE   # the default share (older name)
-SEED_SPACE = 1_000_000
 
 # the exam in progress (validate_state checks exactly these keys)
 STATE_VERSION = 1

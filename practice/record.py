@@ -4,9 +4,15 @@ The record is plain JSON-able data: the session holds it, practice.progress and 
 return new ones, practice.store validates what comes from a file or the browser, and practice.wire
 carries its text to the browser. The keys of each part are defined here once; the validator takes
 its exact-key checks from these definitions (``required`` / ``optional``), so a field added here is
-a field the validator knows. A number's range is written here too, on its field
-(``Annotated[int, Range(0, 3)]``), and the validator reads it (:func:`bounds`); so are the years every
-date lies in (:data:`YEARS`). Formats (ids, dates) and the Japanese messages are practice.store's.
+a field the validator knows.
+
+Ranges: a number field whose values lie between two fixed ends has them written here, on the field
+(``Annotated[int, Range(0, 3)]``), and the validator reads them (:func:`bounds`): Attempt.choice;
+Card.state, step, stability, difficulty, lapses, reps; ExamResult.total, seconds, pace. So are the
+years every date lies in (:data:`YEARS`). The other number fields are checked by a rule that is not
+two fixed ends, named in :data:`CHECKED_ELSEWHERE` with where it is (a score up to its paper's total,
+a setting from a list, the exam in progress by practice.exam). Formats (ids, dates) and the Japanese
+messages are practice.store's.
 """
 
 # (no "from __future__ import annotations" here: TypedDict must see NotRequired to tell optional keys)
@@ -98,6 +104,20 @@ class Progress(TypedDict):
     review: dict[str, Card]  # skill key → card (practice.skill.key), at most practice.review.MAX_ITEMS
     settings: Settings
     exam_in_progress: ExamState | None
+
+
+# The number fields without a Range, and the rule that checks each (tests/test_record.py: every number
+# field has a Range or a line here)
+CHECKED_ELSEWHERE: dict[tuple[str, str], str] = {
+    ("ExamResult", "score"): "0 … total (practice.store)",
+    ("ExamResult", "by_topic"): "[correct, total] with 0 ≤ correct ≤ total, 1 ≤ total ≤ the paper's total (practice.store)",
+    ("Settings", "retention"): "one of practice.review.RETENTIONS (practice.store)",
+    ("Settings", "daily_review_limit"): "one of practice.review.DAILY_LIMITS (practice.store)",
+    ("Settings", "daily_minutes"): "one of practice.record.DAILY_MINUTES (practice.store)",
+    ("Progress", "version"): "one of practice.store.VERSIONS, older ones migrated",
+    **{("ExamState", name): "practice.exam.validate_state" for name in
+       ("v", "pace", "limit", "started_at", "answers", "flags", "cur")},
+}
 
 
 def required(part: type) -> frozenset[str]:

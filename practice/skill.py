@@ -30,11 +30,10 @@ from datetime import datetime
 import numpy as np
 
 from quizzes import knowledge as _knowledge
-from quizzes.core import GENERATOR_INFO, QuizError, from_id
+from quizzes.core import GENERATOR_INFO, SEED_SPACE, QuizError, from_id
 
 from .record import MAX_COUNT  # a merged card's lapses and reps stay within what practice.record allows
 
-SEED_SPACE = 1_000_000      # as ui.quiz and practice.drill: ids "<generator>#<0 … 999999>"
 DRAW_TRIES = 16             # candidates :func:`draw` looks at (each has its answer elsewhere with p = 3/4)
 
 

@@ -20,7 +20,7 @@ import math
 import re
 from datetime import date, datetime
 
-from quizzes.core import GENERATOR_INFO, TOPICS, QuizError, parse_id
+from quizzes.core import GENERATOR_INFO, MAX_SEED, TOPICS, QuizError, parse_id
 from quizzes.knowledge import renamed_ids
 
 from . import exam as _exam
@@ -375,6 +375,10 @@ def follow_renames(data):
     return out
 
 
+# A question id as every version wrote or accepted it. The seed has up to 12 digits: before 2026-12
+# parse_id took any such seed, so a record may hold one above MAX_SEED (an answer to a link's ?q=);
+# it named the question of seed & 0xFFFFFFFF under another id, parse_id now refuses it, and
+# salvage leaves such ids out (:func:`_aliased`) rather than refusing the whole record.
 _WELL_FORMED_ID = re.compile(r"[a-z0-9_.]{1,60}#(0|[1-9][0-9]{0,11})")
 _NAME_PART = re.compile(r"[a-z0-9_]+")
 
@@ -397,27 +401,52 @@ def _gone(qid, skill: bool = False) -> bool:
     return form and qid.partition("#")[0] not in GENERATOR_INFO
 
 
+def _aliased(qid) -> bool:
+    """A well-formed question id whose seed is above quizzes.core.MAX_SEED: an older version kept
+    it, this one reads no such id (it would name the question of a smaller seed)."""
+    return (isinstance(qid, str) and len(qid) <= MAX_QID_LEN and _WELL_FORMED_ID.fullmatch(qid) is not None
+            and int(qid.partition("#")[2]) > MAX_SEED)
+
+
+# why salvage leaves an id out → the start of its note
+_LEFT_OUT = {"gone": "もうない問題の", "aliased": f"この版では読めない問題 id（シードが {MAX_SEED:,} を超えるもの）の"}
+
+
+def _why_unusable(qid, skill: bool = False) -> str | None:
+    """"gone" (:func:`_gone`), "aliased" (:func:`_aliased`), or None: a usable id, or one for the validator."""
+    return "gone" if _gone(qid, skill) else "aliased" if _aliased(qid) else None
+
+
+def _leave_out(items: list, why, what: str, notes: list[str]) -> list:
+    """``items`` less those ``why`` gives a reason for; a note per reason, ``what`` naming how many."""
+    reasons = [why(x) for x in items]
+    for reason, start in _LEFT_OUT.items():
+        if n := reasons.count(reason):
+            notes.append(f"{start}{what.format(n=n)}を外しました。")
+    return [x for x, reason in zip(items, reasons) if reason is None]
+
+
 def salvage(data, notes: list[str]) -> object:
     """``data`` less the parts this version cannot use though nothing is wrong with them: attempts
-    and review cards of questions that no longer exist, and an unfinished mock exam that cannot be
-    resumed (its deadline passed long ago, or one of its questions is gone). Each part left out
-    adds a Japanese note to ``notes``. Anything else is left for the validator to judge: a record
+    and review cards of questions that no longer exist or whose id carries a seed above
+    quizzes.core.MAX_SEED (an older version accepted one), and an unfinished mock exam that cannot
+    be resumed (its deadline passed long ago, or one of its questions is gone or has such a seed).
+    Each part left out adds a Japanese note to ``notes``. Anything else is left for the validator to judge: a record
     is never refused whole for a part it can do without (and never kept with a part it cannot)."""
     if not isinstance(data, dict):
         return data
     out = dict(data)
     attempts = data.get("attempts")
     if isinstance(attempts, list):
-        kept = [a for a in attempts if not (isinstance(a, dict) and _gone(a.get("qid")))]
+        kept = _leave_out(attempts, lambda a: _why_unusable(a.get("qid") if isinstance(a, dict) else None),
+                          "解答記録 {n} 件", notes)
         if len(kept) != len(attempts):
-            notes.append(f"もうない問題の解答記録 {len(attempts) - len(kept)} 件を外しました。")
             out["attempts"] = kept
     review = data.get("review")
-    if isinstance(review, dict):
-        kept_cards = {q: item for q, item in review.items() if not _gone(q, skill=True)}
-        if len(kept_cards) != len(review):
-            notes.append(f"もうない問題の復習予定 {len(review) - len(kept_cards)} 問を外しました。")
-            out["review"] = kept_cards
+    if isinstance(review, dict):   # keyed by skill (schema 3) or by question id (schema 2)
+        keys = _leave_out(list(review), lambda q: _why_unusable(q, skill=True), "復習予定 {n} 問", notes)
+        if len(keys) != len(review):
+            out["review"] = {q: review[q] for q in keys}
     exam = data.get("exam_in_progress")
     if isinstance(exam, dict) and set(exam) == _exam.STATE_KEYS:
         try:

@@ -35,6 +35,8 @@ __all__ = [
     "parse_id",
     "is_advanced",
     "MOVED",
+    "SEED_SPACE",
+    "MAX_SEED",
     "QuizError",
 ]
 
@@ -58,6 +60,12 @@ TOPICS: dict[str, str] = {
 }
 KINDS = ("calc", "knowledge")
 MAX_ATTEMPTS = 200
+# The seeds the app draws when it makes a question (the page quiz, the mock exam, the review, the drill):
+# ids "<generator>#<0 … 999999>". Six digits keep an id short in a link and in the stored record.
+SEED_SPACE = 1_000_000
+# The largest seed an id may carry: _seed_rng uses seed & 0xFFFFFFFF, so "g#4294967296" would be
+# "g#0" again under another name. parse_id refuses anything above it (a link, a stored record).
+MAX_SEED = 2**32 - 1
 
 
 class QuizError(ValueError):
@@ -108,6 +116,22 @@ MOVED: dict[str, str] = {}
 
 
 def _tag(generator_id: str) -> int:
+    """The generator's part of the seed of its random stream: the FIRST 8 BYTES of its id (UTF-8,
+    padded with zero bytes) as a little-endian integer. Every stored question depends on it, so it
+    stays as it is, shortcomings and all (tests/test_question_ids.py pins it).
+
+    Guaranteed: the same (generator, seed, attempt) gives the same stream on every machine, and two
+    generators whose ids differ within their first 8 bytes draw from different streams.
+    NOT guaranteed: a stream per generator. Ids that agree in their first 8 bytes share the stream of
+    every seed: "scaling.divisor" and "scaling.variance_blank" ("scaling."), every knowledge item of
+    one bank ("kb.seq2s"), every training.* generator. In 2026-12, 238 of the 269 generators shared
+    their stream with at least one other (24 groups, the largest 33). For the same seed such
+    generators start from the same numbers: pretrain.vit_tokens and pretrain.vit_worst ask about the
+    same image and patch size and put the answer at the same letter; knowledge items, whose drafts
+    draw nothing, only shuffle their choices with it, so items of one bank put the answer at the same
+    letter. Their questions still differ, because their drafts do (other stems, choices, answers), and
+    the app draws each question's seed on its own (SEED_SPACE), so a paper rarely holds two ids with
+    one seed."""
     return int.from_bytes(generator_id.encode("utf-8")[:8].ljust(8, b"\0"), "little")
 
 
@@ -115,8 +139,10 @@ _Generator, _PCG64, _SeedSequence = np.random.Generator, np.random.PCG64, np.ran
 
 
 def _seed_rng(generator_id: str, seed: int, attempt: int, tag: int | None = None) -> np.random.Generator:
-    # Same (generator, seed) → same stream, on every machine; generator id mixed in so
-    # that two generators with the same seed do not draw the same numbers.
+    # Same (generator, seed, attempt) → same stream, on every machine. The generator's _tag is mixed
+    # in: generators whose ids differ in their first 8 bytes draw other numbers for the same seed,
+    # while ids that agree there share the stream (see _tag). Only the low 32 bits of the seed count
+    # (hence MAX_SEED).
     if tag is None:
         tag = _tag(generator_id)
     words = (int(seed) & 0xFFFFFFFF, attempt, tag & 0xFFFFFFFF, tag >> 32)
@@ -201,7 +227,8 @@ def is_advanced(qid: str) -> bool:
 
 def parse_id(qid: str) -> tuple[str, int]:
     """'<generator_id>#<seed>' → (generator_id, seed); QuizError if it does not name a question.
-    A generator's former id (:data:`MOVED`) is read as its id now."""
+    A generator's former id (:data:`MOVED`) is read as its id now. The seed is 0 … :data:`MAX_SEED`
+    (the seeds whose streams differ); a larger one is refused, never read as its alias."""
     if not isinstance(qid, str) or qid.count("#") != 1:
         raise QuizError(f"問題 id の形が正しくありません: {qid!r}")
     gid, _, seed_text = qid.partition("#")
@@ -210,7 +237,10 @@ def parse_id(qid: str) -> tuple[str, int]:
         raise QuizError(f"この問題はもうありません（生成器 {gid!r} が見つかりません）。")
     if not (seed_text.isascii() and seed_text.isdigit()) or len(seed_text) > 12:
         raise QuizError(f"問題 id のシード部分が正しくありません: {seed_text!r}")
-    return gid, int(seed_text)
+    seed = int(seed_text)
+    if seed > MAX_SEED:   # would name the same question as seed & 0xFFFFFFFF (_seed_rng)
+        raise QuizError(f"問題 id のシードが大きすぎます（{MAX_SEED:,} まで）。")
+    return gid, seed
 
 
 def from_id(qid: str) -> Question:

@@ -13,7 +13,7 @@ Every wrong choice of every question names its misconception as ``"<名前>：<�
         "kind": "topic" | "form",             # what it is about (below)
         "page": "scaling" | null,             # topic: the page key that teaches it (ui.nav); form: null
         "form": "worst",                      # form only: the question form it is about (QUESTION_FORMS)
-        "section": "explain",                 # the page-rhythm section (ui.SECTIONS key)
+        "section": "explain",                 # the page-rhythm section (a key of ui.sections.HEADINGS)
         "heading": "..." | null,              # a sub-heading inside that section, or null
         "distractors": ["√d_k で割り忘れ", ...]}]}   # the names (text before 「：」) it covers
 
@@ -45,7 +45,7 @@ __all__ = ["Misconception", "catalogue", "misconception_id", "misconception_ids"
            "QUESTION_FORMS"]
 
 CATALOGUE_PATH = Path(__file__).with_name("data") / "misconceptions.json"
-SECTION_KEYS = ("aim", "explain", "hand", "visual", "try")   # = ui.SECTIONS (the page rhythm)
+SECTION_KEYS = ("aim", "explain", "hand", "visual", "try")   # = ui.sections.HEADINGS (the page rhythm)
 ENTRY_KEYS = {"id", "name", "explanation", "kind", "page", "section", "heading", "distractors"}
 FORM_KEYS = ENTRY_KEYS | {"form"}       # a "form" entry also names its question form
 KINDS = ("form", "topic")

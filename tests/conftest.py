@@ -30,8 +30,9 @@ os.environ.setdefault("FUZZ_SEED", str(random.SystemRandom().randrange(2**31)))
 
 
 def pytest_report_header(config):
+    import seedtext   # the own-words checks: whether they run (tests/seedtext.py)
     seed = os.environ["FUZZ_SEED"]
-    return f"fuzz seed: {seed} (FUZZ_SEED={seed} replays it)"
+    return [f"fuzz seed: {seed} (FUZZ_SEED={seed} replays it)", seedtext.status_line()]
 
 
 @pytest.fixture(scope="module")

@@ -1,14 +1,23 @@
-"""The source documents and a check that a text does not copy their sentences.
+"""The source texts, and a check that a text does not copy their sentences.
 
-The seeds (Japanese texts the course is built from) live next to the repository in
-``../shared/seeds/`` and are NOT part of it: every sentence the app shows must be the team's own
-words. ``copied_runs`` finds what a text shares with them: maximal runs of at least ``k``
-characters (after NFKC and with white space removed) that also occur in a seed and hold at least
+The source texts are the Japanese documents this course was written from (plain ``*.txt`` files).
+They are NOT part of the repository and the app never reads them: only the own-words checks do
+(tests/test_own_words.py and the glossary's), which make sure every sentence the app shows is the
+team's own. A clone without them is complete; the checks are then skipped and say so. Looked for in
+
+- the folder named by ``ATTENTION_TUTOR_SEEDS``, when it is set;
+- else ``../shared/seeds/`` beside the checkout: where the project's own machines and its CI keep them.
+
+``copied_runs`` finds what a text shares with them: maximal runs of at least ``k`` characters
+(after NFKC and with white space removed) that also occur in a source text and hold at least
 ``min_japanese`` kana/kanji and are not mostly digits — formulas, tables of given numbers and
 English terms may match, prose may not.
 
-Where the seeds are not on disk (a fresh CI machine has only the repository) the tests that need
-them are skipped (``needs_seeds``); set ATTENTION_TUTOR_SEEDS to point at another copy.
+Whether the checks ran is said in pytest's header (:func:`status_line`). Where the texts are absent
+the tests marked ``needs_seeds`` are skipped with the reason and the folder looked in — except under
+``CI=true``: CI has the texts, so there their absence fails every such test instead of hiding the
+checks behind a skip. Reading the texts (:func:`copied_runs`) without any found is a failure too, so
+no check can pass by comparing against nothing.
 """
 from __future__ import annotations
 
@@ -21,9 +30,23 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SEEDS_DIR = Path(os.environ.get("ATTENTION_TUTOR_SEEDS", REPO.parent / "shared" / "seeds"))
+ENV = "ATTENTION_TUTOR_SEEDS"
+SEEDS_DIR = Path(os.environ[ENV]) if os.environ.get(ENV) else REPO.parent / "shared" / "seeds"
 SEED_FILES = sorted(SEEDS_DIR.glob("*.txt")) if SEEDS_DIR.is_dir() else []
-needs_seeds = pytest.mark.skipif(not SEED_FILES, reason=f"the source documents are not on this machine ({SEEDS_DIR})")
+ON_CI = os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+WHERE = f"{SEEDS_DIR} ({'from ' + ENV if os.environ.get(ENV) else 'beside the checkout; set ' + ENV + ' to look elsewhere'})"
+ABSENT = (f"own-words checks skipped: no source texts (*.txt) at {WHERE}. They are the Japanese documents "
+          "the course was written from, kept outside the repository; the app does not need them")
+ABSENT_ON_CI = f"own-words checks FAILED: CI=true but no source texts (*.txt) at {WHERE}; CI must have them"
+needs_seeds = pytest.mark.skipif(not SEED_FILES and not ON_CI, reason=ABSENT)
+
+
+def status_line() -> str:
+    """One line for pytest's header: whether the own-words checks run, and against what."""
+    if SEED_FILES:
+        return f"own-words checks: run against {len(SEED_FILES)} source texts (*.txt) at {SEEDS_DIR}"
+    return ABSENT_ON_CI if ON_CI else ABSENT
+
 
 RUN = 15            # characters
 MIN_JAPANESE = 8    # kana/kanji in a run for it to count as prose
@@ -37,7 +60,10 @@ def norm(text: str) -> str:
 
 @lru_cache(maxsize=None)
 def _seeds(k: int) -> tuple[tuple[str, frozenset[str]], ...]:
-    """Each seed's normalised text and the set of its k-character windows."""
+    """Each seed's normalised text and the set of its k-character windows (a failure when there are
+    none: a check against nothing would pass)."""
+    if not SEED_FILES:
+        pytest.fail(ABSENT_ON_CI if ON_CI else ABSENT, pytrace=False)
     out = []
     for path in SEED_FILES:
         s = norm(path.read_text(encoding="utf-8"))

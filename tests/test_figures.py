@@ -1,7 +1,10 @@
-"""Every textbook figure (shared/textbook-figures.md) that tutor/core.py computes.
+"""Every figure of the course's worked example that tutor/core.py computes.
 
-Each test feeds the seed's inputs (tutor.textbook) to the engine and compares the engine's
-result with the number printed in the seed, rounded the way the seed rounds it.
+The figures are the numbers printed in the source texts (the Japanese documents the course was
+written from; they are kept outside the repository, see tests/seedtext.py). Each expected number is
+copied into this file, so it needs none of them: each test feeds the example's inputs
+(tutor.textbook) to the engine and compares the engine's result with the printed number, rounded
+the way the source ("the seed") rounds it.
 
 Not here (owned by the modules that compute them, tested by their authors): positional
 encoding, temperature, Table 1 cost, the hand-calculation stepper that rounds

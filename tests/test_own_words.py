@@ -1,5 +1,6 @@
 """All prose of the app is the team's own: nothing the learner reads copies a sentence of the
-source documents (tests/seedtext.py; skipped where the documents are not on disk).
+source texts (tests/seedtext.py: what they are and where they are looked for; without them these
+tests are skipped with the folder looked in, and fail under CI=true; pytest's header says which).
 
 Checked: what every page shows above its quiz (AppTest, default inputs), the string literals of
 the code that writes text (pages, app, ui, tutor, quizzes), the knowledge bank, and the texts of

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import time
 from datetime import datetime, timedelta, timezone
+from typing import Annotated, TypedDict
 
 import pytest
 
@@ -80,3 +81,47 @@ def test_the_validator_takes_every_range_from_the_record_definition():
                         store.validate_progress(p)
     assert store.YEARS == record.YEARS
     assert record.bounds(Card, "state")[:2] == (min(STATES), max(STATES))   # practice.review's card states
+
+
+def _numbers_in(hint) -> bool:
+    """Whether a field's type holds numbers (int or float, also in a list, a dict's values or an Optional)."""
+    from typing import get_args, get_origin
+
+    if hint in (int, float):
+        return True
+    return any(_numbers_in(a) for a in get_args(hint) if a is not type(None)) if get_origin(hint) else False
+
+
+def unchecked_numbers(parts, elsewhere: dict) -> list[str]:
+    """Number fields of ``parts`` with neither a Range nor a line in ``elsewhere``, and lines of
+    ``elsewhere`` that name no number field without a Range."""
+    from typing import get_type_hints
+
+    plain = {(part.__name__, name) for part in parts
+             for name, hint in get_type_hints(part).items()
+             if _numbers_in(hint) and name not in record.ranged(part)}
+    return sorted(f"{p}.{n}: no Range and no rule named" for p, n in plain - set(elsewhere)) + \
+        sorted(f"{p}.{n}: named, but not a number field without a Range" for p, n in set(elsewhere) - plain)
+
+
+def test_every_number_field_has_a_range_or_names_the_rule_that_checks_it():
+    """What practice.record's docstring says about ranges: the fields with a Range are these, and
+    every other number field names where it is checked (practice.record.CHECKED_ELSEWHERE)."""
+    parts = (Attempt, Card, ExamState, ExamResult, Settings, Progress)
+    assert unchecked_numbers(parts, record.CHECKED_ELSEWHERE) == []
+    assert all(why.strip() for why in record.CHECKED_ELSEWHERE.values())
+
+
+class Part(TypedDict):      # a planted part: one ranged field, two number fields with neither, a text
+    ranged: Annotated[int, record.Range(0, 3)]
+    counted: int
+    scores: list[float]
+    label: str
+
+
+def test_the_range_check_catches_a_number_field_with_neither():
+    assert unchecked_numbers([Part], {}) == ["Part.counted: no Range and no rule named",
+                                             "Part.scores: no Range and no rule named"]
+    assert unchecked_numbers([Part], {("Part", "counted"): "x", ("Part", "scores"): "y"}) == []
+    assert unchecked_numbers([Part], {("Part", "counted"): "x", ("Part", "scores"): "y", ("Part", "label"): "z"}) == [
+        "Part.label: named, but not a number field without a Range"]

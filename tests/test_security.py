@@ -10,7 +10,9 @@
    SOURCE of every element that Streamlit renders as Markdown: after dropping backslash
    escapes and code spans, no payload fragment may remain; and the learner must still see
    what they typed (the de-escaped text quotes it).
-2. No eval/exec/compile/pickle/marshal/shelve/yaml/subprocess/os.system in app code.
+2. No eval/exec/compile/pickle/marshal/shelve/yaml/subprocess/os.system in app code; the browser
+   code (every .js and .css file under ui/) never renders data as HTML, runs text as code or loads
+   anything from elsewhere.
 3. Config: XSRF protection on, CORS not opened, upload size capped and ≥ the progress-file
    cap, no error details sent to browsers, no secrets used or committed.
 """
@@ -240,10 +242,7 @@ def test_text_input_payloads_are_shown_as_text(info):
 
 def test_text_inputs_reach_the_engine_escaped_on_the_encdec_page():
     """The learner's unknown word is quoted back (as text) in the Japanese error."""
-    info = next((p for p in EXISTING if p.key == "encdec"), None)
-    if info is None:
-        pytest.skip("no encoder–decoder page yet")
-    at = open_page(info.path, section="try")
+    at = open_page(next(p for p in EXISTING if p.key == "encdec").path, section="try")
     at.text_input(key="encdec_src").set_value("[ログイン](https://evil.example/login)")
     at.run()
     assert_inert(at, "[ログイン]")
@@ -486,6 +485,101 @@ def test_url_parameters_are_read_in_one_reviewed_place():
     glossary's ?page= (pages/23_glossary.py), used only if it is a learning page's key, never echoed."""
     users = [str(p.relative_to(ROOT)) for p in APP_FILES if "query_params" in p.read_text(encoding="utf-8")]
     assert sorted(users) == ["pages/23_glossary.py", "ui/profile.py", "ui/quiz.py", "ui/sections.py"], users
+
+
+# ---------------------------------------------------------------------------
+# 2b. the browser code: every .js and .css file under ui/ (found by globbing, so a new one is checked)
+# is fixed code that never turns data into markup or code, and never loads anything from elsewhere
+# ---------------------------------------------------------------------------
+BROWSER_FILES = sorted(p for p in (ROOT / "ui").rglob("*") if p.suffix in (".js", ".css"))
+JS_RISKS = {
+    "innerHTML": r"\binnerHTML\b", "outerHTML": r"\bouterHTML\b", "insertAdjacentHTML": r"\binsertAdjacentHTML\b",
+    "document.write": r"\bdocument\s*\.\s*write(ln)?\b", "eval": r"\beval\s*\(",
+    "Function constructor": r"\bFunction\s*\(", "timer given code": r"\bset(Timeout|Interval)\s*\(\s*[\"'`]",
+    "dynamic import": r"\bimport\s*\(", "HTML parser": r"\b(createContextualFragment|parseFromString|setHTMLUnsafe)\b",
+    "srcdoc": r"\bsrcdoc\b", "inline handler": r"setAttribute\s*\(\s*[\"'`]on", "javascript: URL": r"javascript\s*:",
+}
+CSS_RISKS = {
+    "@import": r"@import\b", "url()": r"\burl\s*\(", "expression()": r"\bexpression\s*\(",
+    "javascript: URL": r"javascript\s*:", "-moz-binding": r"-moz-binding", "behavior": r"\bbehavior\s*:",
+}
+
+
+def browser_code_risks(source: str, kind: str) -> list[str]:
+    """What in JavaScript (``kind`` "js") or CSS ("css") could render data as HTML, run text as code or
+    fetch from elsewhere: "line: what". Comments are prose (a comment may say "never innerHTML"): block
+    comments and whole-line // comments are left out."""
+    risks = JS_RISKS if kind == "js" else CSS_RISKS
+    code = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group().count("\n"), source, flags=re.S)
+    found = []
+    for n, line in enumerate(code.splitlines(), start=1):
+        if kind == "js" and line.lstrip().startswith("//"):
+            continue
+        found += [f"{n}: {name}" for name, pattern in risks.items() if re.search(pattern, line)]
+    return found
+
+
+@pytest.mark.parametrize("src", [
+    "el.innerHTML = data.label;", "p.outerHTML = x;", "t.insertAdjacentHTML('beforeend', row);",
+    "document.write(text);", "const v = eval(data.code);", "const f = new Function('a', body);",
+    "setTimeout(\"go()\", 10);", "setInterval(`tick(${n})`, 5);", "import(data.module).then(run);",
+    "range.createContextualFragment(html);", "new DOMParser().parseFromString(s, 'text/html');",
+    "frame.srcdoc = page;", "a.setAttribute('onclick', handler);", "a.href = 'javascript:alert(1)';",
+    "const x = 1; // fine\nb.innerHTML = t; // a trailing comment does not hide the code",
+])
+def test_js_checker_catches(src):
+    assert browser_code_risks(src, "js")
+
+
+@pytest.mark.parametrize("src", [
+    "el.textContent = data.label;", "t.setAttribute('aria-label', LABEL);", "setTimeout(() => close.click(), 0);",
+    "// never innerHTML: the label is set as text", "/* no eval(\n   here) */ const n = Number(v);",
+    "export default function ({ data }) { return undefined; }", "a.href = url; a.download = name;",
+])
+def test_js_checker_allows(src):
+    assert browser_code_risks(src, "js") == []
+
+
+@pytest.mark.parametrize("src", [
+    "@import 'https://evil.example/x.css';", ".a { background: url(https://evil.example/p.png); }",
+    ".a { width: expression(alert(1)); }", ".a { background-image: url( 'javascript:alert(1)' ); }",
+    ".a { -moz-binding: url(x.xml#b); }", ".a { behavior: url(x.htc); }",
+])
+def test_css_checker_catches(src):
+    assert browser_code_risks(src, "css")
+
+
+@pytest.mark.parametrize("src", [
+    ".st-key-section [role=\"tablist\"] { position: sticky; top: 3.75rem; }",
+    "/* no url() here */ .a { color: var(--st-text-color, #222); }",
+    "@media (max-width: 480px) { .a { padding: 0.2rem; } }", "@keyframes at-reveal { to { visibility: visible; } }",
+])
+def test_css_checker_allows(src):
+    assert browser_code_risks(src, "css") == []
+
+
+def test_every_browser_file_is_scanned():
+    """The glob finds the files the Python reads (a .js or .css file named in ui/*.py that is not under
+    ui/ would escape it), and at least the six components' scripts and the three style sheets."""
+    names = {p.name for p in BROWSER_FILES}
+    assert len([n for n in names if n.endswith(".js")]) >= 6 and len([n for n in names if n.endswith(".css")]) >= 3
+    named = {m for p in (ROOT / "ui").rglob("*.py")
+             for m in re.findall(r"[\"']([\w./-]+\.(?:js|css))[\"']", p.read_text(encoding="utf-8"))}
+    assert named and {Path(m).name for m in named} <= names, named
+
+
+@pytest.mark.parametrize("path", BROWSER_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_browser_code_never_renders_data_or_runs_text(path):
+    assert browser_code_risks(path.read_text(encoding="utf-8"), path.suffix[1:]) == [], path
+
+
+def test_inline_style_sheets_load_nothing():
+    """The two style sheets written in Python rather than in a file: the page style and the
+    download button's."""
+    from ui import storage
+    from ui.widgets import PAGE_CSS
+    for css in (PAGE_CSS, storage._DOWNLOAD_CSS):
+        assert browser_code_risks(css, "css") == []
 
 
 # ---------------------------------------------------------------------------

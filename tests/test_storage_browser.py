@@ -544,8 +544,6 @@ def _seconds(clock_text: str) -> int:
     return h * 3600 + mnt * 60 + sec
 
 
-@pytest.mark.skipif(not hasattr(__import__("practice.exam", fromlist=["x"]), "validate_state"),
-                    reason="the mock exam keeps a JSON-able st.session_state['exam'] from the exam branch on")
 def test_a_mock_exam_in_progress_survives_a_reload_with_its_answers_and_deadline(browser, server):
     base = server.base
     with context(browser, "exam-reload") as ctx:

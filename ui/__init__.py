@@ -2,7 +2,7 @@
 
 Every page starts with ``ui.page("<key>")``: page config, the progress loaded from (and saved to)
 the learner's browser (ui.state.sync), our own sidebar (classic pages/ multipage mode, our own
-links: see shared/design.md), and the visit recorded for the dashboard.
+links: docs/design.md, 「ページ：ファイル・ラベル・URL」), and the visit recorded for the dashboard.
 """
 from __future__ import annotations
 
@@ -34,10 +34,6 @@ __all__ = [
     "sections", "section_url", "section_query",
     "state", "clock", "handcalc", "rounding_toggle", "profile", "figures", "small_heatmap", "side_by_side", "stepper", "table_block",
 ]
-
-# The rhythm of every learning page: ねらい → 解説 → 手計算 → 可視化 → 試してみよう → 確認クイズ
-SECTIONS = {"aim": "ねらい", "explain": "解説", "hand": "手計算", "visual": "可視化", "try": "試してみよう"}
-
 
 def page(key: str) -> None:
     """The one shared call at the top of every page (and app.py)."""

@@ -20,7 +20,7 @@ from tutor import numfmt
 from . import clock, state
 from .nav import PAGE_BY_KEY
 from .quiz import question_card, question_link
-from .sections import QUERY, label as section_label
+from .sections import HEADINGS, QUERY, label as section_label
 
 DRILL_PAGE = "pages/22_drill.py"
 CHOICE_K = "drill__choice"     # the selectbox (misconception id)
@@ -31,8 +31,7 @@ LINKED_K = "drill__linked"     # the ?m= value already handled
 
 
 def _section_label(m: Misconception) -> str:
-    from . import SECTIONS  # ui/__init__ is loaded by then
-    return m.heading or SECTIONS.get(m.section, m.section)
+    return m.heading or HEADINGS.get(m.section, m.section)
 
 
 def teaching_page(m: Misconception):

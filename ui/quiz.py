@@ -10,11 +10,10 @@ import quizzes
 from practice.progress import MASTERY_CORRECT, MASTERY_WINDOW, is_mastered, to_master
 from practice.scope import includes, includes_advanced, scope_first
 from practice.skill import key as skill_key, seen, unseen_first
-from quizzes.core import QuizError, Question
+from quizzes.core import SEED_SPACE, QuizError, Question
 
 from . import state, storage
 
-SEED_SPACE = 1_000_000
 MAX_CARDS = 10   # 「もう 1 問」 adds cards up to this many; then 「新しい問題」 starts a new set
 
 

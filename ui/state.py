@@ -40,6 +40,13 @@ TOUCHED_KEY = "exam__touched"     # runs of the papers the learner worked on in 
 SEEN_KEY = "exam__seen"           # runs of the papers this tab has shown (saw_exam)
 IMPORT_MSG_KEY = "progress__import_msg"   # ("success" | "error", text) for the review page
 UPLOAD_KEY = "progress_upload"
+# The session keys of the record and of the bridge's bookkeeping: no module but this one reads or writes
+# them (the others call its functions). The mock exam in progress and the note that it ended in another
+# tab are shared with the exam page, which changes the paper (practice.exam) and shows the note; this
+# module saves the paper with the record and replaces it when another tab's arrives.
+# (tests/test_architecture.py::test_only_ui_state_touches_the_record_in_the_session)
+RECORD_KEYS = (PROGRESS_KEY, SYNC_KEY, TOUCHED_KEY, SEEN_KEY)
+EXAM_KEYS = (EXAM_KEY, EXAM_ENDED_KEY)
 UPLOAD_LIMIT_MB = 1     # the uploader's limit (the server refuses more: .streamlit/config.toml maxUploadSize)
 MAX_SENT = 20
 

@@ -67,7 +67,7 @@ def show_matrix(matrix, row_labels=None, col_labels=None, *, digits: int = 3, ca
 # the text colour of the theme instead.
 # Read-only tables are Markdown tables (show_table): drawn at st.table's size, so a matrix keeps its
 # compact look on a phone; one wider than the column scrolls inside its own box, never the page,
-# and SCROLL_TABLES_JS lets the keyboard reach that box (a focus ring shows where it is).
+# and ui/page.js lets the keyboard reach that box (a focus ring shows where it is).
 
 # viridis at ten even steps (matplotlib's samples), a cell's colour interpolated between them:
 # readable in the light and the dark theme and for colour-blind readers. A −∞ cell (masked) is grey.
@@ -76,7 +76,7 @@ VIRIDIS = ("#440154", "#482878", "#3e4989", "#31688e", "#26828e", "#1f9e89", "#3
 MASKED = "#9e9e9e"
 
 
-# The [data-testid="st…"] selectors here and in SCROLL_TABLES_JS name Streamlit's own elements: not a
+# The [data-testid="st…"] selectors here and in ui/page.js name Streamlit's own elements: not a
 # public API (Streamlit has no public hook for a caption's opacity or a slider's value colour).
 # tests/test_upgrade_guards.py fails, naming the test id, if Streamlit's front end no longer has one.
 PAGE_CSS = ("<style>.katex .vlist-t2 { margin-right: 0; }"
