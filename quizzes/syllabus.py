@@ -228,7 +228,7 @@ def coverage(syllabus: Syllabus | None = None) -> Coverage:
                     unsettled=tuple(k for k in ks if not k.settled))
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=1024)   # one entry a generator (about 400 today)
 def item_form(generator_id: str) -> str:
     """"best", "worst" or "blank": a bank item's form; a calculation generator's, read from its stem
     (seed 0: 不適切 → worst, （ア） → blank). An unknown id raises QuizError."""
