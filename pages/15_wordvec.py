@@ -13,7 +13,7 @@ import ui
 from tutor import numfmt
 from tutor import wordvec as wv
 from ui.figures import word_map_chart
-from ui.latex import col, dot_terms, fmt, row, text_row
+from ui.latex import dot_terms, fmt, par, row, text_row
 from ui.state import plain
 
 ui.page("wordvec")
@@ -280,7 +280,7 @@ def hand_softmax() -> None:
     st.markdown(f"ネガティブサンプリング（発展）では、本当の周辺の語「{o}」と、引いた負例「{'」「'.join(ks)}」だけを使い、"
                 "σ（シグモイド）で「来る・来ない」を見分けます。内積は 4 回ではなく 3 回で済みます。")
     st.latex(r"\begin{aligned}\sigma(" + fmt(neg.positive_score) + ") &= " + fmt(neg.positive_prob) + r" \\ "
-             + r" \\ ".join(f"\\sigma(-({fmt(s)})) &= {fmt(p)}" for s, p in zip(neg.negative_scores, neg.negative_probs))
+             + r" \\ ".join(f"\\sigma(-{par(s)}) &= {fmt(p)}" for s, p in zip(neg.negative_scores, neg.negative_probs))
              + r" \\ \text{目的関数} &= \log " + fmt(neg.positive_prob) + "".join(f" + \\log {fmt(p)}" for p in neg.negative_probs)
              + f" \\\\ &= {fmt(neg.objective)}" + r"\end{aligned}")
     st.caption("目的関数を大きく（損失 = −目的関数を小さく）するように、v_c と u を少しずつ動かします。表示は小数第 4 位を四捨五入した値です。")
