@@ -76,8 +76,8 @@ def _params_analogy(rng: np.random.Generator) -> dict:
 
 
 def _analogy_table(p: dict) -> np.ndarray:
-    """a = (1, −g), b = (k, −g), c = (1, g): t = (k, g); the answer (k, g + s) near t's direction;
-    a long word (k + r, −1) that a dot product prefers when it is long enough."""
+    """a = (1, -g), b = (k, -g), c = (1, g): t = (k, g); the answer (k, g + s) near t's direction;
+    a long word (k + r, -1) that a dot product prefers when it is long enough."""
     k, g, s, r = p["k"], p["g"], p["s"], p["r"]
     return np.array([[1, -g], [k, -g], [1, g], [k, g + s], [k + r, -1]], dtype=float)
 
@@ -93,18 +93,18 @@ def _analogy_worst(p: dict) -> Draft:
     slip = wv.analogy_sign_slip(e, 0, 1, 2)
     a, b, c, right, long_word = names
     rows = "、".join(f"{w} ${_vec_text(v)}$" for w, v in zip(names, e))
-    stem = (f"2 次元の単語ベクトル {rows} を使い、「{a} : {b} = {c} : ？」の ？ を、{b} − {a} + {c} のベクトル $t$ との"
+    stem = (f"2 次元の単語ベクトル {rows} を使い、「{a} : {b} = {c} : ？」の ？ を、{b} - {a} + {c} のベクトル $t$ との"
             f"コサイン類似度が最大の語として求める（{a}・{b}・{c} は候補から外す）。この計算についての記述{WORST}")
     t = _vec_text(res.target)
     if p["wrong"] == 0:
         answer = (f"$t$ との内積は {long_word} が {num(res.dots[4])} で最も大きいので、類推の答えは {long_word} になる")
         why = ("内積で比べた類推", f"内積はベクトルの長い {long_word} を有利にする。向きを比べるコサイン類似度では {right} が最大である。")
     else:
-        answer = f"$t$ は {a} − {b} + {c} で作り、$t = {_vec_text(slip)}$ となる"
-        why = ("類推の引き算の向きの取り違え", f"{a} から {b} への差 {b} − {a} を {c} に足すので、$t = {t}$ である"
+        answer = f"$t$ は {a} - {b} + {c} で作り、$t = {_vec_text(slip)}$ となる"
+        why = ("類推の引き算の向きの取り違え", f"{a} から {b} への差 {b} - {a} を {c} に足すので、$t = {t}$ である"
                                           f"（逆に引いた ${_vec_text(slip)}$ は反対向きの関係を表す）。")
     wrong = (
-        (f"$t$ = {b} − {a} + {c} = ${t}$ で、{right} との内積は {num(res.dots[3])} である",
+        (f"$t$ = {b} - {a} + {c} = ${t}$ で、{right} との内積は {num(res.dots[3])} である",
          mc("正しい記述", f"成分ごとに計算すると $t = {t}$、{right} との内積は {num(res.dots[3])}。")),
         (f"$t$ と {right} のコサイン類似度は {num(res.cosines[3])}（小数第 4 位を四捨五入）である",
          mc("正しい記述", f"内積 {num(res.dots[3])} を 2 つのベクトルの長さの積で割った値。")),
@@ -194,9 +194,9 @@ def _window_text(p: dict) -> str:
 
 @calc_generator("wordvec.skipgram_pairs", "wordvec", _params_window)
 def _skipgram_pairs(p: dict) -> Draft:
-    """Skip-gram's (centre, context) pairs: 2cL − c(c + 1) for L > 2c."""
+    """Skip-gram's (centre, context) pairs: 2cL - c(c + 1) for L > 2c."""
     m, c = p["length"], p["window"]
-    right = wv.skipgram_pair_count(m, c)
+    right, terms = wv.skipgram_pair_count(m, c), wv.pair_count_terms(m, c)
     stem = f"{_window_text(p)}スキップグラムが作る（中心の語, 周辺の語）の組の総数{BEST}"
     wrong = (
         (num(wv.pair_count_one_sided(m, c)), mc("窓を片側だけ数えた", f"中心の語の後ろの {c} 語だけを周辺の語とし、前の {c} 語を"
@@ -207,7 +207,7 @@ def _skipgram_pairs(p: dict) -> Draft:
                                                                        "スキップグラムは周辺の語 1 つごとに組を作る。")),
     )
     expl = (f"文の中ほどの語は ${2 * c}$ 個の組を作り、端から {c} 語以内の語は、はみ出した分だけ組が減る。"
-            f"合計は $2cL - c(c + 1) = 2 \\times {c} \\times {m} - {c} \\times {c + 1} = {tnum(right)}$。"
+            f"合計は $2cL - c(c + 1) = {terms[0]} - {terms[1]} = {tnum(right)}$。"
             f"CBOW なら、位置ごとに 1 つで {wv.cbow_example_count(m, c)} 個の学習例になる。")
     return Draft(stem, num(right), wrong, expl)
 
@@ -246,7 +246,7 @@ def _params_fasttext(rng: np.random.Generator) -> dict:
 
 @calc_generator("wordvec.fasttext_units", "wordvec", _params_fasttext)
 def _fasttext_units(p: dict) -> Draft:
-    """Σ_n (m + 3 − n) character n-grams of <word> + the word itself."""
+    """Σ_n (m + 3 - n) character n-grams of <word> + the word itself."""
     word, lo, hi = p["word"], p["n_min"], p["n_max"]
     m = len(word)
     units = wv.char_ngrams(word, lo, hi)
