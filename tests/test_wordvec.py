@@ -87,6 +87,8 @@ def test_text_splitting_and_its_limits():
     raises_japanese(wv.split_text, "   ")
     raises_japanese(wv.split_text, " ".join(["語"] * (wv.MAX_WORDS + 1)))
     raises_japanese(wv.split_text, "あ" * 21)
+    assert "「<b>」は使えません" in raises_japanese(wv.split_text, "猫 <b> 犬")
+    raises_japanese(wv.char_ngrams, "<where>")
     raises_japanese(wv.split_corpus, ["", " "])
     raises_japanese(wv.split_corpus, ["猫"] * (wv.MAX_DOCS + 1))
     raises_japanese(wv.idf_value, 4, 5)

@@ -16,6 +16,7 @@ Bigram language model (maximum likelihood):  P(w | v) = C(v w) / Σ_u C(v u).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +33,7 @@ WORD_ORDER_PAIR = (("猫", "が", "犬", "を", "追う"), ("犬", "が", "猫",
 IDF_BASE = 2
 MAX_DOCS, MAX_WORDS = 8, 30            # what the page's text boxes accept
 MAX_WORD_CHARS = 20
+WORD = re.compile(r"[^\W_]+")         # letters and digits of any script (kana, kanji, ー, 々, a–z …); no symbols
 
 
 # ---------------------------------------------------------------------------
@@ -47,9 +49,10 @@ def split_text(text: str, *, what: str = "文") -> tuple[str, ...]:
         raise ValueError(f"{what}が空です。語を空白で区切って入れてください。")
     if len(words) > MAX_WORDS:
         raise ValueError(f"{what}は {MAX_WORDS} 語までにしてください（いまは {len(words)} 語）。")
-    long = [w for w in words if len(w) > MAX_WORD_CHARS]
-    if long:
-        raise ValueError(f"1 語は {MAX_WORD_CHARS} 文字までにしてください（「{long[0][:MAX_WORD_CHARS]}…」）。")
+    bad = next((w for w in words if len(w) > MAX_WORD_CHARS or not WORD.fullmatch(w)), None)
+    if bad is not None:
+        raise ValueError(f"語「{bad[:MAX_WORD_CHARS]}」は使えません。1 語は {MAX_WORD_CHARS} 文字までの文字・数字にしてください"
+                         "（記号は使えません）。")
     return words
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import as_matrix, positive_int
+from .counts import WORD
 
 BOW, EOW = "<", ">"
 N_MIN, N_MAX = 3, 6                       # fastText's defaults
@@ -39,6 +40,8 @@ def _word(word) -> str:
         raise ValueError("空白を含まない 1 語を入れてください。")
     if len(w) > MAX_CHARS:
         raise ValueError(f"単語は {MAX_CHARS} 文字までにしてください（{len(w)} 文字）。")
+    if not WORD.fullmatch(w):
+        raise ValueError(f"単語「{w}」は使えません。文字と数字だけの 1 語にしてください（境界の記号 < > は自動で付けます）。")
     return w
 
 
