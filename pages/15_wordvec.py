@@ -68,7 +68,8 @@ def explain_counts() -> None:
         "情報検索の研究で広まりました）。"
     )
     st.latex(r"\mathrm{TF}(t, d) = \frac{\text{d の中の t の回数}}{\text{d の語数}}")
-    st.latex(r"\mathrm{IDF}(t) = \log_2 \frac{N}{\mathrm{df}(t)},\quad \text{TF-IDF} = \mathrm{TF} \times \mathrm{IDF}")
+    st.latex(r"\mathrm{IDF}(t) = \log_2 \frac{N}{\mathrm{df}(t)}")
+    st.latex(r"\text{TF-IDF}(t, d) = \mathrm{TF}(t, d) \times \mathrm{IDF}(t)")
     st.markdown(
         "$N$ は文書の数、$\\mathrm{df}(t)$ は語 $t$ を含む文書の数です。このページは底 2 の対数を使います（e や 10 を使う形、"
         "1 を足して 0 で割るのを防ぐ形などもあり、底を変えても重みの比は変わりません）。決め手は向きで、**すべての文書に現れる語は "
@@ -126,7 +127,8 @@ def explain_ngram() -> None:
         "**言語モデル** は語の並びの現れやすさを確率で表すモデルで、並びの確率を前の語からの条件付き確率の積に分けます。"
         "**N-gram 言語モデル** は直前の $N - 1$ 語だけを条件にし、コーパスの回数から確率を見積もります。"
     )
-    st.latex(r"P(w_1, \dots, w_n) \approx \prod_{t} P(w_t \mid w_{t-1}),\quad P(w \mid v) = \frac{C(v\,w)}{\sum_u C(v\,u)}")
+    st.latex(r"P(w_1, \dots, w_n) \approx \prod_{t} P(w_t \mid w_{t-1})")
+    st.latex(r"P(w \mid v) = \frac{C(v\,w)}{\sum_u C(v\,u)}")
     st.markdown(
         f"「手計算」のコーパスでは「が」の後に 魚・肉・犬・空 が 1 回ずつ続くので、バイグラム（2-gram）言語モデルの "
         f"$P(\\text{{魚}} \\mid \\text{{が}}) = {fmt(bigram)}$ です。ELMo や GPT は、この言語モデルをニューラルネットで作ったものです。"
@@ -208,9 +210,9 @@ def hand_tfidf() -> None:
     lines = []
     for w in ("魚", "猫", "が"):
         j = t.vocab.index(w)
-        lines.append(f"\\text{{{w}}}：&\\ \\mathrm{{TF}} = {count(t.counts[0, j])}/{count(t.lengths[0])} = {fmt(t.tf[0, j])},"
-                     f"\\ \\mathrm{{IDF}} = \\log_2({len(wv.CORPUS)}/{count(t.df[j])}) = {fmt(t.idf[j])} \\\\"
-                     f"&\\ \\text{{TF-IDF}} = {fmt(t.tf[0, j])} \\times {fmt(t.idf[j])} = {fmt(t.weights[0, j])}")
+        lines.append(f"\\text{{{w}}}：\\ \\mathrm{{TF}} &= {count(t.counts[0, j])}/{count(t.lengths[0])} = {fmt(t.tf[0, j])} \\\\"
+                     f"\\mathrm{{IDF}} &= \\log_2({len(wv.CORPUS)}/{count(t.df[j])}) = {fmt(t.idf[j])} \\\\"
+                     f"\\text{{TF-IDF}} &= {fmt(t.tf[0, j])} \\times {fmt(t.idf[j])} = {fmt(t.weights[0, j])}")
     st.latex(r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}")
     st.markdown(f"「{'」「'.join(t.everywhere)}」は 4 件すべてに現れるので IDF = 0 で、何回出ても重みは 0 です。"
                 "文書1 だけに現れる「魚」がいちばん重くなりました。")
@@ -256,11 +258,12 @@ def hand_pairs() -> None:
     st.markdown(f"文「{words_of(s)}」（$L = {len(s)}$ 語）、窓の幅 $c = {c}$（前後に {c} 語ずつ）で作る学習データです。")
     ctx = [[s[j] for j in wv.context_positions(len(s), i, c)] for i in range(len(s))]
     ui.show_table({"中心の語": list(s), "窓の中の周辺の語": ["・".join(x) for x in ctx],
-                   "スキップグラムの組": [str(len(x)) for x in ctx],
-                   "CBOW の学習例": [f"{'・'.join(x)} → {w}" for x, w in zip(ctx, s)]}, hide_index=True)
+                   "スキップグラムの組": [str(len(x)) for x in ctx]}, hide_index=True)
+    st.markdown("スキップグラムは各行の（中心の語, 周辺の語）を 1 組ずつ作り、CBOW は各行の「周辺の語 → 中心の語」を"
+                "1 つの学習例にします。")
     pairs, (two_cl, cc1) = wv.skipgram_pair_count(len(s), c), wv.pair_count_terms(len(s), c)
-    st.latex(r"\begin{aligned}\text{スキップグラム} &= " + " + ".join(str(len(x)) for x in ctx) + f" = {pairs}"
-             + r" \\ &= 2cL - c(c + 1) = " + f"{two_cl} - {cc1}" + r" \\ \text{CBOW} &= L = "
+    st.latex(r"\begin{aligned}\text{組の数} &= " + " + ".join(str(len(x)) for x in ctx) + f" = {pairs}"
+             + r" \\ &= 2cL - c(c + 1) = " + f"{two_cl} - {cc1}" + r" \\ \text{CBOW の例} &= L = "
              + f"{wv.cbow_example_count(len(s), c)}" + r"\end{aligned}")
     st.markdown(f"文の中ほどの「{s[2]}」は $2c = {wv.middle_context_count(len(s), c)}$ 組を作り、端の語ははみ出す分だけ減ります。"
                 f"窓を片側だけ数えると {wv.pair_count_one_sided(len(s), c)}、端を考えないと {wv.pair_count_no_edges(len(s), c)} に"
@@ -281,7 +284,8 @@ def hand_softmax() -> None:
                 "σ（シグモイド）で「来る・来ない」を見分けます。内積は 4 回ではなく 3 回で済みます。")
     st.latex(r"\begin{aligned}\sigma(" + fmt(neg.positive_score) + ") &= " + fmt(neg.positive_prob) + r" \\ "
              + r" \\ ".join(f"\\sigma(-{par(s)}) &= {fmt(p)}" for s, p in zip(neg.negative_scores, neg.negative_probs))
-             + r" \\ \text{目的関数} &= \log " + fmt(neg.positive_prob) + "".join(f" + \\log {fmt(p)}" for p in neg.negative_probs)
+             + r" \\ \text{目的関数} &= \log " + fmt(neg.positive_prob)
+             + "".join(f" \\\\ &\\quad + \\log {fmt(p)}" for p in neg.negative_probs)
              + f" \\\\ &= {fmt(neg.objective)}" + r"\end{aligned}")
     st.caption("目的関数を大きく（損失 = −目的関数を小さく）するように、v_c と u を少しずつ動かします。表示は小数第 4 位を四捨五入した値です。")
 
@@ -297,8 +301,9 @@ def hand_fasttext() -> None:
     z = wv.SUM_VECTORS
     total = wv.subword_vector(wv.SUM_UNITS, z)
     st.markdown(f"語のベクトルは単位のベクトルの和です。「{wv.SUM_WORD}」の 4 つの単位に説明用の 2 次元のベクトルを置くと：")
-    st.latex(" + ".join(f"\\underbrace{{{row(v)}}}_{{\\text{{{g}}}}}" for g, v in zip(wv.SUM_UNITS, z))
-             + f" = {row(total)}")
+    ui.show_table({"単位": [*wv.SUM_UNITS, f"和（{wv.SUM_WORD} のベクトル）"],
+                   "ベクトル z": [text_row(v) for v in z] + [text_row(total)]}, hide_index=True)
+    st.latex(ui.handcalc.fit(f"v(\\text{{{wv.SUM_WORD}}})", [row(v) for v in z], f"= {row(total)}"))
     st.caption("学習に出てこなかった「たべたい」も、<たべ と たべた を共有するので、その分だけ近いベクトルになります。")
 
 
@@ -307,7 +312,8 @@ def hand_params() -> None:
     v, d = wv.PARAM_EXAMPLE["vocab"], wv.PARAM_EXAMPLE["dim"]
     st.markdown(f"語彙 $V = {count(v)}$ 語を $d = {d}$ 次元で表す埋め込みの表は $V$ 行 × $d$ 列です。")
     st.latex(r"\begin{aligned}V \times d &= " + f"{count(v)} \\times {d} = {count(wv.embedding_params(v, d))}"
-             + r" \\ \text{word2vec（入力側 + 出力側）} &= 2Vd = " + count(wv.word2vec_params(v, d)) + r"\end{aligned}")
+             + r" \\ 2Vd &= " + count(wv.word2vec_params(v, d)) + r"\end{aligned}")
+    st.markdown("word2vec は学習中に、同じ大きさの出力側の表も持つので $2Vd$ です（単語ベクトルとして使うのは入力側の表）。")
     e = ui.matrix_value(EMB_KEY, wv.EMB_VECTORS)
     x, picked = wv.embedding_lookup(e, 0)
     st.markdown(f"ワンホットベクトルは長さ $V = {count(v)}$ のベクトル 1 本で、パラメータではありません。表に掛けると、その語の行が"

@@ -165,3 +165,17 @@ def test_quiz_answered():
     answer_card(at, 1, q.answer)
     assert not at.exception
     assert any("正解です" in s.value for s in at.success)
+
+
+def test_the_word_map_is_valid_vega_lite_and_fits_its_points():
+    import altair as alt
+
+    from ui.figures import word_map_chart
+    res = wv.analogy(wv.ANALOGY_VECTORS, *wv.ANALOGY_QUERY)
+    spec = word_map_chart(wv.ANALOGY_WORDS, wv.ANALOGY_VECTORS, res.target, offsets=((1, -2, 5, -2), (1, 2, 5, 2)),
+                          x_title="王族らしさ", y_title="女性らしさ", title="2 次元の単語ベクトル")
+    plain = {**spec, "datasets": {k: df.astype(object).to_dict("records") for k, df in spec["datasets"].items()}}
+    alt.LayerChart.from_dict(plain, validate=True)
+    x, y = (spec["layer"][0]["encoding"][a]["scale"]["domain"] for a in ("x", "y"))
+    assert x[0] < 0 < 9 < x[1] and y[0] < -2 and 3 < y[1]                    # every point (and 城's label) inside
+    assert "autosize" not in spec                                              # Streamlit's "fit": the column's width

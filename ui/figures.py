@@ -494,8 +494,13 @@ def word_map_chart(words: Sequence[str], vectors, target=None, *, target_label: 
                     "座標": f"({numfmt.trimmed(tx, 2)}, {numfmt.trimmed(ty, 2)})"})
     points = pd.DataFrame(pts)
     rays = points.assign(x0=0.0, y0=0.0)
-    enc = {"x": {"field": "x", "type": "quantitative", "title": x_title, "axis": {"labelOverlap": True}},
-           "y": {"field": "y", "type": "quantitative", "title": y_title, "axis": {"labelOverlap": True}}}
+    xs, ys = [0.0, *points["x"]], [0.0, *points["y"]]
+    room = {"x": [math.floor(min(xs)) - 1, math.ceil(max(xs)) + 2], "y": [math.floor(min(ys)) - 1, math.ceil(max(ys)) + 1]}
+    axis = {"labelOverlap": True, "tickMinStep": 1}                          # whole-number ticks, room for the labels
+    enc = {"x": {"field": "x", "type": "quantitative", "title": x_title, "axis": axis,
+                 "scale": {"domain": room["x"], "nice": False}},
+           "y": {"field": "y", "type": "quantitative", "title": y_title, "axis": axis,
+                 "scale": {"domain": room["y"], "nice": False}}}
     colour = {"field": "種類", "type": "nominal", "legend": {"orient": "bottom", "title": None},
               "scale": {"domain": ["語", "計算した点"], "range": ["#3b6ea5", "#d1495b"]}}
     layers = [
@@ -513,5 +518,4 @@ def word_map_chart(words: Sequence[str], vectors, target=None, *, target_label: 
                                             for a, b, c, d in offsets])
         layers.insert(1, {"data": {"name": "offsets"}, "mark": {"type": "rule", "strokeDash": [5, 4], "color": "#8a6d00"},
                           "encoding": {**enc, "x2": {"field": "x2"}, "y2": {"field": "y2"}}})
-    return {"title": _title_lines(title), "datasets": datasets, "layer": layers, "height": 280,
-            "autosize": {"type": "pad"}}
+    return {"title": _title_lines(title), "datasets": datasets, "layer": layers, "height": 380}   # autosize "fit": in the column
