@@ -248,8 +248,11 @@ def hand_analogy() -> None:
     ui.show_table({"候補": [A_WORDS[i] for i in cand], "ベクトル": [text_row(e[i]) for i in cand],
                    "t との内積": [fmt(res.dots[i]) for i in cand], "コサイン類似度": [fmt(res.cosines[i]) for i in cand]},
                   hide_index=True)
-    st.markdown(f"答えは **{A_WORDS[res.best]}**（{fmt(res.cosines[res.best])}）。内積のまま比べると、長いベクトルの "
-                f"{A_WORDS[res.best_by_dot]}（{fmt(res.dots[res.best_by_dot])}）が選ばれてしまいます。長さで割るのは、向きだけを比べるためです。")
+    dot_word = A_WORDS[res.best_by_dot]
+    st.markdown(f"答えは **{A_WORDS[res.best]}**（{fmt(res.cosines[res.best])}）。"
+                + (f"内積のまま比べると、長いベクトルの {dot_word}（{fmt(res.dots[res.best_by_dot])}）が選ばれてしまいます。"
+                   if res.best_by_dot != res.best else "この表では内積で比べても同じ語になりますが、いつもそうとは限りません。")
+                + "長さで割るのは、向きだけを比べるためです。")
 
 
 def hand_pairs() -> None:
@@ -433,8 +436,10 @@ def try_analogy() -> None:
         return
     a, b, c = (A_WORDS[i] for i in picks)
     st.metric(f"{a} : {b} = {c} : ？", A_WORDS[res.best])
+    other = {"内積で選ぶと": res.best_by_dot, "入力の語を除かないと": res.best_with_inputs}
+    slips = "、".join(f"{how} {A_WORDS[i]}" for how, i in other.items() if i != res.best)
     st.caption(f"t = {b} − {a} + {c} = {text_row(res.target)}、コサイン類似度 {fmt(res.cosines[res.best])}。"
-               f"内積で選ぶと {A_WORDS[res.best_by_dot]}、入力の語を除かないと {A_WORDS[res.best_with_inputs]} になります。")
+               + (f"{slips} が選ばれます。" if slips else "内積で選んでも、入力の語を除かなくても、この表では同じ語です。"))
 
 
 @st.fragment

@@ -39,7 +39,7 @@ def assert_weights_shown(at, additive, dot=None) -> None:
     assert h.texts[:len(expected)] == [[format_number(v, 3) for v in row] for row in expected]
 
 
-def test_sections_sidebar_and_is_the_first_learning_page():
+def test_sections_sidebar_and_its_place_after_the_word_vectors():
     at = open_page(PAGE)
     assert not at.exception and not at.error
     assert sections_of(at) == SECTIONS
@@ -47,7 +47,7 @@ def test_sections_sidebar_and_is_the_first_learning_page():
     assert subheaders[:2] == ["ねらい", "解説"]
     assert "RNN のエンコーダ・デコーダと固定長のボトルネック" in subheaders      # 解説 is drawn in the first tab
     links = [p.proto.page for p in at.sidebar.get("page_link")]
-    assert "seq2seq" in links and links.index("seq2seq") < links.index("naive")
+    assert links.index("wordvec") < links.index("seq2seq") < links.index("naive")      # ⓪-1 → ⓪-2 → ①
     assert at.title[0].value == "⓪-2 Seq2Seq と Attention の誕生"
     assert not any(p.proto.label.startswith("次へ：①") for p in at.main.get("page_link"))
     show_section(at, "quiz")
