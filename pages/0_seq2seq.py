@@ -1,9 +1,9 @@
 """⓪-2 Seq2Seq と Attention の誕生: the RNN encoder–decoder and its fixed-length bottleneck,
 Bahdanau's additive attention by hand, dot-product attention for contrast, teacher forcing vs
-the model's own output, LSTM/GRU gates, exploding gradients and clipping, word embeddings.
+the model's own output, LSTM/GRU gates, exploding gradients and clipping.
 Around them the exam's names and history: one LSTM and one GRU step by hand and their parameter
 counts, BPTT, soft vs hard and global vs local attention, exposure bias and scheduled sampling,
-中間層・隠れ層, static (word2vec) vs contextual (ELMo, BERT) embeddings."""
+中間層・隠れ層. Word vectors (one-hot, word2vec, ELMo) are ⓪-1's (pages/15_wordvec.py)."""
 import numpy as np
 import streamlit as st
 
@@ -11,7 +11,8 @@ import ui
 from tutor import numfmt
 from tutor import seq2seq as s2s
 from tutor import seq2seq_rnn as rnn
-from ui.validate import format_number, format_tiny
+from ui.latex import col, dot_terms, fmt, length, mat, matvec, products, row, text_row
+from ui.validate import format_number
 
 ui.page("seq2seq")
 
@@ -25,48 +26,6 @@ LONG = list(s2s.LONG_SRC)
 LOCAL_M, LOCAL_P, LOCAL_D = 4, 5.6, 1   # local-m: p = t = 4 (「cat」 is the 4th word of "I saw a cat …"); local-p: p predicted
 
 
-def fmt(x) -> str:
-    """A number as the page prints it: whole numbers without decimals, others to 3 places."""
-    x = float(x)
-    return format_number(x, 0) if x.is_integer() else format_number(x, 3)
-
-
-def length(x) -> str:
-    """A length that may be tiny or huge: 3 places, 9.5×10⁻⁷ below 0.001, thousands separated."""
-    x = float(x)
-    return format_tiny(x, 3) if x < 1000 else numfmt.grouped(x)
-
-
-def par(x) -> str:
-    """A factor inside a product: negatives in parentheses."""
-    text = fmt(x)
-    return f"({text})" if text.startswith("-") else text
-
-
-def col(xs) -> str:
-    """A column vector in LaTeX."""
-    return r"\begin{pmatrix} " + r" \\ ".join(fmt(x) for x in xs) + r" \end{pmatrix}"
-
-
-def row(xs) -> str:
-    return "(" + ",\\ ".join(fmt(x) for x in xs) + ")"
-
-
-def mat(m) -> str:
-    return r"\begin{pmatrix} " + r" \\ ".join(" & ".join(fmt(x) for x in r) for r in m) + r" \end{pmatrix}"
-
-
-def text_row(xs) -> str:
-    """(0.487, 0.760) for prose."""
-    return "(" + ", ".join(fmt(x) for x in xs) + ")"
-
-
-def matvec_tex(name: str, vec_name: str, m, x, result) -> str:
-    """W s = (each row's products) = result: the products written out, the result from the engine."""
-    rows = [" + ".join(f"{par(a)} \\times {par(b)}" for a, b in zip(r, x)) for r in m]
-    return f"{name}\\,{vec_name} = " + r"\begin{pmatrix} " + r" \\ ".join(rows) + r" \end{pmatrix} = " + col(result)
-
-
 def aim_and_explain() -> None:
     ui.section("aim")
     st.markdown(
@@ -74,12 +33,12 @@ def aim_and_explain() -> None:
         "**固定長ベクトルのボトルネック** を説明できる。\n"
         "- Bahdanau らの **加法注意**（$e_j = v^\\top \\tanh(W s + U h_j)$）を小さな例で手計算し、"
         "内積による注意と比べられる。\n"
-        "- **教師強制**、LSTM・GRU のゲート、**勾配クリッピング**、**分散表現** を、それぞれの用語を使って自分の言葉で説明できる。\n"
+        "- **教師強制**、LSTM・GRU のゲート、**勾配クリッピング** を、それぞれの用語を使って自分の言葉で説明できる。\n"
         "- **LSTM**（1997 年）と **GRU**（2014 年）の 1 ステップを 2 次元の例で手計算し、パラメータ数から LSTM が GRU より"
         "重い理由を説明できる。RNN を学習させる **BPTT** の意味を言える。\n"
         "- **ソフトな注意とハードな注意**、**グローバルな注意とローカルな注意**（Luong ら）、**露出バイアスとスケジュールド"
-        "サンプリング**、**中間層・隠れ層** という呼び名、**静的な埋め込み**（word2vec）と **文脈に応じた埋め込み**"
-        "（ELMo・BERT）の違いを説明できる。"
+        "サンプリング**、**中間層・隠れ層** という呼び名を説明できる。\n"
+        "- 語を RNN に入れるベクトル（one-hot・分散表現・word2vec）は、1 つ前の ⓪-1 で学びます。"
     )
 
     ui.section("explain")
@@ -120,7 +79,7 @@ def explain_hidden_layer() -> None:
     )
     st.latex(r"h_t = \tanh\left(W x_t + U h_{t-1} + b\right)")
     st.markdown(
-        "**出力層** は $h_t$ から予測（次の語の確率など）を作る別の層で、**入力層**（埋め込み）は語をベクトルにする層です。"
+        "**出力層** は $h_t$ から予測（次の語の確率など）を作る別の層で、**入力層**（埋め込み）は語をベクトルにする層です（⓪-1）。"
         "Seq2Seq の文脈ベクトルは、エンコーダの最後の時刻の中間層の出力 $h_n$ のことです。"
     )
 
@@ -222,7 +181,8 @@ def explain_bptt() -> None:
 
 
 def explain_clipping() -> None:
-    """解説: 勾配爆発と勾配クリッピング."""
+    """解説: 勾配爆発と勾配クリッピング (after BPTT, under its own bold line)."""
+    st.markdown("**勾配爆発と勾配クリッピング**")
     st.markdown(
         "逆に、時刻をさかのぼるたびに勾配が大きくなると **勾配爆発** が起き、1 回の更新でパラメータが大きく飛んでしまいます。"
         "素朴で効く対策が **ノルムによる勾配クリッピング** です。勾配ベクトル $g$ の長さ $\\|g\\|$ がしきい値 $c$ を超えたときだけ、"
@@ -242,7 +202,8 @@ def explain_teacher_forcing() -> None:
 
 
 def explain_scheduled_sampling() -> None:
-    """解説: scheduled sampling (Bengio ら、2015 年)."""
+    """解説: scheduled sampling (Bengio ら、2015 年), after teacher forcing under its own bold line."""
+    st.markdown("**露出バイアスとスケジュールドサンプリング**")
     st.markdown(
         "露出バイアスを和らげる方法の 1 つが **スケジュールドサンプリング**（Bengio ら、2015 年）です。学習中のデコーダの各時刻で、"
         "確率 $\\varepsilon_i$ で正解の前の語を、残りの確率 $1 - \\varepsilon_i$ で自分が前の時刻に出した語を入力にします。"
@@ -253,61 +214,16 @@ def explain_scheduled_sampling() -> None:
              r"\varepsilon_i &= \frac{k}{k + \exp(i / k)}\end{aligned}")
 
 
-def explain_embeddings() -> None:
-    """解説: 単語の分散表現."""
-    st.markdown(
-        "RNN に語を入れるには、語をベクトルにする必要があります。語彙の数だけ次元を用意して 1 か所だけを 1 にする "
-        "**one-hot 表現** では、どの 2 語も直交する（内積が 0）ので、「猫と犬は近い」ことを表せません。"
-        "**分散表現**（**単語埋め込み**）は、各語を数百次元ほどの密な実数ベクトルで表し、似た使われ方の語ほど向きが近くなるように"
-        "学習します（word2vec など）。近さはコサイン類似度 $\\cos(a, b) = \\dfrac{a \\cdot b}{\\|a\\|\\,\\|b\\|}$ で測ります。"
-    )
-
-
-def explain_contextual() -> None:
-    """解説: static (word2vec) vs contextual (ELMo, BERT) embeddings."""
-    st.markdown(
-        "word2vec（Mikolov ら、2013 年）の埋め込みは、語ごとに用意した **1 本のベクトル** を表から引くだけなので、どの文に出てきても"
-        "同じベクトルです（**静的な埋め込み**）。「はし」が橋の意味でも箸の意味でも、ベクトルは 1 つしかありません。"
-        "**ELMo**（Peters ら、2018 年）は、双方向の LSTM で組んだ言語モデルの中間層の出力を使い、同じ語でも前後の語に応じて"
-        "違うベクトルを作ります（**文脈に応じた埋め込み**）。**BERT**（2018 年）は、同じことを Transformer のエンコーダ（自己注意）で"
-        "行います。「可視化」で、2 つの文の「はし」を比べます。"
-    )
-
-
-def explain_gates_and_cells() -> None:
-    explain_gates()
-    explain_cells()
-
-
-def explain_gradients() -> None:
-    explain_bptt()
-    st.markdown("**勾配爆発と勾配クリッピング**")
-    explain_clipping()
-
-
-def explain_generation() -> None:
-    explain_teacher_forcing()
-    st.markdown("**露出バイアスとスケジュールドサンプリング**")
-    explain_scheduled_sampling()
-
-
-def explain_word_vectors() -> None:
-    explain_embeddings()
-    st.markdown("**静的な埋め込みと文脈に応じた埋め込み**")
-    explain_contextual()
-
-
 # 解説's second half, one tap each: the first section of ⓪ stays short on a phone (docs/performance.md)
 TERMS = (("注意のいろいろ：ソフトとハード、グローバルとローカル", explain_attention_kinds, "kinds"),
-         ("LSTM と GRU のゲート", explain_gates_and_cells, "gates"),
-         ("BPTT・勾配爆発と勾配クリッピング", explain_gradients, "bptt"),
-         ("教師強制・露出バイアスとスケジュールドサンプリング", explain_generation, "forcing"),
-         ("単語の分散表現：静的な埋め込みと文脈に応じた埋め込み", explain_word_vectors, "embeddings"))
+         ("LSTM と GRU のゲート", lambda: (explain_gates(), explain_cells()), "gates"),
+         ("BPTT・勾配爆発と勾配クリッピング", lambda: (explain_bptt(), explain_clipping()), "bptt"),
+         ("教師強制・露出バイアスとスケジュールドサンプリング", lambda: (explain_teacher_forcing(), explain_scheduled_sampling()),
+          "forcing"))
 
 
 def edited_attention():
-    """The attention of 試してみよう's H, s, W, U and v as last left there (the worked example before
-    any edit): (H, s, W, U, v, additive, dot-product), or None when the engine refused them."""
+    """試してみよう's H, s, W, U, v as last left (or the worked example) and their attention; None if refused."""
     h = ui.matrix_value(H_KEY, s2s.ENC_STATES)
     s = ui.matrix_value(S_KEY, s2s.DEC_STATE[None, :])[0]
     w, u = ui.matrix_value(W_KEY, s2s.W_DEC), ui.matrix_value(U_KEY, s2s.U_ENC)
@@ -347,14 +263,13 @@ def hand_additive() -> None:
     st.latex(f"W = {mat(w)},\\quad U = {mat(u)}")
     st.latex(f"v = {col(v)}")
     st.markdown("**手順 1　$W s$**：デコーダの状態を変換します（どの $j$ にも共通）。")
-    st.latex(matvec_tex("W", "s", w, s, att.ws))
+    st.latex(matvec("W", "s", w, s, att.ws))
     st.markdown("**手順 2　$U h_j$**：エンコーダの各状態を変換します。")
-    st.latex(ui.handcalc.stack([matvec_tex("U", f"h_{{{j + 1}}}", u, h[j], att.uh[j]) for j in range(len(SRC))]))
+    st.latex(ui.handcalc.stack([matvec("U", f"h_{{{j + 1}}}", u, h[j], att.uh[j]) for j in range(len(SRC))]))
     st.markdown("**手順 3　足して tanh、$v$ との内積でスコア $e_j$**")
     for j in range(len(SRC)):
         st.latex(r"\begin{aligned}" + f"e_{{{j + 1}}} &= v^\\top \\tanh{col(att.pre[j])} = v^\\top {col(att.hidden[j])}"
-                 + r" \\ &= " + " + ".join(f"{par(a)} \\times {par(b)}" for a, b in zip(v, att.hidden[j]))
-                 + f" \\\\ &\\approx {fmt(att.scores[j])}" + r"\end{aligned}")
+                 + r" \\ &= " + dot_terms(v, att.hidden[j]) + f" \\\\ &\\approx {fmt(att.scores[j])}" + r"\end{aligned}")
     st.markdown("**手順 4　softmax で重み $\\alpha_j$、重み付き和で文脈ベクトル $c$**")
     st.latex(r"\begin{aligned}\alpha &= \mathrm{softmax}" + row(att.scores) + r" \\ &\approx " + row(att.weights)
              + r"\end{aligned}")
@@ -373,8 +288,7 @@ def hand_additive() -> None:
 
 
 def edited_cells():
-    """試してみよう's x_t, h_{t-1}, c_{t-1} as last left there (the worked example before any edit) and
-    the LSTM and GRU steps on them: (states, lstm, gru), or None when the engine refused them."""
+    """試してみよう's x_t, h_{t-1}, c_{t-1} as last left (or the example), their LSTM and GRU steps; None if refused."""
     states = ui.matrix_value(CELL_KEY, rnn.CELL_STATES)
     lstm = ui.compute("seq2seq_lstm", rnn.lstm_step, states[0], states[1], states[2], rnn.LSTM_WEIGHTS)
     gru = ui.compute("seq2seq_gru", rnn.gru_step, states[0], states[1], rnn.GRU_WEIGHTS)
@@ -385,13 +299,7 @@ def gate_lines(name: str, act: str, g, uh_name: str) -> str:
     """a = W x + U h + b = (…) + (…) + (…) = (…), then the gate = σ(a) ≈ (…), as one aligned block."""
     return (r"\begin{aligned}" + f"a_{name} &= W_{name} x_t + U_{name} {uh_name} + b_{name}" + r" \\ "
             + f"&= {row(g.wx)} + {row(g.uh)} + {row(g.b)} = {row(g.pre)}" + r" \\ "
-            + f"{name} &= {act}(a_{name}) \\approx {row(g.value)}"
-            + r"\end{aligned}")
-
-
-def products(a, b) -> str:
-    """(a₁ × b₁, a₂ × b₂) in LaTeX, negatives in parentheses."""
-    return "(" + ",\\ ".join(f"{par(x)} \\times {par(y)}" for x, y in zip(a, b)) + ")"
+            + f"{name} &= {act}(a_{name}) \\approx {row(g.value)}" + r"\end{aligned}")
 
 
 def hand_lstm(states, step) -> None:
@@ -474,8 +382,6 @@ def visual() -> None:
     scheduled_sampling_view()
     st.subheader("ソフトとハード、グローバルとローカルの重み")
     attention_kinds_view()
-    st.subheader("2 つの「はし」：静的な埋め込みと文脈に応じた埋め込み")
-    contextual_view()
 
 
 def scheduled_sampling_view() -> None:
@@ -523,27 +429,6 @@ def attention_kinds_view() -> None:
     )
 
 
-def contextual_view() -> None:
-    """可視化: the two はし, static (the same row) vs contextual (softmax(E Eᵀ) E in each sentence)."""
-    res = s2s.contextual_embeddings(s2s.CTX_VECTORS, s2s.CTX_SENTENCES)
-    words = [[s2s.CTX_WORDS[w] for w in sent] for sent in s2s.CTX_SENTENCES]
-    at = [list(sent).index(0) for sent in s2s.CTX_SENTENCES]            # where はし stands in each sentence
-    static = [res.static[k][at[k]] for k in range(2)]
-    ctx = [res.context[k][at[k]] for k in range(2)]
-    st.markdown("2 つの文「川の **はし** を渡る」「ご飯を **はし** で食べる」の「はし」を比べます。埋め込みの列は、その語が"
-                "どれだけ食事・移動・水辺に関わるかを表す説明用の値です。文脈に応じた埋め込みの代わりに、① の素朴な自己注意を "
-                "1 回だけ通して、文の中の語どうしを混ぜました（ELMo は双方向 LSTM、BERT は何層もの自己注意で同じことをします）。")
-    ui.show_table({"文": ["・".join(w) for w in words],
-                   "はし（静的：表から引く）": [text_row(v) for v in static],
-                   "はしの重み（文の各語へ）": [text_row(res.weights[k][at[k]]) for k in range(2)],
-                   "はし（文脈に応じた）": [text_row(v) for v in ctx]}, hide_index=True)
-    c1, c2 = st.columns(2)
-    c1.metric("静的な 2 つの「はし」のコサイン類似度", fmt(s2s.cosine_similarity(*static)))
-    c2.metric("文脈に応じた 2 つの「はし」のコサイン類似度", fmt(s2s.cosine_similarity(*ctx)))
-    st.caption("静的な埋め込みでは、どちらの文の「はし」も同じベクトルなので類似度は 1 です。文脈で混ぜると、川の文では移動・水辺の向きに、"
-               "ご飯の文では食事の向きに寄り、同じ語でも別のベクトルになります。")
-
-
 def vanishing_and_exploding() -> None:
     """可視化: the length a^t of a gradient sent t steps back through W = aI."""
     st.markdown("時刻を 1 つさかのぼるたびに、勾配に再帰の変換 $W^\\top$ が掛かります。ここでは $W = aI$ の線形な RNN で、"
@@ -587,10 +472,9 @@ def teacher_forcing_runs() -> None:
 
 
 def try_it() -> None:
-    """Six fragments: an edit reruns only its own part."""
+    """Five fragments: an edit reruns only its own part."""
     try_attention()
     try_gradients()
-    try_embeddings()
     try_cells()
     try_params()
     try_local()
@@ -612,18 +496,14 @@ def try_attention() -> None:
             u = ui.matrix_editor(U_KEY, s2s.U_ENC, ["1", "2"], HID, label="U（d_a × d_h）")
         v = ui.matrix_editor(V_KEY, s2s.V_ATT[None, :], ["v"], ["1", "2"], label="v（長さ d_a）")[0]
     att = ui.compute("seq2seq_att", s2s.additive_attention, s, h, w, u, v)
-    dot = ui.compute("seq2seq_dot", s2s.dot_attention, s, h)
-    if att is None or dot is None:
-        return
-    m1, m2, m3 = st.columns(3)
-    for column, j in zip((m1, m2, m3), range(len(SRC))):
-        column.metric(f"{SRC[j]} への重み α", fmt(att.weights[j]))
+    if att is not None and ui.compute("seq2seq_dot", s2s.dot_attention, s, h) is not None:
+        for column, j in zip(st.columns(3), range(len(SRC))):
+            column.metric(f"{SRC[j]} への重み α", fmt(att.weights[j]))
 
 
 @st.fragment
 def try_gradients() -> None:
-    """勾配クリッピング as a fragment: g or c reruns this part and the one below it (which clips
-    with this c), not the page."""
+    """勾配クリッピング as a fragment: g or c reruns this part and the one below it (clipping with this c)."""
     st.markdown("**勾配クリッピング**：勾配 $g$ としきい値 $c$ を変えてみましょう。")
     g = ui.matrix_editor("seq2seq_g", s2s.CLIP_GRAD[None, :], ["g"], ["1", "2"], label="勾配 g")[0]
     c = ui.number_input("しきい値 c", min_value=0.001, max_value=1_000_000.0, value=float(s2s.CLIP_THRESHOLD),
@@ -646,8 +526,7 @@ def try_gradients() -> None:
 
 @st.fragment
 def try_recurrence(c: float) -> None:
-    """勾配の爆発と消失 as a fragment inside try_gradients: a step of a reruns this part only, with
-    the c of try_gradients' last run (a new c reruns both)."""
+    """勾配の爆発と消失, a fragment inside try_gradients: a reruns this part only (a new c reruns both)."""
     st.markdown("**勾配の爆発と消失**：再帰の変換の大きさ $a$ を変えて、さかのぼった勾配の長さを見てみましょう。")
     a_rec = st.slider("再帰の変換の大きさ a（W = aI）", min_value=0.1, max_value=2.0, value=1.2, step=0.1,
                       key="seq2seq_a", persist_state="session")
@@ -660,32 +539,17 @@ def try_recurrence(c: float) -> None:
 
 
 @st.fragment
-def try_embeddings() -> None:
-    """分散表現 as a fragment: an edit of E reruns this part only."""
-    st.markdown("**分散表現**：4 語の埋め込み（値は説明用の仮のもの）を書き換えると、下のコサイン類似度が変わります。"
-                "列は、その語がどれだけ動物らしいか・食べ物らしいか・動きを表すかです。")
-    emb = ui.matrix_editor("seq2seq_emb", s2s.EMB_VECTORS, list(s2s.EMB_WORDS), list(s2s.EMB_DIMS), label="埋め込み E（1 行 = 1 語）")
-    sim = ui.compute("seq2seq_sim", s2s.similarity_matrix, emb)
-    onehot = s2s.similarity_matrix([s2s.one_hot_vector(i, len(s2s.EMB_WORDS)) for i in range(len(s2s.EMB_WORDS))])
-    if sim is not None:
-        ui.side_by_side([(onehot, s2s.EMB_WORDS, s2s.EMB_WORDS, "one-hot のコサイン類似度"),
-                         (sim, s2s.EMB_WORDS, s2s.EMB_WORDS, "分散表現のコサイン類似度")], x_title="", y_title="")
-        st.caption(f"one-hot では異なる語どうしがすべて 0 です。分散表現では 猫 と 犬 が {fmt(sim[0, 1])}、"
-                   f"猫 と 走る が {fmt(sim[0, 3])} で、語の近さが数に表れます。")
-
-
-@st.fragment
 def try_cells() -> None:
     """LSTM and GRU steps as a fragment: an edit of x_t, h_{t-1}, c_{t-1} reruns this part only
     (手計算 computes with the same values when it is opened next)."""
     st.markdown("**LSTM と GRU の 1 ステップ**：入力 $x_t$・前の隠れ状態 $h_{t-1}$・前のセル $c_{t-1}$ を書き換えると、"
                 "「手計算」の LSTM と GRU の計算もこの値で計算し直されます。たとえば $c_{t-1}$ を大きくすると、"
                 "$c_t$ と $h_t$ はどう変わるでしょうか（$h_t$ は tanh と出力ゲートのおかげで −1〜1 に収まります）。")
-    states = ui.matrix_editor(CELL_KEY, rnn.CELL_STATES, CELL_ROWS, HID, label="状態（1 行目 x_t、2 行目 h_{t-1}、3 行目 c_{t-1}）")
-    lstm = ui.compute("seq2seq_lstm", rnn.lstm_step, states[0], states[1], states[2], rnn.LSTM_WEIGHTS)
-    gru = ui.compute("seq2seq_gru", rnn.gru_step, states[0], states[1], rnn.GRU_WEIGHTS)
-    if lstm is None or gru is None:
+    ui.matrix_editor(CELL_KEY, rnn.CELL_STATES, CELL_ROWS, HID, label="状態（1 行目 x_t、2 行目 h_{t-1}、3 行目 c_{t-1}）")
+    cells = edited_cells()                 # the engine on what the editor now holds
+    if cells is None:
         return
+    _states, lstm, gru = cells
     m1, m2, m3 = st.columns(3)
     m1.metric("LSTM のセル c_t", text_row(lstm.c))
     m2.metric("LSTM の隠れ状態 h_t", text_row(lstm.h))
@@ -730,7 +594,6 @@ def try_local() -> None:
                       for j, t in enumerate(LONG)}}, hide_index=True)
     st.caption(f"重みの和は {fmt(res.weights.sum())}、文脈ベクトルは {text_row(res.context)} です。"
                "窓の外の語は、スコアがどれだけ大きくても重み 0 です。")
-
 
 
 ui.sections("seq2seq", [("aim", aim_and_explain), ("hand", hand), ("visual", visual), ("try", try_it)],

@@ -42,6 +42,7 @@ __all__ = [
 
 # One topic per learning page (the page key). Labels are shown in results by topic.
 TOPICS: dict[str, str] = {
+    "wordvec": "⓪-1 単語の分散表現",
     "seq2seq": "⓪-2 Seq2Seq と Attention の誕生",
     "naive": "① 素朴なAttention",
     "qkv": "② Q・K・V",

@@ -291,10 +291,12 @@ def test_items_beyond_the_syllabus_are_tagged_advanced():
 def test_moved_items_map_old_ids_to_new_ones():
     renamed = knowledge.renamed_ids()
     assert renamed == {"kb.multihead.k04": "kb.block.k10", "kb.multihead.k05": "kb.block.k11",
-                       "kb.multihead.k06": "kb.block.k12"}
+                       "kb.multihead.k06": "kb.block.k12",
+                       "kb.seq2seq.k11": "kb.wordvec.k01", "kb.seq2seq.k12": "kb.wordvec.k02",   # word vectors: ⓪-2 → ⓪-1
+                       "kb.seq2seq.k31": "kb.wordvec.k03", "kb.seq2seq.k32": "kb.wordvec.k04"}
     for old, new in renamed.items():
         assert old not in quizzes.GENERATORS and new in quizzes.GENERATORS
-        assert GENERATOR_INFO[new][0] == "block"
+        assert GENERATOR_INFO[new][0] == new.split(".")[1]                    # the new id names its topic
     assert len(set(renamed.values())) == len(renamed)
 
 

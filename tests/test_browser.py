@@ -23,6 +23,7 @@ EXISTING = [p for p in PAGES if p.exists]
 # A number or heading each page must show (computed by the engine, rendered by the browser), and
 # the section of a learning page that shows it (ui.sections: one at a time; None = the first).
 EXPECTED_TEXT = {
+    "wordvec": ("手計算", ["0.913", "3,000,000"]),
     "seq2seq": ("手計算", ["0.513", "0.487"]),
     "naive": ("手計算", ["0.576", "0.212"]),
     "qkv": ("可視化", ["0.894"]),

@@ -28,7 +28,7 @@ JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 NAMED_IN_THE_ISSUE = {
     "LSTM": "seq2seq", "GRU": "seq2seq", "BPTT": "seq2seq", "露出バイアス": "seq2seq",
     "スケジュールドサンプリング": "seq2seq", "ソフトな注意": "seq2seq", "ハードな注意": "seq2seq",
-    "グローバルな注意": "seq2seq", "ローカルな注意": "seq2seq", "ELMo": "seq2seq", "word2vec": "seq2seq",
+    "グローバルな注意": "seq2seq", "ローカルな注意": "seq2seq", "ELMo": "wordvec", "word2vec": "wordvec",
     "中間層": "seq2seq", "warm-up": "training", "学習率のスケジュール": "training", "Adam": "training",
     "Adam の β1・β2・ε": "training", "ラベル平滑化": "training", "ドロップアウト": "block",
     "GPT-3": "llm", "スケーリング則": "llm", "Chinchilla": "llm", "RLHF": "llm", "ChatGPT": "llm",

@@ -90,8 +90,8 @@ def test_dashboard_fresh_session():
     links = [pl.label for pl in at.get("page_link")]
     assert not any(lbl.startswith("今日の復習") for lbl in links)
     assert "次のページに進む：" in [c.value for c in at.caption]
-    first = ui.PAGE_BY_KEY[ui.LEARNING_KEYS[0]]                 # ⓪ Seq2Seq since the page before ①
-    assert first.key == "seq2seq"
+    first = ui.PAGE_BY_KEY[ui.LEARNING_KEYS[0]]                 # ⓪-1 word vectors, before ⓪-2 Seq2Seq and ①
+    assert first.key == "wordvec"
     assert [pl.label for pl in at.main.get("page_link")][:2] == [first.label, "模擬試験を受ける"]
 
 

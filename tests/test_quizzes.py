@@ -47,7 +47,9 @@ VARY_SEEDS = 200
 LEARNING_TOPICS_OWN = ("naive", "qkv", "scaling", "formula", "multihead", "mask")
 SYLLABUS = ("Attention", "Self-Attention", "Source-Target Attention", "Multi-Head Attention", "Seq2Seq",
             "Transformer", "位置エンコーディング", "クエリ", "キー", "バリュー", "ソフトマックス", "勾配消失",
-            "残差接続", "層正規化", "バッチ正規化", "BERT", "GPT", "計算量")
+            "残差接続", "層正規化", "バッチ正規化", "BERT", "GPT", "計算量",
+            "ワンホットベクトル", "BoW", "TF-IDF", "N-gram", "分散表現", "単語埋め込み", "word2vec", "CBOW",   # ⓪-1
+            "スキップグラム", "fastText", "ELMo", "形態素解析", "構文解析")
 LABEL = re.compile(r"^[^：]{1,40}：.{5,}", re.S)   # "<名前>：<一文で、なぜその値になるか>"
 PHRASE = re.compile(r"1\s*つ選べ")
 NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
@@ -255,6 +257,10 @@ EXPECTED = {
     "mask.causal_weight": lambda p: num(p["m"][p["j"]] / sum(p["m"][: p["i"] + 1])),
     "mask.padding_weight": lambda p: num(p["m"][p["j"]] / sum(p["m"][: p["length"]])),
     "mask.allowed_pairs": lambda p: num(p["n"] * (p["n"] + 1) // 2),
+    "wordvec.cosine": lambda p: num(float(p["a"] @ p["b"]) / math.sqrt(float(p["a"] @ p["a"]) * float(p["b"] @ p["b"]))),
+    "wordvec.tfidf": lambda p: num(p["count"] / p["length"] * math.log2(p["n"] / p["df"])),
+    "wordvec.skipgram_pairs": lambda p: num(2 * p["window"] * p["length"] - p["window"] * (p["window"] + 1)),
+    "wordvec.embedding_params": lambda p: num(p["vocab"] * p["dim"] * (2 if p["whole"] else 1)),
 }
 
 

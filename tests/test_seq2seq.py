@@ -1,4 +1,5 @@
-"""tutor.seq2seq: additive attention, the bottleneck, teacher forcing, clipping, embeddings.
+"""tutor.seq2seq: additive attention, the bottleneck, teacher forcing, clipping, kinds of attention
+(word vectors moved to ⓪-1: tests/test_wordvec.py).
 
 Values are checked against a hand computation (written out here with math, not the engine),
 properties with hypothesis, and bad input against Japanese ValueErrors.
@@ -163,36 +164,6 @@ def test_clip_bad_input():
 
 
 # ---------------------------------------------------------------------------
-# embeddings
-# ---------------------------------------------------------------------------
-def test_one_hot_vs_dense_similarity():
-    oh = [s2s.one_hot_vector(i, 4) for i in range(4)]
-    assert s2s.similarity_matrix(oh).tolist() == np.eye(4).tolist()
-    sim = s2s.similarity_matrix(s2s.EMB_VECTORS)
-    assert sim[0, 1] == pytest.approx(5 / math.sqrt(30))                      # 猫·犬 = 5, |猫| = √5, |犬| = √6
-    assert sim[0, 2] == pytest.approx(0.8) and sim[0, 3] == 0.0
-    assert s2s.cosine_similarity([1.0, 0.0], [1.0, 1.0]) == pytest.approx(2 ** -0.5)
-    with pytest.raises(ValueError, match="長さ 0"):
-        s2s.cosine_similarity([0.0, 0.0], [1.0, 1.0])
-    with pytest.raises(ValueError, match="2 行目がすべて 0"):
-        s2s.similarity_matrix([[1.0, 0.0], [0.0, 0.0]])
-    for bad in (-1, 4, 1.5, True):
-        with pytest.raises(ValueError, match="単語の番号"):
-            s2s.one_hot_vector(bad, 4)
-
-
-@settings(max_examples=100)
-@given(hnp.arrays(np.float64, st.tuples(st.integers(1, 5), st.integers(1, 4)), elements=st.floats(-100, 100)))
-def test_similarity_is_symmetric_with_unit_diagonal(e):
-    if np.any(np.all(np.abs(e) < 1e-150, axis=1)):
-        return
-    sim = s2s.similarity_matrix(e)
-    np.testing.assert_allclose(sim, sim.T, atol=1e-12)
-    np.testing.assert_allclose(np.diag(sim), 1.0, atol=1e-12)
-    assert np.all(np.abs(sim) <= 1.0)
-
-
-# ---------------------------------------------------------------------------
 # properties of additive attention
 # ---------------------------------------------------------------------------
 small = st.floats(-5, 5, allow_nan=False)
@@ -248,7 +219,7 @@ def test_additive_attention_bad_input():
 
 
 def test_constants_are_read_only():
-    for a in (s2s.ENC_STATES, s2s.DEC_STATE, s2s.W_DEC, s2s.U_ENC, s2s.V_ATT, s2s.TF_LOGITS, s2s.EMB_VECTORS):
+    for a in (s2s.ENC_STATES, s2s.DEC_STATE, s2s.W_DEC, s2s.U_ENC, s2s.V_ATT, s2s.TF_LOGITS, s2s.LONG_STATES):
         with pytest.raises(ValueError):
             a[0] = 9
 
@@ -339,7 +310,7 @@ def test_the_bank_has_no_answer_cues():
 
     items = json.loads((Path(__file__).parents[1] / "quizzes" / "data" / "seq2seq.json").read_text("utf-8"))["questions"]
     kws = Counter(k for it in items for k in it["keywords"])
-    for kw in ("Seq2Seq", "教師強制", "LSTM", "GRU", "分散表現", "勾配クリッピング", "Attention"):
+    for kw in ("Seq2Seq", "教師強制", "LSTM", "GRU", "勾配クリッピング", "Attention"):
         assert kws[kw] >= 2, kw
     plain = lambda t: re.sub(r"\$[^$]*\$", "", t)                    # noqa: E731  (what the learner reads)
     single = [it for it in items if it["form"] != "blank"]
@@ -418,22 +389,3 @@ def test_local_attention_bad_input():
         s2s.local_attention(s2s.LONG_QUERY, s2s.LONG_STATES, "x", 1)
     with pytest.raises(ValueError, match="窓に入力の位置"):
         s2s.local_attention(s2s.LONG_QUERY, s2s.LONG_STATES, 20, 2)
-
-
-# ---------------------------------------------------------------------------
-# static vs contextual vectors
-# ---------------------------------------------------------------------------
-def test_the_two_hashi_by_hand():
-    res = s2s.contextual_embeddings(s2s.CTX_VECTORS, s2s.CTX_SENTENCES)
-    np.testing.assert_array_equal(res.static[0][1], res.static[1][1])                   # one row for はし
-    # 川・はし・渡る: はし's scores (1, 2, 2) → weights ∝ (e, e², e²)
-    z = math.e + 2 * math.e ** 2
-    wa = [math.e / z, math.e ** 2 / z, math.e ** 2 / z]
-    np.testing.assert_allclose(res.weights[0][1], wa, rtol=1e-14)
-    np.testing.assert_allclose(res.context[0][1], np.array(wa) @ np.array([[0, 1, 2], [1, 1, 0], [0, 2, 1]]), rtol=1e-14)
-    # ご飯・はし・食べる: scores (2, 2, 2) → the mean (5/3, 1/3, 1/3)
-    np.testing.assert_allclose(res.context[1][1], [5 / 3, 1 / 3, 1 / 3], rtol=1e-14)
-    assert s2s.cosine_similarity(res.static[0][1], res.static[1][1]) == pytest.approx(1.0)
-    assert f"{s2s.cosine_similarity(res.context[0][1], res.context[1][1]):.3f}" == "0.496"
-    with pytest.raises(ValueError, match="2 文目の語の番号"):
-        s2s.contextual_embeddings(s2s.CTX_VECTORS, [(0, 1), (0, 9)])

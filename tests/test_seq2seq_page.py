@@ -7,9 +7,8 @@ import numpy as np
 import pytest
 
 import quizzes
-from ui.figures import shared_domain
 from apphelpers import (
-    answer_card, assert_heatmap_is, edit_matrix, frame_after, heatmaps, metric, numbers, open_page, page_text,
+    answer_card, edit_matrix, frame_after, heatmaps, metric, numbers, open_page, page_text,
     rows_of, sections_of, show_section, tables
 )
 from tutor import seq2seq as s2s
@@ -40,7 +39,7 @@ def assert_weights_shown(at, additive, dot=None) -> None:
     assert h.texts[:len(expected)] == [[format_number(v, 3) for v in row] for row in expected]
 
 
-def test_sections_sidebar_and_is_the_first_learning_page():
+def test_sections_sidebar_and_its_place_after_the_word_vectors():
     at = open_page(PAGE)
     assert not at.exception and not at.error
     assert sections_of(at) == SECTIONS
@@ -48,7 +47,7 @@ def test_sections_sidebar_and_is_the_first_learning_page():
     assert subheaders[:2] == ["ねらい", "解説"]
     assert "RNN のエンコーダ・デコーダと固定長のボトルネック" in subheaders      # 解説 is drawn in the first tab
     links = [p.proto.page for p in at.sidebar.get("page_link")]
-    assert "seq2seq" in links and links.index("seq2seq") < links.index("naive")
+    assert links.index("wordvec") < links.index("seq2seq") < links.index("naive")      # ⓪-1 → ⓪-2 → ①
     assert at.title[0].value == "⓪-2 Seq2Seq と Attention の誕生"
     assert not any(p.proto.label.startswith("次へ：①") for p in at.main.get("page_link"))
     show_section(at, "quiz")
@@ -147,22 +146,6 @@ def test_clipping_inputs():
     assert any("勾配はそのまま" in c.value for c in at.caption)
 
 
-def test_embedding_zero_row_is_a_japanese_error():
-    at = open_page(PAGE, section="try")
-    e = np.array(s2s.EMB_VECTORS)
-    e[1] = [0, 0, 0]
-    edit_matrix(at, "seq2seq_emb", rows_of(e))
-    assert not at.exception
-    assert any("2 行目がすべて 0" in x.value for x in at.error), [x.value for x in at.error]
-    e[1] = [1, 1, 1]
-    edit_matrix(at, "seq2seq_emb", rows_of(e))
-    assert not at.error
-    sim = s2s.similarity_matrix(e)
-    onehot = s2s.similarity_matrix(np.eye(len(s2s.EMB_WORDS)))
-    assert_heatmap_is(at, 1, sim, list(s2s.EMB_WORDS), list(s2s.EMB_WORDS),        # one-hot's, then this one,
-                      domain=shared_domain(onehot, sim))                          # on one colour range
-
-
 def test_quiz_answered_right_and_wrong():
     at = open_page(PAGE, section="quiz")
     ids = list(at.session_state["quiz_seq2seq__ids"])
@@ -200,7 +183,7 @@ from apphelpers import flat_tex  # noqa: E402
 from tutor import seq2seq_rnn as rnn  # noqa: E402
 
 FOLDED = ["注意のいろいろ：ソフトとハード、グローバルとローカル", "LSTM と GRU のゲート", "BPTT・勾配爆発と勾配クリッピング",
-          "教師強制・露出バイアスとスケジュールドサンプリング", "単語の分散表現：静的な埋め込みと文脈に応じた埋め込み"]
+          "教師強制・露出バイアスとスケジュールドサンプリング"]      # word vectors: ⓪-1 (tests/test_wordvec_page.py)
 
 
 def test_explain_keeps_the_core_open_and_folds_the_exam_words_one_tap_away():
@@ -212,12 +195,12 @@ def test_explain_keeps_the_core_open_and_folds_the_exam_words_one_tap_away():
     assert subheaders[2:6] == ["RNN のエンコーダ・デコーダと固定長のボトルネック", "試験での呼び名：中間層・隠れ層・隠れ状態",
                                "Attention の誕生：加法注意（Bahdanau ら、2014 年）", "RNN の時代の用語"]
     assert [e.label for e in closed.expander] == FOLDED
-    assert not any(fact in page_text(closed) for fact in ("Hochreiter", "**CEC**", "Luong らは 2015 年", "Mikolov"))
+    assert not any(fact in page_text(closed) for fact in ("Hochreiter", "**CEC**", "Luong らは 2015 年", "Bengio ら"))
     at = open_page(PAGE)
     text = page_text(at)
     for fact in ("1997 年に Hochreiter と Schmidhuber", "**CEC**", "1999〜2000 年に Gers ら", "**GRU**（Cho ら、2014 年）",
-                 "Bengio ら、2015 年", "Luong らは 2015 年", "Xu らが 2015 年", "word2vec（Mikolov ら、2013 年）",
-                 "**ELMo**（Peters ら、2018 年）", "**truncated BPTT**", "**中間層**", "**隠れ層**"):
+                 "Bengio ら、2015 年", "Luong らは 2015 年", "Xu らが 2015 年", "**truncated BPTT**", "**中間層**", "**隠れ層**",
+                 "1 つ前の ⓪-1 で学びます"):
         assert fact in text, fact
     assert r"c_t &= f \odot c_{t-1} + i \odot g" in text and r"h_t &= z \odot h_{t-1} + (1 - z) \odot \tilde h" in text
     assert r"\sigma &= \frac{D}{2}" in text and r"\frac{k}{k + \exp(i / k)}" in text
@@ -242,7 +225,7 @@ def test_hand_computes_one_lstm_and_one_gru_step_and_the_counts():
     assert "（393,984 / 525,312）" in text
 
 
-def test_visual_shows_schedules_kinds_of_attention_and_the_two_hashi():
+def test_visual_shows_schedules_and_kinds_of_attention():
     at = open_page(PAGE, section="visual")
     assert not at.exception and not at.error
     schedule = next(t for t in tables(at) if "下げ方" in t.columns)
@@ -263,8 +246,7 @@ def test_visual_shows_schedules_kinds_of_attention_and_the_two_hashi():
     assert sorted(column[1]) == ["0.000"] * 7 + ["1.000"]                               # one draw, one position
     text = page_text(at)
     assert "**猫**（0.378）" in text and "窓が「昨日・駅・で」に来てしまい" in text and "猫 に 0.640 を配ります" in text
-    assert metric(at, "静的な 2 つの「はし」のコサイン類似度") == "1.000"
-    assert metric(at, "文脈に応じた 2 つの「はし」のコサイン類似度") == "0.496"
+    assert "はし" not in text                                                            # the two はし are ⓪-1's
 
 
 def test_editing_the_cell_states_reaches_the_hand_calculation_and_bad_values_are_japanese():

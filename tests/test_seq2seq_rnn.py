@@ -305,10 +305,10 @@ def test_new_topics_have_two_items_each_and_beyond_the_syllabus_is_tagged():
     bank = {it["id"]: it for it in knowledge.bank()["seq2seq"]}
     topics = {"LSTM": ("k17", "k18", "k33"), "GRU": ("k19", "k20"), "BPTT": ("k21", "k22"),
               "scheduled sampling": ("k23", "k24"), "soft/hard": ("k25", "k26"), "global/local": ("k27", "k28"),
-              "中間層": ("k29", "k30"), "static/contextual": ("k31", "k32")}
+              "中間層": ("k29", "k30")}          # static/contextual (k31, k32) moved to ⓪-1: wordvec.k03, k04
     for name, ids in topics.items():
         assert len(ids) >= 2 and all(f"seq2seq.{i}" in bank for i in ids), name
     advanced = {i for i, it in bank.items() if it.get("advanced")}
     assert advanced == {f"seq2seq.k{n}" for n in range(23, 29)}
     raw = json.loads(knowledge.DATA_DIR.joinpath("seq2seq.json").read_text(encoding="utf-8"))
-    assert len(raw["questions"]) == 33
+    assert len(raw["questions"]) == 29          # 33 less k11, k12, k31, k32 (moved to ⓪-1)

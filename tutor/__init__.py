@@ -14,7 +14,9 @@ contract that live in their topic, ``positional_encoding`` and ``layer_norm``.
 - ``handcalc``   hand calculation: every element of a product, a softmax row, a weighted sum
 - ``vocab``      token ↔ id (``Vocabulary``) and the padding token ``PAD``
 - ``numfmt``     how every shown number is written: one rounding rule (四捨五入), one set of formats
-- ``seq2seq`` (before ①; its RNN history — LSTM, GRU, parameter counts, scheduled sampling — in
+- ``wordvec`` ⓪-1 (a package: counts — BoW, TF-IDF, N-grams; vectors — one-hot, cosine, analogy, sizes,
+  static vs contextual; word2vec — skip-gram and CBOW examples, softmax, negative sampling; subword — fastText)
+- ``seq2seq`` ⓪-2 (its RNN history — LSTM, GRU, parameter counts, scheduled sampling — in
   ``seq2seq_rnn``), ``naive`` ①, ``qkv`` ②, ``scaling`` ③, ``formula`` ④, ``multihead`` ⑤, ``mask`` ⑥,
   ``position`` ⑦-1, ``block`` ⑦-2, ``encdec`` ⑦-3, ``output`` ⑦-4, ``cost`` ⑦-5,
   ``training`` ⑧ (a package: task, model, optim, loop, gradients, and recipe: the paper's schedule,
@@ -22,7 +24,7 @@ contract that live in their topic, ``positional_encoding`` and ``layer_norm``.
   ``llm`` ⑩ (a package: models and scaling, RLHF, inference cost and BPE, vision after ViT)
 """
 from . import core, handcalc, numfmt, textbook, vocab  # noqa: F401  (the shared kernel)
-from . import seq2seq, seq2seq_rnn, naive, qkv, scaling, formula, multihead, mask  # noqa: F401  (pages ⓪–⑥)
+from . import wordvec, seq2seq, seq2seq_rnn, naive, qkv, scaling, formula, multihead, mask  # noqa: F401  (pages ⓪–⑥)
 from . import position, block, encdec, output, cost, training, pretrain, llm  # noqa: F401  (pages ⑦-1 … ⑩)
 from .block import layer_norm  # noqa: F401
 from .core import (  # noqa: F401

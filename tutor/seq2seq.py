@@ -13,9 +13,6 @@
 - teacher forcing (教師強制) vs feeding the model its own output (exposure bias) on a tiny
   bigram decoder;
 - gradient clipping by norm: g ← g · min(1, c / ‖g‖);
-- one-hot vectors vs dense word embeddings (分散表現) and their cosine similarity; static
-  embeddings (word2vec: one vector per word) vs contextual ones (ELMo, BERT: the word's vector
-  mixed with its sentence — here one naive self-attention layer, c = softmax(E Eᵀ) E);
 - kinds of attention: soft (a softmax-weighted mean, differentiable) vs hard (ONE position drawn
   from the weights, Xu et al., 2015); global vs local (Luong et al., 2015: local attends only to
   the window [p − D, p + D]; local-p multiplies by exp(−(s − p)² / (2σ²)), σ = D / 2).
@@ -33,23 +30,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import as_matrix, attention, check_rng, positive_int, softmax
+from .core import as_matrix, check_rng, positive_int, softmax
 from .vocab import Vocabulary
 
 __all__ = [
     "SRC_TOKENS", "ENC_STATES", "DEC_STATE", "W_DEC", "U_ENC", "V_ATT",
     "TF_VOCAB", "TF_TARGET", "TF_LOGITS",
     "CLIP_GRAD", "CLIP_THRESHOLD",
-    "EMB_WORDS", "EMB_DIMS", "EMB_VECTORS",
     "AdditiveAttentionResult", "additive_attention", "ADDITIVE_MISTAKES", "additive_attention_mistake",
     "score_from_hidden", "score_without_v", "DotAttentionResult",
     "dot_attention", "attend", "fixed_context", "uniform_context", "hard_context",
     "context_sizes", "context_size_mistake",
     "BigramDecodeResult", "bigram_decode", "exposure_gap",
     "gradient_through_time", "scaled_recurrence_norms", "ClipResult", "clip_by_norm", "CLIP_MISTAKES", "clip_mistake", "clip_by_value",
-    "one_hot_vector", "cosine_similarity", "similarity_matrix",
     "LONG_SRC", "LONG_STATES", "LONG_QUERY", "LocalAttentionResult", "local_attention", "hard_attention",
-    "CTX_WORDS", "CTX_DIMS", "CTX_VECTORS", "CTX_SENTENCES", "ContextualResult", "contextual_embeddings",
 ]
 
 # ---------------------------------------------------------------------------
@@ -91,29 +85,13 @@ TF_LOGITS.flags.writeable = False
 CLIP_GRAD = np.array([3.0, 4.0])                 # ‖g‖ = 5
 CLIP_THRESHOLD = 1.0
 
-EMB_WORDS = ("猫", "犬", "魚", "走る")
-EMB_DIMS = ("動物", "食べ物", "動き")   # how much a word is an animal, a food, a movement
-EMB_VECTORS = np.array([[2.0, 1.0, 0.0],         # (V, d) invented values, not a trained model
-                        [2.0, 1.0, 1.0],
-                        [1.0, 2.0, 0.0],
-                        [0.0, 0.0, 2.0]])
-
 # kinds of attention: a longer source (8 tokens), dot-product scores against one decoder state
 LONG_SRC = ("私", "は", "昨日", "駅", "で", "猫", "を", "見た")
 LONG_STATES = np.array([[1.0, 0.0], [0.0, 0.0], [0.0, 1.0], [1.0, 1.0],     # (8, 2) one row per token
                         [0.0, 0.0], [2.0, 1.0], [0.0, 0.0], [1.0, 2.0]])
 LONG_QUERY = np.array([1.0, 0.0])                # the decoder about to write "cat"  (2,)
 
-# static vs contextual: はし is 橋 (bridge) in one sentence and 箸 (chopsticks) in the other
-CTX_WORDS = ("はし", "川", "渡る", "ご飯", "食べる")
-CTX_DIMS = ("食事", "移動", "水辺")
-CTX_VECTORS = np.array([[1.0, 1.0, 0.0],         # (5, 3) invented values: はし is half food, half movement
-                        [0.0, 1.0, 2.0],
-                        [0.0, 2.0, 1.0],
-                        [2.0, 0.0, 0.0],
-                        [2.0, 0.0, 1.0]])
-CTX_SENTENCES = ((1, 0, 2), (3, 0, 4))           # 川・はし・渡る / ご飯・はし・食べる (word indices)
-for _a in (EMB_VECTORS, LONG_STATES, LONG_QUERY, CTX_VECTORS):
+for _a in (LONG_STATES, LONG_QUERY):
     _a.flags.writeable = False
 
 
@@ -336,36 +314,6 @@ def local_attention(q, h, center, half_width, *, gaussian: bool = True) -> Local
 
 
 # ---------------------------------------------------------------------------
-# static vs contextual word vectors
-# ---------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ContextualResult:
-    static: tuple[np.ndarray, ...]     # per sentence (n_k, d): the word vectors looked up (word2vec-like)
-    weights: tuple[np.ndarray, ...]    # per sentence (n_k, n_k): softmax(E Eᵀ), rows sum to 1
-    context: tuple[np.ndarray, ...]    # per sentence (n_k, d): softmax(E Eᵀ) E, the same word differs
-
-
-def contextual_embeddings(e, sentences) -> ContextualResult:
-    """Static vs contextual vectors. Static: row e[w] for word w, whatever the sentence. Contextual:
-    each sentence's rows mixed by one naive self-attention layer (page ①), c = softmax(E Eᵀ) E —
-    a stand-in for ELMo (a bidirectional LSTM) and BERT (many self-attention layers).
-
-    e (V, d); sentences: sequences of word indices into e."""
-    e = as_matrix(e, "埋め込み", ndim=2)
-    static, weights, context = [], [], []
-    for k, sent in enumerate(sentences):
-        idx = [int(w) for w in sent]
-        if not idx or any(w < 0 or w >= e.shape[0] for w in idx):
-            raise ValueError(f"{k + 1} 文目の語の番号は 0〜{e.shape[0] - 1} が必要です（{list(sent)}）。")
-        x = e[idx]                                           # (n_k, d)
-        res = attention(x, x, x, scale=False)                # softmax(X Xᵀ) X
-        static.append(x)
-        weights.append(res.weights)
-        context.append(res.output)
-    return ContextualResult(tuple(static), tuple(weights), tuple(context))
-
-
-# ---------------------------------------------------------------------------
 # the bottleneck in numbers
 # ---------------------------------------------------------------------------
 def context_sizes(n_tokens, d_h) -> dict[str, int]:
@@ -559,38 +507,3 @@ def clip_by_value(g, c) -> np.ndarray:
     too (clipping by value), but it changes the DIRECTION of g, and the result is not g·min(1, c/‖g‖)."""
     g, c = _clip_inputs(g, c)
     return np.clip(g, -c, c)
-
-
-# ---------------------------------------------------------------------------
-# word embeddings (分散表現)
-# ---------------------------------------------------------------------------
-def one_hot_vector(index, size) -> np.ndarray:
-    """The one-hot vector of word ``index`` in a vocabulary of ``size`` words: (size,)."""
-    size = positive_int(size, "語彙数")
-    if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)) or not 0 <= index < size:
-        raise ValueError(f"単語の番号は 0 以上 {size - 1} 以下の整数が必要です（{index!r}）。")
-    out = np.zeros(size)
-    out[int(index)] = 1.0
-    return out
-
-
-def cosine_similarity(a, b) -> float:
-    """cos(a, b) = a · b / (‖a‖ ‖b‖); ValueError for a zero vector (no direction)."""
-    a, b = _vector(a, "ベクトル a"), _vector(b, "ベクトル b")
-    if a.shape != b.shape:
-        raise ValueError(f"2 つのベクトルの長さが違います（{a.shape[0]} と {b.shape[0]}）。")
-    na, nb = _norm(a), _norm(b)
-    if na == 0.0 or nb == 0.0:
-        raise ValueError("長さ 0 のベクトルには向きがないので、コサイン類似度を計算できません。")
-    return float(np.clip((a / na) @ (b / nb), -1.0, 1.0))
-
-
-def similarity_matrix(e) -> np.ndarray:
-    """Cosine similarity of every pair of rows of e (V, d) → (V, V); ValueError for a zero row."""
-    e = as_matrix(e, "埋め込み", ndim=2)
-    norms = np.array([_norm(r) for r in e])                 # (V,)
-    if np.any(norms == 0.0):
-        rows = [str(i + 1) for i in np.flatnonzero(norms == 0.0)]
-        raise ValueError(f"{', '.join(rows)} 行目がすべて 0 です。長さ 0 のベクトルには向きがありません。")
-    unit = e / norms[:, None]                               # (V, d)
-    return np.clip(unit @ unit.T, -1.0, 1.0)                # (V, V)

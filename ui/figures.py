@@ -487,3 +487,48 @@ def lines_chart(x_title: str, y_title: str, series: tuple, marks: tuple = (), *,
                     "encoding": {**enc, "text": {"field": "名前", "type": "nominal"}}} for left in (False, True)]
     # as wide as the column, axes and legend inside it: a phone's 358 px column cut the right end off
     return {"title": title, "datasets": datasets, "layer": layers, "height": 300, **FIT_COLUMN}
+
+
+# ---------------------------------------------------------------------------
+# ⓪-1: word vectors on a plane (the analogy a : b = c : ?)
+# ---------------------------------------------------------------------------
+def word_map_chart(words: Sequence[str], vectors, target=None, *, target_label: str = "t",
+                   offsets: tuple = (), x_title: str, y_title: str, title: str) -> dict:
+    """2-D word vectors (a Vega-Lite dict for cached_chart): a ray from the origin to each word (the
+    cosine compares these directions) and its label; ``target``: one more point drawn apart (the
+    vector a − b + c of an analogy); ``offsets``: ((x, y, x2, y2), …) dashed arrows (the same offset
+    b − a drawn from a and from c). Coordinates in tooltips are written by tutor.numfmt."""
+    v = np.asarray(vectors, dtype=np.float64)
+    pts = [{"x": float(x), "y": float(y), "語": str(w), "種類": "語", "座標": f"({numfmt.trimmed(x, 2)}, {numfmt.trimmed(y, 2)})"}
+           for w, (x, y) in zip(words, v)]
+    if target is not None:
+        tx, ty = (float(a) for a in target)
+        pts.append({"x": tx, "y": ty, "語": target_label, "種類": "計算した点",
+                    "座標": f"({numfmt.trimmed(tx, 2)}, {numfmt.trimmed(ty, 2)})"})
+    points = pd.DataFrame(pts)
+    rays = points.assign(x0=0.0, y0=0.0)
+    xs, ys = [0.0, *points["x"]], [0.0, *points["y"]]
+    room = {"x": [math.floor(min(xs)) - 1, math.ceil(max(xs)) + 2], "y": [math.floor(min(ys)) - 1, math.ceil(max(ys)) + 1]}
+    axis = {"labelOverlap": True, "tickMinStep": 1}                          # whole-number ticks, room for the labels
+    enc = {"x": {"field": "x", "type": "quantitative", "title": x_title, "axis": axis,
+                 "scale": {"domain": room["x"], "nice": False}},
+           "y": {"field": "y", "type": "quantitative", "title": y_title, "axis": axis,
+                 "scale": {"domain": room["y"], "nice": False}}}
+    colour = {"field": "種類", "type": "nominal", "legend": {"orient": "bottom", "title": None},
+              "scale": {"domain": ["語", "計算した点"], "range": ["#3b6ea5", "#d1495b"]}}
+    layers = [
+        {"data": {"name": "rays"}, "mark": {"type": "rule", "opacity": 0.35},
+         "encoding": {**enc, "x2": {"field": "x0"}, "y2": {"field": "y0"}, "color": colour}},
+        {"data": {"name": "points"}, "mark": {"type": "point", "filled": True, "size": 70},
+         "encoding": {**enc, "color": colour, "tooltip": [{"field": "語", "type": "nominal"},
+                                                          {"field": "座標", "type": "nominal"}]}},
+        {"data": {"name": "points"}, "mark": {"type": "text", "dx": 7, "align": "left", "baseline": "middle", "fontSize": 13},
+         "encoding": {**enc, "text": {"field": "語", "type": "nominal"}}},
+    ]
+    datasets = {"points": points, "rays": rays}
+    if offsets:
+        datasets["offsets"] = pd.DataFrame([{"x": float(a), "y": float(b), "x2": float(c), "y2": float(d)}
+                                            for a, b, c, d in offsets])
+        layers.insert(1, {"data": {"name": "offsets"}, "mark": {"type": "rule", "strokeDash": [5, 4], "color": "#8a6d00"},
+                          "encoding": {**enc, "x2": {"field": "x2"}, "y2": {"field": "y2"}}})
+    return {"title": _title_lines(title), "datasets": datasets, "layer": layers, "height": 380}   # autosize "fit": in the column

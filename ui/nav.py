@@ -38,6 +38,7 @@ class PageInfo:
 
 
 _LEARNING = [
+    ("wordvec", "pages/15_wordvec.py"),
     ("seq2seq", "pages/0_seq2seq.py"),
     ("naive", "pages/1_naive.py"),
     ("qkv", "pages/2_qkv.py"),
