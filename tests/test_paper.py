@@ -60,6 +60,8 @@ def test_clipping_example_and_papinenis_own():
     assert (m.counts, m.ref_max, m.clipped, m.matched, m.total) == ((7,), (2,), (2,), 2, 7)
     assert P.modified_precision(P.CLIP_DEMO_CANDIDATE, P.CLIP_DEMO_REFERENCES, 1) == pytest.approx(2 / 7)
     assert P.precision_unclipped(P.CLIP_DEMO_CANDIDATE, P.CLIP_DEMO_REFERENCES, 1) == 1.0
+    assert P.precision_by_types(P.CLIP_DEMO_CANDIDATE, P.CLIP_DEMO_REFERENCES, 1) == 1.0      # one type, found
+    assert P.precision_by_types(["猫", "猫", "犬"], [("猫", "が")], 1) == 0.5
     refs = ("the cat is on the mat".split(), "there is a cat on the mat".split())
     assert P.modified_precision(["the"] * 7, refs, 1) == pytest.approx(2 / 7)      # Papineni et al. 2002, §2.1
     assert P.modified_precision(["the"] * 7, refs, 2) == 0.0

@@ -474,3 +474,30 @@ def lines_chart(x_title: str, y_title: str, series: tuple, marks: tuple = (), *,
                    {"data": {"name": "marks"}, "mark": {"type": "text", "dx": 6, "align": "left", "baseline": "bottom"},
                     "encoding": {**enc, "text": {"field": "名前", "type": "nominal"}}}]
     return {"title": title, "datasets": datasets, "layer": layers, "height": 260, "autosize": {"type": "pad"}}
+
+
+# ---------------------------------------------------------------------------
+# labelled points (⑦-6: Table 2's cost against BLEU, Table 3's heads against BLEU)
+# ---------------------------------------------------------------------------
+def points_chart(points: Sequence[tuple], x_title: str, y_title: str, *, title: str, log_x: bool = False,
+                 line: bool = False, x_format: str | None = None) -> dict:
+    """Points with a short label each (a Vega-Lite dict for cached_chart): ``points`` =
+    ((label, x, y, group), …), coloured by group; ``log_x``: a logarithmic x axis; ``line``: the
+    points joined in the order given. Labels and tooltips show numbers written by tutor.numfmt."""
+    rows = [{"x": float(x), "y": float(y), "名前": label, "区分": group, "表示": numfmt.significant(y, 3),
+             "横": numfmt.significant(x, 2)} for label, x, y, group in points]
+    x_axis = {"labelOverlap": True, **({"format": x_format} if x_format else {})}
+    enc = {"x": {"field": "x", "type": "quantitative", "title": x_title, "axis": x_axis,
+                 **({"scale": {"type": "log"}} if log_x else {})},
+           "y": {"field": "y", "type": "quantitative", "title": y_title, "scale": {"zero": False},
+                 "axis": {"labelOverlap": True}}}
+    colour = {"field": "区分", "type": "nominal", "legend": {"orient": "bottom", "title": None}}
+    layers = [{"mark": {"type": "point", "filled": True, "size": 70},
+               "encoding": {**enc, "color": colour,
+                            "tooltip": [{"field": "名前", "type": "nominal"}, {"field": "横", "type": "nominal", "title": x_title},
+                                        {"field": "表示", "type": "nominal", "title": y_title}]}},
+              {"mark": {"type": "text", "dy": -9, "fontSize": 10}, "encoding": {**enc, "text": {"field": "名前", "type": "nominal"}}}]
+    if line:
+        layers.insert(0, {"mark": {"type": "line", "color": "#888"}, "encoding": enc})
+    return {"title": title, "data": {"name": "points"}, "datasets": {"points": pd.DataFrame(rows)}, "layer": layers,
+            "height": 260, "autosize": {"type": "pad"}}

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from .bleu import (  # noqa: F401
     MAX_N, MAX_SENTENCE_TOKENS, MAX_REFERENCES, DEMO_CANDIDATE, DEMO_REFERENCES, CLIP_DEMO_CANDIDATE,
-    CLIP_DEMO_REFERENCES, split_sentence, ngrams, NgramMatch, ngram_match, modified_precision, precision_unclipped,
+    CLIP_DEMO_REFERENCES, split_sentence, ngrams, NgramMatch, ngram_match, modified_precision, precision_unclipped, precision_by_types,
     closest_reference_length, ngram_recall, brevity_penalty, brevity_penalty_both_ways, Bleu, bleu, bleu_without_bp,
     bleu_bp_both_ways, bleu_arithmetic_mean, bleu_unclipped, bleu_recall, BLEU_MISTAKES, bleu_mistake, brevity_curve,
 )

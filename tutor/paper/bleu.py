@@ -149,6 +149,13 @@ def precision_unclipped(candidate, references, n: int) -> float:
     return m.unclipped / m.total if m.total else 0.0
 
 
+def precision_by_types(candidate, references, n: int) -> float:
+    """MISTAKE: each distinct n-gram counted once (types, not occurrences): the distinct
+    n-grams found in some reference over the distinct n-grams of the candidate."""
+    m = ngram_match(candidate, references, n)
+    return sum(1 for x in m.ref_max if x > 0) / len(m.grams) if m.grams else 0.0
+
+
 def closest_reference_length(c: int, reference_lengths) -> int:
     """r: the reference length closest to the candidate length c (a tie → the shorter one)."""
     c = positive_int(c, "候補訳の長さ c")
