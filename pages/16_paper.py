@@ -341,9 +341,15 @@ def try_it() -> None:
     try_flops()
 
 
-def _bleu_from_text(cand: str, ref1: str, ref2: str, max_n: int) -> pp.Bleu:
+MISTAKE_LABELS = (("no_bp", "BP を掛け忘れる"), ("arithmetic", "算術平均にする"), ("unclipped", "クリップしない"),
+                  ("recall", "再現率で数える"))
+
+
+def _bleu_from_text(cand: str, ref1: str, ref2: str, max_n: int) -> tuple[pp.Bleu, dict]:
+    """BLEU of the typed sentences and what the named mistakes give (one engine call per number)."""
+    c = pp.split_sentence(cand, "候補訳")
     refs = [pp.split_sentence(ref1, "参照訳 1 ")] + ([pp.split_sentence(ref2, "参照訳 2 ")] if ref2.strip() else [])
-    return pp.bleu(pp.split_sentence(cand, "候補訳"), refs, max_n)
+    return pp.bleu(c, refs, max_n), {name: pp.bleu_mistake(c, refs, key, max_n) for key, name in MISTAKE_LABELS}
 
 
 @st.fragment
@@ -353,17 +359,14 @@ def try_bleu() -> None:
     ref1 = st.text_input("参照訳 1", value=" ".join(pp.DEMO_REFERENCES[0]), key="paper_ref1", persist_state="session")
     ref2 = st.text_input("参照訳 2（空でもよい）", value=" ".join(pp.DEMO_REFERENCES[1]), key="paper_ref2", persist_state="session")
     max_n = st.select_slider("N（何 gram まで数えるか）", options=[1, 2, 3, 4], value=2, key="paper_n", persist_state="session")
-    b = ui.compute("paper_bleu", _bleu_from_text, cand, ref1, ref2, int(max_n))
-    if b is None:
+    result = ui.compute("paper_bleu", _bleu_from_text, cand, ref1, ref2, int(max_n))
+    if result is None:
         return
+    b, wrong = result
     ui.cached_table(precision_frame, b, hide_index=True)
     c1, c2 = st.columns(2)
     c1.metric("BP", numfmt.fixed(b.bp, 3))
     c2.metric(f"BLEU（N = {b.max_n}）", numfmt.fixed(b.score, 3))
-    cand_t = pp.split_sentence(cand, "候補訳")
-    refs = [pp.split_sentence(ref1)] + ([pp.split_sentence(ref2)] if ref2.strip() else [])
-    wrong = {name: pp.bleu_mistake(cand_t, refs, key, b.max_n) for key, name in
-             (("no_bp", "BP を掛け忘れる"), ("arithmetic", "算術平均にする"), ("unclipped", "クリップしない"), ("recall", "再現率で数える"))}
     st.caption(f"c = {b.c}、r = {b.r}。よくある誤りで計算すると："
                + "、".join(f"{k} {numfmt.fixed(v, 3)}" for k, v in wrong.items()) + "。")
 
