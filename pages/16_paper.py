@@ -12,7 +12,7 @@ import streamlit as st
 import ui
 from tutor import numfmt
 from tutor import paper as pp
-from ui.figures import lines_chart, points_chart
+from ui.figures import fitted_lines_chart, points_chart
 from ui.validate import format_number
 
 ui.page("paper")
@@ -121,12 +121,12 @@ def explain_bleu() -> None:
         "2. **相乗平均**：$p_1$〜$p_4$ を掛けて 4 乗根をとります。1 つでも 0 なら BLEU も 0 です。\n"
         "3. **短さのペナルティ（BP）**：候補訳の語数 $c$ が参照訳の語数 $r$ 以下なら $e^{1 - r/c}$ を掛けます。長い訳には掛けません。"
     )
-    st.latex(r"\begin{aligned}p_n &= \frac{\sum \min(\text{候補訳の回数},\ \text{参照訳での最大})}{\text{候補訳の } n\text{-gram の数}} \\"
+    st.latex(r"\begin{aligned}p_n &= \frac{\text{上限で切った一致の数}}{\text{候補訳の } n\text{-gram の数}} \\"
              r"\mathrm{BP} &= \begin{cases} 1 & (c > r) \\ e^{\,1 - r/c} & (c \le r)\end{cases}\end{aligned}")
     st.latex(r"\mathrm{BLEU} = \mathrm{BP} \cdot \exp\Big(\sum_{n=1}^{4} \tfrac{1}{4} \log p_n\Big)")
     st.markdown("BLEU は 0〜1 の値で、大きいほど人の訳に近いことを表します。論文は 100 倍して書くので、28.4 BLEU は 0.284 です。"
-                "1 文だけでは 4-gram が 1 つも一致せず 0 になりやすいので、論文ではテスト用の文全体で一致を数えます。"
-                "小さいほど良い perplexity（正解の語の確率から作る指標）とは向きが逆なことも、試験でよく問われる点です。")
+                "1 文だけでは 4-gram が 1 つも一致せず 0 になりやすいので、BLEU は本来、テスト用の文全体で一致と長さを合計してから計算します。"
+                "小さいほど良い perplexity（正解の語の確率から作る指標）とは向きが逆なので、取り違えないようにしましょう。")
 
 
 def explain_decoding() -> None:
@@ -239,7 +239,7 @@ def hand_bleu() -> None:
                 f"{numfmt.trimmed(pp.bleu_arithmetic_mean(pp.DEMO_CANDIDATE, pp.DEMO_REFERENCES, 2), 3)} になります。")
     ui.cached_table(precision_frame, DEMO4, hide_index=True)
     st.caption(f"4-gram まで数えると p₄ = {DEMO4.matches[3].matched}/{DEMO4.matches[3].total} なので、BLEU-4 は "
-               f"{numfmt.trimmed(DEMO4.score, 3)} です。1 文では 0 になりやすいので、論文ではテスト用の文全体で一致を合計してから割ります。")
+               f"{numfmt.trimmed(DEMO4.score, 3)} です。1 文では 0 になりやすいので、BLEU は本来、テスト用の文全体で一致を合計してから割ります。")
 
 
 def hand_lp() -> None:
@@ -291,42 +291,52 @@ def visual() -> None:
     st.subheader("短さのペナルティ BP と候補訳の長さ")
     ratios = np.round(np.arange(0.4, 1.61, 0.02), 2)
     wrong = [pp.brevity_penalty_both_ways(int(round(x * 100)), 100) for x in ratios]
-    ui.cached_chart(lines_chart, "候補訳の長さ ÷ 参照訳の長さ（c/r）", "掛ける係数",
-                    (("BP（正しい）", tuple(ratios), tuple(pp.brevity_curve(ratios))), ("長い訳にも掛けた（誤り）", tuple(ratios), tuple(wrong))),
+    ui.cached_chart(fitted_lines_chart, "候補訳の長さ ÷ 参照訳の長さ（c/r）", "掛ける係数",
+                    (("BP（正しい）", tuple(ratios), tuple(pp.brevity_curve(ratios))), ("長い訳にも（誤り）", tuple(ratios), tuple(wrong))),
                     (("この例", DEMO.c / DEMO.r, DEMO.bp),), title="BP は短い訳だけを罰する", width="stretch")
     st.caption("c/r が 1 を超えると BP は 1 のまま。長い訳は、参照訳にない語が増えて精度の分母が大きくなる形で損をします。")
 
     st.subheader("α を変えると選ばれる訳が変わる")
     curves = pp.score_curves(pp.DEMO_LOG_PROBS, pp.DEMO_LENGTHS, ALPHAS)
     paper = pp.rank_hypotheses(pp.DEMO_LOG_PROBS, pp.DEMO_LENGTHS, pp.PAPER_ALPHA)
-    ui.cached_chart(lines_chart, "α", "スコア log P / lp(Y)",
+    ui.cached_chart(fitted_lines_chart, "α", "スコア log P / lp(Y)",
                     ((f"A（{pp.DEMO_LENGTHS[0]} トークン）", ALPHAS, tuple(curves[:, 0])),
                      (f"B（{pp.DEMO_LENGTHS[1]} トークン）", ALPHAS, tuple(curves[:, 1]))),
                     (("α = 0.6", pp.PAPER_ALPHA, float(paper.scores[paper.chosen])),), title="上にある訳が選ばれる", width="stretch")
     st.caption("α = 0 では短い A が上、α を大きくすると長い B の点が上がり、途中で入れ替わります。")
 
     st.subheader("チェックポイント平均：揺れるパラメータの真ん中")
-    run = pp.noisy_descent(np.random.default_rng(RUN_SEED), last=pp.BASE_CHECKPOINTS)
-    idx = tuple(range(1, len(run.losses) + 1))
-    ui.cached_chart(lines_chart, "保存の順", "損失",
-                    (("各チェックポイント", idx, tuple(run.losses)),
-                     (f"最後の {run.average.last} 個の平均", idx[-run.average.last:], (run.average_loss,) * run.average.last)),
-                    title="ノイズのある勾配降下（2 パラメータの谷）", width="stretch")
-    st.caption(f"最後の {run.average.last} 個の損失の平均は {numfmt.fixed(run.losses[-run.average.last:].mean(), 3)}、"
-               f"平均したパラメータの損失は {numfmt.fixed(run.average_loss, 3)}。ミニバッチの揺れで谷底の周りを動くパラメータを平均すると、"
-               "谷の真ん中に近づきます（学習済みのモデルを 1 つ増やさずに済みます）。")
+    visual_checkpoints()
 
     st.subheader("学習コストと BLEU（表 2、英独）")
-    pts = [(r.model.replace(" Ensemble", "（組）").replace("Transformer ", ""), r.cost_de, r.bleu_de,
-            "Transformer" if r.transformer else ("アンサンブル" if r.ensemble else "単一モデル"))
+    pts = [(SHORT.get(r.model, r.model), r.cost_de, r.bleu_de,
+            "Transformer" if r.transformer else ("アンサンブル" if r.ensemble else "単一モデル"), r.model in BELOW)
            for r in pp.TABLE2 if r.cost_de is not None and r.bleu_de is not None]
     ui.cached_chart(points_chart, tuple(pts), "学習コスト（FLOPs、対数目盛）", "BLEU", title="左上ほど安くて良い", log_x=True,
-                    x_format=".0e", width="stretch")
+                    x_format=".0e", x_ticks=(1e18, 1e19, 1e20, 1e21), width="stretch")
+    st.caption("「組」は複数のモデルを組み合わせたアンサンブル。base は比べたどのモデルより安く、big はどれより BLEU が高い。")
 
     st.subheader("ヘッドの数と BLEU（表 3 の A 行）")
     heads = [(f"h = {h}", h, pp.heads_row_for(h).bleu, "base" if h == 8 else "A 行") for h in (1, 4, 8, 16, 32)]
     ui.cached_chart(points_chart, tuple(heads), "ヘッドの数 h（対数目盛）", "BLEU（開発用）", title="1 つでは足りず、多すぎても下がる",
                     log_x=True, line=True, width="stretch")
+
+
+SHORT = {"GNMT + RL": "GNMT", "GNMT + RL Ensemble": "GNMT 組", "ConvS2S Ensemble": "ConvS2S 組",
+         "Transformer (base)": "base", "Transformer (big)": "big"}
+BELOW = ("GNMT + RL", "GNMT + RL Ensemble")          # labels drawn under the point: their neighbours' sit above
+
+
+def visual_checkpoints() -> None:
+    run = pp.noisy_descent(np.random.default_rng(RUN_SEED), last=pp.BASE_CHECKPOINTS)
+    n, k = len(run.checkpoints), run.average.last
+    pts = [("", x, y, f"最後の {k} 個" if i >= n - k else f"その前の {k} 個")
+           for i, (x, y) in enumerate(run.checkpoints) if i >= n - 2 * k]
+    pts += [("平均", *run.average.mean, "最後の 5 個の平均", True), ("", *pp.BOWL_MINIMUM, "損失が最小の点")]
+    ui.cached_chart(points_chart, tuple(pts), "w₁", "w₂", title="学習の終わりに保存したパラメータ", width="stretch")
+    st.caption(f"2 つのパラメータの谷をノイズのある勾配で下ったとき、最後の {k} 個の損失の平均は "
+               f"{numfmt.fixed(run.losses[-k:].mean(), 3)}、それらを平均したパラメータの損失は {numfmt.fixed(run.average_loss, 3)} です。"
+               "ミニバッチの揺れで谷底の周りを動くパラメータを平均すると、谷の真ん中に近づきます（モデルは 1 つのまま）。")
 
 
 # ---------------------------------------------------------------------------

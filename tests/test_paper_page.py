@@ -89,11 +89,14 @@ def test_charts_are_the_engines_numbers(page):
     a = scores[scores["系列"].str.startswith("A")]
     assert np.allclose(a["y"], pp.score_curves(pp.DEMO_LOG_PROBS, pp.DEMO_LENGTHS, a["x"])[:, 0])
     run = pp.noisy_descent(np.random.default_rng(3), last=5)
-    each = lines[2][lines[2]["系列"] == "各チェックポイント"]
-    assert np.allclose(each["y"], run.losses)
     points = charts_with(page, "名前")
+    ck = next(p for p in points if "最後の 5 個の平均" in set(p["区分"]))
+    mean = ck[ck["名前"] == "平均"]
+    assert np.allclose([mean["x"].iloc[0], mean["y"].iloc[0]], run.average.mean)
+    used = ck[ck["区分"] == "最後の 5 個"]
+    assert np.allclose(used[["x", "y"]].to_numpy(), run.checkpoints[-5:])
     cost = next(p for p in points if "Transformer" in set(p["区分"]))
-    big = cost[cost["名前"] == "(big)"]
+    big = cost[cost["名前"] == "big"]
     assert (float(big["x"].iloc[0]), float(big["y"].iloc[0])) == (2.3e19, 28.4)
     heads = next(p for p in points if "A 行" in set(p["区分"]))
     assert list(heads["y"]) == [pp.heads_row_for(h).bleu for h in (1, 4, 8, 16, 32)]
