@@ -146,10 +146,10 @@ def explain_decoding() -> None:
 
 def explain_data() -> None:
     st.markdown(
-        f"英独は WMT 2014 の約 {numfmt.grouped(pp.EN_DE.size / 10_000)} 万文対で、文を **BPE（バイト対符号化）** でサブワードに分け、"
+        f"英独は WMT 2014 の約 {numfmt.grouped(pp.in_man(pp.EN_DE.size))} 万文対で、文を **BPE（バイト対符号化）** でサブワードに分け、"
         f"原文と訳文で共有する約 {numfmt.grouped(pp.EN_DE.vocabulary)} トークンの語彙を使いました。BPE はよく隣り合う文字の組を"
         "つないで語彙を作る方法で、翻訳への使い方は Sennrich ら（2016 年）が示しました。"
-        f"英仏はずっと大きい約 {numfmt.grouped(pp.EN_FR.size / 10_000)} 万文で、{numfmt.grouped(pp.EN_FR.vocabulary)} の word-piece の語彙です。"
+        f"英仏はずっと大きい約 {numfmt.grouped(pp.in_man(pp.EN_FR.size))} 万文で、{numfmt.grouped(pp.EN_FR.vocabulary)} の word-piece の語彙です。"
         f"文対はおおよその長さが近いものどうしで束ね、1 つのバッチに原文・訳文それぞれ約 {numfmt.grouped(pp.BATCH_TOKENS)} トークンを入れました"
         "（長さをそろえるとパディングの無駄が減ります）。"
     )
@@ -183,9 +183,9 @@ def explain_variations() -> None:
 def explain_parsing() -> None:
     st.markdown(
         f"翻訳以外に通用するかを見るため、英語の構文解析（文を句の木に分ける課題）も試しました。Penn Treebank の WSJ の約 "
-        f"{numfmt.grouped(pp.WSJ_SENTENCES / 10_000)} 万文で {pp.PARSING_LAYERS} 層・$d_{{\\text{{model}}}} = {pp.PARSING_D_MODEL}$ の Transformer を学習すると、"
+        f"{numfmt.grouped(pp.in_man(pp.WSJ_SENTENCES))} 万文で {pp.PARSING_LAYERS} 層・$d_{{\\text{{model}}}} = {pp.PARSING_D_MODEL}$ の Transformer を学習すると、"
         f"F1 は **{numfmt.trimmed(pp.PARSING_F1['wsj'], 1)}** で、専用の解析器 BerkeleyParser（{numfmt.trimmed(pp.BERKELEY_F1, 1)}）を上回りました。"
-        f"約 {numfmt.grouped(pp.SEMI_SENTENCES / 10_000)} 万文を加えた半教師ありの設定では {numfmt.trimmed(pp.PARSING_F1['semi'], 1)} です。"
+        f"約 {numfmt.grouped(pp.in_man(pp.SEMI_SENTENCES))} 万文を加えた半教師ありの設定では {numfmt.trimmed(pp.PARSING_F1['semi'], 1)} です。"
         f"出力が入力よりずっと長いので、上限を入力 + {pp.PARSING_MAX_EXTRA}、ビーム幅 {pp.PARSING_BEAM}、α = {numfmt.trimmed(pp.PARSING_ALPHA, 1)} にしました。"
     )
 
@@ -234,7 +234,7 @@ def hand_bleu() -> None:
              rf" = {tex(m2.precision)} \\ \sqrt{{p_1 p_2}} &= {tex(DEMO.geo_mean)}\end{{aligned}}")
     st.latex(rf"\begin{{aligned}}c &= {DEMO.c},\ r = {DEMO.r}\ (\text{{最も近い長さ}}) \\ \mathrm{{BP}} &= e^{{1 - {DEMO.r}/{DEMO.c}}}"
              rf" = {tex(DEMO.bp)} \\ \mathrm{{BLEU}} &= {tex(DEMO.bp)} \times {tex(DEMO.geo_mean)} = {tex(DEMO.score)}\end{{aligned}}")
-    st.markdown(f"2-gram までの BLEU は **{numfmt.trimmed(DEMO.score, 3)}**（論文の書き方で {numfmt.trimmed(DEMO.score * 100, 1)}）です。"
+    st.markdown(f"2-gram までの BLEU は **{numfmt.trimmed(DEMO.score, 3)}**（論文の書き方で {numfmt.trimmed(DEMO.points, 1)}）です。"
                 f"短さのペナルティを忘れると {numfmt.trimmed(DEMO.geo_mean, 3)}、相乗平均の代わりに算術平均にすると "
                 f"{numfmt.trimmed(pp.bleu_arithmetic_mean(pp.DEMO_CANDIDATE, pp.DEMO_REFERENCES, 2), 3)} になります。")
     ui.cached_table(precision_frame, DEMO4, hide_index=True)
@@ -250,8 +250,9 @@ def hand_lp() -> None:
     raw = pp.rank_hypotheses(pp.DEMO_LOG_PROBS, pp.DEMO_LENGTHS, 0.0)
     paper = pp.rank_hypotheses(pp.DEMO_LOG_PROBS, pp.DEMO_LENGTHS, pp.PAPER_ALPHA)
     (la, lb), (pa, pb) = pp.DEMO_LENGTHS, pp.DEMO_LOG_PROBS
-    st.latex(rf"\begin{{aligned}}lp_A &= \left(\tfrac{{5 + {la}}}{{6}}\right)^{{0.6}} = 2^{{0.6}} = {tex(paper.penalties[0])} \\"
-             rf"lp_B &= \left(\tfrac{{5 + {lb}}}{{6}}\right)^{{0.6}} = 4^{{0.6}} = {tex(paper.penalties[1])}\end{{aligned}}")
+    a = tex(pp.PAPER_ALPHA, 1)
+    st.latex(rf"\begin{{aligned}}lp_A &= \left(\tfrac{{5 + {la}}}{{6}}\right)^{{{a}}} = {tex(pp.length_base(la))}^{{{a}}} = {tex(paper.penalties[0])} \\"
+             rf"lp_B &= \left(\tfrac{{5 + {lb}}}{{6}}\right)^{{{a}}} = {tex(pp.length_base(lb))}^{{{a}}} = {tex(paper.penalties[1])}\end{{aligned}}")
     st.latex(rf"\begin{{aligned}}s_A &= {tex(pa)} / {tex(paper.penalties[0])} = {tex(paper.scores[0])} \\"
              rf"s_B &= {tex(pb)} / {tex(paper.penalties[1])} = {tex(paper.scores[1])}\end{{aligned}}")
     flip = pp.flip_alpha(pa, la, pb, lb)
@@ -264,22 +265,21 @@ def hand_checkpoints() -> None:
     n = len(pp.DEMO_CHECKPOINTS)
     ui.show_matrix(np.array(pp.DEMO_CHECKPOINTS), [f"{i + 1} 番目" for i in range(n)], ["w₁", "w₂"], digits=1,
                    caption="保存したパラメータ（古い順）")
-    first = n - avg.last + 1
     terms = " + ".join(tex(v) for v in avg.used[:, 0])
     st.latex(rf"\bar{{w}}_1 = \frac{{{terms}}}{{{avg.last}}} = {tex(avg.mean[0])}")
-    st.markdown(f"最後の {avg.last} 個（{first}〜{n} 番目）を成分ごとに平均して $(\\bar w_1, \\bar w_2) = "
+    st.markdown(f"最後の {avg.last} 個（{avg.first}〜{n} 番目）を成分ごとに平均して $(\\bar w_1, \\bar w_2) = "
                 f"({tex(avg.mean[0])},\\ {tex(avg.mean[1])})$。これが 1 つのモデルのパラメータになります。")
 
 
 def hand_flops() -> None:
-    base_s = pp.BASE_HOURS * pp.SECONDS_PER_HOUR
+    base_s = pp.hours_to_seconds(pp.BASE_HOURS)
     st.latex(rf"\begin{{aligned}}&{pp.BASE_HOURS}\ \text{{時間}} \times 3{{,}}600 = {tex(base_s)}\ \text{{秒}} \\"
              rf"&{tex(base_s)} \times {pp.GPUS} \times {tex(pp.GPU_TFLOPS['P100'])} \times 10^{{12}} \\ &= {sci(pp.paper_cost('base'))}"
              r"\end{aligned}")
     hours = pp.training_hours(pp.BASE_STEPS, pp.BASE_STEP_SECONDS)
     st.markdown(f"base モデル（P100 × {pp.GPUS} 台で {pp.BASE_HOURS} 時間）は約 ${sci(pp.paper_cost('base'))}$ FLOPs で、表 2 の "
                 f"$3.3 \\times 10^{{18}}$ と一致します。big モデル（{numfmt.trimmed(pp.BIG_DAYS, 1)} 日 = "
-                f"{numfmt.trimmed(pp.BIG_DAYS * pp.HOURS_PER_DAY, 0)} 時間）は約 ${sci(pp.paper_cost('big'))}$ です。"
+                f"{numfmt.trimmed(pp.BIG_HOURS, 0)} 時間）は約 ${sci(pp.paper_cost('big'))}$ です。"
                 f"学習時間そのものも、ステップ数 × 1 ステップの秒数 = {numfmt.grouped(pp.BASE_STEPS)} × "
                 f"{numfmt.trimmed(pp.BASE_STEP_SECONDS, 1)} 秒 ≈ {numfmt.trimmed(hours, 1)} 時間と確かめられます。")
 
@@ -290,10 +290,10 @@ def hand_flops() -> None:
 def visual() -> None:
     st.subheader("短さのペナルティ BP と候補訳の長さ")
     ratios = np.round(np.arange(0.4, 1.61, 0.02), 2)
-    wrong = [pp.brevity_penalty_both_ways(int(round(x * 100)), 100) for x in ratios]
+    wrong = pp.brevity_curve_both_ways(ratios)
     ui.cached_chart(fitted_lines_chart, "候補訳の長さ ÷ 参照訳の長さ（c/r）", "掛ける係数",
                     (("BP（正しい）", tuple(ratios), tuple(pp.brevity_curve(ratios))), ("長い訳にも（誤り）", tuple(ratios), tuple(wrong))),
-                    (("この例", DEMO.c / DEMO.r, DEMO.bp),), title="BP は短い訳だけを罰する", width="stretch")
+                    (("この例", DEMO.length_ratio, DEMO.bp),), title="BP は短い訳だけを罰する", width="stretch")
     st.caption("c/r が 1 を超えると BP は 1 のまま。長い訳は、参照訳にない語が増えて精度の分母が大きくなる形で損をします。")
 
     st.subheader("α を変えると選ばれる訳が変わる")
@@ -335,7 +335,7 @@ def visual_checkpoints() -> None:
     pts += [("平均", *run.average.mean, "最後の 5 個の平均", True), ("", *pp.BOWL_MINIMUM, "損失が最小の点")]
     ui.cached_chart(points_chart, tuple(pts), "w₁", "w₂", title="学習の終わりに保存したパラメータ", width="stretch")
     st.caption(f"2 つのパラメータの谷をノイズのある勾配で下ったとき、最後の {k} 個の損失の平均は "
-               f"{numfmt.fixed(run.losses[-k:].mean(), 3)}、それらを平均したパラメータの損失は {numfmt.fixed(run.average_loss, 3)} です。"
+               f"{numfmt.fixed(run.used_losses_mean, 3)}、それらを平均したパラメータの損失は {numfmt.fixed(run.average_loss, 3)} です。"
                "ミニバッチの揺れで谷底の周りを動くパラメータを平均すると、谷の真ん中に近づきます（モデルは 1 つのまま）。")
 
 

@@ -75,6 +75,9 @@ def test_brevity_penalty():
     assert P.brevity_penalty_both_ways(8, 4) == pytest.approx(math.exp(-1))
     curve = P.brevity_curve([0.5, 1.0, 2.0])
     assert curve.tolist() == pytest.approx([math.exp(-1), 1.0, 1.0])
+    assert P.brevity_curve_both_ways([0.5, 1.0, 2.0]).tolist() == pytest.approx([math.exp(-1), 1.0, math.exp(-1)])
+    assert P.length_base(7) == 2.0 and P.in_man(4_500_000) == 450 and P.hours_to_seconds(12) == 43_200
+    assert P.BIG_HOURS == 84
 
 
 def test_closest_reference_length_prefers_the_shorter_on_a_tie():
@@ -230,7 +233,7 @@ def test_checkpoint_average_by_hand():
     before = ck.copy()
     avg = P.average_checkpoints(ck, P.DEMO_LAST)
     assert np.array_equal(ck, before)
-    assert avg.used.shape == (4, 2) and avg.mean == pytest.approx([1.0, -1.025])
+    assert avg.used.shape == (4, 2) and avg.mean == pytest.approx([1.0, -1.025]) and avg.first == 3
     assert P.last_checkpoint_only(ck, 4).tolist() == [0.8, -0.9]
     assert P.sum_of_checkpoints(ck, 4) == pytest.approx([4.0, -4.1])
     assert P.average_of_all(ck, 4) == pytest.approx([1.0166666, -1.0], abs=1e-6)
@@ -246,7 +249,7 @@ def test_averaging_on_the_bowl_is_never_worse_than_the_mean_loss(seed, k):
     again = P.noisy_descent(np.random.default_rng(seed), last=k)
     assert np.array_equal(run.path, again.path)                     # the Generator only
     assert run.path.shape == (201, 2) and run.checkpoints.shape == (20, 2)
-    assert run.average_loss <= run.losses[-k:].mean() + 1e-12       # a convex loss: Jensen's inequality
+    assert run.average_loss <= run.used_losses_mean + 1e-12         # a convex loss: Jensen's inequality
 
 
 def test_bowl_loss():

@@ -217,6 +217,16 @@ class Bleu:
     def precisions(self) -> np.ndarray:   # (N,)
         return np.array([m.precision for m in self.matches])
 
+    @property
+    def points(self) -> float:
+        """BLEU as papers write it: ×100 (0.284 → 28.4)."""
+        return 100.0 * self.score
+
+    @property
+    def length_ratio(self) -> float:
+        """c / r: above 1 the candidate is longer than its reference and BP = 1."""
+        return self.c / self.r
+
 
 def _check_length(cand: tuple[str, ...], max_n: int) -> None:
     if len(cand) < max_n:
@@ -296,9 +306,20 @@ def bleu_mistake(candidate, references, mistake: str, max_n: int = MAX_N) -> flo
     return BLEU_MISTAKES[mistake](candidate, references, max_n)
 
 
-def brevity_curve(ratios) -> np.ndarray:
-    """BP at candidate/reference length ratios c/r (> 0): 1 from c/r > 1 on, e^(1 − r/c) below."""
+def _ratios(ratios) -> np.ndarray:
     x = np.asarray(ratios, dtype=np.float64)
     if x.size == 0 or not np.isfinite(x).all() or (x <= 0).any():
         raise ValueError("長さの比 c/r は正の有限の数で渡してください。")
+    return x
+
+
+def brevity_curve(ratios) -> np.ndarray:
+    """BP at candidate/reference length ratios c/r (> 0): 1 from c/r > 1 on, e^(1 − r/c) below."""
+    x = _ratios(ratios)
     return np.where(x > 1.0, 1.0, np.exp(1.0 - 1.0 / x))
+
+
+def brevity_curve_both_ways(ratios) -> np.ndarray:
+    """MISTAKE, as a curve: e^(1 − max(c, r)/min(c, r)) at each ratio c/r — long candidates penalised too."""
+    x = _ratios(ratios)
+    return np.exp(1.0 - np.maximum(x, 1.0 / x))

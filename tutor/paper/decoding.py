@@ -78,9 +78,14 @@ def _log_prob(log_prob) -> float:
 # ---------------------------------------------------------------------------
 # length penalty
 # ---------------------------------------------------------------------------
+def length_base(length: int) -> float:
+    """(5 + |Y|) / (5 + 1): what lp(Y) raises to the power α (|Y| = 7 → 2, |Y| = 19 → 4)."""
+    return (LP_OFFSET + _length(length)) / (LP_OFFSET + 1)
+
+
 def length_penalty(length: int, alpha: float = PAPER_ALPHA) -> float:
     """lp(Y) = ((5 + |Y|) / 6)^α (≥ 1, grows with |Y|; 1 at α = 0 or |Y| = 1)."""
-    return ((LP_OFFSET + _length(length)) / (LP_OFFSET + 1)) ** _alpha(alpha)
+    return length_base(length) ** _alpha(alpha)
 
 
 def length_penalty_no_offset(length: int, alpha: float = PAPER_ALPHA) -> float:
@@ -167,6 +172,11 @@ class CheckpointAverage:
     used: np.ndarray           # (k, d) the last k
     mean: np.ndarray           # (d,)   their entrywise mean: the parameters of ONE model
 
+    @property
+    def first(self) -> int:
+        """The 1-based position of the first checkpoint averaged (6 saved, k = 4 → 3)."""
+        return self.checkpoints.shape[0] - self.last + 1
+
 
 def _checkpoints(checkpoints) -> np.ndarray:
     return as_matrix(checkpoints, "チェックポイント", ndim=2)
@@ -231,6 +241,11 @@ class NoisyRun:
     losses: np.ndarray         # (n,) the loss at each checkpoint
     average: CheckpointAverage
     average_loss: float        # the loss at the averaged parameters
+
+    @property
+    def used_losses_mean(self) -> float:
+        """The mean of the losses of the checkpoints that were averaged (≥ average_loss: the bowl is convex)."""
+        return float(self.losses[-self.average.last:].mean())
 
 
 def noisy_descent(rng: np.random.Generator, *, steps: int = 200, every: int = 10, last: int = 5,

@@ -157,6 +157,19 @@ def _positive(x, name: str) -> float:
     return v
 
 
+BIG_HOURS = BIG_DAYS * HOURS_PER_DAY           # 84
+
+
+def in_man(count: float) -> float:
+    """A count in units of 万 (10,000), as Japanese writes large counts: 4,500,000 → 450."""
+    return float(count) / 10_000
+
+
+def hours_to_seconds(hours: float) -> float:
+    """Hours × 3,600 (a TFLOPS figure is per second)."""
+    return _positive(hours, "学習時間") * SECONDS_PER_HOUR
+
+
 def training_hours(steps: int, seconds_per_step: float) -> float:
     """Training time in hours: steps × seconds per step / 3,600."""
     return positive_int(steps, "ステップ数") * _positive(seconds_per_step, "1 ステップの秒数") / SECONDS_PER_HOUR
@@ -165,7 +178,7 @@ def training_hours(steps: int, seconds_per_step: float) -> float:
 def training_flops(hours: float, gpus: int, tflops: float) -> float:
     """The paper's estimate of a training run's floating-point operations:
     hours × 3,600 s × GPUs × TFLOPS × 10¹²."""
-    return (_positive(hours, "学習時間") * SECONDS_PER_HOUR * positive_int(gpus, "GPU の数")
+    return (hours_to_seconds(hours) * positive_int(gpus, "GPU の数")
             * _positive(tflops, "GPU の性能（TFLOPS）") * TERA)
 
 
@@ -189,7 +202,7 @@ FLOPS_MISTAKES = {"hours": flops_hours_not_seconds, "one_gpu": flops_one_gpu, "g
 
 def paper_cost(model: str = "base") -> float:
     """The Transformer's own cost by the paper's formula: base 12 h, big 3.5 days, on 8 P100."""
-    hours = {"base": BASE_HOURS, "big": BIG_DAYS * HOURS_PER_DAY}
+    hours = {"base": BASE_HOURS, "big": BIG_HOURS}
     if model not in hours:
         raise ValueError(f"モデルは base か big です（{model!r}）。")
     return training_flops(hours[model], GPUS, GPU_TFLOPS["P100"])
