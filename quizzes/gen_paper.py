@@ -168,7 +168,7 @@ def _bleu(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 # lp values that are whole numbers: α = 1 → lp = (5 + L)/6; α = 0.5 → lp = √((5 + L)/6)
-LP_SETTINGS = ((1.0, (1, 2), (3, 4, 5)), (0.5, (1,), (2, 3)))
+LP_SETTINGS = ((1.0, (2, 3), (4, 5)), (0.5, (2,), (3, 4)))   # |Y|: 7, 13 / 19, 25 and 19 / 49, 91
 
 
 def _length_for(lp: int, alpha: float) -> int:
