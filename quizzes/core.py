@@ -55,6 +55,7 @@ TOPICS: dict[str, str] = {
     "encdec": "⑦-3 エンコーダとデコーダ",
     "output": "⑦-4 出力と生成",
     "cost": "⑦-5 計算量",
+    "paper": "⑦-6 原論文の実験と評価",
     "training": "⑧ 学習で注意が育つ",
     "pretrain": "⑨-1 BERT・GPT・ViT",
     "llm": "⑩-1 大規模言語モデルとその後",

@@ -49,7 +49,8 @@ SYLLABUS = ("Attention", "Self-Attention", "Source-Target Attention", "Multi-Hea
             "Transformer", "位置エンコーディング", "クエリ", "キー", "バリュー", "ソフトマックス", "勾配消失",
             "残差接続", "層正規化", "バッチ正規化", "BERT", "GPT", "計算量",
             "ワンホットベクトル", "BoW", "TF-IDF", "N-gram", "分散表現", "単語埋め込み", "word2vec", "CBOW",   # ⓪-1
-            "スキップグラム", "fastText", "ELMo", "形態素解析", "構文解析")
+            "スキップグラム", "fastText", "ELMo", "形態素解析", "構文解析",
+            "機械翻訳")                                                                                     # ⑦-6
 LABEL = re.compile(r"^[^：]{1,40}：.{5,}", re.S)   # "<名前>：<一文で、なぜその値になるか>"
 PHRASE = re.compile(r"1\s*つ選べ")
 NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
@@ -261,7 +262,27 @@ EXPECTED = {
     "wordvec.tfidf": lambda p: num(p["count"] / p["length"] * math.log2(p["n"] / p["df"])),
     "wordvec.skipgram_pairs": lambda p: num(2 * p["window"] * p["length"] - p["window"] * (p["window"] + 1)),
     "wordvec.embedding_params": lambda p: num(p["vocab"] * p["dim"] * (2 if p["whole"] else 1)),
+    "paper.modified_precision": lambda p: "$%d/%d$" % _clipped(p["cand"], p["refs"], p["n"]),
+    "paper.training_flops": lambda p: _flops_text(p),
+    "paper.checkpoint_average": lambda p: vec(np.mean(np.array(p["ck"])[-p["k"]:], axis=0)),
 }
+
+
+def _flops_text(p) -> str:
+    """Seconds × GPUs × TFLOPS × 10¹² (the paper's footnote 5 values), in powers of ten."""
+    hours = p["value"] * (24 if p["unit"] == "日" else 1)
+    tflops = {"K80": 2.8, "K40": 3.7, "M40": 6.0, "P100": 9.5}[p["gpu"]]
+    return "約 $" + tutor.numfmt.sci(hours * 3600 * p["gpus"] * tflops * 1e12, 1, tex=True) + "$"
+
+
+def _clipped(cand, refs, n: int) -> tuple[int, int]:
+    """BLEU's clipped n-gram matches and the candidate's n-gram count, by a plain Counter (Papineni et al.)."""
+    grams = Counter(tuple(cand[i:i + n]) for i in range(len(cand) - n + 1))
+    best = Counter()
+    for ref in refs:
+        for g, c in Counter(tuple(ref[i:i + n]) for i in range(len(ref) - n + 1)).items():
+            best[g] = max(best[g], c)
+    return sum(min(c, best[g]) for g, c in grams.items()), sum(grams.values())
 
 
 @pytest.mark.parametrize("gid", sorted(EXPECTED))
@@ -744,6 +765,15 @@ def _ln_blank(p):
     return blank(_num_reference(mu), _num_reference(sd), _num_reference(out[p["j"]]))
 
 
+def _exact_bleu2(p) -> str:
+    """BLEU with N = 2 from exact clipped counts: BP · √(p₁p₂), BP = e^(1 − r/c) unless c > r."""
+    (m1, t1), (m2, t2) = _clipped(p["cand"], p["refs"], 1), _clipped(p["cand"], p["refs"], 2)
+    c = len(p["cand"])
+    r = min((len(x) for x in p["refs"]), key=lambda length: (abs(length - c), length))
+    bp = 1.0 if c > r else math.exp(1 - r / c)
+    return _num_reference(bp * math.sqrt(m1 * m2 / (t1 * t2)))
+
+
 EXACT = {
     "naive.weight": lambda p: _num_reference(_exact_softmax(p["x"][p["i"]] @ p["x"].T)[p["j"]]),
     "naive.output": lambda p: _num_reference(_exact_softmax(p["x"][p["i"]] @ p["x"].T) @ p["x"][:, p["c"]]),
@@ -759,6 +789,7 @@ EXACT = {
     "training.cross_entropy": lambda p: _num_reference(-math.log(p["probs"][p["target"]])),
     "training.softmax_grad": lambda p: _num_reference(
         p["m"][p["i"]] / sum(p["m"]) * ((p["i"] == p["j"]) - p["m"][p["j"]] / sum(p["m"])), 4),
+    "paper.bleu": _exact_bleu2,
 }
 EXACT_SEEDS = range(400)
 

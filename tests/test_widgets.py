@@ -250,7 +250,11 @@ def _plain(spec: dict) -> dict:
                               ["", "mask", "", "keep", "", "random", ""], title="シード 1"),
     lambda: figures.patch_grid_chart(np.arange(1, 17).reshape(4, 4), title="4×4 のパッチ"),
     lambda: figures.spread_chart(tutor.scaling.dot_product_spread(np.random.default_rng(0))),
-], ids=["prob_bars", "prob_bars_highlight", "saturation_explorer", "temperature_explorer", "cost", "mlm", "patch_grid", "spread"])
+    lambda: figures.points_chart((("base", 3.3e18, 27.3, "Transformer"), ("MoE", 2.0e19, 26.03, "単一モデル")), "FLOPs", "BLEU",
+                                 title="表 2", log_x=True, line=True, x_format=".0e"),
+    lambda: figures.lines_chart("α", "スコア", (("A", (0.0, 1.0), (-3.0, -1.5)),), (("α = 0.6", 0.6, -2.0),), title="順位"),
+], ids=["prob_bars", "prob_bars_highlight", "saturation_explorer", "temperature_explorer", "cost", "mlm", "patch_grid", "spread",
+        "points", "fitted_lines"])
 def test_every_chart_drawn_from_a_plain_dict_is_valid_vega_lite(build):
     import altair as alt
 

@@ -532,3 +532,35 @@ def word_map_chart(words: Sequence[str], vectors, target=None, *, target_label: 
         layers.insert(1, {"data": {"name": "offsets"}, "mark": {"type": "rule", "strokeDash": [5, 4], "color": "#8a6d00"},
                           "encoding": {**enc, "x2": {"field": "x2"}, "y2": {"field": "y2"}}})
     return {"title": _title_lines(title), "datasets": datasets, "layer": layers, "height": 380}   # autosize "fit": in the column
+
+
+# ---------------------------------------------------------------------------
+# labelled points (⑦-6: Table 2's cost against BLEU, Table 3's heads against BLEU)
+# ---------------------------------------------------------------------------
+def points_chart(points: Sequence[tuple], x_title: str, y_title: str, *, title: str, log_x: bool = False,
+                 line: bool = False, x_format: str | None = None, x_ticks: Sequence[float] | None = None) -> dict:
+    """Points with a short label each (a Vega-Lite dict for cached_chart, fitted to the column):
+    ``points`` = ((label, x, y, group[, below]), …), coloured by group, the label above the point (below
+    it when ``below`` is true, so that two neighbours do not overlap); ``log_x``: a logarithmic x axis,
+    ``x_ticks`` its tick values; ``line``: the points joined in the order given. Labels and tooltips
+    show numbers written by tutor.numfmt."""
+    rows = [{"x": float(p[1]), "y": float(p[2]), "名前": p[0], "区分": p[3], "下": bool(p[4]) if len(p) > 4 else False,
+             "表示": numfmt.significant(p[2], 3), "横": numfmt.significant(p[1], 2)} for p in points]
+    x_axis = {"labelOverlap": True, **({"format": x_format} if x_format else {}), **({"values": list(x_ticks)} if x_ticks else {})}
+    enc = {"x": {"field": "x", "type": "quantitative", "title": x_title, "axis": x_axis,
+                 "scale": {"type": "log"} if log_x else {"zero": False}},
+           "y": {"field": "y", "type": "quantitative", "title": y_title, "scale": {"zero": False},
+                 "axis": {"labelOverlap": True}}}
+    colour = {"field": "区分", "type": "nominal", "legend": {"orient": "bottom", "title": None, "columns": 2}}
+    text = {**enc, "text": {"field": "名前", "type": "nominal"}}
+    layers = [{"mark": {"type": "point", "filled": True, "size": 70},
+               "encoding": {**enc, "color": colour,
+                            "tooltip": [{"field": "名前", "type": "nominal"}, {"field": "横", "type": "nominal", "title": x_title},
+                                        {"field": "表示", "type": "nominal", "title": y_title}]}},
+              {"transform": [{"filter": "!datum['下']"}], "mark": {"type": "text", "dy": -9, "fontSize": 10}, "encoding": text},
+              {"transform": [{"filter": "datum['下']"}], "mark": {"type": "text", "dy": 13, "fontSize": 10}, "encoding": text}]
+    if line:
+        layers.insert(0, {"mark": {"type": "line", "color": "#888"}, "encoding": enc})
+    return {"title": title, "data": {"name": "points"}, "datasets": {"points": pd.DataFrame(rows)}, "layer": layers,
+            "height": 320, **FIT_COLUMN}
+

@@ -51,6 +51,7 @@ _LEARNING = [
     ("encdec", "pages/9_encdec.py"),
     ("output", "pages/10_output.py"),
     ("cost", "pages/11_cost.py"),
+    ("paper", "pages/16_paper.py"),
     ("training", "pages/12_training.py"),
     ("pretrain", "pages/13_pretrain.py"),
     ("llm", "pages/14_llm.py"),
