@@ -48,6 +48,7 @@ _LEARNING = [
     ("cost", "pages/11_cost.py"),
     ("training", "pages/12_training.py"),
     ("pretrain", "pages/13_pretrain.py"),
+    ("bertfamily", "pages/17_bertfamily.py"),
     ("llm", "pages/14_llm.py"),
 ]
 
