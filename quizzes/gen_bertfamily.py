@@ -1,16 +1,18 @@
-"""⑨-2 BERT・GPT の後継たち: ALBERT's embedding and shared layers, RoBERTa's static masks, ELECTRA's
-learning signal, XLNet's factorization orders and what one position sees, T5's span corruption,
-and BERT's answer span on SQuAD.
+"""⑨-2 BERT・GPT の後継たち: ALBERT's embedding and shared layers, BERT's static masks (as RoBERTa
+describes them), ELECTRA's learning signal, XLNet's factorization orders and what one position sees,
+T5's span corruption, and BERT's answer span on SQuAD.
 
 Answers: tutor.bertfamily (factorized_embedding, layer_sharing, static_masking, rtd_counts,
-factorization_orders, permutation_mask, span_corruption, best_span); every distractor is one of the
-named mistakes next to those formulas (embedding_without_projection, embedding_unfactorized,
-embedding_projection_reversed, sharing_overlooked, sharing_divided_by_heads,
-sharing_attention_only, static_repeats_as_copies, static_as_dynamic, rtd_loss_only_masked,
-rtd_restored_as_replaced, orders_as_pairs, orders_as_subsets, orders_as_sum, visible_left_to_right,
+factorization_orders, orders_with_first, orders_with_before, permutation_mask, span_corruption,
+best_span); every distractor is one of the named mistakes next to those formulas
+(embedding_without_projection, embedding_unfactorized, embedding_projection_reversed,
+sharing_overlooked, sharing_divided_by_heads, sharing_attention_only, static_repeats_as_copies,
+static_repeats_as_epochs, static_repeats_dynamic, static_as_dynamic, rtd_loss_only_masked,
+rtd_restored_as_replaced, orders_as_pairs, orders_as_subsets, orders_as_sum,
+orders_condition_ignored, orders_before_as_first, orders_both_fixed, visible_left_to_right,
 visible_with_self, visible_all_others, visible_after, target_without_final_sentinel,
 target_without_sentinels, target_whole_text, input_mask_per_token, input_without_sentinels,
-span_start_first, span_end_first, span_single_token).
+span_ignoring_order, span_start_first, span_end_first, span_single_token).
 
 ALBERT, RoBERTa, ELECTRA, XLNet and T5 are not named by the G検定 syllabus: their generators are 発展
 (advanced). The SQuAD span (BERT and 質問応答) is not.
@@ -22,7 +24,7 @@ import numpy as np
 from tutor import bertfamily as bf
 from tutor import numfmt
 
-from .calc import BEST, BLANK, blank, calc_generator, draft, mc, num, pick, redraw, tnum, two_slips
+from .calc import BEST, BLANK, blank, calc_generator, draft, mc, num, pick, redraw, sample, tnum, two_slips
 from .core import Draft
 
 VOCABS = (20_000, 25_000, 30_000, 32_000, 40_000, 50_000)
@@ -31,7 +33,7 @@ HIDDENS = (512, 768, 1024, 2048, 4096)
 LAYERS = (4, 6, 8, 12, 24)
 SHARE_HIDDENS = (128, 256, 512, 768, 1024)
 SHARE_HEADS = (4, 8, 12, 16)
-MASK_PLANS = ((10, 40), (5, 20), (4, 20), (5, 30), (8, 40), (6, 30), (4, 40), (10, 60), (3, 30), (6, 24))
+MASK_PLANS = tuple((c, c * r) for c in range(2, 11) for r in range(2, 9) if r != c)   # (copies, epochs): epochs / copies ≠ copies
 T5_WORDS = ("私", "は", "昨日", "駅", "で", "古い", "友人", "に", "会い", "一緒", "に", "昼", "を", "食べ", "た", "。")
 
 
@@ -123,6 +125,26 @@ def _static_masks(p: dict) -> Draft:
     return draft(blank(*right), wrong, stem, notes, expl)
 
 
+@calc_generator("bertfamily.static_repeats", "bertfamily", _params_masking, advanced=True)
+def _static_repeats(p: dict) -> Draft:
+    """BERT's static masking: each of the ``copies`` masks is seen epochs / copies times."""
+    c, e = p["copies"], p["epochs"]
+    m = bf.static_masking(e, c)
+    stem = (f"BERT の元の事前学習のように、マスクを前処理で決めておく（静的マスク）。学習データを {c} 通りに複製して"
+            f"それぞれに別のマスクをかけ、{e} エポック学習するとき、1 つの文が同じマスクで学習される回数{BEST}")
+    wrong = (
+        (num(bf.static_repeats_as_copies(e, c)),
+         mc("複製の数と使う回数の取り違え", f"複製の数 {c} を、1 つのマスクを見る回数と読んだ。")),
+        (num(bf.static_repeats_as_epochs(e, c)),
+         mc("エポック数をそのまま回数とした", f"複製で {c} 通りに分けたことを忘れ、{e} エポックすべてで同じマスクを見ると考えた。")),
+        (num(bf.static_repeats_dynamic(e, c)),
+         mc("静的マスクと動的マスクの取り違え", "毎回マスクを作り直す RoBERTa の動的マスクと取り違え、同じマスクは 1 回しか見ないと考えた。")),
+    )
+    expl = (f"{c} 通りの複製を {e} エポックで順に使うので、同じマスクを見るのは ${e} \\div {c} = {m.repeats}$ 回。"
+            f"1 つの文が見るマスクは {c} 通りだけである（RoBERTa の論文が述べる BERT の設定は 10 通り × 40 エポックで 4 回ずつ）。")
+    return Draft(stem, num(m.repeats), wrong, expl)
+
+
 # ---------------------------------------------------------------------------
 def _params_rtd(rng: np.random.Generator) -> dict:
     n = 20 * int(rng.integers(1, 11))                  # 20 … 200: 15 % is a whole number
@@ -157,24 +179,40 @@ def _electra_signal(p: dict) -> Draft:
 
 # ---------------------------------------------------------------------------
 def _params_orders(rng: np.random.Generator) -> dict:
-    return {"n": int(rng.integers(3, 8))}
+    n = int(rng.integers(3, 9))
+    i, j = sample(rng, n, 2)
+    return {"n": n, "kind": pick(rng, ("all", "first", "before")), "i": i, "j": j}
 
 
 @calc_generator("bertfamily.xlnet_orders", "bertfamily", _params_orders, advanced=True)
 def _xlnet_orders(p: dict) -> Draft:
-    """n tokens have n! factorization orders."""
-    n = p["n"]
-    right = bf.factorization_orders(n)
-    stem = (f"XLNet は、{n} トークンの文について、どのトークンから順に予測するか（分解の順序）をいろいろに変えて学習する。"
-            f"{n} 個の位置の予測の順序として考えられるものの数{BEST}")
-    wrong = (
-        (num(bf.orders_as_pairs(n)), mc("組の数と混同", f"位置の組 $(i, j)$ の数 ${n}^2$ を数えた。順序は {n} 個の並べ方である。")),
-        (num(bf.orders_as_subsets(n)), mc("部分集合の数と混同", f"どのトークンを隠すかの選び方 $2^{n}$ を数えた。並べる順番とは別物。")),
-        (num(bf.orders_as_sum(n)), mc("階乗を和と取り違えた", f"$1 + 2 + \\dots + {n}$ と足した。並べ方は $1 \\times 2 \\times \\dots \\times {n}$ と掛ける。")),
-    )
-    steps = " \\times ".join(str(k) for k in range(n, 0, -1))
-    expl = (f"最初に予測する位置が {n} 通り、次が {n - 1} 通り、… と選んでいくので $n! = {steps} = {tnum(right)}$ 通り。"
-            "文の並びそのものは変えず、注意のマスクで「どの位置を先に見てよいか」を順序に合わせて変える。")
+    """n tokens have n! factorization orders; (n − 1)! put a given position first; n!/2 put i before j."""
+    n, kind, i, j = p["n"], p["kind"], p["i"] + 1, p["j"] + 1
+    sum_mc = mc("階乗を和と取り違えた", "並べ方の数を足し算で数えた。並べ方は $1 \\times 2 \\times \\dots$ と掛けて数える。")
+    ignored = mc("順序の条件の見落とし", f"条件を読み落とし、{n} 個の位置のすべての順序 ${n}!$ を数えた。")
+    if kind == "all":
+        asked, right = "", bf.factorization_orders(n)
+        wrong = ((num(bf.orders_as_pairs(n)), mc("組の数と混同", f"位置の組 $(i, j)$ の数 ${n}^2$ を数えた。順序は {n} 個の並べ方である。")),
+                 (num(bf.orders_as_subsets(n)), mc("部分集合の数と混同", f"どの位置を隠すかの選び方 $2^{{{n}}}$ を数えた。並べる順番とは別物。")),
+                 (num(bf.orders_as_sum(n)), sum_mc))
+        why = f"最初に予測する位置が {n} 通り、次が {n - 1} 通り、… と選ぶので ${n}! = {tnum(right)}$ 通り。"
+    elif kind == "first":
+        asked, right = f"のうち、位置 {i} が最初に予測されるもの", bf.orders_with_first(n)
+        wrong = ((num(bf.orders_condition_ignored(n)), ignored),
+                 (num(bf.orders_as_pairs(n - 1)), mc("組の数と混同", f"残りの {n - 1} 個の組の数 ${n - 1}^2$ を数えた。残りは並べ方を数える。")),
+                 (num(bf.orders_as_sum(n - 1)), sum_mc))
+        why = f"位置 {i} を先頭に固定し、残りの {n - 1} 個を並べるので ${n - 1}! = {tnum(right)}$ 通り。"
+    else:
+        asked, right = f"のうち、位置 {i} が位置 {j} より先に予測されるもの", bf.orders_with_before(n)
+        wrong = ((num(bf.orders_condition_ignored(n)), ignored),
+                 (num(bf.orders_before_as_first(n)), mc("先頭に固定すると誤解", f"「位置 {i} が先」を「位置 {i} が最初」と読み、${n - 1}!$ を数えた。")),
+                 (num(bf.orders_both_fixed(n)), mc("2 つの位置を固定すると誤解", f"位置 {i} を 1 番目、位置 {j} を 2 番目に固定し、${n - 2}!$ を数えた。")))
+        why = (f"全部で ${n}! = {tnum(bf.factorization_orders(n))}$ 通りあり、位置 {i} と位置 {j} を入れ替えた順序が必ず 1 つずつ"
+               f"対になるので、ちょうど半分の ${tnum(right)}$ 通り。")
+    stem = (f"XLNet は、{n} トークンの文について、どの位置から順に予測するか（分解の順序）をいろいろに変えて学習する。"
+            f"{n} 個の位置の予測の順序{asked}の数{BEST}")
+    expl = (why + "文の並びそのものは変えず、注意のマスクで「どの位置を先に見てよいか」を順序に合わせて変える。"
+            "平均すると、どの位置もほかの各位置を半分の順序で見ることになり、両側の文脈を学べる。")
     return Draft(stem, num(right), wrong, expl)
 
 

@@ -180,7 +180,7 @@ def test_quiz_answered():
 def test_every_generator_of_the_page_is_offered_and_the_squad_span_is_not_advanced():
     gids = quizzes.by_topic("bertfamily")
     calc = [g for g in gids if not g.startswith("kb.")]
-    assert len(calc) == 8 and len(gids) == 8 + 31
+    assert len(calc) == 9 and len(gids) == 9 + 24
     assert not is_advanced("bertfamily.squad_span")
     assert all(is_advanced(g) for g in calc if g != "bertfamily.squad_span")
     q = quizzes.from_id("bertfamily.squad_span#0")

@@ -255,6 +255,12 @@ EXPECTED = {
     "mask.causal_weight": lambda p: num(p["m"][p["j"]] / sum(p["m"][: p["i"] + 1])),
     "mask.padding_weight": lambda p: num(p["m"][p["j"]] / sum(p["m"][: p["length"]])),
     "mask.allowed_pairs": lambda p: num(p["n"] * (p["n"] + 1) // 2),
+    "bertfamily.albert_embedding": lambda p: num(p["v"] * p["e"] + p["e"] * p["h"]),
+    "bertfamily.albert_sharing": lambda p: num(12 * p["h"] ** 2),
+    "bertfamily.static_repeats": lambda p: num(p["epochs"] // p["copies"]),
+    "bertfamily.xlnet_orders": lambda p: num({"all": math.factorial(p["n"]), "first": math.factorial(p["n"] - 1),
+                                              "before": math.factorial(p["n"]) // 2}[p["kind"]]),
+    "bertfamily.squad_span": lambda p: num(max(p["start"][i] + p["end"][j] for i in range(5) for j in range(i, 5))),
 }
 
 

@@ -38,12 +38,13 @@ from .encoders import (  # noqa: F401
     EmbeddingParams, factorized_embedding, embedding_without_projection, embedding_unfactorized,
     embedding_projection_reversed, SharingParams, layer_sharing, AlbertCount, albert_count,
     sharing_divided_by_heads, sharing_overlooked, sharing_attention_only, StaticMasking, static_masking,
-    static_repeats_as_copies, static_as_dynamic, MaskSchedule, mask_schedule, RtdCounts, rtd_counts,
-    rtd_loss_only_replaced, rtd_loss_only_masked, rtd_loss_only_original, rtd_restored_as_replaced, RtdDraw,
-    rtd_draw,
+    static_repeats_as_copies, static_repeats_as_epochs, static_repeats_dynamic, static_as_dynamic,
+    MaskSchedule, mask_schedule, RtdCounts, rtd_counts, rtd_loss_only_replaced, rtd_loss_only_masked,
+    rtd_loss_only_original, rtd_restored_as_replaced, RtdDraw, rtd_draw,
 )
 from .orders import (  # noqa: F401
-    XLNET_DEMO_TOKENS, XLNET_DEMO_ORDER, MAX_ORDER, MAX_FACTORIAL_N, factorization_orders, orders_as_pairs,
+    XLNET_DEMO_TOKENS, XLNET_DEMO_ORDER, MAX_ORDER, MAX_FACTORIAL_N, factorization_orders, orders_with_first,
+    orders_with_before, orders_condition_ignored, orders_before_as_first, orders_both_fixed, orders_as_pairs,
     orders_as_subsets, orders_as_sum, PermutationMask, permutation_mask, visible_left_to_right,
     visible_with_self, visible_all_others, visible_after, parse_order,
 )

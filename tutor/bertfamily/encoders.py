@@ -197,6 +197,17 @@ def static_repeats_as_copies(epochs: int, copies: int) -> int:
     return static_masking(epochs, copies).copies
 
 
+def static_repeats_as_epochs(epochs: int, copies: int) -> int:
+    """MISTAKE: the copies forgotten, one mask taken as seen in every epoch: ``epochs`` times."""
+    return static_masking(epochs, copies).epochs
+
+
+def static_repeats_dynamic(epochs: int, copies: int) -> int:
+    """MISTAKE: dynamic masking's count, each mask seen once."""
+    static_masking(epochs, copies)
+    return 1
+
+
 def static_as_dynamic(epochs: int, copies: int) -> int:
     """MISTAKE: static masking taken as a new mask every epoch: ``epochs`` masks."""
     return static_masking(epochs, copies).epochs

@@ -27,6 +27,37 @@ def factorization_orders(n: int) -> int:
     return math.factorial(n)
 
 
+def orders_with_first(n: int) -> int:
+    """Orders in which one given position is predicted first: the other n − 1 in any order, (n − 1)!."""
+    return factorization_orders(positive_int(n, "トークン数 n") - 1) if n > 1 else 1
+
+
+def orders_with_before(n: int) -> int:
+    """Orders in which position i is predicted before position j (i ≠ j): half of them, n!/2."""
+    n = positive_int(n, "トークン数 n")
+    if n < 2:
+        raise ValueError("2 つの位置の前後を比べるには、トークンが 2 つ以上必要です。")
+    return factorization_orders(n) // 2
+
+
+def orders_condition_ignored(n: int) -> int:
+    """MISTAKE: the condition overlooked, every order counted: n!."""
+    return factorization_orders(n)
+
+
+def orders_before_as_first(n: int) -> int:
+    """MISTAKE: 「i before j」 read as 「i first」: (n − 1)!."""
+    return orders_with_first(n)
+
+
+def orders_both_fixed(n: int) -> int:
+    """MISTAKE: i and j both pinned (i first, j second), the rest in any order: (n − 2)!."""
+    n = positive_int(n, "トークン数 n")
+    if n < 2:
+        raise ValueError("2 つの位置の前後を比べるには、トークンが 2 つ以上必要です。")
+    return math.factorial(n - 2)
+
+
 def orders_as_pairs(n: int) -> int:
     """MISTAKE: counted the (i, j) pairs, n²."""
     return positive_int(n, "トークン数 n") ** 2
