@@ -23,16 +23,16 @@ RTD = bf.rtd_draw(bf.RTD_DEMO_TOKENS, bf.RTD_DEMO_CANDIDATES, np.random.default_
 SQUAD = bf.best_span(bf.SQUAD_DEMO_START, bf.SQUAD_DEMO_END)
 T5 = bf.span_corruption(bf.T5_DEMO_TOKENS, bf.T5_DEMO_SPANS)
 XLNET = bf.permutation_mask(bf.XLNET_DEMO_ORDER)
-FAMILY = (   # model, year and authors, type, what it changed
-    ("RoBERTa", "2019・Liu ら", "エンコーダ", "NSP をやめ、動的マスク、データ約 10 倍で長く学習"),
-    ("ALBERT", "2019・Lan ら", "エンコーダ", "埋め込みの因数分解、全層で重みを共有、NSP → SOP"),
-    ("DistilBERT", "2019・Sanh ら", "エンコーダ", "知識蒸留で層を半分に（約 4 割小さく）"),
-    ("ELECTRA", "2020・Clark ら", "エンコーダ", "MLM → 置換トークン検出（全トークンから学ぶ）"),
-    ("XLNet", "2019・Yang ら", "自己回帰", "予測の順序を並べ替えて両側の文脈を使う"),
-    ("T5", "2019・Raffel ら", "エンコーダ・デコーダ", "どの課題も文 → 文に、スパン破損、C4"),
-    ("BART", "2019・Lewis ら", "エンコーダ・デコーダ", "壊した文章を元に戻す（穴埋め・文の並べ替え）"),
-    ("GPT-2", "2019・Radford ら", "デコーダ", "約 15 億に大きくし、zero-shot で課題を解く"),
-    ("PaLM", "2022・Chowdhery ら", "デコーダ", "約 5,400 億に大きくし、few-shot で多くの課題の最高性能"),
+FAMILY = (   # model (year), type, what it changed
+    ("RoBERTa（2019）", "エンコーダ", "NSP をやめ、動的マスク、データ約 10 倍で長く学習"),
+    ("ALBERT（2019）", "エンコーダ", "埋め込みの因数分解、全層で重みを共有、NSP → SOP"),
+    ("DistilBERT（2019）", "エンコーダ", "知識蒸留で層を半分に（約 4 割小さく）"),
+    ("ELECTRA（2020）", "エンコーダ", "MLM → 置換トークン検出（全トークンから学ぶ）"),
+    ("XLNet（2019）", "自己回帰", "予測の順序を並べ替えて両側の文脈を使う"),
+    ("T5（2019）", "エンコーダ・デコーダ", "どの課題も文 → 文に、スパン破損、C4"),
+    ("BART（2019）", "エンコーダ・デコーダ", "壊した文章を元に戻す（穴埋め・文の並べ替え）"),
+    ("GPT-2（2019）", "デコーダ", "約 15 億に大きくし、zero-shot で課題を解く"),
+    ("PaLM（2022）", "デコーダ", "約 5,400 億に大きくし、few-shot で多くの課題の最高性能"),
 )
 
 
@@ -50,7 +50,7 @@ def positions(ps) -> str:
 
 
 def family_frame() -> pd.DataFrame:
-    return pd.DataFrame(FAMILY, columns=["モデル", "年・提案", "型", "BERT・GPT から変えたこと"])
+    return pd.DataFrame(FAMILY, columns=["モデル（年）", "型", "BERT・GPT から変えたこと"])
 
 
 def order_frame(tokens, m: bf.PermutationMask) -> pd.DataFrame:
@@ -67,9 +67,9 @@ def rtd_frame(d: bf.RtdDraw) -> pd.DataFrame:
 
 
 def span_frame(c: bf.SpanCorruption) -> pd.DataFrame:
-    return pd.DataFrame({"系列": ["元の文", "入力（エンコーダ）", "出力（デコーダ）"],
-                         "トークン": [" ".join(c.tokens), " ".join(c.inputs), " ".join(c.targets)],
-                         "長さ": [len(c.tokens), c.input_length, c.target_length]})
+    return pd.DataFrame({"系列（長さ）": [f"元の文（{len(c.tokens)}）", f"入力・エンコーダ（{c.input_length}）",
+                                      f"出力・デコーダ（{c.target_length}）"],
+                         "トークン": [" ".join(c.tokens), " ".join(c.inputs), " ".join(c.targets)]})
 
 
 def albert_frame(a: bf.AlbertCount) -> pd.DataFrame:
@@ -100,13 +100,13 @@ def aim_and_explain() -> None:
     ui.section("explain")
     st.subheader("BERT・GPT の後継たちの地図")
     st.markdown(
-        "⑨-1 の BERT（エンコーダだけ・MLM と NSP）と GPT（デコーダだけ・次の語の予測）のあと、2019〜2020 年に"
-        "多くの後継モデルが出ました。まず **型** で分けます。文を理解する **エンコーダ型**（BERT の仲間）、"
+        "⑨-1 の BERT（エンコーダだけ・MLM と NSP）と GPT（デコーダだけ・次の語の予測）のあと、2019 年ごろから"
+        "多くの後継モデルが出ました（PaLM は 2022 年）。まず **型** で分けます。文を理解する **エンコーダ型**（BERT の仲間）、"
         "文を生成する **デコーダ型**（GPT の仲間）、入力の文から別の文を作る **エンコーダ・デコーダ型**（T5・BART）です。"
         "試験でモデルの名前が出たら、「どの型か」と「BERT・GPT から何を変えたか」の 2 つで見分けます。"
     )
     ui.cached_table(family_frame, hide_index=True)
-    st.caption("年は論文が arXiv に出た年。どれも論文の著者名で呼びます（Liu ら = RoBERTa の論文など）。")
+    st.caption("年は論文が arXiv に出た年。提案者（論文の著者）は下の折りたたみの説明に書きました。")
     st.markdown(
         "評価には、文や文の組を分類する 9 課題を集めた **GLUE**（Wang ら、2018 年）の総合スコアと、段落から答えの範囲を"
         "抜き出す **質問応答** のデータセット **SQuAD**（Rajpurkar ら、2016 年）がよく使われました。"
@@ -268,7 +268,7 @@ def hand_albert() -> None:
              rf"E H &= {e} \times {h} = {tcount(emb.projection)} \\"
              rf"V E + E H &= {tcount(emb.factorized)}\end{{aligned}}")
     st.markdown(f"埋め込みは {count(emb.saved)} 個減り、元の {numfmt.percent(emb.ratio, 1)} になります。"
-                "次に、1 層の重み（注意 $4H^2$ と FFN $8H^2$、バイアスは数えない）を層の数だけ数えます。")
+                "次に、バイアスを除く 1 層の重み（注意の $4H^2$ と FFN の $8H^2$）を、層の数だけ数えます。")
     st.latex(rf"\begin{{aligned}}P &= 12H^2 = 12 \times {h}^2 = {tcount(share.per_layer)} \\"
              rf"L P &= {n_layers} \times {tcount(share.per_layer)} = {tcount(share.unshared)} \\"
              rf"\text{{共有}} &= P = {tcount(share.shared)}\end{{aligned}}")
@@ -346,18 +346,18 @@ def visual() -> None:
 
     st.subheader("MLM と ELECTRA：損失が出る位置")
     d = RTD
-    grid = np.array([[1.0 if i in d.masked else 0.0 for i in range(len(d.tokens))], [1.0] * len(d.tokens)])
-    ui.heatmap(grid, ["MLM", "ELECTRA"], list(d.corrupted), digits=0, x_title="識別器が読む語", y_title="課題",
+    grid = np.array([[1.0 if i in d.masked else 0.0, 1.0] for i in range(len(d.tokens))])      # (n, 2)
+    ui.heatmap(grid, list(d.corrupted), ["MLM", "ELECTRA"], digits=0, x_title="課題", y_title="識別器が読む語",
                title="1 = その位置で損失を計算する")
 
     st.subheader("静的マスクと動的マスク：エポックごとのマスク")
     demo = bf.MASK_DEMO
     for copies, name in ((demo["copies"], f"静的（{demo['copies']} 通りを順に使う）"), (None, "動的（毎回選び直す）")):
         sched = bf.mask_schedule(demo["tokens"], demo["epochs"], np.random.default_rng(demo["seed"]), copies=copies)
-        ui.heatmap(sched.masks.astype(float), [f"{t + 1}" for t in range(demo["epochs"])],
-                   [f"{i + 1}" for i in range(demo["tokens"])], digits=0, x_title="位置", y_title="エポック",
+        ui.heatmap(sched.masks.T.astype(float), [f"{i + 1}" for i in range(demo["tokens"])],
+                   [f"{t + 1}" for t in range(demo["epochs"])], digits=0, x_title="エポック", y_title="位置",
                    title=f"{name}：{sched.distinct} 通り")
-    st.caption(f"{demo['tokens']} トークンの文を {demo['epochs']} エポック学習したときに隠す位置（1 = 隠す）。"
+    st.caption(f"{demo['tokens']} トークンの文を {demo['epochs']} エポック学習したときに隠す位置（1 = 隠す、列がエポック）。"
                "BERT の 10 通り × 40 エポックを、描ける大きさに縮めました。")
 
     st.subheader("BERT 型と ALBERT 型のパラメータ数")

@@ -99,14 +99,14 @@ def test_visual_is_the_engines_masks_and_counts(page):
     assert_heatmap_is(page, heatmap_titled(page, "順序 魚 → 猫"), bf.permutation_mask(bf.XLNET_DEMO_ORDER).mask.astype(float),
                       toks, toks, digits=0)
     d = bf.rtd_draw(bf.RTD_DEMO_TOKENS, bf.RTD_DEMO_CANDIDATES, np.random.default_rng(bf.RTD_DEMO_SEED))
-    grid = [[1.0 if i in d.masked else 0.0 for i in range(10)], [1.0] * 10]
-    assert_heatmap_is(page, heatmap_titled(page, "1 = その位置"), grid, ["MLM", "ELECTRA"], list(d.corrupted), digits=0)
+    grid = [[1.0 if i in d.masked else 0.0, 1.0] for i in range(10)]
+    assert_heatmap_is(page, heatmap_titled(page, "1 = その位置"), grid, list(d.corrupted), ["MLM", "ELECTRA"], digits=0)
     demo = bf.MASK_DEMO
     static = bf.mask_schedule(demo["tokens"], demo["epochs"], np.random.default_rng(demo["seed"]), copies=demo["copies"])
     dynamic = bf.mask_schedule(demo["tokens"], demo["epochs"], np.random.default_rng(demo["seed"]))
-    rows, cols = [str(t) for t in range(1, 9)], [str(i) for i in range(1, 11)]
-    assert_heatmap_is(page, heatmap_titled(page, "静的"), static.masks.astype(float), rows, cols, digits=0)
-    assert_heatmap_is(page, heatmap_titled(page, "動的"), dynamic.masks.astype(float), rows, cols, digits=0)
+    rows, cols = [str(i) for i in range(1, 11)], [str(t) for t in range(1, 9)]      # positions × epochs
+    assert_heatmap_is(page, heatmap_titled(page, "静的"), static.masks.T.astype(float), rows, cols, digits=0)
+    assert_heatmap_is(page, heatmap_titled(page, "動的"), dynamic.masks.T.astype(float), rows, cols, digits=0)
     assert f"静的（2 通りを順に使う）：{static.distinct} 通り" in heatmaps(page)[heatmap_titled(page, "静的")].title
     (bars,) = chart_with(page, "部分")
     a = bf.albert_count(30_000, 128, 768, 12)
