@@ -58,6 +58,7 @@ TOPICS: dict[str, str] = {
     "paper": "⑦-6 原論文の実験と評価",
     "training": "⑧ 学習で注意が育つ",
     "pretrain": "⑨-1 BERT・GPT・ViT",
+    "bertfamily": "⑨-2 BERT・GPT の後継たち",
     "llm": "⑩-1 大規模言語モデルとその後",
 }
 KINDS = ("calc", "knowledge")

@@ -285,7 +285,10 @@ def test_items_beyond_the_syllabus_are_tagged_advanced():
     assert untagged == []
     advanced = {it["id"] for it in _items("best", "worst", "blank") if it.get("advanced")}
     assert {"training.k07", "training.k08", "training.k03"} <= advanced      # the app's demo, the softmax Jacobian
-    assert len(advanced) < len(_items("best", "worst", "blank")) / 5       # most of the bank is the syllabus
+    # most of the bank is the syllabus; each item's tag follows the syllabus map (tests/test_syllabus.py), so
+    # this only catches a bank drifting into 発展 (a fifth was a guess made before the map; the new pages'
+    # 発展 neighbours — RoBERTa, LoRA, BLEU … — are named by the standard texts, not by the syllabus)
+    assert len(advanced) < len(_items("best", "worst", "blank")) / 3
 
 
 def test_moved_items_map_old_ids_to_new_ones():

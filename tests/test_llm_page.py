@@ -35,9 +35,9 @@ def chart_series(at) -> list[list[str]]:
     return out
 
 
-def test_page_is_registered_after_pretrain_with_the_section_layout(page):
+def test_page_is_registered_after_the_bert_family_with_the_section_layout(page):
     assert ui.PAGE_BY_KEY["llm"].url == "/llm" and ui.LEARNING_KEYS[-1] == "llm"
-    assert ui.LEARNING_KEYS[ui.LEARNING_KEYS.index("llm") - 1] == "pretrain"
+    assert ui.LEARNING_KEYS[ui.LEARNING_KEYS.index("llm") - 1] == "bertfamily"      # ⑨-2 sits between ⑨-1 and ⑩-1
     assert TOPICS["llm"] == ui.PAGE_BY_KEY["llm"].label == "⑩-1 大規模言語モデルとその後"
     assert sections_of(page) == ["ねらい・解説", "手計算", "可視化", "試してみよう", "確認クイズ"]
     assert quizzes.by_topic("llm", "calc") and len(quizzes.by_topic("llm", "knowledge")) >= 8

@@ -44,8 +44,10 @@ FROZEN_IDS = (
     "count_methods", "text_analysis", "negative_sampling", "distributional_hypothesis",
     "mt_task", "mt_evaluation", "paper_setup", "bleu_counting", "bleu_combining", "length_penalty",
     "checkpoint_averaging", "training_cost_estimate", "model_variations",
+    "albert_parameter_saving", "roberta_masking", "electra_detection", "permutation_lm", "span_corruption",
+    "answer_span", "successor_models", "benchmark_confusion", "nlp_task_confusion",
 )
-FROZEN_DIGEST = "d712805018280526"   # sha256 of the list above: changing the list means changing this too
+FROZEN_DIGEST = "ef3d1ab72922366e"   # sha256 of the list above: changing the list means changing this too
 
 
 @pytest.fixture(scope="module")

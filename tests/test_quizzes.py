@@ -265,6 +265,12 @@ EXPECTED = {
     "paper.modified_precision": lambda p: "$%d/%d$" % _clipped(p["cand"], p["refs"], p["n"]),
     "paper.training_flops": lambda p: _flops_text(p),
     "paper.checkpoint_average": lambda p: vec(np.mean(np.array(p["ck"])[-p["k"]:], axis=0)),
+    "bertfamily.albert_embedding": lambda p: num(p["v"] * p["e"] + p["e"] * p["h"]),
+    "bertfamily.albert_sharing": lambda p: num(12 * p["h"] ** 2),
+    "bertfamily.static_repeats": lambda p: num(p["epochs"] // p["copies"]),
+    "bertfamily.xlnet_orders": lambda p: num({"all": math.factorial(p["n"]), "first": math.factorial(p["n"] - 1),
+                                              "before": math.factorial(p["n"]) // 2}[p["kind"]]),
+    "bertfamily.squad_span": lambda p: num(max(p["start"][i] + p["end"][j] for i in range(5) for j in range(i, 5))),
 }
 
 

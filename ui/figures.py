@@ -564,3 +564,33 @@ def points_chart(points: Sequence[tuple], x_title: str, y_title: str, *, title: 
     return {"title": title, "data": {"name": "points"}, "datasets": {"points": pd.DataFrame(rows)}, "layer": layers,
             "height": 320, **FIT_COLUMN}
 
+
+# ---------------------------------------------------------------------------
+# ⑨-2 parameter counts side by side (BERT and ALBERT)
+# ---------------------------------------------------------------------------
+def stacked_counts(rows: Sequence[tuple[str, str, int]], *, title: str, x_title: str = "パラメータ数") -> dict:
+    """Horizontal stacked bars of whole counts: ``rows`` = ((bar, part, count), …), one bar per
+    distinct ``bar`` (in the order given), its parts stacked in the order given; each part's count
+    (tutor.numfmt.grouped) in the tooltip and each bar's total written after it. A Vega-Lite dict:
+    ⑨-2's 試してみよう draws a new one for every size the learner sets."""
+    bars = list(dict.fromkeys(r[0] for r in rows))
+    parts = list(dict.fromkeys(r[1] for r in rows))
+    df = pd.DataFrame({"モデル": [r[0] for r in rows], "部分": [r[1] for r in rows],
+                       "数": [int(r[2]) for r in rows], "表示": [numfmt.grouped(r[2]) for r in rows],
+                       "順": [parts.index(r[1]) for r in rows]})
+    totals = pd.DataFrame({"モデル": bars, "合計": [int(df.loc[df["モデル"] == b, "数"].sum()) for b in bars]})
+    totals["表示"] = [numfmt.grouped(t) for t in totals["合計"]]
+    y = {"field": "モデル", "type": "nominal", "sort": bars, "title": None}
+    room = {"domain": [0, float(totals["合計"].max()) * 1.6]}      # the total written after the longest bar fits
+    stack = {"data": {"name": "parts"}, "mark": {"type": "bar"}, "encoding": {
+        "y": y, "x": {"field": "数", "type": "quantitative", "stack": "zero", "title": x_title, "scale": room,
+                      "axis": {"labelOverlap": True, "format": "~s"}},
+        "color": {"field": "部分", "type": "nominal", "sort": parts, "legend": {"orient": "bottom", "title": None}},
+        "order": {"field": "順", "type": "quantitative"},
+        "tooltip": [{"field": "モデル", "type": "nominal"}, {"field": "部分", "type": "nominal"},
+                    {"field": "表示", "type": "nominal", "title": "数"}]}}
+    label = {"data": {"name": "totals"}, "mark": {"type": "text", "align": "left", "dx": 4},
+             "encoding": {"y": y, "x": {"field": "合計", "type": "quantitative"},
+                          "text": {"field": "表示", "type": "nominal"}}}
+    return {"title": _title_lines(title), "datasets": {"parts": df, "totals": totals}, "layer": [stack, label],
+            "height": 90 + 44 * len(bars), "autosize": {"type": "pad"}}

@@ -54,6 +54,7 @@ _LEARNING = [
     ("paper", "pages/16_paper.py"),
     ("training", "pages/12_training.py"),
     ("pretrain", "pages/13_pretrain.py"),
+    ("bertfamily", "pages/17_bertfamily.py"),
     ("llm", "pages/14_llm.py"),
 ]
 
