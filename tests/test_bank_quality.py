@@ -291,10 +291,14 @@ def test_items_beyond_the_syllabus_are_tagged_advanced():
 def test_moved_items_map_old_ids_to_new_ones():
     renamed = knowledge.renamed_ids()
     assert renamed == {"kb.multihead.k04": "kb.block.k10", "kb.multihead.k05": "kb.block.k11",
-                       "kb.multihead.k06": "kb.block.k12"}
+                       "kb.multihead.k06": "kb.block.k12",
+                       # ⑩-1's assistant part moved to ⑩-2 (issue 43)
+                       "kb.llm.k07": "kb.adapt.k01", "kb.llm.k08": "kb.adapt.k02", "kb.llm.k09": "kb.adapt.k03",
+                       "kb.llm.k10": "kb.adapt.k04", "kb.llm.k11": "kb.adapt.k05", "llm.reward_loss": "adapt.reward_loss"}
+    topics = {"kb.multihead": "block", "kb.llm": "adapt", "llm": "adapt"}
     for old, new in renamed.items():
         assert old not in quizzes.GENERATORS and new in quizzes.GENERATORS
-        assert GENERATOR_INFO[new][0] == "block"
+        assert GENERATOR_INFO[new][0] == topics[old.rsplit(".", 1)[0]]
     assert len(set(renamed.values())) == len(renamed)
 
 
