@@ -313,9 +313,9 @@ def hand_peft() -> None:
     total = pretrain.bert_param_count(BERT["layers"], BERT["d"], BERT["heads"]).total
     a = adapt.adapter_params(BERT["d"], ADAPTER_M, BERT["layers"])
     st.markdown(f"BERT-Base（幅 $d = {BERT['d']}$、{BERT['layers']} 層、全体 {count(total)} 個、⑨-1 で数えたもの）で比べます。")
-    st.latex(rf"\begin{{aligned}}\text{{Adapter 1 つ}} &= 2 \times {BERT['d']} \times {ADAPTER_M} + {BERT['d']} + {ADAPTER_M}"
-             rf" = {tcount(a.per_adapter)} \\ \text{{全体}} &= {tcount(a.per_adapter)} \times 2 \times {a.layers} = {tcount(a.total)} \\"
-             rf"\text{{プロンプト}} &= n \times d = {PROMPT_N} \times {BERT['d']} = {tcount(adapt.prompt_tuning_params(PROMPT_N, BERT['d']))}"
+    st.latex(rf"\begin{{aligned}}\text{{Adapter 1 つ}} &= 2 \times {BERT['d']} \times {ADAPTER_M} + {BERT['d']} + {ADAPTER_M} \\"
+             rf"&= {tcount(a.per_adapter)} \\ \text{{全体}} &= {tcount(a.per_adapter)} \times 2 \times {a.layers} \\ &= {tcount(a.total)} \\"
+             rf"\text{{プロンプト}} &= {PROMPT_N} \times {BERT['d']} = {tcount(adapt.prompt_tuning_params(PROMPT_N, BERT['d']))}"
              r"\end{aligned}")
     ui.cached_table(peft_frame, adapt.peft_table(BERT["d"], BERT["layers"], total, LORA_R, ADAPTER_M, PROMPT_N), hide_index=True)
     st.caption("プレフィックスチューニングは各層のキーとバリューの前に n 個ずつ置くので 2 × 層数 × n × d 個（学習の後に残す分）。"
@@ -342,9 +342,11 @@ def hand_reward() -> None:
 def hand_dpo() -> None:
     d = adapt.dpo_loss(**DPO_DEMO)
     p = DPO_DEMO
-    st.markdown(f"選ばれた応答の対数確率が学習中のモデルで ${numfmt.trimmed(p['logp_chosen'], 1)}$、参照モデルで "
-                f"${numfmt.trimmed(p['logp_ref_chosen'], 1)}$、選ばれなかった応答ではそれぞれ ${numfmt.trimmed(p['logp_rejected'], 1)}$ と "
-                f"${numfmt.trimmed(p['logp_ref_rejected'], 1)}$、$\\beta = {numfmt.trimmed(p['beta'], 1)}$ のとき：")
+    st.markdown(f"選ばれた応答 $y_w$ と選ばれなかった応答 $y_l$ の対数確率が次の表のとき（$\\beta = {numfmt.trimmed(p['beta'], 1)}$）：")
+    ui.show_table(pd.DataFrame({"応答": ["y_w（選ばれた）", "y_l（選ばれなかった）"],
+                                "学習中のモデル log π": [numfmt.trimmed(p["logp_chosen"], 1), numfmt.trimmed(p["logp_rejected"], 1)],
+                                "参照モデル log π_ref": [numfmt.trimmed(p["logp_ref_chosen"], 1),
+                                                     numfmt.trimmed(p["logp_ref_rejected"], 1)]}), hide_index=True)
     st.latex(rf"\begin{{aligned}}\hat r_w &= {numfmt.trimmed(p['beta'], 1)} \times ({numfmt.trimmed(p['logp_chosen'], 1)} - "
              rf"({numfmt.trimmed(p['logp_ref_chosen'], 1)})) = {numfmt.trimmed(float(d.reward_chosen), 3)} \\"
              rf"\hat r_l &= {numfmt.trimmed(p['beta'], 1)} \times ({numfmt.trimmed(p['logp_rejected'], 1)} - "
@@ -358,8 +360,8 @@ def hand_rag() -> None:
     r = adapt.retrieve(adapt.RAG_DEMO_QUERY, DOC_VECTORS, adapt.RAG_DEMO_K)
     st.markdown(f"質問「{adapt.RAG_DEMO_QUESTION}」の埋め込みを $q = {tvec(r.query)}$ とします。数は順に"
                 f"「{'」「'.join(adapt.RAG_AXES)}」の強さを表す手作りの例です。")
-    ui.show_table(pd.DataFrame({"文書": DOC_NAMES, "内容": [t for _, t, _ in adapt.RAG_DEMO_DOCS],
-                                "埋め込み d": [vec(v) for v in DOC_VECTORS]}), hide_index=True)
+    ui.show_table(pd.DataFrame({"文書": DOC_NAMES, "d": [vec(v) for v in DOC_VECTORS],
+                                "内容": [t for _, t, _ in adapt.RAG_DEMO_DOCS]}), hide_index=True)
     a = 0
     st.latex(rf"\begin{{aligned}}\cos(q, d_A) &= \frac{{{tvec(r.query)} \cdot {tvec(r.docs[a])}}}{{\|q\|\,\|d_A\|}} \\"
              rf"&= \frac{{{numfmt.trimmed(r.dots[a], 3)}}}{{{numfmt.trimmed(r.query_norm, 3)} \times {numfmt.trimmed(r.doc_norms[a], 3)}}}"
@@ -379,9 +381,9 @@ def visual() -> None:
     st.subheader("ランク r と学習するパラメータの数")
     ranks, counts = adapt.lora_rank_curve(LORA_D, LORA_D, LORA_RANKS)
     full = adapt.lora_params(LORA_D, LORA_D, 1).frozen
-    ui.cached_chart(ui.figures.lines_chart, "ランク r", "パラメータの数",
+    ui.cached_chart(ui.figures.lines_chart_fit, "ランク r", "パラメータの数",
                     (("LoRA：r(d + k)", ranks, counts), ("全体を学習：dk", ranks, tuple(full for _ in ranks))),
-                    title=f"{count(LORA_D)} × {count(LORA_D)} の行列 1 つ", y_format="~s", log=True)
+                    title=f"{count(LORA_D)} × {count(LORA_D)} の行列 1 つ", y_format="~s", log=True, width="stretch")
     st.caption(f"両対数なので LoRA は傾き 1 の直線（r に比例）です。r = {LORA_RANKS[-1]} でも全体の "
                f"{numfmt.percent(adapt.lora_params(LORA_D, LORA_D, LORA_RANKS[-1]).share, 1)} です。")
     st.subheader("ΔW = BA はランク 1 の行列")
@@ -421,14 +423,15 @@ def try_it() -> None:
 @st.fragment
 def try_lora() -> None:
     """LoRA's counts as a fragment: d, k, r, L or the number of matrices rerun this part only."""
-    cols = st.columns(3)
-    spec = (("d", "行数 d", 4096, 64), ("k", "列数 k", 4096, 64), ("r", "ランク r", 8, 1),
-            ("layers", "層数 L", 32, 1), ("matrices", "1 層の行列の数", 2, 1))
+    cols = st.columns(2)
+    spec = ((("d", "行数 d", 4096, 64), ("k", "列数 k", 4096, 64), ("r", "ランク r", 8, 1)),
+            (("layers", "層数 L", 32, 1), ("matrices", "1 層の行列の数", 2, 1)))
     v = {}
-    for i, (name, label, default, step) in enumerate(spec):
-        with cols[i % 3]:
-            v[name] = int(ui.number_input(label, min_value=1, max_value=100_000, value=default, step=step,
-                                          key=f"adapt_lora_{name}", persist_state="session"))
+    for column, part in zip(cols, spec):
+        with column:
+            for name, label, default, step in part:
+                v[name] = int(ui.number_input(label, min_value=1, max_value=100_000, value=default, step=step,
+                                              key=f"adapt_lora_{name}", persist_state="session"))
     c = ui.compute("adapt_lora", adapt.lora_params, v["d"], v["k"], v["r"])
     total = ui.compute("adapt_lora_total", adapt.lora_trainable, v["layers"], v["matrices"], v["d"], v["k"], v["r"])
     if c is not None and total is not None:
@@ -444,9 +447,9 @@ def try_forward() -> None:
     """LoRA's forward pass with the learner's B and A (W₀ and x fixed) as a fragment."""
     c1, c2 = st.columns(2)
     with c1:
-        b = ui.matrix_editor(B_KEY, adapt.LORA_DEMO_B, ["1", "2"], ["1"], label="B（2×1）")
+        b = ui.matrix_editor(B_KEY, adapt.LORA_DEMO_B, ["1", "2"], ["1"], label="B（2×1）", reset_label="最初の値に戻す")
     with c2:
-        a = ui.matrix_editor(A_KEY, adapt.LORA_DEMO_A, ["1"], ["1", "2", "3"], label="A（1×3）")
+        a = ui.matrix_editor(A_KEY, adapt.LORA_DEMO_A, ["1"], ["1", "2", "3"], label="A（1×3）", reset_label="最初の値に戻す")
     f = ui.compute("adapt_forward", adapt.lora_forward, adapt.LORA_DEMO_W0, a, b, adapt.LORA_DEMO_X)
     if f is not None:
         st.latex(rf"\begin{{aligned}}W_0 x &= {tvec(f.base)},\quad B(Ax) = {tvec(f.delta)} \\ h &= {tvec(f.h)}\end{{aligned}}")
@@ -475,7 +478,8 @@ def try_reward() -> None:
 @st.fragment
 def try_rag() -> None:
     """RAG's retrieval with the learner's question vector and k as a fragment."""
-    q = ui.matrix_editor(Q_KEY, np.array([adapt.RAG_DEMO_QUERY]), ["q"], list(adapt.RAG_AXES), label="質問のベクトル q")[0]
+    q = ui.matrix_editor(Q_KEY, np.array([adapt.RAG_DEMO_QUERY]), ["q"], list(adapt.RAG_AXES), label="質問のベクトル q",
+                         reset_label="最初の値に戻す")[0]
     k = ui.number_input("取り出す件数 k", min_value=1, max_value=len(DOC_NAMES), value=adapt.RAG_DEMO_K, step=1,
                         key="adapt_rag_k", persist_state="session")
     r = ui.compute("adapt_rag", adapt.retrieve, q, DOC_VECTORS, int(k))

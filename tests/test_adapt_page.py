@@ -153,3 +153,17 @@ def test_quiz_answered():
     answer_card(at, 1, q.answer)
     assert not at.exception
     assert any("正解です" in s.value for s in at.success)
+
+
+def test_the_fitted_line_chart_is_valid_vega_lite_and_fits_its_column():
+    """ui.figures.lines_chart_fit (the rank chart): lines_chart with the axes and legend inside the
+    column's width (autosize "fit"), a taller whole to keep the plot area; valid Vega-Lite."""
+    import altair as alt
+
+    from test_widgets import _plain
+    from ui import figures
+    args = ("ランク r", "パラメータの数", (("LoRA", (1, 2, 4), (8192, 16384, 32768)),))
+    plain, fit = figures.lines_chart(*args, title="t", log=True), figures.lines_chart_fit(*args, title="t", log=True)
+    assert fit["autosize"] == {"type": "fit", "contains": "padding"} and plain["autosize"] == {"type": "pad"}
+    assert fit["height"] > plain["height"] and fit["layer"] == plain["layer"]
+    alt.LayerChart.from_dict(_plain(fit), validate=True)

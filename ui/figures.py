@@ -474,3 +474,13 @@ def lines_chart(x_title: str, y_title: str, series: tuple, marks: tuple = (), *,
                    {"data": {"name": "marks"}, "mark": {"type": "text", "dx": 6, "align": "left", "baseline": "bottom"},
                     "encoding": {**enc, "text": {"field": "名前", "type": "nominal"}}}]
     return {"title": title, "datasets": datasets, "layer": layers, "height": 260, "autosize": {"type": "pad"}}
+
+
+def lines_chart_fit(x_title: str, y_title: str, series: tuple, marks: tuple = (), *, title: str,
+                    y_format: str | None = None, log: bool = False) -> dict:
+    """lines_chart sized to its column, axes and legend included (autosize "fit"): drawn with
+    cached_chart(..., width="stretch") it stays inside a 390 px phone column, where lines_chart's
+    "pad" adds the axes outside the column's width (⑩-2's rank chart). The height, too, is the whole
+    chart's, so it is lines_chart's plot height plus room for the title, axes and legend."""
+    spec = lines_chart(x_title, y_title, series, marks, title=title, y_format=y_format, log=log)
+    return {**spec, "height": spec["height"] + 130, "autosize": {"type": "fit", "contains": "padding"}}

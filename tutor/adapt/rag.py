@@ -13,7 +13,7 @@ import numpy as np
 from ..core import as_matrix, positive_int
 
 # the page's knowledge base: what each of the 3 numbers means, and 4 documents
-RAG_AXES = ("時期・年", "学習の方法", "計算・大きさ")
+RAG_AXES = ("時期", "学習法", "規模")          # how recent / about training methods / about compute and size
 RAG_DEMO_DOCS = (
     ("A", "LoRA は、重みの更新を小さな 2 つの行列 B と A の積で表し、元の重みは凍結したまま学習する。", (0.0, 4.0, 3.0)),
     ("B", "LoRA（2021 年）は、GPT-3 で学習するパラメータを約 1 万分の 1 に減らしたと報告した。", (2.0, 4.0, 4.0)),
