@@ -3,7 +3,7 @@ adapters' and soft prompts' counts, the reward model's loss and the KL-penalised
 from tests/test_llm.py with ⑩-2), DPO's loss, RAG's cosine retrieval.
 
 Figures recomputed by the engine: 4,096 × 4,096 with r = 8 → 65,536 of 16,777,216 (1/256); GPT-3
-with r = 4 on W_Q and W_V → 18,874,368 (LoRA's paper: 4.7 M at r = 1, 37.7 M at r = 8); BERT-Base's
+with r = 4 on W_Q and W_V → 18,874,368 (4.7 M at r = 1, 37.7 M at r = 8); BERT-Base's
 adapters with m = 64 → 99,136 each, 2,379,264 in all; the demo question's top 2 by cosine B, A but
 by the dot product D, B. Properties with hypothesis against plain formulas; bad input raises a
 Japanese ValueError; inputs never mutated; each calculation item's answer recomputed from its drawn
@@ -53,7 +53,7 @@ def test_lora_on_gpt3_as_in_the_paper():
     m = adapt.lora_model(96, len(adapt.GPT3_LORA["matrices"]), 12_288, 12_288, adapt.GPT3_LORA["r"], g3.total)
     assert m.trainable == 18_874_368 and m.total == 174_604_259_328
     assert 9_000 < m.ratio < 10_000                                      # "by 10,000 times" (the abstract)
-    # the paper's Table 4 sizes for GPT-3: 4.7 M (r = 1) and 37.7 M (r = 8) on W_Q and W_V
+    # r = 1 and r = 8 on W_Q and W_V: 4.7 M and 37.7 M
     assert round(adapt.lora_trainable(96, 2, 12_288, 12_288, 1) / 1e6, 1) == 4.7
     assert round(adapt.lora_trainable(96, 2, 12_288, 12_288, 8) / 1e6, 1) == 37.7
 
