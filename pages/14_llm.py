@@ -1,8 +1,9 @@
-"""⑩-1 大規模言語モデルとその後：GPT-2/3 の大きさ、スケーリング則、指示チューニングと RLHF、推論のコスト
+"""⑩-1 大規模言語モデルとその後：GPT-2/3 の大きさ、スケーリング則、推論のコスト
 （KV キャッシュ・MQA/GQA・FlashAttention）、BPE、ViT のあとの画像モデル（Swin・MAE・CLIP）。
+指示チューニングと RLHF（報酬モデル・KL の罰）は ⑩-2（pages/18_adapt.py）へ移った。
 
 Every number comes from tutor.llm (and, for the tiled attention, tutor.cost): parameter counts,
-the compute-optimal split of a budget, the reward model's loss and the KL-penalised policy, the KV
+the compute-optimal split of a budget, the KV
 cache's bytes, BPE's merges, Swin's costs and windows, MAE's mask, CLIP's similarities.
 """
 import numpy as np
@@ -20,11 +21,6 @@ KV_7B = {"layers": 32, "heads": 32, "d_head": 128}           # a 7B-size decoder
 KV_KEYS = {"layers": ("llm_kv_layers", 32), "heads": ("llm_kv_heads", 32), "kv_heads": ("llm_kv_groups", 8),
            "d_head": ("llm_kv_d_head", 128), "context": ("llm_kv_context", 4096), "batch": ("llm_kv_batch", 1)}
 KV_CONTEXTS = (512, 1024, 2048, 4096, 8192, 16384, 32768)
-REWARD_DEMO = ((2.0, 0.5), (1.0, 1.5), (3.0, 0.0))           # (r_w, r_l) of three ranked pairs
-KL_ANSWERS = ("丁寧で正確な答え", "短すぎる答え", "報酬モデルの穴を突く答え", "話をそらす答え")
-KL_REF = (0.5, 0.2, 0.05, 0.25)                               # π_ref over the four answers
-KL_REWARDS = (1.0, 0.0, 2.0, -1.0)                            # the reward model's scores
-KL_BETAS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0)
 SWIN_DEMO = {"h": 56, "w": 56, "channels": 96, "window": 7}   # Swin-T's first stage
 MAE_IMAGE, MAE_PATCH = 224, 16
 FLASH_N, FLASH_BLOCK = 256, 64                                # the tiled-attention check (tutor.cost)
@@ -108,19 +104,6 @@ def kv_frame(layers: int, heads: int, d_head: int, context: int) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
-def kl_panels() -> list[list[dict]]:
-    panels = []
-    for beta in KL_BETAS:
-        k = llm.kl_optimal_policy(KL_REF, KL_REWARDS, beta)
-        frame = pd.DataFrame({"答え": list(KL_ANSWERS), "元のモデル π_ref": [numfmt.fixed(x, 3) for x in KL_REF],
-                              "報酬 r": [numfmt.trimmed(x, 1) for x in KL_REWARDS],
-                              "調整後 π*": [numfmt.fixed(x, 3) for x in k.policy]})
-        note = (f"β = {numfmt.trimmed(beta, 2)}：報酬の期待値 {numfmt.fixed(k.expected_reward, 3)}、"
-                f"KL {numfmt.fixed(k.kl, 3)}、目的の値 {numfmt.fixed(k.objective, 3)}")
-        panels.append([{"text": note}, ui.table_block(frame, hide_index=True)])
-    return panels
-
-
 # ---------------------------------------------------------------------------
 # ねらい・解説
 # ---------------------------------------------------------------------------
@@ -131,8 +114,8 @@ def aim_and_explain() -> None:
         "$12 L d^2$ で見積もれる。\n"
         "- **スケーリング則**（損失がべき乗則で下がる）と、計算量 $C \\approx 6ND$ の予算をモデルの大きさ $N$ とデータ量 $D$ に"
         "分ける考え方（$D \\approx 20N$）を説明できる。\n"
-        "- **zero-shot・few-shot（文脈内学習）・Chain-of-Thought**、**指示チューニングと RLHF**、**ハルシネーション**、"
-        "**基盤モデル** を区別して説明できる。\n"
+        "- **zero-shot・few-shot（文脈内学習）・Chain-of-Thought** と **ハルシネーション** を説明できる"
+        "（指示チューニング・RLHF など重みを学習し直して目的に合わせる方法は ⑩-2）。\n"
         "- 推論を軽くする **KV キャッシュ・MQA/GQA・FlashAttention** と、サブワード分割 **BPE** の手順をたどれる。\n"
         "- ViT のあとの **Swin Transformer・MAE・CLIP** の要点を、計算量・パッチの数・類似度の softmax で確かめる。"
     )
@@ -143,7 +126,6 @@ def aim_and_explain() -> None:
     explain_scaling()
     ui.folded_topics("大規模言語モデルの時代のキーワード", (
         ("プロンプトだけで課題を解かせる", explain_prompting, "prompting"),
-        ("対話アシスタントへ：指示チューニングと RLHF", explain_assistant, "assistant"),
         ("ハルシネーション：もっともらしい誤り", explain_hallucination, "hallucination"),
         ("推論を軽くする：KV キャッシュ・MQA/GQA・FlashAttention", explain_inference, "inference"),
         ("文章をトークンに分ける：BPE", explain_bpe, "bpe"),
@@ -202,30 +184,8 @@ def explain_prompting() -> None:
         "**Chain-of-Thought（思考の連鎖）** です。計算や推論が必要な問題で正答率が上がります。"
         "例を見せずに「順を追って考えよう」といった一言を添えるだけでも効果があると報告されています。"
     )
-
-
-def explain_assistant() -> None:
-    st.markdown(
-        "事前学習しただけのモデルは文章の続きを書くのが得意なだけで、指示に従うとは限りません。"
-        "そこで、さまざまな課題を「指示と応答」の形にしたデータでファインチューニングします（**指示チューニング**）。"
-        "学習していない種類の指示にも従いやすくなります。さらに人の好みに合わせるのが **RLHF**（人のフィードバックによる強化学習）で、"
-        "次の 3 段階で進みます。\n\n"
-        "1. **教師ありファインチューニング（SFT）**：人が書いた手本の応答で学習する。\n"
-        "2. **報酬モデル**：同じ指示への 2 つの応答を人が比べた結果から、応答の良さを 1 つの数 $r$ で表すモデルを学習する。\n"
-        "3. **強化学習**：報酬 $r$ が大きくなるように応答を生成するモデル（方策）を更新する。"
-        "元のモデル $\\pi_{\\text{ref}}$ から離れすぎないよう、KL ダイバージェンスを罰として差し引く。"
-    )
-    st.latex(r"\text{報酬モデルの損失} = -\log \sigma(r_w - r_l)")
-    st.latex(r"\begin{aligned}&\max_\pi\; \mathbb{E}_{y \sim \pi}[r(y)] - \beta\, \mathrm{KL}(\pi \,\|\, \pi_{\text{ref}})"
-             r" \\ &\Rightarrow\; \pi^*(y) \propto \pi_{\text{ref}}(y)\, e^{r(y)/\beta}\end{aligned}")
-    st.markdown(
-        "$r_w$ は人が選んだ応答、$r_l$ は選ばなかった応答の点数、$\\sigma$ はシグモイド関数です。"
-        "KL の罰つきの目的を最大にする方策は、元の確率に $e^{r/\\beta}$ を掛けて正規化した形、つまり softmax になります"
-        "（$\\beta$ が小さいほど報酬の高い答えに集中します）。"
-        "**ChatGPT**（2022 年 11 月公開）は、GPT 系のモデルをこの流れで対話向けに調整したものです。"
-        "このように、幅広いデータで事前学習し、ファインチューニングやプロンプトで多くの課題の土台にする大きなモデルを "
-        "**基盤モデル（foundation model）** と呼びます。"
-    )
+    st.markdown(f"指示チューニング・RLHF・LoRA・RAG など、モデルを目的に合わせる方法は "
+                f"[{ui.PAGE_BY_KEY['adapt'].label}]({ui.PAGE_BY_KEY['adapt'].url}) で学びます。")
 
 
 def explain_hallucination() -> None:
@@ -289,8 +249,6 @@ def hand() -> None:
     hand_gpt()
     st.subheader("計算量の予算から N と D を決める")
     hand_budget()
-    st.subheader("報酬モデルの損失を計算する")
-    hand_reward()
     st.subheader("KV キャッシュのメモリ")
     hand_kv()
     st.subheader("FlashAttention：タイルに分けても答えは同じ")
@@ -331,25 +289,6 @@ def hand_budget() -> None:
     st.markdown(f"GPT-3 と同じ予算 $C = {sci(g3)}$ なら、最適な配分は約 ${sci(alt.params)}$ パラメータ・"
                 f"${sci(alt.tokens)}$ トークンで、実際（$1.75 \\times 10^{{11}}$ パラメータ・${sci(llm.GPT3_TRAINING_TOKENS, 0)}$ トークン）"
                 "よりモデルが小さく、データが多くなります。")
-
-
-def hand_reward() -> None:
-    (w, lo), *_ = REWARD_DEMO
-    one = llm.reward_pair_loss(w, lo)
-    st.markdown(f"人が選んだ応答の点数が $r_w = {numfmt.trimmed(w, 1)}$、選ばなかった応答の点数が "
-                f"$r_l = {numfmt.trimmed(lo, 1)}$ のとき（log は自然対数）：")
-    st.latex(rf"\begin{{aligned}}r_w - r_l &= {numfmt.trimmed(float(one.margin), 2)} \\"
-             rf"\sigma(r_w - r_l) &= \frac{{1}}{{1 + e^{{-{numfmt.trimmed(float(one.margin), 2)}}}}} = {numfmt.fixed(float(one.prob), 3)} \\"
-             rf"-\log \sigma(r_w - r_l) &= {numfmt.fixed(float(one.loss), 3)}\end{{aligned}}")
-    swapped = float(llm.reward_loss_swapped(w, lo))
-    st.markdown(f"2 つを取り違えて $-\\log\\sigma(r_l - r_w)$ とすると {numfmt.fixed(swapped, 3)} になり、人の好みと逆の向きに"
-                "学習してしまいます。3 組の比較をまとめて学習するときは、各組の損失の平均を小さくします。")
-    ws, ls = zip(*REWARD_DEMO)
-    batch = llm.reward_pair_loss(ws, ls)
-    ui.show_table(pd.DataFrame({"r_w": [numfmt.trimmed(x, 1) for x in ws], "r_l": [numfmt.trimmed(x, 1) for x in ls],
-                                "σ(r_w − r_l)": [numfmt.fixed(x, 3) for x in batch.prob],
-                                "損失": [numfmt.fixed(x, 3) for x in batch.loss]}), hide_index=True)
-    st.markdown(f"平均の損失は **{numfmt.fixed(batch.mean, 3)}**。2 組目は選ばなかった応答の点数のほうが高いので、損失が大きくなっています。")
 
 
 def hand_kv() -> None:
@@ -443,10 +382,6 @@ def visual() -> None:
                     (("GPT-3 の N", float(g3), 1.75e11), ("GPT-3 の D", float(g3), float(llm.GPT3_TRAINING_TOKENS)),
                      ("Chinchilla の N", float(chin), float(llm.CHINCHILLA["params"]))),
                     title="予算が 100 倍なら N も D も 10 倍", y_format=".0e", log=True)
-    st.subheader("KL の罰の強さ β と、調整後のモデル")
-    st.markdown("元のモデルの確率と報酬モデルの点数が下の表のとき、$\\pi^* \\propto \\pi_{\\text{ref}} e^{r/\\beta}$ を β ごとに"
-                "計算しました。β が小さいと報酬の穴を突く答えに集中し、大きいと元のモデルのままです。")
-    ui.stepper("β（罰の強さ）", KL_BETAS, kl_panels(), value=0.5, key="llm_beta", text=lambda b: numfmt.trimmed(b, 2))
     st.subheader("KV キャッシュは文脈の長さに比例して増える")
     visual_kv()
     st.subheader("Swin の窓と、ずらした窓")
@@ -502,8 +437,6 @@ def try_it() -> None:
     try_kv()
     st.subheader("自分のコーパスで BPE を学習する")
     try_bpe()
-    st.subheader("報酬モデルの損失")
-    try_reward()
     st.subheader("Swin の窓の注意の計算量")
     try_swin()
 
@@ -593,23 +526,6 @@ def try_bpe() -> None:
         if seg is not None:
             st.metric(f"「{ui.state.plain(''.join(seg))}」のトークン数", len(seg))
             st.markdown("区切り：" + " ＋ ".join(ui.state.plain(t) for t in seg))
-
-
-@st.fragment
-def try_reward() -> None:
-    """The reward model's loss on one pair as a fragment."""
-    c1, c2 = st.columns(2)
-    with c1:
-        w = ui.number_input("選んだ応答の点数 r_w", min_value=-20.0, max_value=20.0, value=2.0, step=0.5, key="llm_rw",
-                            persist_state="session")
-    with c2:
-        lo = ui.number_input("選ばなかった応答の点数 r_l", min_value=-20.0, max_value=20.0, value=0.5, step=0.5, key="llm_rl",
-                             persist_state="session")
-    res = ui.compute("llm_reward", llm.reward_pair_loss, float(w), float(lo))
-    if res is not None:
-        c1, c2 = st.columns(2)
-        c1.metric("σ(r_w − r_l)", numfmt.fixed(float(res.prob), 3))
-        c2.metric("損失 −log σ(r_w − r_l)", numfmt.fixed(float(res.loss), 3))
 
 
 @st.fragment

@@ -60,6 +60,7 @@ TOPICS: dict[str, str] = {
     "pretrain": "⑨-1 BERT・GPT・ViT",
     "bertfamily": "⑨-2 BERT・GPT の後継たち",
     "llm": "⑩-1 大規模言語モデルとその後",
+    "adapt": "⑩-2 LLM を目的に合わせる",
 }
 KINDS = ("calc", "knowledge")
 MAX_ATTEMPTS = 200

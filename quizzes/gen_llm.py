@@ -1,12 +1,13 @@
 """⑩-1 大規模言語モデルとその後: the weights of a GPT-style decoder (12·L·d²), the compute-optimal
-number of tokens for a budget, the reward model's loss, the KV cache's memory, Swin's window
-attention against global attention, and MAE's visible patches.
+number of tokens for a budget, the KV cache's memory, Swin's window
+attention against global attention, and MAE's visible patches (the reward model's loss moved to
+quizzes/gen_adapt.py as adapt.reward_loss).
 
-Answers: tutor.llm (rule_of_thumb_params, compute_optimal, reward_loss_exp, kv_cache_bytes,
+Answers: tutor.llm (rule_of_thumb_params, compute_optimal, kv_cache_bytes,
 swin_cost, mae_image_visible); every distractor is one of the named mistakes next to those formulas
 (rule_params_no_ffn, rule_params_square_ffn, rule_params_linear_d, rule_params_one_layer,
-optimal_tokens_params_instead, optimal_tokens_no_sqrt, optimal_tokens_six_divided, the
-reward_loss_exp mistakes, kv_cache_bytes_k_only, kv_cache_bytes_query_heads,
+optimal_tokens_params_instead, optimal_tokens_no_sqrt, optimal_tokens_six_divided,
+kv_cache_bytes_k_only, kv_cache_bytes_query_heads,
 kv_cache_bytes_one_layer, kv_cache_bytes_no_batch, swin_ratio_m_not_m2, swin_ratio_one_window,
 swin_ratio_sides_added, mae_visible_masked_instead, mae_visible_all_patches, mae_visible_p_not_p2).
 Everything but the decoder's weights is beyond the G検定 syllabus (発展).
@@ -36,7 +37,6 @@ SWIN_CHANNELS = (96, 128, 192)
 MAE_IMAGES = (192, 224, 256, 320, 384, 448, 512)
 MAE_PATCHES = (8, 14, 16, 32)
 MAE_PERCENTS = (75, 75, 75, 50, 80, 90)       # MAE's own choice, 75 %, drawn most often
-REWARD_SCALES = (1, 2, 3, 5)
 
 
 def _sci(x: int) -> str:
@@ -47,11 +47,6 @@ def _sci(x: int) -> str:
     mantissa = digits.rstrip("0")
     head = mantissa[0] + ("." + mantissa[1:] if len(mantissa) > 1 else "")
     return f"{head} \\times 10^{{{len(digits) - 1}}}"
-
-
-def _ln(f) -> str:
-    """ln of a fraction inside $…$: \\ln 4, \\ln\\frac{4}{3}."""
-    return f"\\ln {f.numerator}" if f.denominator == 1 else f"\\ln\\frac{{{f.numerator}}}{{{f.denominator}}}"
 
 
 # ---------------------------------------------------------------------------
@@ -113,38 +108,6 @@ def _optimal_tokens(p: dict) -> Draft:
             f"$D = 20N = {_sci(best.tokens)}$。予算を 4 倍にすると N と D がどちらも 2 倍になる"
             "（Chinchilla：700 億パラメータを 1.4 兆トークンで学習）。")
     return Draft(stem, f"${_sci(best.tokens)}$", wrong, expl)
-
-
-# ---------------------------------------------------------------------------
-def _params_reward(rng: np.random.Generator) -> dict:
-    a, b = (int(x) + 1 for x in rng.choice(9, size=2, replace=False))
-    return {"a": a, "b": b, "m": pick(rng, REWARD_SCALES)}
-
-
-@calc_generator("llm.reward_loss", "llm", _params_reward, advanced=True)
-def _reward_loss(p: dict) -> Draft:
-    """The reward model's loss on one ranked pair: −log σ(r_w − r_l), with rewards written as logs."""
-    a, b, m = p["a"], p["b"], p["m"]
-    right = llm.reward_loss_exp(a, b)
-    wrong = (
-        (f"${_ln(llm.reward_loss_exp(a, b, 'swapped'))}$",
-         mc("好ましい応答と好ましくない応答の取り違え", "差を $r_l - r_w$ の向きにとり、人が選ばなかった応答が勝つ確率で損失を計算した。")),
-        (f"${_ln(llm.reward_loss_exp(a, b, 'no_minus'))}$",
-         mc("損失のマイナスの付け忘れ", "$\\log\\sigma(r_w - r_l)$ で止め、先頭のマイナスを付けなかった。確率の対数は 0 以下なので、"
-                                  "このままでは損失が負になる。")),
-        (f"${_ln(llm.reward_loss_exp(a, b, 'no_sigmoid'))}$",
-         mc("シグモイドと対数の付け忘れ", "報酬の差 $r_w - r_l$ にマイナスを付けただけで、シグモイドで確率に直して対数をとる手順を飛ばした。")),
-    )
-    w, lo = a * m, b * m
-    stem = (f"RLHF の報酬モデルを、人が 2 つの応答を比べた結果で学習する。ある比較で、人が選んだ応答のスコアが "
-            f"$r_w = \\ln {w}$、選ばなかった応答のスコアが $r_l = \\ln {lo}$ だった（$\\ln$ は自然対数）。"
-            f"この 1 組の損失 $-\\log\\sigma(r_w - r_l)$（$\\sigma$ はシグモイド関数）の値{BEST}")
-    p_win = llm.reward_loss_exp(a, b, "win")
-    expl = (f"$r_w - r_l = \\ln {w} - \\ln {lo} = {_ln(llm.reward_loss_exp(a, b, 'margin'))}$ なので "
-            f"$\\sigma(r_w - r_l) = \\frac{{1}}{{1 + e^{{-(r_w - r_l)}}}} = \\frac{{{p_win.numerator}}}{{{p_win.denominator}}}$"
-            f"（人が選んだ応答が勝つと見積もる確率）。損失はその $-\\log$ で "
-            f"$-\\ln\\frac{{{p_win.numerator}}}{{{p_win.denominator}}} = {_ln(right)}$。差が大きいほど 0 に近づく。")
-    return Draft(stem, f"${_ln(right)}$", wrong, expl)
 
 
 # ---------------------------------------------------------------------------

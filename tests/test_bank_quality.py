@@ -296,10 +296,13 @@ def test_moved_items_map_old_ids_to_new_ones():
     assert renamed == {"kb.multihead.k04": "kb.block.k10", "kb.multihead.k05": "kb.block.k11",
                        "kb.multihead.k06": "kb.block.k12",
                        "kb.seq2seq.k11": "kb.wordvec.k01", "kb.seq2seq.k12": "kb.wordvec.k02",   # word vectors: ⓪-2 → ⓪-1
-                       "kb.seq2seq.k31": "kb.wordvec.k03", "kb.seq2seq.k32": "kb.wordvec.k04"}
+                       "kb.seq2seq.k31": "kb.wordvec.k03", "kb.seq2seq.k32": "kb.wordvec.k04",
+                       # ⑩-1's assistant part moved to ⑩-2 (issue 43)
+                       "kb.llm.k07": "kb.adapt.k01", "kb.llm.k08": "kb.adapt.k02", "kb.llm.k09": "kb.adapt.k03",
+                       "kb.llm.k10": "kb.adapt.k04", "kb.llm.k11": "kb.adapt.k05", "llm.reward_loss": "adapt.reward_loss"}
     for old, new in renamed.items():
         assert old not in quizzes.GENERATORS and new in quizzes.GENERATORS
-        assert GENERATOR_INFO[new][0] == new.split(".")[1]                    # the new id names its topic
+        assert GENERATOR_INFO[new][0] == new.removeprefix("kb.").split(".")[0]   # the new id names its topic
     assert len(set(renamed.values())) == len(renamed)
 
 

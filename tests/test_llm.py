@@ -1,5 +1,6 @@
-"""tutor.llm: GPT-2/3 parameter counts, scaling laws and the compute-optimal split, the reward
-model's loss and the KL-penalised policy, the KV cache, BPE, Swin's window cost, MAE's mask, CLIP.
+"""tutor.llm: GPT-2/3 parameter counts, scaling laws and the compute-optimal split, the KV cache,
+BPE, Swin's window cost, MAE's mask, CLIP (the reward model and the KL-penalised policy moved with
+⑩-2 to tutor.adapt: tests/test_adapt.py).
 
 Published figures recomputed by the engine from the sizes: GPT-2 small 124,439,808 … GPT-2 XL
 1,557,611,200, GPT-3 174,604,259,328 ≈ 175 B with 12·L·d² = 173,946,175,488; Chinchilla's budget
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import math
 import re
-from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -154,79 +154,6 @@ def test_scaling_bad_input():
     raises_japanese(llm.compute_optimal_sci, 10.0, 23)
     raises_japanese(llm.compute_optimal_sci, 5.0, 0)
     raises_japanese(llm.loss_factor, 0)
-
-
-# ---------------------------------------------------------------------------
-# RLHF
-# ---------------------------------------------------------------------------
-def test_reward_loss_of_one_pair():
-    r = llm.reward_pair_loss(2.0, 0.5)
-    assert float(r.margin) == 1.5
-    assert round(float(r.prob), 4) == 0.8176 and round(float(r.loss), 4) == 0.2014
-    assert round(float(llm.reward_loss_swapped(2.0, 0.5)), 4) == 1.7014
-    assert float(llm.reward_loss_no_minus(2.0, 0.5)) == -float(r.loss) < 0
-    assert float(llm.reward_loss_no_sigmoid(2.0, 0.5)) == -1.5
-
-
-def test_reward_loss_of_a_batch_is_the_mean():
-    ws, ls = (2.0, 1.0, 3.0), (0.5, 1.5, 0.0)
-    r = llm.reward_pair_loss(ws, ls)
-    assert r.loss.shape == (3,)
-    assert math.isclose(r.mean, float(np.mean([math.log(1 + math.exp(-(w - lo))) for w, lo in zip(ws, ls)])))
-    assert round(r.mean, 3) == 0.408
-
-
-@settings(max_examples=200)
-@given(w=st.floats(-30, 30), lo=st.floats(-30, 30))
-def test_reward_loss_properties(w, lo):
-    r = llm.reward_pair_loss(w, lo)
-    assert float(r.loss) >= 0 and 0 <= float(r.prob) <= 1
-    assert math.isclose(float(r.loss), -math.log(1 / (1 + math.exp(-(w - lo)))), rel_tol=1e-9, abs_tol=1e-12)
-    # log σ(x) − log σ(−x) = x: swapping the two answers adds the margin
-    assert math.isclose(float(llm.reward_loss_swapped(w, lo)) - float(r.loss), w - lo, abs_tol=1e-9)
-
-
-@settings(max_examples=200)
-@given(a=st.integers(1, 50), b=st.integers(1, 50))
-def test_reward_loss_with_log_rewards_is_exact(a, b):
-    """r_w = ln a, r_l = ln b: the loss is ln((a + b) / a) and each mistake is ln of its fraction."""
-    w, lo = math.log(a), math.log(b)
-    assert llm.reward_loss_exp(a, b) == Fraction(a + b, a)
-    assert math.isclose(math.exp(float(llm.reward_pair_loss(w, lo).loss)), (a + b) / a, rel_tol=1e-12)
-    assert math.isclose(math.exp(float(llm.reward_loss_swapped(w, lo))), float(llm.reward_loss_exp(a, b, "swapped")),
-                        rel_tol=1e-12)
-    assert math.isclose(math.exp(float(llm.reward_loss_no_minus(w, lo))), float(llm.reward_loss_exp(a, b, "no_minus")),
-                        rel_tol=1e-12)
-    assert math.isclose(math.exp(float(llm.reward_loss_no_sigmoid(w, lo))),
-                        float(llm.reward_loss_exp(a, b, "no_sigmoid")), rel_tol=1e-12)
-    assert llm.reward_loss_exp(a, b, "margin") == Fraction(a, b)
-    assert llm.reward_loss_exp(a, b, "win") == Fraction(a, a + b)
-    assert llm.reward_loss_exp(6, 2) == Fraction(4, 3)
-
-
-def test_kl_divergence():
-    p, q = [0.5, 0.5], [0.9, 0.1]
-    assert llm.kl_divergence(p, p) == 0
-    assert math.isclose(llm.kl_divergence(p, q), 0.5 * math.log(0.5 / 0.9) + 0.5 * math.log(0.5 / 0.1))
-    assert llm.kl_divergence([0.0, 1.0], [0.5, 0.5]) == math.log(2)
-    assert llm.kl_divergence([0.5, 0.5], [1.0, 0.0]) == math.inf
-    raises_japanese(llm.kl_divergence, [0.5, 0.6], [0.5, 0.5])
-
-
-def test_kl_optimal_policy_is_a_softmax_and_beats_other_policies():
-    ref, r = np.array([0.5, 0.2, 0.05, 0.25]), np.array([1.0, 0.0, 2.0, -1.0])
-    k = llm.kl_optimal_policy(ref, r, 0.5)
-    want = ref * np.exp(r / 0.5)
-    assert np.allclose(k.policy, want / want.sum())
-    assert math.isclose(k.objective, float(k.policy @ r) - 0.5 * llm.kl_divergence(k.policy, ref))
-    rng = np.random.default_rng(0)
-    for _ in range(200):
-        other = rng.dirichlet(np.ones(4))
-        assert float(other @ r) - 0.5 * llm.kl_divergence(other, ref) <= k.objective + 1e-12
-    assert np.allclose(llm.kl_optimal_policy(ref, r, 1e6).policy, ref, atol=1e-5)          # large β: π_ref
-    assert llm.kl_optimal_policy(ref, r, 0.01).policy[2] > 0.999                         # small β: the best reward
-    raises_japanese(llm.kl_optimal_policy, ref, r, 0)
-    raises_japanese(llm.kl_optimal_policy, ref, r[:3], 1.0)
 
 
 # ---------------------------------------------------------------------------
@@ -419,14 +346,10 @@ def test_clip_bad_input():
 # ---------------------------------------------------------------------------
 def test_inputs_are_never_mutated():
     img, txt = np.array(llm.CLIP_DEMO_IMAGES), np.array(llm.CLIP_DEMO_TEXTS)
-    ref, r = np.array([0.5, 0.2, 0.05, 0.25]), np.array([1.0, 0.0, 2.0, -1.0])
-    w, lo = np.array([2.0, 1.0]), np.array([0.5, 1.5])
-    copies = [x.copy() for x in (img, txt, ref, r, w, lo)]
+    copies = [x.copy() for x in (img, txt)]
     llm.clip_zero_shot(img, txt)
     llm.clip_contrastive_loss(img, txt)
-    llm.kl_optimal_policy(ref, r, 0.5)
-    llm.reward_pair_loss(w, lo)
-    assert all(np.array_equal(a, b) for a, b in zip((img, txt, ref, r, w, lo), copies))
+    assert all(np.array_equal(a, b) for a, b in zip((img, txt), copies))
 
 
 def test_the_tiled_attention_the_page_cites_is_exact():
@@ -448,8 +371,6 @@ def _sci_text(x: int) -> str:
 PLAIN = {
     "llm.decoder_weights": lambda p: f"{12 * p['l'] * p['d'] ** 2:,}",
     "llm.optimal_tokens": lambda p: _sci_text(20 * p["n"]),
-    "llm.reward_loss": lambda p: (lambda f: f"$\\ln {f.numerator}$" if f.denominator == 1
-                                  else f"$\\ln\\frac{{{f.numerator}}}{{{f.denominator}}}$")(Fraction(p["a"] + p["b"], p["a"])),
     "llm.kv_cache": lambda p: f"{numfmt_trim(2 * p['l'] * p['g'] * p['dh'] * p['t'] * 2 * p['b'] / 2 ** 20)} MiB",
     "llm.swin_ratio": lambda p: f"{(p['h'] // p['m']) ** 2:,} 倍",
     "llm.mae_visible": lambda p: f"{(p['image'] // p['patch']) ** 2 * (100 - p['pct']) // 100:,}",

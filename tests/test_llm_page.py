@@ -1,6 +1,6 @@
 """AppTest for ⑩-1 大規模言語モデルとその後 (pages/14_llm.py): each section shows the engine's numbers
-(GPT-3's count, Chinchilla's split, the reward model's loss, the KV cache, BPE's merges, Swin's
-ratio, MAE's patches, CLIP's probabilities), an edit in 試してみよう changes what the page shows (and
+(GPT-3's count, Chinchilla's split, the KV cache, BPE's merges, Swin's ratio, MAE's patches, CLIP's
+probabilities; the reward model moved to ⑩-2, tests/test_adapt_page.py), an edit in 試してみよう changes what the page shows (and
 the KV chart of 可視化), bad input gives a Japanese message and keeps the last result, the quiz is
 answered."""
 from __future__ import annotations
@@ -36,8 +36,9 @@ def chart_series(at) -> list[list[str]]:
 
 
 def test_page_is_registered_after_the_bert_family_with_the_section_layout(page):
-    assert ui.PAGE_BY_KEY["llm"].url == "/llm" and ui.LEARNING_KEYS[-1] == "llm"
+    assert ui.PAGE_BY_KEY["llm"].url == "/llm"
     assert ui.LEARNING_KEYS[ui.LEARNING_KEYS.index("llm") - 1] == "bertfamily"      # ⑨-2 sits between ⑨-1 and ⑩-1
+    assert ui.LEARNING_KEYS[ui.LEARNING_KEYS.index("llm") + 1] == "adapt"            # ⑩-2 follows
     assert TOPICS["llm"] == ui.PAGE_BY_KEY["llm"].label == "⑩-1 大規模言語モデルとその後"
     assert sections_of(page) == ["ねらい・解説", "手計算", "可視化", "試してみよう", "確認クイズ"]
     assert quizzes.by_topic("llm", "calc") and len(quizzes.by_topic("llm", "knowledge")) >= 8
@@ -49,10 +50,12 @@ def test_aim_and_explanation(page):
     assert "12\\,L\\,d_{\\text{model}}^2" in text and "175B" in text
     g3 = llm.gpt_param_count(96, 12_288, context=2048)
     assert f"約 ${numfmt.sci(g3.total, 2, tex=True)}$" in text                 # 1.75×10¹¹ from the engine
-    for term in ("zero-shot", "few-shot", "文脈内学習", "Chain-of-Thought", "指示チューニング", "RLHF", "報酬モデル",
-                 "KL ダイバージェンス", "ChatGPT", "2022 年 11 月", "基盤モデル", "ハルシネーション", "KV キャッシュ",
+    for term in ("zero-shot", "few-shot", "文脈内学習", "Chain-of-Thought", "ハルシネーション", "KV キャッシュ",
                  "Grouped-Query Attention", "FlashAttention", "BPE", "Swin Transformer", "MAE", "CLIP"):
         assert term in text, term
+    # instruction tuning, RLHF, ChatGPT and foundation models moved to ⑩-2: one pointer to it is left
+    assert "報酬モデル" not in text and "2022 年 11 月" not in text
+    assert f"[{ui.PAGE_BY_KEY['adapt'].label}](/adapt)" in text
     assert "近似ではなく" in text and "/cost?section=" in text                  # FlashAttention → ⑦-5
 
 
@@ -61,11 +64,11 @@ def test_the_explanation_keeps_gpt_and_scaling_open_and_folds_the_rest_one_tap_a
     other topics are lazy expanders that send nothing until tapped (ui.folded_topics)."""
     closed = open_page(PAGE, unfold=False)
     assert [e.label for e in closed.expander] == [
-        "プロンプトだけで課題を解かせる", "対話アシスタントへ：指示チューニングと RLHF", "ハルシネーション：もっともらしい誤り",
+        "プロンプトだけで課題を解かせる", "ハルシネーション：もっともらしい誤り",
         "推論を軽くする：KV キャッシュ・MQA/GQA・FlashAttention", "文章をトークンに分ける：BPE",
         "ViT のあと：Swin Transformer・MAE・CLIP"]
     text = page_text(closed)
-    assert "175B" in text and not any(t in text for t in ("報酬モデル", "2022 年 11 月", "Grouped-Query Attention"))
+    assert "175B" in text and not any(t in text for t in ("思考の連鎖", "Grouped-Query Attention"))
 
 
 def test_hand_calculations_are_the_engines(page):
@@ -77,7 +80,6 @@ def test_hand_calculations_are_the_engines(page):
         assert shown in text, shown
     assert "N &= \\sqrt{C/120} = 7\\times 10^{10}" in text and "D &= 20N = 1.4\\times 10^{12}" in text
     assert "5.12\\times 10^{10}" in text                                     # GPT-3's budget, split optimally
-    assert "= 0.818" in text and "= 0.201" in text and "1.701" in text and "**0.408**" in text
     assert "**2 GiB**" in text
     kv = next(t for t in tables(page) if "方式" in t.columns)
     assert list(kv["全体"]) == ["2 GiB", "512 MiB", "64 MiB"] and list(kv["MHA の何分の 1"]) == ["1", "4", "32"]
@@ -91,7 +93,7 @@ def test_hand_calculations_are_the_engines(page):
     assert "浮動小数点の丸めの大きさ" in text
 
 
-def test_visual_charts_heatmaps_and_the_beta_stepper(page):
+def test_visual_charts_and_heatmaps(page):
     show_section(page, "visual")
     hms = heatmaps(page)
     assert len(hms) == 4                                                    # 2 window maps, MAE's mask, CLIP
@@ -102,12 +104,7 @@ def test_visual_charts_heatmaps_and_the_beta_stepper(page):
     assert np.array_equal(mask, llm.mae_mask(196, np.random.default_rng(0)).grid(14, 14))
     res = llm.clip_zero_shot(llm.CLIP_DEMO_IMAGES, llm.CLIP_DEMO_TEXTS)
     assert np.allclose(heatmap_numbers(page, 3), np.round(res.similarity, 3))
-    beta = steppers(page)["llm_beta"]
-    assert beta.options[beta.value] == "0.5"
-    for option, b in zip(beta.options, (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0)):
-        (frame,) = beta.tables(option)
-        k = llm.kl_optimal_policy((0.5, 0.2, 0.05, 0.25), (1.0, 0.0, 2.0, -1.0), b)
-        assert list(frame["調整後 π*"]) == [numfmt.fixed(x, 3) for x in k.policy]
+    assert "llm_beta" not in steppers(page)                                 # the KL stepper moved to ⑩-2
     series = chart_series(page)
     assert ["L(N) = (N_c/N)^α"] in series
     assert ["最適なトークン数 D", "最適なパラメータ数 N"] in series
@@ -132,9 +129,6 @@ def test_try_edits_change_the_numbers_and_the_kv_chart():
     bpe = next(t for t in tables(at) if "つないだ組" in t.columns)
     assert list(bpe["つないだ組"]) == ["l + o → lo", "lo + w → low"]
     assert metric(at, "「slow」のトークン数") == "2"
-    at.number_input(key="llm_rw").set_value(0.0).run()
-    at.number_input(key="llm_rl").set_value(0.0).run()
-    assert metric(at, "σ(r_w − r_l)") == "0.500" and metric(at, "損失 −log σ(r_w − r_l)") == "0.693"
     at.number_input(key="llm_swin_window").set_value(8).run()
     assert metric(at, "注意の部分：全体 ÷ 窓") == "49"
     assert not at.exception and not at.error

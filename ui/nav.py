@@ -56,6 +56,7 @@ _LEARNING = [
     ("pretrain", "pages/13_pretrain.py"),
     ("bertfamily", "pages/17_bertfamily.py"),
     ("llm", "pages/14_llm.py"),
+    ("adapt", "pages/18_adapt.py"),
 ]
 
 PAGES: tuple[PageInfo, ...] = (

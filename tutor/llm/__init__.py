@@ -7,8 +7,6 @@ Every number of the 「大規模言語モデルとその後」 page and its quiz
   173,946,175,488 ≈ 175 B); scaling laws: the power law L(N) = (N_c / N)^α, training compute
   C ≈ 6·N·D, and the compute-optimal split of a budget with ≈ 20 tokens per parameter
   (Chinchilla): C = 6·N·(20 N) = 120 N² → N = √(C / 120), D = 20 N;
-- ``rlhf``: the reward model's pairwise loss −log σ(r_w − r_l), the KL-penalised objective
-  E_π[r] − β·KL(π ‖ π_ref) and its maximiser π ∝ π_ref · exp(r / β) (a softmax);
 - ``inference``: the KV cache, 2 · L · n_kv · d_head · T · bytes · B bytes, how much multi-query /
   grouped-query attention save (n_heads / n_kv), and byte-pair encoding (BPE) on a tiny corpus;
 - ``vision``: Swin's window attention 2M²·hw·C against global 2(hw)²·C, MAE's random mask (75 %
@@ -29,10 +27,6 @@ from .models import (  # noqa: F401
     rule_params_square_ffn, rule_params_linear_d, rule_params_one_layer, power_law_loss, loss_factor,
     training_flops, budget_for, ComputeOptimal, compute_optimal, compute_optimal_sci, optimal_tokens_params_instead,
     optimal_tokens_no_sqrt, optimal_tokens_six_divided, loss_curve, optimal_curve,
-)
-from .rlhf import (  # noqa: F401
-    RewardLoss, reward_pair_loss, reward_loss_swapped, reward_loss_no_minus, reward_loss_no_sigmoid,
-    REWARD_MISTAKES, reward_loss_exp, kl_divergence, KlPolicy, kl_optimal_policy,
 )
 from .inference import (  # noqa: F401
     MIB, GIB, in_kib, in_mib, in_gib, KvCache, kv_cache, kv_cache_bytes, kv_cache_bytes_k_only,

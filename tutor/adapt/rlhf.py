@@ -1,6 +1,8 @@
-"""From a pretrained model to an assistant (RLHF): the reward model's pairwise loss
-−log σ(r_w − r_l), the KL-penalised objective E_π[r] − β·KL(π ‖ π_ref) and its maximiser
-π ∝ π_ref · exp(r / β) — with the named mistakes next to them."""
+"""From a pretrained model to an assistant (RLHF, and DPO without a reward model): the reward
+model's pairwise loss −log σ(r_w − r_l), the KL-penalised objective E_π[r] − β·KL(π ‖ π_ref) and
+its maximiser π ∝ π_ref · exp(r / β), and DPO's loss, the same logistic loss on the implicit
+rewards β·log(π / π_ref) — with the named mistakes next to them. (Moved here from tutor.llm with
+its page section: ⑩-2 teaches the assistant's tuning, ⑩-1 the models themselves.)"""
 from __future__ import annotations
 
 import math
@@ -115,3 +117,31 @@ def kl_optimal_policy(ref_probs, rewards, beta: float) -> KlPolicy:
     pi = softmax(logits)                                                    # (K,)
     expected, kl = float(pi @ r), kl_divergence(pi, ref)
     return KlPolicy(float(beta), pi, expected, kl, expected - beta * kl)
+
+
+# ---------------------------------------------------------------------------
+# DPO: the same pairwise loss, on the implicit rewards β·log(π / π_ref)
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DpoLoss:
+    beta: float
+    reward_chosen: np.ndarray      # β·(log π(y_w) − log π_ref(y_w)): the implicit reward of the preferred answer
+    reward_rejected: np.ndarray    # β·(log π(y_l) − log π_ref(y_l))
+    pair: RewardLoss               # −log σ(reward_chosen − reward_rejected), per pair and mean
+
+
+def dpo_loss(logp_chosen, logp_ref_chosen, logp_rejected, logp_ref_rejected, beta: float) -> DpoLoss:
+    """DPO (Rafailov et al. 2023): −log σ(β[(log π(y_w) − log π_ref(y_w)) − (log π(y_l) − log π_ref(y_l))]).
+    No reward model and no sampling: the policy's own log-probabilities, against the frozen
+    reference model's, play the rewards' part in the reward model's loss."""
+    if isinstance(beta, bool) or not (isinstance(beta, (int, float)) and math.isfinite(beta) and beta > 0):
+        raise ValueError(f"β は正の数にしてください（{beta!r}）。")
+    names = ("log π(y_w)", "log π_ref(y_w)", "log π(y_l)", "log π_ref(y_l)")
+    lw, rw, ll, rl = (as_matrix(x, n, ndim=(0, 1)) for x, n in
+                      zip((logp_chosen, logp_ref_chosen, logp_rejected, logp_ref_rejected), names))
+    if not lw.shape == rw.shape == ll.shape == rl.shape:
+        raise ValueError("4 つの対数確率の数がそろっていません。")
+    if (np.stack([lw, rw, ll, rl]) > 0).any():
+        raise ValueError("対数確率は 0 以下にしてください（確率は 1 以下）。")
+    chosen, rejected = beta * (lw - rw), beta * (ll - rl)
+    return DpoLoss(float(beta), chosen, rejected, reward_pair_loss(chosen, rejected))
