@@ -19,11 +19,13 @@ contract that live in their topic, ``positional_encoding`` and ``layer_norm``.
   ``position`` ⑦-1, ``block`` ⑦-2, ``encdec`` ⑦-3, ``output`` ⑦-4, ``cost`` ⑦-5,
   ``training`` ⑧ (a package: task, model, optim, loop, gradients, and recipe: the paper's schedule,
   label smoothing and dropout), ``pretrain`` ⑨ (BERT, GPT, ViT),
-  ``llm`` ⑩ (a package: models and scaling, RLHF, inference cost and BPE, vision after ViT)
+  ``llm`` ⑩ (a package: models and scaling, RLHF, BPE, vision after ViT)
+- ``efficient`` ⑩-3 (a package: distillation, quantization, pruning; the KV cache, sparse attention)
 """
 from . import core, handcalc, numfmt, textbook, vocab  # noqa: F401  (the shared kernel)
 from . import seq2seq, seq2seq_rnn, naive, qkv, scaling, formula, multihead, mask  # noqa: F401  (pages ⓪–⑥)
 from . import position, block, encdec, output, cost, training, pretrain, llm  # noqa: F401  (pages ⑦-1 … ⑩)
+from . import efficient  # noqa: F401  (page ⑩-3)
 from .block import layer_norm  # noqa: F401
 from .core import (  # noqa: F401
     as_matrix, positive_int, check_rng, checked_qkv, softmax, softmax_jacobian,
