@@ -1,8 +1,8 @@
 """AppTest for ⑩-1 大規模言語モデルとその後 (pages/14_llm.py): each section shows the engine's numbers
-(GPT-3's count, Chinchilla's split, the reward model's loss, the KV cache, BPE's merges, Swin's
-ratio, MAE's patches, CLIP's probabilities), an edit in 試してみよう changes what the page shows (and
-the KV chart of 可視化), bad input gives a Japanese message and keeps the last result, the quiz is
-answered."""
+(GPT-3's count, Chinchilla's split, the reward model's loss, BPE's merges, Swin's ratio, MAE's
+patches, CLIP's probabilities), an edit in 試してみよう changes what the page shows, bad input gives a
+Japanese message and keeps the last result, the quiz is answered. (The KV cache moved to ⑩-3:
+tests/test_efficient_page.py.)"""
 from __future__ import annotations
 
 import numpy as np
@@ -36,7 +36,7 @@ def chart_series(at) -> list[list[str]]:
 
 
 def test_page_is_registered_after_pretrain_with_the_section_layout(page):
-    assert ui.PAGE_BY_KEY["llm"].url == "/llm" and ui.LEARNING_KEYS[-1] == "llm"
+    assert ui.PAGE_BY_KEY["llm"].url == "/llm" and ui.LEARNING_KEYS.index("efficient") > ui.LEARNING_KEYS.index("llm")
     assert ui.LEARNING_KEYS[ui.LEARNING_KEYS.index("llm") - 1] == "pretrain"
     assert TOPICS["llm"] == ui.PAGE_BY_KEY["llm"].label == "⑩-1 大規模言語モデルとその後"
     assert sections_of(page) == ["ねらい・解説", "手計算", "可視化", "試してみよう", "確認クイズ"]
@@ -51,9 +51,9 @@ def test_aim_and_explanation(page):
     assert f"約 ${numfmt.sci(g3.total, 2, tex=True)}$" in text                 # 1.75×10¹¹ from the engine
     for term in ("zero-shot", "few-shot", "文脈内学習", "Chain-of-Thought", "指示チューニング", "RLHF", "報酬モデル",
                  "KL ダイバージェンス", "ChatGPT", "2022 年 11 月", "基盤モデル", "ハルシネーション", "KV キャッシュ",
-                 "Grouped-Query Attention", "FlashAttention", "BPE", "Swin Transformer", "MAE", "CLIP"):
+                 "FlashAttention", "BPE", "Swin Transformer", "MAE", "CLIP"):
         assert term in text, term
-    assert "近似ではなく" in text and "/cost?section=" in text                  # FlashAttention → ⑦-5
+    assert "/efficient?section=" in text and "Grouped-Query Attention" not in text   # the KV cache → ⑩-3
 
 
 def test_the_explanation_keeps_gpt_and_scaling_open_and_folds_the_rest_one_tap_away():
@@ -62,10 +62,10 @@ def test_the_explanation_keeps_gpt_and_scaling_open_and_folds_the_rest_one_tap_a
     closed = open_page(PAGE, unfold=False)
     assert [e.label for e in closed.expander] == [
         "プロンプトだけで課題を解かせる", "対話アシスタントへ：指示チューニングと RLHF", "ハルシネーション：もっともらしい誤り",
-        "推論を軽くする：KV キャッシュ・MQA/GQA・FlashAttention", "文章をトークンに分ける：BPE",
+        "文章をトークンに分ける：BPE",
         "ViT のあと：Swin Transformer・MAE・CLIP"]
     text = page_text(closed)
-    assert "175B" in text and not any(t in text for t in ("報酬モデル", "2022 年 11 月", "Grouped-Query Attention"))
+    assert "175B" in text and not any(t in text for t in ("報酬モデル", "2022 年 11 月", "バイト対符号化"))
 
 
 def test_hand_calculations_are_the_engines(page):
@@ -78,9 +78,6 @@ def test_hand_calculations_are_the_engines(page):
     assert "N &= \\sqrt{C/120} = 7\\times 10^{10}" in text and "D &= 20N = 1.4\\times 10^{12}" in text
     assert "5.12\\times 10^{10}" in text                                     # GPT-3's budget, split optimally
     assert "= 0.818" in text and "= 0.201" in text and "1.701" in text and "**0.408**" in text
-    assert "**2 GiB**" in text
-    kv = next(t for t in tables(page) if "方式" in t.columns)
-    assert list(kv["全体"]) == ["2 GiB", "512 MiB", "64 MiB"] and list(kv["MHA の何分の 1"]) == ["1", "4", "32"]
     bpe = next(t for t in tables(page) if "つないだ組" in t.columns)
     merges = llm.bpe_train(llm.BPE_DEMO_CORPUS, 8).merges
     assert list(bpe["つないだ組"]) == [f"{a} + {b} → {a}{b}" for a, b in merges]
@@ -88,7 +85,7 @@ def test_hand_calculations_are_the_engines(page):
     assert "**64 分の 1**" in text and "13.8 分の 1" in text
     assert "**49 個**" in text and "147 個" in text
     assert "(0.734,\\ 0.266,\\ 0.000)" in text and "「猫の写真」（0.734）" in text
-    assert "浮動小数点の丸めの大きさ" in text
+    assert "浮動小数点の丸めの大きさ" not in text and "KV キャッシュのメモリ" not in text       # moved to ⑩-3
 
 
 def test_visual_charts_heatmaps_and_the_beta_stepper(page):
@@ -111,10 +108,9 @@ def test_visual_charts_heatmaps_and_the_beta_stepper(page):
     series = chart_series(page)
     assert ["L(N) = (N_c/N)^α"] in series
     assert ["最適なトークン数 D", "最適なパラメータ数 N"] in series
-    assert ["KV ヘッド 1", "KV ヘッド 32", "KV ヘッド 8"] in series                 # 試してみよう's defaults
 
 
-def test_try_edits_change_the_numbers_and_the_kv_chart():
+def test_try_edits_change_the_numbers():
     at = open_page(PAGE, section="try")
     at.number_input(key="llm_layers").set_value(12).run()
     at.number_input(key="llm_width").set_value(768).run()
@@ -123,9 +119,6 @@ def test_try_edits_change_the_numbers_and_the_kv_chart():
     at.number_input(key="llm_budget_m").set_value(1.2).run()
     at.number_input(key="llm_budget_e").set_value(20).run()
     assert metric(at, "最適なパラメータ数 N") == "1.00×10⁹" and metric(at, "最適なトークン数 D") == "2.00×10¹⁰"
-    at.number_input(key="llm_kv_groups").set_value(4).run()
-    at.number_input(key="llm_kv_context").set_value(8192).run()
-    assert metric(at, "KV キャッシュ（16 ビット）") == "512 MiB" and metric(at, "ヘッドごとに持つ場合の何分の 1") == "8"
     at.text_area(key="llm_bpe_text").set_value("low low low lower lowest").run()
     at.number_input(key="llm_bpe_merges").set_value(2).run()
     at.text_input(key="llm_bpe_word").set_value("slow").run()
@@ -138,17 +131,12 @@ def test_try_edits_change_the_numbers_and_the_kv_chart():
     at.number_input(key="llm_swin_window").set_value(8).run()
     assert metric(at, "注意の部分：全体 ÷ 窓") == "49"
     assert not at.exception and not at.error
-    show_section(at, "visual")                                                 # the KV chart follows the edit
-    assert ["KV ヘッド 1", "KV ヘッド 32", "KV ヘッド 4"] in chart_series(at)
 
 
 def test_bad_input_gives_a_japanese_message_and_keeps_the_last_result():
     at = open_page(PAGE, section="try")
-    at.number_input(key="llm_kv_groups").set_value(5).run()
-    assert not at.exception
-    assert any("割り切れません" in e.value and "5" in e.value for e in at.error)
-    assert metric(at, "ヘッドごとに持つ場合の何分の 1") == "4"                     # the last valid result stays
     at.number_input(key="llm_swin_window").set_value(5).run()
+    assert not at.exception
     assert any("割り切れません" in e.value and "56×56" in e.value for e in at.error)
     assert metric(at, "注意の部分：全体 ÷ 窓") == "64"
     at.text_area(key="llm_bpe_text").set_value("   ").run()
@@ -159,10 +147,6 @@ def test_bad_input_gives_a_japanese_message_and_keeps_the_last_result():
     at.text_input(key="llm_bpe_word").set_value("[x](javascript:alert(1))").run()
     assert any("文字以外" in e.value for e in at.error) and not at.exception
     assert metric(at, "「stayed」のトークン数") == "6"                  # the last valid word, cut with the new merges
-    show_section(at, "visual")                                                 # 可視化 says it too, in Japanese
-    assert any("割り切れません" in e.value for e in at.error) and not at.exception
-    show_section(at, "try")
-    at.number_input(key="llm_kv_groups").set_value(8).run()
     at.number_input(key="llm_swin_window").set_value(7).run()
     assert not [e for e in at.error if "割り切れません" in e.value]
 

@@ -49,6 +49,7 @@ _LEARNING = [
     ("training", "pages/12_training.py"),
     ("pretrain", "pages/13_pretrain.py"),
     ("llm", "pages/14_llm.py"),
+    ("efficient", "pages/19_efficient.py"),
 ]
 
 PAGES: tuple[PageInfo, ...] = (
