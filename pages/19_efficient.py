@@ -321,7 +321,7 @@ def visual() -> None:
     probs = ef.soft_target_curve(teacher)
     temps = ef.CURVE_TEMPERATURES
     ui.cached_chart(ui.figures.lines_chart, "温度 T", "確率", tuple((c, temps, tuple(p)) for c, p in zip(CLASSES, probs)),
-                    title=f"教師のロジット {ui.handcalc.vector(teacher, 2)}", y_format=".1f")
+                    title=f"教師のロジット {ui.handcalc.vector(teacher, 2)}", y_format=".1f", width="stretch")
     st.caption(f"「試してみよう」の教師のロジットで描いています。T が大きいほど 3 つの確率は 1/{len(CLASSES)} に近づき、"
                "順位は入れ替わりません。")
     st.subheader("ビット数を減らすと量子化の誤差が増える")
@@ -336,7 +336,8 @@ def visual() -> None:
     pos = [str(i + 1) for i in range(ef.DEMO_N)]
     ui.figures.side_by_side([(full.mask.astype(float), pos, pos, f"すべての組（{full.pairs} 個）"),
                              (sparse.mask.astype(float), pos, pos, f"窓 ±{ef.DEMO_RADIUS} と先頭 1 つ（{sparse.pairs} 個）")], digits=0)
-    st.caption("1 = スコアを計算する組、0 = 計算しない組。右では帯（窓）と、1 行目・1 列目（グローバルなトークン）だけが残ります。")
+    st.caption("1 = スコアを計算する組、0 = 計算しない組。2 つ目の表では、帯（窓）と 1 行目・1 列目（グローバルなトークン）だけが"
+               "残ります。")
 
 
 def visual_quant() -> None:
@@ -347,7 +348,7 @@ def visual_quant() -> None:
     errors, bounds = curve
     bits = ef.ERROR_BITS
     ui.cached_chart(ui.figures.lines_chart, "ビット数 b", "誤差", (("最大の誤差", bits, errors), ("上限 S/2", bits, bounds)),
-                    title="対称な量子化の誤差", y_format=".2f")
+                    title="対称な量子化の誤差", y_format=".2f", width="stretch")
     st.caption("「試してみよう」の値で描いています。1 ビット増やすと刻み S はほぼ半分になり、誤差の上限 S/2 も半分になります。")
 
 
@@ -359,7 +360,7 @@ def visual_prune() -> None:
     ui.figures.side_by_side([(p.weights, rows, cols, "学習した重み"), (p.pruned, rows, cols, f"{numfmt.percent(s)} を枝刈り"),
                              (ef.DEMO_INIT, rows, cols, "学習前の初期値"), (t.ticket, rows, cols, "初期値に戻した当たりくじ")],
                             digits=2, x_title="列", y_title="行")
-    st.caption("「試してみよう」の削る割合で描いています。0 になった位置は、下の段（初期値に戻したもの）でも 0 のままです。")
+    st.caption("「試してみよう」の削る割合で描いています。枝刈りで 0 になった位置は、初期値に戻した当たりくじでも 0 のままです。")
 
 
 def visual_kv() -> None:
@@ -370,7 +371,8 @@ def visual_kv() -> None:
         return
     series = tuple((f"KV ヘッド {g}", KV_CONTEXTS, tuple(ef.in_gib(b) for b in sizes)) for g, sizes in curve.items())
     ui.cached_chart(ui.figures.lines_chart, "文脈の長さ T（トークン）", "KV キャッシュ（GiB）", series,
-                    title=f"{cfg['layers']} 層・d_head = {cfg['d_head']}・バッチ {cfg['batch']}", y_format="~g", log=True)
+                    title=f"{cfg['layers']} 層・d_head = {cfg['d_head']}・バッチ {cfg['batch']}", y_format="~g", log=True,
+                    width="stretch")
     st.caption("「試してみよう」の KV キャッシュの設定で描いています。両対数なので、傾き 1 の直線（文脈の長さに比例）に"
                "なり、KV ヘッドを減らすと同じ傾きのまま下にずれます。")
 
@@ -394,7 +396,8 @@ def try_it() -> None:
 @st.fragment
 def try_distill() -> None:
     """Soft targets and the distillation loss for the learner's logits (可視化 draws the teacher's row)."""
-    logits = ui.matrix_editor(LOGITS_KEY, LOGITS, ["教師", "生徒"], CLASSES, label="ロジット（softmax の前の値）")
+    logits = ui.matrix_editor(LOGITS_KEY, LOGITS, ["教師", "生徒"], CLASSES, label="ロジット（softmax の前の値）",
+                              reset_label="例の値に戻す")
     c1, c2 = st.columns(2)
     with c1:
         t = ui.number_input("温度 T", min_value=0.1, max_value=100.0, value=2.0, step=0.5, key=T_KEY, persist_state="session")
@@ -415,7 +418,8 @@ def try_distill() -> None:
 @st.fragment
 def try_quant() -> None:
     """A vector of the learner's quantized to b bits (可視化 draws the error for every b)."""
-    x = ui.matrix_editor(QX_KEY, np.array([ef.DEMO_WEIGHTS]), ["x"], ["1", "2", "3", "4"], label="量子化する値")
+    x = ui.matrix_editor(QX_KEY, np.array([ef.DEMO_WEIGHTS]), ["x"], ["1", "2", "3", "4"], label="量子化する値",
+                         reset_label="例の値に戻す")
     c1, c2 = st.columns(2)
     with c1:
         bits = ui.number_input("ビット数 b", min_value=2, max_value=16, value=8, step=1, key=BITS_KEY, persist_state="session")

@@ -36,7 +36,7 @@ QUANT_SCALES = {8: (Fraction(1, 100), Fraction(2, 100), Fraction(5, 100), Fracti
 FRACTIONS = (Fraction(6, 10), Fraction(7, 10), Fraction(8, 10))   # x / S = k + f: rounding and cutting differ
 MODEL_BILLIONS = (1, 3, 7, 8, 13, 70)
 PRECISIONS = ((32, 8), (32, 4), (16, 8), (16, 4), (32, 16))
-PRUNE_SHARES = (Fraction(1, 4), Fraction(3, 4))
+PRUNE_SHARES = {Fraction(1, 3): "3 分の 1", Fraction(2, 3): "3 分の 2"}    # of 6 weights: 2 or 4 removed
 WINDOW_NS = (8, 10, 12, 16, 20, 32, 50, 64, 100, 128)
 WINDOW_RADII = (1, 2, 3, 4)
 KV_LAYERS = (24, 32, 40, 48, 64, 80)          # multiples of 8: every choice a whole number of MiB or a quarter
@@ -217,26 +217,26 @@ def _sci(n: int) -> str:
 
 # ---------------------------------------------------------------------------
 def _params_prune(rng: np.random.Generator) -> dict:
-    mags = [int(v) + 1 for v in rng.choice(9, size=8, replace=False)]   # |w| in tenths, all different
-    signs = rng.choice((-1, 1), size=8)
-    return {"w": [float(s * m) / 10 for s, m in zip(signs, mags)], "s": pick(rng, PRUNE_SHARES)}
+    mags = [int(v) + 1 for v in rng.choice(9, size=6, replace=False)]   # |w| in tenths, all different
+    signs = rng.choice((-1, 1), size=6)
+    return {"w": [float(s * m) / 10 for s, m in zip(signs, mags)], "s": pick(rng, tuple(PRUNE_SHARES))}
 
 
 @calc_generator("efficient.prune", "efficient", _params_prune)
 def _prune(p: dict) -> Draft:
-    """Magnitude pruning of 8 weights: the share s with the smallest |w| set to 0."""
-    w, s = p["w"], float(p["s"])
+    """Magnitude pruning of 6 weights: the share s (a third or two thirds) with the smallest |w| set to 0."""
+    w, s, share, other = p["w"], float(p["s"]), PRUNE_SHARES[p["s"]], PRUNE_SHARES[1 - p["s"]]
     r = ef.magnitude_prune(w, s)
     wrong = (
         (vec(ef.prune_signed(w, s).pruned), mc("符号つきの値で小さいものを削った", "絶対値ではなく符号つきの値の小さい順に削ったので、"
                                                                        "絶対値の大きい負の重みまで消えた。")),
         (vec(ef.prune_largest(w, s).pruned), mc("大きいものから削った", "絶対値の大きい重みから 0 にした。出力への影響が大きい重みほど残す。")),
-        (vec(ef.prune_kept_share(w, s).pruned), mc("削る割合と残す割合の取り違え", f"{num(s * 100)} % を残す割合と読み、"
-                                                                          f"{num((1 - s) * 100)} % を削った。")),
+        (vec(ef.prune_kept_share(w, s).pruned), mc("削る割合と残す割合の取り違え", f"{share} を残す割合と読み、"
+                                                                          f"{other} を削った。")),
     )
-    stem = (f"学習済みの 8 個の重み $w = {vec(w)[1:-1]}$ に、大きさ（絶対値）による枝刈りをして、{num(s * 100)} % の重みを 0 にする。"
-            f"枝刈りの後の重み{BEST}")
-    expl = (f"8 個の {num(s * 100)} % は {r.removed} 個。絶対値の小さい順に {r.removed} 個（絶対値 {num(r.threshold)} 以下）を 0 にし、"
+    stem = (f"学習済みの 6 個の重み $w$ に、大きさ（絶対値）による枝刈りをして、重みの {share} を 0 にする。"
+            f"枝刈りの後の重み{BEST}\n\n$$w = {vec(w)[1:-1]}$$")
+    expl = (f"6 個の {share} は {r.removed} 個。絶対値の小さい順に {r.removed} 個（絶対値 {num(r.threshold)} 以下）を 0 にし、"
             f"残りの {r.kept} 個はそのままにして {vec(r.pruned)} になる。実際にはこの後、残った重みを少し学習し直して精度を取り戻す。")
     return Draft(stem, vec(r.pruned), wrong, expl)
 

@@ -326,8 +326,8 @@ def _plain_quant(p):
 
 
 def _plain_prune(p):
-    k = round(float(p["s"]) * 8)
-    gone = sorted(range(8), key=lambda i: abs(p["w"][i]))[:k]
+    k = int(p["s"] * 6)
+    gone = sorted(range(6), key=lambda i: abs(p["w"][i]))[:k]
     kept = [0 if i in gone else v for i, v in enumerate(p["w"])]
     return "$(" + ",\\ ".join(_trim(v) for v in kept) + ")$"
 
