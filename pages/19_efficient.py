@@ -165,7 +165,8 @@ def explain_prune() -> None:
     st.markdown(
         "**プルーニング**（枝刈り）は、出力への影響が小さい重みやニューロンを取り除く方法です。代表は、絶対値の小さい重みから"
         "決めた割合だけ 0 にする **大きさによる枝刈り** で、その後に残った重みを学習し直して精度を取り戻します。Han ら（2015 年）は"
-        "枝刈りで結合を 9〜13 分の 1 にし、量子化と組み合わせて AlexNet の保存容量を精度を落とさずに 35 分の 1 にしました。"
+        "枝刈りで結合を 9〜13 分の 1 にし、量子化とハフマン符号化も組み合わせて、AlexNet の保存容量を精度を落とさずに"
+        " 35 分の 1 にしました（Deep Compression）。"
     )
     st.markdown(
         "**宝くじ仮説**（Frankle と Carbin、2018 年）は、ランダムに初期化した大きなネットワークの中に、単独で学習しても元と同等の"
@@ -320,7 +321,7 @@ def visual() -> None:
     teacher = tuple(ui.matrix_value(LOGITS_KEY, LOGITS)[0])
     probs = ef.soft_target_curve(teacher)
     temps = ef.CURVE_TEMPERATURES
-    ui.cached_chart(ui.figures.lines_chart, "温度 T", "確率", tuple((c, temps, tuple(p)) for c, p in zip(CLASSES, probs)),
+    ui.cached_chart(ui.figures.fitted_lines_chart, "温度 T", "確率", tuple((c, temps, tuple(p)) for c, p in zip(CLASSES, probs)),
                     title=f"教師のロジット {ui.handcalc.vector(teacher, 2)}", y_format=".1f", width="stretch")
     st.caption(f"「試してみよう」の教師のロジットで描いています。T が大きいほど 3 つの確率は 1/{len(CLASSES)} に近づき、"
                "順位は入れ替わりません。")
@@ -347,7 +348,7 @@ def visual_quant() -> None:
         return
     errors, bounds = curve
     bits = ef.ERROR_BITS
-    ui.cached_chart(ui.figures.lines_chart, "ビット数 b", "誤差", (("最大の誤差", bits, errors), ("上限 S/2", bits, bounds)),
+    ui.cached_chart(ui.figures.fitted_lines_chart, "ビット数 b", "誤差", (("最大の誤差", bits, errors), ("上限 S/2", bits, bounds)),
                     title="対称な量子化の誤差", y_format=".2f", width="stretch")
     st.caption("「試してみよう」の値で描いています。1 ビット増やすと刻み S はほぼ半分になり、誤差の上限 S/2 も半分になります。")
 
@@ -370,7 +371,7 @@ def visual_kv() -> None:
     if curve is None:
         return
     series = tuple((f"KV ヘッド {g}", KV_CONTEXTS, tuple(ef.in_gib(b) for b in sizes)) for g, sizes in curve.items())
-    ui.cached_chart(ui.figures.lines_chart, "文脈の長さ T（トークン）", "KV キャッシュ（GiB）", series,
+    ui.cached_chart(ui.figures.fitted_lines_chart, "文脈の長さ T（トークン）", "KV キャッシュ（GiB）", series,
                     title=f"{cfg['layers']} 層・d_head = {cfg['d_head']}・バッチ {cfg['batch']}", y_format="~g", log=True,
                     width="stretch")
     st.caption("「試してみよう」の KV キャッシュの設定で描いています。両対数なので、傾き 1 の直線（文脈の長さに比例）に"

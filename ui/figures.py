@@ -474,3 +474,16 @@ def lines_chart(x_title: str, y_title: str, series: tuple, marks: tuple = (), *,
                    {"data": {"name": "marks"}, "mark": {"type": "text", "dx": 6, "align": "left", "baseline": "bottom"},
                     "encoding": {**enc, "text": {"field": "名前", "type": "nominal"}}}]
     return {"title": title, "datasets": datasets, "layer": layers, "height": 260, "autosize": {"type": "pad"}}
+
+
+def fitted_lines_chart(x_title: str, y_title: str, series: tuple, marks: tuple = (), **kwargs) -> dict:
+    """lines_chart whose axes and legend fit inside the column's width (Vega-Lite autosize "fit" with
+    the padding counted): drawn with width="stretch", nothing is cut on a 390 px phone, while
+    lines_chart's "pad" adds the axes outside the plot's width. The height holds the axes and the
+    legend too, and the legend wraps into two columns (three names side by side overflow a phone).
+    Used by ⑩-3."""
+    spec = lines_chart(x_title, y_title, series, marks, **kwargs)
+    first = spec["layer"][0]
+    color = {**first["encoding"]["color"], "legend": {"orient": "bottom", "title": None, "columns": 2}}
+    layers = [{**first, "encoding": {**first["encoding"], "color": color}}, *spec["layer"][1:]]
+    return {**spec, "layer": layers, "height": 360, "autosize": {"type": "fit", "contains": "padding"}}
