@@ -281,7 +281,7 @@ def hand_quant() -> None:
 def hand_prune() -> None:
     p = ef.magnitude_prune(ef.DEMO_MATRIX, 0.5)
     rows, cols = ["1", "2", "3"], ["1", "2", "3", "4"]
-    st.markdown(f"学習した 3×4 の重みのうち 50 %（{p.removed} 個）を、絶対値の小さい順に 0 にします。"
+    st.markdown(f"学習した 3×4 の重みのうち {numfmt.percent(p.sparsity)}（{p.removed} 個）を、絶対値の小さい順に 0 にします。"
                 f"絶対値 {numfmt.trimmed(p.threshold, 2)} 以下の {p.removed} 個が消え、{p.kept} 個が残ります。")
     ui.show_matrix(ef.DEMO_MATRIX, rows, cols, digits=2, caption="学習した重み W")
     ui.show_matrix(p.pruned, rows, cols, digits=2, caption="枝刈りした重み（この後、残りを学習し直す）")
