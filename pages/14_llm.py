@@ -1,29 +1,23 @@
-"""⑩-1 大規模言語モデルとその後：GPT-2/3 の大きさ、スケーリング則、推論のコスト
-（KV キャッシュ・MQA/GQA・FlashAttention）、BPE、ViT のあとの画像モデル（Swin・MAE・CLIP）。
-指示チューニングと RLHF（報酬モデル・KL の罰）は ⑩-2（pages/18_adapt.py）へ移った。
+"""⑩-1 大規模言語モデルとその後：GPT-2/3 の大きさ、スケーリング則、BPE、ViT のあとの画像モデル（Swin・MAE・CLIP）。
+指示チューニングと RLHF（報酬モデル・KL の罰）は ⑩-2（pages/18_adapt.py）、推論のコスト（KV キャッシュ・MQA/GQA・
+FlashAttention）は ⑩-3（pages/19_efficient.py）へ移った。
 
-Every number comes from tutor.llm (and, for the tiled attention, tutor.cost): parameter counts,
-the compute-optimal split of a budget, the KV
-cache's bytes, BPE's merges, Swin's costs and windows, MAE's mask, CLIP's similarities.
+Every number comes from tutor.llm: parameter counts, the compute-optimal split of a budget, BPE's
+merges, Swin's costs and windows, MAE's mask, CLIP's similarities.
 """
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 import ui
-from tutor import cost, llm, numfmt, pretrain
+from tutor import llm, numfmt, pretrain
 from ui.figures import prob_bars
 
 ui.page("llm")
 
 GPT3 = llm.GPT_SIZES["GPT-3 175B"]
-KV_7B = {"layers": 32, "heads": 32, "d_head": 128}           # a 7B-size decoder (e.g. Llama 2 7B)
-KV_KEYS = {"layers": ("llm_kv_layers", 32), "heads": ("llm_kv_heads", 32), "kv_heads": ("llm_kv_groups", 8),
-           "d_head": ("llm_kv_d_head", 128), "context": ("llm_kv_context", 4096), "batch": ("llm_kv_batch", 1)}
-KV_CONTEXTS = (512, 1024, 2048, 4096, 8192, 16384, 32768)
 SWIN_DEMO = {"h": 56, "w": 56, "channels": 96, "window": 7}   # Swin-T's first stage
 MAE_IMAGE, MAE_PATCH = 224, 16
-FLASH_N, FLASH_BLOCK = 256, 64                                # the tiled-attention check (tutor.cost)
 
 
 def count(x) -> str:
@@ -41,20 +35,6 @@ def sci(x, digits: int = 2) -> str:
     if "." in mantissa:
         mantissa = mantissa.rstrip("0").rstrip(".")
     return mantissa + r"\times" + power
-
-
-def size(nbytes: int) -> str:
-    """Bytes in GiB from 1 GiB up, else MiB or KiB (numbers written by tutor.numfmt)."""
-    if nbytes >= llm.GIB:
-        return f"{numfmt.trimmed(llm.in_gib(nbytes), 2)} GiB"
-    if nbytes >= llm.MIB:
-        return f"{numfmt.trimmed(llm.in_mib(nbytes), 2)} MiB"
-    return f"{numfmt.trimmed(llm.in_kib(nbytes), 2)} KiB"
-
-
-def kv_config() -> dict:
-    """The KV-cache configuration of 試してみよう (its defaults until the learner changes it)."""
-    return {name: int(st.session_state.get(key, default)) for name, (key, default) in KV_KEYS.items()}
 
 
 # ---------------------------------------------------------------------------
@@ -95,15 +75,6 @@ def bpe_words_frame(result: llm.BpeResult) -> pd.DataFrame:
                          "マージの後": [" ".join(s) for s in last]})
 
 
-def kv_frame(layers: int, heads: int, d_head: int, context: int) -> pd.DataFrame:
-    rows = []
-    for label, groups in (("MHA（全ヘッドが自分の K・V）", heads), ("GQA（8 組を共有）", 8), ("MQA（1 組を共有）", 1)):
-        c = llm.kv_cache(layers, groups, d_head, context)
-        rows.append({"方式": label, "KV ヘッド数": groups, "1 トークンあたり": size(c.per_token), "全体": size(c.total),
-                     "MHA の何分の 1": llm.kv_saving(heads, groups)})
-    return pd.DataFrame(rows)
-
-
 # ---------------------------------------------------------------------------
 # ねらい・解説
 # ---------------------------------------------------------------------------
@@ -116,7 +87,8 @@ def aim_and_explain() -> None:
         "分ける考え方（$D \\approx 20N$）を説明できる。\n"
         "- **zero-shot・few-shot（文脈内学習）・Chain-of-Thought** と **ハルシネーション** を説明できる"
         "（指示チューニング・RLHF など重みを学習し直して目的に合わせる方法は ⑩-2）。\n"
-        "- 推論を軽くする **KV キャッシュ・MQA/GQA・FlashAttention** と、サブワード分割 **BPE** の手順をたどれる。\n"
+        "- サブワード分割 **BPE** の手順をたどれる（推論を軽くする KV キャッシュ・MQA/GQA・FlashAttention は "
+        f"[{ui.PAGE_BY_KEY['efficient'].label}]({ui.section_url('efficient', 'aim')})）。\n"
         "- ViT のあとの **Swin Transformer・MAE・CLIP** の要点を、計算量・パッチの数・類似度の softmax で確かめる。"
     )
     ui.section("explain")
@@ -127,7 +99,6 @@ def aim_and_explain() -> None:
     ui.folded_topics("大規模言語モデルの時代のキーワード", (
         ("プロンプトだけで課題を解かせる", explain_prompting, "prompting"),
         ("ハルシネーション：もっともらしい誤り", explain_hallucination, "hallucination"),
-        ("推論を軽くする：KV キャッシュ・MQA/GQA・FlashAttention", explain_inference, "inference"),
         ("文章をトークンに分ける：BPE", explain_bpe, "bpe"),
         ("ViT のあと：Swin Transformer・MAE・CLIP", explain_vision, "vision")), key="llm")
 
@@ -199,23 +170,6 @@ def explain_hallucination() -> None:
     )
 
 
-def explain_inference() -> None:
-    st.markdown(
-        "1 トークンずつ生成するとき、因果マスクがあるので過去のトークンのキーとバリューは後から変わりません。"
-        "そこで各層のキーとバリューを保存しておき（**KV キャッシュ**）、新しいトークンではそのクエリ・キー・バリューだけを計算します。"
-        "クエリは保存しません。その代わり、メモリが文脈の長さとバッチに比例して増えます。"
-    )
-    st.latex(r"\begin{aligned}\text{KV キャッシュ} = {}&2 \times L \times n_{\text{kv}} \times d_{\text{head}} \\"
-             r"&\times T \times \text{バイト数} \times B\end{aligned}")
-    st.markdown(
-        "**Multi-Query Attention（MQA）** は全部のクエリのヘッドで 1 組のキー・バリューを共有し、"
-        "**Grouped-Query Attention（GQA）** はヘッドをいくつかの組に分けて組ごとに共有します。KV キャッシュは "
-        "$n_{\\text{head}} / n_{\\text{kv}}$ 分の 1 になります。**FlashAttention** は、注意をブロックに分けて "
-        "softmax の途中結果を持ち回り、$n \\times n$ の重みの表を保存せずに計算します。近似ではなく、出力は通常の注意と同じです"
-        f"（[{ui.PAGE_BY_KEY['cost'].label}]({ui.section_url('cost', 'try')}) で確かめたタイル分割の考え方）。"
-    )
-
-
 def explain_bpe() -> None:
     st.markdown(
         "大規模言語モデルは、文章を単語でも文字でもなく **サブワード** に分けてトークンにします。代表的な作り方が "
@@ -249,10 +203,6 @@ def hand() -> None:
     hand_gpt()
     st.subheader("計算量の予算から N と D を決める")
     hand_budget()
-    st.subheader("KV キャッシュのメモリ")
-    hand_kv()
-    st.subheader("FlashAttention：タイルに分けても答えは同じ")
-    hand_flash()
     st.subheader("BPE：よく出る組を 1 つずつつなぐ")
     hand_bpe()
     st.subheader("Swin Transformer：窓の中だけで注意する")
@@ -289,27 +239,6 @@ def hand_budget() -> None:
     st.markdown(f"GPT-3 と同じ予算 $C = {sci(g3)}$ なら、最適な配分は約 ${sci(alt.params)}$ パラメータ・"
                 f"${sci(alt.tokens)}$ トークンで、実際（$1.75 \\times 10^{{11}}$ パラメータ・${sci(llm.GPT3_TRAINING_TOKENS, 0)}$ トークン）"
                 "よりモデルが小さく、データが多くなります。")
-
-
-def hand_kv() -> None:
-    c = llm.kv_cache(KV_7B["layers"], KV_7B["heads"], KV_7B["d_head"], 4096)
-    st.markdown(f"{KV_7B['layers']} 層・{KV_7B['heads']} ヘッド・$d_{{\\text{{head}}}} = {KV_7B['d_head']}$ の 70 億パラメータ級の"
-                "モデル（Llama 2 7B と同じ形）で、各値を 16 ビット（2 バイト）で保存します。")
-    st.latex(rf"\begin{{aligned}}\text{{1 トークン}} &= 2 \times {c.layers} \times {c.kv_heads} \times {c.d_head} \times 2 \\"
-             rf"&= {tcount(c.per_token)}\ \text{{バイト}} \\ \text{{{tcount(c.context)} トークン}} &= {tcount(c.per_token)} \times "
-             rf"{tcount(c.context)} \\ &= {tcount(c.total)}\ \text{{バイト}}\end{{aligned}}")
-    st.markdown(f"1 本の系列で **{size(c.total)}**（1 GiB = $2^{{30}}$ バイト）。クエリのヘッド {KV_7B['heads']} 個に対して、"
-                "キー・バリューのヘッドを減らすと次のようになります。")
-    ui.cached_table(kv_frame, KV_7B["layers"], KV_7B["heads"], KV_7B["d_head"], 4096, hide_index=True)
-
-
-def hand_flash() -> None:
-    q, k, v = cost.random_qkv(FLASH_N, 16, np.random.default_rng(0))
-    cmp = cost.compare_tiled(q, k, v, FLASH_BLOCK, causal=True)
-    st.markdown(f"長さ {FLASH_N} の系列（$d_k = 16$、因果マスクつき）で、ふつうの注意と、{FLASH_BLOCK} × {FLASH_BLOCK} のタイルごとに "
-                "softmax の途中の最大値と合計を持ち回る計算（FlashAttention の考え方）を比べました。"
-                f"出力の差の最大は **{numfmt.tiny(cmp.max_diff, 3, below=1e-3)}**（浮動小数点の丸めの大きさ）で、同じ答えです。"
-                f"保存するスコアは {count(cmp.full_elements)} 個の表から、{count(cmp.peak_elements)} 個のタイルに減ります。")
 
 
 def hand_bpe() -> None:
@@ -382,8 +311,6 @@ def visual() -> None:
                     (("GPT-3 の N", float(g3), 1.75e11), ("GPT-3 の D", float(g3), float(llm.GPT3_TRAINING_TOKENS)),
                      ("Chinchilla の N", float(chin), float(llm.CHINCHILLA["params"]))),
                     title="予算が 100 倍なら N も D も 10 倍", y_format=".0e", log=True)
-    st.subheader("KV キャッシュは文脈の長さに比例して増える")
-    visual_kv()
     st.subheader("Swin の窓と、ずらした窓")
     ids, shifted = llm.swin_window_ids(8, 8, 4), llm.swin_window_ids(8, 8, 4, shifted=True)
     pos = [str(i + 1) for i in range(8)]
@@ -400,19 +327,6 @@ def visual() -> None:
     i2t, t2i, mean = llm.clip_contrastive_loss(llm.CLIP_DEMO_IMAGES, llm.CLIP_DEMO_TEXTS)
     st.caption(f"学習では対角（正しい組）が大きくなるように、行ごと（画像 → 文、{numfmt.fixed(i2t, 3)}）と列ごと"
                f"（文 → 画像、{numfmt.fixed(t2i, 3)}）の交差エントロピーの平均 {numfmt.fixed(mean, 3)} を小さくします。")
-
-
-def visual_kv() -> None:
-    cfg = kv_config()
-    curve = ui.compute("llm_kv_curve", llm.kv_cache_curve, cfg["layers"], cfg["heads"],
-                       sorted({cfg["heads"], cfg["kv_heads"], 1}, reverse=True), cfg["d_head"], KV_CONTEXTS, batch=cfg["batch"])
-    if curve is None:
-        return
-    series = tuple((f"KV ヘッド {g}", KV_CONTEXTS, tuple(llm.in_gib(b) for b in sizes)) for g, sizes in curve.items())
-    ui.cached_chart(ui.figures.lines_chart, "文脈の長さ T（トークン）", "KV キャッシュ（GiB）", series,
-                    title=f"{cfg['layers']} 層・d_head = {cfg['d_head']}・バッチ {cfg['batch']}", y_format="~g", log=True)
-    st.caption("「試してみよう」の KV キャッシュの設定で描いています。両対数なので、傾き 1 の直線（文脈の長さに比例）に"
-               "なり、KV ヘッドを減らすと同じ傾きのまま下にずれます。")
 
 
 def visual_mae() -> None:
@@ -433,8 +347,6 @@ def try_it() -> None:
     try_gpt()
     st.subheader("計算量の予算を N と D に分ける")
     try_budget()
-    st.subheader("KV キャッシュのメモリを見積もる")
-    try_kv()
     st.subheader("自分のコーパスで BPE を学習する")
     try_bpe()
     st.subheader("Swin の窓の注意の計算量")
@@ -482,29 +394,6 @@ def try_budget() -> None:
         c1, c2 = st.columns(2)
         c1.metric("最適なパラメータ数 N", f"{numfmt.sci(best.params, 2)}")
         c2.metric("最適なトークン数 D", f"{numfmt.sci(best.tokens, 2)}")
-
-
-@st.fragment
-def try_kv() -> None:
-    """The KV cache as a fragment (可視化 draws its chart with these numbers)."""
-    values = {}
-    cols = st.columns(3)
-    limits = {"layers": ("層数 L", 1, 200, 1), "heads": ("クエリのヘッド数", 1, 256, 1), "kv_heads": ("KV ヘッド数", 1, 256, 1),
-              "d_head": ("1 ヘッドの次元", 1, 1024, 16), "context": ("文脈の長さ T", 1, 1_000_000, 1024),
-              "batch": ("バッチ（同時に生成する系列の数）", 1, 1024, 1)}
-    for i, (name, (key, default)) in enumerate(KV_KEYS.items()):
-        label, lo, hi, step = limits[name]
-        with cols[i % 3]:
-            values[name] = int(ui.number_input(label, min_value=lo, max_value=hi, value=default, step=step, key=key,
-                                               persist_state="session"))
-    saving = ui.compute("llm_kv_saving", llm.kv_saving, values["heads"], values["kv_heads"])
-    c = ui.compute("llm_kv", llm.kv_cache, values["layers"], values["kv_heads"], values["d_head"], values["context"], 2,
-                   values["batch"])
-    if c is not None and saving is not None:
-        c1, c2 = st.columns(2)
-        c1.metric("KV キャッシュ（16 ビット）", size(c.total))
-        c2.metric("ヘッドごとに持つ場合の何分の 1", str(saving))
-        st.caption(f"1 トークンあたり {count(c.per_token)} バイト × {count(c.context)} トークン × バッチ {c.batch}。")
 
 
 @st.fragment

@@ -61,6 +61,7 @@ TOPICS: dict[str, str] = {
     "bertfamily": "⑨-2 BERT・GPT の後継たち",
     "llm": "⑩-1 大規模言語モデルとその後",
     "adapt": "⑩-2 LLM を目的に合わせる",
+    "efficient": "⑩-3 モデルと推論を軽くする",
 }
 KINDS = ("calc", "knowledge")
 MAX_ATTEMPTS = 200

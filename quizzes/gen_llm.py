@@ -1,15 +1,13 @@
 """⑩-1 大規模言語モデルとその後: the weights of a GPT-style decoder (12·L·d²), the compute-optimal
-number of tokens for a budget, the KV cache's memory, Swin's window
-attention against global attention, and MAE's visible patches (the reward model's loss moved to
-quizzes/gen_adapt.py as adapt.reward_loss).
+number of tokens for a budget, Swin's window attention against global attention, and MAE's visible
+patches (the reward model's loss moved to ⑩-2, quizzes/gen_adapt.py as adapt.reward_loss; the KV cache's
+memory to ⑩-3, quizzes/gen_efficient.py as efficient.kv_cache).
 
-Answers: tutor.llm (rule_of_thumb_params, compute_optimal, kv_cache_bytes,
-swin_cost, mae_image_visible); every distractor is one of the named mistakes next to those formulas
-(rule_params_no_ffn, rule_params_square_ffn, rule_params_linear_d, rule_params_one_layer,
-optimal_tokens_params_instead, optimal_tokens_no_sqrt, optimal_tokens_six_divided,
-kv_cache_bytes_k_only, kv_cache_bytes_query_heads,
-kv_cache_bytes_one_layer, kv_cache_bytes_no_batch, swin_ratio_m_not_m2, swin_ratio_one_window,
-swin_ratio_sides_added, mae_visible_masked_instead, mae_visible_all_patches, mae_visible_p_not_p2).
+Answers: tutor.llm (rule_of_thumb_params, compute_optimal, swin_cost, mae_image_visible); every distractor
+is one of the named mistakes next to those formulas (rule_params_no_ffn, rule_params_square_ffn,
+rule_params_linear_d, rule_params_one_layer, optimal_tokens_params_instead, optimal_tokens_no_sqrt,
+optimal_tokens_six_divided, swin_ratio_m_not_m2, swin_ratio_one_window, swin_ratio_sides_added,
+mae_visible_masked_instead, mae_visible_all_patches, mae_visible_p_not_p2).
 Everything but the decoder's weights is beyond the G検定 syllabus (発展).
 """
 from __future__ import annotations
@@ -25,12 +23,6 @@ LAYERS = (6, 8, 12, 16, 24, 32, 40, 48, 64, 96)
 WIDTHS = (256, 512, 768, 1024, 1280, 1600, 2048, 4096, 5120, 12288)
 PARAM_SCALES = (1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 25, 35, 45, 65, 70)    # N = k × 10^e
 PARAM_POWERS = (8, 9, 10)
-KV_LAYERS = (24, 32, 40, 48, 64, 80)          # multiples of 8: every choice a whole number of MiB or a quarter
-KV_HEADS = (16, 32, 40, 64)
-KV_GROUPS = (1, 2, 4, 8)
-KV_D_HEAD = (64, 128)
-KV_CONTEXT = (1024, 2048, 4096, 8192, 16384, 32768)
-KV_BATCH = (1, 2, 4, 8)
 SWIN_MAPS = (14, 16, 24, 28, 32, 48, 56, 64, 96, 112)
 SWIN_WINDOWS = (2, 4, 6, 7, 8, 12, 14)
 SWIN_CHANNELS = (96, 128, 192)
@@ -111,40 +103,6 @@ def _optimal_tokens(p: dict) -> Draft:
 
 
 # ---------------------------------------------------------------------------
-def _params_kv(rng: np.random.Generator) -> dict:
-    heads = pick(rng, KV_HEADS)
-    return {"l": pick(rng, KV_LAYERS), "h": heads, "g": pick(rng, [g for g in KV_GROUPS if heads % g == 0 and g < heads]),
-            "dh": pick(rng, KV_D_HEAD), "t": pick(rng, KV_CONTEXT), "b": pick(rng, KV_BATCH), "drop": int(rng.integers(4))}
-
-
-def _mib(nbytes: int) -> str:
-    return f"{num(llm.in_mib(nbytes))} MiB"
-
-
-@calc_generator("llm.kv_cache", "llm", _params_kv, advanced=True)
-def _kv_cache(p: dict) -> Draft:
-    """The KV cache of a grouped-query decoder: 2·L·n_kv·d_head·T·2 bytes·B."""
-    args = (p["l"], p["g"], p["dh"], p["t"], 2, p["b"])
-    right = llm.kv_cache_bytes(*args)
-    mistakes = [
-        (_mib(llm.kv_cache_bytes_k_only(*args)), mc("K と V の片方だけ数えた", "キーだけを数え、同じ大きさのバリューも保存することを忘れた。")),
-        (_mib(llm.kv_cache_bytes_query_heads(p["l"], p["h"], *args[1:])),
-         mc("クエリのヘッド数で数えた", f"KV ヘッドの数 {p['g']} ではなく、クエリのヘッドの数 {p['h']} でキーとバリューを数えた。")),
-        (_mib(llm.kv_cache_bytes_one_layer(*args)), mc("KV キャッシュを 1 層分だけ数えた", f"1 層分で止め、{p['l']} 層がそれぞれ自分の K と V を持つことを忘れた。")),
-        (_mib(llm.kv_cache_bytes_no_batch(*args)), mc("バッチの掛け忘れ", f"1 本の系列分で止め、同時に処理する {p['b']} 本の分を掛けなかった。")),
-    ]
-    if p["b"] == 1:
-        mistakes.pop(3)
-        wrong = tuple(mistakes)
-    else:
-        wrong = tuple(m for i, m in enumerate(mistakes) if i != p["drop"])
-    stem = (f"デコーダだけのモデル（層数 {p['l']}、クエリのヘッド数 {p['h']}、キー・バリューのヘッド数 {p['g']} の "
-            f"Grouped-Query Attention、1 ヘッドの次元 {p['dh']}）で、長さ {num(p['t'])} トークンの系列を {p['b']} 本同時に生成する。"
-            f"各値を 16 ビット（2 バイト）で保存するとき、KV キャッシュに必要なメモリ（1 MiB = $2^{{20}}$ バイト）{BEST}")
-    expl = (f"1 トークン・1 層あたり K と V の 2 つを、KV ヘッド {p['g']} 個 × {p['dh']} 次元ずつ 2 バイトで保存する。"
-            f"$2 \\times {p['l']} \\times {p['g']} \\times {p['dh']} \\times {tnum(p['t'])} \\times 2 \\times {p['b']} = "
-            f"{tnum(right)}$ バイト、つまり {_mib(right)}。クエリはそのステップでしか使わないので保存しない。")
-    return Draft(stem, _mib(right), wrong, expl)
 
 
 # ---------------------------------------------------------------------------

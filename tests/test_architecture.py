@@ -617,8 +617,6 @@ OVER_THE_LINE_LIMIT: dict[str, tuple[int, str]] = {
                             "and their parameter counts sit together"),
     "ui/widgets.py": (620, "the matrix editor (≈ 130 lines) is to move to a module of its own; not while "
                            "the test-speed branch of issue 44 edits it (editor_widget_key)"),
-    "pages/0_seq2seq.py": (737, "split in progress (issue 43)"),
-    "pages/14_llm.py": (635, "split in progress (issue 43)"),
 }
 
 

@@ -299,7 +299,10 @@ def test_moved_items_map_old_ids_to_new_ones():
                        "kb.seq2seq.k31": "kb.wordvec.k03", "kb.seq2seq.k32": "kb.wordvec.k04",
                        # ⑩-1's assistant part moved to ⑩-2 (issue 43)
                        "kb.llm.k07": "kb.adapt.k01", "kb.llm.k08": "kb.adapt.k02", "kb.llm.k09": "kb.adapt.k03",
-                       "kb.llm.k10": "kb.adapt.k04", "kb.llm.k11": "kb.adapt.k05", "llm.reward_loss": "adapt.reward_loss"}
+                       "kb.llm.k10": "kb.adapt.k04", "kb.llm.k11": "kb.adapt.k05", "llm.reward_loss": "adapt.reward_loss",
+                       # ⑩-1's inference part moved to ⑩-3 (issue 43)
+                       "kb.llm.k15": "kb.efficient.k01", "kb.llm.k16": "kb.efficient.k02", "kb.llm.k17": "kb.efficient.k03",
+                       "llm.kv_cache": "efficient.kv_cache"}
     for old, new in renamed.items():
         assert old not in quizzes.GENERATORS and new in quizzes.GENERATORS
         assert GENERATOR_INFO[new][0] == new.removeprefix("kb.").split(".")[0]   # the new id names its topic

@@ -1,12 +1,11 @@
-"""tutor.llm: GPT-2/3 parameter counts, scaling laws and the compute-optimal split, the KV cache,
-BPE, Swin's window cost, MAE's mask, CLIP (the reward model and the KL-penalised policy moved with
-⑩-2 to tutor.adapt: tests/test_adapt.py).
+"""tutor.llm: GPT-2/3 parameter counts, scaling laws and the compute-optimal split, BPE, Swin's window
+cost, MAE's mask, CLIP (the reward model and the KL-penalised policy moved with ⑩-2 to tutor.adapt:
+tests/test_adapt.py; the KV cache to ⑩-3: tests/test_efficient.py).
 
 Published figures recomputed by the engine from the sizes: GPT-2 small 124,439,808 … GPT-2 XL
 1,557,611,200, GPT-3 174,604,259,328 ≈ 175 B with 12·L·d² = 173,946,175,488; Chinchilla's budget
-5.88×10²³ → 7×10¹⁰ parameters and 1.4×10¹² tokens; a 7B-size model's KV cache 2 GiB at 4,096
-tokens; Swin-T's first stage 64 times less attention; MAE 49 of 196 patches. Properties with
-hypothesis against plain loops; bad input raises a Japanese ValueError; inputs never mutated.
+5.88×10²³ → 7×10¹⁰ parameters and 1.4×10¹² tokens; Swin-T's first stage 64 times less attention;
+MAE 49 of 196 patches. Properties with hypothesis against plain loops; bad input raises a Japanese ValueError; inputs never mutated.
 """
 from __future__ import annotations
 
@@ -18,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tutor import cost, llm
+from tutor import llm
 from calchelpers import accepted_params
 
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
@@ -154,46 +153,6 @@ def test_scaling_bad_input():
     raises_japanese(llm.compute_optimal_sci, 10.0, 23)
     raises_japanese(llm.compute_optimal_sci, 5.0, 0)
     raises_japanese(llm.loss_factor, 0)
-
-
-# ---------------------------------------------------------------------------
-# KV cache
-# ---------------------------------------------------------------------------
-def test_kv_cache_of_a_7b_size_model():
-    c = llm.kv_cache(32, 32, 128, 4096)
-    assert c.per_token == 524_288 and llm.in_kib(c.per_token) == 512
-    assert c.total == 2 * llm.GIB == 2_147_483_648 and llm.in_gib(c.total) == 2
-    assert llm.kv_cache_bytes(32, 8, 128, 4096) == 512 * llm.MIB                  # GQA, 8 KV heads
-    assert llm.kv_cache_bytes(32, 1, 128, 4096) == 64 * llm.MIB                   # MQA
-    assert (llm.kv_saving(32, 32), llm.kv_saving(32, 8), llm.kv_saving(32, 1)) == (1, 4, 32)
-
-
-def test_kv_cache_mistakes():
-    args = (80, 8, 128, 1024, 2, 2)
-    right = llm.kv_cache_bytes(*args)
-    assert right == 2 * 80 * 8 * 128 * 1024 * 2 * 2 == 640 * llm.MIB
-    assert llm.kv_cache_bytes_k_only(*args) == right // 2
-    assert llm.kv_cache_bytes_query_heads(80, 64, *args[1:]) == 8 * right
-    assert llm.kv_cache_bytes_one_layer(*args) == right // 80
-    assert llm.kv_cache_bytes_no_batch(*args) == right // 2
-    curve = llm.kv_cache_curve(32, 32, [32, 8], 128, (1024, 2048))
-    assert curve == {32: (512 * llm.MIB, llm.GIB), 8: (128 * llm.MIB, 256 * llm.MIB)}
-
-
-@settings(max_examples=200)
-@given(l=st.integers(1, 100), g=st.integers(1, 64), dh=st.integers(1, 256), t=st.integers(1, 10 ** 5),
-       b=st.integers(1, 8), nbytes=st.sampled_from([1, 2, 4]))
-def test_kv_cache_against_a_plain_count(l, g, dh, t, b, nbytes):
-    values = sum(2 * g * dh for _layer in range(l))                       # K and V of one token, every layer
-    assert llm.kv_cache_bytes(l, g, dh, t, nbytes, b) == values * t * b * nbytes
-
-
-def test_kv_cache_bad_input():
-    assert "割り切れません" in raises_japanese(llm.kv_saving, 32, 5)
-    raises_japanese(llm.kv_cache, 0, 8, 128, 4096)
-    raises_japanese(llm.kv_cache, 32, 8, 128, 10 ** 8)
-    raises_japanese(llm.kv_cache_bytes_query_heads, 32, 30, 8, 128, 4096)
-    raises_japanese(llm.kv_cache_curve, 32, 32, [32, 5], 128, (1024,))
 
 
 # ---------------------------------------------------------------------------
@@ -352,11 +311,6 @@ def test_inputs_are_never_mutated():
     assert all(np.array_equal(a, b) for a, b in zip((img, txt), copies))
 
 
-def test_the_tiled_attention_the_page_cites_is_exact():
-    q, k, v = cost.random_qkv(256, 16, np.random.default_rng(0))
-    assert cost.compare_tiled(q, k, v, 64, causal=True).max_diff < 1e-14
-
-
 # ---------------------------------------------------------------------------
 # the calculation items: answers recomputed here from the drawn inputs, by the plain formulas
 # ---------------------------------------------------------------------------
@@ -371,14 +325,9 @@ def _sci_text(x: int) -> str:
 PLAIN = {
     "llm.decoder_weights": lambda p: f"{12 * p['l'] * p['d'] ** 2:,}",
     "llm.optimal_tokens": lambda p: _sci_text(20 * p["n"]),
-    "llm.kv_cache": lambda p: f"{numfmt_trim(2 * p['l'] * p['g'] * p['dh'] * p['t'] * 2 * p['b'] / 2 ** 20)} MiB",
     "llm.swin_ratio": lambda p: f"{(p['h'] // p['m']) ** 2:,} 倍",
     "llm.mae_visible": lambda p: f"{(p['image'] // p['patch']) ** 2 * (100 - p['pct']) // 100:,}",
 }
-
-
-def numfmt_trim(x: float) -> str:
-    return f"{x:,.2f}".rstrip("0").rstrip(".")
 
 
 @pytest.mark.parametrize("gid", sorted(PLAIN))

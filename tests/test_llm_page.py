@@ -1,8 +1,8 @@
 """AppTest for ⑩-1 大規模言語モデルとその後 (pages/14_llm.py): each section shows the engine's numbers
-(GPT-3's count, Chinchilla's split, the KV cache, BPE's merges, Swin's ratio, MAE's patches, CLIP's
-probabilities; the reward model moved to ⑩-2, tests/test_adapt_page.py), an edit in 試してみよう changes what the page shows (and
-the KV chart of 可視化), bad input gives a Japanese message and keeps the last result, the quiz is
-answered."""
+(GPT-3's count, Chinchilla's split, BPE's merges, Swin's ratio, MAE's patches, CLIP's probabilities; the
+reward model moved to ⑩-2, tests/test_adapt_page.py, the KV cache to ⑩-3, tests/test_efficient_page.py), an edit
+in 試してみよう changes what the page shows, bad input gives a Japanese message and keeps the last result, the
+quiz is answered."""
 from __future__ import annotations
 
 import numpy as np
@@ -50,13 +50,13 @@ def test_aim_and_explanation(page):
     assert "12\\,L\\,d_{\\text{model}}^2" in text and "175B" in text
     g3 = llm.gpt_param_count(96, 12_288, context=2048)
     assert f"約 ${numfmt.sci(g3.total, 2, tex=True)}$" in text                 # 1.75×10¹¹ from the engine
-    for term in ("zero-shot", "few-shot", "文脈内学習", "Chain-of-Thought", "ハルシネーション", "KV キャッシュ",
-                 "Grouped-Query Attention", "FlashAttention", "BPE", "Swin Transformer", "MAE", "CLIP"):
+    for term in ("zero-shot", "few-shot", "文脈内学習", "Chain-of-Thought", "ハルシネーション",
+                 "BPE", "Swin Transformer", "MAE", "CLIP"):
         assert term in text, term
-    # instruction tuning, RLHF, ChatGPT and foundation models moved to ⑩-2: one pointer to it is left
-    assert "報酬モデル" not in text and "2022 年 11 月" not in text
-    assert f"[{ui.PAGE_BY_KEY['adapt'].label}](/adapt)" in text
-    assert "近似ではなく" in text and "/cost?section=" in text                  # FlashAttention → ⑦-5
+    # instruction tuning, RLHF, ChatGPT and foundation models moved to ⑩-2, the KV cache, MQA/GQA and
+    # FlashAttention to ⑩-3: one pointer to each is left
+    assert "報酬モデル" not in text and "2022 年 11 月" not in text and "Grouped-Query Attention" not in text
+    assert f"[{ui.PAGE_BY_KEY['adapt'].label}](/adapt)" in text and "/efficient?section=" in text
 
 
 def test_the_explanation_keeps_gpt_and_scaling_open_and_folds_the_rest_one_tap_away():
@@ -64,11 +64,10 @@ def test_the_explanation_keeps_gpt_and_scaling_open_and_folds_the_rest_one_tap_a
     other topics are lazy expanders that send nothing until tapped (ui.folded_topics)."""
     closed = open_page(PAGE, unfold=False)
     assert [e.label for e in closed.expander] == [
-        "プロンプトだけで課題を解かせる", "ハルシネーション：もっともらしい誤り",
-        "推論を軽くする：KV キャッシュ・MQA/GQA・FlashAttention", "文章をトークンに分ける：BPE",
+        "プロンプトだけで課題を解かせる", "ハルシネーション：もっともらしい誤り", "文章をトークンに分ける：BPE",
         "ViT のあと：Swin Transformer・MAE・CLIP"]
     text = page_text(closed)
-    assert "175B" in text and not any(t in text for t in ("思考の連鎖", "Grouped-Query Attention"))
+    assert "175B" in text and not any(t in text for t in ("思考の連鎖", "報酬モデル", "バイト対符号化"))
 
 
 def test_hand_calculations_are_the_engines(page):
@@ -80,9 +79,6 @@ def test_hand_calculations_are_the_engines(page):
         assert shown in text, shown
     assert "N &= \\sqrt{C/120} = 7\\times 10^{10}" in text and "D &= 20N = 1.4\\times 10^{12}" in text
     assert "5.12\\times 10^{10}" in text                                     # GPT-3's budget, split optimally
-    assert "**2 GiB**" in text
-    kv = next(t for t in tables(page) if "方式" in t.columns)
-    assert list(kv["全体"]) == ["2 GiB", "512 MiB", "64 MiB"] and list(kv["MHA の何分の 1"]) == ["1", "4", "32"]
     bpe = next(t for t in tables(page) if "つないだ組" in t.columns)
     merges = llm.bpe_train(llm.BPE_DEMO_CORPUS, 8).merges
     assert list(bpe["つないだ組"]) == [f"{a} + {b} → {a}{b}" for a, b in merges]
@@ -90,7 +86,7 @@ def test_hand_calculations_are_the_engines(page):
     assert "**64 分の 1**" in text and "13.8 分の 1" in text
     assert "**49 個**" in text and "147 個" in text
     assert "(0.734,\\ 0.266,\\ 0.000)" in text and "「猫の写真」（0.734）" in text
-    assert "浮動小数点の丸めの大きさ" in text
+    assert "浮動小数点の丸めの大きさ" not in text and "KV キャッシュのメモリ" not in text       # moved to ⑩-3
 
 
 def test_visual_charts_and_heatmaps(page):
@@ -108,10 +104,9 @@ def test_visual_charts_and_heatmaps(page):
     series = chart_series(page)
     assert ["L(N) = (N_c/N)^α"] in series
     assert ["最適なトークン数 D", "最適なパラメータ数 N"] in series
-    assert ["KV ヘッド 1", "KV ヘッド 32", "KV ヘッド 8"] in series                 # 試してみよう's defaults
 
 
-def test_try_edits_change_the_numbers_and_the_kv_chart():
+def test_try_edits_change_the_numbers():
     at = open_page(PAGE, section="try")
     at.number_input(key="llm_layers").set_value(12).run()
     at.number_input(key="llm_width").set_value(768).run()
@@ -120,9 +115,6 @@ def test_try_edits_change_the_numbers_and_the_kv_chart():
     at.number_input(key="llm_budget_m").set_value(1.2).run()
     at.number_input(key="llm_budget_e").set_value(20).run()
     assert metric(at, "最適なパラメータ数 N") == "1.00×10⁹" and metric(at, "最適なトークン数 D") == "2.00×10¹⁰"
-    at.number_input(key="llm_kv_groups").set_value(4).run()
-    at.number_input(key="llm_kv_context").set_value(8192).run()
-    assert metric(at, "KV キャッシュ（16 ビット）") == "512 MiB" and metric(at, "ヘッドごとに持つ場合の何分の 1") == "8"
     at.text_area(key="llm_bpe_text").set_value("low low low lower lowest").run()
     at.number_input(key="llm_bpe_merges").set_value(2).run()
     at.text_input(key="llm_bpe_word").set_value("slow").run()
@@ -132,17 +124,12 @@ def test_try_edits_change_the_numbers_and_the_kv_chart():
     at.number_input(key="llm_swin_window").set_value(8).run()
     assert metric(at, "注意の部分：全体 ÷ 窓") == "49"
     assert not at.exception and not at.error
-    show_section(at, "visual")                                                 # the KV chart follows the edit
-    assert ["KV ヘッド 1", "KV ヘッド 32", "KV ヘッド 4"] in chart_series(at)
 
 
 def test_bad_input_gives_a_japanese_message_and_keeps_the_last_result():
     at = open_page(PAGE, section="try")
-    at.number_input(key="llm_kv_groups").set_value(5).run()
-    assert not at.exception
-    assert any("割り切れません" in e.value and "5" in e.value for e in at.error)
-    assert metric(at, "ヘッドごとに持つ場合の何分の 1") == "4"                     # the last valid result stays
     at.number_input(key="llm_swin_window").set_value(5).run()
+    assert not at.exception
     assert any("割り切れません" in e.value and "56×56" in e.value for e in at.error)
     assert metric(at, "注意の部分：全体 ÷ 窓") == "64"
     at.text_area(key="llm_bpe_text").set_value("   ").run()
@@ -153,10 +140,6 @@ def test_bad_input_gives_a_japanese_message_and_keeps_the_last_result():
     at.text_input(key="llm_bpe_word").set_value("[x](javascript:alert(1))").run()
     assert any("文字以外" in e.value for e in at.error) and not at.exception
     assert metric(at, "「stayed」のトークン数") == "6"                  # the last valid word, cut with the new merges
-    show_section(at, "visual")                                                 # 可視化 says it too, in Japanese
-    assert any("割り切れません" in e.value for e in at.error) and not at.exception
-    show_section(at, "try")
-    at.number_input(key="llm_kv_groups").set_value(8).run()
     at.number_input(key="llm_swin_window").set_value(7).run()
     assert not [e for e in at.error if "割り切れません" in e.value]
 

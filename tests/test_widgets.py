@@ -254,7 +254,7 @@ def _plain(spec: dict) -> dict:
                                  title="表 2", log_x=True, line=True, x_format=".0e"),
     lambda: figures.lines_chart("α", "スコア", (("A", (0.0, 1.0), (-3.0, -1.5)),), (("α = 0.6", 0.6, -2.0),), title="順位"),
 ], ids=["prob_bars", "prob_bars_highlight", "saturation_explorer", "temperature_explorer", "cost", "mlm", "patch_grid", "spread",
-        "points", "fitted_lines"])
+        "points", "lines"])
 def test_every_chart_drawn_from_a_plain_dict_is_valid_vega_lite(build):
     import altair as alt
 

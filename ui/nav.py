@@ -57,6 +57,7 @@ _LEARNING = [
     ("bertfamily", "pages/17_bertfamily.py"),
     ("llm", "pages/14_llm.py"),
     ("adapt", "pages/18_adapt.py"),
+    ("efficient", "pages/19_efficient.py"),
 ]
 
 PAGES: tuple[PageInfo, ...] = (

@@ -7,14 +7,13 @@ Every number of the 「大規模言語モデルとその後」 page and its quiz
   173,946,175,488 ≈ 175 B); scaling laws: the power law L(N) = (N_c / N)^α, training compute
   C ≈ 6·N·D, and the compute-optimal split of a budget with ≈ 20 tokens per parameter
   (Chinchilla): C = 6·N·(20 N) = 120 N² → N = √(C / 120), D = 20 N;
-- ``inference``: the KV cache, 2 · L · n_kv · d_head · T · bytes · B bytes, how much multi-query /
-  grouped-query attention save (n_heads / n_kv), and byte-pair encoding (BPE) on a tiny corpus;
+- ``bpe``: byte-pair encoding (BPE) on a tiny corpus (the reward model and RLHF: ⑩-2, ``tutor.adapt``; the
+  KV cache, MQA/GQA: ⑩-3, ``tutor.efficient``);
 - ``vision``: Swin's window attention 2M²·hw·C against global 2(hw)²·C, MAE's random mask (75 %
   of the patches), CLIP's image–text cosine similarities and the softmax over them.
 
-Each named misconception (the FFN forgotten in 12·L·d², the square root forgotten for a budget,
-K without V in the cache, …) is a function next to the formula it distorts; its Japanese label
-lives in quizzes/gen_llm.py. Conventions: float64 for arrays, Python ints for counts (exact),
+Each named misconception (the FFN forgotten in 12·L·d², the square root forgotten for a budget, …)
+is a function next to the formula it distorts; its Japanese label lives in quizzes/gen_llm.py. Conventions: float64 for arrays, Python ints for counts (exact),
 inputs never mutated, randomness only from a passed Generator, bad input → ValueError in Japanese.
 Imports only ``tutor.core`` (and ViT's patch grid from ``tutor.pretrain``); every name is
 re-exported here (``tutor.llm.X``).
@@ -28,9 +27,7 @@ from .models import (  # noqa: F401
     training_flops, budget_for, ComputeOptimal, compute_optimal, compute_optimal_sci, optimal_tokens_params_instead,
     optimal_tokens_no_sqrt, optimal_tokens_six_divided, loss_curve, optimal_curve,
 )
-from .inference import (  # noqa: F401
-    MIB, GIB, in_kib, in_mib, in_gib, KvCache, kv_cache, kv_cache_bytes, kv_cache_bytes_k_only,
-    kv_cache_bytes_query_heads, kv_cache_bytes_one_layer, kv_cache_bytes_no_batch, kv_cache_curve, kv_saving,
+from .bpe import (  # noqa: F401
     BPE_DEMO_CORPUS, BPE_DEMO_NEW_WORDS, BpeStep, BpeResult, bpe_corpus, bpe_train, bpe_tokenize,
 )
 from .vision import (  # noqa: F401

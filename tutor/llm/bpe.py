@@ -1,109 +1,11 @@
-"""Inference and input: the KV cache (2 · L · n_kv · d_head · T · bytes · B), how much
-multi-query / grouped-query attention save, and byte-pair encoding (BPE) on a tiny corpus — with the
-named mistakes next to them."""
+"""Input: byte-pair encoding (BPE) on a tiny corpus — subword merges learned from counts and applied
+to unseen words. (The KV cache moved to ⑩-3: tutor.efficient.inference.)"""
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
 
 from .models import _count
-
-MIB, GIB = 2 ** 20, 2 ** 30
-
-
-def in_kib(nbytes: int) -> float:
-    """Bytes in KiB (2¹⁰ bytes): 524,288 → 512."""
-    return _count(nbytes, "バイト数", zero=True) / 1024
-
-
-def in_mib(nbytes: int) -> float:
-    """Bytes in MiB (2²⁰ bytes): 536,870,912 → 512."""
-    return _count(nbytes, "バイト数", zero=True) / MIB
-
-
-def in_gib(nbytes: int) -> float:
-    """Bytes in GiB (2³⁰ bytes): 2,147,483,648 → 2."""
-    return _count(nbytes, "バイト数", zero=True) / GIB
-
-# ---------------------------------------------------------------------------
-# inference: the KV cache, MQA / GQA
-# ---------------------------------------------------------------------------
-@dataclass(frozen=True)
-class KvCache:
-    layers: int
-    kv_heads: int
-    d_head: int
-    context: int
-    bytes_per_value: int
-    batch: int
-
-    @property
-    def per_token(self) -> int:
-        """K and V of one token in every layer: 2·L·n_kv·d_head·bytes."""
-        return 2 * self.layers * self.kv_heads * self.d_head * self.bytes_per_value
-
-    @property
-    def total(self) -> int:
-        return self.per_token * self.context * self.batch
-
-
-def kv_cache(layers: int, kv_heads: int, d_head: int, context: int, bytes_per_value: int = 2,
-             batch: int = 1) -> KvCache:
-    """The keys and values kept for every past token so that a new token's query needs only its
-    own K and V computed: 2 (K and V) × L × n_kv × d_head × T × bytes × B. A 7B-size model
-    (32 layers, 32 heads of 128, fp16) at T = 4,096: 2 GiB."""
-    args = (_count(layers, "層数 L"), _count(kv_heads, "KV ヘッド数"), _count(d_head, "1 ヘッドの次元 d_head"),
-            _count(context, "文脈の長さ T"), _count(bytes_per_value, "1 つの値のバイト数"), _count(batch, "バッチ"))
-    if max(args) > 10 ** 7:
-        raise ValueError("大きさは 10,000,000 以下にしてください。")
-    return KvCache(*args)
-
-
-def kv_cache_bytes(layers, kv_heads, d_head, context, bytes_per_value=2, batch=1) -> int:
-    return kv_cache(layers, kv_heads, d_head, context, bytes_per_value, batch).total
-
-
-def kv_cache_bytes_k_only(layers, kv_heads, d_head, context, bytes_per_value=2, batch=1) -> int:
-    """MISTAKE: only the keys kept (the factor 2 for K and V forgotten)."""
-    return kv_cache_bytes(layers, kv_heads, d_head, context, bytes_per_value, batch) // 2
-
-
-def kv_cache_bytes_query_heads(layers, heads, kv_heads, d_head, context, bytes_per_value=2, batch=1) -> int:
-    """MISTAKE: the number of query heads used for the KV heads (grouped-query attention ignored)."""
-    kv_saving(heads, kv_heads)
-    return kv_cache_bytes(layers, heads, d_head, context, bytes_per_value, batch)
-
-
-def kv_cache_bytes_one_layer(layers, kv_heads, d_head, context, bytes_per_value=2, batch=1) -> int:
-    """MISTAKE: one layer only (every layer keeps its own K and V)."""
-    c = kv_cache(layers, kv_heads, d_head, context, bytes_per_value, batch)
-    return c.total // c.layers
-
-
-def kv_cache_bytes_no_batch(layers, kv_heads, d_head, context, bytes_per_value=2, batch=1) -> int:
-    """MISTAKE: one sequence only (every sequence of the batch has its own cache)."""
-    c = kv_cache(layers, kv_heads, d_head, context, bytes_per_value, batch)
-    return c.total // c.batch
-
-
-def kv_cache_curve(layers: int, heads: int, kv_heads, d_head: int, contexts, bytes_per_value: int = 2,
-                   batch: int = 1) -> dict[int, tuple[int, ...]]:
-    """{n_kv: the cache's bytes at each context length}: one line per number of KV heads, each of
-    which must split the ``heads`` query heads into equal groups (for a plot)."""
-    for g in kv_heads:
-        kv_saving(heads, g)
-    return {int(g): tuple(kv_cache_bytes(layers, g, d_head, t, bytes_per_value, batch) for t in contexts)
-            for g in kv_heads}
-
-
-def kv_saving(heads: int, kv_heads: int) -> int:
-    """How many times smaller the cache is with n_kv KV heads shared by n_heads query heads:
-    n_heads / n_kv (MHA: 1, GQA with 8 of 32: 4, MQA: n_heads)."""
-    h, g = _count(heads, "クエリのヘッド数"), _count(kv_heads, "KV ヘッド数")
-    if h % g:
-        raise ValueError(f"クエリのヘッド数 {h} が KV ヘッド数 {g} で割り切れません（グループに等分できる数にしてください）。")
-    return h // g
-
 
 # ---------------------------------------------------------------------------
 # subword tokenisation: byte-pair encoding (BPE)
