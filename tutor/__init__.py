@@ -19,11 +19,13 @@ contract that live in their topic, ``positional_encoding`` and ``layer_norm``.
   ``position`` ⑦-1, ``block`` ⑦-2, ``encdec`` ⑦-3, ``output`` ⑦-4, ``cost`` ⑦-5,
   ``training`` ⑧ (a package: task, model, optim, loop, gradients, and recipe: the paper's schedule,
   label smoothing and dropout), ``pretrain`` ⑨ (BERT, GPT, ViT),
-  ``llm`` ⑩ (a package: models and scaling, RLHF, inference cost and BPE, vision after ViT)
+  ``llm`` ⑩ (a package: models and scaling, RLHF, inference cost and BPE, vision after ViT),
+  ``multimodal`` ⑪ (CLIP's contrastive similarities, text-to-image cross-attention, diffusion, guidance)
 """
 from . import core, handcalc, numfmt, textbook, vocab  # noqa: F401  (the shared kernel)
 from . import seq2seq, seq2seq_rnn, naive, qkv, scaling, formula, multihead, mask  # noqa: F401  (pages ⓪–⑥)
 from . import position, block, encdec, output, cost, training, pretrain, llm  # noqa: F401  (pages ⑦-1 … ⑩)
+from . import multimodal  # noqa: F401  (page ⑪)
 from .block import layer_norm  # noqa: F401
 from .core import (  # noqa: F401
     as_matrix, positive_int, check_rng, checked_qkv, softmax, softmax_jacobian,
