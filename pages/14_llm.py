@@ -1,9 +1,9 @@
 """⑩-1 大規模言語モデルとその後：GPT-2/3 の大きさ、スケーリング則、指示チューニングと RLHF、推論のコスト
-（KV キャッシュ・MQA/GQA・FlashAttention）、BPE、ViT のあとの画像モデル（Swin・MAE・CLIP）。
+（KV キャッシュ・MQA/GQA・FlashAttention）、BPE、ViT のあとの画像モデル（Swin・MAE。CLIP は ⑪）。
 
 Every number comes from tutor.llm (and, for the tiled attention, tutor.cost): parameter counts,
 the compute-optimal split of a budget, the reward model's loss and the KL-penalised policy, the KV
-cache's bytes, BPE's merges, Swin's costs and windows, MAE's mask, CLIP's similarities.
+cache's bytes, BPE's merges, Swin's costs and windows, MAE's mask (CLIP moved to ⑪, pages/24_multimodal.py).
 """
 import numpy as np
 import pandas as pd
@@ -11,7 +11,6 @@ import streamlit as st
 
 import ui
 from tutor import cost, llm, numfmt, pretrain
-from ui.figures import prob_bars
 
 ui.page("llm")
 
@@ -134,7 +133,7 @@ def aim_and_explain() -> None:
         "- **zero-shot・few-shot（文脈内学習）・Chain-of-Thought**、**指示チューニングと RLHF**、**ハルシネーション**、"
         "**基盤モデル** を区別して説明できる。\n"
         "- 推論を軽くする **KV キャッシュ・MQA/GQA・FlashAttention** と、サブワード分割 **BPE** の手順をたどれる。\n"
-        "- ViT のあとの **Swin Transformer・MAE・CLIP** の要点を、計算量・パッチの数・類似度の softmax で確かめる。"
+        "- ViT のあとの **Swin Transformer・MAE** の要点を、計算量とパッチの数で確かめる。"
     )
     ui.section("explain")
     st.subheader("GPT-2・GPT-3：デコーダだけのモデルを大きくする")
@@ -147,7 +146,7 @@ def aim_and_explain() -> None:
         ("ハルシネーション：もっともらしい誤り", explain_hallucination, "hallucination"),
         ("推論を軽くする：KV キャッシュ・MQA/GQA・FlashAttention", explain_inference, "inference"),
         ("文章をトークンに分ける：BPE", explain_bpe, "bpe"),
-        ("ViT のあと：Swin Transformer・MAE・CLIP", explain_vision, "vision")), key="llm")
+        ("ViT のあと：Swin Transformer・MAE", explain_vision, "vision")), key="llm")
 
 
 def explain_gpt() -> None:
@@ -275,10 +274,8 @@ def explain_vision() -> None:
     st.markdown(
         f"**MAE**（Masked Autoencoder、2021 年）は、パッチの **{llm.MAE_MASK_PERCENT} %** をランダムに隠し、大きなエンコーダには"
         "見えるパッチだけを通します。小さなデコーダが、隠した位置の印を加えた全パッチから画素を復元します（非対称な構成）。"
-        "**CLIP**（2021 年）は画像と説明文の組から、対応する組の埋め込みが近くなるように 2 つのエンコーダを学習します。"
-        "クラス名を「〇〇の写真」のような文にして埋め込み、画像とのコサイン類似度に softmax をかけると、学習していないクラスでも"
-        "分類できます（ゼロショット）。画像をクエリ、文をキーとみなすと、注意の重みとよく似た計算です。"
     )
+    st.markdown(f"画像と文をつなぐ CLIP は [{ui.PAGE_BY_KEY['multimodal'].label}]({ui.section_url('multimodal', 'aim')}) で扱います。")
 
 
 # ---------------------------------------------------------------------------
@@ -301,8 +298,6 @@ def hand() -> None:
     hand_swin()
     st.subheader("MAE：見えるパッチの数")
     hand_mae()
-    st.subheader("CLIP：画像と文の類似度で分類する")
-    hand_clip()
 
 
 def hand_gpt() -> None:
@@ -408,19 +403,6 @@ def hand_mae() -> None:
                 f"デコーダは {vis} 個の出力に、隠した {llm.mae_hidden(n)} 個の位置の印（マスクトークン）を加えた {n} 個を受け取ります。")
 
 
-def hand_clip() -> None:
-    res = llm.clip_zero_shot(llm.CLIP_DEMO_IMAGES, llm.CLIP_DEMO_TEXTS)
-    labels = [f"{c}の写真" for c in llm.CLIP_DEMO_LABELS]
-    st.markdown("猫の画像の埋め込みと、3 つの文の埋め込み（4 次元の小さな例）を、長さ 1 にそろえてから内積をとります"
-                f"（コサイン類似度）。それを {numfmt.trimmed(llm.CLIP_DEMO_SCALE, 1)} 倍して softmax にかけます。")
-    ui.show_matrix(np.vstack([llm.CLIP_DEMO_IMAGES[0], llm.CLIP_DEMO_TEXTS]), ["猫の画像", *labels],
-                   ["1", "2", "3", "4"], digits=1, caption="埋め込み（長さをそろえる前）")
-    st.latex(r"\begin{aligned}\cos &= " + ui.handcalc.vector(res.similarity[0], 3, tex=True) + r" \\"
-             + r"\mathrm{softmax}(" + numfmt.trimmed(llm.CLIP_DEMO_SCALE, 1) + r"\cos) &= "
-             + ui.handcalc.vector(res.probs[0], 3, tex=True) + r"\end{aligned}")
-    st.markdown(f"確率が最も大きいのは「{labels[int(res.predicted[0])]}」（{numfmt.fixed(res.probs[0].max(), 3)}）です。")
-
-
 # ---------------------------------------------------------------------------
 # 可視化
 # ---------------------------------------------------------------------------
@@ -457,14 +439,6 @@ def visual() -> None:
                "同じ窓に入ります（端の窓は小さくなる）。")
     st.subheader("MAE：ランダムに隠したパッチ")
     visual_mae()
-    st.subheader("CLIP：画像と文の類似度の表")
-    res = llm.clip_zero_shot(llm.CLIP_DEMO_IMAGES, llm.CLIP_DEMO_TEXTS)
-    rows, cols = [f"{c}の画像" for c in llm.CLIP_DEMO_LABELS], [f"{c}の写真" for c in llm.CLIP_DEMO_LABELS]
-    ui.heatmap(res.similarity, rows, cols, x_title="文（キーの役）", y_title="画像（クエリの役）", title="コサイン類似度")
-    ui.cached_chart(prob_bars, tuple(res.probs[0]), tuple(cols), title="猫の画像：softmax(10 × 類似度)")
-    i2t, t2i, mean = llm.clip_contrastive_loss(llm.CLIP_DEMO_IMAGES, llm.CLIP_DEMO_TEXTS)
-    st.caption(f"学習では対角（正しい組）が大きくなるように、行ごと（画像 → 文、{numfmt.fixed(i2t, 3)}）と列ごと"
-               f"（文 → 画像、{numfmt.fixed(t2i, 3)}）の交差エントロピーの平均 {numfmt.fixed(mean, 3)} を小さくします。")
 
 
 def visual_kv() -> None:

@@ -55,6 +55,7 @@ TOPICS: dict[str, str] = {
     "training": "⑧ 学習で注意が育つ",
     "pretrain": "⑨-1 BERT・GPT・ViT",
     "llm": "⑩-1 大規模言語モデルとその後",
+    "multimodal": "⑪ 画像生成とマルチモーダル",
 }
 KINDS = ("calc", "knowledge")
 MAX_ATTEMPTS = 200

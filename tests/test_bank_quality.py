@@ -291,10 +291,11 @@ def test_items_beyond_the_syllabus_are_tagged_advanced():
 def test_moved_items_map_old_ids_to_new_ones():
     renamed = knowledge.renamed_ids()
     assert renamed == {"kb.multihead.k04": "kb.block.k10", "kb.multihead.k05": "kb.block.k11",
-                       "kb.multihead.k06": "kb.block.k12"}
+                       "kb.multihead.k06": "kb.block.k12",
+                       "kb.llm.k22": "kb.multimodal.k01", "kb.llm.k23": "kb.multimodal.k02"}
     for old, new in renamed.items():
         assert old not in quizzes.GENERATORS and new in quizzes.GENERATORS
-        assert GENERATOR_INFO[new][0] == "block"
+        assert GENERATOR_INFO[new][0] == new.split(".")[1]                # the topic of its new id
     assert len(set(renamed.values())) == len(renamed)
 
 

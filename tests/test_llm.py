@@ -1,5 +1,6 @@
 """tutor.llm: GPT-2/3 parameter counts, scaling laws and the compute-optimal split, the reward
-model's loss and the KL-penalised policy, the KV cache, BPE, Swin's window cost, MAE's mask, CLIP.
+model's loss and the KL-penalised policy, the KV cache, BPE, Swin's window cost, MAE's mask (CLIP:
+tests/test_multimodal.py).
 
 Published figures recomputed by the engine from the sizes: GPT-2 small 124,439,808 … GPT-2 XL
 1,557,611,200, GPT-3 174,604,259,328 ≈ 175 B with 12·L·d² = 173,946,175,488; Chinchilla's budget
@@ -383,50 +384,16 @@ def test_mae_mask_draws():
     raises_japanese(llm.mae_mask, 196, "seed")
 
 
-def test_clip_demo():
-    res = llm.clip_zero_shot(llm.CLIP_DEMO_IMAGES, llm.CLIP_DEMO_TEXTS)
-    assert res.predicted.tolist() == [0, 1, 2]
-    assert np.allclose(res.probs.sum(axis=1), 1) and np.all(np.abs(res.similarity) <= 1 + 1e-12)
-    assert [round(x, 3) for x in res.similarity[0]] == [0.966, 0.864, 0.135]
-    assert [round(x, 3) for x in res.probs[0]] == [0.734, 0.266, 0.0]
-    i2t, t2i, mean = llm.clip_contrastive_loss(llm.CLIP_DEMO_IMAGES, llm.CLIP_DEMO_TEXTS)
-    assert math.isclose(mean, (i2t + t2i) / 2) and 0 < t2i < i2t < 1
-
-
-@settings(max_examples=100)
-@given(seed=st.integers(0, 10_000), scale=st.floats(0.1, 50))
-def test_clip_is_a_softmax_of_cosines_and_ignores_lengths(seed, scale):
-    rng = np.random.default_rng(seed)
-    img, txt = rng.normal(size=(2, 5)), rng.normal(size=(3, 5))
-    res = llm.clip_zero_shot(img, txt, scale)
-    cos = np.array([[a @ b / np.linalg.norm(a) / np.linalg.norm(b) for b in txt] for a in img])
-    assert np.allclose(res.similarity, cos)
-    e = np.exp(scale * cos - (scale * cos).max(axis=1, keepdims=True))
-    assert np.allclose(res.probs, e / e.sum(axis=1, keepdims=True))
-    longer = llm.clip_zero_shot(3 * img, 0.5 * txt, scale)
-    assert np.allclose(longer.probs, res.probs)
-
-
-def test_clip_bad_input():
-    raises_japanese(llm.clip_zero_shot, [[0.0, 0.0]], [[1.0, 0.0]])
-    raises_japanese(llm.clip_zero_shot, [[1.0, 0.0]], [[1.0, 0.0, 0.0]])
-    raises_japanese(llm.clip_zero_shot, [[1.0, 0.0]], [[1.0, 0.0]], scale=0)
-    raises_japanese(llm.clip_contrastive_loss, [[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]])
-
-
 # ---------------------------------------------------------------------------
 # conventions
 # ---------------------------------------------------------------------------
 def test_inputs_are_never_mutated():
-    img, txt = np.array(llm.CLIP_DEMO_IMAGES), np.array(llm.CLIP_DEMO_TEXTS)
     ref, r = np.array([0.5, 0.2, 0.05, 0.25]), np.array([1.0, 0.0, 2.0, -1.0])
     w, lo = np.array([2.0, 1.0]), np.array([0.5, 1.5])
-    copies = [x.copy() for x in (img, txt, ref, r, w, lo)]
-    llm.clip_zero_shot(img, txt)
-    llm.clip_contrastive_loss(img, txt)
+    copies = [x.copy() for x in (ref, r, w, lo)]
     llm.kl_optimal_policy(ref, r, 0.5)
     llm.reward_pair_loss(w, lo)
-    assert all(np.array_equal(a, b) for a, b in zip((img, txt, ref, r, w, lo), copies))
+    assert all(np.array_equal(a, b) for a, b in zip((ref, r, w, lo), copies))
 
 
 def test_the_tiled_attention_the_page_cites_is_exact():

@@ -1,6 +1,6 @@
 """AppTest for ⑩-1 大規模言語モデルとその後 (pages/14_llm.py): each section shows the engine's numbers
 (GPT-3's count, Chinchilla's split, the reward model's loss, the KV cache, BPE's merges, Swin's
-ratio, MAE's patches, CLIP's probabilities), an edit in 試してみよう changes what the page shows (and
+ratio, MAE's patches; CLIP moved to ⑪ and ⑩-1 points there), an edit in 試してみよう changes what the page shows (and
 the KV chart of 可視化), bad input gives a Japanese message and keeps the last result, the quiz is
 answered."""
 from __future__ import annotations
@@ -36,7 +36,8 @@ def chart_series(at) -> list[list[str]]:
 
 
 def test_page_is_registered_after_pretrain_with_the_section_layout(page):
-    assert ui.PAGE_BY_KEY["llm"].url == "/llm" and ui.LEARNING_KEYS[-1] == "llm"
+    assert ui.PAGE_BY_KEY["llm"].url == "/llm"
+    assert ui.LEARNING_KEYS.index("llm") < ui.LEARNING_KEYS.index("multimodal") == len(ui.LEARNING_KEYS) - 1   # ⑪ is last
     assert ui.LEARNING_KEYS[ui.LEARNING_KEYS.index("llm") - 1] == "pretrain"
     assert TOPICS["llm"] == ui.PAGE_BY_KEY["llm"].label == "⑩-1 大規模言語モデルとその後"
     assert sections_of(page) == ["ねらい・解説", "手計算", "可視化", "試してみよう", "確認クイズ"]
@@ -51,9 +52,10 @@ def test_aim_and_explanation(page):
     assert f"約 ${numfmt.sci(g3.total, 2, tex=True)}$" in text                 # 1.75×10¹¹ from the engine
     for term in ("zero-shot", "few-shot", "文脈内学習", "Chain-of-Thought", "指示チューニング", "RLHF", "報酬モデル",
                  "KL ダイバージェンス", "ChatGPT", "2022 年 11 月", "基盤モデル", "ハルシネーション", "KV キャッシュ",
-                 "Grouped-Query Attention", "FlashAttention", "BPE", "Swin Transformer", "MAE", "CLIP"):
+                 "Grouped-Query Attention", "FlashAttention", "BPE", "Swin Transformer", "MAE"):
         assert term in text, term
     assert "近似ではなく" in text and "/cost?section=" in text                  # FlashAttention → ⑦-5
+    assert "/multimodal?section=" in text and "⑪ 画像生成とマルチモーダル" in text   # CLIP → ⑪
 
 
 def test_the_explanation_keeps_gpt_and_scaling_open_and_folds_the_rest_one_tap_away():
@@ -63,7 +65,7 @@ def test_the_explanation_keeps_gpt_and_scaling_open_and_folds_the_rest_one_tap_a
     assert [e.label for e in closed.expander] == [
         "プロンプトだけで課題を解かせる", "対話アシスタントへ：指示チューニングと RLHF", "ハルシネーション：もっともらしい誤り",
         "推論を軽くする：KV キャッシュ・MQA/GQA・FlashAttention", "文章をトークンに分ける：BPE",
-        "ViT のあと：Swin Transformer・MAE・CLIP"]
+        "ViT のあと：Swin Transformer・MAE"]
     text = page_text(closed)
     assert "175B" in text and not any(t in text for t in ("報酬モデル", "2022 年 11 月", "Grouped-Query Attention"))
 
@@ -87,21 +89,19 @@ def test_hand_calculations_are_the_engines(page):
     assert "stayed → stay ＋ e ＋ d" in text
     assert "**64 分の 1**" in text and "13.8 分の 1" in text
     assert "**49 個**" in text and "147 個" in text
-    assert "(0.734,\\ 0.266,\\ 0.000)" in text and "「猫の写真」（0.734）" in text
+    assert "CLIP" not in "".join(h.value for h in page.subheader)           # CLIP's calculation is on ⑪
     assert "浮動小数点の丸めの大きさ" in text
 
 
 def test_visual_charts_heatmaps_and_the_beta_stepper(page):
     show_section(page, "visual")
     hms = heatmaps(page)
-    assert len(hms) == 4                                                    # 2 window maps, MAE's mask, CLIP
+    assert len(hms) == 3                                                    # 2 window maps, MAE's mask
     assert np.array_equal(heatmap_numbers(page, 0), llm.swin_window_ids(8, 8, 4).astype(float))
     assert np.array_equal(heatmap_numbers(page, 1), llm.swin_window_ids(8, 8, 4, shifted=True).astype(float))
     mask = heatmap_numbers(page, 2)
     assert mask.shape == (14, 14) and mask.sum() == 49
     assert np.array_equal(mask, llm.mae_mask(196, np.random.default_rng(0)).grid(14, 14))
-    res = llm.clip_zero_shot(llm.CLIP_DEMO_IMAGES, llm.CLIP_DEMO_TEXTS)
-    assert np.allclose(heatmap_numbers(page, 3), np.round(res.similarity, 3))
     beta = steppers(page)["llm_beta"]
     assert beta.options[beta.value] == "0.5"
     for option, b in zip(beta.options, (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0)):

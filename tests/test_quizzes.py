@@ -255,6 +255,16 @@ EXPECTED = {
     "mask.causal_weight": lambda p: num(p["m"][p["j"]] / sum(p["m"][: p["i"] + 1])),
     "mask.padding_weight": lambda p: num(p["m"][p["j"]] / sum(p["m"][: p["length"]])),
     "mask.allowed_pairs": lambda p: num(p["n"] * (p["n"] + 1) // 2),
+    # ⑪: cos / τ; one entry of the contrastive table over its row or its column; ᾱ_t = Π(1 − β); x_t; ε̂
+    "multimodal.clip_logit": lambda p: num(np.dot(p["image"], p["text"]) / np.linalg.norm(p["image"])
+                                           / np.linalg.norm(p["text"]) / p["tau"]),
+    "multimodal.clip_prob": lambda p: num(p["m"][p["i"]][p["j"]] / (sum(p["m"][p["i"]]) if p["direction"] == "i2t"
+                                                                   else sum(row[p["j"]] for row in p["m"]))),
+    "multimodal.alpha_bar": lambda p: num(math.prod(1 - b for b in p["betas"][: p["t"]])),
+    "multimodal.noisy_sample": lambda p: vec(math.sqrt(p["alpha_bar"]) * np.array(p["x0"], float)
+                                             + math.sqrt(1 - p["alpha_bar"]) * np.array(p["eps"], float)),
+    "multimodal.guidance": lambda p: vec(np.array(p["u"]) + p["w"] * (np.array(p["c"]) - np.array(p["u"]))),
+    "multimodal.cross_shape": lambda p: f"{num(p['side'] ** 2)} 行 {num(p['tokens'])} 列",
 }
 
 

@@ -49,6 +49,7 @@ _LEARNING = [
     ("training", "pages/12_training.py"),
     ("pretrain", "pages/13_pretrain.py"),
     ("llm", "pages/14_llm.py"),
+    ("multimodal", "pages/24_multimodal.py"),
 ]
 
 PAGES: tuple[PageInfo, ...] = (
