@@ -14,7 +14,7 @@ import ui
 from tutor import handcalc as thc
 from tutor import multimodal as mm
 from tutor import numfmt
-from ui.figures import lines_chart, prob_bars, side_by_side
+from ui.figures import fitted_lines_chart, prob_bars, side_by_side
 
 ui.page("multimodal")
 st.caption("注意が画像と文をつなぐ：画像と文を比べる CLIP、文から画像を作る拡散モデル、画像を読む言語モデル")
@@ -145,7 +145,7 @@ def explain_generation() -> None:
 
 def explain_diffusion() -> None:
     st.markdown(
-        f"DDPM（Ho ら、2020 年）は $T = {mm.DDPM_STEPS:,}$ ステップで、各ステップのノイズの分散 $\\beta_t$ を "
+        f"DDPM（Ho ら、2020 年）は $T = {numfmt.grouped(mm.DDPM_STEPS).replace(',', '{,}')}$ ステップで、各ステップのノイズの分散 $\\beta_t$ を "
         f"${fx(mm.DDPM_BETA_1, 4)}$ から ${fx(mm.DDPM_BETA_T, 2)}$ まで直線的に増やしました。信号が残る割合 $1 - \\beta_s$ を掛け合わせた "
         "$\\bar\\alpha_t$ を使うと、正規分布の和はまた正規分布なので、$x_0$ から $x_t$ へ 1 度に飛べます。"
     )
@@ -237,7 +237,7 @@ def hand_clip() -> None:
     st.latex(r"\begin{aligned}\mathrm{CE}_{\text{行}} &= -\tfrac{1}{3}\textstyle\sum_k \ln " r"p^{\text{行}}_{kk} = "
              + fx(p.loss_i2t) + r" \\ \mathrm{CE}_{\text{列}} &= " + fx(p.loss_t2i) + r" \\ \mathcal{L} &= "
              + fx(p.loss) + r"\end{aligned}")
-    st.caption(f"対角の確率：行 {vec(np.diag(p.image_to_text))}、列 {vec(np.diag(p.text_to_image))}。"
+    st.caption(f"対角の確率：行 {vec(np.diag(p.image_to_text), tex=False)}、列 {vec(np.diag(p.text_to_image), tex=False)}。"
                "犬の文と犬の画像は向きが完全に一致（類似度 1）しています。")
 
 
@@ -249,8 +249,8 @@ def hand_zero_shot() -> None:
     st.markdown(f"確率が最も大きいのは「{PROMPTS[z.predicted]}」（{fx(z.probs[z.predicted])}）。")
     wrong = mm.zero_shot_unnormalised(mm.CLIP_DEMO_IMAGES[0], mm.CLIP_DEMO_TEXTS, TAU)
     dots = mm.clip_logits_unnormalised(mm.CLIP_DEMO_IMAGES[:1], mm.CLIP_DEMO_TEXTS, 1.0)[0]
-    st.markdown(f"長さをそろえずに内積 {vec(dots, 0)} をそのまま使うと、長さ 10 の「車の写真」が勝ち、確率 "
-                f"{vec(wrong)} で車と答えてしまいます。**正規化してから内積** が CLIP のやり方です。")
+    st.markdown(f"長さをそろえずに内積 {vec(dots, 0, tex=False)} をそのまま使うと、長さ {fx(demo_clip().text_norms[2])} の"
+                f"「{PROMPTS[2]}」が勝ち、確率 {vec(wrong, tex=False)} で車と答えてしまいます。**正規化してから内積** が CLIP のやり方です。")
 
 
 def hand_cross() -> None:
@@ -288,14 +288,14 @@ def hand_diffusion() -> None:
     r = mm.add_noise(mm.DIFFUSION_DEMO_X0, mm.DIFFUSION_DEMO_EPS, a[2])
     st.markdown(f"$\\sqrt{{\\bar\\alpha_3}} = {fx(r.signal)}$、$\\sqrt{{1 - \\bar\\alpha_3}} = {fx(r.noise)}$。"
                 f"$x_0 = {vec(mm.DIFFUSION_DEMO_X0, 1)}$ とノイズ $\\varepsilon = {vec(mm.DIFFUSION_DEMO_EPS, 1)}$ から：")
-    st.latex(rf"x_3 = {fx(r.signal)}\,{vec(mm.DIFFUSION_DEMO_X0, 1)} + {fx(r.noise)}\,{vec(mm.DIFFUSION_DEMO_EPS, 1)}"
-             rf" = {vec(r.x_t)}")
+    st.latex(rf"\begin{{aligned}}x_3 &= {fx(r.signal)}\,{vec(mm.DIFFUSION_DEMO_X0, 1)} + {fx(r.noise)}\,{vec(mm.DIFFUSION_DEMO_EPS, 1)}"
+             rf" \\ &= {vec(r.x_t)}\end{{aligned}}")
     eps_hat = mm.DIFFUSION_DEMO_EPS_HAT
     back = mm.x0_from_noise(r.x_t, eps_hat, r.alpha_bar)
     exact = mm.x0_from_noise(r.x_t, mm.DIFFUSION_DEMO_EPS, r.alpha_bar)
     st.markdown(f"逆向き：ネットワークがノイズを $\\hat\\varepsilon = {vec(eps_hat, 1)}$ と予測したら、"
                 f"$\\hat x_0 = (x_3 - {fx(r.noise)}\\,\\hat\\varepsilon) / {fx(r.signal)}$ で戻します。")
-    st.latex(rf"\hat x_0 = {vec(back)}\quad(\text{{正しい}}\ \varepsilon\ \text{{なら}}\ {vec(exact)})")
+    st.latex(rf"\begin{{aligned}}\hat x_0 &= {vec(back)} \\ &(\text{{正しい}}\ \varepsilon\ \text{{なら}}\ {vec(exact)})\end{{aligned}}")
     st.caption("予測が正確なほど元の $x_0$ に近づきます。DDPM の学習は、この予測と本当のノイズの二乗誤差を小さくすることです。")
 
 
@@ -304,7 +304,7 @@ def hand_guidance() -> None:
     g = mm.guided(u, c, w)
     st.markdown(f"文を与えない予測 $\\varepsilon_u = {vec(u, 1)}$、与えた予測 $\\varepsilon_c = {vec(c, 1)}$、$w = {fx(w)}$（発展）。")
     st.latex(rf"\begin{{aligned}}\varepsilon_c - \varepsilon_u &= {vec(g.difference, 1)} \\"
-             rf"\hat\varepsilon &= {vec(u, 1)} + {fx(w)} \times {vec(g.difference, 1)} = {vec(g.noise)}\end{{aligned}}")
+             rf"\hat\varepsilon &= {vec(u, 1)} + {fx(w)} \times {vec(g.difference, 1)} \\ &= {vec(g.noise)}\end{{aligned}}")
     st.caption("差を逆向き（$\\varepsilon_u - \\varepsilon_c$）にとったり、$\\varepsilon_c$ を $w$ 倍するだけにしたりすると別の値になります。")
 
 
@@ -343,9 +343,10 @@ def visual_cross(r: mm.TextImageAttention, tokens) -> None:
 
 def visual_diffusion() -> None:
     t, signal, noise = mm.schedule_curve(mm.linear_betas())
-    ui.cached_chart(lines_chart, "ステップ t", "係数", (("√ᾱ_t（x₀ に掛かる）", tuple(t), tuple(signal)),
-                                                  ("√(1−ᾱ_t)（ε に掛かる）", tuple(t), tuple(noise))),
-                    title="DDPM の直線的な β（10⁻⁴ → 0.02）", y_format=".1f")
+    ui.cached_chart(fitted_lines_chart, "ステップ t", "係数", (("√ᾱ_t", tuple(t), tuple(signal)),
+                                                         ("√(1−ᾱ_t)", tuple(t), tuple(noise))),
+                    title="DDPM の直線的な β（10⁻⁴ → 0.02）", y_format=".1f", width="stretch")
+    st.caption("√ᾱ_t は x₀ に、√(1−ᾱ_t) はノイズ ε に掛かる係数です。2 乗の和はいつも 1 です。")
     eps = mm.standard_noise((4, 4), np.random.default_rng(0))
     parts = [(mm.DIFFUSION_DEMO_IMAGE, PIXELS, PIXELS, "x₀（元の画像）")]
     betas = mm.linear_betas()
@@ -376,9 +377,11 @@ def try_clip() -> None:
     """CLIP's table as a fragment: an edited embedding or τ reruns this part only."""
     c1, c2 = st.columns(2)
     with c1:
-        img = ui.matrix_editor("multimodal_img", mm.CLIP_DEMO_IMAGES, IMAGES, DIMS, label="画像の埋め込み")
+        img = ui.matrix_editor("multimodal_img", mm.CLIP_DEMO_IMAGES, IMAGES, DIMS, label="画像の埋め込み",
+                              reset_label="例の値に戻す")
     with c2:
-        txt = ui.matrix_editor("multimodal_txt", mm.CLIP_DEMO_TEXTS, PROMPTS, DIMS, label="文の埋め込み")
+        txt = ui.matrix_editor("multimodal_txt", mm.CLIP_DEMO_TEXTS, PROMPTS, DIMS, label="文の埋め込み",
+                              reset_label="例の値に戻す")
     tau = st.select_slider("温度 τ", options=TAUS, value=TAU, key="multimodal_tau", persist_state="session")
     b = ui.compute("multimodal_clip", mm.clip_batch, img, txt, tau)
     if b is None:
@@ -431,12 +434,13 @@ def try_diffusion() -> None:
 def try_guidance() -> None:
     """The guided prediction as a fragment: w or the two predictions rerun this part only."""
     preds = ui.matrix_editor("multimodal_eps", (mm.GUIDANCE_DEMO_UNCOND, mm.GUIDANCE_DEMO_COND), ("ε_u（文なし）", "ε_c（文あり）"),
-                             ("1", "2"), label="2 つのノイズの予測")
+                             ("1", "2"), label="2 つのノイズの予測", reset_label="例の値に戻す")
     w = st.slider("ガイダンスの強さ w", min_value=0.0, max_value=15.0, value=mm.GUIDANCE_DEMO_W, step=0.5,
                   key="multimodal_w", persist_state="session")
     g = ui.compute("multimodal_guided", mm.guided, preds[0], preds[1], w)
     if g is not None:
-        st.latex(rf"\hat\varepsilon = {vec(preds[0], 2)} + {fx(w, 1)} \times {vec(g.difference, 2)} = {vec(g.noise, 2)}")
+        st.latex(rf"\begin{{aligned}}\hat\varepsilon &= {vec(preds[0], 2)} + {fx(w, 1)} \times {vec(g.difference, 2)} \\"
+                 rf" &= {vec(g.noise, 2)}\end{{aligned}}")
 
 
 ui.sections("multimodal", [("aim", aim_and_explain), ("hand", hand), ("visual", visual), ("try", try_it)],

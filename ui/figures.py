@@ -474,3 +474,15 @@ def lines_chart(x_title: str, y_title: str, series: tuple, marks: tuple = (), *,
                    {"data": {"name": "marks"}, "mark": {"type": "text", "dx": 6, "align": "left", "baseline": "bottom"},
                     "encoding": {**enc, "text": {"field": "名前", "type": "nominal"}}}]
     return {"title": title, "datasets": datasets, "layer": layers, "height": 260, "autosize": {"type": "pad"}}
+
+
+# ---------------------------------------------------------------------------
+# ⑪: lines that fit a phone column
+# ---------------------------------------------------------------------------
+def fitted_lines_chart(x_title: str, y_title: str, series: tuple, marks: tuple = (), *, title: str,
+                       y_format: str | None = None, log: bool = False) -> dict:
+    """lines_chart whose axes and legend fit inside the width it is given (autosize "fit" with the
+    padding contained): shown with width="stretch", it is exactly the column's width, 358 px on a
+    390 px phone, where lines_chart's "pad" adds its axes outside and overflows."""
+    spec = lines_chart(x_title, y_title, series, marks, title=title, y_format=y_format, log=log)
+    return {**spec, "autosize": {"type": "fit", "contains": "padding"}}
