@@ -47,7 +47,10 @@ VARY_SEEDS = 200
 LEARNING_TOPICS_OWN = ("naive", "qkv", "scaling", "formula", "multihead", "mask")
 SYLLABUS = ("Attention", "Self-Attention", "Source-Target Attention", "Multi-Head Attention", "Seq2Seq",
             "Transformer", "位置エンコーディング", "クエリ", "キー", "バリュー", "ソフトマックス", "勾配消失",
-            "残差接続", "層正規化", "バッチ正規化", "BERT", "GPT", "計算量")
+            "残差接続", "層正規化", "バッチ正規化", "BERT", "GPT", "計算量",
+            # ⑪ (the syllabus's マルチモーダル and, from データ生成, 拡散モデル)
+            "マルチモーダル", "CLIP", "DALL-E", "Flamingo", "Unified-IO", "Image Captioning", "Text-To-Image",
+            "Visual Question Answering", "マルチタスク学習", "拡散モデル")
 LABEL = re.compile(r"^[^：]{1,40}：.{5,}", re.S)   # "<名前>：<一文で、なぜその値になるか>"
 PHRASE = re.compile(r"1\s*つ選べ")
 NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
