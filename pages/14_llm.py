@@ -1,9 +1,9 @@
-"""⑩-1 大規模言語モデルとその後：GPT-2/3 の大きさ、スケーリング則、BPE、ViT のあとの画像モデル（Swin・MAE・CLIP）。
+"""⑩-1 大規模言語モデルとその後：GPT-2/3 の大きさ、スケーリング則、BPE、ViT のあとの画像モデル（Swin・MAE）。
 指示チューニングと RLHF（報酬モデル・KL の罰）は ⑩-2（pages/18_adapt.py）、推論のコスト（KV キャッシュ・MQA/GQA・
-FlashAttention）は ⑩-3（pages/19_efficient.py）へ移った。
+FlashAttention）は ⑩-3（pages/19_efficient.py）、CLIP は ⑪（pages/24_multimodal.py）へ移った。
 
 Every number comes from tutor.llm: parameter counts, the compute-optimal split of a budget, BPE's
-merges, Swin's costs and windows, MAE's mask, CLIP's similarities.
+merges, Swin's costs and windows, MAE's mask.
 """
 import numpy as np
 import pandas as pd
@@ -11,7 +11,6 @@ import streamlit as st
 
 import ui
 from tutor import llm, numfmt, pretrain
-from ui.figures import prob_bars
 
 ui.page("llm")
 
@@ -89,7 +88,8 @@ def aim_and_explain() -> None:
         "（指示チューニング・RLHF など重みを学習し直して目的に合わせる方法は ⑩-2）。\n"
         "- サブワード分割 **BPE** の手順をたどれる（推論を軽くする KV キャッシュ・MQA/GQA・FlashAttention は "
         f"[{ui.PAGE_BY_KEY['efficient'].label}]({ui.section_url('efficient', 'aim')})）。\n"
-        "- ViT のあとの **Swin Transformer・MAE・CLIP** の要点を、計算量・パッチの数・類似度の softmax で確かめる。"
+        "- ViT のあとの **Swin Transformer・MAE** の要点を、計算量とパッチの数で確かめる（画像と文をつなぐ CLIP は "
+        f"[{ui.PAGE_BY_KEY['multimodal'].label}]({ui.section_url('multimodal', 'aim')})）。"
     )
     ui.section("explain")
     st.subheader("GPT-2・GPT-3：デコーダだけのモデルを大きくする")
@@ -100,7 +100,7 @@ def aim_and_explain() -> None:
         ("プロンプトだけで課題を解かせる", explain_prompting, "prompting"),
         ("ハルシネーション：もっともらしい誤り", explain_hallucination, "hallucination"),
         ("文章をトークンに分ける：BPE", explain_bpe, "bpe"),
-        ("ViT のあと：Swin Transformer・MAE・CLIP", explain_vision, "vision")), key="llm")
+        ("ViT のあと：Swin Transformer・MAE", explain_vision, "vision")), key="llm")
 
 
 def explain_gpt() -> None:
@@ -189,10 +189,8 @@ def explain_vision() -> None:
     st.markdown(
         f"**MAE**（Masked Autoencoder、2021 年）は、パッチの **{llm.MAE_MASK_PERCENT} %** をランダムに隠し、大きなエンコーダには"
         "見えるパッチだけを通します。小さなデコーダが、隠した位置の印を加えた全パッチから画素を復元します（非対称な構成）。"
-        "**CLIP**（2021 年）は画像と説明文の組から、対応する組の埋め込みが近くなるように 2 つのエンコーダを学習します。"
-        "クラス名を「〇〇の写真」のような文にして埋め込み、画像とのコサイン類似度に softmax をかけると、学習していないクラスでも"
-        "分類できます（ゼロショット）。画像をクエリ、文をキーとみなすと、注意の重みとよく似た計算です。"
     )
+    st.markdown(f"画像と文をつなぐ CLIP は [{ui.PAGE_BY_KEY['multimodal'].label}]({ui.section_url('multimodal', 'aim')}) で扱います。")
 
 
 # ---------------------------------------------------------------------------
@@ -209,8 +207,6 @@ def hand() -> None:
     hand_swin()
     st.subheader("MAE：見えるパッチの数")
     hand_mae()
-    st.subheader("CLIP：画像と文の類似度で分類する")
-    hand_clip()
 
 
 def hand_gpt() -> None:
@@ -276,19 +272,6 @@ def hand_mae() -> None:
                 f"デコーダは {vis} 個の出力に、隠した {llm.mae_hidden(n)} 個の位置の印（マスクトークン）を加えた {n} 個を受け取ります。")
 
 
-def hand_clip() -> None:
-    res = llm.clip_zero_shot(llm.CLIP_DEMO_IMAGES, llm.CLIP_DEMO_TEXTS)
-    labels = [f"{c}の写真" for c in llm.CLIP_DEMO_LABELS]
-    st.markdown("猫の画像の埋め込みと、3 つの文の埋め込み（4 次元の小さな例）を、長さ 1 にそろえてから内積をとります"
-                f"（コサイン類似度）。それを {numfmt.trimmed(llm.CLIP_DEMO_SCALE, 1)} 倍して softmax にかけます。")
-    ui.show_matrix(np.vstack([llm.CLIP_DEMO_IMAGES[0], llm.CLIP_DEMO_TEXTS]), ["猫の画像", *labels],
-                   ["1", "2", "3", "4"], digits=1, caption="埋め込み（長さをそろえる前）")
-    st.latex(r"\begin{aligned}\cos &= " + ui.handcalc.vector(res.similarity[0], 3, tex=True) + r" \\"
-             + r"\mathrm{softmax}(" + numfmt.trimmed(llm.CLIP_DEMO_SCALE, 1) + r"\cos) &= "
-             + ui.handcalc.vector(res.probs[0], 3, tex=True) + r"\end{aligned}")
-    st.markdown(f"確率が最も大きいのは「{labels[int(res.predicted[0])]}」（{numfmt.fixed(res.probs[0].max(), 3)}）です。")
-
-
 # ---------------------------------------------------------------------------
 # 可視化
 # ---------------------------------------------------------------------------
@@ -319,14 +302,6 @@ def visual() -> None:
                "同じ窓に入ります（端の窓は小さくなる）。")
     st.subheader("MAE：ランダムに隠したパッチ")
     visual_mae()
-    st.subheader("CLIP：画像と文の類似度の表")
-    res = llm.clip_zero_shot(llm.CLIP_DEMO_IMAGES, llm.CLIP_DEMO_TEXTS)
-    rows, cols = [f"{c}の画像" for c in llm.CLIP_DEMO_LABELS], [f"{c}の写真" for c in llm.CLIP_DEMO_LABELS]
-    ui.heatmap(res.similarity, rows, cols, x_title="文（キーの役）", y_title="画像（クエリの役）", title="コサイン類似度")
-    ui.cached_chart(prob_bars, tuple(res.probs[0]), tuple(cols), title="猫の画像：softmax(10 × 類似度)")
-    i2t, t2i, mean = llm.clip_contrastive_loss(llm.CLIP_DEMO_IMAGES, llm.CLIP_DEMO_TEXTS)
-    st.caption(f"学習では対角（正しい組）が大きくなるように、行ごと（画像 → 文、{numfmt.fixed(i2t, 3)}）と列ごと"
-               f"（文 → 画像、{numfmt.fixed(t2i, 3)}）の交差エントロピーの平均 {numfmt.fixed(mean, 3)} を小さくします。")
 
 
 def visual_mae() -> None:

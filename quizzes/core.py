@@ -62,6 +62,7 @@ TOPICS: dict[str, str] = {
     "llm": "⑩-1 大規模言語モデルとその後",
     "adapt": "⑩-2 LLM を目的に合わせる",
     "efficient": "⑩-3 モデルと推論を軽くする",
+    "multimodal": "⑪ 画像生成とマルチモーダル",
 }
 KINDS = ("calc", "knowledge")
 MAX_ATTEMPTS = 200

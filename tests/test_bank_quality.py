@@ -302,7 +302,9 @@ def test_moved_items_map_old_ids_to_new_ones():
                        "kb.llm.k10": "kb.adapt.k04", "kb.llm.k11": "kb.adapt.k05", "llm.reward_loss": "adapt.reward_loss",
                        # ⑩-1's inference part moved to ⑩-3 (issue 43)
                        "kb.llm.k15": "kb.efficient.k01", "kb.llm.k16": "kb.efficient.k02", "kb.llm.k17": "kb.efficient.k03",
-                       "llm.kv_cache": "efficient.kv_cache"}
+                       "llm.kv_cache": "efficient.kv_cache",
+                       # ⑩-1's CLIP moved to ⑪ (issue 43)
+                       "kb.llm.k22": "kb.multimodal.k01", "kb.llm.k23": "kb.multimodal.k02"}
     for old, new in renamed.items():
         assert old not in quizzes.GENERATORS and new in quizzes.GENERATORS
         assert GENERATOR_INFO[new][0] == new.removeprefix("kb.").split(".")[0]   # the new id names its topic

@@ -138,10 +138,10 @@ def test_exam_setup_defaults_to_the_real_pace():
 
 def test_the_start_screen_names_the_topics_a_paper_draws_from():
     """The range it names is the pool's (practice.exam.pool_topics): ⑩ joined the pool with its page,
-    and the screen said ⓪〜⑨ until it was read from the pool."""
+    and the screen said ⓪〜⑨ until it was read from the pool; ⑪ is the last page now."""
     assert ex.pool_topics() == list(TOPICS)                          # every page has exam items
     at = no_exception(open_page(EXAM))
-    assert "Attention と Transformer のまわり（⓪〜⑩ の全トピック）だけです" in page_text(at)
+    assert "Attention と Transformer のまわり（⓪〜⑪ の全トピック）だけです" in page_text(at)
 
 
 

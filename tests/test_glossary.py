@@ -33,7 +33,7 @@ NAMED_IN_THE_ISSUE = {
     "Adam の β1・β2・ε": "training", "ラベル平滑化": "training", "ドロップアウト": "block",
     "GPT-3": "llm", "スケーリング則": "llm", "Chinchilla": "llm", "RLHF": "adapt", "ChatGPT": "adapt",
     "ハルシネーション": "llm", "基盤モデル": "adapt", "Chain-of-Thought": "llm", "KV キャッシュ": "efficient",
-    "GQA": "efficient", "BPE": "llm", "Swin Transformer": "llm", "MAE": "llm", "CLIP": "llm",
+    "GQA": "efficient", "BPE": "llm", "Swin Transformer": "llm", "MAE": "llm", "CLIP": "multimodal",
 }
 
 

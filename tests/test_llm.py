@@ -1,6 +1,6 @@
 """tutor.llm: GPT-2/3 parameter counts, scaling laws and the compute-optimal split, BPE, Swin's window
-cost, MAE's mask, CLIP (the reward model and the KL-penalised policy moved with ⑩-2 to tutor.adapt:
-tests/test_adapt.py; the KV cache to ⑩-3: tests/test_efficient.py).
+cost, MAE's mask (the reward model and the KL-penalised policy moved with ⑩-2 to tutor.adapt:
+tests/test_adapt.py; the KV cache to ⑩-3: tests/test_efficient.py; CLIP to ⑪: tests/test_multimodal.py).
 
 Published figures recomputed by the engine from the sizes: GPT-2 small 124,439,808 … GPT-2 XL
 1,557,611,200, GPT-3 174,604,259,328 ≈ 175 B with 12·L·d² = 173,946,175,488; Chinchilla's budget
@@ -269,46 +269,14 @@ def test_mae_mask_draws():
     raises_japanese(llm.mae_mask, 196, "seed")
 
 
-def test_clip_demo():
-    res = llm.clip_zero_shot(llm.CLIP_DEMO_IMAGES, llm.CLIP_DEMO_TEXTS)
-    assert res.predicted.tolist() == [0, 1, 2]
-    assert np.allclose(res.probs.sum(axis=1), 1) and np.all(np.abs(res.similarity) <= 1 + 1e-12)
-    assert [round(x, 3) for x in res.similarity[0]] == [0.966, 0.864, 0.135]
-    assert [round(x, 3) for x in res.probs[0]] == [0.734, 0.266, 0.0]
-    i2t, t2i, mean = llm.clip_contrastive_loss(llm.CLIP_DEMO_IMAGES, llm.CLIP_DEMO_TEXTS)
-    assert math.isclose(mean, (i2t + t2i) / 2) and 0 < t2i < i2t < 1
-
-
-@settings(max_examples=100)
-@given(seed=st.integers(0, 10_000), scale=st.floats(0.1, 50))
-def test_clip_is_a_softmax_of_cosines_and_ignores_lengths(seed, scale):
-    rng = np.random.default_rng(seed)
-    img, txt = rng.normal(size=(2, 5)), rng.normal(size=(3, 5))
-    res = llm.clip_zero_shot(img, txt, scale)
-    cos = np.array([[a @ b / np.linalg.norm(a) / np.linalg.norm(b) for b in txt] for a in img])
-    assert np.allclose(res.similarity, cos)
-    e = np.exp(scale * cos - (scale * cos).max(axis=1, keepdims=True))
-    assert np.allclose(res.probs, e / e.sum(axis=1, keepdims=True))
-    longer = llm.clip_zero_shot(3 * img, 0.5 * txt, scale)
-    assert np.allclose(longer.probs, res.probs)
-
-
-def test_clip_bad_input():
-    raises_japanese(llm.clip_zero_shot, [[0.0, 0.0]], [[1.0, 0.0]])
-    raises_japanese(llm.clip_zero_shot, [[1.0, 0.0]], [[1.0, 0.0, 0.0]])
-    raises_japanese(llm.clip_zero_shot, [[1.0, 0.0]], [[1.0, 0.0]], scale=0)
-    raises_japanese(llm.clip_contrastive_loss, [[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]])
-
-
 # ---------------------------------------------------------------------------
 # conventions
 # ---------------------------------------------------------------------------
 def test_inputs_are_never_mutated():
-    img, txt = np.array(llm.CLIP_DEMO_IMAGES), np.array(llm.CLIP_DEMO_TEXTS)
-    copies = [x.copy() for x in (img, txt)]
-    llm.clip_zero_shot(img, txt)
-    llm.clip_contrastive_loss(img, txt)
-    assert all(np.array_equal(a, b) for a, b in zip((img, txt), copies))
+    corpus = [list(pair) for pair in llm.BPE_DEMO_CORPUS]      # a learner's corpus as lists: left as it was
+    copy = [list(pair) for pair in corpus]
+    llm.bpe_train(corpus, 8)
+    assert corpus == copy
 
 
 # ---------------------------------------------------------------------------

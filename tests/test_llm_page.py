@@ -1,8 +1,8 @@
 """AppTest for ⑩-1 大規模言語モデルとその後 (pages/14_llm.py): each section shows the engine's numbers
-(GPT-3's count, Chinchilla's split, BPE's merges, Swin's ratio, MAE's patches, CLIP's probabilities; the
-reward model moved to ⑩-2, tests/test_adapt_page.py, the KV cache to ⑩-3, tests/test_efficient_page.py), an edit
-in 試してみよう changes what the page shows, bad input gives a Japanese message and keeps the last result, the
-quiz is answered."""
+(GPT-3's count, Chinchilla's split, BPE's merges, Swin's ratio, MAE's patches; the reward model moved
+to ⑩-2, tests/test_adapt_page.py, the KV cache to ⑩-3, tests/test_efficient_page.py, CLIP to ⑪,
+tests/test_multimodal_page.py), an edit in 試してみよう changes what the page shows, bad input gives a
+Japanese message and keeps the last result, the quiz is answered."""
 from __future__ import annotations
 
 import numpy as np
@@ -51,12 +51,13 @@ def test_aim_and_explanation(page):
     g3 = llm.gpt_param_count(96, 12_288, context=2048)
     assert f"約 ${numfmt.sci(g3.total, 2, tex=True)}$" in text                 # 1.75×10¹¹ from the engine
     for term in ("zero-shot", "few-shot", "文脈内学習", "Chain-of-Thought", "ハルシネーション",
-                 "BPE", "Swin Transformer", "MAE", "CLIP"):
+                 "BPE", "Swin Transformer", "MAE"):
         assert term in text, term
     # instruction tuning, RLHF, ChatGPT and foundation models moved to ⑩-2, the KV cache, MQA/GQA and
-    # FlashAttention to ⑩-3: one pointer to each is left
+    # FlashAttention to ⑩-3, CLIP to ⑪: one pointer to each is left
     assert "報酬モデル" not in text and "2022 年 11 月" not in text and "Grouped-Query Attention" not in text
     assert f"[{ui.PAGE_BY_KEY['adapt'].label}](/adapt)" in text and "/efficient?section=" in text
+    assert "/multimodal?section=" in text and "⑪ 画像生成とマルチモーダル" in text
 
 
 def test_the_explanation_keeps_gpt_and_scaling_open_and_folds_the_rest_one_tap_away():
@@ -65,7 +66,7 @@ def test_the_explanation_keeps_gpt_and_scaling_open_and_folds_the_rest_one_tap_a
     closed = open_page(PAGE, unfold=False)
     assert [e.label for e in closed.expander] == [
         "プロンプトだけで課題を解かせる", "ハルシネーション：もっともらしい誤り", "文章をトークンに分ける：BPE",
-        "ViT のあと：Swin Transformer・MAE・CLIP"]
+        "ViT のあと：Swin Transformer・MAE"]
     text = page_text(closed)
     assert "175B" in text and not any(t in text for t in ("思考の連鎖", "報酬モデル", "バイト対符号化"))
 
@@ -85,21 +86,19 @@ def test_hand_calculations_are_the_engines(page):
     assert "stayed → stay ＋ e ＋ d" in text
     assert "**64 分の 1**" in text and "13.8 分の 1" in text
     assert "**49 個**" in text and "147 個" in text
-    assert "(0.734,\\ 0.266,\\ 0.000)" in text and "「猫の写真」（0.734）" in text
+    assert "CLIP" not in "".join(h.value for h in page.subheader)           # CLIP's calculation is on ⑪
     assert "浮動小数点の丸めの大きさ" not in text and "KV キャッシュのメモリ" not in text       # moved to ⑩-3
 
 
 def test_visual_charts_and_heatmaps(page):
     show_section(page, "visual")
     hms = heatmaps(page)
-    assert len(hms) == 4                                                    # 2 window maps, MAE's mask, CLIP
+    assert len(hms) == 3                                                    # 2 window maps, MAE's mask
     assert np.array_equal(heatmap_numbers(page, 0), llm.swin_window_ids(8, 8, 4).astype(float))
     assert np.array_equal(heatmap_numbers(page, 1), llm.swin_window_ids(8, 8, 4, shifted=True).astype(float))
     mask = heatmap_numbers(page, 2)
     assert mask.shape == (14, 14) and mask.sum() == 49
     assert np.array_equal(mask, llm.mae_mask(196, np.random.default_rng(0)).grid(14, 14))
-    res = llm.clip_zero_shot(llm.CLIP_DEMO_IMAGES, llm.CLIP_DEMO_TEXTS)
-    assert np.allclose(heatmap_numbers(page, 3), np.round(res.similarity, 3))
     assert "llm_beta" not in steppers(page)                                 # the KL stepper moved to ⑩-2
     series = chart_series(page)
     assert ["L(N) = (N_c/N)^α"] in series

@@ -50,7 +50,10 @@ SYLLABUS = ("Attention", "Self-Attention", "Source-Target Attention", "Multi-Hea
             "残差接続", "層正規化", "バッチ正規化", "BERT", "GPT", "計算量",
             "ワンホットベクトル", "BoW", "TF-IDF", "N-gram", "分散表現", "単語埋め込み", "word2vec", "CBOW",   # ⓪-1
             "スキップグラム", "fastText", "ELMo", "形態素解析", "構文解析",
-            "機械翻訳")                                                                                     # ⑦-6
+            "機械翻訳",                                                                                     # ⑦-6
+            # ⑪ (the syllabus's マルチモーダル and, from データ生成, 拡散モデル)
+            "マルチモーダル", "CLIP", "DALL-E", "Flamingo", "Unified-IO", "Image Captioning", "Text-To-Image",
+            "Visual Question Answering", "マルチタスク学習", "拡散モデル")
 LABEL = re.compile(r"^[^：]{1,40}：.{5,}", re.S)   # "<名前>：<一文で、なぜその値になるか>"
 PHRASE = re.compile(r"1\s*つ選べ")
 NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
@@ -271,6 +274,16 @@ EXPECTED = {
     "bertfamily.xlnet_orders": lambda p: num({"all": math.factorial(p["n"]), "first": math.factorial(p["n"] - 1),
                                               "before": math.factorial(p["n"]) // 2}[p["kind"]]),
     "bertfamily.squad_span": lambda p: num(max(p["start"][i] + p["end"][j] for i in range(5) for j in range(i, 5))),
+    # ⑪: cos / τ; one entry of the contrastive table over its row or its column; ᾱ_t = Π(1 − β); x_t; ε̂
+    "multimodal.clip_logit": lambda p: num(np.dot(p["image"], p["text"]) / np.linalg.norm(p["image"])
+                                           / np.linalg.norm(p["text"]) / p["tau"]),
+    "multimodal.clip_prob": lambda p: num(p["m"][p["i"]][p["j"]] / (sum(p["m"][p["i"]]) if p["direction"] == "i2t"
+                                                                   else sum(row[p["j"]] for row in p["m"]))),
+    "multimodal.alpha_bar": lambda p: num(math.prod(1 - b for b in p["betas"][: p["t"]])),
+    "multimodal.noisy_sample": lambda p: vec(math.sqrt(p["alpha_bar"]) * np.array(p["x0"], float)
+                                             + math.sqrt(1 - p["alpha_bar"]) * np.array(p["eps"], float)),
+    "multimodal.guidance": lambda p: vec(np.array(p["u"]) + p["w"] * (np.array(p["c"]) - np.array(p["u"]))),
+    "multimodal.cross_shape": lambda p: f"{num(p['side'] ** 2)} 行 {num(p['tokens'])} 列",
 }
 
 

@@ -23,14 +23,15 @@ contract that live in their topic, ``positional_encoding`` and ``layer_norm``.
   ``training`` ⑧ (a package: task, model, optim, loop, gradients, and recipe: the paper's schedule,
   label smoothing and dropout), ``pretrain`` ⑨-1 (BERT, GPT, ViT), ``bertfamily`` ⑨-2 (ALBERT,
   RoBERTa, ELECTRA, XLNet, T5 and the SQuAD answer span),
-  ``llm`` ⑩-1 (a package: models and scaling, BPE, vision after ViT),
+  ``llm`` ⑩-1 (a package: models and scaling, BPE, Swin and MAE after ViT),
   ``adapt`` ⑩-2 (a package: PEFT and LoRA, RLHF and DPO, RAG's retrieval),
-  ``efficient`` ⑩-3 (a package: distillation, quantization, pruning; the KV cache, sparse attention)
+  ``efficient`` ⑩-3 (a package: distillation, quantization, pruning; the KV cache, sparse attention),
+  ``multimodal`` ⑪ (CLIP's contrastive similarities, text-to-image cross-attention, diffusion, guidance)
 """
 from . import core, handcalc, numfmt, textbook, vocab  # noqa: F401  (the shared kernel)
 from . import wordvec, seq2seq, seq2seq_rnn, naive, qkv, scaling, formula, multihead, mask  # noqa: F401  (pages ⓪–⑥)
 from . import position, block, encdec, output, cost, paper, training  # noqa: F401  (pages ⑦-1 … ⑧)
-from . import pretrain, bertfamily, llm, adapt, efficient  # noqa: F401  (pages ⑨-1 … ⑩-3)
+from . import pretrain, bertfamily, llm, adapt, efficient, multimodal  # noqa: F401  (pages ⑨-1 … ⑪)
 from .block import layer_norm  # noqa: F401
 from .core import (  # noqa: F401
     as_matrix, positive_int, check_rng, checked_qkv, softmax, softmax_jacobian,

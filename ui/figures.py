@@ -594,3 +594,4 @@ def stacked_counts(rows: Sequence[tuple[str, str, int]], *, title: str, x_title:
                           "text": {"field": "表示", "type": "nominal"}}}
     return {"title": _title_lines(title), "datasets": {"parts": df, "totals": totals}, "layer": [stack, label],
             "height": 90 + 44 * len(bars), "autosize": {"type": "pad"}}
+

@@ -58,6 +58,7 @@ _LEARNING = [
     ("llm", "pages/14_llm.py"),
     ("adapt", "pages/18_adapt.py"),
     ("efficient", "pages/19_efficient.py"),
+    ("multimodal", "pages/24_multimodal.py"),
 ]
 
 PAGES: tuple[PageInfo, ...] = (

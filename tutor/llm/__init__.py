@@ -10,7 +10,7 @@ Every number of the 「大規模言語モデルとその後」 page and its quiz
 - ``bpe``: byte-pair encoding (BPE) on a tiny corpus (the reward model and RLHF: ⑩-2, ``tutor.adapt``; the
   KV cache, MQA/GQA: ⑩-3, ``tutor.efficient``);
 - ``vision``: Swin's window attention 2M²·hw·C against global 2(hw)²·C, MAE's random mask (75 %
-  of the patches), CLIP's image–text cosine similarities and the softmax over them.
+  of the patches). CLIP's image–text similarities live in ``tutor.multimodal`` (page ⑪).
 
 Each named misconception (the FFN forgotten in 12·L·d², the square root forgotten for a budget, …)
 is a function next to the formula it distorts; its Japanese label lives in quizzes/gen_llm.py. Conventions: float64 for arrays, Python ints for counts (exact),
@@ -33,6 +33,5 @@ from .bpe import (  # noqa: F401
 from .vision import (  # noqa: F401
     SwinCost, swin_cost, swin_ratio_m_not_m2, swin_ratio_one_window, swin_ratio_sides_added, swin_window_ids,
     MAE_MASK_PERCENT, mae_visible, mae_hidden, MaeSplit, mae_mask, mae_image_visible, mae_visible_masked_instead,
-    mae_visible_all_patches, mae_visible_p_not_p2, CLIP_DEMO_LABELS, CLIP_DEMO_TEXTS, CLIP_DEMO_IMAGES,
-    CLIP_DEMO_SCALE, ClipResult, clip_zero_shot, clip_contrastive_loss,
+    mae_visible_all_patches, mae_visible_p_not_p2,
 )

@@ -1,13 +1,13 @@
-"""Vision after ViT: Swin's window attention against global attention, MAE's random mask of 75 %
-of the patches, CLIP's image–text similarities and the softmax over them — with the named mistakes
-next to them."""
+"""Vision after ViT: Swin's window attention against global attention and MAE's random mask of 75 %
+of the patches — with the named mistakes next to them. (CLIP's image–text similarities moved to
+tutor.multimodal, page ⑪.)"""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..core import as_matrix, check_rng, softmax
+from ..core import check_rng
 from ..pretrain import vit_patch_grid
 from .models import _count
 
@@ -171,61 +171,3 @@ def mae_visible_p_not_p2(image: int, patch: int, mask_percent: int = MAE_MASK_PE
     """MISTAKE: the patches counted as H·W / P (P, not P²), then the visible share taken."""
     vit_patch_grid(image, image, patch)
     return image * image // patch * (100 - _percent(mask_percent)) // 100
-
-
-# ---------------------------------------------------------------------------
-# CLIP: image–text similarities, a softmax over the texts
-# ---------------------------------------------------------------------------
-CLIP_DEMO_LABELS = ("猫", "犬", "車")
-CLIP_DEMO_TEXTS = ((1.0, 0.2, 0.0, 0.1),      # (3, 4) 「猫の写真」「犬の写真」「車の写真」 from the text encoder
-                   (0.6, 0.8, 0.0, 0.1),
-                   (0.0, 0.1, 1.0, 0.3))
-CLIP_DEMO_IMAGES = ((0.9, 0.4, 0.1, 0.0),     # (3, 4) a cat, a dog and a car photo from the image encoder
-                    (0.5, 0.9, 0.0, 0.2),
-                    (0.1, 0.0, 0.8, 0.6))
-CLIP_DEMO_SCALE = 10.0                         # the logit scale (1 / temperature); CLIP learns it
-
-
-@dataclass(frozen=True)
-class ClipResult:
-    images: np.ndarray        # (n_i, d) unit vectors
-    texts: np.ndarray         # (n_t, d) unit vectors
-    similarity: np.ndarray    # (n_i, n_t) cosine similarities
-    logits: np.ndarray        # (n_i, n_t) scale · similarity
-    probs: np.ndarray         # (n_i, n_t) softmax over the texts (each row sums to 1)
-    predicted: np.ndarray     # (n_i,) the text with the largest probability
-
-
-def _unit_rows(x, name: str) -> np.ndarray:
-    x = as_matrix(x, name, ndim=(1, 2))
-    x = x[None, :] if x.ndim == 1 else x                                   # (n, d)
-    norms = np.linalg.norm(x, axis=1, keepdims=True)                       # (n, 1)
-    if (norms == 0).any():
-        raise ValueError(f"{name} に長さ 0 のベクトルがあります（向きが決まらないので類似度を計算できません）。")
-    return x / norms
-
-
-def clip_zero_shot(image_emb, text_emb, scale: float = CLIP_DEMO_SCALE) -> ClipResult:
-    """Zero-shot classification: s_ij = cos(image_i, text_j), p_i = softmax(scale · s_i) over the
-    class prompts — the same form as attention, a query (the image) against keys (the texts)."""
-    img, txt = _unit_rows(image_emb, "画像の埋め込み"), _unit_rows(text_emb, "文の埋め込み")
-    if img.shape[1] != txt.shape[1]:
-        raise ValueError(f"画像の埋め込みの次元 {img.shape[1]} と文の埋め込みの次元 {txt.shape[1]} が一致しません。")
-    if isinstance(scale, bool) or not (isinstance(scale, (int, float)) and 0 < scale <= 1000):
-        raise ValueError(f"倍率は 0 より大きく 1,000 以下の数にしてください（{scale!r}）。")
-    sim = img @ txt.T                                                       # (n_i, n_t)
-    logits = scale * sim
-    probs = softmax(logits)
-    return ClipResult(img, txt, sim, logits, probs, np.argmax(probs, axis=1))
-
-
-def clip_contrastive_loss(image_emb, text_emb, scale: float = CLIP_DEMO_SCALE) -> tuple[float, float, float]:
-    """CLIP's training loss on a batch of n matching pairs (image i ↔ text i): the cross-entropy of
-    the diagonal along the rows (image → text) and along the columns (text → image), and their mean."""
-    res = clip_zero_shot(image_emb, text_emb, scale)
-    n = res.logits.shape[0]
-    if res.logits.shape != (n, n):
-        raise ValueError(f"対の数がそろっていません（画像 {n} 枚、文 {res.logits.shape[1]} 個）。")
-    i2t = float(-np.mean(np.diag(np.log(softmax(res.logits, axis=1)))))
-    t2i = float(-np.mean(np.diag(np.log(softmax(res.logits, axis=0)))))
-    return i2t, t2i, (i2t + t2i) / 2
