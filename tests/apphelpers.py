@@ -118,7 +118,7 @@ def open_pages(paths) -> dict:
 
 def editors_on_screen(at: AppTest) -> list[str]:
     """Keys of the ui.matrix_editor tables drawn in the last run (their current widget is in the state)."""
-    from ui.widgets import EPOCH_K, editor_widget_key
+    from ui.inputs import EPOCH_K, editor_widget_key
     keys = set(at.session_state._state.filtered_state)
     epoch = at.session_state[EPOCH_K] if EPOCH_K in keys else 0
     return sorted(k[:-5] for k in keys if k.endswith("__raw")

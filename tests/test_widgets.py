@@ -91,10 +91,10 @@ def test_memo_keeps_within_its_byte_budget():
 def test_display_memos_are_bounded():
     """The shared display memos of ui.widgets have a count and (for charts, tables) a byte cap:
     the largest PE chart of ⑦-1 (100 positions × d_model 128) is ~0.5 MB of Arrow data."""
-    from ui import widgets
+    from ui import inputs, widgets
 
     assert widgets._SPECS.max_bytes == 32 << 20 and widgets._TABLES.max_bytes == 16 << 20
-    assert widgets._EDITOR_FRAMES.maxsize <= 1024
+    assert inputs._EDITOR_FRAMES.maxsize <= 1024
 
 
 def test_memo_without_a_value_key_simply_computes():
@@ -148,7 +148,7 @@ def same(a, b) -> bool:
 def test_showing_a_kept_chart_or_table_leaves_it_intact():
     """st.vega_lite_chart moves the datasets out of the dict it is given (on a clone, in
     Streamlit 1.67): the kept spec must come out of two reruns unchanged, with its data."""
-    from ui import widgets
+    from ui import inputs, widgets
 
     widgets._SPECS.clear()
     widgets._TABLES.clear()

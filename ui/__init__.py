@@ -22,9 +22,9 @@ from .sections import sections
 from .stepper import stepper, table_block
 from .handcalc import rounding_toggle
 from . import profile  # noqa: E402  (ui.profile.profile_section: あなたのつまずき)
+from .inputs import matrix_editor, matrix_value, number_input, set_matrix, weight_editors, weight_values
 from .widgets import (cached_chart, cached_table, compute, folded_topics, heatmap, heatmap_html, lazy_expander,
-                      matrix_editor, matrix_frame, matrix_value, number_input, set_matrix, show_matrix,
-                      show_table, unique_labels, weight_editors, weight_values)
+                      matrix_frame, show_matrix, show_table, unique_labels)
 
 __all__ = [
     "page", "section", "next_link", "PAGES", "PAGE_BY_KEY", "LEARNING_KEYS", "available_pages",

@@ -29,7 +29,8 @@ from typing import Callable, Sequence
 import streamlit as st
 
 from .nav import PAGE_BY_KEY
-from .widgets import remount_editors, scroll_to
+from .inputs import remount_editors
+from .widgets import scroll_to
 
 QUERY = "section"               # the URL's query parameter and the tabs' session-state key
 OPEN_K = "ui__open_sections"    # {page key: the label of its open section}, for this session
