@@ -69,17 +69,22 @@ progress = ui.state.get_progress()
 today, zone = ui.clock.today(), ui.clock.zone()
 sched = practised_review(progress)   # 発展 skills only if the learner includes them (practice.scope)
 
-st.markdown(
-    "まちがえた問題は、ここに **間隔をあけて** 戻ってきます。出すタイミングは、Anki でも使われている"
-    "記憶のモデル **FSRS** が決めます。まちがえた問題はその日のうちにもう一度出て、正解するたびに"
-    "「どれだけ覚えていられそうか」を見積もり直し、思い出せる確率が下の目標まで下がる頃に次の出番が来ます。"
-    "戻ってくるのは同じ問題そのものではなく、**同じ種類の新しい問題**です（計算問題は数値が変わり、"
-    "知識問題は選択肢の並びが変わります）。答えの記号を覚えていても解けません。"
-)
+
+
+def how_it_works() -> None:
+    st.markdown(
+        "まちがえた問題は、ここに **間隔をあけて** 戻ってきます。出すタイミングは、Anki でも使われている"
+        "記憶のモデル **FSRS** が決めます。まちがえた問題はその日のうちにもう一度出て、正解するたびに"
+        "「どれだけ覚えていられそうか」を見積もり直し、思い出せる確率が下の目標まで下がる頃に次の出番が来ます。"
+        "戻ってくるのは同じ問題そのものではなく、**同じ種類の新しい問題**です（計算問題は数値が変わり、"
+        "知識問題は選択肢の並びが変わります）。答えの記号を覚えていても解けません。"
+    )
+
 
 # ---------------------------------------------------------------------------
+# the question first (a phone showed the explanation and two metrics before it, below the first screen)
 st.header("今日の復習", divider="gray")
-metrics = st.container()  # filled after the card, so an answer given in this run is counted
+count_line = st.container()  # filled once the card is drawn: it counts the answer given in this run
 
 # today's share of the due pile: at most the daily limit (less what was reviewed today), most overdue first
 share = todays_reviews(progress, today, zone)
@@ -98,10 +103,12 @@ if cur is not None:
         st.button("この問題を復習予定から外す", key="review_drop", on_click=drop_current)
     else:
         info = st.session_state.get(CUR_INFO) or {}
-        st.caption(f"{info.get('state', '?')}の問題・{TOPICS[question.topic]}・この回の残り {info.get('left', '?')} 問")
+        st.caption(f"{info.get('state', '?')}の問題・{TOPICS[question.topic]}")
         with st.container(border=True):
             ui.question_card(question, key=f"review_{st.session_state[ROUND]}_{qid}", source="review", link=False)
         answered = f"review_{st.session_state[ROUND]}_{qid}__answered" in st.session_state
+        with count_line:   # this round's count, the card on screen counted until it is answered
+            st.markdown(f"この回 あと **{rv.round_left(pending, cur, answered)} 問**")
         if answered:
             moved = ui.state.get_progress()["review"].get(cur)
             if moved is not None:
@@ -128,7 +135,7 @@ else:
 progress = ui.state.get_progress()  # again: the card above may have recorded an answer
 sched = practised_review(progress)   # 発展 skills only if the learner includes them (practice.scope)
 share, started = todays_reviews(progress, today, zone), rv.reviewed_on(progress["attempts"], today, zone)
-with metrics:
+with st.container():
     n_due = due_today(progress, today, zone)
     if n_due:
         st.markdown(f"今日の分{' あと' if started else ''} {len(share)} 問（期限が来ている {n_due} 問のうち）")
@@ -140,6 +147,7 @@ with metrics:
     c1.metric("今日が期限の問題", f"{due_today(progress, today, zone)} 問")
     c2.metric("復習予定の全体", f"{len(sched)} 問")
 
+ui.lazy_expander("復習のしくみ（FSRS）", how_it_works, key="review_how")
 st.subheader("復習予定の内訳")
 counts = rv.state_counts(sched)
 ui.show_table(pd.DataFrame({

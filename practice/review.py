@@ -180,6 +180,14 @@ def todays_share(review: dict, today: date, tz: tzinfo | None = None, limit: int
     return [q for q in due if q in keep][:limit]
 
 
+def round_left(pending: list[str], current: str | None, answered: bool) -> int:
+    """How many questions this round of the review still holds: the skills not answered in it yet
+    (``pending``), the one on screen counted until it is answered (it may have left the due pile or
+    stayed in it after its answer)."""
+    rest = sum(1 for q in pending if q != current)
+    return rest + (1 if current is not None and not answered else 0)
+
+
 def state_counts(review: dict) -> dict[int, int]:
     """How many items are learning (1), in review (2), relearning (3)."""
     counts = {s: 0 for s in STATES}

@@ -283,7 +283,7 @@ def test_62_due_questions_make_a_share_of_30_the_most_overdue_first():
     assert "1 日の上限は 30 問です。期限を過ぎてから長い問題ほど忘れやすいので先に出し" in text
     assert metric(at, "今日が期限の問題") == "62 問"
     assert at.session_state["review__cur"] == pile_skills(62)[61]           # the most overdue first
-    assert "この回の残り 30 問" in text
+    assert "この回 あと **30 問**" in text
     assert at.select_slider(key="review_limit").value == 30
     assert any(c.value.startswith("今日の復習に出すのは 1 日 30 問まで（1 問 40 秒として約 20 分）。") for c in at.caption)
     # answered right: one place of today's 30 is used, the pile shrinks by one
@@ -291,6 +291,7 @@ def test_62_due_questions_make_a_share_of_30_the_most_overdue_first():
     text = page_text(at)
     assert "今日の分 あと 29 問（期限が来ている 61 問のうち）" in text
     assert "（今日はもう 1 問を復習しました）" in text
+    assert "この回 あと **29 問**" in text                                       # the round's count moved too
 
 
 def test_changing_the_daily_limit_changes_todays_share():
@@ -321,3 +322,25 @@ def test_a_finished_share_says_the_rest_waits_and_how_to_do_more():
     at.select_slider(key="review_limit").set_value(20)                   # more today
     no_exception(at.run())
     assert at.session_state["review__cur"] in set(p["review"]) - set(share)
+
+
+def test_the_review_starts_with_the_question_and_its_count_moves_as_the_learner_answers():
+    """Issue 41 row 7: on a phone the review began with a paragraph and two metrics (the question below
+    the first screen), 「…あと 5 問」 stayed put during a round, and a right answer had to show its 解説
+    as a wrong one does. Now: the header, this round's count, the card; the count drops as each card
+    is answered; the explanation of how review works is folded below."""
+    at = no_exception(open_page(REVIEW, session={"progress": overdue_pile(3)}, unfold=False))
+    md = [m.value for m in at.markdown]
+    assert md.index("この回 あと **3 問**") < next(i for i, m in enumerate(md) if m.startswith("**問**"))
+    assert "まちがえた問題は、ここに" not in page_text(at)                    # folded (ui.lazy_expander)
+    first = at.session_state["review__cur"]
+    q = shown(at, first)
+    answer_review_card(at, q)
+    assert "この回 あと **2 問**" in page_text(at)
+    assert any(i.value.startswith("**解説**") for i in at.info)              # a right answer explains too
+    at.button(key="review_next").click()
+    no_exception(at.run())
+    assert "この回 あと **2 問**" in page_text(at)                             # the next card, not yet answered
+    answer_review_card(at, shown(at, at.session_state["review__cur"]), right=False)
+    assert "この回 あと **1 問**" in page_text(at)
+    assert any(i.value.startswith("**解説**") for i in at.info)
