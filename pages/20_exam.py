@@ -221,12 +221,15 @@ def question_screen(state: dict) -> None:
         st.checkbox("チェック（あとで見直す）", value=i in flags, key=f"exam_{run}_flag{i}",
                     on_change=on_flag, args=(run, i))
 
+    # keyed by the question they move from: a second tap on 次へ while 問8 was on its way acted on 問8's
+    # button (a callback is the newest run's) and skipped to 問9 unseen; a tap on a button that is no
+    # longer on screen is dropped (every tap shows it was received: ui/page.js)
     row = st.container(horizontal=True)  # stays one row on a phone (columns would stack)
-    row.button("前へ", key="exam_prev", icon=":material/arrow_back:", on_click=go, args=(run, i - 1), disabled=i == 0)
-    row.button("次へ", key="exam_next", icon=":material/arrow_forward:", on_click=go, args=(run, i + 1),
+    row.button("前へ", key=f"exam_prev_q{i}", icon=":material/arrow_back:", on_click=go, args=(run, i - 1), disabled=i == 0)
+    row.button("次へ", key=f"exam_next_q{i}", icon=":material/arrow_forward:", on_click=go, args=(run, i + 1),
                disabled=i == n - 1)
     nf = ex.next_flagged(state)
-    row.button("次のチェックへ", key="exam_next_flag", icon=":material/flag:", on_click=go,
+    row.button("次のチェックへ", key=f"exam_next_flag_q{i}", icon=":material/flag:", on_click=go,
                args=(run, nf if nf is not None else i), disabled=nf is None)
 
     st.divider()

@@ -21,7 +21,8 @@ from quizzes.core import is_advanced
 
 def includes_advanced(progress: dict) -> bool:
     """Whether the learner practises 発展 items too (the setting; a record without it: no)."""
-    return bool(progress["settings"].get("advanced", False))
+    settings = progress.get("settings") if isinstance(progress, dict) else None
+    return bool(settings.get("advanced", False)) if isinstance(settings, dict) else False
 
 
 def in_scope(qid: str) -> bool:
@@ -42,12 +43,13 @@ def practised_review(progress: dict) -> dict:
     return {skill: card for skill, card in review.items() if in_scope(skill)}
 
 
-def practised_attempts(progress: dict) -> list[dict]:
-    """The attempts the misconception profile counts: every one, or without answers to 発展 items."""
-    attempts = progress["attempts"]
-    if includes_advanced(progress):
+def practised_attempts(progress: dict) -> list:
+    """The attempts the misconception profile counts: every one, or without answers to 発展 items
+    (anything that is not an attempt is left for the profile to skip)."""
+    attempts = progress.get("attempts", []) if isinstance(progress, dict) else []
+    if includes_advanced(progress) or not isinstance(attempts, list):
         return attempts
-    return [a for a in attempts if in_scope(a["qid"])]
+    return [a for a in attempts if not isinstance(a, dict) or in_scope(str(a.get("qid")))]
 
 
 def scope_first(gids: list[str], progress: dict) -> list[str]:

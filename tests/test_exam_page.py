@@ -158,14 +158,14 @@ def test_whole_mock_exam_answer_flag_revisit_submit():
     # 問1 right, 問2 wrong and flagged, 問3 flagged without an answer
     at.radio(key=f"exam_{run}_q0").set_value(qs[0].answer)
     no_exception(at.run())
-    at.button(key="exam_next").click()
+    at.button(key="exam_next_q0").click()
     no_exception(at.run())
     assert qs[1].stem in page_text(at)
     at.radio(key=f"exam_{run}_q1").set_value(wrong(qs[1]))
     no_exception(at.run())
     at.checkbox(key=f"exam_{run}_flag1").check()
     no_exception(at.run())
-    at.button(key="exam_next").click()
+    at.button(key="exam_next_q1").click()
     no_exception(at.run())
     at.checkbox(key=f"exam_{run}_flag2").check()
     no_exception(at.run())
@@ -196,7 +196,7 @@ def test_whole_mock_exam_answer_flag_revisit_submit():
     no_exception(at.run())
     at.checkbox(key=f"exam_{run}_flag2").uncheck()
     no_exception(at.run())
-    at.button(key="exam_next_flag").click()  # the only flag left: 問2
+    at.button(key="exam_next_flag_q2").click()  # the only flag left: 問2
     no_exception(at.run())
     assert at.session_state["exam"]["cur"] == 1
 
@@ -334,7 +334,7 @@ def test_a_click_arriving_after_the_submit_does_nothing(stale):
     elif stale == "flag":
         at.checkbox(key=f"exam_{run}_flag0").check()
     elif stale == "next":
-        at.button(key="exam_next").click()
+        at.button(key="exam_next_q0").click()
     else:
         at.button(key="exam_cancel").click()
     no_exception(run_confirm_first(at))   # before the fix: TypeError in on_nav / on_answer / on_flag / go

@@ -205,7 +205,7 @@ def test_the_index_covers_every_entry_with_two_generators():
 @pytest.mark.parametrize("mid", ["forgot_sqrt_dk", "softmax_over_columns", "self_vs_source_target",
                                  "true_statement_judged_false", "teacher_forcing"])
 def test_drill_ids_offer_the_misconception_across_topics(mid):
-    got = drill.drill_ids(mid, 5, random.Random(7))
+    got = drill.drill_ids(mid, 5, random.Random(7), advanced=True)   # the whole pool (scope: test_scope.py)
     gens = drill.generators_for(mid)
     calc = [g for g in gens if GENERATOR_INFO[g].kind == "calc"]
     assert len(got) == len(set(got)) == (5 if len(gens) >= 5 or calc else len(gens))
@@ -216,7 +216,7 @@ def test_drill_ids_offer_the_misconception_across_topics(mid):
     assert len(used) == min(len(topics), 5)                 # one topic after another
     if len(gens) >= 5:
         assert len({q.rsplit("#", 1)[0] for q in got}) == 5  # no generator twice while others are left
-    assert drill.drill_ids(mid, 5, random.Random(7)) == got  # a passed rng decides everything
+    assert drill.drill_ids(mid, 5, random.Random(7), advanced=True) == got  # a passed rng decides everything
 
 
 def test_drill_refuses_unknown_ids_and_uses_fresh_seeds():
@@ -280,14 +280,14 @@ def test_the_form_misconception_is_practised_with_items_of_its_form_across_topic
 def test_a_small_pool_of_knowledge_items_gives_a_shorter_set_not_a_repeat():
     gens = drill.generators_for("teacher_forcing")
     assert gens and all(GENERATOR_INFO[g].kind == "knowledge" for g in gens) and len(gens) < 5
-    got = drill.drill_ids("teacher_forcing", 5, random.Random(0))
+    got = drill.drill_ids("teacher_forcing", 5, random.Random(0), advanced=True)
     assert sorted(q.rsplit("#", 1)[0] for q in got) == sorted(gens)
 
 
 @settings(max_examples=80, deadline=None)
 @given(st.sampled_from(sorted(M.catalogue())), st.integers(0, 2**32 - 1), st.integers(1, 8))
 def test_a_set_never_repeats_an_item(mid, seed, n):
-    got = drill.drill_ids(mid, n, random.Random(seed))
+    got = drill.drill_ids(mid, n, random.Random(seed), advanced=True)
     gens = [q.rsplit("#", 1)[0] for q in got]
     pool = set(drill.generators_for(mid))
     calc = {g for g in pool if GENERATOR_INFO[g].kind == "calc"}

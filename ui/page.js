@@ -12,6 +12,10 @@
 // 4. A display formula wider than the text column (a phone, 390 px) is drawn smaller until it fits,
 //    down to MIN_SCALE of its size; one that still does not fit scrolls sideways inside its box, and
 //    the box says so (tabindex, aria-label), like a table. Its end — often the result — is never cut.
+// 5. Every tap on a button shows at once that it was received: the button is drawn pressed (a class
+//    and aria-busy) until the script run it started is over, or for TAP_NO_RUN_MS if it started none.
+//    A tap on the exam's 次へ during a slow run showed nothing for over a second, and a second tap
+//    followed (the page keys such buttons by the question they move from, so it cannot skip one).
 // 3. Enter in a date field saves the typed date, as in any form. Streamlit's field (react-aria
 //    segments, Streamlit 1.67) ignores Enter and stops it from bubbling (hence a capturing listener);
 //    it saves a typed date when its calendar closes (Escape, while the calendar is open: focus stays
@@ -21,6 +25,9 @@ const LABEL = "表（横にスクロールできます）";
 const FORMULA_LABEL = "数式（横にスクロールできます）";
 const FORMULAS = ".katex-display";
 const MIN_SCALE = 0.6;
+const TAPPED = "tutor-tapped";
+const TAP_NO_RUN_MS = 1500;
+const TAP_MAX_MS = 15000;
 const TABLES = '[data-testid="stMarkdownContainer"] table, .hm table, .stp table';
 const SIDEBAR_LINK = '[data-testid="stSidebar"] a';
 const CLOSE = '[data-testid="stSidebarCollapseButton"] button';
@@ -80,10 +87,38 @@ function enterSavesDates() {
   }, true);
 }
 
+function showTaps() {
+  let pressed = [];
+  let runs = 0;            // script runs started so far (stApp's data-test-script-state)
+  let running = false;
+  const release = () => {
+    for (const b of pressed) { b.classList.remove(TAPPED); b.removeAttribute("aria-busy"); }
+    pressed = [];
+  };
+  new MutationObserver(() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    const now = !!app && app.getAttribute("data-test-script-state") === "running";
+    if (now && !running) runs += 1;
+    if (running && !now) release();
+    running = now;
+  }).observe(document.body, { attributes: true, subtree: true, attributeFilter: ["data-test-script-state"] });
+  document.addEventListener("click", (event) => {
+    const button = event.target instanceof Element ? event.target.closest("button") : null;
+    if (!button || button.disabled || !button.closest('[data-testid="stMain"], [data-testid="stSidebar"]')) return;
+    button.classList.add(TAPPED);
+    button.setAttribute("aria-busy", "true");
+    pressed.push(button);
+    const before = runs;
+    setTimeout(() => { if (runs === before && !running) release(); }, TAP_NO_RUN_MS);
+    setTimeout(release, TAP_MAX_MS);
+  }, true);
+}
+
 export default function () {
   if (window.__attentionTutorPage) return;
   window.__attentionTutorPage = true;
   markTables();
   closeSidebarAfterChoosing();
   enterSavesDates();
+  showTaps();
 }

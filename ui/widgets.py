@@ -96,6 +96,8 @@ PAGE_CSS = ("<style>.katex .vlist-t2 { margin-right: 0; }"
             # a step scrolled into view (ui.widgets.scroll_to) lands below the header (and the exam's clock)
             ' .st-key-section { scroll-margin-top: 3.75rem; } .st-key-exam_confirm_box { scroll-margin-top: 8rem; }'
             ' [data-testid="stCaptionContainer"] { opacity: 0.85; }'
+            # a tapped button is drawn pressed until its run is over (ui/page.js: a tap shows it arrived)
+            ' button.tutor-tapped { opacity: 0.6; box-shadow: inset 0 0 0 2px currentColor; cursor: progress; }'
             # a matrix editor (ui.matrix_editor) has no toolbar: on a touch screen Streamlit keeps the data
             # editor's toolbar shown, over the matrix's title, in English (Show/hide columns, Download as CSV…)
             ' [class*="__editor"] > [data-testid="stFullScreenFrame"] [data-testid="stElementToolbar"] { display: none; }'
