@@ -305,3 +305,16 @@ def test_a_wrong_combination_of_two_slips_names_both():
             assert set(ids) <= M.question_ids(q)
             return
     pytest.fail("no combined slip in 40 seeds of naive.chain_blank")
+
+
+def test_a_source_target_miss_is_filed_where_source_target_attention_is_taught():
+    """Issue 41 row 9: choosing 「クエリはエンコーダの出力から…」 on ② (kb.qkv.k05) was filed under 「効果の
+    向きを逆に読む」, whose place to relearn is ③ (√d_k), which does not teach Source-Target Attention."""
+    import quizzes
+    from quizzes.misconceptions import catalogue, misconception_ids
+    q = quizzes.from_id("kb.qkv.k05#0")
+    choice = next(i for i, c in enumerate(q.choices) if c.startswith("クエリはエンコーダの出力から"))
+    (mid,) = misconception_ids(q, choice)
+    entry = catalogue()[mid]
+    assert mid == "self_vs_source_target" and entry.page == "encdec"
+    assert "Source-Target" in entry.explanation
