@@ -280,7 +280,7 @@ def hand_additive() -> None:
                    **{tok: [fmt(att.scores[j]), fmt(att.weights[j]), fmt(dot.scores[j]), fmt(dot.weights[j])]
                       for j, tok in enumerate(SRC)}}, hide_index=True)
     st.markdown(
-        f"加法注意の重みがいちばん大きいのは **{SRC[att.top]}**（{fmt(att.weights[att.top])}）です。"
+        f"加法注意の重みがいちばん大きいのは {'と'.join(f'**{SRC[j]}**' for j in att.tops)}（{fmt(att.weights[att.top])}{'、同じ重みで並んでいます' if len(att.tops) > 1 else ''}）です。"
         f"同じ $s$ と $h_j$ でも、内積による注意の文脈ベクトルは {text_row(dot.context)} になり、"
         f"Attention を使わない Seq2Seq が渡すのは最後の状態 $h_{{{len(SRC)}}}$ = "
         f"{text_row(s2s.fixed_context(h))} だけです。"

@@ -93,6 +93,8 @@ def visual() -> None:
         + ("重みの 1 位は「それ」自身で、指している魚には集まっていません。"
            "素朴な Attention では、代名詞と指す相手の関係（照応）を拾えていないということです。"
            if weak.self_top[IT] else
+           "いまの埋め込みでは、「それ」自身への重みとほかの語への最大の重みが同じで、1 位が並んでいます。"
+           if weak.self_tied[IT] else
            "いまの埋め込みでは、重みの 1 位は「それ」自身ではありません。")
     )
     st.subheader("数値が示す 4 つの弱点")
@@ -105,6 +107,7 @@ def visual() -> None:
             f"{len(TOKENS)} 行中 **{weak.n_self_top} 行** で、重みの 1 位が自分自身になっています"
             f"（「それ」の行：自分 {ui.handcalc.number(weak.self_weights[IT], 3)}、自分以外の最大 "
             f"{ui.handcalc.number(weak.max_other_weights[IT], 3)}）。"
+            + (f"ほかに {weak.n_self_tied} 行で、自分とほかの語が 1 位に並んでいます。" if weak.n_self_tied else "")
         )
     with st.container(border=True):
         sym = "対称" if weak.symmetric else "非対称"

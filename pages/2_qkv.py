@@ -128,7 +128,9 @@ def visual() -> None:
         f"Q・K・V 版では、魚への重みが **{number(attn.weights[IT, FISH], 3)}**、"
         f"自分への重みが {number(attn.weights[IT, IT], 3)} です。"
         + ("指している魚に重みの大半が向き、照応（それ → 魚）をとらえています。"
-           if tutor.most_attended(attn.weights, IT) == FISH else
+           if tutor.top_keys(attn.weights, IT) == (FISH,) else
+           "いまの変換行列では、魚が 1 位に並んでいますが、ほかの語と同じ重みです。"
+           if FISH in tutor.top_keys(attn.weights, IT) else
            "いまの変換行列では、重みの 1 位は魚ではありません。")
     )
     ui.heatmap(attn.weights, TOKENS, TOKENS, title="Q・K・V 版の重み A")

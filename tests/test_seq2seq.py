@@ -389,3 +389,12 @@ def test_local_attention_bad_input():
         s2s.local_attention(s2s.LONG_QUERY, s2s.LONG_STATES, "x", 1)
     with pytest.raises(ValueError, match="窓に入力の位置"):
         s2s.local_attention(s2s.LONG_QUERY, s2s.LONG_STATES, 20, 2)
+
+
+def test_a_tie_for_the_largest_weight_names_every_source_word():
+    """Issue 41 row 10: the page named one word as 「いちばん大きい」 when two weights tie."""
+    h = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 0.5]])         # two equal encoder states: equal scores
+    r = s2s.additive_attention(np.zeros(2), h, np.eye(2), np.eye(2), np.ones(2))
+    assert r.tops == (0, 1) and r.top == 0
+    assert s2s.additive_attention(s2s.DEC_STATE, s2s.ENC_STATES, s2s.W_DEC, s2s.U_ENC, s2s.V_ATT).tops == (
+        s2s.SRC_TOKENS.index("魚"),)

@@ -38,6 +38,6 @@ from .core import (  # noqa: F401
     finite_scores, QKV, project_qkv, causal_mask, padding_mask, as_bool_mask,
     additive_mask, mask_after_softmax, AttentionResult, attention, head_dim, split_heads,
     merge_heads, MultiHeadResult, multi_head_attention, multi_head_attention_per_head, CrossAttentionResult, cross_attention,
-    row_sums, matmul, weighted_sum, most_attended, check_mistake, max_abs_difference,
+    row_sums, matmul, weighted_sum, most_attended, top_keys, TIE_TOL, check_mistake, max_abs_difference,
 )
 from .position import positional_encoding  # noqa: F401

@@ -514,6 +514,20 @@ def weighted_sum(weights, values, *, normalised: bool = True) -> np.ndarray:
     return a @ v                                              # (n_q, d_v) / (n_q,) / (d_v,) / ()
 
 
+TIE_TOL = 1e-12   # two weights this close are equal: a sentence never names one of them "the largest"
+
+
+def top_keys(weights, query: int) -> tuple[int, ...]:
+    """Every key that query ``query`` gives the largest weight, in key order: one index, or several
+    when weights tie (within TIE_TOL). weights: (n_q, n_k). A page names "the largest" only when it is
+    one key, and says that the first place is shared otherwise."""
+    a = as_matrix(weights, "重み", ndim=2)
+    if not 0 <= int(query) < a.shape[0]:
+        raise ValueError(f"クエリの番号 {query} が重み（形 {a.shape}）の範囲外です。")
+    row = a[int(query)]                                        # (n_k,)
+    return tuple(int(j) for j in np.flatnonzero(np.isclose(row, row.max(), rtol=0.0, atol=TIE_TOL)))
+
+
 def most_attended(weights, query: int) -> int:
     """Index of the key that query ``query`` gives the largest weight (the first on a tie):
     argmax_j A[query, j]. weights: (n_q, n_k). Lets a page say "「それ」 looks mostly at 魚"

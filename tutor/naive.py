@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import as_matrix, check_mistake, softmax
+from .core import TIE_TOL, as_matrix, check_mistake, softmax
 
 __all__ = [
     "NaiveAttentionResult",
@@ -58,8 +58,10 @@ class NaiveWeaknesses:
     max_other_scores: np.ndarray  # (n,) max_{j≠i} s_ij
     self_weights: np.ndarray     # (n,)  a_ii
     max_other_weights: np.ndarray  # (n,) max_{j≠i} a_ij
-    self_top: np.ndarray         # (n,) bool: a_ii is the largest weight of row i (ties count)
+    self_top: np.ndarray         # (n,) bool: a_ii is the largest weight of row i, alone (a tie is not "top")
     n_self_top: int              # how many rows look at themselves the most
+    self_tied: np.ndarray        # (n,) bool: a_ii ties for the largest weight of row i with another key
+    n_self_tied: int             # how many rows tie
     same_vector: bool            # the vector compared (key role) is the vector mixed (value role): always True
     n_params: int                # learnable parameters: 0
 
@@ -83,10 +85,11 @@ def naive_weaknesses(x) -> NaiveWeaknesses:
     a_other = np.where(off, res.weights, -np.inf)             # (n, n)
     self_w = np.diag(res.weights).copy()                      # (n,)
     max_other_w = a_other.max(axis=1)                         # (n,)
-    self_top = self_w >= max_other_w                          # (n,)
+    self_tied = np.isclose(self_w, max_other_w, rtol=0.0, atol=TIE_TOL)   # (n,)
+    self_top = (self_w > max_other_w) & ~self_tied            # (n,)
     return NaiveWeaknesses(res, bool(np.array_equal(res.scores, res.scores.T)), np.diag(res.scores).copy(),
-                           s_other.max(axis=1), self_w, max_other_w, self_top, int(self_top.sum()),
-                           True, 0)
+                           s_other.max(axis=1), self_w, max_other_w, self_top, int(self_top.sum()), self_tied,
+                           int(self_tied.sum()), True, 0)
 
 
 # ---------------------------------------------------------------------------

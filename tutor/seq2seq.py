@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import as_matrix, check_rng, positive_int, softmax
+from .core import as_matrix, check_rng, positive_int, softmax, top_keys
 from .vocab import Vocabulary
 
 __all__ = [
@@ -135,6 +135,11 @@ class AdditiveAttentionResult:
     def top(self) -> int:
         """The source position with the largest weight (the first one on a tie)."""
         return int(np.argmax(self.weights))
+
+    @property
+    def tops(self) -> tuple[int, ...]:
+        """Every source position with the largest weight: one, or several on a tie (core.top_keys)."""
+        return top_keys(self.weights[None, :], 0)
 
 
 def additive_attention(s, h, w, u, v) -> AdditiveAttentionResult:
