@@ -144,7 +144,7 @@ def try_it() -> None:
     st.markdown("埋め込みの数値を書き換えると、このページの手計算・ヒートマップ・弱点の数値がすべて計算し直されます"
                 "（「手計算」「可視化」を開くと、書き換えた値で計算されています）。"
                 "たとえば「それ」の行を「魚」に近づけると、それ → 魚 の重みはどう変わるでしょうか。")
-    x = ui.matrix_editor(X_KEY, tb.X, TOKENS, DIMS, label="埋め込み X（1 行 = 1 トークン）")
+    x = ui.matrix_editor(X_KEY, tb.X, TOKENS, DIMS, label="埋め込み X（1 行 = 1 トークン）", reset_label=ui.TEXTBOOK_RESET)
     weak = ui.compute("naive", tutor.naive.naive_weaknesses, x)
     if weak is None:
         return

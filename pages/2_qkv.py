@@ -144,7 +144,8 @@ def try_it() -> None:
                 "たとえば $W_Q$ と $W_K$ を同じ行列にすると、"
                 "スコア表はどうなるでしょうか。埋め込み $X$ は前のページと同じ値に固定しています。")
     w_q, w_k, w_v = ui.weight_editors(W_PREFIX, DEFAULTS, W_ROWS, W_COLS,
-                                      labels=("W_Q（クエリ用）", "W_K（キー用）", "W_V（バリュー用）"))
+                                      labels=("W_Q（クエリ用）", "W_K（キー用）", "W_V（バリュー用）"),
+                                      reset_label=ui.TEXTBOOK_RESET)
     cmp = ui.compute("qkv", tutor.qkv.compare_naive_qkv, tb.X, w_q, w_k, w_v)
     if cmp is None:
         return

@@ -188,8 +188,8 @@ def try_it() -> None:
     """The editors and what they change at once, as a fragment: a cell edit reruns this part only."""
     st.markdown("入力と変換行列を書き換えると、このページの手計算・形の表・ヒートマップがすべて計算し直されます"
                 "（「手計算」「可視化」を開くと、書き換えた値で計算されています）。")
-    x = ui.matrix_editor(X_KEY, tb.X, TOKENS, DIMS, label="埋め込み X")
-    w_q, w_k, w_v = ui.weight_editors(W_PREFIX, W_DEFAULTS, DIMS, W_COLS)
+    x = ui.matrix_editor(X_KEY, tb.X, TOKENS, DIMS, label="埋め込み X", reset_label=ui.TEXTBOOK_RESET)
+    w_q, w_k, w_v = ui.weight_editors(W_PREFIX, W_DEFAULTS, DIMS, W_COLS, reset_label=ui.TEXTBOOK_RESET)
     decimals = pencil_decimals()
     hc = ui.compute("formula_steps", tutor.handcalc.hand_calculation, x, w_q, w_k, w_v, decimals=decimals, tokens=TOKENS)
     if hc is None:

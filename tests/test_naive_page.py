@@ -1,5 +1,6 @@
 """AppTest of ① /naive: textbook numbers, heatmap, edits and bad cells, S and A shown once."""
 import numpy as np
+import pytest
 
 import tutor
 import ui
@@ -87,3 +88,13 @@ def test_naive_says_once_what_the_textbook_is():
     show_section(at, "hand")
     assert "教科書と同じく" in page_text(at)                          # where the word is used next
     assert not [c for c in at.caption if "「教科書」と言うときは" in c.value]
+
+
+@pytest.mark.parametrize("key", ["wordvec", "seq2seq"])
+def test_the_pages_before_one_never_say_textbook(key):
+    """Issue 41 row 10: ⓪'s reset buttons said 「教科書の値に戻す」 before ① says what 「教科書」 means (and
+    ⓪'s numbers are the app's own example): a reset there returns to the page's first values."""
+    path = ui.PAGE_BY_KEY[key].path
+    at = open_page(path, section="try")
+    assert at.button and all("教科書" not in b.label for b in at.button)
+    assert any(b.label == "最初の値に戻す" for b in at.button)

@@ -22,7 +22,8 @@ from .sections import sections
 from .stepper import stepper, table_block
 from .handcalc import rounding_toggle
 from . import profile  # noqa: E402  (ui.profile.profile_section: あなたのつまずき)
-from .inputs import matrix_editor, matrix_value, number_input, set_matrix, weight_editors, weight_values
+from .inputs import (TEXTBOOK_RESET, matrix_editor, matrix_value, number_input, set_matrix, weight_editors,
+                     weight_values)
 from .widgets import (cached_chart, cached_table, compute, folded_topics, heatmap, heatmap_html, lazy_expander,
                       matrix_frame, show_matrix, show_table, unique_labels)
 
@@ -30,7 +31,7 @@ __all__ = [
     "page", "section", "next_link", "PAGES", "PAGE_BY_KEY", "LEARNING_KEYS", "available_pages",
     "next_page", "learning_minutes", "quiz_section", "question_card", "feedback", "quiz_advanced_switch", "compute", "cached_chart", "cached_table",
     "heatmap", "heatmap_html", "lazy_expander", "folded_topics", "matrix_editor", "matrix_frame", "number_input",
-    "set_matrix", "show_matrix", "show_table", "unique_labels", "weight_editors", "matrix_value", "weight_values",
+    "set_matrix", "TEXTBOOK_RESET", "show_matrix", "show_table", "unique_labels", "weight_editors", "matrix_value", "weight_values",
     "sections", "section_url", "section_query",
     "state", "clock", "handcalc", "rounding_toggle", "profile", "figures", "small_heatmap", "side_by_side", "stepper", "table_block",
 ]

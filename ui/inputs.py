@@ -45,6 +45,7 @@ def editor_column_px(header: str) -> int:
     return max(EDITOR_COLUMN_PX, round(units * EDITOR_CHAR_PX + EDITOR_HEADER_PAD_PX))
 
 
+TEXTBOOK_RESET = "教科書の値に戻す"   # on ① ② ④, whose editors start from the worked example ① calls 教科書
 EPOCH_K = "ui__editor_epoch"   # part of every editor's widget key: remount_editors() renews them all
 
 
@@ -70,7 +71,7 @@ def set_matrix(key: str, matrix) -> None:
 
 
 def matrix_editor(key: str, default, row_labels: Sequence[str], col_labels: Sequence[str], *,
-                  label: str | None = None, reset_label: str = "教科書の値に戻す") -> np.ndarray:
+                  label: str | None = None, reset_label: str = "最初の値に戻す") -> np.ndarray:
     """An editable matrix. Returns the current matrix if every cell is valid; otherwise shows a
     Japanese error under the table and returns the LAST VALID matrix (the default at first).
 
@@ -135,12 +136,14 @@ def weight_values(prefix: str, defaults) -> tuple[np.ndarray, np.ndarray, np.nda
 
 
 def weight_editors(prefix: str, defaults, row_labels: Sequence[str], col_labels: Sequence[str],
-                   labels: Sequence[str] = ("W_Q", "W_K", "W_V")) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                   labels: Sequence[str] = ("W_Q", "W_K", "W_V"), *,
+                   reset_label: str = "最初の値に戻す") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """W_Q, W_K, W_V side by side (editor keys <prefix>_wq, _wk, _wv); each as matrix_editor returns it."""
     out = []
     for column, name, default, label in zip(st.columns(3), ("wq", "wk", "wv"), defaults, labels):
         with column:
-            out.append(matrix_editor(f"{prefix}_{name}", default, row_labels, col_labels, label=label))
+            out.append(matrix_editor(f"{prefix}_{name}", default, row_labels, col_labels, label=label,
+                                     reset_label=reset_label))
     return out[0], out[1], out[2]
 
 
