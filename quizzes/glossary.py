@@ -119,20 +119,24 @@ def in_course_order(entries) -> list[tuple[str, list[Term]]]:
 def search(query: str, entries=None) -> list[Term]:
     """The terms that match every word of ``query`` (split on spaces; each word normalized) in their
     name, an alias, the reading or the definition. The query is read up to MAX_QUERY characters;
-    an empty query (or one of spaces and joiners only) matches every term. Names before definitions:
-    the terms whose name matches come first, each group in the file's order."""
+    an empty query (or one of spaces and joiners only) matches every term. Names before definitions,
+    and among the names the closest first: a name that is the query, then one that starts with it,
+    then one that holds it (「BERT」 lists BERT before RoBERTa); each group in the file's order."""
     entries = terms() if entries is None else entries
     words = [w for w in (normalize(part) for part in str(query)[:MAX_QUERY].split()) if w]
     if not words:
         return list(entries)
-    by_name, by_text = [], []
-    for t in entries:
+    whole = "".join(words)                       # the query as one name ("multi head attention")
+    ranked: list[tuple[int, int, Term]] = []
+    for order, t in enumerate(entries):
         names = [normalize(n) for n in (*t.names, t.reading) if n]
         text = " ".join(names + [normalize(t.definition)])
         if not all(w in text for w in words):
             continue
-        (by_name if any(w in n for w in words for n in names) else by_text).append(t)
-    return by_name + by_text
+        rank = (0 if whole in names else 1 if any(n.startswith(whole) for n in names)
+                else 2 if any(w in n for w in words for n in names) else 3)
+        ranked.append((rank, order, t))
+    return [t for _, _, t in sorted(ranked, key=lambda r: (r[0], r[1]))]
 
 
 def query_is_blank(query: str) -> bool:

@@ -243,3 +243,11 @@ def test_course_order_groups():
     assert [key for key, _ in groups] == [k for k in TOPICS if any(t.page == k for t in TERMS)]
     assert sum(len(ts) for _, ts in groups) == len(TERMS)
     assert g.in_course_order(g.search("そうせいきか")) == [("block", [by_name("層正規化")])]
+
+
+def test_a_terms_own_name_finds_it_first():
+    """Issue 41 row 10: 「BERT」 listed the BERT entry 6th, after terms that merely contain the name or
+    mention it. Every term's own name now finds that term first."""
+    assert g.search("BERT")[0].term == "BERT" and g.search("GPT")[0].term == "GPT"
+    misses = [t.term for t in g.terms() if g.search(t.term)[0].term != t.term]
+    assert misses == []
