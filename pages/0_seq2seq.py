@@ -3,7 +3,7 @@ Bahdanau's additive attention by hand, dot-product attention for contrast, teach
 the model's own output, LSTM/GRU gates, exploding gradients and clipping.
 Around them the exam's names and history: one LSTM and one GRU step by hand and their parameter
 counts, BPTT, soft vs hard and global vs local attention, exposure bias and scheduled sampling,
-中間層・隠れ層. Word vectors (one-hot, word2vec, ELMo) are ⓪-1's (pages/15_wordvec.py)."""
+中間層・隠れ層, Elman, Jordan and bidirectional RNNs. Word vectors are ⓪-1's (pages/15_wordvec.py)."""
 import numpy as np
 import streamlit as st
 
@@ -11,7 +11,7 @@ import ui
 from tutor import numfmt
 from tutor import seq2seq as s2s
 from tutor import seq2seq_rnn as rnn
-from ui.latex import col, dot_terms, fmt, length, mat, matvec, products, row, text_row
+from ui.latex import col, dot_terms, fmt, gate_lines, length, mat, matvec, products, row, text_row
 from ui.validate import format_number
 
 ui.page("seq2seq")
@@ -37,7 +37,7 @@ def aim_and_explain() -> None:
         "- **LSTM**（1997 年）と **GRU**（2014 年）の 1 ステップを 2 次元の例で手計算し、パラメータ数から LSTM が GRU より"
         "重い理由を説明できる。RNN を学習させる **BPTT** の意味を言える。\n"
         "- **ソフトな注意とハードな注意**、**グローバルな注意とローカルな注意**（Luong ら）、**露出バイアスとスケジュールド"
-        "サンプリング**、**中間層・隠れ層** という呼び名を説明できる。\n"
+        "サンプリング**、**中間層・隠れ層**、**エルマン・ジョルダン・双方向 RNN** という呼び名を説明できる。\n"
         "- 語を RNN に入れるベクトル（one-hot・分散表現・word2vec）は、1 つ前の ⓪-1 で学びます。"
     )
 
@@ -100,6 +100,18 @@ def explain_additive() -> None:
         "Transformer の注意は、この内積を $\\sqrt{d_k}$ で割る形です（① 以降のページ）。"
         "Attention は RNN の「遠くの語の情報が届きにくい」「1 本のベクトルに詰め込む」という問題を和らげ、"
         "やがて RNN そのものをなくした Transformer につながりました。"
+    )
+
+
+def explain_rnn_kinds() -> None:
+    """解説: エルマンネットワーク, ジョルダンネットワーク, 双方向 RNN."""
+    st.markdown(
+        "初期の RNN は、前の時刻の何を戻すかで呼び名が分かれます。**エルマンネットワーク**（Elman、1990 年）は **中間層の出力** を"
+        "文脈層に写して次の時刻の中間層へ戻します（上の $h_t = f(x_t, h_{t-1})$ の形で、単純な RNN とも呼びます）。"
+        "**ジョルダンネットワーク**（Jordan、1986 年）は **出力層の出力** を戻します。決め手は、戻すのが中間層か出力層かです。\n\n"
+        "**双方向 RNN**（Schuster と Paliwal、1997 年）は、前から読む RNN と後ろから読む RNN の中間層の出力を時刻ごとにつなぎます。"
+        "前後両方の文脈を使えるので、文全体が先にある課題（Bahdanau らのエンコーダ、ELMo）に向きますが、まだ書いていない語は"
+        "読めないので、1 語ずつ生成するデコーダには使えません。試験では「後ろの文脈も使える」「生成には使えない」が決め手です。"
     )
 
 
@@ -215,7 +227,8 @@ def explain_scheduled_sampling() -> None:
 
 
 # 解説's second half, one tap each: the first section of ⓪ stays short on a phone (docs/performance.md)
-TERMS = (("注意のいろいろ：ソフトとハード、グローバルとローカル", explain_attention_kinds, "kinds"),
+TERMS = (("RNN の形：エルマン・ジョルダン・双方向 RNN", explain_rnn_kinds, "kinds_rnn"),
+         ("注意のいろいろ：ソフトとハード、グローバルとローカル", explain_attention_kinds, "kinds"),
          ("LSTM と GRU のゲート", lambda: (explain_gates(), explain_cells()), "gates"),
          ("BPTT・勾配爆発と勾配クリッピング", lambda: (explain_bptt(), explain_clipping()), "bptt"),
          ("教師強制・露出バイアスとスケジュールドサンプリング", lambda: (explain_teacher_forcing(), explain_scheduled_sampling()),
@@ -293,13 +306,6 @@ def edited_cells():
     lstm = ui.compute("seq2seq_lstm", rnn.lstm_step, states[0], states[1], states[2], rnn.LSTM_WEIGHTS)
     gru = ui.compute("seq2seq_gru", rnn.gru_step, states[0], states[1], rnn.GRU_WEIGHTS)
     return None if lstm is None or gru is None else (states, lstm, gru)
-
-
-def gate_lines(name: str, act: str, g, uh_name: str) -> str:
-    """a = W x + U h + b = (…) + (…) + (…) = (…), then the gate = σ(a) ≈ (…), as one aligned block."""
-    return (r"\begin{aligned}" + f"a_{name} &= W_{name} x_t + U_{name} {uh_name} + b_{name}" + r" \\ "
-            + f"&= {row(g.wx)} + {row(g.uh)} + {row(g.b)} = {row(g.pre)}" + r" \\ "
-            + f"{name} &= {act}(a_{name}) \\approx {row(g.value)}" + r"\end{aligned}")
 
 
 def hand_lstm(states, step) -> None:
@@ -452,13 +458,9 @@ def teacher_forcing_runs() -> None:
     tab_t, tab_f = st.tabs(["教師強制（学習時）", "自分の出力を入れる（推論時）"])
     for tab, run in ((tab_t, teacher), (tab_f, free)):
         with tab:
-            ui.show_table({
-                "時刻": [str(t + 1) for t in range(len(s2s.TF_TARGET))],
-                "入力": list(run.inputs),
-                "予測": list(run.predictions),
-                "正解": list(s2s.TF_TARGET),
-                "正誤": ["○" if ok else "×" for ok in run.correct],
-            }, hide_index=True)
+            ui.show_table({"時刻": [str(t + 1) for t in range(len(s2s.TF_TARGET))], "入力": list(run.inputs),
+                           "予測": list(run.predictions), "正解": list(s2s.TF_TARGET),
+                           "正誤": ["○" if ok else "×" for ok in run.correct]}, hide_index=True)
     t1, t2 = st.columns(2)
     t1.metric("教師強制での正解数", f"{teacher.n_correct} / {len(s2s.TF_TARGET)}")
     t2.metric("自分の出力を入れたときの正解数", f"{free.n_correct} / {len(s2s.TF_TARGET)}")
@@ -473,11 +475,8 @@ def teacher_forcing_runs() -> None:
 
 def try_it() -> None:
     """Five fragments: an edit reruns only its own part."""
-    try_attention()
-    try_gradients()
-    try_cells()
-    try_params()
-    try_local()
+    for part in (try_attention, try_gradients, try_cells, try_params, try_local):
+        part()
 
 
 @st.fragment

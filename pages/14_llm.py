@@ -181,9 +181,10 @@ def explain_bpe() -> None:
 
 def explain_vision() -> None:
     st.markdown(
-        "**Swin Transformer**（2021 年）は、特徴マップを $M \\times M$ の窓に分け、窓の中だけで自己注意をとります。"
+        "**Swin Transformer**（Liu ら、2021 年）は、特徴マップを $M \\times M$ の窓に分け、窓の中だけで自己注意をとります。"
         "次の層では窓を半分ずらして窓をまたぐ情報も混ぜ、段階ごとにパッチを統合して解像度を下げます（階層構造）。"
         "1 トークンが組む相手が $M^2$ 個に減るので、計算量は画像の大きさに比例する量で済みます。"
+        "試験で ViT と見分ける決め手は、全パッチの組ではなく **窓の中だけ** で注意をとり、**ずらした窓** で窓どうしをつなぐことです。"
     )
     st.latex(r"\begin{aligned}\Omega_{\text{全体}} &= 4hwC^2 + 2(hw)^2 C \\ \Omega_{\text{窓}} &= 4hwC^2 + 2M^2\,hw\,C\end{aligned}")
     st.markdown(

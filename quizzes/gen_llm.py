@@ -8,7 +8,8 @@ is one of the named mistakes next to those formulas (rule_params_no_ffn, rule_pa
 rule_params_linear_d, rule_params_one_layer, optimal_tokens_params_instead, optimal_tokens_no_sqrt,
 optimal_tokens_six_divided, swin_ratio_m_not_m2, swin_ratio_one_window, swin_ratio_sides_added,
 mae_visible_masked_instead, mae_visible_all_patches, mae_visible_p_not_p2).
-Everything but the decoder's weights is beyond the G検定 syllabus (発展).
+The decoder's weights and Swin's window ratio are in the G検定 syllabus (GPT-n, Swin Transformer: the syllabus
+map, quizzes/data/syllabus.json); the optimal tokens and MAE are beyond it (発展).
 """
 from __future__ import annotations
 
@@ -111,7 +112,7 @@ def _params_swin(rng: np.random.Generator) -> dict:
     return {"h": h, "m": pick(rng, [m for m in SWIN_WINDOWS if h % m == 0 and h // m >= 2]), "c": pick(rng, SWIN_CHANNELS)}
 
 
-@calc_generator("llm.swin_ratio", "llm", _params_swin, advanced=True)
+@calc_generator("llm.swin_ratio", "llm", _params_swin)
 def _swin_ratio(p: dict) -> Draft:
     """Global against window attention (the QKᵀ and A·V part): (hw)² / (M²·hw) = hw / M²."""
     h, m, c = p["h"], p["m"], p["c"]

@@ -1,5 +1,6 @@
 """⑦-4 出力と生成: softmax with a temperature, the top-k distribution, top-p as a blank,
-and a 不適切 item about how the temperature changes the distribution.
+and a 不適切 item about how the temperature changes the distribution. top-k and top-p are 発展 (the syllabus
+map names neither: quizzes/data/syllabus.json).
 
 Inputs: logits c·ln m (exact softmax: probabilities ∝ m^(c/T)), probabilities in twentieths.
 Answers and distractors: tutor.output.temperature_table (softmax(z/T) for given T), tutor.output.temperature_mistakes,
@@ -80,7 +81,7 @@ def _prob_list(words, probs) -> str:
     return "、".join(f"「{w}」{num(x, 2)}" for w, x in zip(words, probs))
 
 
-@calc_generator("output.top_k", "output", _params_topk)
+@calc_generator("output.top_k", "output", _params_topk, advanced=True)
 def _top_k(p: dict) -> Draft:
     """Probability of one token after top-k (k most probable kept and renormalised)."""
     probs, k, tok, words = _probs(p["counts"]), p["k"], p["tok"], p["words"]

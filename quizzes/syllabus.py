@@ -10,7 +10,8 @@ File: ``quizzes/data/syllabus.json`` (how the list was made, with its sources: d
      "outside": ["機械学習の概要", ...],                           # the syllabus's parts the app leaves out
      "sections": {"5-attention": {"major": "...", "middle": "Attention", "goal": "...",
                                   "part": "..."}, ...},          # part: only this part of the 中項目 is covered
-     "planned_pages": {"wordvec": "⓪-1 ...", ...},               # pages being written (not in TOPICS yet)
+     "planned_pages": {"newkey": "⑫ ...", ...},                  # optional: pages being written (not in TOPICS
+                                                                 #   yet); none today, every page the map named exists
      "keywords": [
        {"keyword": "Source-Target Attention",   # JDLA's spelling; unique with its aliases (normalized)
         "aliases": ["交差注意"],
@@ -19,8 +20,8 @@ File: ``quizzes/data/syllabus.json`` (how the list was made, with its sources: d
         "settled": false,                        # optional (default true): the sources could not settle the scope
         "source": ["B", "C"],                    # the sources (keys of "sources") that settle it
         "note": "...",                           # optional; required when not settled
-        "plan": "encdec" | null,                 # the page that should teach it (a TOPICS or planned key; it may
-                                                 #   differ from page: a page being written takes it over);
+        "plan": "encdec" | null,                 # the page that should teach it (a TOPICS or planned key; once a
+                                                 #   page teaches it, that page: tests/test_syllabus.py);
                                                  #   null: the app does not plan to (not the attention family)
         "page": "encdec" | null,                 # coverage: the page that teaches it today ...
         "page_section": "aim" | null,            #   ... its section (ui.sections: aim/explain/hand/visual/try)

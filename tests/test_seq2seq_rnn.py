@@ -311,4 +311,4 @@ def test_new_topics_have_two_items_each_and_beyond_the_syllabus_is_tagged():
     advanced = {i for i, it in bank.items() if it.get("advanced")}
     assert advanced == {f"seq2seq.k{n}" for n in range(23, 29)}
     raw = json.loads(knowledge.DATA_DIR.joinpath("seq2seq.json").read_text(encoding="utf-8"))
-    assert len(raw["questions"]) == 29          # 33 less k11, k12, k31, k32 (moved to ⓪-1)
+    assert len(raw["questions"]) == 34          # 33 less k11, k12, k31, k32 (moved to ⓪-1), plus k34–k38 (RNN kinds)

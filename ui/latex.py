@@ -1,5 +1,5 @@
 """Numbers written into a hand calculation: the LaTeX (and prose) pieces that ⓪-1 and ⓪-2 build
-their worked steps from. Every number goes through ui.validate's formatters (tutor.numfmt,
+their worked steps from (⓪-2's LSTM and GRU gates too). Every number goes through ui.validate's formatters (tutor.numfmt,
 四捨五入): whole numbers without decimals, others to 3 places."""
 from __future__ import annotations
 
@@ -60,3 +60,10 @@ def matvec(name: str, vec_name: str, m, x, result) -> str:
     """W s = (each row's products) = result: the products written out, the result from the engine."""
     rows = [dot_terms(r, x) for r in m]
     return f"{name}\\,{vec_name} = " + r"\begin{pmatrix} " + r" \\ ".join(rows) + r" \end{pmatrix} = " + col(result)
+
+
+def gate_lines(name: str, act: str, g, uh_name: str) -> str:
+    """a = W x + U h + b = (…) + (…) + (…) = (…), then the gate = σ(a) ≈ (…), as one aligned block."""
+    return (r"\begin{aligned}" + f"a_{name} &= W_{name} x_t + U_{name} {uh_name} + b_{name}" + r" \\ "
+            + f"&= {row(g.wx)} + {row(g.uh)} + {row(g.b)} = {row(g.pre)}" + r" \\ "
+            + f"{name} &= {act}(a_{name}) \\approx {row(g.value)}" + r"\end{aligned}")
