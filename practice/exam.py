@@ -58,12 +58,17 @@ def _is_int(x) -> bool:
 
 
 def _spread(pool: list[str], n: int, rng: random.Random, seen: frozenset[str] = frozenset()) -> list[str]:
-    """n generator ids from pool, topics taking turns, no id twice until the pool is used up;
-    within a topic, a skill the learner has not answered yet (``seen``: practice.skill.seen)
-    comes before one they have.
+    """n generator ids from pool, each topic's share of the paper its share of the pool, no id twice
+    until the pool is used up; within a topic, a skill the learner has not answered yet (``seen``:
+    practice.skill.seen) comes before one they have.
 
-    A topic whose ids are used up sits out until every topic is used up; then a new
-    round starts (ids repeat only when n is larger than the pool).
+    The pool follows the syllabus map (every in-scope keyword asked twice or more, 発展 left out by
+    the map's tags: quizzes/data/syllabus.json), so a page that carries more of the syllabus —
+    ⓪-1's word representations, ⑪'s multimodal models — gets more questions than one that teaches
+    a single formula. A topic's count is n × its share rounded down or up (systematic sampling: one
+    random start, then every whole step), so it is never more than one off its share, and a small
+    topic is asked as often as its share says over many papers. Ids repeat only when n is larger
+    than the pool (the pool in full first, then again).
     """
     if not pool or n <= 0:
         return []
@@ -74,14 +79,14 @@ def _spread(pool: list[str], n: int, rng: random.Random, seen: frozenset[str] = 
     rng.shuffle(topics)
     out: list[str] = []
     while len(out) < n:
-        # (a queue is popped from its end: the unseen go last)
-        queues = {t: unseen_first(rng.sample(by_topic[t], len(by_topic[t])), seen)[::-1] for t in topics}
-        while len(out) < n and any(queues.values()):
-            for t in topics:
-                if len(out) == n:
-                    break
-                if queues[t]:
-                    out.append(queues[t].pop())
+        k = min(n - len(out), len(pool))
+        start, edge, counts = rng.random(), 0.0, {}
+        for t in topics:                   # the whole steps start + j that fall in the topic's stretch
+            low, edge = edge, edge + k * len(by_topic[t]) / len(pool)
+            counts[t] = math.ceil(edge - start - 1e-12) - math.ceil(low - start - 1e-12)
+        for t in topics:
+            queue = unseen_first(rng.sample(by_topic[t], len(by_topic[t])), seen)
+            out += queue[:counts[t]]
     return out
 
 

@@ -101,7 +101,7 @@ def test_a_restored_paper_past_its_deadline_is_submitted_at_once():
         assert rec["seconds"] == 300 and rec["score"] == 1
 
 
-@pytest.mark.parametrize("qid, label", [("output.top_p_blank#7", True), ("output.top_k#7", False)])
+@pytest.mark.parametrize("qid, label", [("output.top_p_blank#7", True), ("output.temperature#7", False)])
 def test_quiz_card_labels_advanced_questions(qid, label):
     assert quizzes.is_advanced(qid) is label
     at = no_exception(open_page("pages/10_output.py", query={"q": qid}))
@@ -142,6 +142,7 @@ def test_the_start_screen_names_the_topics_a_paper_draws_from():
     assert ex.pool_topics() == list(TOPICS)                          # every page has exam items
     at = no_exception(open_page(EXAM))
     assert "Attention と Transformer のまわり（⓪〜⑪ の全トピック）だけです" in page_text(at)
+    assert "シラバスの範囲の広さ（試験範囲の問題の数）に比例します" in page_text(at)     # practice.exam._spread
 
 
 

@@ -505,11 +505,27 @@ def test_build_exam_is_deterministic_and_seed_dependent():
     assert ex.build_exam(20, 5) != ex.build_exam(20, 6)
 
 
-def test_build_exam_covers_every_topic_and_spreads_evenly():
-    ids = ex.build_exam(40, 3)
-    topics = Counter(GENERATOR_INFO[i.split("#")[0]][0] for i in ids)
-    assert set(topics) == set(TOPICS)
-    assert max(topics.values()) - min(topics.values()) <= 2  # topics take turns
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_build_exam_gives_each_topic_its_share_of_the_pool(seed):
+    """Issue 43: the paper draws from the new pages in proportion to the map — each topic's share of
+    the in-scope pool (which the syllabus map shapes), within one question of n × share."""
+    n = 40
+    calc, know = ex.exam_pool()
+    n_calc, n_know = ex.exam_mix(n, len(calc), len(know), ex.DEFAULT_CALC_SHARE)
+    ids = ex.build_exam(n, seed)
+    for pool, k, kind in ((calc, n_calc, "calc"), (know, n_know, "knowledge")):
+        got = Counter(GENERATOR_INFO[i.split("#")[0]][0] for i in ids if GENERATOR_INFO[i.split("#")[0]][1] == kind)
+        share = Counter(GENERATOR_INFO[g][0] for g in pool)
+        for topic, m in share.items():
+            assert abs(got.get(topic, 0) - k * m / len(pool)) < 1.0 + 1e-9, (kind, topic, got.get(topic, 0), k * m / len(pool))
+    big = Counter(GENERATOR_INFO[i.split("#")[0]][0] for i in ex.build_exam(len(calc) + len(know), seed))
+    assert set(big) == set(TOPICS)                            # a paper as long as the pool asks every topic
+    # over many papers, a small topic is asked as often as its share of the pool says
+    small = min(Counter(GENERATOR_INFO[g][0] for g in know).items(), key=lambda kv: kv[1])[0]
+    asked = sum(GENERATOR_INFO[i.split("#")[0]][0] == small for s in range(300) for i in ex.build_exam(n, s)
+                if GENERATOR_INFO[i.split("#")[0]][1] == "knowledge")
+    share = sum(GENERATOR_INFO[g][0] == small for g in know) / len(know)
+    assert abs(asked - 300 * n_know * share) <= 0.2 * 300 * n_know * share + 5
 
 
 def test_spread_does_not_repeat_a_small_topic_while_others_have_unused_ids():
