@@ -270,7 +270,7 @@ def hand_additive() -> None:
                 "「試してみよう」で書き換えると、この手計算も変わります。")
     c1, c2 = st.columns(2)
     with c1:
-        ui.show_matrix(h, SRC, HID, digits=ui.handcalc.auto_digits(h), caption="エンコーダの状態 H（行 = h_j）")
+        ui.show_matrix(h, SRC, HID, digits=ui.handcalc.auto_digits(h), caption="エンコーダの状態 $H$（行 = $h_j$）")
     with c2:
         ui.show_matrix(s[None, :], ["s"], HID, digits=ui.handcalc.auto_digits(s[None, :]), caption="デコーダの状態 s")
     st.latex(f"W = {mat(w)},\\quad U = {mat(u)}")
@@ -490,10 +490,10 @@ def try_attention() -> None:
     with st.expander("パラメータ W, U, v も変える"):
         c1, c2 = st.columns(2)
         with c1:
-            w = ui.matrix_editor(W_KEY, s2s.W_DEC, ["1", "2"], HID, label="W（d_a × d_s）")
+            w = ui.matrix_editor(W_KEY, s2s.W_DEC, ["1", "2"], HID, label="$W$（$d_a \\times d_s$）")
         with c2:
-            u = ui.matrix_editor(U_KEY, s2s.U_ENC, ["1", "2"], HID, label="U（d_a × d_h）")
-        v = ui.matrix_editor(V_KEY, s2s.V_ATT[None, :], ["v"], ["1", "2"], label="v（長さ d_a）")[0]
+            u = ui.matrix_editor(U_KEY, s2s.U_ENC, ["1", "2"], HID, label="$U$（$d_a \\times d_h$）")
+        v = ui.matrix_editor(V_KEY, s2s.V_ATT[None, :], ["v"], ["1", "2"], label="$v$（長さ $d_a$）")[0]
     att = ui.compute("seq2seq_att", s2s.additive_attention, s, h, w, u, v)
     if att is not None and ui.compute("seq2seq_dot", s2s.dot_attention, s, h) is not None:
         for column, j in zip(st.columns(3), range(len(SRC))):
@@ -544,7 +544,7 @@ def try_cells() -> None:
     st.markdown("**LSTM と GRU の 1 ステップ**：入力 $x_t$・前の隠れ状態 $h_{t-1}$・前のセル $c_{t-1}$ を書き換えると、"
                 "「手計算」の LSTM と GRU の計算もこの値で計算し直されます。たとえば $c_{t-1}$ を大きくすると、"
                 "$c_t$ と $h_t$ はどう変わるでしょうか（$h_t$ は tanh と出力ゲートのおかげで −1〜1 に収まります）。")
-    ui.matrix_editor(CELL_KEY, rnn.CELL_STATES, CELL_ROWS, HID, label="状態（1 行目 x_t、2 行目 h_{t-1}、3 行目 c_{t-1}）")
+    ui.matrix_editor(CELL_KEY, rnn.CELL_STATES, CELL_ROWS, HID, label="状態（1 行目 $x_t$、2 行目 $h_{t-1}$、3 行目 $c_{t-1}$）")
     cells = edited_cells()                 # the engine on what the editor now holds
     if cells is None:
         return
@@ -573,7 +573,7 @@ def try_params() -> None:
     k1.metric("単純な RNN（1 組）", numfmt.grouped(table["rnn"]["total"]))
     k2.metric("GRU（3 組）", numfmt.grouped(table["gru"]["total"]))
     k3.metric("LSTM（4 組）", numfmt.grouped(table["lstm"]["total"]))
-    st.caption(f"1 組 = d_h(d_h + d_x) + d_h = {numfmt.grouped(table['rnn']['per_block'])} 個。LSTM は GRU より"
+    st.caption(f"1 組 = $d_h(d_h + d_x) + d_h$ = {numfmt.grouped(table['rnn']['per_block'])} 個。LSTM は GRU より"
                "ちょうど 1 組分（忘却・入力・出力の 3 ゲートと候補で 4 組、GRU は 2 ゲートと候補で 3 組）多くなります。")
 
 

@@ -122,7 +122,7 @@ def model_output() -> None:
     vocab_m, h_last, emb, logits_m = tiny_forward(int(model_seed), PROMPT)
     # h stands as a column: as a row its 8 numbers were wider than a 390 px phone and the last ones hid
     ui.show_matrix(h_last[:, None], [f"{j + 1}" for j in range(h_last.size)], ["h（「を」の位置）"], digits=3,
-                   corner="成分", caption=f"最後の位置の表現 h（d_model = {h_last.size}、成分を縦に並べています）")
+                   corner="成分", caption=f"最後の位置の表現 $h$（$d_{{\\text{{model}}}}$ = {h_last.size}、成分を縦に並べています）")
     probs_m = tutor.output.probabilities(logits_m, 1.0)
     c1, c2 = st.columns(2)
     with c1:

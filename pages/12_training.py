@@ -123,7 +123,7 @@ def aim_and_explain() -> None:
              r"\mathbf{a} = \mathrm{softmax}(\tilde{\mathbf{s}})")
     st.latex(r"\mathbf{h} = (\mathbf{a} V)\,W_O,\quad \mathbf{z} = \mathbf{h} W_{\text{out}} + \mathbf{b}")
     st.latex(r"\begin{aligned}\mathbf{p} &= \mathrm{softmax}(\mathbf{z}) \\ L &= -\ln p_{B}\ \ (\text{交差エントロピー})\end{aligned}")
-    st.markdown("$\\tilde{\\mathbf{s}}$ は √d_k で割ったあとのスコア、$\\mathbf{a}$ は注意の重み、$\\mathbf{h}$ は注意の出力、"
+    st.markdown("$\\tilde{\\mathbf{s}}$ は $\\sqrt{d_k}$ で割ったあとのスコア、$\\mathbf{a}$ は注意の重み、$\\mathbf{h}$ は注意の出力、"
                 "$\\mathbf{z}$ は語彙の各単語のロジット、$\\mathbf{p}$ はその確率です。"
                 "語彙のうち正解の語 B に当たる成分だけが 1 で、ほかが 0 のベクトル（one-hot）を $\\mathbf{t}$ と書きます。")
     st.markdown(
@@ -149,7 +149,7 @@ def hand() -> None:
         st.markdown(f"softmax に入るスコア $\\tilde{{s}} = {vector(scores, 0)}${note} → 重み $a = ({weights_tex})$")
         ui.show_table(pd.DataFrame([[format_tiny(v, 5) for v in row] for row in jac],
                                    index=[f"a{i + 1}" for i in range(3)], columns=[f"s̃{j + 1}" for j in range(3)]))
-        st.caption("∂a_i/∂s̃_j = a_i(δ_ij − a_j)")
+        st.caption(r"$\partial a_i / \partial \tilde{s}_j = a_i(\delta_{ij} - a_j)$")
     st.markdown("飽和した例のヤコビ行列は、どの成分も 0 に近い小さな値です。スコアを多少ずらしても重みはほぼ動かない、"
                 "ということです。誤差逆伝播で $W_Q$・$W_K$ へ戻る勾配もこの小さな成分を掛けられるので、ほとんど残りません。")
 
@@ -554,7 +554,7 @@ def try_schedule() -> None:
                      ("原論文（512, 4000）", tuple(sch.steps), tuple(paper))),
                     ((f"ピーク {rate_text(sch.peak_rate)}", sch.peak_step, sch.peak_rate),),
                     title="学習率のスケジュール（横軸は warmup の 5 倍まで）", y_format=".1e", width="stretch")
-    st.caption("warmup を長くするとピークは右へずれて低くなります。d_model を大きくすると、曲線全体が $d_{\\text{model}}^{-0.5}$ に比例して下がります。")
+    st.caption("warmup を長くするとピークは右へずれて低くなります。$d_{\\text{model}}$ を大きくすると、曲線全体が $d_{\\text{model}}^{-0.5}$ に比例して下がります。")
 
 
 @st.fragment

@@ -248,11 +248,11 @@ def hand_vit_embedding() -> None:
         ui.show_matrix(pt.VIT_DEMO_PROJ, [f"{i + 1}" for i in range(4)], ["1", "2"], digits=0, caption="射影行列 E（4×2）")
     with c2:
         ui.show_matrix(emb.patches, patch_rows, [f"{j + 1}" for j in range(4)], digits=0,
-                       caption="並べたパッチ x_p（左上・右上・左下・右下の順）")
-        ui.show_matrix(emb.projected, patch_rows, ["1", "2"], digits=0, caption="x_p E")
+                       caption="並べたパッチ $x_p$（左上・右上・左下・右下の順）")
+        ui.show_matrix(emb.projected, patch_rows, ["1", "2"], digits=0, caption="$x_p E$")
     c1, c2 = st.columns(2)
     with c1:
-        ui.show_matrix(pt.VIT_DEMO_POS, token_rows, ["1", "2"], digits=0, caption="位置埋め込み E_pos（5×2）")
+        ui.show_matrix(pt.VIT_DEMO_POS, token_rows, ["1", "2"], digits=0, caption="位置埋め込み $E_{\\text{pos}}$（5×2）")
     with c2:
         ui.show_matrix(emb.output, token_rows, ["1", "2"], digits=0, caption="z₀（クラストークン + 4 パッチ = 5 トークン）")
 
@@ -401,7 +401,7 @@ def try_params() -> None:
     params = ui.compute("pretrain_params", pt.bert_param_count, int(n_layers), int(hidden), int(heads))
     if params is not None:
         st.metric("パラメータ数（埋め込み + エンコーダ + プーラー）", f"{params.total:,}")
-        st.caption(f"約 {pt.pretrain_millions(params.total):,}M。1 ヘッドの次元 d_k = H/A = "
+        st.caption(f"約 {pt.pretrain_millions(params.total):,}M。1 ヘッドの次元 $d_k = H/A$ = "
                    f"{pt.bert_head_dim(params.layer.width, params.heads)}。")
         ui.cached_table(bert_frame, params, hide_index=True)
 

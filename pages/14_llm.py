@@ -282,7 +282,7 @@ def visual() -> None:
     marks = tuple((name, float(p.total), float(llm.power_law_loss(p.total)))
                   for name, p in ((n, llm.gpt_param_count(s["layers"], s["d_model"], context=s["context"]))
                                   for n, s in llm.GPT_SIZES.items() if n in ("GPT-2 XL", "GPT-3 175B")))
-    ui.cached_chart(ui.figures.lines_chart, "パラメータ数 N", "損失 L(N)", (("L(N) = (N_c/N)^α", tuple(ns), tuple(losses)),),
+    ui.cached_chart(ui.figures.lines_chart, "パラメータ数 N", "損失 L(N)", (("損失 L(N)（べき乗則）", tuple(ns), tuple(losses)),),
                     marks, title="損失はパラメータ数のべき乗で下がる", y_format=".1f", log=True)
     st.caption(f"パラメータ数を 10 倍にするたびに、損失は {numfmt.fixed(llm.loss_factor(10), 3)} 倍になります"
                "（同じ量ずつではなく、同じ割合ずつ下がる）。")

@@ -292,7 +292,7 @@ def hand_softmax() -> None:
              + r" \\ \text{目的関数} &= \log " + fmt(neg.positive_prob)
              + "".join(f" \\\\ &\\quad + \\log {fmt(p)}" for p in neg.negative_probs)
              + f" \\\\ &= {fmt(neg.objective)}" + r"\end{aligned}")
-    st.caption("目的関数を大きく（損失 = −目的関数を小さく）するように、v_c と u を少しずつ動かします。表示は小数第 4 位を四捨五入した値です。")
+    st.caption("目的関数を大きく（損失 = −目的関数を小さく）するように、$v_c$ と $u$ を少しずつ動かします。表示は小数第 4 位を四捨五入した値です。")
 
 
 def hand_fasttext() -> None:

@@ -260,15 +260,15 @@ def hand_cross() -> None:
     c1, c2 = st.columns(2)
     with c1:
         ui.show_matrix(mm.CROSS_DEMO_LATENTS, PATCHES, ("1", "2"), digits=0, caption="画像側の特徴 Z（4×2）")
-        ui.show_matrix(mm.CROSS_DEMO_W_K, DIMS, ("1", "2"), digits=0, caption="W_K（3×2）")
+        ui.show_matrix(mm.CROSS_DEMO_W_K, DIMS, ("1", "2"), digits=0, caption="$W_K$（3×2）")
     with c2:
         ui.show_matrix(mm.CROSS_DEMO_TEXT, TOKENS, DIMS, digits=0, caption="文の埋め込み E（3×3）")
-        ui.show_matrix(mm.CROSS_DEMO_W_V, DIMS, ("1", "2"), digits=0, caption="W_V（3×2）")
+        ui.show_matrix(mm.CROSS_DEMO_W_V, DIMS, ("1", "2"), digits=0, caption="$W_V$（3×2）")
     c1, c2 = st.columns(2)
     with c1:
-        ui.show_matrix(r.k, TOKENS, ("1", "2"), digits=0, caption="K = E W_K")
+        ui.show_matrix(r.k, TOKENS, ("1", "2"), digits=0, caption="$K = E W_K$")
     with c2:
-        ui.show_matrix(r.v, TOKENS, ("1", "2"), digits=0, caption="V = E W_V")
+        ui.show_matrix(r.v, TOKENS, ("1", "2"), digits=0, caption="$V = E W_V$")
     steps = thc.attention_steps(r.q, r.k, r.v, decimals=3, query_labels=PATCHES, key_labels=TOKENS)
     ui.handcalc.matrix_steps(steps.scores, key="multimodal_s", title=r"スコア $QK^\top$（行 = 画像の位置、列 = トークン）")
     ui.handcalc.softmax_steps(steps.softmax, key="multimodal_a", title=r"$\sqrt{2}$ で割って行ごとに softmax")

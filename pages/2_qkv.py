@@ -75,7 +75,7 @@ def hand() -> None:
     c1, c2, c3 = st.columns(3)
     for col, w, name in ((c1, w_q, "W_Q"), (c2, w_k, "W_K"), (c3, w_v, "W_V")):
         with col:
-            ui.show_matrix(w, W_ROWS, W_COLS, digits=auto_digits(w), caption=f"変換行列 {name}")
+            ui.show_matrix(w, W_ROWS, W_COLS, digits=auto_digits(w), caption=f"変換行列 ${name}$")
     st.markdown("**クエリ $Q = XW_Q$**：$X$ の行と $W_Q$ の列の内積を並べます。")
     ui.handcalc.matrix_steps(hc.q, key="qkv_q", title="$Q = XW_Q$ の全要素", expanded=True)
     ui.handcalc.matrix_steps(hc.k, key="qkv_k", title="$K = XW_K$ の全要素")
@@ -144,7 +144,7 @@ def try_it() -> None:
                 "たとえば $W_Q$ と $W_K$ を同じ行列にすると、"
                 "スコア表はどうなるでしょうか。埋め込み $X$ は前のページと同じ値に固定しています。")
     w_q, w_k, w_v = ui.weight_editors(W_PREFIX, DEFAULTS, W_ROWS, W_COLS,
-                                      labels=("W_Q（クエリ用）", "W_K（キー用）", "W_V（バリュー用）"),
+                                      labels=("$W_Q$（クエリ用）", "$W_K$（キー用）", "$W_V$（バリュー用）"),
                                       reset_label=ui.TEXTBOOK_RESET)
     cmp = ui.compute("qkv", tutor.qkv.compare_naive_qkv, tb.X, w_q, w_k, w_v)
     if cmp is None:

@@ -85,7 +85,7 @@ def saturation_by_hand() -> None:
     fixed = tutor.scaling.saturation_point(scaled_1608.result[0])
     ui.show_table(weights_frame(points + [fixed], [vector(p.scores, 0) for p in points]
                            + [f"(16, 8, 0) ÷ √{tb.SATURATION_D_K} = {vector(fixed.scores, auto_digits(fixed.scores, 2))}"]))
-    st.caption("勾配の大きさ = 重みをスコアで微分した値 ∂a_i/∂s_j の絶対値の最大。0 に近いほど学習の手がかりが弱い。"
+    st.caption("勾配の大きさ = 重みをスコアで微分した値 $\\partial a_i / \\partial s_j$ の絶対値の最大。0 に近いほど学習の手がかりが弱い。"
                "10⁻⁴ より小さい値は 4.5×10⁻⁵（= 0.000045）の形で書いています。")
     for i, (label, s) in enumerate((("(2, 1, 0)", tb.SATURATION_SCORES[0]), ("(20, 10, 0)", tb.SATURATION_SCORES[1]))):
         ui.lazy_expander(f"softmax{label} の計算", lambda s=s: ui.handcalc.show_softmax_row(

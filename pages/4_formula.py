@@ -86,7 +86,7 @@ def hand() -> None:
     c1, c2, c3 = st.columns(3)
     for col, w, name in ((c1, w_q, "W_Q"), (c2, w_k, "W_K"), (c3, w_v, "W_V")):
         with col:
-            ui.show_matrix(w, DIMS, W_COLS, digits=auto_digits(w), caption=f"変換行列 {name}")
+            ui.show_matrix(w, DIMS, W_COLS, digits=auto_digits(w), caption=f"変換行列 ${name}$")
     st.subheader("形の表")
     ui.show_table(pd.DataFrame(
         [(PLAIN.get(sym, sym), "×".join(str(d) for d in shape), *MEANING[sym]) for sym, shape in hc.shapes()],

@@ -130,7 +130,7 @@ def heads_cost_nothing() -> None:
         "コストをほとんど増やさずに、注目のしかたの違うヘッドを何本も持てる — これがマルチヘッドを使う理由です。"
     )
     ui.show_table(cost_frame(paper, paper_one), hide_index=True)
-    st.caption(f"原論文の大きさ（d_model = {paper.d_model}、トークン数 n = {paper.n}、バイアスなし）。積和 = 掛け算と足し算 1 組の回数。")
+    st.caption(f"原論文の大きさ（モデルの次元 $d_{{\\text{{model}}}}$ = {paper.d_model}、トークン数 $n$ = {paper.n}、バイアスなし）。積和 = 掛け算と足し算 1 組の回数。")
 
 
 def hand() -> None:
@@ -152,11 +152,11 @@ def hand() -> None:
 def head_1() -> None:
     c1, c2, c3 = st.columns(3)
     with c1:
-        ui.show_matrix(head1.q.result, TOKENS, ["1", "2"], digits=0, caption="Q = X W_Q")
+        ui.show_matrix(head1.q.result, TOKENS, ["1", "2"], digits=0, caption="$Q = X W_Q$")
     with c2:
-        ui.show_matrix(head1.k.result, TOKENS, ["1", "2"], digits=0, caption="K = X W_K")
+        ui.show_matrix(head1.k.result, TOKENS, ["1", "2"], digits=0, caption="$K = X W_K$")
     with c3:
-        ui.show_matrix(head1.v.result, TOKENS, ["1", "2"], digits=0, caption="V = X W_V")
+        ui.show_matrix(head1.v.result, TOKENS, ["1", "2"], digits=0, caption="$V = X W_V$")
     c1, c2 = st.columns(2)
     with c1:
         ui.show_matrix(head1.weights, TOKENS, TOKENS, digits=3, caption="重み A⁽¹⁾ = softmax(QKᵀ/√2)")
@@ -201,9 +201,9 @@ def concat() -> None:
 def mix_with_w_o() -> None:
     c1, c2 = st.columns(2)
     with c1:
-        ui.show_matrix(hand_comb.w_o, CONCAT_COLS, ["1", "2", "3", "4"], digits=0, caption="W_O（この例のために決めた値）")
+        ui.show_matrix(hand_comb.w_o, CONCAT_COLS, ["1", "2", "3", "4"], digits=0, caption="$W_O$（この例のために決めた値）")
     with c2:
-        ui.show_matrix(hand_comb.output, TOKENS, ["1", "2", "3", "4"], caption="MultiHead(X) = Concat · W_O")
+        ui.show_matrix(hand_comb.output, TOKENS, ["1", "2", "3", "4"], caption="$\\mathrm{MultiHead}(X) = \\mathrm{Concat} \\cdot W_O$")
     first = [f"{format_number(c, 3)} \\times {format_number(w, 0)}"
              for c, w in zip(hand_comb.concat[SORE], hand_comb.w_o[:, 0])]
     st.latex(r"\begin{aligned} &\text{それの第 1 成分} \\ &= " + " + ".join(first[:2]) + r" \\ &\quad + "
@@ -265,9 +265,9 @@ def try_own_heads() -> None:
         st.caption("同じ入力でも、W が違えば注目のしかたが変わります（学習前なので模様に意味はまだありません）。")
         with st.expander(f"連結 Concat（3 × {res.concat.shape[1]}）と W_O を掛けた出力（3 × {res.output.shape[1]}）"):
             ui.show_matrix(res.concat, TOKENS,
-                           caption="Concat(head₁, …, head_h)：ヘッドの出力を順に横へ")
+                           caption="$\\mathrm{Concat}(\\text{head}_1, \\dots, \\text{head}_h)$：ヘッドの出力を順に横へ")
             ui.show_matrix(res.output, TOKENS,
-                           caption="MultiHead(X) = Concat · W_O")
+                           caption="$\\mathrm{MultiHead}(X) = \\mathrm{Concat} \\cdot W_O$")
         st.markdown(
             f"パラメータ数は $4 \\times {cost.d_model}^2 = {cost.params:,}$（$h$ を変えても同じ）。"
             "下の表で、同じ $d_{\\text{model}}$ を 1 ヘッドで使う場合と比べてください。"

@@ -126,7 +126,7 @@ def hand() -> None:
         ui.show_matrix(hand_scaled, TOKENS, TOKENS, digits=3, caption="① スケール済みスコア S̃ = QKᵀ/√2")
     with c2:
         ui.show_matrix(hand_masked, TOKENS, TOKENS, digits=3, caption="② S̃ + M")
-    st.caption("③ 分子 e^s̃（e^(−∞) = 0）と分母（行の合計）")
+    st.caption("③ 分子 $e^{\\tilde{s}}$（$e^{-\\infty} = 0$）と分母（行の合計）")
     ui.cached_table(exps_with_denominators, hand_exps, hand_denominators, TOKENS)
     st.caption("④ 重み = 分子 ÷ 分母（マスク付き）")
     ui.cached_table(weights_with_sums, hand_sm.result, tutor.row_sums(hand_sm.result), TOKENS, TOKENS)

@@ -113,9 +113,9 @@ def paper_sizes() -> None:
     }).set_index("記号"))
     st.caption("論文が基本の設定として示した **base モデル** の値です。パラメータ数は Attention も FFN も、"
                "行列の重みとバイアスの両方を数えています。バイアスを除くと Attention は "
-               f"{tutor.multihead.mha_param_count(tb.PAPER_D_MODEL, bias=False):,}（4·d_model²）、FFN は "
-               f"{tutor.block.ffn_param_count(tb.PAPER_D_MODEL, tb.PAPER_D_FF, bias=False):,}（2·d_model·d_ff）です。"
-               f"幅を広げた big モデルは d_model = {tb.PAPER_BIG_D_MODEL:,}、d_ff = {tb.PAPER_BIG_D_FF:,}、h = {tb.PAPER_BIG_HEADS} です。")
+               f"{tutor.multihead.mha_param_count(tb.PAPER_D_MODEL, bias=False):,}（$4 d_{{\\text{{model}}}}^2$）、FFN は "
+               f"{tutor.block.ffn_param_count(tb.PAPER_D_MODEL, tb.PAPER_D_FF, bias=False):,}（$2 d_{{\\text{{model}}}} d_{{\\text{{ff}}}}$）です。"
+               f"幅を広げた big モデルは $d_{{\\text{{model}}}}$ = {tb.PAPER_BIG_D_MODEL:,}、$d_{{\\text{{ff}}}}$ = {tb.PAPER_BIG_D_FF:,}、$h$ = {tb.PAPER_BIG_HEADS} です。")
 
 
 def hand() -> None:

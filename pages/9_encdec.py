@@ -167,25 +167,25 @@ def hand_inputs() -> None:
     with st.expander("入力：2 つの文の埋め込みと変換行列", expanded=True):
         c1, c2 = st.columns(2)
         with c1:
-            ui.show_matrix(tb.CROSS_X_DEC, DEC_TOKENS, DIMS, digits=0, caption="X_dec：ターゲットの埋め込み")
+            ui.show_matrix(tb.CROSS_X_DEC, DEC_TOKENS, DIMS, digits=0, caption="$X_{\\text{dec}}$：ターゲットの埋め込み")
         with c2:
-            ui.show_matrix(tb.X, list(tb.TOKENS), DIMS, digits=0, caption="X_enc：ソースの埋め込み")
+            ui.show_matrix(tb.X, list(tb.TOKENS), DIMS, digits=0, caption="$X_{\\text{enc}}$：ソースの埋め込み")
         c1, c2, c3 = st.columns(3)
         for col, w, name in ((c1, tb.W_Q, "W_Q"), (c2, tb.W_K, "W_K"), (c3, tb.W_V, "W_V")):
             with col:
-                ui.show_matrix(w, DIMS, ["1", "2"], digits=0, caption=name)
+                ui.show_matrix(w, DIMS, ["1", "2"], digits=0, caption=f"${name}$")
 
 
 def hand_scores(cross, steps) -> None:
     c1, c2 = st.columns(2)
     with c1:
-        ui.show_matrix(cross.q, DEC_TOKENS, ["q1", "q2"], digits=0, caption="Q = X_dec W_Q（ターゲットから）")
+        ui.show_matrix(cross.q, DEC_TOKENS, ["q1", "q2"], digits=0, caption="$Q = X_{\\text{dec}} W_Q$（ターゲットから）")
         ui.show_matrix(steps.scores.result, DEC_TOKENS, list(tb.TOKENS), digits=0, caption="S = Q Kᵀ（2 × 3）")
     with c2:
-        ui.show_matrix(cross.k, list(tb.TOKENS), ["k1", "k2"], digits=0, caption="K = X_enc W_K（ソースから）")
-        ui.show_matrix(cross.v, list(tb.TOKENS), ["v1", "v2"], digits=0, caption="V = X_enc W_V（ソースから）")
+        ui.show_matrix(cross.k, list(tb.TOKENS), ["k1", "k2"], digits=0, caption="$K = X_{\\text{enc}} W_K$（ソースから）")
+        ui.show_matrix(cross.v, list(tb.TOKENS), ["v1", "v2"], digits=0, caption="$V = X_{\\text{enc}} W_V$（ソースから）")
     ui.show_matrix(steps.scaled.result, DEC_TOKENS, list(tb.TOKENS), digits=ui.handcalc.PENCIL_DECIMALS,
-                   caption=f"S̃ = S / √d_k（√{steps.d_k} ≈ {format_number(cross.attn.divisor, 3)} で割り、小数第 3 位まで（第 4 位を四捨五入）求める）")
+                   caption=f"$\\tilde{{S}} = S / \\sqrt{{d_k}}$（√{steps.d_k} ≈ {format_number(cross.attn.divisor, 3)} で割り、小数第 3 位まで（第 4 位を四捨五入）求める）")
 
 
 def hand_weights_and_output(steps) -> None:

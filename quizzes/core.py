@@ -46,7 +46,7 @@ TOPICS: dict[str, str] = {
     "seq2seq": "⓪-2 Seq2Seq と Attention の誕生",
     "naive": "① 素朴なAttention",
     "qkv": "② Q・K・V",
-    "scaling": "③ √d_k スケーリング",
+    "scaling": "③ √dₖ スケーリング",
     "formula": "④ 完成形と手計算",
     "multihead": "⑤ Multi-Head Attention",
     "mask": "⑥ 因果マスク",

@@ -112,5 +112,5 @@ def test_encdec_hand_is_formula_cross_example_and_recomputable():
         assert sum(row.exps) == pytest.approx(row.total, abs=1e-9)
         assert row.total_latex.split("=")[-1].strip() in text
     # the inputs are shown: both embeddings and W_Q/W_K/W_V
-    for cap in ("X_dec：ターゲットの埋め込み", "X_enc：ソースの埋め込み", "W_Q", "W_K", "W_V"):
+    for cap in ("$X_{\\text{dec}}$：ターゲットの埋め込み", "$X_{\\text{enc}}$：ソースの埋め込み", "$W_Q$", "$W_K$", "$W_V$"):
         assert any(c.value == cap for c in at.caption), cap

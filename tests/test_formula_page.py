@@ -90,9 +90,9 @@ def test_formula_hand_calculation_starts_with_its_four_inputs():
     kinds = [(getattr(e, "type", ""), element_text(e)) for e in lesson_elements(at)]
     first_step = next(i for i, (_, t) in enumerate(kinds) if t.startswith("① $Q = XW_Q$"))
     caps = [t for kind, t in kinds[:first_step] if kind == "caption"]
-    assert caps[:4] == ["埋め込み X（1 行 = 1 トークン）", "変換行列 W_Q", "変換行列 W_K", "変換行列 W_V"]
-    for cap, matrix in (("埋め込み X（1 行", tb.X), ("変換行列 W_Q", tb.W_Q), ("変換行列 W_K", tb.W_K),
-                        ("変換行列 W_V", tb.W_V)):
+    assert caps[:4] == ["埋め込み X（1 行 = 1 トークン）", "変換行列 $W_Q$", "変換行列 $W_K$", "変換行列 $W_V$"]
+    for cap, matrix in (("埋め込み X（1 行", tb.X), ("変換行列 $W_Q$", tb.W_Q), ("変換行列 $W_K$", tb.W_K),
+                        ("変換行列 $W_V$", tb.W_V)):
         np.testing.assert_array_equal(numbers(frames_after(at, cap)[0]), matrix)
     assert "（「試してみよう」で書き換えられます）" in page_text(at)
 
@@ -103,6 +103,6 @@ def test_formula_shown_inputs_follow_the_editors():
     w_q[0] = [3, -1]
     edit_matrix(at, "formula_wq", rows_of(w_q))
     show_section(at, "hand")
-    np.testing.assert_array_equal(numbers(frames_after(at, "変換行列 W_Q")[0]), w_q)
+    np.testing.assert_array_equal(numbers(frames_after(at, "変換行列 $W_Q$")[0]), w_q)
     hc = tutor.handcalc.hand_calculation(tb.X, w_q, tb.W_K, tb.W_V, decimals=3)
     assert f"({hc.z[2, 0]:.3f}, {hc.z[2, 1]:.3f})" in lesson_text(at)

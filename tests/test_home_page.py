@@ -24,7 +24,7 @@ def test_home_runs_and_sidebar_links_every_existing_page():
     expected = {p.url.lstrip("/") for p in ui.available_pages()}
     assert expected <= links and {"naive", "qkv", "scaling", "formula"} <= links
     body_links = {p.proto.label for p in at.main.get("page_link")}
-    assert {"① 素朴なAttention", "② Q・K・V", "③ √d_k スケーリング", "④ 完成形と手計算"} <= body_links
+    assert {"① 素朴なAttention", "② Q・K・V", "③ √dₖ スケーリング", "④ 完成形と手計算"} <= body_links
 
 
 @pytest.mark.usefixtures("fakes")

@@ -101,7 +101,7 @@ def test_visual_charts_and_heatmaps(page):
     assert np.array_equal(mask, llm.mae_mask(196, np.random.default_rng(0)).grid(14, 14))
     assert "llm_beta" not in steppers(page)                                 # the KL stepper moved to ⑩-2
     series = chart_series(page)
-    assert ["L(N) = (N_c/N)^α"] in series
+    assert ["損失 L(N)（べき乗則）"] in series            # a legend cannot show math: words, not N_c/N
     assert ["最適なトークン数 D", "最適なパラメータ数 N"] in series
 
 

@@ -158,7 +158,7 @@ def test_multihead_head1_is_formula_pencil_z(pages):
     # Concat and MultiHead are built from the shown head-1 numbers
     concat = frame_after(pages[MH], "Concat(head₁, head₂)")
     assert list(concat.loc["猫"]) == ["1.510", "0.492", "1.000", "0.150"]
-    out = frame_after(pages[MH], "MultiHead(X) = Concat · W_O")
+    out = frame_after(pages[MH], "$\\mathrm{MultiHead}(X) = \\mathrm{Concat} \\cdot W_O$")
     assert list(out.loc["猫"]) == ["1.660", "1.492", "1.000", "0.150"]   # 1.510 + 0.150, 0.492 + 1.000
     assert list(out.loc["それ"]) == ["1.859", "2.841", "1.000", "1.700"]
     assert "(1.5093, 0.4907)" in lesson_text(pages[MH])                 # the exact value, said once

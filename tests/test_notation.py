@@ -54,7 +54,7 @@ def test_attention_weights_and_learned_matrices_have_one_name_each(pages, page):
         assert "注意の重み A" in text
     if page in (QKV, FORMULA):
         for name in ("W_Q", "W_K", "W_V"):
-            assert f"変換行列 {name}" in text
+            assert f"変換行列 ${name}$" in text
 
 
 @pytest.mark.parametrize("page", PAGES_5_7)
@@ -108,3 +108,34 @@ def test_cost_max_diff_and_training_gradient_without_e_notation(pages):
     assert not E_NOTATION.search(text)
     if run_b.heldout_accuracy < run_a.heldout_accuracy:
         assert f"{format_tiny(run_b.grad_norm_of('W_Q')[-1], 3)} まで消えました" in text
+
+
+# A symbol with a subscript or superscript written as plain text (v_c, ∂a_i/∂s_j, d_k^2) shows the
+# learner its underscores; the page writes it as math ($v_c$) or as a name (`d_model` in code).
+RAW_NOTATION = re.compile(r"(?<![\w\\])[A-Za-zα-ω∂]+_(\{[^}]*\}|[A-Za-z0-9]+)|\^\(?[A-Za-z0-9α-ω]")
+_MATH_CODE_LINKS = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|`[^`]*`|\]\([^)]*\)|<[^>]*>", re.S)
+
+
+def raw_notation(text: str) -> list[str]:
+    """The plain-text subscripts / superscripts in ``text`` outside math, code and link targets."""
+    return [m.group(0) for m in RAW_NOTATION.finditer(_MATH_CODE_LINKS.sub(" ", text))]
+
+
+def test_raw_notation_finds_plain_subscripts_only():
+    assert raw_notation("v_c と u を動かします") == ["v_c"]
+    assert raw_notation("∂a_i/∂s_j の絶対値") == ["∂a_i", "∂s_j"]
+    assert raw_notation("$v_c$ と `d_model` と [リンク](./x_y)") == []
+    assert raw_notation("d^2 に比例") == ["^2"]
+
+
+@pytest.mark.parametrize("key", __import__("ui").LEARNING_KEYS)
+def test_captions_and_text_write_symbols_as_math(key):
+    import ui
+    from apphelpers import each_section
+    at = open_page(ui.PAGE_BY_KEY[key].path)
+    found = {}
+    for section in each_section(at):
+        for el in list(at.caption) + list(at.markdown):
+            if hits := raw_notation(str(el.value)):
+                found.setdefault(section, []).append((hits, str(el.value)[:80]))
+    assert not found, found

@@ -52,12 +52,12 @@ def test_the_profile_shows_the_top_misconceptions_with_links():
     assert len(heads) == 3                                   # limit=3
     links = _main_links(at)
     captions = [c.value for c in at.caption]
-    assert ("③ √d_k スケーリング", "scaling", AT_EXPLAIN) in links and "学び直す場所：③ √d_k スケーリング の「解説」" in captions
+    assert ("③ √dₖ スケーリング", "scaling", AT_EXPLAIN) in links and "学び直す場所：③ √dₖ スケーリング の「解説」" in captions
     assert ("⑥ 因果マスク", "mask", urlencode({"section": section_label("try")})) in links
     assert "学び直す場所：⑥ 因果マスク の「よくある間違い：softmax の後でマスクする」" in captions
     # the form misconception: practice of 不適切 items, not the page where it happened
     assert "学び直す場所：ページではなく、問題の読み方です。『不適切なもの』を選ぶ問題を、いろいろなページから集めて練習します。" in captions
-    assert links == [("③ √d_k スケーリング", "scaling", AT_EXPLAIN), ("このつまずきを練習する", "drill", "m=forgot_sqrt_dk"),
+    assert links == [("③ √dₖ スケーリング", "scaling", AT_EXPLAIN), ("このつまずきを練習する", "drill", "m=forgot_sqrt_dk"),
                      ("『不適切なもの』を選ぶ問題を練習する", "drill", "m=true_statement_judged_false"),
                      ("⑥ 因果マスク", "mask", urlencode({"section": section_label("try")})), ("このつまずきを練習する", "drill", "m=mask_after_softmax")]
 

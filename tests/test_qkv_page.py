@@ -60,7 +60,7 @@ def test_qkv_edit_reaches_every_section_and_a_bad_cell_keeps_the_last_valid():
                       domain=shared_domain(ref.naive.scores, ref.attn.scores))
     assert_heatmap_is(at, 2, ref.attn.weights, tb.TOKENS, tb.TOKENS)
     show_section(at, "hand")
-    np.testing.assert_array_equal(numbers(frames_after(at, "変換行列 W_K")[0]), tb.W_Q)
+    np.testing.assert_array_equal(numbers(frames_after(at, "変換行列 $W_K$")[0]), tb.W_Q)
     k = tb.X @ tb.W_Q
     np.testing.assert_array_equal(numbers(frames_after(at, "K")[-1]), k)        # K = XW_K with the edited W_K
     show_section(at, "try")                                       # back: the editor shows the learner's cells
@@ -69,5 +69,5 @@ def test_qkv_edit_reaches_every_section_and_a_bad_cell_keeps_the_last_valid():
 
 def test_qkv_hand_calculation_shows_the_weights(pages):
     at = pages[QKV]
-    for cap, matrix in (("変換行列 W_Q", tb.W_Q), ("変換行列 W_K", tb.W_K), ("変換行列 W_V", tb.W_V)):
+    for cap, matrix in (("変換行列 $W_Q$", tb.W_Q), ("変換行列 $W_K$", tb.W_K), ("変換行列 $W_V$", tb.W_V)):
         np.testing.assert_array_equal(numbers(frames_after(at, cap)[0]), matrix)

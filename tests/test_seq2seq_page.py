@@ -111,7 +111,7 @@ def test_editing_states_recomputes_every_section_and_bad_cells_keep_the_last_val
     show_section(at, "hand")
     assert hand_table(at)["重み α（加法注意）"] == [f"{x:.3f}" for x in r.weights]
     assert hand_table(at)["重み α（内積）"] == [f"{x:.3f}" for x in dot.weights]
-    np.testing.assert_array_equal(numbers(frame_after(at, "エンコーダの状態 H")), h)
+    np.testing.assert_array_equal(numbers(frame_after(at, "エンコーダの状態 $H$")), h)
     np.testing.assert_array_equal(numbers(frame_after(at, "デコーダの状態 s")), s)
     assert f"**{SRC[r.top]}**（{r.weights[r.top]:.3f}）" in page_text(at)
     show_section(at, "visual")

@@ -136,7 +136,7 @@ def weight_values(prefix: str, defaults) -> tuple[np.ndarray, np.ndarray, np.nda
 
 
 def weight_editors(prefix: str, defaults, row_labels: Sequence[str], col_labels: Sequence[str],
-                   labels: Sequence[str] = ("W_Q", "W_K", "W_V"), *,
+                   labels: Sequence[str] = ("$W_Q$", "$W_K$", "$W_V$"), *,
                    reset_label: str = "最初の値に戻す") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """W_Q, W_K, W_V side by side (editor keys <prefix>_wq, _wk, _wv); each as matrix_editor returns it."""
     out = []
