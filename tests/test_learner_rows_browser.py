@@ -1,8 +1,11 @@
-"""Issue 41's rows 7 and 8 as a learner meets them, in a real browser: the review on a 390 px phone
+"""Issue 41's rows 7, 8 and 10 as a learner meets them, in a real browser: the review on a 390 px phone
 starts with the question and counts down as the learner answers; in the mock exam a tap shows at once
-that it was received, and two quick taps on 次へ never skip a question the learner has not seen."""
+that it was received, and two quick taps on 次へ never skip a question the learner has not seen;
+Streamlit's own English words (a field's hint, the uploader, an unknown address) are Japanese; the
+sidebar's rows are a finger high on a phone; nothing shows above the section tabs while a page scrolls."""
 from __future__ import annotations
 
+import io
 import re
 
 import pytest
@@ -10,8 +13,9 @@ import pytest
 pytestmark = pytest.mark.browser
 
 import quizzes  # noqa: E402
-from browserhelpers import assert_healthy, new_page, open_url, wait_until_rendered  # noqa: E402
+from browserhelpers import assert_healthy, new_page, open_url, section_url, wait_until_rendered  # noqa: E402
 from playwright.sync_api import expect  # noqa: E402
+from PIL import Image  # noqa: E402  (Streamlit's own dependency)
 from test_daily_loop_browser import review_qid  # noqa: E402
 from test_loop_rows_browser import misses, seed  # noqa: E402
 
@@ -77,3 +81,74 @@ def test_two_quick_taps_on_next_never_skip_a_question(browser, base, gap_ms):
         wait_until_rendered(page)
         assert shown_number(page) == 2
         assert page.locator("button.tutor-tapped").count() == 0    # released once its run was over
+
+
+HINT = "el => [getComputedStyle(el).fontSize, getComputedStyle(el, '::after').content]"
+
+
+def test_a_changed_fields_hint_says_enter_in_japanese_and_a_count_stays(browser, base):
+    with new_page(browser, "row10-hint") as page:
+        open_url(page, section_url(base, "/pretrain", "試してみよう"))
+        field = page.get_by_label("文（トークンを空白で区切る。[CLS] や [SEP] も書けます）")
+        field.click()
+        field.press("End")
+        field.type(" 犬")
+        hint = page.locator('[data-testid="stTextInput"] [data-testid="InputInstructions"] > span').first
+        expect(hint).to_have_text("Press Enter to apply", timeout=WAIT)      # Streamlit's, drawn at size 0
+        assert hint.evaluate(HINT) == ["0px", '"Enter で反映"']
+        open_url(page, base + "/glossary")
+        search = page.get_by_label("用語を探す")
+        search.click()
+        search.type("bert")
+        count = page.locator('[data-testid="InputInstructions"] > span').first
+        expect(count).to_have_text("4/40", timeout=WAIT)
+        assert count.evaluate(HINT) == ["12px", "none"]                      # the count is shown as it is
+
+
+def test_the_uploader_button_is_japanese_and_has_no_english_note(browser, base):
+    with new_page(browser, "row10-upload") as page:
+        open_url(page, base + "/review")
+        expect(page.get_by_role("button", name="ファイルを選ぶ")).to_be_visible(timeout=WAIT)
+        uploader = page.locator('[data-testid="stFileUploader"]')
+        assert "Upload" not in uploader.inner_text() and "per file" not in uploader.inner_text()
+
+
+def test_an_unknown_address_is_answered_in_japanese(browser, base):
+    with new_page(browser, "row10-notfound") as page:
+        open_url(page, base + "/no_such_page")
+        dialog = page.get_by_role("dialog")
+        expect(dialog).to_contain_text("ページが見つかりません", timeout=WAIT)
+        assert "not found" not in dialog.inner_text().lower()
+        dialog.get_by_role("button", name="閉じる").click()
+        expect(main(page)).to_contain_text("アテンション", timeout=WAIT)      # ホーム runs behind it
+
+
+def test_the_sidebar_rows_are_a_finger_high_on_a_phone(browser, base):
+    with new_page(browser, "row10-sidebar", **PHONE) as page:
+        open_url(page, base + "/")
+        page.locator('[data-testid="stExpandSidebarButton"]').click()
+        rows = page.locator('[data-testid="stSidebar"] a')
+        expect(rows.first).to_be_visible(timeout=WAIT)
+        heights = [r.bounding_box()["height"] for r in rows.all()]
+        assert len(heights) >= 20 and min(heights) >= 44, heights
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_nothing_shows_above_the_section_tabs_while_a_page_scrolls(browser, base, width):
+    size = {"width": width, "height": 900} if width > 400 else PHONE
+    with new_page(browser, f"row10-above-tabs-{width}", **size) as page:
+        open_url(page, section_url(base, "/qkv", "手計算"))
+        tabs = page.locator('.st-key-section [role="tablist"]')
+        expect(tabs).to_be_visible(timeout=WAIT)
+        page.mouse.move(size["width"] * 0.75, 500)                           # over the page's column
+        page.mouse.wheel(0, 1500)
+        page.wait_for_function("() => document.querySelector('.st-key-section [role=tablist]')"
+                               ".getBoundingClientRect().top <= 61", timeout=WAIT)
+        box = tabs.bounding_box()
+        assert box is not None and box["y"] <= 61, box                       # the bar sticks under the header
+        # the strip between the top edge and the bar (but Streamlit's header buttons at its ends) is
+        # one colour, the background: no text of the page shows through
+        strip = {"x": box["x"] + 60, "y": 4, "width": box["width"] - 120, "height": box["y"] - 8}
+        picture = Image.open(io.BytesIO(page.screenshot(clip=strip))).convert("RGB")
+        colours = picture.getcolors(1 << 16)
+        assert len(colours) == 1, sorted(colours, reverse=True)[:5]

@@ -133,7 +133,9 @@ def test_the_testids_we_style_are_known():
     assert set(_our_testids()) == {"stCaptionContainer", "stSliderThumbValue", "stMarkdownContainer", "stMain",
                                    "stRadioGroup", "stSidebar", "stSidebarCollapseButton", "stLayoutWrapper",
                                    "stDateInputField", "stDateInputCalendar", "stFullScreenFrame",
-                                   "stElementToolbar", "stApp"}, (
+                                   "stElementToolbar", "stApp", "InputInstructions", "stTextInput",
+                                   "stNumberInput", "stTextArea", "stFileUploaderDropzone",
+                                   "stFileUploaderDropzoneInstructions", "stPageLink-NavLink", "stHeader"}, (
         "the data-testids in ui/ changed: update docs/design.md (Streamlit の内部に頼っている箇所)")
 
 

@@ -1,6 +1,7 @@
 // The page-wide script (ui.widgets.page_style mounts it on every page; it installs itself once per
-// browser tab). Fixed code: it reads the page's own elements and changes attributes and classes, and
-// turns Enter in a date field into what saves its date there (3.).
+// browser tab). Fixed code: it reads the page's own elements and changes attributes and classes,
+// turns Enter in a date field into what saves its date there (3.) and puts fixed Japanese words in
+// place of one English dialog of Streamlit's (6.).
 //
 // 1. A table that scrolls sideways must be reachable by the keyboard (WCAG 2.1.1; axe-core's
 //    scrollable-region-focusable), as st.table's own scroll box is: while a Markdown table is wider
@@ -21,6 +22,9 @@
 //    it saves a typed date when its calendar closes (Escape, while the calendar is open: focus stays
 //    in the field) or when the focus leaves the field (a blur, while the calendar is closed — a blur
 //    with the calendar open saves nothing). Enter does whichever of the two saves now.
+// 6. Streamlit's dialog for an address that names no page (an old bookmark, a mistyped link) is in
+//    English ("Page not found"); it is said in Japanese, as is its close button. Streamlit runs
+//    ホーム behind it. (Its other English words are drawn in Japanese by ui/page.css.)
 const LABEL = "表（横にスクロールできます）";
 const FORMULA_LABEL = "数式（横にスクロールできます）";
 const FORMULAS = ".katex-display";
@@ -33,6 +37,10 @@ const SIDEBAR_LINK = '[data-testid="stSidebar"] a';
 const CLOSE = '[data-testid="stSidebarCollapseButton"] button';
 const DATE_SEGMENT = '[data-testid="stDateInputField"] [role="spinbutton"]';
 const CALENDAR = '[data-testid="stDateInputCalendar"]';
+const NOT_FOUND = "Page not found";
+const NOT_FOUND_JA = { title: "ページが見つかりません",
+  text: "このアドレスのページはありません。ホームを開いています。ほかのページは左のメニューから選べます。",
+  close: "閉じる" };
 
 function markScrolling(box, label) {
   const scrolls = box.scrollWidth > box.clientWidth + 1;
@@ -51,12 +59,24 @@ function fitFormula(display) {
   markScrolling(display, FORMULA_LABEL);
 }
 
+function sayNotFoundInJapanese() {
+  for (const title of document.querySelectorAll('[role="dialog"] h2')) {
+    if (title.textContent.trim() !== NOT_FOUND) continue;
+    const dialog = title.closest('[role="dialog"]');
+    title.textContent = NOT_FOUND_JA.title;
+    if (title.nextElementSibling) title.nextElementSibling.textContent = NOT_FOUND_JA.text;
+    const close = dialog.querySelector('button[aria-label="Close"]');
+    if (close) close.setAttribute("aria-label", NOT_FOUND_JA.close);
+  }
+}
+
 function markTables() {
   let queued = false;
   const mark = () => {
     queued = false;
     for (const t of document.querySelectorAll(TABLES)) markScrolling(t, LABEL);
     for (const f of document.querySelectorAll(FORMULAS)) fitFormula(f);
+    sayNotFoundInJapanese();
   };
   const queue = () => { if (!queued) { queued = true; requestAnimationFrame(mark); } };
   new MutationObserver(queue).observe(document.body, { childList: true, characterData: true, subtree: true });

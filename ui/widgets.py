@@ -77,49 +77,10 @@ VIRIDIS = ("#440154", "#482878", "#3e4989", "#31688e", "#26828e", "#1f9e89", "#3
 MASKED = "#9e9e9e"
 
 
-# The [data-testid="st…"] selectors here and in ui/page.js name Streamlit's own elements: not a
-# public API (Streamlit has no public hook for a caption's opacity or a slider's value colour).
-# tests/test_upgrade_guards.py fails, naming the test id, if Streamlit's front end no longer has one.
-PAGE_CSS = ("<style>.katex .vlist-t2 { margin-right: 0; }"
-            # Japanese lines never start with 「、」「。」 or a small kana (kinsoku, CSS line-break: strict)
-            ' body { line-break: strict; }'
-            # a choice of a question is a tap target at least 44 px high (WCAG 2.5.5, Apple's and
-            # Google's guidance); it is as wide as the card
-            ' [data-testid="stMain"] [data-testid="stRadioGroup"] label { min-height: 2.75rem; align-items: center; }'
-            # ui.widgets.sticky: stays under Streamlit's 3.75rem header while the page scrolls, on the
-            # theme's background (light and dark follow the system setting: .streamlit/config.toml). The
-            # keyed container sits alone in a wrapper of its own height: the wrapper is what sticks.
-            ' [data-testid="stLayoutWrapper"]:has(> [class*="st-key-sticky_"]) { position: sticky; top: 3.75rem;'
-            ' z-index: 5; background-color: #ffffff; }'
-            ' @media (prefers-color-scheme: dark) {'
-            ' [data-testid="stLayoutWrapper"]:has(> [class*="st-key-sticky_"]) { background-color: #0e1117; } }'
-            # a step scrolled into view (ui.widgets.scroll_to) lands below the header (and the exam's clock)
-            ' .st-key-section { scroll-margin-top: 3.75rem; } .st-key-exam_confirm_box { scroll-margin-top: 8rem; }'
-            ' [data-testid="stCaptionContainer"] { opacity: 0.85; }'
-            # a tapped button is drawn pressed until its run is over (ui/page.js: a tap shows it arrived)
-            ' button.tutor-tapped { opacity: 0.6; box-shadow: inset 0 0 0 2px currentColor; cursor: progress; }'
-            # a matrix editor (ui.matrix_editor) has no toolbar: on a touch screen Streamlit keeps the data
-            # editor's toolbar shown, over the matrix's title, in English (Show/hide columns, Download as CSV…)
-            ' [class*="__editor"] > [data-testid="stFullScreenFrame"] [data-testid="stElementToolbar"] { display: none; }'
-            ' [data-testid="stSliderThumbValue"] { color: inherit !important; }'
-            ' [data-testid="stMarkdownContainer"] table { font-size: 0.875rem; display: block;'
-            ' width: max-content; max-width: 100%; overflow-x: auto; }'
-            ' [data-testid="stMarkdownContainer"] :is(th, td) { padding: 0.25rem 0.5rem; }'
-            ' [data-testid="stMarkdownContainer"] table:focus-visible { outline: 2px solid currentColor;'
-            ' outline-offset: 2px; }'
-            # heatmaps (heatmap_html, an st.html table): values centred in bold on their colour
-            ' .hm { margin: 0 0 1rem; } .hm figcaption { font-weight: 600; margin-bottom: 0.25rem; }'
-            ' .hm table { border-collapse: collapse; font-size: 0.875rem; display: block; width: max-content;'
-            ' max-width: 100%; overflow-x: auto; }'
-            ' .hm :is(th, td) { padding: 0.25rem 0.35rem; border: 1px solid rgba(128, 128, 128, 0.6); }'
-            ' .hm th { font-weight: 600; text-align: left; } .hm thead td { border: none; }'
-            ' .hm td { text-align: center; font-weight: 700; min-width: 2.25rem; }'
-            ' .hm-small table { font-size: 0.75rem; } .hm-small :is(th, td) { padding: 0.15rem 0.3rem; min-width: 0; }'
-            ' .hm table:focus-visible { outline: 2px solid currentColor; outline-offset: 2px; }'
-            ' .hm-key { font-size: 0.8rem; margin: 0.25rem 0 0; }'
-            ' .hm-ramp { display: inline-block; width: 6rem; height: 0.7rem; vertical-align: middle; margin: 0 0.3rem;'
-            f' background: linear-gradient(to right, {", ".join(VIRIDIS)}); }}'
-            # ui.sections' tabs (ui/sections.css): in reach while a section scrolls, one row on a phone
+# The page-wide style: ui/page.css, the heatmap key's colour ramp (VIRIDIS) and ui.sections' tabs
+# (ui/sections.css: in reach while a section scrolls, one row on a phone).
+PAGE_CSS = ("<style>" + Path(__file__).with_name("page.css").read_text(encoding="utf-8")
+            + f".hm-ramp {{ background: linear-gradient(to right, {', '.join(VIRIDIS)}); }}\n"
             + Path(__file__).with_name("sections.css").read_text(encoding="utf-8") + "</style>")
 
 # The page-wide script (ui/page.js): tables that scroll sideways reachable by the keyboard, the
