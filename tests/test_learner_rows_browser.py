@@ -1,23 +1,28 @@
-"""Issue 41's rows 7, 8 and 10 as a learner meets them, in a real browser: the review on a 390 px phone
+"""Issue 41's rows 5 and 7 to 10 as a learner meets them, in a real browser: the review on a 390 px phone
 starts with the question and counts down as the learner answers; in the mock exam a tap shows at once
 that it was received, and two quick taps on 次へ never skip a question the learner has not seen;
 Streamlit's own English words (a field's hint, the uploader, an unknown address) are Japanese; the
-sidebar's rows are a finger high on a phone; nothing shows above the section tabs while a page scrolls."""
+sidebar's rows are a finger high on a phone; nothing shows above the section tabs while a page scrolls;
+a wide table keeps its key column in view on a phone; a Source-Target slip is sent to ⑦-3."""
 from __future__ import annotations
 
 import io
 import re
+from datetime import datetime
+from zoneinfo import ZoneInfo
 
 import pytest
 
 pytestmark = pytest.mark.browser
 
 import quizzes  # noqa: E402
+import ui  # noqa: E402
+from practice.progress import apply_answers, new_progress  # noqa: E402
 from browserhelpers import assert_healthy, new_page, open_url, section_url, wait_until_rendered  # noqa: E402
 from playwright.sync_api import expect  # noqa: E402
 from PIL import Image  # noqa: E402  (Streamlit's own dependency)
 from test_daily_loop_browser import review_qid  # noqa: E402
-from test_loop_rows_browser import misses, seed  # noqa: E402
+from test_loop_rows_browser import ZONE, misses, seed  # noqa: E402
 
 WAIT = 30_000
 PHONE = {"width": 390, "height": 844, "has_touch": True, "is_mobile": True}
@@ -152,3 +157,30 @@ def test_nothing_shows_above_the_section_tabs_while_a_page_scrolls(browser, base
         picture = Image.open(io.BytesIO(page.screenshot(clip=strip))).convert("RGB")
         colours = picture.getcolors(1 << 16)
         assert len(colours) == 1, sorted(colours, reverse=True)[:5]
+
+
+def test_a_wide_table_on_a_phone_keeps_its_key_column_in_view(browser, base):
+    """Issue 41 row 5: ⑩'s table of model sizes is wider than a 390 px column; scrolled to its end,
+    the model names are still where the table starts."""
+    with new_page(browser, "row5-key-column", **PHONE) as page:
+        open_url(page, section_url(base, "/llm", "手計算"))
+        table = page.locator('[data-testid="stMarkdownContainer"] table', has_text="数えた合計").first
+        table.scroll_into_view_if_needed()
+        left, scrolled, key = table.evaluate("t => { t.scrollLeft = t.scrollWidth; const r = t.getBoundingClientRect();"
+                                             " return [r.left, t.scrollLeft, t.querySelector('tbody td')"
+                                             ".getBoundingClientRect().left]; }")
+        assert scrolled > 20 and abs(key - left) < 1, (left, scrolled, key)
+        expect(table.locator("tbody td").first).to_be_in_viewport()
+
+
+def test_a_source_target_miss_sends_the_learner_where_it_is_taught(browser, base):
+    """Issue 41 row 9: on ②, choosing 「クエリはエンコーダの出力から…」 (a Source-Target Attention
+    slip) was filed under a つまずき whose place to relearn was ③, which does not teach it."""
+    q = quizzes.from_id("kb.qkv.k05#0")
+    choice = next(i for i, c in enumerate(q.choices) if c.startswith("クエリはエンコーダの出力から"))
+    record = apply_answers(new_progress(), [(q.id, q.topic, False, choice)], "page", datetime.now(ZoneInfo(ZONE)))
+    with new_page(browser, "row9-source-target") as page:
+        seed(page, base, record)
+        open_url(page, base + "/drill")
+        expect(main(page)).to_contain_text(f"学び直す場所：{ui.PAGE_BY_KEY['encdec'].label} の", timeout=WAIT)
+        assert ui.PAGE_BY_KEY["scaling"].label not in main(page).inner_text()
