@@ -1,14 +1,15 @@
-"""Issue 41's rows 5 and 7 to 10 as a learner meets them, in a real browser: the review on a 390 px phone
+"""Issue 41's rows 3 to 5 and 7 to 10 as a learner meets them, in a real browser: the review on a 390 px phone
 starts with the question and counts down as the learner answers; in the mock exam a tap shows at once
 that it was received, and two quick taps on 次へ never skip a question the learner has not seen;
 Streamlit's own English words (a field's hint, the uploader, an unknown address) are Japanese; the
 sidebar's rows are a finger high on a phone; nothing shows above the section tabs while a page scrolls;
-a wide table keeps its key column in view on a phone; a Source-Target slip is sent to ⑦-3."""
+a wide table keeps its key column in view on a phone; a Source-Target slip is sent to ⑦-3; ⑩'s quiz asks
+exam content first; home says what the app covers and plans by the minutes a day."""
 from __future__ import annotations
 
 import io
 import re
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -18,10 +19,13 @@ pytestmark = pytest.mark.browser
 import quizzes  # noqa: E402
 import ui  # noqa: E402
 from practice.progress import apply_answers, new_progress  # noqa: E402
-from browserhelpers import assert_healthy, new_page, open_url, section_url, wait_until_rendered  # noqa: E402
+from practice.record import DAILY_MINUTES, DEFAULT_DAILY_MINUTES  # noqa: E402
+from ui.storage import STORE_KEY  # noqa: E402
+from browserhelpers import assert_healthy, new_page, open_url, section_url, shown_qids, wait_until_rendered  # noqa: E402
 from playwright.sync_api import expect  # noqa: E402
 from PIL import Image  # noqa: E402  (Streamlit's own dependency)
 from test_daily_loop_browser import review_qid  # noqa: E402
+from test_exam_date_browser import SEGMENT, expect_saved, open_home, type_date  # noqa: E402
 from test_loop_rows_browser import ZONE, misses, seed  # noqa: E402
 
 WAIT = 30_000
@@ -184,3 +188,46 @@ def test_a_source_target_miss_sends_the_learner_where_it_is_taught(browser, base
         open_url(page, base + "/drill")
         expect(main(page)).to_contain_text(f"学び直す場所：{ui.PAGE_BY_KEY['encdec'].label} の", timeout=WAIT)
         assert ui.PAGE_BY_KEY["scaling"].label not in main(page).inner_text()
+
+
+def test_the_llm_quiz_asks_exam_content_first(browser, base):
+    """Issue 41 row 3: ⑩ has 17 of 32 items 発展; its quiz showed them among the first questions and
+    after 新しい問題. With 発展 off (the default) every question shown is exam content."""
+    with new_page(browser, "row3-llm-quiz") as page:
+        open_url(page, section_url(base, "/llm", "確認クイズ"))
+        seen = []
+        for round_ in range(3):
+            expect(main(page).locator('a[href*="q="]').first).to_be_attached(timeout=WAIT)
+            shown = shown_qids(main(page))
+            assert shown and shown != seen, (round_, shown)
+            seen = shown
+            assert not [q for q in shown if quizzes.core.is_advanced(q)], shown
+            page.get_by_role("button", name="新しい問題").click()
+            wait_until_rendered(page)
+
+
+@pytest.mark.parametrize("size", ["laptop", "phone"])
+def test_home_says_what_it_covers_and_plans_the_minutes_a_day(browser, base, size):
+    """Issue 41 row 4: what the app covers was said only on the mock exam's start screen; the plan
+    gave a page a day with no time budget. Home now says both, and the plan follows the minutes."""
+    with new_page(browser, f"row4-home-{size}", **({} if size == "laptop" else PHONE)) as page:
+        open_home(page, base)
+        home = main(page)
+        expect(home).to_contain_text("このチューターが扱う G検定の範囲", timeout=WAIT)
+        expect(home).to_contain_text("扱わない範囲", timeout=WAIT)
+        exam = date.today() + timedelta(days=40)
+        page.locator(SEGMENT).first.click()
+        type_date(page, exam)
+        page.keyboard.press("Enter")
+        expect_saved(page, exam)
+        expect(home).to_contain_text(f"1 日 {DEFAULT_DAILY_MINUTES} 分のうち約", timeout=WAIT)
+        expect(home).to_contain_text("は、模擬試験と復習にあてます。", timeout=WAIT)
+        today = home.locator('[data-testid="stPageLink-NavLink"]').filter(has_text=re.compile(r"（約 \d+ 分）"))
+        expect(today.first).to_be_visible(timeout=WAIT)
+        slider = page.get_by_role("slider", name="1 日に使える時間")
+        slider.focus()
+        page.keyboard.press("End")                                      # the most minutes a day
+        expect(home).to_contain_text(f"1 日 {max(DAILY_MINUTES)} 分のうち約", timeout=WAIT)
+        page.wait_for_function("([k, m]) => { const t = window.localStorage.getItem(k);"
+                               " return t !== null && JSON.parse(t).settings.daily_minutes === m; }",
+                               arg=[STORE_KEY, max(DAILY_MINUTES)], timeout=WAIT)     # kept in the record
