@@ -431,3 +431,30 @@ def merge(base: dict, mine: dict, theirs: dict) -> dict:
                                                          theirs["exam_in_progress"]))
     _drop_second_submissions(base, mine, theirs, out)
     return out
+
+
+def join(mine: dict, theirs: dict) -> dict:
+    """Two records of one learner from two devices (this browser's ``mine``, a file's ``theirs``),
+    with no record they both grew from: every answer and exam of either, once (those in both —
+    the same time, question and choice — count once), every visit, each skill's card reviewed last,
+    a setting the file changed from its default, and the file's unfinished mock exam (else this
+    browser's). Only the limits drop anything (the oldest attempts and exams beyond them)."""
+    out = merge(_common(mine, theirs), mine, theirs)
+    default, theirs_s = new_progress()["settings"], {**new_progress()["settings"], **theirs["settings"]}
+    mine_s = {**default, **mine["settings"]}
+    out["settings"] = {k: theirs_s[k] if theirs_s[k] != default[k] else mine_s[k] for k in default}
+    paper = theirs["exam_in_progress"] if theirs["exam_in_progress"] is not None else mine["exam_in_progress"]
+    out["exam_in_progress"] = copy.deepcopy(paper)
+    return out
+
+
+def join_counts(mine: dict, joined: dict) -> dict[str, int]:
+    """What :func:`join` adds to ``mine``: {"attempts", "exams", "review", "visited", "dropped"}
+    ("dropped": attempts of mine the limit let go, when the joined record is full)."""
+    kept = Counter(map(_attempt_key, joined["attempts"]))
+    dropped = sum((Counter(map(_attempt_key, mine["attempts"])) - kept).values())
+    return {"attempts": len(joined["attempts"]) - len(mine["attempts"]) + dropped,
+            "exams": max(0, len(joined["exams"]) - len(mine["exams"])),
+            "review": sum(1 for k, card in joined["review"].items() if mine["review"].get(k) != card),
+            "visited": len(set(joined["visited"]) - set(mine["visited"])),
+            "dropped": dropped}
