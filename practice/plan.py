@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from datetime import date, timedelta, tzinfo
+from typing import Any
 
 from . import review as _review
 from .exam import DEFAULT_PACE_S
@@ -81,7 +82,7 @@ def daily_plan(progress: dict, keys, today: date, tz: tzinfo | None = None) -> d
     exam_day = date.fromisoformat(raw) if raw else None
     share = todays_reviews(progress, today, tz)
     due_all = _review.due_count(progress["review"], today, tz)
-    plan = {"due": len(share), "due_all": due_all, "due_later": max(0, due_all - len(share)),
+    plan: dict[str, Any] = {"due": len(share), "due_all": due_all, "due_later": max(0, due_all - len(share)),
             "minutes": review_minutes(len(share)), "next": left[0] if left else None, "exam_date": exam_day,
             "days_left": None, "today": left[:1], "schedule": [], "per_day": 0}
     if exam_day is not None:
