@@ -138,7 +138,7 @@ def apply_answers(progress: dict, answers: list[tuple[str, str, bool, int]], sou
     for qid, topic, correct, choice in answers:
         _append_attempt(out, qid, topic, correct, choice, source, now)
         skill = _skill.key(qid)
-        out["review"] = _review.rate(out["review"], skill, _skill.topic(skill, topic), correct, now, retention(out))
+        out["review"] = _review.rate(out["review"], skill, _skill.topic(skill, topic) or topic, correct, now, retention(out))
     return out
 
 
@@ -344,7 +344,7 @@ def _merge_paper(base: dict | None, mine: dict | None, theirs: dict | None) -> d
     if mine is None:
         return None                    # ended here
     if theirs is not None and theirs["run"] == mine["run"]:
-        b = base if _run(base) == mine["run"] else theirs
+        b = base if base is not None and base["run"] == mine["run"] else theirs
         answers = [m if m != o else t for m, t, o in zip(mine["answers"], theirs["answers"], b["answers"])]
         added, removed = set(mine["flags"]) - set(b["flags"]), set(b["flags"]) - set(mine["flags"])
         flags = sorted((set(theirs["flags"]) | added) - removed)
@@ -433,6 +433,19 @@ def merge(base: dict, mine: dict, theirs: dict) -> dict:
     return out
 
 
+def _union(mine: list, theirs: list, key, limit: int) -> list:
+    """mine + what theirs has beyond it (as multisets), in time order (one instant keeps mine's
+    order, then theirs'), the newest ``limit`` kept."""
+    extra = Counter(map(key, theirs)) - Counter(map(key, mine))
+    out = list(mine)
+    for item in theirs:
+        if extra[key(item)] > 0:
+            out.append(item)
+            extra[key(item)] -= 1
+    out.sort(key=lambda item: instant(item["at"]))
+    return copy.deepcopy(out[-limit:])
+
+
 def join(mine: dict, theirs: dict) -> dict:
     """Two records of one learner from two devices (this browser's ``mine``, a file's ``theirs``),
     with no record they both grew from: every answer and exam of either, once (those in both —
@@ -440,6 +453,8 @@ def join(mine: dict, theirs: dict) -> dict:
     a setting the file changed from its default, and the file's unfinished mock exam (else this
     browser's). Only the limits drop anything (the oldest attempts and exams beyond them)."""
     out = merge(_common(mine, theirs), mine, theirs)
+    out["attempts"] = _union(mine["attempts"], theirs["attempts"], _attempt_key, MAX_ATTEMPTS_KEPT)
+    out["exams"] = _union(mine["exams"], theirs["exams"], _exam_key, MAX_EXAMS_KEPT)
     default, theirs_s = new_progress()["settings"], {**new_progress()["settings"], **theirs["settings"]}
     mine_s = {**default, **mine["settings"]}
     out["settings"] = {k: theirs_s[k] if theirs_s[k] != default[k] else mine_s[k] for k in default}

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Set as AbstractSet
 import re
 from datetime import date, datetime
 
@@ -76,7 +77,7 @@ def _field(obj: dict, part: type, name: str, where: str, optional: bool = False)
     if x is None and optional:
         return x
     if isinstance(r.hi, int):
-        return _int_in(x, r.lo, r.hi, where)
+        return _int_in(x, int(r.lo), r.hi, where)
     if not (isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
             and (r.lo < x if r.lo_open else r.lo <= x) and x <= r.hi):
         low = f"{r.lo:g} より大きく" if r.lo_open else f"{r.lo:g} 以上"
@@ -84,7 +85,7 @@ def _field(obj: dict, part: type, name: str, where: str, optional: bool = False)
     return x
 
 
-def _keys(obj, expected: set, where: str) -> None:
+def _keys(obj, expected: AbstractSet[str], where: str) -> None:
     if not isinstance(obj, dict):
         raise ProgressError(f"{where} は辞書（オブジェクト）でなければなりません。")
     unknown, missing = set(obj) - expected, expected - set(obj)

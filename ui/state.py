@@ -35,6 +35,7 @@ from practice import wire
 from practice.exam import record_exam
 from practice.progress import (apply_answer, join, join_counts, merge, new_progress, set_exam_in_progress, set_setting,
                                with_zone)
+from quizzes.core import Question
 from practice.store import (MAX_BYTES, ProgressError, backup_due, backup_text, dumps, parse_backup,
                             parse_progress_bytes, parse_progress_text, validate_exam_state)
 
@@ -579,7 +580,7 @@ def mark_backup() -> None:
         _queue(s, {"op": "backup", "text": backup_text(now, answers)})
 
 
-def set_settings(**values) -> None:
+def set_settings(**values: object) -> None:
     """Change settings (exam_date, retention) of the progress."""
     progress = get_progress()
     for name, value in values.items():
@@ -587,7 +588,7 @@ def set_settings(**values) -> None:
     set_progress(progress)
 
 
-def record_answer(question, choice: int, source: str) -> bool:
+def record_answer(question: Question, choice: int, source: str) -> bool:
     """Store one answer (the attempt with the exact question id shown + the review card of its
     skill, practice.skill.key); returns whether it was right."""
     correct = int(choice) == question.answer
@@ -611,12 +612,16 @@ def _has_work(progress: Record) -> bool:
 def _take(data: Record) -> None:
     """Join ``data`` (a file's record) with this tab's record; the file's unfinished mock exam (if
     any) goes on here (a paper open in this tab gives way to it)."""
-    set_progress(join(_with_session_exam(), data))
+    mine = _with_session_exam()
+    if _has_work(mine):
+        set_progress(join(mine, data))
+    else:                  # nothing to join with: the file as it is (its order kept), with this tab's visits
+        set_progress({**data, "visited": {**data["visited"], **mine["visited"]}})
     if data["exam_in_progress"] is not None:
         st.session_state[EXAM_KEY] = copy.deepcopy(data["exam_in_progress"])
 
 
-def import_progress_bytes(raw: bytes, file_id: object = None, name: str = "") -> bool:
+def import_progress_bytes(raw: bytes, file_id: object = None, name: str = "", key: str = UPLOAD_KEY) -> bool:
     """Read a progress file (strictly: practice.store) and join it with this browser's record
     (practice.progress.join: every answer of both, once). A browser with no answers takes it at
     once; otherwise the file waits (IMPORT_PENDING_KEY) until the learner has seen what it adds
@@ -631,19 +636,19 @@ def import_progress_bytes(raw: bytes, file_id: object = None, name: str = "") ->
         data = with_zone(parse_progress_bytes(raw, notes), clock.zone_or_local())
     except ProgressError as exc:
         st.session_state[IMPORT_MSG_KEY] = ("error", f"{which}読み込めませんでした。今の進捗はそのままです。理由：{exc}",
-                                            file_id)
+                                            file_id, key)
         return False
     left_out = f"ファイルのうち、この版では使えない部分を外しました：{' '.join(notes)}" if notes else ""
     if _has_work(_with_session_exam()):
         st.session_state[IMPORT_PENDING_KEY] = {"data": data, "name": name[:80], "file_id": file_id,
-                                                "left_out": left_out}
+                                                "left_out": left_out, "key": key}
         st.session_state.pop(IMPORT_MSG_KEY, None)
         return True
     _take(data)
     paper = "・途中の模擬試験 1 つ" if data["exam_in_progress"] is not None else ""
     st.session_state[IMPORT_MSG_KEY] = (
         "success", f"{'「' + name[:80] + '」から' if name else ''}進捗を読み込みました（解答 {len(data['attempts'])} 件・模擬試験 {len(data['exams'])} 回・"
-                   f"復習予定 {len(data['review'])} 問{paper}）。{left_out}", file_id)
+                   f"復習予定 {len(data['review'])} 問{paper}）。{left_out}", file_id, key)
     return True
 
 
@@ -659,13 +664,13 @@ class PendingImport(TypedDict):
     left_out: str
 
 
-def pending_import() -> PendingImport | None:
-    """The file waiting to be joined, with what it adds; None when there is none (or the uploader
-    holds another file now)."""
+def pending_import(key: str = UPLOAD_KEY) -> PendingImport | None:
+    """The file waiting to be joined (read by uploader ``key``), with what it adds; None when there
+    is none (or the uploader holds another file now)."""
     pending = st.session_state.get(IMPORT_PENDING_KEY)
-    if not pending:
+    if not pending or pending.get("key", UPLOAD_KEY) != key:
         return None
-    if pending["file_id"] is not None and getattr(st.session_state.get(UPLOAD_KEY), "file_id", None) != pending["file_id"]:
+    if pending["file_id"] is not None and getattr(st.session_state.get(key), "file_id", None) != pending["file_id"]:
         return None
     mine = _with_session_exam()
     counts = join_counts(mine, join(mine, pending["data"]))
@@ -676,7 +681,8 @@ def pending_import() -> PendingImport | None:
 
 def apply_import() -> None:
     """合わせて読み込む (a callback): join the waiting file with this browser's record."""
-    pending, summary = st.session_state.get(IMPORT_PENDING_KEY), pending_import()
+    pending = st.session_state.get(IMPORT_PENDING_KEY)
+    summary = pending_import(pending.get("key", UPLOAD_KEY)) if pending else None
     if not pending or summary is None:
         return
     st.session_state.pop(IMPORT_PENDING_KEY, None)
@@ -685,22 +691,23 @@ def apply_import() -> None:
     name = f"「{pending['name']}」の" if pending["name"] else "ファイルの"
     paper = "・途中の模擬試験 1 つ" if summary["paper"] else ""
     st.session_state[IMPORT_MSG_KEY] = (
-        "success", f"{name}進捗を、このブラウザの進捗と合わせました（足した解答 {summary['attempts']} 件・"
+        "success", f"{name}進捗を読み込みました。このブラウザの進捗と合わせてあります（足した解答 {summary['attempts']} 件・"
                    f"模擬試験 {summary['exams']} 回・復習予定 {summary['review']} 問{paper}。"
                    f"このブラウザにあった解答 {before} 件はそのまま残っています）。{pending['left_out']}",
-        pending["file_id"])
+        pending["file_id"], pending.get("key", UPLOAD_KEY))
 
 
 def cancel_import() -> None:
     """やめる (a callback): the waiting file is not joined; nothing changes."""
     pending = st.session_state.pop(IMPORT_PENDING_KEY, None)
     if pending:
-        st.session_state[IMPORT_MSG_KEY] = ("info", "読み込みをやめました。今の進捗はそのままです。", pending["file_id"])
+        st.session_state[IMPORT_MSG_KEY] = ("info", "読み込みをやめました。今の進捗はそのままです。", pending["file_id"],
+                                            pending.get("key", UPLOAD_KEY))
 
 
-def import_uploaded() -> None:
-    """on_change callback of st.file_uploader(key=UPLOAD_KEY)."""
-    uploaded = st.session_state.get(UPLOAD_KEY)
+def import_uploaded(key: str = UPLOAD_KEY) -> None:
+    """on_change callback of a progress file uploader (st.file_uploader(key=key), args=(key,))."""
+    uploaded = st.session_state.get(key)
     if uploaded is None:  # the learner removed the file: the message about it goes too
         st.session_state.pop(IMPORT_MSG_KEY, None)
         st.session_state.pop(IMPORT_PENDING_KEY, None)
@@ -710,21 +717,23 @@ def import_uploaded() -> None:
     try:
         raw = uploaded.getvalue()
     except Exception:  # noqa: BLE001 - any unreadable upload is a plain Japanese message
-        st.session_state[IMPORT_MSG_KEY] = ("error", "ファイルを読めませんでした。今の進捗はそのままです。", file_id)
+        st.session_state[IMPORT_MSG_KEY] = ("error", "ファイルを読めませんでした。今の進捗はそのままです。", file_id, key)
         return
-    import_progress_bytes(raw, file_id, name)
+    import_progress_bytes(raw, file_id, name, key)
 
 
-def import_message() -> tuple[str, str] | None:
-    """(kind, text) of the last import, or None when it is about a file no longer in the uploader
-    (a stale message never describes the file now shown there)."""
+def import_message(key: str = UPLOAD_KEY) -> tuple[str, str] | None:
+    """(kind, text) of the last import by uploader ``key``, or None when it is about a file no longer
+    in the uploader (a stale message never describes the file now shown there)."""
     msg = st.session_state.get(IMPORT_MSG_KEY)
     if not msg:
         return None
     kind, text, *rest = msg
     file_id = rest[0] if rest else None
+    if (rest[1] if len(rest) > 1 else UPLOAD_KEY) != key:
+        return None
     if file_id is not None:
-        current = st.session_state.get(UPLOAD_KEY)
+        current = st.session_state.get(key)
         if getattr(current, "file_id", None) != file_id:
             return None
     return kind, text
