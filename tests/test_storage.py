@@ -786,3 +786,79 @@ def test_a_conflict_with_a_broken_gzip_is_met_again_plainly_and_then_merged(sess
     theirs = apply_answer(saved(), QIDS[4], "mask", False, 2, "page", T0 + timedelta(hours=2))
     report(session, kind="conflict", seq=sync.seq, own_seq=None, text=dumps(theirs))   # …and meets it plainly
     assert [a["qid"] for a in session[state.PROGRESS_KEY]["attempts"]] == [QIDS[0], QIDS[1], QIDS[4]]
+
+
+# ---------------------------------------------------------------------------
+# issue 42 row 6: a file from another device is joined, never put in place of this record
+# ---------------------------------------------------------------------------
+@settings(max_examples=60)
+@given(HISTORIES)
+def test_join_keeps_every_answer_of_both_devices_once(h):
+    """Two devices that share some history (a file exported from one and read on the other, then
+    both went on): the join holds each answer as often as the side that has it most."""
+    from practice.progress import join, join_counts
+    shared, a_ops, b_ops = h
+    clock = [T0]
+    start = play(new_progress(), shared, clock)
+    laptop = play(start, a_ops, clock)
+    phone = play(start, b_ops, clock)
+    joined = join(laptop, phone)
+    got = attempts(joined)
+    assert got == attempts(laptop) | attempts(phone)
+    assert set(joined["visited"]) == set(laptop["visited"]) | set(phone["visited"])
+    assert validate_progress(copy.deepcopy(joined)) == joined
+    counts = join_counts(laptop, joined)
+    assert counts["attempts"] == sum((attempts(phone) - attempts(laptop)).values()) and counts["dropped"] == 0
+    assert join(laptop, laptop)["attempts"] == laptop["attempts"]        # a file of this very record adds nothing
+
+
+def test_join_takes_the_files_changed_settings_and_its_unfinished_exam():
+    from practice.progress import join
+    laptop = set_setting(saved(), "exam_date", "2026-05-01")
+    phone = set_exam_in_progress(set_setting(new_progress(), "retention", 0.95), exam_state(2))
+    joined = join(laptop, phone)
+    assert joined["settings"]["retention"] == 0.95 and joined["settings"]["exam_date"] == "2026-05-01"
+    assert joined["exam_in_progress"]["run"] == exam_state(2)["run"]
+    assert join(phone, laptop)["exam_in_progress"]["run"] == exam_state(2)["run"]   # (none in the file: kept)
+
+
+# ---------------------------------------------------------------------------
+# issue 42 row 5: the backup file's reminder
+# ---------------------------------------------------------------------------
+def test_a_backup_is_due_with_answers_and_none_yet_or_a_week_or_fifty_answers_old():
+    from practice.store import BACKUP_EVERY_ANSWERS, backup_due, backup_text, parse_backup
+    now = T0 + timedelta(days=30)
+    assert backup_due(0, None, now) is False                           # nothing to lose yet
+    assert backup_due(1, None, now) is True
+    recent = parse_backup(backup_text(now - timedelta(days=2), 10))
+    assert recent == (now - timedelta(days=2), 10)
+    assert backup_due(10, recent, now) is False and backup_due(11, recent, now) is False
+    assert backup_due(10 + BACKUP_EVERY_ANSWERS, recent, now) is True
+    week = parse_backup(backup_text(now - timedelta(days=7), 10))
+    assert backup_due(10, week, now) is False and backup_due(12, week, now) is True   # a week, and answers since
+    for junk in [None, 3, "", "{", '{"at": "2026-03-01T09:00:00", "answers": 1}', '{"at": "x", "answers": 1}',
+                 '{"at": "2026-03-01T09:00:00+09:00", "answers": -1}', '{"at": "2026-03-01T09:00:00+09:00"}',
+                 '{"at": "2026-03-01T09:00:00+09:00", "answers": true}', "x" * 500]:
+        assert parse_backup(junk) is None
+
+
+def test_a_saved_backup_is_noted_in_the_browser_and_read_back(session):
+    report(session, kind="read", text=dumps(saved()), backup=None)
+    assert state.storage_status()["backup_due"] is True               # an answer, no backup yet
+    state.mark_backup()
+    sync = session[state.SYNC_KEY]
+    op = sync.ops[-1]
+    assert op["op"] == "backup" and json.loads(op["text"])["answers"] == 1
+    assert state.storage_status()["backup_due"] is False
+    other = {}
+    fake = SimpleNamespace(session_state=other, context=SimpleNamespace(headers={"Host": "127.0.0.1"}))
+    saved_st = state.st
+    state.st = storage.st = fake
+    try:
+        state.init()
+        report(other, kind="read", text=dumps(saved()), backup=op["text"], safari=True, locks=False, persist="denied")
+        status = state.storage_status()
+    finally:
+        state.st = storage.st = saved_st
+    assert status["backup_due"] is False and status["safari"] and status["locks"] is False
+    assert status["persist"] == "denied"

@@ -23,7 +23,7 @@ from . import state
 
 SAFARI = ("Safari は、このサイトで一度も操作しないまま Safari を 7 日分使うと（Safari を使わなかった日は数えません）、"
           "このサイトがブラウザに保存したもの（この教材の進捗を含む）をすべて消します。"
-          "消えても戻せるように、進捗をファイルに保存して、ブラウザの外（「ファイル」アプリなど）に置いておいてください。"
+          "消えても戻せるように、進捗をファイルに書き出して、ブラウザの外（「ファイル」アプリなど）に置いておいてください。"
           "新しい記録のときは、ホームでそのファイルを選ぶだけで戻ります。")
 PERSIST = {
     "granted": "このブラウザは、容量が足りなくなっても、このサイトの記録を自動では消さないことを認めています（永続ストレージ）。",
@@ -96,7 +96,7 @@ def section(progress: dict, today: date) -> None:
     st.markdown(
         "進捗（解答・訪問したページ・復習予定・模擬試験の記録・試験日）は、**このブラウザの中だけ**に自動で保存され、"
         "サーバーには残りません。ほかのブラウザや端末からは見えず、ブラウザの「サイトデータの削除」をすると消えます。"
-        "別の端末で続けるときは、ファイルに保存して、そちらで読み込んでください（読み込むと、そちらの進捗と合わさります）。"
+        "別の端末で続けるときは、ファイルに書き出して、そちらで読み込んでください（読み込むと、そちらの進捗と合わさります）。"
     )
     if status["notice"]:
         st.caption(status["notice"])
@@ -130,10 +130,10 @@ def home_notice(progress: dict, today: date) -> None:
     if not status["loaded"]:
         return
     fresh = not (progress["attempts"] or progress["exams"])
-    if fresh:
+    if fresh or st.session_state.get(HOME_UPLOAD_KEY) is not None:   # (and after its file was read)
         with st.container(border=True, key="home_bring_over"):
             st.markdown("進捗は、このブラウザの中だけに保存されます。ほかの端末やブラウザで学んだことがあれば、"
-                        "そちらの「復習と進捗」で進捗をファイルに保存し、ここで読み込むと続きから始められます。"
+                        "そちらの「復習と進捗」で進捗をファイルに書き出し、ここで読み込むと続きから始められます。"
                         + (" Safari で記録が消えたときも、保存しておいたファイルを選ぶだけで戻ります。"
                            if status["safari"] else ""))
             uploader(HOME_UPLOAD_KEY, "進捗ファイルを読み込む")

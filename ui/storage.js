@@ -19,6 +19,7 @@ const WEEK_MS = 7 * 24 * 3600 * 1000;
 const SIGNAL = "attention-tutor-stored";   // (ui/storage_saved.js listens)
 const PACK_FROM = 2000, PACK_UP_TO = 1000000;   // a stored text this long (characters) is reported gzipped
 const SETTLE_MS = 250;                     // another tab's writes, this close together, are reported once
+const BUSY_MS = 1500;                      // … and not while the learner is tapping in this tab
 
 const CRC = new Uint32Array(256);       // CRC-32 (zlib's) table
 for (let n = 0; n < 256; n++) {
@@ -127,11 +128,19 @@ function persistence(m, ask, tell) {   // navigator.storage: persisted() always,
 function watch(m) {                    // another tab wrote the record: the main instance reports it
   if (m.listening) return;
   m.listening = true;
-  let timer = null;
+  let timer = null, touched = 0;
+  // The report reruns this tab. While the learner is using it (a tap or key in the last BUSY_MS) the
+  // rerun waits until they pause, so it never swaps the page under a click; a tab in the background
+  // (hidden) is told at once.
+  for (const kind of ["pointerdown", "keydown", "touchstart"]) {
+    window.addEventListener(kind, () => { touched = Date.now(); }, { capture: true, passive: true });
+  }
   const look = () => {
     timer = null;
     const w = m.watch;
     if (!w) return;
+    const busy = !document.hidden && Date.now() - touched < BUSY_MS;
+    if (busy) { timer = setTimeout(look, BUSY_MS - (Date.now() - touched) + 50); return; }
     let cur = null;
     try { cur = window.localStorage.getItem(KEY); } catch (e) { return; }
     const fp = fingerprint(cur);
