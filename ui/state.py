@@ -51,6 +51,7 @@ TOUCHED_KEY = "exam__touched"     # runs of the papers the learner worked on in 
 SEEN_KEY = "exam__seen"           # runs of the papers this tab has shown (saw_exam)
 IMPORT_MSG_KEY = "progress__import_msg"   # ("success" | "error", text) for the review page
 IMPORT_PENDING_KEY = "progress__import_pending"   # a file read and shown, not joined yet (PendingImport)
+IMPORT_FROM_KEY = "progress__import_from"   # the uploader (its key) the last import message is about
 UPLOAD_KEY = "progress_upload"
 UPLOAD_LIMIT_MB = 1     # the uploader's limit (the server refuses more: .streamlit/config.toml maxUploadSize)
 MAX_SENT = 20
@@ -604,6 +605,17 @@ def record_finished_exam(result: dict, started_at: datetime, finished_at: dateti
     set_progress(record_exam(get_progress(), result, started_at, finished_at, pace_s, run))
 
 
+def _say(kind: str, text: str, file_id: object, key: str) -> None:
+    """The outcome of an import, for the page (kind, text, the file's id), and which uploader it is about."""
+    st.session_state[IMPORT_MSG_KEY] = (kind, text, file_id)
+    st.session_state[IMPORT_FROM_KEY] = key
+
+
+def tell(kind: str, text: str) -> None:
+    """A message for the review page's import/export section (e.g. what 「この端末の記録を消す」 did)."""
+    _say(kind, text, None, UPLOAD_KEY)
+
+
 def _has_work(progress: Record) -> bool:
     """Whether a record holds anything an import could cost: answers, exams, review cards, a paper."""
     return bool(progress["attempts"] or progress["exams"] or progress["review"] or progress["exam_in_progress"])
@@ -635,8 +647,7 @@ def import_progress_bytes(raw: bytes, file_id: object = None, name: str = "", ke
     try:
         data = with_zone(parse_progress_bytes(raw, notes), clock.zone_or_local())
     except ProgressError as exc:
-        st.session_state[IMPORT_MSG_KEY] = ("error", f"{which}読み込めませんでした。今の進捗はそのままです。理由：{exc}",
-                                            file_id, key)
+        _say("error", f"{which}読み込めませんでした。今の進捗はそのままです。理由：{exc}", file_id, key)
         return False
     left_out = f"ファイルのうち、この版では使えない部分を外しました：{' '.join(notes)}" if notes else ""
     if _has_work(_with_session_exam()):
@@ -646,9 +657,8 @@ def import_progress_bytes(raw: bytes, file_id: object = None, name: str = "", ke
         return True
     _take(data)
     paper = "・途中の模擬試験 1 つ" if data["exam_in_progress"] is not None else ""
-    st.session_state[IMPORT_MSG_KEY] = (
-        "success", f"{'「' + name[:80] + '」から' if name else ''}進捗を読み込みました（解答 {len(data['attempts'])} 件・模擬試験 {len(data['exams'])} 回・"
-                   f"復習予定 {len(data['review'])} 問{paper}）。{left_out}", file_id, key)
+    _say("success", f"{'「' + name[:80] + '」から' if name else ''}進捗を読み込みました（解答 {len(data['attempts'])} 件・"
+                    f"模擬試験 {len(data['exams'])} 回・復習予定 {len(data['review'])} 問{paper}）。{left_out}", file_id, key)
     return True
 
 
@@ -690,19 +700,17 @@ def apply_import() -> None:
     _take(pending["data"])
     name = f"「{pending['name']}」の" if pending["name"] else "ファイルの"
     paper = "・途中の模擬試験 1 つ" if summary["paper"] else ""
-    st.session_state[IMPORT_MSG_KEY] = (
-        "success", f"{name}進捗を読み込みました。このブラウザの進捗と合わせてあります（足した解答 {summary['attempts']} 件・"
-                   f"模擬試験 {summary['exams']} 回・復習予定 {summary['review']} 問{paper}。"
-                   f"このブラウザにあった解答 {before} 件はそのまま残っています）。{pending['left_out']}",
-        pending["file_id"], pending.get("key", UPLOAD_KEY))
+    _say("success", f"{name}進捗を読み込みました。このブラウザの進捗と合わせてあります（足した解答 {summary['attempts']} 件・"
+                    f"模擬試験 {summary['exams']} 回・復習予定 {summary['review']} 問{paper}。"
+                    f"このブラウザにあった解答 {before} 件はそのまま残っています）。{pending['left_out']}",
+         pending["file_id"], pending.get("key", UPLOAD_KEY))
 
 
 def cancel_import() -> None:
     """やめる (a callback): the waiting file is not joined; nothing changes."""
     pending = st.session_state.pop(IMPORT_PENDING_KEY, None)
     if pending:
-        st.session_state[IMPORT_MSG_KEY] = ("info", "読み込みをやめました。今の進捗はそのままです。", pending["file_id"],
-                                            pending.get("key", UPLOAD_KEY))
+        _say("info", "読み込みをやめました。今の進捗はそのままです。", pending["file_id"], pending.get("key", UPLOAD_KEY))
 
 
 def import_uploaded(key: str = UPLOAD_KEY) -> None:
@@ -717,7 +725,7 @@ def import_uploaded(key: str = UPLOAD_KEY) -> None:
     try:
         raw = uploaded.getvalue()
     except Exception:  # noqa: BLE001 - any unreadable upload is a plain Japanese message
-        st.session_state[IMPORT_MSG_KEY] = ("error", "ファイルを読めませんでした。今の進捗はそのままです。", file_id, key)
+        _say("error", "ファイルを読めませんでした。今の進捗はそのままです。", file_id, key)
         return
     import_progress_bytes(raw, file_id, name, key)
 
@@ -730,7 +738,7 @@ def import_message(key: str = UPLOAD_KEY) -> tuple[str, str] | None:
         return None
     kind, text, *rest = msg
     file_id = rest[0] if rest else None
-    if (rest[1] if len(rest) > 1 else UPLOAD_KEY) != key:
+    if st.session_state.get(IMPORT_FROM_KEY, UPLOAD_KEY) != key:
         return None
     if file_id is not None:
         current = st.session_state.get(key)

@@ -109,20 +109,26 @@ function reporter(nonce, plain, setTriggerValue) {   // report(kind, extra) / re
 }
 
 function persistence(m, ask, tell) {   // navigator.storage: persisted() always, persist() when Python asks
-  const st = navigator.storage;
-  if (!st || typeof st.persisted !== "function" || typeof st.persist !== "function") { m.persist = "unsupported"; return; }
-  if (m.persist === "") {
-    m.persist = "asking";
-    st.persisted().then((yes) => { m.persist = yes ? "granted" : "not-asked"; }, () => { m.persist = "not-asked"; });
+  const st = navigator.storage;        // (returns a promise: settled when persisted() has answered)
+  if (!st || typeof st.persisted !== "function" || typeof st.persist !== "function") {
+    m.persist = "unsupported";
+    return Promise.resolve();
   }
   let last = 0;
   try { last = Number(window.localStorage.getItem(ASKED)) || 0; } catch (e) { last = Date.now(); }
-  if (ask && m.persist === "not-asked" && Date.now() - last > WEEK_MS) {   // (a browser that prompts: once a week)
+  const recent = Date.now() - last <= WEEK_MS;   // asked this week (a browser that prompts: once a week)
+  if (m.persist === "") {
+    m.persist = "asking";
+    m.persisted = st.persisted().then((yes) => { m.persist = yes ? "granted" : recent ? "denied" : "not-asked"; },
+                                      () => { m.persist = "not-asked"; });
+  }
+  if (ask && m.persist === "not-asked" && !recent) {
     try { window.localStorage.setItem(ASKED, String(Date.now())); } catch (e) { /* no room: ask all the same */ }
     m.persist = "asking";
     st.persist().then((yes) => { m.persist = yes ? "granted" : "denied"; tell(); },
                       () => { m.persist = "denied"; tell(); });
   }
+  return m.persisted || Promise.resolve();
 }
 
 function watch(m) {                    // another tab wrote the record: the main instance reports it
@@ -162,7 +168,7 @@ export default function ({ data, setTriggerValue }) {
   const opened = storage();
   const s = opened.s;
   const { report, reportText } = reporter(cmd.nonce, cmd.plain, setTriggerValue);
-  persistence(m, cmd.persist === true, () => report("persist"));
+  const persisted = persistence(m, cmd.persist === true, () => report("persist"));
   if (cmd.watch) {
     m.watch = { nonce: cmd.nonce, plain: cmd.plain, trigger: setTriggerValue };
     if (s !== null) watch(m);
@@ -171,10 +177,13 @@ export default function ({ data, setTriggerValue }) {
   const reading = "read:" + cmd.nonce + (cmd.plain ? ":plain" : "");   // (plain: its gzip came back broken)
   if (cmd.read && m.done[reading] === undefined) {
     m.done[reading] = true;
-    let text = null, backup = null;
-    try { text = s ? s.getItem(KEY) : null; backup = s ? s.getItem(BACKUP) : null; } catch (e) { text = null; }
-    m.seen[cmd.nonce] = fingerprint(text);
-    reportText("read", text, { backup: backup !== null && backup.length < 200 ? backup : null });
+    const read = () => {                // (after persisted() has answered, or 300 ms: the read says it too)
+      let text = null, backup = null;
+      try { text = s ? s.getItem(KEY) : null; backup = s ? s.getItem(BACKUP) : null; } catch (e) { text = null; }
+      m.seen[cmd.nonce] = fingerprint(text);
+      reportText("read", text, { backup: backup !== null && backup.length < 200 ? backup : null });
+    };
+    Promise.race([persisted, new Promise((done) => setTimeout(done, 300))]).then(read, read);
     return;
   }
   const ops = (cmd.ops || []).filter((op) => !m.done[cmd.nonce + ":" + op.seq]);
