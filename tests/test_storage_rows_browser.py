@@ -550,6 +550,8 @@ def test_on_plain_http_two_tabs_keep_every_answer_and_a_lost_write_comes_back(en
         assert sorted(map(json.dumps, back["attempts"])) == sorted(map(json.dumps, latest["attempts"]))
         answer(two)
         wait_attempts(one, 4)
+        open_at(two, lan_base + "/review")                       # and the page says where the promise ends
+        wait_text(two, "Web Locks")
 
 
 # ---------------------------------------------------------------------------
