@@ -206,8 +206,11 @@ class SeleniumTab(Tab):
         field.send_keys(str(path))
 
     def screenshot(self, path: Path) -> None:
+        """The page's text beside where the picture would be (WebKitGTK's screenshot under Xvfb can
+        hang the WebDriver session)."""
         self._focus()
-        self.driver.save_screenshot(str(path))
+        path.with_suffix(".txt").write_text(self.js("() => document.body ? document.body.innerText : ''"),
+                                            encoding="utf-8")
 
 
 class Session:
@@ -251,12 +254,26 @@ class Chromium(Engine):
 class WebKit(Engine):
     name = "webkit"
 
-    def __init__(self, driver) -> None:
-        self.driver = driver
-        self.home = driver.current_window_handle     # never closed: the session ends with its last window
+    def __init__(self, start) -> None:
+        self.start = start                           # () → a new WebDriver session
+        self.driver = start()
+        self.home = self.driver.current_window_handle   # never closed: the session ends with its last window
+
+    def _alive(self) -> None:
+        """A test that failed may leave the WebDriver session dead: the next one gets a new browser."""
+        try:
+            self.driver.switch_to.window(self.home)
+        except Exception:  # noqa: BLE001 - any failure here means the session is gone
+            try:
+                self.driver.quit()
+            except Exception:  # noqa: BLE001
+                pass
+            self.driver = self.start()
+            self.home = self.driver.current_window_handle
 
     @contextmanager
     def session(self, name: str, origins: tuple[str, ...]) -> Iterator[Session]:
+        self._alive()
         s = Session()
 
         def tab() -> Tab:
@@ -340,15 +357,22 @@ def webkit() -> Iterator[WebKit]:
     options = Options()
     options.binary_location = MINIBROWSER
     options.add_argument("--automation")
-    service = Service(executable_path=WEBKIT_DRIVER, env={**os.environ, "DISPLAY": display})
-    driver = None
-    try:
-        driver = webdriver.WebKitGTK(options=options, service=service)
+    def start():
+        driver = webdriver.WebKitGTK(options=options, service=Service(executable_path=WEBKIT_DRIVER,
+                                                                      env={**os.environ, "DISPLAY": display}))
         driver.set_script_timeout(30)
-        yield WebKit(driver)
+        return driver
+
+    engine = None
+    try:
+        engine = WebKit(start)
+        yield engine
     finally:
-        if driver is not None:
-            driver.quit()
+        if engine is not None:
+            try:
+                engine.driver.quit()
+            except Exception:  # noqa: BLE001 - the session may be gone already
+                pass
         xvfb.terminate()
         xvfb.wait(timeout=10)
 
