@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 import ui
+import ui.backup
 from tutor import numfmt
 from ui.figures import exam_history_chart
 from practice.exam import history_rows
@@ -46,6 +47,7 @@ if storage["aside"]:
                                              else f"読めなかった記録 {slot + 1}（新しい順）をダウンロード")
         st.button("退避した記録を削除する", key="home_drop_aside", on_click=ui.state.drop_aside,
                   icon=":material/delete:")
+ui.backup.home_notice(progress, today)   # a fresh browser: how to bring progress over; Safari: the backup file
 
 
 def _set_daily_minutes() -> None:

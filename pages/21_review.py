@@ -1,5 +1,5 @@
 """復習と進捗: wrong answers come back on an FSRS schedule; weak topics; where progress is kept,
-export / import, erasing this browser's record.
+the backup file and the import that joins it (ui.backup), erasing this browser's record.
 
 A review card is a skill (practice.skill): each due card is shown as a fresh instance of its skill
 (practice.skill.draw: new numbers, or the choices in a new order, never the question last shown),
@@ -12,12 +12,12 @@ import streamlit as st
 
 import quizzes
 import ui
+import ui.backup
 from practice import review as rv
 from practice.plan import REVIEW_PACE_S, review_minutes, todays_reviews
 from practice.progress import daily_review_limit, drop_review, due_today, weak_topics
 from practice.scope import practised_review
 from practice.skill import draw, last_shown
-from practice.store import ProgressError, export_bytes
 from quizzes.core import TOPICS, QuizError
 from tutor import numfmt
 
@@ -197,35 +197,7 @@ ui.profile.profile_section(progress, limit=5)
 
 # ---------------------------------------------------------------------------
 st.header("進捗の保存と読み込み", divider="gray")
-status = ui.state.storage_status()
-st.markdown(
-    "進捗（解答・訪問したページ・復習予定・模擬試験の記録・試験日）は、**このブラウザの中だけ**に自動で保存され、"
-    "サーバーには残りません。ほかのブラウザや端末からは見えず、ブラウザの「サイトデータの削除」をすると消えます。"
-    "別の端末で続けるときは、ファイルに書き出して、そちらで読み込んでください。"
-)
-if status["notice"]:
-    st.caption(status["notice"])
-try:
-    data = export_bytes(progress)
-except ProgressError as exc:
-    st.error(f"進捗を書き出せませんでした：{ui.state.plain(exc)}")
-else:
-    st.download_button("進捗を書き出す（JSON）", data=data, key="progress_download",
-                       file_name=f"attention-tutor-progress-{today.isoformat()}.json",
-                       mime="application/json", icon=":material/download:", on_click="ignore")
-
-# no type filter: every file up to the size limit reaches the app, so a wrong one gets a reason in Japanese
-st.file_uploader("進捗ファイルを読み込む（今の進捗と置き換わります）", key=ui.state.UPLOAD_KEY,
-                 on_change=ui.state.import_uploaded, max_upload_size=ui.state.UPLOAD_LIMIT_MB)
-# the uploader's own button and hint are Streamlit's English ("Upload", "… per file")
-st.caption(f"「Upload」を押して、このページで書き出した JSON ファイル（{ui.state.UPLOAD_LIMIT_MB} MB まで）を"
-           "選んでください。読めないファイルには、その理由をこの下に表示します。"
-           f"{ui.state.UPLOAD_LIMIT_MB} MB を超えるファイルは、ファイル名の下に英語の赤い印"
-           "（「File must be … or smaller」など）が付いて読み込まれません（今の進捗はそのままです）。")
-msg = ui.state.import_message()
-if msg is not None:
-    kind, text = msg
-    (st.success if kind == "success" else st.error)(ui.state.plain(text))
+ui.backup.section(progress, today)   # where progress is kept, the backup file, the joining import
 
 st.subheader("この端末の記録を消す")
 if not st.session_state.get(CONFIRM_CLEAR):
@@ -239,7 +211,7 @@ else:
     def _clear() -> None:
         said = ui.state.clear_device()
         st.session_state[CONFIRM_CLEAR] = False
-        st.session_state[ui.state.IMPORT_MSG_KEY] = ("success" if said == ui.state.CLEARED else "error", said)
+        ui.state.tell("success" if said == ui.state.CLEARED else "error", said)
 
     row.button("消す", key="review_clear_confirm", type="primary", on_click=_clear)
     row.button("やめる", key="review_clear_cancel",

@@ -65,7 +65,7 @@ def form_index() -> dict[str, dict[str, tuple[int, ...]]]:
 
 
 def _pool(m: Misconception) -> dict[str, tuple[int, ...]]:
-    return form_index().get(m.form, {}) if m.kind == "form" else misconception_index().get(m.id, {})
+    return form_index().get(m.form or "", {}) if m.kind == "form" else misconception_index().get(m.id, {})
 
 
 def generators_for(mid: str) -> tuple[str, ...]:

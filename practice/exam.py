@@ -171,8 +171,10 @@ Instant = datetime | float   # a datetime, or epoch seconds (time.time()) as the
 
 def elapsed_s(started_at: Instant, now: Instant) -> float:
     """Seconds from started_at to now (never negative); both datetimes or both epoch seconds."""
-    if isinstance(started_at, datetime) or isinstance(now, datetime):
+    if isinstance(started_at, datetime) and isinstance(now, datetime):
         return max(0.0, (now - started_at).total_seconds())
+    if isinstance(started_at, datetime) or isinstance(now, datetime):
+        raise TypeError("started_at and now must both be datetimes or both epoch seconds")
     return max(0.0, float(now) - float(started_at))
 
 
@@ -219,7 +221,8 @@ def paper_status(n: int, answers: Answers, flags) -> dict:
 
 def score_exam(questions: list[Question], answers: Answers) -> dict:
     """Score a paper. answers: question index → chosen index, as a dict or a list (None / missing = 未回答)."""
-    items, by_topic = [], {}
+    items: list[dict] = []
+    by_topic: dict[str, dict[str, int]] = {}
     for i, q in enumerate(questions):
         choice = _choice(answers, i)
         correct = choice is not None and choice == q.answer

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from datetime import date, timedelta, tzinfo
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from . import review as _review
 from .exam import DEFAULT_PACE_S
@@ -135,7 +135,7 @@ def daily_plan(progress: dict, keys, today: date, tz: tzinfo | None = None, minu
     share = todays_reviews(progress, today, tz)
     due_all = _review.due_count(practised_review(progress), today, tz)
     daily = daily_minutes(progress)
-    plan = {"due": len(share), "due_all": due_all, "due_later": max(0, due_all - len(share)),
+    plan: dict[str, Any] = {"due": len(share), "due_all": due_all, "due_later": max(0, due_all - len(share)),
             "minutes": review_minutes(len(share)), "next": left[0] if left else None, "exam_date": exam_day,
             "days_left": None, "daily": daily, "per_day": study_minutes(daily),
             "left_minutes": sum(minutes[k] for k in left), "today": left[:1], "schedule": [], "mock_days": [],

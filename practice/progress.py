@@ -154,7 +154,7 @@ def apply_answers(progress: dict, answers: list[tuple[str, str, bool, int]], sou
     for qid, topic, correct, choice in answers:
         _append_attempt(out, qid, topic, correct, choice, source, now)
         skill = _skill.key(qid)
-        out["review"] = _review.rate(out["review"], skill, _skill.topic(skill, topic), correct, now, retention(out))
+        out["review"] = _review.rate(out["review"], skill, _skill.topic(skill, topic) or topic, correct, now, retention(out))
     return out
 
 
@@ -367,7 +367,7 @@ def _merge_paper(base: dict | None, mine: dict | None, theirs: dict | None) -> d
     if mine is None:
         return None                    # ended here
     if theirs is not None and theirs["run"] == mine["run"]:
-        b = base if _run(base) == mine["run"] else theirs
+        b = base if base is not None and base["run"] == mine["run"] else theirs
         answers = [m if m != o else t for m, t, o in zip(mine["answers"], theirs["answers"], b["answers"])]
         added, removed = set(mine["flags"]) - set(b["flags"]), set(b["flags"]) - set(mine["flags"])
         flags = sorted((set(theirs["flags"]) | added) - removed)
@@ -454,3 +454,45 @@ def merge(base: dict, mine: dict, theirs: dict) -> dict:
                                                          theirs["exam_in_progress"]))
     _drop_second_submissions(base, mine, theirs, out)
     return out
+
+
+def _union(mine: list, theirs: list, key, limit: int) -> list:
+    """mine + what theirs has beyond it (as multisets), in time order (one instant keeps mine's
+    order, then theirs'), the newest ``limit`` kept."""
+    extra = Counter(map(key, theirs)) - Counter(map(key, mine))
+    out = list(mine)
+    for item in theirs:
+        if extra[key(item)] > 0:
+            out.append(item)
+            extra[key(item)] -= 1
+    out.sort(key=lambda item: instant(item["at"]))
+    return copy.deepcopy(out[-limit:])
+
+
+def join(mine: dict, theirs: dict) -> dict:
+    """Two records of one learner from two devices (this browser's ``mine``, a file's ``theirs``),
+    with no record they both grew from: every answer and exam of either, once (those in both —
+    the same time, question and choice — count once), every visit, each skill's card reviewed last,
+    a setting the file changed from its default, and the file's unfinished mock exam (else this
+    browser's). Only the limits drop anything (the oldest attempts and exams beyond them)."""
+    out = merge(_common(mine, theirs), mine, theirs)
+    out["attempts"] = _union(mine["attempts"], theirs["attempts"], _attempt_key, MAX_ATTEMPTS_KEPT)
+    out["exams"] = _union(mine["exams"], theirs["exams"], _exam_key, MAX_EXAMS_KEPT)
+    default, theirs_s = new_progress()["settings"], {**new_progress()["settings"], **theirs["settings"]}
+    mine_s = {**default, **mine["settings"]}
+    out["settings"] = {k: theirs_s[k] if theirs_s[k] != default[k] else mine_s[k] for k in default}
+    paper = theirs["exam_in_progress"] if theirs["exam_in_progress"] is not None else mine["exam_in_progress"]
+    out["exam_in_progress"] = copy.deepcopy(paper)
+    return out
+
+
+def join_counts(mine: dict, joined: dict) -> dict[str, int]:
+    """What :func:`join` adds to ``mine``: {"attempts", "exams", "review", "visited", "dropped"}
+    ("dropped": attempts of mine the limit let go, when the joined record is full)."""
+    kept = Counter(map(_attempt_key, joined["attempts"]))
+    dropped = sum((Counter(map(_attempt_key, mine["attempts"])) - kept).values())
+    return {"attempts": len(joined["attempts"]) - len(mine["attempts"]) + dropped,
+            "exams": max(0, len(joined["exams"]) - len(mine["exams"])),
+            "review": sum(1 for k, card in joined["review"].items() if mine["review"].get(k) != card),
+            "visited": len(set(joined["visited"]) - set(mine["visited"])),
+            "dropped": dropped}

@@ -122,12 +122,12 @@ CHECKED_ELSEWHERE: dict[tuple[str, str], str] = {
 
 def required(part: type) -> frozenset[str]:
     """The keys every ``part`` (one of the TypedDicts above) must have."""
-    return frozenset(part.__required_keys__)
+    return frozenset(getattr(part, "__required_keys__"))
 
 
 def optional(part: type) -> frozenset[str]:
     """The keys a ``part`` may have besides the required ones."""
-    return frozenset(part.__optional_keys__)
+    return frozenset(getattr(part, "__optional_keys__"))
 
 
 @lru_cache(maxsize=16)   # (one entry per part: a handful)

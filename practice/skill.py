@@ -134,8 +134,9 @@ def draw(skill: str, rng, last: str | None = None) -> str:
             return qid
         other = other or qid
         different = different or (None if same_look else qid)
-    if different or other:
-        return different or other
+    pick = different or other
+    if pick:
+        return pick
     gid, _, seed = str(last).partition("#")          # every candidate was ``last`` itself
     return f"{gid}#{(int(seed) + 1) % SEED_SPACE}"
 

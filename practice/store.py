@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Set as AbstractSet
 import re
 from datetime import date, datetime
 
@@ -77,7 +78,7 @@ def _field(obj: dict, part: type, name: str, where: str, optional: bool = False)
     if x is None and optional:
         return x
     if isinstance(r.hi, int):
-        return _int_in(x, r.lo, r.hi, where)
+        return _int_in(x, int(r.lo), r.hi, where)
     if not (isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
             and (r.lo < x if r.lo_open else r.lo <= x) and x <= r.hi):
         low = f"{r.lo:g} より大きく" if r.lo_open else f"{r.lo:g} 以上"
@@ -85,7 +86,7 @@ def _field(obj: dict, part: type, name: str, where: str, optional: bool = False)
     return x
 
 
-def _keys(obj, expected: set, where: str) -> None:
+def _keys(obj, expected: AbstractSet[str], where: str) -> None:
     if not isinstance(obj, dict):
         raise ProgressError(f"{where} は辞書（オブジェクト）でなければなりません。")
     unknown, missing = set(obj) - expected, expected - set(obj)
@@ -511,3 +512,43 @@ def dumps(progress: dict) -> str:
 def export_bytes(progress: dict) -> bytes:
     """The download: pretty, UTF-8 JSON with the schema version inside."""
     return json.dumps(validate_progress(progress), ensure_ascii=False, indent=1).encode("utf-8")
+
+
+# ---------------------------------------------------------------------------
+# the backup file the learner keeps outside the browser (Safari deletes a site's storage after
+# seven days of use without a visit: README「保存について約束できること・できないこと」)
+# ---------------------------------------------------------------------------
+BACKUP_EVERY_DAYS = 7      # a backup older than this is old
+BACKUP_EVERY_ANSWERS = 50  # … and so is one this many answers ago
+
+
+def backup_text(at: datetime, answers: int) -> str:
+    """What the browser keeps about the last backup file (ui.storage.BACKUP_KEY)."""
+    return json.dumps({"at": at.isoformat(timespec="seconds"), "answers": int(answers)})
+
+
+def parse_backup(text: object) -> tuple[datetime, int] | None:
+    """(when, how many answers the record held) of the last backup, from what the browser kept;
+    None for anything else (never an error: it is a reminder, not the record)."""
+    if not isinstance(text, str) or len(text) > 200:
+        return None
+    try:
+        data = json.loads(text)
+        at, answers = datetime.fromisoformat(data["at"]), data["answers"]
+    except (ValueError, TypeError, KeyError):
+        return None
+    if at.utcoffset() is None or not isinstance(answers, int) or isinstance(answers, bool) or answers < 0:
+        return None
+    return at, answers
+
+
+def backup_due(answers: int, last: tuple[datetime, int] | None, now: datetime) -> bool:
+    """Whether to remind the learner to save a backup file: there are answers and no backup yet,
+    or the last one is BACKUP_EVERY_DAYS old (with answers since) or BACKUP_EVERY_ANSWERS answers ago."""
+    if answers == 0:
+        return False
+    if last is None:
+        return True
+    at, then = last
+    since = answers - then
+    return since >= BACKUP_EVERY_ANSWERS or (since != 0 and (now - at).days >= BACKUP_EVERY_DAYS)

@@ -68,6 +68,8 @@ def import_into_session(raw) -> tuple[bool, dict, dict, tuple]:
     state.st = fake_st
     try:
         ok = state.import_progress_bytes(raw)
+        if state.IMPORT_PENDING_KEY in session:   # the session has answers: the file waits to be joined
+            state.apply_import()                 # (合わせて読み込む: issue 42 row 6)
     finally:
         state.st = real_st
     return ok, current, session, session.get(state.IMPORT_MSG_KEY)
@@ -91,10 +93,14 @@ def dump(obj) -> bytes:
     return json.dumps(obj, ensure_ascii=False).encode("utf-8")
 
 
-def test_base_file_is_accepted_and_replaces_progress():
+def test_base_file_is_accepted_and_joined_with_the_progress():
+    """A file is joined with the session's record (issue 42 row 6): every answer of both stays."""
     raw = export_bytes(make_base())
     ok, current, session, msg = import_into_session(raw)
-    assert ok is True and session[state.PROGRESS_KEY] == make_base() != current
+    joined = session[state.PROGRESS_KEY]
+    assert ok is True and joined != current
+    assert all(a in joined["attempts"] for a in make_base()["attempts"] + current["attempts"])
+    assert len(joined["attempts"]) == len(make_base()["attempts"]) + len(current["attempts"])
     assert msg[0] == "success" and "読み込みました" in msg[1]
 
 
@@ -114,7 +120,8 @@ def test_a_file_with_parts_this_version_cannot_use_keeps_the_rest_and_says_what_
     assert len(notes) == 3 and all(JAPANESE.search(n) for n in notes)
     assert "解答記録 1 件" in notes[0] and "復習予定 1 問" in notes[1] and "模擬試験" in notes[2]
     ok, current, session, msg = import_into_session(dump(p))
-    assert ok is True and session[state.PROGRESS_KEY] == got
+    from practice.progress import join
+    assert ok is True and session[state.PROGRESS_KEY] == join(current, got)   # joined with the session's
     assert msg[0] == "success" and "外しました" in msg[1] and "解答記録 1 件" in msg[1]
 
 

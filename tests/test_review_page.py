@@ -176,11 +176,12 @@ def test_import_good_file_through_the_uploader():
     # the uploader's English button and hint are explained in Japanese, with the configured size cap
     config = tomllib.loads((Path(__file__).parent.parent / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
     assert f"JSON ファイル（{config['server']['maxUploadSize']} MB まで）" in page_text(at)
+    before = at.session_state["progress"]
     at.file_uploader(key=state.UPLOAD_KEY).set_value(("progress.json", export_bytes(good), "application/json"))
     no_exception(at.run())
     now = at.session_state["progress"]
     assert {k: v for k, v in now.items() if k != "visited"} == {k: v for k, v in good.items() if k != "visited"}
-    assert now["visited"] == {"review": True}  # the file's (none) + this page's visit after the import
+    assert now["visited"] == {**good["visited"], **before["visited"], "review": True}  # the file's and this browser's
     assert any("進捗を読み込みました（解答 8 件・模擬試験 1 回・復習予定 1 問）" in s.value for s in at.success)
     assert metric(at, "復習予定の全体") == "1 問"  # the page's wrong answer (unanswered exam items are not scheduled)
     no_exception(at.switch_page("app.py").run())
@@ -198,10 +199,19 @@ def test_import_bad_file_through_the_uploader_leaves_progress_untouched():
     err = at.error[0].value
     assert "読み込めませんでした" in err and "今の進捗はそのままです" in err
     assert "\\<script\\>" in err and "<script>" not in err.replace("\\<script\\>", "")
-    # then a good one still works
-    at.file_uploader(key=state.UPLOAD_KEY).set_value(("ok.json", export_bytes(new_progress()), "application/json"))
+    # then a good one still works: it is joined with this browser's answers after the learner saw
+    # what it adds (issue 42 row 6: an import never replaces)
+    other = apply_answer(new_progress(), "zz.qkv.calc0#9", "qkv", True, 0, "page")
+    at.file_uploader(key=state.UPLOAD_KEY).set_value(("ok.json", export_bytes(other), "application/json"))
     no_exception(at.run())
-    assert at.session_state["progress"]["attempts"] == []
+    assert at.session_state["progress"] == current                       # nothing yet
+    assert "解答 1 件（このブラウザにない分）" in page_text(at)
+    assert f"このブラウザの解答 {len(current['attempts'])} 件はすべて残ります" in page_text(at)
+    at.button(key="import_apply").click()
+    no_exception(at.run())
+    kept = at.session_state["progress"]["attempts"]
+    assert len(kept) == len(current["attempts"]) + 1 and all(a in kept for a in current["attempts"])
+    assert any("このブラウザの進捗と合わせてあります" in s.value for s in at.success)
 
 
 @pytest.mark.parametrize("upload, ok", [
@@ -218,8 +228,10 @@ def test_import_callback_directly(monkeypatch, upload, ok):
     state.import_uploaded()
     if ok is None:  # the learner removed the file: nothing happens
         assert state.IMPORT_MSG_KEY not in session and session[state.PROGRESS_KEY] is current
-    elif ok:
-        assert session[state.PROGRESS_KEY] == new_progress() and session[state.IMPORT_MSG_KEY][0] == "success"
+    elif ok:   # this browser has answers: the file waits to be joined (issue 42 row 6), then joins
+        assert session[state.PROGRESS_KEY] is current and state.IMPORT_PENDING_KEY in session
+        state.apply_import()
+        assert session[state.PROGRESS_KEY] == current and session[state.IMPORT_MSG_KEY][0] == "success"
     else:
         assert session[state.PROGRESS_KEY] is current and session[state.IMPORT_MSG_KEY][0] == "error"
     # the page shows the outcome

@@ -8,37 +8,50 @@
   queues a write after every change. What the browser hands back is untrusted and goes through
   practice.store's strict validator, exactly like an imported file. An unusable record → a
   Japanese message, a fresh start, and the record moved aside (kept, never overwritten).
-  Another tab wrote in between → the two records are merged (practice.progress.merge).
+  Another tab wrote in between, or while this tab was open (the bridge hears of it: "changed")
+  → the two records are merged (practice.progress.merge). A record another tab left unreadable is
+  moved aside and this tab's own record written again: it is never taken for an empty one.
   Storage refused → a one-line notice; the progress then lasts for this tab only.
+- The bridge's bookkeeping is one typed :class:`Sync` per session.
 - A session with no browser behind it (AppTest) keeps its progress in the session only.
-- ``import_uploaded`` is the on_change callback of the progress file uploader.
+- ``import_uploaded`` is the on_change callback of the progress file uploader: a file is joined
+  with this browser's record (practice.progress.join), after the learner saw what it adds.
 """
 from __future__ import annotations
 
-import functools
-
 import copy
+import dataclasses
+import functools
 import json
 import re
 import secrets
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any, Literal, TypedDict
 
 import streamlit as st
 
-from practice.exam import record_exam
-from practice.progress import apply_answer, merge, new_progress, set_exam_in_progress, set_setting, with_zone
 from practice import wire
-from practice.store import MAX_BYTES, ProgressError, dumps, parse_progress_bytes, parse_progress_text, validate_exam_state
+from practice.exam import record_exam
+from practice.progress import (apply_answer, join, join_counts, merge, new_progress, set_exam_in_progress, set_setting,
+                               with_zone)
+from quizzes.core import Question
+from practice.store import (MAX_BYTES, ProgressError, backup_due, backup_text, dumps, parse_backup,
+                            parse_progress_bytes, parse_progress_text, validate_exam_state)
 
 from . import clock, storage
 
+Record = dict[str, Any]           # a progress record (practice.record.Progress, as the practice functions pass it)
+
 PROGRESS_KEY = "progress"
-SYNC_KEY = "progress__sync"       # the bridge's bookkeeping (see _new_sync)
+SYNC_KEY = "progress__sync"       # the bridge's bookkeeping (a Sync)
 EXAM_KEY = "exam"                 # the unfinished mock exam: a JSON-able dict (practice.exam), or None
 EXAM_ENDED_KEY = "exam__ended_elsewhere"   # this tab's paper was submitted (or replaced) in another tab
 TOUCHED_KEY = "exam__touched"     # runs of the papers the learner worked on in this tab (may_auto_submit)
 SEEN_KEY = "exam__seen"           # runs of the papers this tab has shown (saw_exam)
 IMPORT_MSG_KEY = "progress__import_msg"   # ("success" | "error", text) for the review page
+IMPORT_PENDING_KEY = "progress__import_pending"   # a file read and shown, not joined yet (PendingImport)
+IMPORT_FROM_KEY = "progress__import_from"   # the uploader (its key) the last import message is about
 UPLOAD_KEY = "progress_upload"
 # The session keys of the record and of the bridge's bookkeeping: no module but this one reads or writes
 # them (the others call its functions). The mock exam in progress and the note that it ended in another
@@ -50,7 +63,8 @@ EXAM_KEYS = (EXAM_KEY, EXAM_ENDED_KEY)
 UPLOAD_LIMIT_MB = 1     # the uploader's limit (the server refuses more: .streamlit/config.toml maxUploadSize)
 MAX_SENT = 20
 
-NOTICE = {
+Failure = Literal["", "unavailable", "quota", "aside", "silent"]
+NOTICE: dict[str, str] = {
     "unavailable": "このブラウザでは記録を保存できないため（プライベートモードや保存の無効化など）、進捗はこのタブを閉じるまでしか残りません。",
     "quota": ("ブラウザの保存容量がいっぱいで、記録を保存できていません。容量が空けば、次の解答のときに"
               "このタブの進捗をまとめて保存します。それまでにタブを閉じると、保存できなかった分は失われます"
@@ -58,43 +72,89 @@ NOTICE = {
     "aside": "読めなかった記録を退避できなかったため（保存容量の不足など）、その記録を守るために、このタブでは進捗を保存しません。",
     "silent": "ブラウザから保存した記録が届かなかったため、進捗はこのタブを閉じるまでしか残りません。",
 }
+# what navigator.storage said about keeping this site's data (ui/storage.js "persist")
+Persist = Literal["", "asking", "not-asked", "granted", "denied", "unsupported"]
 
 
-def _new_sync() -> dict:
-    return {
-        "nonce": secrets.token_hex(8),  # tags this session's read request
-        "loaded": False,        # the stored record has been read (or there is no storage)
-        "browser": True,        # a browser is behind this session
-        "ok": True,             # writing to the browser's storage works
-        "failure": "",          # NOTICE key when it does not
-        "confirmed": None,      # the last record known to be in storage, and its fingerprint
-        "confirmed_fp": "none",
-        "sent": {},             # seq → record queued for writing (ancestors for a merge)
-        "seq": 0,
-        "ops": [],              # commands for the browser (the JS runs each seq once)
-        "text_out": set(),      # seqs of writes whose text has gone out in a command (see _command)
-        "base": None,           # the text the browser's storage holds if it ran what went out
-        "written": None,        # the record last queued (identity / equality)
-        "aside": 0,             # size of the records kept aside in this browser (characters)
-        "asides": 0,            # how many (at most len(storage.ASIDE_KEYS))
-        "problem": "",          # why the stored record could not be used (this session)
-        "ticks": 0,
-        "plain": False,         # reports carry the stored text uncompressed (its gzip came back broken)
-        "runs": 0,              # commands made (each is new: see _command)
-    }
+class Op(TypedDict, total=False):
+    """A command for the bridge (ui/storage.js runs each ``seq`` once)."""
+    op: Literal["write", "aside", "clear", "drop_aside", "backup"]
+    seq: int
+    text: str            # write: the whole record (see _command); backup: BACKUP_KEY's text
+    patch: dict          # write: hunks of the text the browser holds (practice.wire.patch)
+    expect: str          # write/aside: the fingerprint of the stored text it is for
+    size: int            # aside: the length of a text too long to send
 
 
-def _sync_state() -> dict:
+@dataclass
+class Sync:
+    """The bridge's bookkeeping for one session (st.session_state[SYNC_KEY])."""
+    nonce: str = field(default_factory=lambda: secrets.token_hex(8))   # tags this session's reports
+    loaded: bool = False          # the stored record has been read (or there is no storage)
+    browser: bool = True          # a browser is behind this session
+    ok: bool = True               # writing to the browser's storage works
+    failure: Failure = ""         # NOTICE key when it does not
+    confirmed: Record | None = None   # the last record known to be in storage …
+    confirmed_fp: str = "none"        # … and its fingerprint
+    sent: dict[int, Record] = field(default_factory=dict)   # seq → record queued (ancestors for a merge)
+    seq: int = 0
+    ops: list[Op] = field(default_factory=list)             # commands for the browser
+    text_out: set[int] = field(default_factory=set)         # writes whose text has gone out (see _command)
+    base: str | None = None       # the text the browser's storage holds if it ran what went out
+    written: Record | None = None     # the record last queued (identity / equality)
+    aside: int = 0                # size of the records kept aside in this browser (characters)
+    asides: int = 0               # how many (at most len(storage.ASIDE_KEYS))
+    problem: str = ""             # why the stored record could not be used (this session)
+    salvaged: str = ""            # what of the stored record this version left out (practice.store.salvage)
+    ticks: int = 0
+    plain: bool = False           # reports carry the stored text uncompressed (its gzip came back broken)
+    runs: int = 0                 # commands made (each is new: see _command)
+    locks: bool | None = None     # the browser has Web Locks (a secure context); None: not told yet
+    safari: bool = False          # the browser is Safari (its tracking prevention deletes storage)
+    persist: Persist = ""         # what navigator.storage said about keeping this site's data
+    backup: tuple[datetime, int] | None = None   # the last backup file: when, and the answers then
+
+    @classmethod
+    def from_old(cls, old: object) -> Sync:
+        """A session older than this class (a dict, or a Sync of an earlier import of this module)."""
+        values = old if isinstance(old, dict) else dict(vars(old))
+        names = {f.name for f in dataclasses.fields(cls)}
+        s = cls(**{k: v for k, v in values.items() if k in names})
+        if "text_out" not in values:   # older than the text bookkeeping: what is queued has gone out
+            s.text_out, s.base = {op["seq"] for op in s.ops}, None
+        return s
+
+
+class StorageStatus(TypedDict):
+    """What the pages say about saving (storage_status)."""
+    browser: bool
+    loaded: bool
+    ok: bool
+    notice: str
+    problem: str
+    salvaged: str
+    aside: int
+    asides: int
+    locks: bool | None
+    safari: bool
+    persist: Persist
+    backup_due: bool
+    backup_at: datetime | None
+
+
+def _new_sync() -> Sync:
+    return Sync()
+
+
+def _sync_state() -> Sync:
     if SYNC_KEY not in st.session_state:
         s = _new_sync()
         if not _has_browser():  # AppTest: the progress lives in the session only
-            s["loaded"], s["browser"], s["ok"] = True, False, False
+            s.loaded, s.browser, s.ok = True, False, False
         st.session_state[SYNC_KEY] = s
     s = st.session_state[SYNC_KEY]
-    if "text_out" not in s:  # a session older than the fields (the app's code was updated under it)
-        s["text_out"], s["base"] = {op["seq"] for op in s["ops"]}, None
-    s.setdefault("plain", False)
-    s.setdefault("runs", 0)
+    if not isinstance(s, Sync):  # a session older than the class (the app's code was updated under it)
+        s = st.session_state[SYNC_KEY] = Sync.from_old(s)
     return s
 
 
@@ -105,26 +165,29 @@ def init() -> None:
         st.session_state[PROGRESS_KEY] = new_progress()
 
 
-def get_progress() -> dict:
+def get_progress() -> Record:
     init()
     return st.session_state[PROGRESS_KEY]
 
 
-def set_progress(progress: dict) -> None:
+def set_progress(progress: Record) -> None:
     """Swap in a new progress dict (the practice functions never mutate the old one); it is
     written to the browser at the next ``sync()`` (every page's ``ui.page()``, or ``flush()``)."""
     init()
     st.session_state[PROGRESS_KEY] = progress
 
 
-def storage_status() -> dict:
-    """{"browser", "loaded", "ok", "notice", "problem", "salvaged", "aside", "asides"} for the pages' messages
-    ("salvaged": what of the stored record this version left out, practice.store.salvage)."""
+def storage_status() -> StorageStatus:
+    """What the pages say about saving: notices, the unusable record, the records kept aside, Web
+    Locks, Safari, persistent storage, and whether a backup file is due (practice.store.backup_due)."""
     s = _sync_state()
-    return {"browser": s["browser"], "loaded": s["loaded"], "ok": s["ok"],
-            "notice": NOTICE.get(s["failure"], "") if s["browser"] else "",
-            "problem": s["problem"], "salvaged": s.get("salvaged", ""), "aside": s["aside"],
-            "asides": s.get("asides", 1 if s["aside"] else 0)}
+    saving = s.browser and s.loaded and s.ok
+    return {"browser": s.browser, "loaded": s.loaded, "ok": s.ok,
+            "notice": NOTICE.get(s.failure, "") if s.browser else "",
+            "problem": s.problem, "salvaged": s.salvaged, "aside": s.aside, "asides": s.asides,
+            "locks": s.locks, "safari": s.safari, "persist": s.persist,
+            "backup_due": saving and backup_due(len(get_progress()["attempts"]), s.backup, clock.now()),
+            "backup_at": None if s.backup is None else s.backup[0]}
 
 
 # ---------------------------------------------------------------------------
@@ -137,23 +200,29 @@ def _has_browser() -> bool:
         return False
 
 
-def _queue(s: dict, op: dict) -> None:
-    s["seq"] += 1
-    op = {**op, "seq": s["seq"]}
+def _queue(s: Sync, op: Op) -> None:
+    s.seq += 1
+    op = {**op, "seq": s.seq}
     if op["op"] in ("clear", "aside"):
-        s["base"] = None      # (the browser's storage is empty after it)
+        s.base = None      # (the browser's storage is empty after it)
     if op["op"] == "write":   # an older write is superseded by this one
-        s["ops"] = [o for o in s["ops"] if o["op"] != "write"][-3:]
-    s["ops"] = (s["ops"] + [op])[-4:]
+        s.ops = [o for o in s.ops if o["op"] != "write"][-3:]
+    s.ops = (s.ops + [op])[-4:]
 
 
-def _unusable(s: dict, text: str, exc: Exception, oversize: int | None = None) -> None:
-    """The stored text cannot be used: say why, move it aside, start from an empty record. The
-    browser says whether it could keep it aside ("asided", then the home page offers the
-    download; or "failed", then nothing is written over it): the message claims neither.
-    ``oversize``: the browser sent only the length of a text longer than any record."""
-    s["problem"] = (f"このブラウザに保存されていた記録を読めなかったため、新しい記録で始めます。"
-                    f"読めなかった記録は消さずに残します。理由：{exc}")
+def _unusable(s: Sync, text: str, exc: Exception, oversize: int | None = None, kept: int | None = None) -> None:
+    """The stored text cannot be used: say why and move it aside (the browser says whether it could
+    keep it aside: "asided", then the home page offers the download; or "failed", then nothing is
+    written over it: the message claims neither). ``oversize``: the browser sent only the length of
+    a text longer than any record. ``kept``: met while this tab was open (another tab wrote it):
+    this tab's record, with ``kept`` answers, is written again after the move — it is not a fresh
+    start, and the unreadable text is never read as an empty record."""
+    if kept is None:
+        s.problem = (f"このブラウザに保存されていた記録を読めなかったため、新しい記録で始めます。"
+                     f"読めなかった記録は消さずに残します。理由：{exc}")
+    else:
+        s.problem = (f"このブラウザに、読めない記録が書き込まれていました（別のタブや別の版のアプリなど）。"
+                     f"その記録は消さずに残し、このタブの進捗（解答 {kept:,} 件）をまとめて保存し直します。理由：{exc}")
     _queue(s, {"op": "aside", "size": oversize} if oversize is not None else
               {"op": "aside", "expect": wire.fingerprint(text)})
 
@@ -163,12 +232,12 @@ def _oversize(rep: dict) -> int | None:
     return size if isinstance(size, int) and not isinstance(size, bool) and size >= 0 else None
 
 
-def _restore_exam(progress: dict) -> None:
+def _restore_exam(progress: Record) -> None:
     if progress["exam_in_progress"] is not None and st.session_state.get(EXAM_KEY) is None:
         st.session_state[EXAM_KEY] = copy.deepcopy(progress["exam_in_progress"])
 
 
-def _follow_exam(progress: dict) -> None:
+def _follow_exam(progress: Record) -> None:
     """After a merge with another tab's record, this tab's paper is the merged one: the same paper
     with both tabs' answers, or none when it ended there (EXAM_ENDED_KEY tells the exam page)."""
     paper, current = progress["exam_in_progress"], st.session_state.get(EXAM_KEY)
@@ -205,8 +274,8 @@ class _BrokenPack(ProgressError):
 
 
 def _read_text(rep: dict) -> str | None:
-    """The stored text a read or conflict report carries, as text or gzipped (None: nothing is
-    stored), or ProgressError (_BrokenPack when only its gzip is broken)."""
+    """The stored text a read, conflict or changed report carries, as text or gzipped (None: nothing
+    is stored), or ProgressError (_BrokenPack when only its gzip is broken)."""
     size = _oversize(rep)
     if size is not None:
         raise ProgressError(f"記録が大きすぎます（{size:,} 文字。上限 {MAX_BYTES:,} バイト）。")
@@ -221,89 +290,132 @@ def _read_text(rep: dict) -> str | None:
     return text
 
 
+def _count(value: object, top: int) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= top else None
+
+
+def _facts(s: Sync, rep: dict) -> None:
+    """What every report says about the browser: the records kept aside, Web Locks, Safari,
+    persistent storage."""
+    size, count = _count(rep.get("aside"), 10 ** 9), _count(rep.get("asides"), len(storage.ASIDE_KEYS))
+    if size is not None:
+        s.aside = size
+    if count is not None:
+        s.asides = count
+    if isinstance(rep.get("locks"), bool):
+        s.locks = rep["locks"]
+    if isinstance(rep.get("safari"), bool):
+        s.safari = rep["safari"]
+    if rep.get("persist") in ("asking", "not-asked", "granted", "denied", "unsupported"):
+        s.persist = rep["persist"]
+    if rep.get("gave_way") is True:
+        s.problem += (f" 退避しておける記録は {len(storage.ASIDE_KEYS)} つまでのため、"
+                      "いちばん古い退避記録を削除しました。")
+
+
 def _on_report(key: str = storage.COMPONENT_KEY) -> None:
     """on_stored_change: the browser answered (runs before the page is drawn)."""
     init()
     s = _sync_state()
     rep = storage.last_report(key)
-    if not isinstance(rep, dict) or rep.get("nonce") != s["nonce"]:
+    if not isinstance(rep, dict) or rep.get("nonce") != s.nonce:
         return  # an answer for an older session (the server restarted under this tab)
     kind = rep.get("kind")
-    size, count = rep.get("aside"), rep.get("asides")
-    if isinstance(size, int) and not isinstance(size, bool) and size >= 0:
-        s["aside"] = size
-    if isinstance(count, int) and not isinstance(count, bool) and 0 <= count <= len(storage.ASIDE_KEYS):
-        s["asides"] = count
-    if kind == "read" and (not s["loaded"] or s["failure"] == "silent"):
-        # (a read that arrives after _waiting gave up is still taken: merged with this tab's answers)
-        s["loaded"], s["ok"], s["failure"] = True, True, ""
-        if rep.get("ok") is not True:
-            s["ok"], s["failure"] = False, "unavailable"
-            return
-        if rep.get("full") is True:   # it reads, but has no room: writes are tried (and may get through)
-            s["failure"] = "quota"
-        text, notes = None, []
-        try:
-            text = _read_text(rep)
-            stored = new_progress() if text is None else with_zone(parse_progress_text(text, notes),
-                                                                   clock.zone_or_local())
-            s["salvaged"] = " ".join(notes)
-        except ProgressError as exc:
-            if isinstance(exc, _BrokenPack) and not s["plain"]:
-                s["loaded"], s["plain"] = False, True   # read again, uncompressed, before judging the record
-                return
-            _unusable(s, text or "", exc, _oversize(rep))
-            stored = new_progress()
-        else:
-            if text is not None:
-                s["confirmed_fp"], s["base"] = wire.fingerprint(text), text
-        s["confirmed"] = stored
-        mine = st.session_state[PROGRESS_KEY]
-        st.session_state[PROGRESS_KEY] = stored if mine == new_progress() else merge(new_progress(), mine, stored)
-        s["written"] = stored if s["confirmed_fp"] != "none" else None
-        _restore_exam(st.session_state[PROGRESS_KEY])
-    elif kind == "conflict" and s["loaded"]:
-        own = rep.get("own_seq")
-        ancestor = s["sent"].get(own) if isinstance(own, int) else None
-        if ancestor is None:
-            ancestor = s["confirmed"] or new_progress()
-        theirs, fp, base, text = new_progress(), "none", None, None
-        try:
-            text = _read_text(rep)
-            if text is not None:
-                theirs = with_zone(parse_progress_text(text), clock.zone_or_local())
-                fp, base = wire.fingerprint(text), text
-        except ProgressError as exc:
-            if isinstance(exc, _BrokenPack) and not s["plain"]:
-                s["plain"], s["written"] = True, None   # the write meets the conflict again, reported plainly
-                return
-            _unusable(s, text or "", exc, _oversize(rep))
-        s["confirmed"], s["confirmed_fp"], s["sent"], s["base"] = theirs, fp, {}, base
-        st.session_state[PROGRESS_KEY] = merge(ancestor, _with_session_exam(), theirs)
-        s["written"] = None  # write the merged record
-        _follow_exam(st.session_state[PROGRESS_KEY])
+    _facts(s, rep)
+    if kind == "read" and (not s.loaded or s.failure == "silent"):
+        _on_read(s, rep)
+    elif kind in ("conflict", "changed") and s.loaded and s.ok:
+        _on_theirs(s, rep, kind)
     elif kind == "failed":
-        op = next((o for o in s["ops"] if o["seq"] == rep.get("seq")), None)
-        if (op["op"] == "aside") if op is not None else bool(s["problem"]):
-            s["ok"], s["failure"] = False, "aside"   # the unreadable record stays: never write over it
+        op = next((o for o in s.ops if o["seq"] == rep.get("seq")), None)
+        if (op["op"] == "aside") if op is not None else bool(s.problem):
+            s.ok, s.failure = False, "aside"   # the unreadable record stays: never write over it
         elif "quota" in str(rep.get("error", "")).lower():
-            s["failure"] = "quota"     # writes go on being tried: the first after space is freed gets through
+            s.failure = "quota"     # writes go on being tried: the first after space is freed gets through
         else:
-            s["ok"], s["failure"] = False, "unavailable"
+            s.ok, s.failure = False, "unavailable"
     elif kind == "saved":              # a write got through after a failure (space was freed)
-        if s["failure"] == "quota":
-            s["failure"] = ""
-    elif kind == "asided" and rep.get("dropped") is True:
-        s["problem"] += (f" 退避しておける記録は {len(storage.ASIDE_KEYS)} つまでのため、"
-                         "いちばん古い退避記録を削除しました。")
+        if s.failure == "quota":
+            s.failure = ""
     elif kind == "dropped":
-        s["aside"], s["asides"] = 0, 0
+        s.aside, s.asides = 0, 0
     elif kind == "resend" and isinstance(rep.get("seq"), int):
-        s["text_out"].discard(rep["seq"])  # this report's rerun mounts the bridge with the text,
-        s["base"] = None                   # whole: what the browser holds is not known
+        s.text_out.discard(rep["seq"])  # this report's rerun mounts the bridge with the text,
+        s.base = None                   # whole: what the browser holds is not known
 
 
-def _with_session_exam() -> dict:
+def _on_read(s: Sync, rep: dict) -> None:
+    # (a read that arrives after _waiting gave up is still taken: merged with this tab's answers)
+    s.loaded, s.ok, s.failure = True, True, ""
+    if rep.get("ok") is not True:
+        s.ok, s.failure = False, "unavailable"
+        return
+    if rep.get("full") is True:   # it reads, but has no room: writes are tried (and may get through)
+        s.failure = "quota"
+    s.backup = parse_backup(rep.get("backup"))
+    text: str | None = None
+    notes: list[str] = []
+    try:
+        text = _read_text(rep)
+        stored = new_progress() if text is None else with_zone(parse_progress_text(text, notes),
+                                                               clock.zone_or_local())
+        s.salvaged = " ".join(notes)
+    except ProgressError as exc:
+        if isinstance(exc, _BrokenPack) and not s.plain:
+            s.loaded, s.plain = False, True   # read again, uncompressed, before judging the record
+            return
+        _unusable(s, text or "", exc, _oversize(rep))
+        stored = new_progress()
+    else:
+        if text is not None:
+            s.confirmed_fp, s.base = wire.fingerprint(text), text
+    s.confirmed = stored
+    mine = st.session_state[PROGRESS_KEY]
+    st.session_state[PROGRESS_KEY] = stored if mine == new_progress() else merge(new_progress(), mine, stored)
+    s.written = stored if s.confirmed_fp != "none" else None
+    _restore_exam(st.session_state[PROGRESS_KEY])
+
+
+def _on_theirs(s: Sync, rep: dict, kind: str) -> None:
+    """Another tab's record: met by this tab's write ("conflict"), or heard of while this tab was
+    open ("changed", the storage event). Merged with this tab's record (the ancestor is what this
+    tab wrote last, or else the last record it knew); a "changed" record that already holds all of
+    this tab's is taken as it is (nothing written back: no tab answers another's write with one of
+    its own). An unreadable one is moved aside and this tab's record written again."""
+    own = rep.get("own_seq")
+    ancestor = s.sent.get(own) if isinstance(own, int) else None
+    if ancestor is None:
+        ancestor = s.confirmed or new_progress()
+    text: str | None = None
+    try:
+        text = _read_text(rep)
+        theirs = new_progress() if text is None else with_zone(parse_progress_text(text), clock.zone_or_local())
+    except ProgressError as exc:
+        if isinstance(exc, _BrokenPack) and not s.plain:
+            s.plain, s.written = True, None   # the write meets the other record again, reported plainly
+            return
+        mine = _with_session_exam()
+        _unusable(s, text or "", exc, _oversize(rep), kept=len(mine["attempts"]))
+        # after the move the browser holds nothing: this tab's whole record is written (expect "none")
+        s.confirmed, s.confirmed_fp, s.sent, s.written = new_progress(), "none", {}, None
+        return
+    s.confirmed, s.confirmed_fp, s.sent, s.base = theirs, wire.fingerprint(text), {}, text
+    merged = merge(ancestor, _with_session_exam(), theirs)
+    st.session_state[PROGRESS_KEY] = merged
+    s.written = theirs if kind == "changed" and merged == theirs else None   # None: write the merged record
+    _follow_exam(merged)
+
+
+def _on_retry() -> None:
+    """on_retry_change of a card's saving marker (ui/storage_saved.js): its answer is still not
+    stored after a few seconds. The write is queued anew, whole (the command that carried it may
+    have been lost, and a report lost with it): the marker waits for any later write."""
+    s = _sync_state()
+    if s.browser and s.loaded and s.ok:
+        s.written, s.base = None, None
+
+
+def _with_session_exam() -> Record:
     """The session's progress holding the session's paper (st.session_state[EXAM_KEY]), if storable."""
     progress = st.session_state[PROGRESS_KEY]
     exam = st.session_state.get(EXAM_KEY)
@@ -318,12 +430,12 @@ def _with_session_exam() -> dict:
     return progress
 
 
-def _queue_write(s: dict) -> None:
+def _queue_write(s: Sync) -> None:
     """A write of the session's progress if it changed since the last one queued."""
     progress = _with_session_exam()
-    if not (s["loaded"] and s["ok"] and s["browser"]):
+    if not (s.loaded and s.ok and s.browser):
         return
-    if progress is s["written"] or progress == s["written"]:
+    if progress is s.written or progress == s.written:
         return
     try:
         text = dumps(progress)
@@ -331,47 +443,54 @@ def _queue_write(s: dict) -> None:
         return  # (cannot happen: the practice functions keep records valid) never write a bad one
     if len(text.encode("utf-8")) > MAX_BYTES:
         return
-    s["written"] = progress
-    _queue(s, {"op": "write", "text": text, "expect": s["confirmed_fp"]})
-    s["sent"][s["seq"]] = progress
-    for old in sorted(s["sent"])[:-MAX_SENT]:
-        del s["sent"][old]
+    s.written = progress
+    _queue(s, {"op": "write", "text": text, "expect": s.confirmed_fp})
+    s.sent[s.seq] = progress
+    for old in sorted(s.sent)[:-MAX_SENT]:
+        del s.sent[old]
 
 
-def _command(s: dict) -> dict:
+def _command(s: Sync, watch: bool = False) -> dict[str, Any]:
     """The command for the next mount of a bridge instance. A write's text (the whole record, up
     to 1 MB) goes out once, in the first command that holds the write, and as a patch of the
     text the browser holds when there is one (wire.patch: an answer changes a few hundred
     bytes); later commands name the write by its seq only, since every later full-page run mounts
     the bridge again. A browser that has not run that write (its command never arrived) or holds
-    another text than the patch is for asks for the whole text (report "resend")."""
-    ops = []
-    for op in s["ops"]:
+    another text than the patch is for asks for the whole text (report "resend").
+    ``watch``: the main instance (ui.page), which listens for other tabs' writes; ``persist``
+    asks the browser to keep this site's data (once the record holds an answer)."""
+    ops: list[Op] = []
+    for op in s.ops:
         if op["op"] == "write":
-            text, op = op["text"], {k: v for k, v in op.items() if k != "text"}
-            if op["seq"] not in s["text_out"]:
-                hunks = wire.patch(s["base"], text)
+            text = op["text"]
+            op = {k: v for k, v in op.items() if k != "text"}   # type: ignore[assignment]
+            if op["seq"] not in s.text_out:
+                hunks = wire.patch(s.base, text)
                 if hunks is None:
                     op["text"] = text
                 else:
-                    op["patch"] = {"base": wire.fingerprint(s["base"]), "fp": wire.fingerprint(text),
+                    op["patch"] = {"base": wire.fingerprint(s.base), "fp": wire.fingerprint(text),
                                    "hunks": hunks}
-                s["text_out"].add(op["seq"])
-                s["base"] = text
+                s.text_out.add(op["seq"])
+                s.base = text
         ops.append(op)
-    s["text_out"] &= {op["seq"] for op in ops}   # (a superseded write is never asked for again)
+    s.text_out &= {op["seq"] for op in ops}   # (a superseded write is never asked for again)
     # "run" makes every command new, so the bridge's JS runs on every run. The browser shows only a
     # run's last command: when quick clicks interrupt the run whose command held the text, the
     # browser asks for it again ("resend"), and the run that sends it may be interrupted too. The next
     # command then names the write exactly as one the JS already ran, the frontend would not call
     # the JS for it, and the write would stay unsaved until the learner's next change.
-    s["runs"] += 1
-    return {"nonce": s["nonce"], "read": not s["loaded"], "plain": s["plain"], "ops": ops, "run": s["runs"]}
+    s.runs += 1
+    cmd: dict[str, Any] = {"nonce": s.nonce, "read": not s.loaded, "plain": s.plain, "ops": ops, "run": s.runs}
+    if watch:
+        cmd["watch"] = True
+        cmd["persist"] = s.loaded and s.ok and bool(get_progress()["attempts"])
+    return cmd
 
 
-def _text_pending(s: dict) -> bool:
+def _text_pending(s: Sync) -> bool:
     """A write in the command whose text has not gone out (yet, or again after a "resend")."""
-    return any(op["op"] == "write" and op["seq"] not in s["text_out"] for op in s["ops"])
+    return any(op["op"] == "write" and op["seq"] not in s.text_out for op in s.ops)
 
 
 @st.fragment(run_every=5)
@@ -379,9 +498,9 @@ def _waiting() -> None:
     """While the browser's record has not arrived: after two ticks (≈ 10 s) give up waiting and
     go on with a record for this tab only (a browser whose components never answer)."""
     s = _sync_state()
-    s["ticks"] += 1
-    if s["ticks"] > 2 and not s["loaded"]:
-        s["loaded"], s["ok"], s["failure"] = True, False, "silent"
+    s.ticks += 1
+    if s.ticks > 2 and not s.loaded:
+        s.loaded, s.ok, s.failure = True, False, "silent"
         st.rerun(scope="app")
 
 
@@ -391,9 +510,9 @@ def sync() -> bool:
     init()
     s = _sync_state()
     _queue_write(s)
-    if s["browser"]:
-        storage.mount(_command(s), _on_report)
-    if not s["loaded"]:
+    if s.browser:
+        storage.mount(_command(s, watch=True), _on_report)
+    if not s.loaded:
         st.caption("記録を読み込んでいます…")
         _waiting()
         return False
@@ -407,9 +526,9 @@ def flush(key: str = storage.TAIL_KEY) -> None:
     ``key`` names the bridge instance mounted here (one per place that calls flush). It also
     mounts when a write's text is to go out again (the browser asked for it from this place)."""
     s = _sync_state()
-    before = s["seq"]
+    before = s.seq
     _queue_write(s)
-    if s["browser"] and (s["seq"] != before or _text_pending(s)):
+    if s.browser and (s.seq != before or _text_pending(s)):
         storage.mount(_command(s), functools.partial(_on_report, key), key=key)
 
 
@@ -418,10 +537,10 @@ def last_write() -> tuple[str, int] | None:
     saved there (no browser, storage refused, not loaded yet): what a verdict waits for
     (ui.storage.saved_marker)."""
     s = _sync_state()
-    if not (s["browser"] and s["ok"] and s["loaded"]):
+    if not (s.browser and s.ok and s.loaded):
         return None
-    seqs = [op["seq"] for op in s["ops"] if op["op"] == "write"]
-    return (s["nonce"], max(seqs)) if seqs else None
+    seqs = [op["seq"] for op in s.ops if op["op"] == "write"]
+    return (s.nonce, max(seqs)) if seqs else None
 
 
 CLEARED = "この端末の記録を消しました。"
@@ -440,26 +559,36 @@ def clear_device() -> str:
     s = _sync_state()
     st.session_state[PROGRESS_KEY] = new_progress()
     st.session_state.pop(EXAM_KEY, None)
-    if not s["browser"]:
+    if not s.browser:
         return CLEARED            # (no browser behind the session: the record is the session's)
-    if not s["loaded"] or s["failure"] in ("unavailable", "silent"):
+    if not s.loaded or s.failure in ("unavailable", "silent"):
         return NOT_CLEARED
-    if s["failure"] == "aside":   # the unreadable record stayed where it was: this removes it
-        s["problem"] = ""
+    if s.failure == "aside":      # the unreadable record stayed where it was: this removes it
+        s.problem = ""
     _queue(s, {"op": "clear"})
-    s.update(ok=True, failure="", confirmed=new_progress(), confirmed_fp="none", sent={}, written=None)
+    s.ok, s.failure, s.confirmed, s.confirmed_fp, s.sent, s.written = True, "", new_progress(), "none", {}, None
     return CLEARED
 
 
 def drop_aside() -> None:
     """Remove the record kept aside (a callback on the home page)."""
     s = _sync_state()
-    if s["browser"] and s["loaded"]:
+    if s.browser and s.loaded:
         _queue(s, {"op": "drop_aside"})
-    s["problem"] = ""
+    s.problem = ""
 
 
-def set_settings(**values) -> None:
+def mark_backup() -> None:
+    """The learner saved a backup file (on_click of the download button): the browser keeps when,
+    and how many answers it held (practice.store.backup_due reminds from it)."""
+    s = _sync_state()
+    now, answers = clock.now(), len(get_progress()["attempts"])
+    s.backup = (now, answers)
+    if s.browser and s.loaded and s.ok:
+        _queue(s, {"op": "backup", "text": backup_text(now, answers)})
+
+
+def set_settings(**values: object) -> None:
     """Change settings (exam_date, retention) of the progress."""
     progress = get_progress()
     for name, value in values.items():
@@ -467,7 +596,7 @@ def set_settings(**values) -> None:
     set_progress(progress)
 
 
-def record_answer(question, choice: int, source: str) -> bool:
+def record_answer(question: Question, choice: int, source: str) -> bool:
     """Store one answer (the attempt with the exact question id shown + the review card of its
     skill, practice.skill.key); returns whether it was right."""
     correct = int(choice) == question.answer
@@ -483,60 +612,143 @@ def record_finished_exam(result: dict, started_at: datetime, finished_at: dateti
     set_progress(record_exam(get_progress(), result, started_at, finished_at, pace_s, run))
 
 
-def import_progress_bytes(raw, file_id=None, name: str = "") -> bool:
-    """Replace the progress by a file's content if (and only if) it is valid.
+def _say(kind: str, text: str, file_id: object, key: str) -> None:
+    """The outcome of an import, for the page (kind, text, the file's id), and which uploader it is about."""
+    st.session_state[IMPORT_MSG_KEY] = (kind, text, file_id)
+    st.session_state[IMPORT_FROM_KEY] = key
+
+
+def tell(kind: str, text: str) -> None:
+    """A message for the review page's import/export section (e.g. what 「この端末の記録を消す」 did)."""
+    _say(kind, text, None, UPLOAD_KEY)
+
+
+def _has_work(progress: Record) -> bool:
+    """Whether a record holds anything an import could cost: answers, exams, review cards, a paper."""
+    return bool(progress["attempts"] or progress["exams"] or progress["review"] or progress["exam_in_progress"])
+
+
+def _take(data: Record) -> None:
+    """Join ``data`` (a file's record) with this tab's record; the file's unfinished mock exam (if
+    any) goes on here (a paper open in this tab gives way to it)."""
+    mine = _with_session_exam()
+    if _has_work(mine):
+        set_progress(join(mine, data))
+    else:                  # nothing to join with: the file as it is (its order kept), with this tab's visits
+        set_progress({**data, "visited": {**data["visited"], **mine["visited"]}})
+    if data["exam_in_progress"] is not None:
+        st.session_state[EXAM_KEY] = copy.deepcopy(data["exam_in_progress"])
+
+
+def import_progress_bytes(raw: bytes, file_id: object = None, name: str = "", key: str = UPLOAD_KEY) -> bool:
+    """Read a progress file (strictly: practice.store) and join it with this browser's record
+    (practice.progress.join: every answer of both, once). A browser with no answers takes it at
+    once; otherwise the file waits (IMPORT_PENDING_KEY) until the learner has seen what it adds
+    (:func:`pending_import`) and pressed 合わせて読み込む (:func:`apply_import`). Never replaces.
 
     The outcome is kept for the page as (kind, message, file id); the message may quote the
-    file, so the page shows it through :func:`plain` (never as HTML).
-    """
+    file, so the page shows it through :func:`plain` (never as HTML)."""
     which = f"「{name[:80]}」は" if name else ""
     notes: list[str] = []
+    st.session_state.pop(IMPORT_PENDING_KEY, None)
     try:
         data = with_zone(parse_progress_bytes(raw, notes), clock.zone_or_local())
     except ProgressError as exc:
-        st.session_state[IMPORT_MSG_KEY] = ("error", f"{which}読み込めませんでした。今の進捗はそのままです。理由：{exc}",
-                                            file_id)
+        _say("error", f"{which}読み込めませんでした。今の進捗はそのままです。理由：{exc}", file_id, key)
         return False
-    set_progress(data)
-    # the file's unfinished mock exam (if any) continues here; a paper open in this tab gives way
-    if data["exam_in_progress"] is None:
-        st.session_state.pop(EXAM_KEY, None)
-    else:
-        st.session_state[EXAM_KEY] = copy.deepcopy(data["exam_in_progress"])
-    paper = "・途中の模擬試験 1 つ" if data["exam_in_progress"] is not None else ""
     left_out = f"ファイルのうち、この版では使えない部分を外しました：{' '.join(notes)}" if notes else ""
-    st.session_state[IMPORT_MSG_KEY] = (
-        "success", f"{'「' + name[:80] + '」から' if name else ''}進捗を読み込みました（解答 {len(data['attempts'])} 件・模擬試験 {len(data['exams'])} 回・"
-                   f"復習予定 {len(data['review'])} 問{paper}）。{left_out}", file_id)
+    if _has_work(_with_session_exam()):
+        st.session_state[IMPORT_PENDING_KEY] = {"data": data, "name": name[:80], "file_id": file_id,
+                                                "left_out": left_out, "key": key}
+        st.session_state.pop(IMPORT_MSG_KEY, None)
+        return True
+    _take(data)
+    paper = "・途中の模擬試験 1 つ" if data["exam_in_progress"] is not None else ""
+    _say("success", f"{'「' + name[:80] + '」から' if name else ''}進捗を読み込みました（解答 {len(data['attempts'])} 件・"
+                    f"模擬試験 {len(data['exams'])} 回・復習予定 {len(data['review'])} 問{paper}）。{left_out}", file_id, key)
     return True
 
 
-def import_uploaded() -> None:
-    """on_change callback of st.file_uploader(key=UPLOAD_KEY)."""
-    uploaded = st.session_state.get(UPLOAD_KEY)
+class PendingImport(TypedDict):
+    """A file read and waiting for the learner's 合わせて読み込む: what joining it adds."""
+    name: str
+    attempts: int        # answers of the file this browser lacks
+    exams: int
+    review: int          # review cards added or changed
+    dropped: int         # answers of this browser the attempt limit would let go
+    mine: int            # answers this browser holds now (all kept)
+    paper: bool          # the file's unfinished mock exam goes on here
+    left_out: str
+
+
+def pending_import(key: str = UPLOAD_KEY) -> PendingImport | None:
+    """The file waiting to be joined (read by uploader ``key``), with what it adds; None when there
+    is none (or the uploader holds another file now)."""
+    pending = st.session_state.get(IMPORT_PENDING_KEY)
+    if not pending or pending.get("key", UPLOAD_KEY) != key:
+        return None
+    if pending["file_id"] is not None and getattr(st.session_state.get(key), "file_id", None) != pending["file_id"]:
+        return None
+    mine = _with_session_exam()
+    counts = join_counts(mine, join(mine, pending["data"]))
+    return {"name": pending["name"], "attempts": counts["attempts"], "exams": counts["exams"],
+            "review": counts["review"], "dropped": counts["dropped"], "mine": len(mine["attempts"]),
+            "paper": pending["data"]["exam_in_progress"] is not None, "left_out": pending["left_out"]}
+
+
+def apply_import() -> None:
+    """合わせて読み込む (a callback): join the waiting file with this browser's record."""
+    pending = st.session_state.get(IMPORT_PENDING_KEY)
+    summary = pending_import(pending.get("key", UPLOAD_KEY)) if pending else None
+    if not pending or summary is None:
+        return
+    st.session_state.pop(IMPORT_PENDING_KEY, None)
+    before = len(get_progress()["attempts"])
+    _take(pending["data"])
+    name = f"「{pending['name']}」の" if pending["name"] else "ファイルの"
+    paper = "・途中の模擬試験 1 つ" if summary["paper"] else ""
+    _say("success", f"{name}進捗を読み込みました。このブラウザの進捗と合わせてあります（足した解答 {summary['attempts']} 件・"
+                    f"模擬試験 {summary['exams']} 回・復習予定 {summary['review']} 問{paper}。"
+                    f"このブラウザにあった解答 {before} 件はそのまま残っています）。{pending['left_out']}",
+         pending["file_id"], pending.get("key", UPLOAD_KEY))
+
+
+def cancel_import() -> None:
+    """やめる (a callback): the waiting file is not joined; nothing changes."""
+    pending = st.session_state.pop(IMPORT_PENDING_KEY, None)
+    if pending:
+        _say("info", "読み込みをやめました。今の進捗はそのままです。", pending["file_id"], pending.get("key", UPLOAD_KEY))
+
+
+def import_uploaded(key: str = UPLOAD_KEY) -> None:
+    """on_change callback of a progress file uploader (st.file_uploader(key=key), args=(key,))."""
+    uploaded = st.session_state.get(key)
     if uploaded is None:  # the learner removed the file: the message about it goes too
         st.session_state.pop(IMPORT_MSG_KEY, None)
+        st.session_state.pop(IMPORT_PENDING_KEY, None)
         return
     file_id = getattr(uploaded, "file_id", None)
     name = str(getattr(uploaded, "name", "") or "")
     try:
         raw = uploaded.getvalue()
     except Exception:  # noqa: BLE001 - any unreadable upload is a plain Japanese message
-        st.session_state[IMPORT_MSG_KEY] = ("error", "ファイルを読めませんでした。今の進捗はそのままです。", file_id)
+        _say("error", "ファイルを読めませんでした。今の進捗はそのままです。", file_id, key)
         return
-    import_progress_bytes(raw, file_id, name)
+    import_progress_bytes(raw, file_id, name, key)
 
 
-def import_message() -> tuple[str, str] | None:
-    """(kind, text) of the last import, or None when it is about a file no longer in the uploader
-    (a stale message never describes the file now shown there)."""
+def import_message(key: str = UPLOAD_KEY) -> tuple[str, str] | None:
+    """(kind, text) of the last import by uploader ``key``, or None when it is about a file no longer
+    in the uploader (a stale message never describes the file now shown there)."""
     msg = st.session_state.get(IMPORT_MSG_KEY)
     if not msg:
         return None
     kind, text, *rest = msg
     file_id = rest[0] if rest else None
+    if st.session_state.get(IMPORT_FROM_KEY, UPLOAD_KEY) != key:
+        return None
     if file_id is not None:
-        current = st.session_state.get(UPLOAD_KEY)
+        current = st.session_state.get(key)
         if getattr(current, "file_id", None) != file_id:
             return None
     return kind, text

@@ -8,28 +8,38 @@ a state value: a state value rides along with every later rerun request of the s
 stored record read at the start (up to 1 MB) would travel to the server again with every click.
 
 - ``read`` (once per server session, tagged with the session's nonce): the stored text, whether
-  storage works at all, and the size of a record kept aside. A report that carries the stored
-  text (``read``, ``conflict``) sends a long one gzipped (``gz``: a phone's uplink is slow, and a
-  record of weeks compresses ≈ 10×). A gzip that does not unpack (a script in the page, a broken
-  CompressionStream) is a failed transport, not an unreadable record: Python asks once more with
-  ``plain`` set, and the text comes uncompressed;
+  storage works at all, the size of a record kept aside, and the last backup's note (BACKUP_KEY).
+  A report that carries the stored text (``read``, ``conflict``, ``changed``) sends a long one
+  gzipped (``gz``: a phone's uplink is slow, and a record of weeks compresses ≈ 10×). A gzip that
+  does not unpack (a script in the page, a broken CompressionStream) is a failed transport, not an
+  unreadable record: Python asks once more with ``plain`` set, and the text comes uncompressed;
 - ``write`` {seq, text or patch, expect}: compare-and-swap, under a Web Lock on the record's key
-  (one tab at a time). It writes only if the stored text is still the one Python last saw (hash
-  ``expect``) or this tab's own last write; otherwise another tab wrote in between, and it
-  reports ``conflict`` with the stored text (Python merges, writes again). Chromium keeps a copy
-  of localStorage per tab, so a tab may still read a stale text now and then and write over
-  another tab's answer: the merge (practice.progress.merge) then recovers it, since the record it
-  meets does not hold this tab's last write.
+  (one tab at a time) where the browser has Web Locks (a secure context: https or localhost; a
+  plain-http address has none, and the steps run unlocked). It writes only if the stored text is
+  still the one Python last saw (hash ``expect``) or this tab's own last write; otherwise another
+  tab wrote in between, and it reports ``conflict`` with the stored text (Python merges, writes
+  again). Chromium keeps a copy of localStorage per tab, so a tab may still read a stale text now
+  and then and write over another tab's answer (and without Web Locks two tabs' steps may
+  interleave): the tab that lost its write hears of the other's at once (below) and the merge
+  (practice.progress.merge) recovers it, since the record it meets does not hold its last write.
   The write travels once, as a patch of the text the browser holds when there is one
   (practice.wire.patch); later commands name it without its text (``ui.state._command``). A browser
   that has not run it, or holds another text than the patch is for, reports ``resend`` and the
   next run sends the whole text. Every command carries a new ``run`` number, so the JS is called
   on every run and asks again as long as it lacks a write (a run interrupted by the next click
   may never reach the browser);
+- ``changed`` (the main instance only, ``watch``): another tab wrote the record (the "storage"
+  event, settled for 250 ms, never for this tab's own writes): the stored text, for the merge, so an
+  open tab's counts follow and a tab whose write was lost writes it again at once;
 - ``aside`` {expect, or size for a text too long to send}: moves an unusable stored text to
   ASIDE_KEY before a fresh start, the ones kept before it one place down (ASIDE_KEYS: three side
-  by side; the oldest gives way, and the report says so), then reports ``asided``;
-  ``clear``: removes the record (「この端末の記録を消す」).
+  by side; the oldest gives way, and the report says so: ``gave_way``); the commands queued behind
+  it (this tab's record, written again) run in the same turn, and then it reports ``asided``;
+  ``clear``: removes the record (「この端末の記録を消す」); ``backup``: notes the backup file just
+  saved (BACKUP_KEY);
+- ``persist`` (the main instance, once the record holds an answer): asks navigator.storage.persist()
+  (at most once a week: a browser may prompt) and reports what it answered; every report says
+  whether this browser is Safari and has Web Locks.
 - A stored text longer than any record (PACK_UP_TO) is never sent: the report carries its length
   (``oversize``), and the aside names it by that length.
 
@@ -37,13 +47,15 @@ A failure (storage disabled, quota) is reported as ``failed``; the app then keep
 for this tab only.
 
 An answer's verdict waits for its write (:func:`saved_marker`, ui/storage_saved.js): a tab closed
-the moment the verdict shows has stored that answer.
+the moment the verdict shows has stored that answer. Not stored after 6 s, the verdict shows with
+保存できていません and the marker asks for the write again (``retry``).
 
 The write travels as a patch and the read as gzip because the benchmark showed both matter for a
 record of weeks: docs/performance.md, "A learner after weeks: the size of the stored record".
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import streamlit as st
@@ -53,6 +65,7 @@ from practice import wire
 STORE_KEY = "attention-tutor/progress"          # localStorage keys (ui/storage.js has the same)
 ASIDE_KEY = "attention-tutor/progress-unreadable"
 ASIDE_KEYS = (ASIDE_KEY, ASIDE_KEY + "/2", ASIDE_KEY + "/3")   # kept aside side by side, newest first
+BACKUP_KEY = "attention-tutor/backup"           # the last backup file: {"at", "answers"} (practice.store)
 COMPONENT_KEY = "progress_store"                # the mounted instance's session-state key
 TAIL_KEY = "progress_store_tail"                # a second instance for ui.state.flush()
 PACK_UP_TO = wire.PACK_UP_TO                     # (ui/storage.js has the same number)
@@ -67,9 +80,20 @@ _DOWNLOAD_CSS = """
 """
 
 _HERE = Path(__file__).parent
-_JS = (_HERE / "storage.js").read_text(encoding="utf-8")
-_DOWNLOAD_JS = (_HERE / "storage_download.js").read_text(encoding="utf-8")
-_SAVED_JS = (_HERE / "storage_saved.js").read_text(encoding="utf-8")
+
+
+def _compact(js: str) -> str:
+    """The component's source without its comments and indentation: Streamlit sends a component's
+    JavaScript with every mount (the bridge on every page run, the marker with every answered
+    card), and the comments are most of it (the bridge: ≈ 19 kB → 9 kB). Only whole-line comments
+    and comments after two spaces go (no string or regular expression here holds "  //")."""
+    lines = (re.sub(r"\s{2,}//.*$", "", line).strip() for line in js.splitlines())
+    return "\n".join(line for line in lines if line and not line.startswith("//"))
+
+
+_JS = _compact((_HERE / "storage.js").read_text(encoding="utf-8"))
+_DOWNLOAD_JS = _compact((_HERE / "storage_download.js").read_text(encoding="utf-8"))
+_SAVED_JS = _compact((_HERE / "storage_saved.js").read_text(encoding="utf-8"))
 _SAVED_HTML = '<p class="at-save at-saving" role="status">保存しています…</p>'
 RESULT_PREFIX, VERDICT_PREFIX = "at-result-", "at-verdict-"   # container keys the marker's CSS pairs
 
@@ -100,8 +124,11 @@ def last_report(key: str = COMPONENT_KEY):
 def saved_marker(nonce: str, seq: int, key: str) -> None:
     """保存しています… until the write ``seq`` of session ``nonce`` is in the browser's storage
     (then ✓ 保存しました, or that it could not be saved). Drawn first in a container keyed
-    RESULT_PREFIX + …, it keeps the verdict beside it (keyed VERDICT_PREFIX + …) hidden till then."""
-    _saved(key=key, data={"nonce": nonce, "seq": seq}, height="content")
+    RESULT_PREFIX + …, it keeps the verdict beside it (keyed VERDICT_PREFIX + …) hidden till then;
+    after 6 s it shows the verdict with 保存できていません and asks for the write again
+    (ui.state._on_retry), until the write is stored."""
+    from . import state   # (ui.state imports this module: the callback is looked up when drawn)
+    _saved(key=key, data={"nonce": nonce, "seq": seq}, height="content", on_retry_change=state._on_retry)
 
 
 def download_aside_button(slot: int = 0, label: str = "読めなかった記録をダウンロード") -> None:
