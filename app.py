@@ -111,6 +111,7 @@ else:
         st.success("学ぶページはすべて習得済みです。残りの日は復習と模擬試験にあてましょう。")
     else:
         pages_n = len({k for _, keys in plan["schedule"] for k in keys})
+        mock_span = numfmt.span(plan["mock_days"], today)
         last_day = plan["schedule"][-1][0]
         st.markdown(f"未習得のページは {pages_n} ページ、読んで解くのに合わせて約 {plan['left_minutes']} 分です。"
                     f"1 日 {plan['daily']} 分のうち約 {plan['per_day']} 分を新しいページに、残りを復習に使うと、"
@@ -120,9 +121,7 @@ else:
                 f"1 日 {plan['needed']} 分にすると間に合います。" if plan["needed"] else
                 "1 日の時間を最大にしても足りないので、弱いトピックと模擬試験を優先しましょう。"), icon=":material/schedule:")
         elif plan["mock_days"]:
-            first, last = plan["mock_days"][0], plan["mock_days"][-1]
-            span = numfmt.day(first, today) + ("" if first == last else f"〜{numfmt.day(last, today)}")
-            st.markdown(f"最後の {len(plan['mock_days'])} 日（{span}）は、模擬試験と復習にあてます。")
+            st.markdown(f"最後の {len(plan['mock_days'])} 日（{mock_span}）は、模擬試験と復習にあてます。")
         st.caption("今日のページ：")
         for key in plan["today"]:
             st.page_link(ui.PAGE_BY_KEY[key].path, label=f"{ui.PAGE_BY_KEY[key].label}（約 {minutes[key]} 分）",
@@ -130,9 +129,10 @@ else:
         if len(plan["schedule"]) > 1:
             with st.expander("日ごとの予定"):
                 ui.show_table(pd.DataFrame({
-                    "日付": [numfmt.day(d, today) for d, _ in plan["schedule"]] + [numfmt.day(d, today) for d in plan["mock_days"]],
+                    # the mock-exam days are one row: an exam date years ahead gives thousands of them
+                    "日付": [numfmt.day(d, today) for d, _ in plan["schedule"]] + ([mock_span] if plan["mock_days"] else []),
                     "すること": ["、".join(ui.PAGE_BY_KEY[k].label for k in ps) for _, ps in plan["schedule"]]
-                               + ["模擬試験と復習"] * len(plan["mock_days"]),
+                               + ([f"模擬試験と復習（{len(plan['mock_days'])} 日）"] if plan["mock_days"] else []),
                 }), hide_index=True)
 st.select_slider("1 日に使える時間", options=list(DAILY_MINUTES), value=plan["daily"], key="home_daily_minutes",
                  on_change=_set_daily_minutes, format_func=lambda m: f"{m} 分")

@@ -131,6 +131,29 @@ def test_home_plan_with_an_exam_date_spreads_the_pages_over_the_days_left():
     assert "あと **30 日**" in page_text(at) or "あと 30 日" in page_text(at)
 
 
+def test_an_exam_date_years_ahead_keeps_its_mock_exam_days_in_one_row():
+    """An exam date far ahead (the validator allows up to 2199) leaves tens of thousands of days for mock
+    exams and review: the plan names them as one span and one row of its table (one row a day hung a
+    browser drawing the table)."""
+    from datetime import date
+
+    from practice.plan import daily_plan
+    from practice.progress import set_setting
+    from tutor import numfmt
+
+    today = date.today()
+    p = set_setting(new_progress(), "exam_date", date(2199, 12, 31).isoformat())
+    plan = daily_plan(p, [i.key for i in ui.available_pages() if i.section == "学習"], today,
+                      minutes=ui.learning_minutes())
+    n = len(plan["mock_days"])
+    assert n > 10_000
+    at = no_exception(open_page("app.py", session={"progress": p}))
+    text = page_text(at)
+    assert f"最後の {n} 日（{numfmt.span(plan['mock_days'], today)}）" in text
+    assert text.count("模擬試験と復習（") == 1 and f"模擬試験と復習（{n} 日）" in text
+    assert text.count("模擬試験と復習") < 10
+
+
 @pytest.mark.usefixtures("fakes")
 @pytest.mark.parametrize("limit, minutes", [(30, 20), (10, 7), (100, 42)])
 def test_home_shows_todays_share_of_the_reviews_and_the_time_it_takes(limit, minutes):

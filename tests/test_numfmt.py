@@ -328,3 +328,12 @@ def test_day_reads_as_a_learner_reads_a_date():
     assert numfmt.day(date(2026, 12, 18), date(2026, 12, 5)) == "12月18日（金）"
     assert numfmt.day(date(2027, 1, 10), date(2026, 12, 5)) == "2027年1月10日（日）"
     assert numfmt.day(date(2026, 12, 7)) == "2026年12月7日（月）"
+
+
+def test_span_reads_consecutive_days_as_one():
+    from datetime import date
+    today = date(2026, 12, 5)
+    assert numfmt.span([date(2026, 12, 18), date(2026, 12, 19), date(2027, 1, 10)], today) == \
+        "12月18日（金）〜2027年1月10日（日）"
+    assert numfmt.span([date(2026, 12, 18)], today) == "12月18日（金）"
+    assert numfmt.span([], today) == ""

@@ -211,3 +211,11 @@ def day(d: date, today: date | None = None) -> str:
     ``today``'s year (or no ``today`` is given): 2027年1月10日（日）."""
     text = f"{d.month}月{d.day}日（{_WEEKDAYS[d.weekday()]}）"
     return text if today is not None and d.year == today.year else f"{d.year}年{text}"
+
+
+def span(days: list[date], today: date | None = None) -> str:
+    """Consecutive days as one span: 12月18日（金）〜12月20日（日); one day alone; "" for none."""
+    if not days:
+        return ""
+    first, last = day(days[0], today), day(days[-1], today)
+    return first if days[0] == days[-1] else f"{first}〜{last}"
