@@ -318,13 +318,7 @@ def hand_window() -> None:
 # ---------------------------------------------------------------------------
 def visual() -> None:
     st.subheader("温度を上げるとソフトターゲットがなだらかになる")
-    teacher = tuple(ui.matrix_value(LOGITS_KEY, LOGITS)[0])
-    probs = ef.soft_target_curve(teacher)
-    temps = ef.CURVE_TEMPERATURES
-    ui.cached_chart(ui.figures.lines_chart, "温度 T", "確率", tuple((c, temps, tuple(p)) for c, p in zip(CLASSES, probs)),
-                    title=f"教師のロジット {ui.handcalc.vector(teacher, 2)}", y_format=".1f", width="stretch")
-    st.caption(f"「試してみよう」の教師のロジットで描いています。T が大きいほど 3 つの確率は 1/{len(CLASSES)} に近づき、"
-               "順位は入れ替わりません。")
+    visual_soft()
     st.subheader("ビット数を減らすと量子化の誤差が増える")
     visual_quant()
     st.subheader("枝刈りで残る重みと当たりくじ")
@@ -339,6 +333,25 @@ def visual() -> None:
                              (sparse.mask.astype(float), pos, pos, f"窓 ±{ef.DEMO_RADIUS} と先頭 1 つ（{sparse.pairs} 個）")], digits=0)
     st.caption("1 = スコアを計算する組、0 = 計算しない組。2 つ目の表では、帯（窓）と 1 行目・1 列目（グローバルなトークン）だけが"
                "残ります。")
+
+
+def teacher_curve(teacher: tuple) -> tuple[tuple, np.ndarray]:
+    """The teacher's logits with their soft targets at every temperature (the chart's title and lines
+    from the same valid input)."""
+    return teacher, ef.soft_target_curve(teacher)
+
+
+def visual_soft() -> None:
+    # the logits of 試してみよう, which the engine may refuse (|z| > 1,000): its message, never a traceback
+    curve = ui.compute("efficient_soft_curve", teacher_curve, tuple(ui.matrix_value(LOGITS_KEY, LOGITS)[0]))
+    if curve is None:
+        return
+    teacher, probs = curve
+    temps = ef.CURVE_TEMPERATURES
+    ui.cached_chart(ui.figures.lines_chart, "温度 T", "確率", tuple((c, temps, tuple(p)) for c, p in zip(CLASSES, probs)),
+                    title=f"教師のロジット {ui.handcalc.vector(teacher, 2)}", y_format=".1f", width="stretch")
+    st.caption(f"「試してみよう」の教師のロジットで描いています。T が大きいほど 3 つの確率は 1/{len(CLASSES)} に近づき、"
+               "順位は入れ替わりません。")
 
 
 def visual_quant() -> None:

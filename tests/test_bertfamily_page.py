@@ -185,3 +185,16 @@ def test_every_generator_of_the_page_is_offered_and_the_squad_span_is_not_advanc
     assert all(is_advanced(g) for g in calc if g != "bertfamily.squad_span")
     q = quizzes.from_id("bertfamily.squad_span#0")
     assert q.choices[q.answer] in q.explanation
+
+
+def test_the_count_chart_is_valid_vega_lite_and_fits_its_column():
+    """ui.figures.stacked_counts (the ALBERT chart of 可視化 and 試してみよう): as wide as the column, the
+    axis, legend and totals inside it (ui.figures.FIT_COLUMN: autosize "fit"; "pad" put them past a 390 px
+    phone's column); valid Vega-Lite."""
+    import altair as alt
+
+    from test_widgets import _plain
+    from ui import figures
+    chart = figures.stacked_counts([("BERT 型", "埋め込み", 23_040_000), ("ALBERT 型", "埋め込み", 3_938_304)], title="t")
+    assert chart["autosize"] == {"type": "fit", "contains": "padding"} and chart["width"] == "container"
+    alt.LayerChart.from_dict(_plain(chart), validate=True)

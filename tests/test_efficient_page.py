@@ -161,6 +161,23 @@ def test_bad_input_gives_a_japanese_message_and_keeps_the_last_result():
     assert any("割り切れません" in e.value for e in at.error) and not at.exception
 
 
+def test_logits_the_engine_refuses_are_said_in_japanese_in_the_visual_too():
+    """Logits past ±1,000 typed in 試してみよう (the fuzz found -24257): 可視化's soft-target chart says the
+    engine's message instead of raising, and keeps the last valid chart once there was one."""
+    at = open_page(PAGE, section="visual")                                      # a valid chart first
+    show_section(at, "try")
+    edit_matrix(at, "efficient_logits", rows_of(np.array([[3.0, -24257.0, 0.0], [1.0, 1.0, 1.0]])))
+    assert not at.exception and any("1,000 以下" in e.value for e in at.error)
+    show_section(at, "visual")
+    assert not at.exception and any("1,000 以下" in e.value for e in at.error)
+    assert sorted(ef.DEMO_CLASSES) in chart_series(at)                          # the last valid curve stays
+    fresh = open_page(PAGE, section="try")                                      # 可視化 never drawn before
+    edit_matrix(fresh, "efficient_logits", rows_of(np.array([[3.0, -24257.0, 0.0], [1.0, 1.0, 1.0]])))
+    show_section(fresh, "visual")
+    assert not fresh.exception and any("1,000 以下" in e.value for e in fresh.error)
+    assert sorted(ef.DEMO_CLASSES) not in chart_series(fresh)
+
+
 def test_a_number_out_of_range_is_replaced_and_said_in_japanese():
     at = open_page(PAGE, section="try")
     at.number_input(key="efficient_bits").set_value(40).run()

@@ -592,6 +592,7 @@ def stacked_counts(rows: Sequence[tuple[str, str, int]], *, title: str, x_title:
     label = {"data": {"name": "totals"}, "mark": {"type": "text", "align": "left", "dx": 4},
              "encoding": {"y": y, "x": {"field": "合計", "type": "quantitative"},
                           "text": {"field": "表示", "type": "nominal"}}}
+    # as wide as the column, the axis, legend and totals inside it (autosize "pad" put them outside a phone's)
     return {"title": _title_lines(title), "datasets": {"parts": df, "totals": totals}, "layer": [stack, label],
-            "height": 90 + 44 * len(bars), "autosize": {"type": "pad"}}
+            "height": 180 + 44 * len(bars), **FIT_COLUMN}
 
