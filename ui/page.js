@@ -24,7 +24,8 @@
 //    with the calendar open saves nothing). Enter does whichever of the two saves now.
 // 6. Streamlit's dialog for an address that names no page (an old bookmark, a mistyped link) is in
 //    English ("Page not found"); it is said in Japanese, as is its close button. Streamlit runs
-//    ホーム behind it. (Its other English words are drawn in Japanese by ui/page.css.)
+//    ホーム behind it. (Its other English words are drawn in Japanese by ui/page.css.) The file
+//    uploader's button, whose word ui/page.css draws as ファイルを選ぶ, is named so for a screen reader.
 const LABEL = "表（横にスクロールできます）";
 const FORMULA_LABEL = "数式（横にスクロールできます）";
 const FORMULAS = ".katex-display";
@@ -38,6 +39,8 @@ const CLOSE = '[data-testid="stSidebarCollapseButton"] button';
 const DATE_SEGMENT = '[data-testid="stDateInputField"] [role="spinbutton"]';
 const CALENDAR = '[data-testid="stDateInputCalendar"]';
 const NOT_FOUND = "Page not found";
+const UPLOAD_BUTTON = '[data-testid="stFileUploaderDropzone"] button';
+const UPLOAD_NAME = "ファイルを選ぶ";
 const NOT_FOUND_JA = { title: "ページが見つかりません",
   text: "このアドレスのページはありません。ホームを開いています。ほかのページは左のメニューから選べます。",
   close: "閉じる" };
@@ -67,6 +70,9 @@ function sayNotFoundInJapanese() {
     if (title.nextElementSibling) title.nextElementSibling.textContent = NOT_FOUND_JA.text;
     const close = dialog.querySelector('button[aria-label="Close"]');
     if (close) close.setAttribute("aria-label", NOT_FOUND_JA.close);
+  }
+  for (const button of document.querySelectorAll(UPLOAD_BUTTON)) {
+    if (button.getAttribute("aria-label") !== UPLOAD_NAME) button.setAttribute("aria-label", UPLOAD_NAME);
   }
 }
 
