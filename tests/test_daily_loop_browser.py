@@ -47,6 +47,10 @@ CARD = ('xpath=ancestor::div[@data-testid="stVerticalBlock"]'
         '[.//div[@data-testid="stMarkdownContainer"]/p/strong[starts-with(normalize-space(.), "問")]][1]')
 
 
+# a quiz card's 「この問題へのリンク」 (ui.quiz.question_card): one per card on the page
+CARD_LINK = '[data-testid="stMain"] a[href^="?q="]:text-is("この問題へのリンク")'
+
+
 def stored(page) -> dict:
     text = page.evaluate(f"() => window.localStorage.getItem({json.dumps(STORE_KEY)})")
     assert text is not None, "nothing is stored in this browser"
@@ -207,7 +211,7 @@ def test_the_pages_check_mark_is_earned_on_the_page_with_the_countdown(base, bro
         for i in range(1, MASTERY_WINDOW + 1):
             if i > len(ids):                    # every card answered: 「もう 1 問」 adds one
                 page.get_by_role("button", name="もう 1 問").click()
-                expect(page.locator('[data-testid="stMain"] code').filter(has_text=QID)).to_have_count(i, timeout=WAIT)
+                expect(page.locator(CARD_LINK)).to_have_count(i, timeout=WAIT)
                 ids = page_card_ids(page)
                 assert len(ids) == i and len(set(ids)) == i, ids
             qid = ids[i - 1]

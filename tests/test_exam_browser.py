@@ -13,10 +13,13 @@ import pytest
 from playwright.sync_api import expect
 
 from ui.storage import STORE_KEY
-from browserhelpers import assert_healthy, new_page, streamlit_server, wait_until_rendered  # noqa: F401
+from browserhelpers import assert_healthy, link_to, new_page, streamlit_server, wait_until_rendered  # noqa: F401
 
 pytestmark = pytest.mark.browser
 WAIT = 30_000
+# the block of one question card: the nearest one holding its head 「問」/「問1」 (ui.quiz.question_card)
+CARD = ('xpath=ancestor::div[@data-testid="stVerticalBlock"]'
+        '[.//div[@data-testid="stMarkdownContainer"]/p/strong[starts-with(normalize-space(.), "問")]][1]')
 
 
 def _clock(page) -> int:
@@ -58,10 +61,13 @@ def test_advanced_badge_is_drawn_on_the_quiz_card(browser):  # noqa: F811
     with streamlit_server() as base, new_page(browser, "advanced-badge") as page:
         page.goto(base + "/output?q=output.top_p_blank%237", wait_until="domcontentloaded")
         wait_until_rendered(page)
-        # anchored: another card may draw the same generator with a seed that starts with 7
-        expect(page.get_by_text(re.compile(r"id: output\.top_p_blank#7$"))).to_be_visible(timeout=WAIT)
-        badge = page.locator('[data-testid="stMain"] [data-testid="stMarkdownContainer"] span',
-                             has_text=re.compile(r"^発展$"))
+        # the linked card: the one whose 「この問題へのリンク」 ends in ?q=output.top_p_blank%237 (link_to
+        # anchors the end, so another card of the generator with a seed that starts with 7 is not it)
+        link = link_to(page.locator('[data-testid="stMain"]'), "output.top_p_blank#7")
+        expect(link).to_have_count(1, timeout=WAIT)
+        expect(link).to_be_visible(timeout=WAIT)
+        card = link.locator(CARD)
+        badge = card.locator('[data-testid="stMarkdownContainer"] span', has_text=re.compile(r"^発展$"))
         expect(badge.first).to_be_visible(timeout=WAIT)
         assert_healthy(page)
 

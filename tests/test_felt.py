@@ -18,8 +18,8 @@ import re
 
 import pytest
 
-from browserhelpers import (TABLE, new_page, quiz_url, section_url, streamlit_server,  # noqa: F401 - fixture recipe
-                            wait_until_rendered)
+from browserhelpers import (TABLE, link_to, new_page, quiz_url, section_url, shown_qids,  # noqa: F401 - fixture recipe
+                            streamlit_server, wait_until_rendered)
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -99,8 +99,12 @@ def test_fast_click_on_answer_right_after_choosing_is_not_lost(browser):
         outside = TITLE, NEXT_PAGE                                   # the page's title, the link after the quiz
         _watch(page, *outside)
         # this card by its id (answered, it draws no radio: the locator above would move on to the next card)
-        qid = card.locator("code").last.inner_text()
-        card = page.locator('[data-testid="stVerticalBlock"]').filter(has_text=qid).last
+        qids = shown_qids(card)
+        assert len(qids) == 1, qids                                   # its 「この問題へのリンク」
+        card = link_to(page.locator('[data-testid="stMain"]'), qids[0]).locator(
+            'xpath=ancestor::div[@data-testid="stVerticalBlock"]'
+            '[.//div[@data-testid="stMarkdownContainer"]/p/strong[starts-with(normalize-space(.), "問")]][1]')
+        expect(card).to_have_count(1)
         # two raw clicks back to back, as a quick hand does: no waiting for 回答する to become enabled
         page.mouse.click(o["x"] + 12, o["y"] + o["height"] / 2)
         page.mouse.click(s["x"] + s["width"] / 2, s["y"] + s["height"] / 2)

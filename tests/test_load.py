@@ -29,7 +29,7 @@ import re
 import shutil
 import time
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import numpy as np
 import pytest
@@ -154,6 +154,16 @@ async def type_into_editor(page, row: int, text: str) -> None:
 
 
 QID = re.compile(r"^[\w.]+#\d+$")
+# a quiz card's 「この問題へのリンク」: its href is ?q=<url-quoted id> (ui.quiz.question_link; the async
+# twin of browserhelpers.shown_qids, whose locator calls are synchronous)
+QUESTION_LINK = '[data-testid="stMain"] a[href^="?q="]'
+
+
+async def link_qid(link) -> str:
+    """The question id a card's link points to (its ?q= value, unquoted: '#' is sent as %23)."""
+    m = re.search(r"[?&]q=([^&#]+)$", await link.get_attribute("href") or "")
+    assert m, await link.get_attribute("href")
+    return unquote(m.group(1))
 
 
 TRY = "?section=" + quote("試してみよう")     # a learning page shows one section at a time (ui.sections)
@@ -166,9 +176,9 @@ async def drawn(page) -> None:
 
 
 async def quiz_drawn(page) -> None:
-    """The quiz section, opened by a tap on its tab: it shows a question id."""
+    """The quiz section, opened by a tap on its tab: it shows a question card (its link)."""
     await page.get_by_role("tab", name="確認クイズ").click()
-    await page.locator("code", has_text=QID).first.wait_for(timeout=STEP_TIMEOUT_MS)
+    await page.locator(QUESTION_LINK).first.wait_for(timeout=STEP_TIMEOUT_MS)
     await settled(page)
 
 
@@ -238,9 +248,10 @@ async def learner(browser, base: str, i: int, seen: dict, boot: asyncio.Semaphor
         mark("typed")
         # 2. the first quiz question, answered by clicking choice i % 4
         await quiz_drawn(page)
-        qid_el = page.locator("code", has_text=QID).first
+        qid_el = page.locator(QUESTION_LINK).first
         await qid_el.scroll_into_view_if_needed()
-        qid = (await qid_el.inner_text()).strip()
+        qid = await link_qid(qid_el)
+        assert QID.match(qid), f"session {i}: the first card links to {qid!r}"
         question = quizzes.from_id(qid)
         await answer_first_question(page, choice)
         body = await page.inner_text("body")

@@ -21,7 +21,9 @@ the exam paper's ids are in the stored record (``exam_in_progress.qids``), as th
 from __future__ import annotations
 
 import json
+import math
 import re
+from collections import Counter
 from datetime import datetime
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
@@ -32,10 +34,11 @@ from playwright.sync_api import expect
 import quizzes
 from practice import skill
 from practice.drill import DRILL_SIZE, generators_for
-from practice.exam import LENGTHS, planned_mix
+from practice.exam import LENGTHS, exam_pool, planned_mix, pool_topics
 from practice.plan import REVIEW_PACE_S, review_minutes
 from practice.progress import apply_answers, new_progress
 from practice.review import DEFAULT_DAILY_LIMIT
+from practice.scope import in_scope, practised_review
 from practice.store import dumps
 from quizzes.core import GENERATOR_INFO, TOPICS
 from quizzes.misconceptions import catalogue, choice_ids, question_form, question_ids
@@ -55,7 +58,7 @@ SEEDED = ("naive.score_element#5", "kb.naive.k02#7")   # two misses a learner br
 # the block of one question card: the nearest one holding its head 「問」/「問1」 (ui.quiz.question_card)
 CARD = ('xpath=ancestor::div[@data-testid="stVerticalBlock"]'
         '[.//div[@data-testid="stMarkdownContainer"]/p/strong[starts-with(normalize-space(.), "問")]][1]')
-CIRCLED = "⓪①②③④⑤⑥⑦⑧⑨⑩"         # the page numbers of the learning path (TOPICS labels start with one)
+CIRCLED = "⓪①②③④⑤⑥⑦⑧⑨⑩⑪"        # the page numbers of the learning path (TOPICS labels start with one)
 
 
 def main(page):
@@ -329,7 +332,9 @@ def test_todays_review_holds_at_most_the_daily_limit(base, browser):
     limit = DEFAULT_DAILY_LIMIT
     assert limit == 30
     due = limit + 5
-    gens = sorted(g for g, info in GENERATOR_INFO.items() if info.kind == "knowledge")
+    # knowledge items within the exam's scope: a new learner's review leaves 発展 skills out
+    # (settings["advanced"] is off by default; practice.scope.practised_review)
+    gens = sorted(g for g, info in GENERATOR_INFO.items() if info.kind == "knowledge" and in_scope(g))
     pile = []
     for g in gens:                                         # one question each of `due` different skills
         if skill.key(g) not in {skill.key(q) for q in pile}:
@@ -338,6 +343,7 @@ def test_todays_review_holds_at_most_the_daily_limit(base, browser):
             break
     seeded = misses(pile)
     assert len(seeded["review"]) == due
+    assert len(practised_review(seeded)) == due           # every one of them is due on /review today
     with new_page(browser, "loop-review-limit", timezone_id=ZONE) as page:
         seed(page, base, seeded)
         open_url(page, base + "/review")
@@ -401,8 +407,26 @@ def next_question(page, head, number: int, n: int) -> None:
     expect(head).to_contain_text(f"問{number} / {n}", timeout=WAIT)
 
 
+def check_topic_shares(questions, n: int) -> None:
+    """The paper as practice.exam._spread promises it (default settings: no 発展): calculation and
+    knowledge questions from their pools, and each topic's knowledge questions n_know × its share of
+    the knowledge pool, rounded down or up (a small page may get none on a short paper)."""
+    calc, know = exam_pool()
+    n_calc, n_know = planned_mix(n)
+    assert sorted(q.kind for q in questions) == sorted(["calc"] * n_calc + ["knowledge"] * n_know)
+    gids = [q.id.split("#")[0] for q in questions]
+    assert all(g in (calc if q.kind == "calc" else know) for g, q in zip(gids, questions)), gids
+    assert len(set(gids)) == len(gids), gids                  # no item twice in one paper
+    drawn = Counter(q.topic for q in questions if q.kind == "knowledge")
+    pool = Counter(GENERATOR_INFO[g].topic for g in know)
+    for topic, size in pool.items():
+        share = n_know * size / len(know)
+        assert math.floor(share) <= drawn[topic] <= math.ceil(share), (topic, drawn[topic], share)
+    assert set(drawn) <= set(pool), drawn
+
+
 def test_the_mock_exam_hides_topics_until_the_results(base, browser):
-    n = LENGTHS[1]                     # 20: one knowledge item of every topic at least (topics take turns)
+    n = LENGTHS[1]                     # 20: knowledge items from the pages in proportion to the syllabus map
     with new_page(browser, "loop-exam-real") as page:
         open_url(page, base + "/exam")
         body = main(page)
@@ -428,7 +452,9 @@ def test_the_mock_exam_hides_topics_until_the_results(base, browser):
         for i, (line, q) in enumerate(zip(lines, questions)):
             assert re.search(rf"問{i + 1} − 未回答 {re.escape(TOPICS[q.topic])}", line), (line, q.id)
             assert [label for label in TOPICS.values() if label in line] == [TOPICS[q.topic]], line
-        assert len({q.topic for q in questions}) == len(TOPICS)      # the results name every page's topic
+        assert {label for line in lines for label in TOPICS.values() if label in line} == \
+            {TOPICS[q.topic] for q in questions}                     # the results name every topic the paper drew
+        check_topic_shares(questions, n)
         assert_healthy(page)
 
 
@@ -440,6 +466,8 @@ def test_the_start_screen_names_every_topic_the_exam_draws(base, browser):
         said = re.search(rf"（([{CIRCLED}])〜([{CIRCLED}]) の全トピック）", main(page).inner_text())
         assert said, main(page).inner_text()[:400]
         low, high = CIRCLED.index(said.group(1)), CIRCLED.index(said.group(2))
+        named = {t for t, label in TOPICS.items() if low <= CIRCLED.index(label[0]) <= high}
+        assert named == set(pool_topics()), (said.group(0), pool_topics())   # every topic the exam draws
         start_long_paper(page, base, n)
         lines = submit_blank(page, n)
         labels = [label for line in lines for label in TOPICS.values() if label in line]

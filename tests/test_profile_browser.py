@@ -9,7 +9,8 @@ import pytest
 
 import quizzes
 from quizzes import misconceptions as M
-from browserhelpers import assert_healthy, new_page, streamlit_server, wait_until_rendered  # noqa: F401
+from browserhelpers import (assert_healthy, link_to, new_page, shown_qids, streamlit_server,  # noqa: F401
+                            wait_until_rendered)
 from playwright.sync_api import expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -18,9 +19,11 @@ QID = "naive.weight#3"          # one of its wrong choices is 列方向の softm
 
 
 def _card(page, qid: str):
-    """The innermost block holding both the question's id and a radio: its card."""
-    return (page.locator('[data-testid="stVerticalBlock"]').filter(has_text=qid)
-            .filter(has=page.locator('[data-testid="stRadio"]')).last)
+    """The innermost block holding both the question's link (?q=<id>: a page card's 「この問題へのリンク」,
+    a drill card's link to its page) and a radio: its card."""
+    link = link_to(page.locator('[data-testid="stMain"]'), qid).first
+    link.wait_for(timeout=20_000)
+    return link.locator('xpath=ancestor::div[@data-testid="stVerticalBlock"][.//*[@data-testid="stRadio"]][1]')
 
 
 def _answer(page, qid: str, choice: int) -> None:
@@ -54,8 +57,8 @@ def test_a_misconception_reaches_the_profile_and_is_practised_away(browser):  # 
         page.get_by_text("練習：列方向の softmax").first.wait_for(timeout=20_000)
         wait_until_rendered(page)
         main = page.locator('[data-testid="stMain"]').inner_text()
-        ids = re.findall(r"id: ([a-z0-9_.]+#\d+)", main)
-        assert len(ids) == 5, main[-800:]
+        ids = shown_qids(page.locator('[data-testid="stMain"]'))
+        assert len(ids) == 5, (ids, main[-800:])
         for qid in ids:
             assert "softmax_over_columns" in M.question_ids(quizzes.from_id(qid))
             _answer(page, qid, quizzes.from_id(qid).answer)

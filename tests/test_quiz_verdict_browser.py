@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 import quizzes
 from ui import widgets
-from browserhelpers import ROOT, new_page, quiz_url, wait_until_rendered  # noqa: F401
+from browserhelpers import ROOT, link_to, new_page, quiz_url, shown_qids, wait_until_rendered  # noqa: F401
 
 pytestmark = pytest.mark.browser
 WAIT = 30_000
@@ -46,11 +46,16 @@ CHOICE_COLOURS_JS = """(el) => [...el.querySelectorAll('li')].map((li) => {
 
 
 def _first_card(page):
-    """The first quiz card before its answer (the block holding its radio and its id) and its Question."""
-    code = page.locator('[data-testid="stMain"] code').filter(has_text=QID).first
-    expect(code).to_be_visible(timeout=WAIT)
-    q = quizzes.from_id(code.inner_text().strip())
-    card = code.locator('xpath=ancestor::div[@data-testid="stVerticalBlock"][.//div[@data-testid="stRadio"]][1]')
+    """The first quiz card before its answer (the block holding its radio and its 「この問題へのリンク」)
+    and its Question."""
+    main = page.locator('[data-testid="stMain"]')
+    expect(main.locator('a[href*="q="]').first).to_be_visible(timeout=WAIT)
+    qids = [qid for qid in shown_qids(main) if QID.match(qid)]
+    assert qids, shown_qids(main)
+    q = quizzes.from_id(qids[0])
+    link = link_to(main, qids[0]).first
+    expect(link).to_be_visible(timeout=WAIT)
+    card = link.locator('xpath=ancestor::div[@data-testid="stVerticalBlock"][.//div[@data-testid="stRadio"]][1]')
     return card, q
 
 
