@@ -421,7 +421,7 @@ def try_distill() -> None:
     d = ui.compute("efficient_distill", ef.distillation_loss, logits[0], logits[1], float(t), 0, float(alpha))
     if d is None:
         return
-    ui.show_table(pd.DataFrame({"": ["教師 p（温度 T）", "生徒 q（温度 T）", "生徒（温度 1）"],
+    ui.show_table(pd.DataFrame({"分布": ["教師 p（温度 T）", "生徒 q（温度 T）", "生徒（温度 1）"],
                                 **{c: [numfmt.fixed(v, 3) for v in col] for c, col in
                                    zip(CLASSES, zip(d.teacher.probs, d.student.probs, d.hard_probs))}}), hide_index=True)
     c1, c2 = st.columns(2)

@@ -231,6 +231,16 @@ def chart_data(at: AppTest, index: int = 0) -> pd.DataFrame:
     return frames[0]
 
 
+def chart_series(at: AppTest) -> list[list[str]]:
+    """The series names of every line chart (ui.figures.lines_chart) on the open section."""
+    out = []
+    for i in range(len(at.get("vega_lite_chart"))):
+        df = chart_data(at, i)
+        if "系列" in df.columns:
+            out.append(sorted(set(df["系列"])))
+    return out
+
+
 QUIZ_HEADER = "確認クイズ"
 
 

@@ -10,7 +10,7 @@ import pytest
 
 import quizzes
 import ui
-from apphelpers import (answer_card, chart_data, check_quiz, heatmap_numbers, heatmaps, metric, open_page, page_text,
+from apphelpers import (answer_card, chart_series, check_quiz, heatmap_numbers, heatmaps, metric, open_page, page_text,
                         sections_of, show_section, steppers, tables)
 from quizzes.core import TOPICS
 from tutor import llm, numfmt
@@ -23,16 +23,6 @@ def page():
     at = open_page(PAGE)
     assert not at.exception, at.exception
     return at
-
-
-def chart_series(at) -> list[list[str]]:
-    """The series names of every line chart (ui.figures.lines_chart) on the open section."""
-    out = []
-    for i in range(len(at.get("vega_lite_chart"))):
-        df = chart_data(at, i)
-        if "系列" in df.columns:
-            out.append(sorted(set(df["系列"])))
-    return out
 
 
 def test_page_is_registered_after_the_bert_family_with_the_section_layout(page):
