@@ -125,6 +125,9 @@ def background_luminance(page: Page) -> float:
 # ---------------------------------------------------------------------------
 # §2 axe-core on every page; the dark setting followed
 # ---------------------------------------------------------------------------
+# Time (the suite's slowest, ≈ 3 min at 1280 px on 2 cores): axe-core judges every section of every page (each
+# section is its own DOM: over a hundred axe runs), in one browser session moving by the sidebar and the tabs
+# as a learner does (no page load per section). Splitting it across workers would not shorten the whole run.
 @pytest.mark.parametrize(("scheme", "width"), [("light", 1280), ("light", 390), ("dark", 1280)],
                          ids=["light-1280", "light-390", "dark-1280"])
 def test_axe_finds_nothing_serious_on_any_page(base, browser, scheme, width):
@@ -313,6 +316,7 @@ CUT_JS = """() => {
 }"""
 
 
+# Time (≈ 35 s): every page's 試してみよう and 可視化 at 390 px, measured after layout; one session.
 def test_editors_and_tables_fit_a_phone(base, browser):
     """At 390 px no matrix editor, no table and no heatmap scrolls sideways (a cut last column,
     ⑦-4's h; ⑦-3's 6 × 6 heatmaps, ⑥'s 5 × 5 ones)."""

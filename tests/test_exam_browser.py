@@ -72,6 +72,7 @@ def test_advanced_badge_is_drawn_on_the_quiz_card(browser):  # noqa: F811
         assert_healthy(page)
 
 
+# Time (≈ 1 min): the race with the once-a-second clock is hit by chance, so the test gives it 50 papers.
 def test_fifty_submits_with_the_clock_running_never_show_an_error(browser):  # noqa: F811
     """Start, answer, 提出する, 提出を確定する, もう一度受ける — 50 times, each submit racing the
     once-a-second clock (the on_nav race of issue 35): every paper is graded once, no error box, no

@@ -605,6 +605,8 @@ def fuzz_jobs(request):
     pool.shutdown(wait=True, cancel_futures=True)
 
 
+# Time (≈ 20 s a page, ≈ 4–7 min in all, run in parallel processes by fuzz_jobs): 390 counted interactions a
+# page, so the run as a whole makes its 10,000; each is a real AppTest rerun of the page.
 @pytest.mark.parametrize("info", EXISTING, ids=[p.key for p in EXISTING])
 def test_fuzz_page(fuzz_jobs, info):
     global INTERACTIONS

@@ -324,6 +324,8 @@ def test_expected_metrics_come_from_the_engine():
     assert expected_naive_metrics(2.0) != expected_naive_metrics(3.0)
 
 
+# Time (≈ 1.5 min): twenty browser sessions against one server at once is the scenario itself (a class of
+# learners); the time is the server answering them on 2 cores, which is what the test measures.
 def test_twenty_concurrent_learners_are_isolated():
     t0 = time.monotonic()
     with streamlit_server(watch_files=False) as server:

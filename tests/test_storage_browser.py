@@ -302,6 +302,7 @@ def test_an_answer_sends_the_browser_a_patch_once_and_the_whole_record_only_when
         assert_healthy(page)
 
 
+# Time (≈ 25 s): three tabs each load the app and wait for the others' writes to arrive.
 def test_two_tabs_answering_alternately_and_a_question_link_in_a_new_tab(browser, server):
     base = server.base
     with context(browser, "tabs") as ctx:
@@ -333,6 +334,7 @@ def test_two_tabs_answering_alternately_and_a_question_link_in_a_new_tab(browser
         assert kept["visited"].get("naive") and kept["visited"].get("qkv")
 
 
+# Time (≈ 20 s): a record of weeks (300 answers, ≈ 80 kB) read, patched and merged in two tabs: the size is the point.
 def test_two_tabs_with_a_long_record_merge_through_patches_and_gzipped_conflicts(browser, server):
     """With a record of weeks, each tab writes patches of the text it last wrote; after the other
     tab's write, a patch meets a record this tab did not write, and the browser reports that
@@ -606,6 +608,7 @@ def _choose_a(page) -> None:
     radio.get_by_text("A.", exact=False).first.click()
 
 
+# Time (≈ 1 min): the race is hit by chance, so it runs in rounds (each a pair of writes that meet).
 def test_two_tabs_pressing_answer_within_milliseconds_keep_every_answer(browser, server):
     """Both tabs press 回答する in the same instant, round after round (each tab then writes while
     the other writes): every answer is stored, none twice."""
@@ -635,6 +638,8 @@ def test_two_tabs_pressing_answer_within_milliseconds_keep_every_answer(browser,
         assert len(keys) == len(set(keys)) == given
 
 
+# Time (≈ 1.5 min): the CPU is throttled 6× on purpose and the tab is closed 8 times at the verdict; a lost
+# answer shows only under that slowness and only in some rounds.
 def test_a_tab_closed_the_moment_the_verdict_shows_on_a_slow_phone_kept_the_answer(browser, server):
     """CPU 6× slower (CDP, as Lighthouse emulates a phone), 390 px: the verdict shows only once its
     answer is stored, so closing the tab at that moment loses nothing (8 times)."""

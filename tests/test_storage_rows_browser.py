@@ -552,6 +552,8 @@ def test_a_verdict_shown_before_its_answer_is_saved_says_so_and_the_save_follows
 # ---------------------------------------------------------------------------
 # row 3: plain http on the LAN (no Web Locks)
 # ---------------------------------------------------------------------------
+# Time (≈ 30 s in Chromium): without Web Locks the only guard is the storage event, which waits until the
+# learner pauses (1.5 s) before this tab reruns; the test waits for that, twice per answer.
 def test_on_plain_http_two_tabs_keep_every_answer_and_a_lost_write_comes_back(engine, lan_base):
     """On this machine's own LAN address the page is not a secure context (no navigator.locks).
     Two tabs answer in turn: all answers stay. Then another tab writes over the record with an older
