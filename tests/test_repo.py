@@ -64,7 +64,8 @@ def test_readme_points_maintainers_to_the_design_and_performance_docs():
     section = text.split("## 開発者向け", 1)[1].split("\n## ", 1)[0]
     for doc in ("docs/design.md", "docs/performance.md", ".ci/try-newest-streamlit"):
         assert doc in section and (ROOT / doc).is_file(), doc
-    assert re.search(r"2 コアのマシンで\s*約 [\d.]+ 分", section), "the fast selection's measured minutes"
+    assert re.search(r"2 コアのマシンで\s*約 [\d.]+ (秒|分)", section), "the inner loop's measured time"
+    assert 'not browser and not slow and not app' in section, "the inner loop's command"
 
 
 def test_design_doc_maps_every_page_to_its_label_and_url():
