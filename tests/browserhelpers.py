@@ -184,3 +184,15 @@ def section_url(base: str, path: str, label: str) -> str:
     """The URL of a learning page opened at the section labelled ``label`` (「試してみよう」 …)."""
     from urllib.parse import quote
     return f"{base}{path}?section={quote(label)}"
+
+
+# A full store (the storage tests in both engines): FILL fills this origin's localStorage with filler
+# keys until not one more character fits (returns how many it wrote); FREE removes them again.
+FILL = """() => { let n = 0;
+  for (const size of [1 << 19, 1 << 14, 1 << 10, 64, 4, 1]) {
+    const chunk = "x".repeat(size);
+    try { for (let i = 0; i < 100000; i++) { localStorage.setItem("filler/" + size + "/" + i, chunk); n++; } }
+    catch (e) { /* no room for one more of this size */ }
+  }
+  return n; }"""
+FREE = """() => { for (const k of Object.keys(localStorage)) if (k.startsWith("filler/")) localStorage.removeItem(k); return true; }"""

@@ -19,7 +19,7 @@ import pytest
 
 from practice.progress import SCHEMA_VERSION, apply_answer, new_progress, record_visit
 from practice.store import dumps
-from browserhelpers import ARTIFACTS, ROOT, assert_healthy, open_url, quiz_url, wait_until_rendered
+from browserhelpers import ARTIFACTS, FILL, FREE, ROOT, assert_healthy, open_url, quiz_url, wait_until_rendered
 from ui.storage import ASIDE_KEY, ASIDE_KEYS, STORE_KEY
 
 pytestmark = pytest.mark.browser
@@ -686,14 +686,6 @@ def test_a_stored_record_naming_a_removed_question_keeps_the_rest(browser, serve
         assert_healthy(page)
 
 
-FILL = """() => { let n = 0;
-  for (const size of [1 << 19, 1 << 14, 1 << 10, 64, 4, 1]) {
-    const chunk = "x".repeat(size);
-    try { for (let i = 0; i < 100000; i++) { localStorage.setItem("filler/" + size + "/" + i, chunk); n++; } }
-    catch (e) { /* no room for one more of this size */ }
-  }
-  return n; }"""
-FREE = """() => { for (const k of Object.keys(localStorage)) if (k.startsWith("filler/")) localStorage.removeItem(k); }"""
 
 
 def test_a_full_store_is_read_said_to_be_full_and_saves_again_once_space_is_freed(browser, server):

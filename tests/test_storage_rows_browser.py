@@ -27,7 +27,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from browserhelpers import ARTIFACTS, ROOT, quiz_url
+from browserhelpers import ARTIFACTS, FILL, FREE, ROOT, quiz_url
 from ui.storage import ASIDE_KEY, BACKUP_KEY, STORE_KEY
 
 pytestmark = pytest.mark.browser
@@ -732,14 +732,6 @@ def test_a_tab_closed_the_moment_the_verdict_shows_kept_the_answer(engine, base)
         assert answered_on_home(home) == f"{rounds} 問"
 
 
-FILL = """() => { let n = 0;
-  for (const size of [1 << 19, 1 << 14, 1 << 10, 64, 4, 1]) {
-    const chunk = "x".repeat(size);
-    try { for (let i = 0; i < 100000; i++) { localStorage.setItem("filler/" + size + "/" + i, chunk); n++; } }
-    catch (e) { /* no room for one more of this size */ }
-  }
-  return n; }"""
-FREE = """() => { for (const k of Object.keys(localStorage)) if (k.startsWith("filler/")) localStorage.removeItem(k); return true; }"""
 
 
 @WEBKIT_ONLY
