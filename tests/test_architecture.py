@@ -13,6 +13,7 @@ source with ``ast``.
   ``randint``/…), no OS-entropy ``default_rng()``;
 - a module never imports a name from its own package's face (``from . import X`` where X is not a
   module, ``import ui`` inside ui/): it imports the module that defines X;
+- the app's code never imports ``ast`` (ast.parse is not thread-safe on CPython 3.11);
 - no file of code (app.py, pages/, ui/ with its .js and .css, practice/, quizzes/, tutor/) is over
   600 lines, except those named in OVER_THE_LINE_LIMIT (each with a ceiling and a reason).
 
@@ -345,6 +346,14 @@ def test_there_is_something_to_scan():
 @pytest.mark.parametrize("path", ENGINE_FILES, ids=_rel)
 def test_engine_quizzes_and_practice_do_not_import_streamlit_or_pandas(path):
     assert forbidden_imports(path.read_text(encoding="utf-8")) == [], _rel(path)
+
+
+@pytest.mark.parametrize("path", ENGINE_FILES + VIEW_FILES, ids=_rel)
+def test_the_app_never_builds_syntax_trees(path):
+    """CPython 3.11's ast.parse fails at random ("AST constructor recursion depth mismatch",
+    python/cpython#106905) when threads build syntax trees at once; each session runs in a thread of its
+    own and Streamlit parses page scripts in others (a CI run caught home failing so, 20 learners at once)."""
+    assert forbidden_imports(path.read_text(encoding="utf-8"), forbidden=("ast",)) == [], _rel(path)
 
 
 @pytest.mark.parametrize("path", VIEW_FILES, ids=_rel)

@@ -1,9 +1,9 @@
 """The page registry (one source of truth for keys, files, labels) and the sidebar."""
 from __future__ import annotations
 
-import ast
 import math
 import re
+import types
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -83,12 +83,27 @@ _JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff00-\uffef]")
 @lru_cache(maxsize=64)
 def page_minutes(path: str) -> int:
     """About how many minutes a learning page takes, in whole 5 minutes: the characters of its Japanese
-    text (every string of the page's source that has Japanese in it, folded topics included) at
-    READING_CHARS_PER_MIN, plus PRACTICE_MIN."""
-    tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
-    chars = sum(len(node.value) for node in ast.walk(tree)
-                if isinstance(node, ast.Constant) and isinstance(node.value, str) and _JAPANESE.search(node.value))
+    text (every string constant of the page's code that has Japanese in it, folded topics included) at
+    READING_CHARS_PER_MIN, plus PRACTICE_MIN.
+
+    Read from the compiled code, not with ast.parse: CPython 3.11's ast.parse can fail with "AST
+    constructor recursion depth mismatch" when threads build syntax trees at once (python/cpython#106905),
+    and each session of the app runs in a thread of its own while Streamlit parses page scripts in others.
+    compile() to bytecode never builds Python syntax-tree objects."""
+    code = compile((ROOT / path).read_text(encoding="utf-8"), path, "exec")
+    chars = sum(len(text) for text in _string_constants(code) if _JAPANESE.search(text))
     return 5 * math.ceil((chars / READING_CHARS_PER_MIN + PRACTICE_MIN) / 5)
+
+
+def _string_constants(value) -> list[str]:
+    """Every str constant in a code object, its nested functions and its folded tuples."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, types.CodeType):
+        value = value.co_consts
+    if isinstance(value, (tuple, frozenset)):
+        return [text for item in value for text in _string_constants(item)]
+    return []
 
 
 def learning_minutes() -> dict[str, int]:
