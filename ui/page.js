@@ -26,6 +26,12 @@
 //    English ("Page not found"); it is said in Japanese, as is its close button. Streamlit runs
 //    ホーム behind it. (Its other English words are drawn in Japanese by ui/page.css.) The file
 //    uploader's button, whose word ui/page.css draws as ファイルを選ぶ, is named so for a screen reader.
+// 7. A page opened from a link (「次へ」, the sidebar, home's plan) starts at its top. Streamlit swaps
+//    pages inside the tab and keeps the main column's scroll offset: the new page came up at the top
+//    only when the old page's elements were cleared and laid out before the new ones arrived — not
+//    always (① opened at the bottom of its lesson in 1 of 18 runs after ⓪-2's quiz). When the
+//    address's path changes, the main column goes back to its top (a section's own ?section= is not a
+//    new page: its tabs bring themselves into view, ui.sections).
 const LABEL = "表（横にスクロールできます）";
 const FORMULA_LABEL = "数式（横にスクロールできます）";
 const FORMULAS = ".katex-display";
@@ -39,6 +45,7 @@ const CLOSE = '[data-testid="stSidebarCollapseButton"] button';
 const DATE_SEGMENT = '[data-testid="stDateInputField"] [role="spinbutton"]';
 const CALENDAR = '[data-testid="stDateInputCalendar"]';
 const NOT_FOUND = "Page not found";
+const MAIN = '[data-testid="stMain"]';
 const UPLOAD_BUTTON = '[data-testid="stFileUploaderDropzone"] button';
 const UPLOAD_NAME = "ファイルを選ぶ";
 const NOT_FOUND_JA = { title: "ページが見つかりません",
@@ -76,10 +83,20 @@ function sayNotFoundInJapanese() {
   }
 }
 
-function markTables() {
+let shownPath = location.pathname;
+
+function toTopOfANewPage() {
+  if (location.pathname === shownPath) return;
+  shownPath = location.pathname;
+  const main = document.querySelector(MAIN);
+  if (main) main.scrollTop = 0;
+}
+
+function checkAfterEachChange() {
   let queued = false;
   const mark = () => {
     queued = false;
+    toTopOfANewPage();
     for (const t of document.querySelectorAll(TABLES)) markScrolling(t, LABEL);
     for (const f of document.querySelectorAll(FORMULAS)) fitFormula(f);
     sayNotFoundInJapanese();
@@ -130,7 +147,7 @@ function showTaps() {
   }).observe(document.body, { attributes: true, subtree: true, attributeFilter: ["data-test-script-state"] });
   document.addEventListener("click", (event) => {
     const button = event.target instanceof Element ? event.target.closest("button") : null;
-    if (!button || button.disabled || !button.closest('[data-testid="stMain"], [data-testid="stSidebar"]')) return;
+    if (!button || button.disabled || !button.closest(`${MAIN}, [data-testid="stSidebar"]`)) return;
     button.classList.add(TAPPED);
     button.setAttribute("aria-busy", "true");
     pressed.push(button);
@@ -143,7 +160,7 @@ function showTaps() {
 export default function () {
   if (window.__attentionTutorPage) return;
   window.__attentionTutorPage = true;
-  markTables();
+  checkAfterEachChange();
   closeSidebarAfterChoosing();
   enterSavesDates();
   showTaps();
