@@ -231,6 +231,11 @@ def chart_data(at: AppTest, index: int = 0) -> pd.DataFrame:
     return frames[0]
 
 
+def charts_with(at: AppTest, column: str) -> list[pd.DataFrame]:
+    """The data of every chart on the page that has ``column``."""
+    return [df for df in (chart_data(at, i) for i in range(len(at.get("vega_lite_chart")))) if column in df.columns]
+
+
 def chart_series(at: AppTest) -> list[list[str]]:
     """The series names of every line chart (ui.figures.lines_chart) on the open section."""
     out = []

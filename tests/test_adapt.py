@@ -12,7 +12,6 @@ inputs by the plain formula.
 from __future__ import annotations
 
 import math
-import re
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 
@@ -24,17 +23,7 @@ from hypothesis import strategies as st
 import quizzes
 from quizzes.core import MOVED, is_advanced
 from tutor import adapt, llm, pretrain
-from calchelpers import accepted_params
-
-JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
-
-
-def raises_japanese(fn, *args, **kwargs) -> str:
-    with pytest.raises(ValueError) as info:
-        fn(*args, **kwargs)
-    assert JAPANESE.search(str(info.value)), str(info.value)
-    return str(info.value)
-
+from calchelpers import accepted_params, raises_japanese
 
 # ---------------------------------------------------------------------------
 # LoRA: counts

@@ -11,7 +11,7 @@ import pytest
 
 import quizzes
 import ui
-from apphelpers import (answer_card, chart_data, check_quiz, edit_matrix, heatmap_numbers, heatmaps, metric,
+from apphelpers import (chart_data, edit_matrix, heatmap_numbers, heatmaps, metric,
                         open_page, page_text, rows_of, sections_of, show_section, steppers, tables)
 from quizzes.core import TOPICS
 from tutor import adapt, numfmt
@@ -145,14 +145,6 @@ def test_a_number_out_of_range_is_replaced_and_said_in_japanese():
     assert not at.exception
     assert any("入力された 500,000 の代わりに 100,000 を使っています" in w.value for w in at.warning)
 
-
-def test_quiz_answered():
-    at = open_page(PAGE, section="quiz")
-    check_quiz(at, "adapt")
-    q = quizzes.from_id(at.session_state["quiz_adapt__ids"][0])
-    answer_card(at, 1, q.answer)
-    assert not at.exception
-    assert any("正解です" in s.value for s in at.success)
 
 
 def test_the_line_chart_is_valid_vega_lite_and_fits_its_column():

@@ -11,27 +11,12 @@ import pytest
 import quizzes
 import ui
 from apphelpers import (
-    answer_card, assert_heatmap_is, chart_data, heatmaps, open_page, page_text, sections_of, show_section, tables
+    assert_heatmap_is, charts_with, heatmaps, metric_part, open_page, page_text, sections_of, show_section, tables
 )
 from quizzes.core import TOPICS, is_advanced
 from tutor import bertfamily as bf
 
 PAGE = "pages/17_bertfamily.py"
-
-
-def metric(at, label_part: str) -> str:
-    hits = [m.value for m in at.metric if label_part in m.label]
-    assert hits, f"metric {label_part!r} not found in {[m.label for m in at.metric]}"
-    return hits[0]
-
-
-def chart_with(at, column: str):
-    out = []
-    for i in range(len(at.get("vega_lite_chart"))):
-        df = chart_data(at, i)
-        if column in df.columns:
-            out.append(df)
-    return out
 
 
 def heatmap_titled(at, start: str):
@@ -108,14 +93,14 @@ def test_visual_is_the_engines_masks_and_counts(page):
     assert_heatmap_is(page, heatmap_titled(page, "静的"), static.masks.T.astype(float), rows, cols, digits=0)
     assert_heatmap_is(page, heatmap_titled(page, "動的"), dynamic.masks.T.astype(float), rows, cols, digits=0)
     assert f"静的（2 通りを順に使う）：{static.distinct} 通り" in heatmaps(page)[heatmap_titled(page, "静的")].title
-    (bars,) = chart_with(page, "部分")
+    (bars,) = charts_with(page, "部分")
     a = bf.albert_count(30_000, 128, 768, 12)
     assert bars["数"].tolist() == [a.embedding.untied, a.sharing.unshared, a.embedding.factorized, a.sharing.shared]
 
 
 def test_the_try_section_starts_at_albert_base(page):
     show_section(page, "try")
-    assert metric(page, "ALBERT 型の合計") == "11,016,192"
+    assert metric_part(page, "ALBERT 型の合計") == "11,016,192"
     assert page.text_input(key="bertfamily_order").value == "3 1 4 2"
     assert "出力 3 + 2 + 1 = **6**" in page_text(page)
 
@@ -125,7 +110,7 @@ def test_editing_inputs_changes_the_numbers_and_they_stay():
     at.number_input(key="bertfamily_hidden").set_value(4096).run()
     at.number_input(key="bertfamily_layers").set_value(12).run()
     want = bf.albert_count(30_000, 128, 4096, 12)
-    assert metric(at, "ALBERT 型の合計") == f"{want.albert_total:,}"
+    assert metric_part(at, "ALBERT 型の合計") == f"{want.albert_total:,}"
     at.text_input(key="bertfamily_order").set_value("2 4 1 3 5").run()
     m = bf.permutation_mask((1, 3, 0, 2, 4))
     labels = [f"位置 {i}" for i in range(1, 6)]
@@ -146,7 +131,7 @@ def test_editing_inputs_changes_the_numbers_and_they_stay():
     show_section(at, "hand")                                        # the hand calculation keeps ALBERT-base
     assert "3{,}938{,}304" in page_text(at)
     show_section(at, "try")
-    assert metric(at, "ALBERT 型の合計") == f"{want.albert_total:,}"
+    assert metric_part(at, "ALBERT 型の合計") == f"{want.albert_total:,}"
     assert at.text_input(key="bertfamily_order").value == "2 4 1 3 5"
 
 
@@ -155,7 +140,7 @@ def test_bad_input_gives_a_japanese_message_and_keeps_the_last_result():
     at.number_input(key="bertfamily_embed").set_value(1024).run()
     assert not at.exception
     assert any("E は H 以下" in e.value for e in at.error)
-    assert metric(at, "ALBERT 型の合計") == "11,016,192"
+    assert metric_part(at, "ALBERT 型の合計") == "11,016,192"
     at.text_input(key="bertfamily_order").set_value("1 1 2").run()
     assert any("ちょうど 1 回ずつ" in e.value for e in at.error)
     at.text_input(key="bertfamily_t5_spans").set_value("2-3, 4").run()
@@ -166,15 +151,6 @@ def test_bad_input_gives_a_japanese_message_and_keeps_the_last_result():
     assert any("割り切れません" in e.value for e in at.error)
     assert not at.exception
 
-
-def test_quiz_answered():
-    at = open_page(PAGE, section="quiz")
-    ids = at.session_state["quiz_bertfamily__ids"]
-    assert len(ids) == 3 and all(quizzes.from_id(i).topic == "bertfamily" for i in ids)
-    q = quizzes.from_id(ids[0])
-    answer_card(at, 1, q.answer)
-    assert not at.exception
-    assert any("正解です" in s.value for s in at.success)
 
 
 def test_every_generator_of_the_page_is_offered_and_the_squad_span_is_not_advanced():

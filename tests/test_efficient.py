@@ -13,7 +13,6 @@ inputs never mutated; every calculation item's answer recomputed here by the pla
 from __future__ import annotations
 
 import math
-import re
 from fractions import Fraction
 
 import numpy as np
@@ -22,19 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import quizzes
-from calchelpers import accepted_params
+from calchelpers import accepted_params, raises_japanese
 from quizzes.core import GENERATOR_INFO, MOVED, is_advanced
 from tutor import efficient as ef
-
-JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
-
-
-def raises_japanese(fn, *args, **kwargs) -> str:
-    with pytest.raises(ValueError) as info:
-        fn(*args, **kwargs)
-    assert JAPANESE.search(str(info.value)), str(info.value)
-    return str(info.value)
-
 
 # ---------------------------------------------------------------------------
 # distillation

@@ -11,7 +11,7 @@ import pytest
 
 import quizzes
 import ui
-from apphelpers import (answer_card, chart_data, chart_series, check_quiz, edit_matrix, heatmap_numbers, heatmaps, metric, open_page,
+from apphelpers import (chart_data, chart_series, edit_matrix, heatmap_numbers, heatmaps, metric, open_page,
                         page_text, rows_of, sections_of, show_section, tables)
 from quizzes.core import TOPICS
 from tutor import efficient as ef, numfmt
@@ -173,13 +173,3 @@ def test_a_number_out_of_range_is_replaced_and_said_in_japanese():
     at.number_input(key="efficient_bits").set_value(40).run()
     assert not at.exception
     assert any("入力された 40 の代わりに 16 を使っています" in w.value for w in at.warning)
-
-
-def test_quiz_answered():
-    at = open_page(PAGE, section="quiz")
-    check_quiz(at, "efficient")
-    ids = at.session_state["quiz_efficient__ids"]
-    q = quizzes.from_id(ids[0])
-    answer_card(at, 1, q.answer)
-    assert not at.exception
-    assert any("正解です" in s.value for s in at.success)

@@ -10,7 +10,6 @@ MAE 49 of 196 patches. Properties with hypothesis against plain loops; bad input
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 import pytest
@@ -18,17 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutor import llm
-from calchelpers import accepted_params
-
-JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
-
-
-def raises_japanese(fn, *args, **kwargs) -> str:
-    with pytest.raises(ValueError) as info:
-        fn(*args, **kwargs)
-    assert JAPANESE.search(str(info.value)), str(info.value)
-    return str(info.value)
-
+from calchelpers import accepted_params, raises_japanese
 
 # ---------------------------------------------------------------------------
 # GPT: parameter counts

@@ -10,7 +10,7 @@ import pytest
 
 import quizzes
 import ui
-from apphelpers import (answer_card, chart_series, check_quiz, heatmap_numbers, heatmaps, metric, open_page, page_text,
+from apphelpers import (chart_series, heatmap_numbers, heatmaps, metric, open_page, page_text,
                         sections_of, show_section, steppers, tables)
 from quizzes.core import TOPICS
 from tutor import llm, numfmt
@@ -138,13 +138,3 @@ def test_a_number_out_of_range_is_replaced_and_said_in_japanese():
     at.number_input(key="llm_layers").set_value(500).run()
     assert not at.exception
     assert any("入力された 500 の代わりに 200 を使っています" in w.value for w in at.warning)
-
-
-def test_quiz_answered():
-    at = open_page(PAGE, section="quiz")
-    check_quiz(at, "llm")
-    ids = at.session_state["quiz_llm__ids"]
-    q = quizzes.from_id(ids[0])
-    answer_card(at, 1, q.answer)
-    assert not at.exception
-    assert any("正解です" in s.value for s in at.success)

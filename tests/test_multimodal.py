@@ -11,7 +11,6 @@ are never mutated.
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 import pytest
@@ -20,16 +19,7 @@ from hypothesis import strategies as st
 
 import tutor
 from tutor import multimodal as mm
-
-JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
-
-
-def raises_japanese(fn, *args, **kwargs) -> str:
-    with pytest.raises(ValueError) as info:
-        fn(*args, **kwargs)
-    assert JAPANESE.search(str(info.value)), str(info.value)
-    return str(info.value)
-
+from calchelpers import raises_japanese
 
 # ---------------------------------------------------------------------------
 # CLIP

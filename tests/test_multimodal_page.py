@@ -10,7 +10,7 @@ import pytest
 
 import quizzes
 import ui
-from apphelpers import (answer_card, assert_cell_error, assert_heatmap_is, chart_data, check_quiz, edit_matrix,
+from apphelpers import (assert_cell_error, assert_heatmap_is, chart_data, edit_matrix,
                         heatmap_numbers, heatmaps, metric, open_page, page_text, rows_of, sections_of, show_section,
                         tables)
 from quizzes.core import TOPICS
@@ -158,16 +158,6 @@ def test_bad_input_gives_a_japanese_message_and_keeps_the_last_result():
     assert metric(at, "CLIP の損失") == good                                  # the last valid result stays
     edit_matrix(at, "multimodal_eps", rows_of((mm.GUIDANCE_DEMO_UNCOND, mm.GUIDANCE_DEMO_COND), {(0, 0): "1e400"}))
     assert not at.exception and at.error
-
-
-def test_quiz_answered():
-    at = open_page(PAGE, section="quiz")
-    check_quiz(at, "multimodal")
-    ids = at.session_state["quiz_multimodal__ids"]
-    q = quizzes.from_id(ids[0])
-    answer_card(at, 1, q.answer)
-    assert not at.exception
-    assert any("正解です" in s.value for s in at.success)
 
 
 def test_the_schedule_chart_is_valid_vega_lite_and_keeps_its_axes_inside():

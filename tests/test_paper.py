@@ -10,7 +10,6 @@ the formula); bad input raises a Japanese ValueError.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 
 import numpy as np
@@ -21,16 +20,9 @@ from hypothesis import strategies as st
 import tutor
 from tutor import paper as P
 from tutor import textbook as tb
+from calchelpers import raises_japanese
 
-JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 WORDS = ("猫", "が", "魚", "を", "食べた", "の", "は", "その")
-
-
-def raises_japanese(fn, *args, **kwargs) -> str:
-    with pytest.raises(ValueError) as info:
-        fn(*args, **kwargs)
-    assert JAPANESE.search(str(info.value)), str(info.value)
-    return str(info.value)
 
 
 # ---------------------------------------------------------------------------

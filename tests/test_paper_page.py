@@ -7,22 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import quizzes
 import ui
-from apphelpers import answer_card, chart_data, metric_part, open_page, page_text, sections_of, show_section, tables
+from apphelpers import charts_with, metric_part, open_page, page_text, sections_of, show_section, tables
 from tutor import numfmt
 from tutor import paper as pp
 
 PAGE = "pages/16_paper.py"
-
-
-def charts_with(at, column: str) -> list:
-    out = []
-    for i in range(len(at.get("vega_lite_chart"))):
-        df = chart_data(at, i)
-        if column in df.columns:
-            out.append(df)
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -150,13 +140,3 @@ def test_bad_input_gives_a_japanese_message_and_keeps_the_last_result():
     at.number_input(key="paper_hours").set_value(0.0).run()
     assert any("0.1 を使っています" in w.value for w in at.warning)
     assert not at.exception
-
-
-def test_quiz_answered():
-    at = open_page(PAGE, section="quiz")
-    ids = at.session_state["quiz_paper__ids"]
-    assert len(ids) == 3 and all(quizzes.from_id(i).topic == "paper" for i in ids)
-    q = quizzes.from_id(ids[0])
-    answer_card(at, 1, q.answer)
-    assert not at.exception
-    assert any("正解です" in s.value for s in at.success)

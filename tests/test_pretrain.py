@@ -18,16 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tutor import pretrain as pt
+from calchelpers import raises_japanese
 
 ROOT = Path(__file__).resolve().parent.parent
-JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
-
-
-def raises_japanese(fn, *args, **kwargs) -> str:
-    with pytest.raises(ValueError) as info:
-        fn(*args, **kwargs)
-    assert JAPANESE.search(str(info.value)), str(info.value)
-    return str(info.value)
 
 
 # ---------------------------------------------------------------------------

@@ -7,31 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import quizzes
 from apphelpers import (
-    answer_card, assert_heatmap_is, chart_data, heatmaps, open_page, page_text, sections_of, show_section, steppers
+    assert_heatmap_is, charts_with, heatmaps, metric_part, open_page, page_text, sections_of, show_section, steppers
 )
 from tutor import pretrain as pt
 from ui.validate import format_number
 
 PAGE = "pages/13_pretrain.py"
-
-
-def metric(at, label_part: str) -> str:
-    hits = [m.value for m in at.metric if label_part in m.label]
-    assert hits, f"metric {label_part!r} not found in {[m.label for m in at.metric]}"
-    return hits[0]
-
-
-def chart_with(at, column: str):
-    """The data of every chart on the page that has ``column``."""
-    out = []
-    for i in range(len(at.get("vega_lite_chart"))):
-        df = chart_data(at, i)
-        if column in df.columns:
-            out.append(df)
-    return out
-
 
 
 @pytest.fixture(scope="module")
@@ -74,26 +56,26 @@ def test_engine_figures_are_shown_in_the_hand_calculation(page):
 
 def test_the_try_section_starts_at_the_textbook_sizes(page):
     show_section(page, "try")
-    assert metric(page, "トークン数") == "197"
-    assert metric(page, "パラメータ数") == f"{pt.bert_param_count(12, 768, 12).total:,}"
+    assert metric_part(page, "トークン数") == "197"
+    assert metric_part(page, "パラメータ数") == f"{pt.bert_param_count(12, 768, 12).total:,}"
     assert page.text_input(key="pretrain_sentence").value == " ".join(TOKENS)
 
 
 def test_mlm_chart_is_the_engines_draw(page):
     show_section(page, "visual")
-    (chart,) = chart_with(page, "モデルが見る入力")
+    (chart,) = charts_with(page, "モデルが見る入力")
     want = pt.mlm_draw(TOKENS, np.random.default_rng(2))
     assert chart["モデルが見る入力"].tolist() == list(want.masked)
     assert "別の語に置換" in chart["処理"].tolist() and "[MASK] に置換" in chart["処理"].tolist()
     show_section(page, "try")
-    (chart,) = chart_with(page, "モデルが見る入力")
+    (chart,) = charts_with(page, "モデルが見る入力")
     seed1 = pt.mlm_draw(TOKENS, np.random.default_rng(1))
     assert chart["モデルが見る入力"].tolist() == list(seed1.masked)
 
 
 def test_patch_grid_and_gpt_steps(page):
     show_section(page, "visual")
-    (grid,) = chart_with(page, "トークン番号")
+    (grid,) = charts_with(page, "トークン番号")
     assert len(grid) == 196 and sorted(grid["トークン番号"]) == list(range(1, 197))
     text = page_text(page)
     assert "<bos> 猫 は 魚 を 食べた" in text
@@ -108,19 +90,19 @@ def test_editing_inputs_changes_the_numbers():
     at.number_input(key="pretrain_img_h").set_value(384).run()
     at.number_input(key="pretrain_img_w").set_value(384).run()
     assert not at.exception
-    assert metric(at, "トークン数") == "577"
+    assert metric_part(at, "トークン数") == "577"
     at.number_input(key="pretrain_patch").set_value(32).run()
-    assert metric(at, "トークン数") == f"{pt.vit_tokens(384, 384, 32):,}" == "145"
+    assert metric_part(at, "トークン数") == f"{pt.vit_tokens(384, 384, 32):,}" == "145"
     at.number_input(key="pretrain_layers").set_value(24).run()
     at.number_input(key="pretrain_hidden").set_value(1024).run()
     at.number_input(key="pretrain_heads").set_value(16).run()
-    assert metric(at, "パラメータ数") == "335,141,888"
+    assert metric_part(at, "パラメータ数") == "335,141,888"
     at.number_input(key="pretrain_seed").set_value(2).run()
-    (chart,) = chart_with(at, "モデルが見る入力")
+    (chart,) = charts_with(at, "モデルが見る入力")
     assert chart["モデルが見る入力"].tolist() == list(pt.mlm_draw(TOKENS, np.random.default_rng(2)).masked)  # = 可視化's
     at.text_input(key="pretrain_sentence").set_value("[CLS] 犬 は 骨 を 拾った [SEP]").run()
     want = pt.mlm_draw(["[CLS]", "犬", "は", "骨", "を", "拾った", "[SEP]"], np.random.default_rng(2))
-    assert chart_with(at, "モデルが見る入力")[0]["モデルが見る入力"].tolist() == list(want.masked)
+    assert charts_with(at, "モデルが見る入力")[0]["モデルが見る入力"].tolist() == list(want.masked)
     at.selectbox(key="pretrain_gpt_start").set_value(3).run()
     # the length is answered in the browser (ui.stepper): the generation at every length 1 … 10
     gen_steps = steppers(at)["pretrain_gpt_steps"]
@@ -141,8 +123,8 @@ def test_editing_inputs_changes_the_numbers():
     show_section(at, "hand")
     assert "= 14 \\times 14 + 1 \\\\ &= 196 + 1 = 197" in page_text(at)
     show_section(at, "try")
-    assert metric(at, "トークン数") == "145" and metric(at, "パラメータ数") == "335,141,888"
-    assert chart_with(at, "モデルが見る入力")[0]["モデルが見る入力"].tolist() == list(want.masked)
+    assert metric_part(at, "トークン数") == "145" and metric_part(at, "パラメータ数") == "335,141,888"
+    assert charts_with(at, "モデルが見る入力")[0]["モデルが見る入力"].tolist() == list(want.masked)
     assert f"u = {pair.coin:.3f}" in page_text(at)
 
 
@@ -152,10 +134,10 @@ def test_bad_input_gives_a_japanese_message_and_keeps_the_last_result():
     assert not at.exception
     errors = [e.value for e in at.error]
     assert any("割り切れません" in e and "225" in e for e in errors), errors
-    assert metric(at, "トークン数") == "197"                  # the last valid result stays
+    assert metric_part(at, "トークン数") == "197"                  # the last valid result stays
     at.number_input(key="pretrain_heads").set_value(7).run()
     assert any("割り切れません" in e.value and "7" in e.value for e in at.error)
-    assert metric(at, "パラメータ数") == "109,482,240"
+    assert metric_part(at, "パラメータ数") == "109,482,240"
     at.text_input(key="pretrain_sentence").set_value("   ").run()
     assert not at.exception
     assert any("文が空です" in e.value for e in at.error)
@@ -164,17 +146,6 @@ def test_bad_input_gives_a_japanese_message_and_keeps_the_last_result():
     at.number_input(key="pretrain_img_h").set_value(224).run()
     at.number_input(key="pretrain_heads").set_value(12).run()
     assert not [e for e in at.error if "割り切れません" in e.value]
-
-
-def test_quiz_answered():
-    at = open_page(PAGE, section="quiz")
-    ids = at.session_state["quiz_pretrain__ids"]
-    assert len(ids) == 3 and all(quizzes.from_id(i).topic == "pretrain" for i in ids)
-    q = quizzes.from_id(ids[0])
-    answer_card(at, 1, q.answer)
-    assert not at.exception
-    assert any("正解です" in s.value for s in at.success)
-    assert q.explanation[:20] in page_text(at)
 
 
 def test_a_size_out_of_range_is_replaced_and_said_in_japanese():

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections import Counter
 
 import numpy as np
@@ -21,15 +20,7 @@ import quizzes
 from quizzes import knowledge
 from quizzes.calc import CALC, num
 from tutor import wordvec as wv
-
-JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
-
-
-def raises_japanese(fn, *args, **kwargs) -> str:
-    with pytest.raises(ValueError) as info:
-        fn(*args, **kwargs)
-    assert JAPANESE.search(str(info.value)), str(info.value)
-    return str(info.value)
+from calchelpers import raises_japanese
 
 
 # ---------------------------------------------------------------------------

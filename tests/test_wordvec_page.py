@@ -6,10 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import quizzes
 import ui
 from apphelpers import (
-    answer_card, assert_heatmap_is, chart_data, edit_matrix, flat_tex, heatmaps, metric, open_page, page_text,
+    assert_heatmap_is, chart_data, edit_matrix, flat_tex, metric, open_page, page_text,
     rows_of, sections_of, show_section, tables
 )
 from tutor import wordvec as wv
@@ -155,16 +154,6 @@ def test_bad_input_gives_a_japanese_message():
     at.selectbox(key="wordvec_pick_1").set_value(0).run()          # a = b = 男
     assert any("別々の語" in x.value for x in at.error)
     assert not at.exception
-
-
-def test_quiz_answered():
-    at = open_page(PAGE, section="quiz")
-    ids = at.session_state["quiz_wordvec__ids"]
-    assert len(ids) == 3 and all(quizzes.from_id(i).topic == "wordvec" for i in ids)
-    q = quizzes.from_id(ids[0])
-    answer_card(at, 1, q.answer)
-    assert not at.exception
-    assert any("正解です" in s.value for s in at.success)
 
 
 def test_the_word_map_is_valid_vega_lite_and_fits_its_points():
