@@ -116,9 +116,9 @@ def median(xs) -> float:
 # ---------------------------------------------------------------------------
 # a real `streamlit run app.py` on 127.0.0.1 (loopback only)
 # ---------------------------------------------------------------------------
-def free_port() -> int:
+def free_port(address: str = "127.0.0.1") -> int:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+        s.bind((address, 0))
         return s.getsockname()[1]
 
 
@@ -152,17 +152,18 @@ class Server:
 
 @contextmanager
 def streamlit_server(*, wait_healthy: bool = True, timeout: float = 60, watch_files: bool = True,
-                     script: str = "app.py") -> Iterator[Server]:
-    """Start `streamlit run <script>` (app.py by default) on a free 127.0.0.1 port; yields a
-    Server. Used by the benchmark and by the browser and load tests.
+                     script: str = "app.py", address: str = "127.0.0.1") -> Iterator[Server]:
+    """Start `streamlit run <script>` (app.py by default) on a free port of ``address`` (loopback by
+    default; the storage tests also listen on this machine's LAN address, a plain-http origin); yields
+    a Server. Used by the benchmark and by the browser and load tests.
 
     Its output goes to a temporary file, never a pipe (a chatty server would block on a full
     pipe). ``watch_files=False`` turns Streamlit's file watcher off (tests do not edit files).
     The process is always terminated (then killed) on exit.
     """
-    port = free_port()
+    port = free_port(address)
     cmd = [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
-           "--server.address", "127.0.0.1", "--server.port", str(port),
+           "--server.address", address, "--server.port", str(port),
            "--browser.gatherUsageStats", "false"]
     if not watch_files:
         cmd += ["--server.fileWatcherType", "none"]
@@ -170,7 +171,7 @@ def streamlit_server(*, wait_healthy: bool = True, timeout: float = 60, watch_fi
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    server = Server(proc, f"http://127.0.0.1:{port}", t0, log)
+    server = Server(proc, f"http://{address}:{port}", t0, log)
     try:
         if wait_healthy:
             deadline = time.monotonic() + timeout

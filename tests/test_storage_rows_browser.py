@@ -15,19 +15,17 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 
-from browserhelpers import ARTIFACTS, FILL, FREE, ROOT, quiz_url
+from bench.common import streamlit_server
+from browserhelpers import ARTIFACTS, FILL, FREE, quiz_url
 from ui.storage import ASIDE_KEY, BACKUP_KEY, STORE_KEY
 
 pytestmark = pytest.mark.browser
@@ -52,48 +50,10 @@ def own_address() -> str | None:
     return None
 
 
-@contextmanager
-def streamlit_at(address: str) -> Iterator[str]:
-    """`streamlit run app.py` listening on ``address`` only; yields its base URL."""
-    with socket.socket() as s:
-        s.bind((address, 0))
-        port = s.getsockname()[1]
-    base = f"http://{address}:{port}"
-    log = tempfile.TemporaryFile()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.address", address, "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with opener.open(base + "/_stcore/health", timeout=1) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.seek(0)
-                raise RuntimeError("streamlit did not start: " + log.read()[-2000:].decode("utf-8", "replace"))
-            time.sleep(0.05)
-        yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        log.close()
-
-
 @pytest.fixture(scope="module")
 def base() -> Iterator[str]:
-    with streamlit_at("127.0.0.1") as url:
-        yield url
+    with streamlit_server(watch_files=False) as server:
+        yield server.base
 
 
 @pytest.fixture(scope="module")
@@ -101,8 +61,8 @@ def lan_base() -> Iterator[str]:
     address = own_address()
     if address is None:
         pytest.skip("this machine has no non-loopback IPv4 address (`hostname -I`)")
-    with streamlit_at(address) as url:
-        yield url
+    with streamlit_server(watch_files=False, address=address) as server:
+        yield server.base
 
 
 # ---------------------------------------------------------------------------
