@@ -208,3 +208,31 @@ def test_one_miss_on_a_page_never_opened_is_not_the_weakest_topic():
     assert [t for t, _ in weak_topics(p)] == ["multihead"]
     at = no_exception(open_page("app.py", session={"progress": p}))
     assert "いちばん弱いトピックを学び直す" in page_text(at)
+
+
+def _japanese_by_ast(source: str) -> int:
+    """What ui.nav.page_minutes counts, by Python's own parser (fine in a test: one thread)."""
+    import ast
+    from ui.nav import _JAPANESE
+    return sum(len(n.value) for n in ast.walk(ast.parse(source))
+               if isinstance(n, ast.Constant) and isinstance(n.value, str) and _JAPANESE.search(n.value))
+
+
+@pytest.mark.parametrize("source", [
+    '"猫が\\n魚を"', "r'猫\\n'", '("猫が" "魚を"\n  # a comment\n  "食べた")', 'f"{x}猫{{が}}{y:.2f}魚"',
+    '"猫" f"が{n}匹" "います"', "'''三重\n引用'''", '"abc"', 'x = "猫"\ny = "魚"', '"\\u732b\\N{HIRAGANA LETTER A}"',
+])
+def test_the_page_time_counts_the_japanese_text_python_sees(source):
+    """page_minutes reads strings with tokenize (ast.parse is not thread-safe on CPython 3.11): escapes,
+    adjacent literals and f-strings count as Python's parser has them."""
+    from ui.nav import _JAPANESE, _strings
+    assert sum(len(t) for t in _strings(source) if _JAPANESE.search(t)) == _japanese_by_ast(source)
+
+
+def test_every_learning_pages_time_is_read_as_pythons_parser_reads_it():
+    from ui.nav import READING_CHARS_PER_MIN, _JAPANESE, _strings
+    for page in ui.available_pages():
+        if page.section == "学習":
+            source = (ui.nav.ROOT / page.path).read_text(encoding="utf-8")
+            mine = sum(len(t) for t in _strings(source) if _JAPANESE.search(t))
+            assert abs(mine - _japanese_by_ast(source)) < READING_CHARS_PER_MIN / 4, page.key   # < 15 s of reading

@@ -1,9 +1,10 @@
 """The page registry (one source of truth for keys, files, labels) and the sidebar."""
 from __future__ import annotations
 
+import io
 import math
 import re
-import types
+import tokenize
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -83,27 +84,55 @@ _JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff00-\uffef]")
 @lru_cache(maxsize=64)
 def page_minutes(path: str) -> int:
     """About how many minutes a learning page takes, in whole 5 minutes: the characters of its Japanese
-    text (every string constant of the page's code that has Japanese in it, folded topics included) at
+    text (every string of the page's source that has Japanese in it, folded topics included) at
     READING_CHARS_PER_MIN, plus PRACTICE_MIN.
 
-    Read from the compiled code, not with ast.parse: CPython 3.11's ast.parse can fail with "AST
-    constructor recursion depth mismatch" when threads build syntax trees at once (python/cpython#106905),
-    and each session of the app runs in a thread of its own while Streamlit parses page scripts in others.
-    compile() to bytecode never builds Python syntax-tree objects."""
-    code = compile((ROOT / path).read_text(encoding="utf-8"), path, "exec")
-    chars = sum(len(text) for text in _string_constants(code) if _JAPANESE.search(text))
+    Read with tokenize, not ast.parse: CPython 3.11's ast.parse can fail with "AST constructor recursion
+    depth mismatch" when threads build syntax trees at once (python/cpython#106905), and each session of
+    the app runs in a thread of its own while Streamlit parses page scripts in others."""
+    texts = _strings((ROOT / path).read_text(encoding="utf-8"))
+    chars = sum(len(text) for text in texts if _JAPANESE.search(text))
     return 5 * math.ceil((chars / READING_CHARS_PER_MIN + PRACTICE_MIN) / 5)
 
 
-def _string_constants(value) -> list[str]:
-    """Every str constant in a code object, its nested functions and its folded tuples."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, types.CodeType):
-        value = value.co_consts
-    if isinstance(value, (tuple, frozenset)):
-        return [text for item in value for text in _string_constants(item)]
-    return []
+_LITERAL = re.compile(r"([A-Za-z]*)('''|\"\"\"|'|\")(.*)\2", re.S)
+_FIELD = re.compile(r"\{\{|\}\}|\{[^{}]*\}")   # an f-string's {expression} (its {{ and }} are braces)
+_CUT = "\0"   # where an f-string's field stood: the text on either side is a string of its own (as in ast)
+_BETWEEN = {tokenize.NL, tokenize.COMMENT}   # inside brackets: adjacent literals still join
+
+
+def _strings(source: str) -> list[str]:
+    """The value of every string in ``source``, adjacent literals joined as Python joins them; an
+    f-string counts as the pieces of text between its replacement fields."""
+    strings: list[str] = []
+    joining = False
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.STRING:
+            prefix, _, body = _LITERAL.fullmatch(tok.string).groups()
+            part = _literal_text(body, prefix.lower())
+        elif tok.type == getattr(tokenize, "FSTRING_MIDDLE", None):   # Python 3.12+: an f-string's text
+            part = tok.string + _CUT
+        elif tok.type in _BETWEEN or tok.type in (getattr(tokenize, "FSTRING_START", None),
+                                                  getattr(tokenize, "FSTRING_END", None)):
+            continue
+        else:
+            joining = False
+            continue
+        if joining:
+            strings[-1] += part
+        else:
+            strings.append(part)
+            joining = True
+    return [piece for text in strings for piece in text.split(_CUT)]
+
+
+def _literal_text(body: str, prefix: str) -> str:
+    """The text a literal's body stands for (escapes resolved unless raw; f-string fields dropped)."""
+    if "f" in prefix:
+        body = _FIELD.sub(lambda m: m.group()[0] if m.group() in ("{{", "}}") else _CUT, body)
+    if "r" in prefix:
+        return body
+    return body.encode("latin-1", "backslashreplace").decode("unicode_escape")
 
 
 def learning_minutes() -> dict[str, int]:
