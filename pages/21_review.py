@@ -211,7 +211,7 @@ else:
     def _clear() -> None:
         said = ui.state.clear_device()
         st.session_state[CONFIRM_CLEAR] = False
-        ui.state.tell("success" if said == ui.state.CLEARED else "error", said)
+        ui.backup.tell("success" if said == ui.state.CLEARED else "error", said)
 
     row.button("消す", key="review_clear_confirm", type="primary", on_click=_clear)
     row.button("やめる", key="review_clear_cancel",

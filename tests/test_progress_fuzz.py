@@ -1,7 +1,7 @@
 """Hostile and corrupt progress files: every one is refused with a Japanese ProgressError and
 the learner's current progress stays exactly as it was.
 
-Each case goes through the app's own import path (ui.state.import_progress_bytes, with a plain
+Each case goes through the app's own import path (ui.backup.import_progress_bytes, with a plain
 dict standing in for st.session_state), so "refused" means: the function reports failure, the
 session still holds the very same progress object, unchanged, and the message shown is Japanese
 and inert as Markdown (ui.state.plain escapes every < and >).
@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import quizzes
+import ui.backup as backup
 import ui.state as state
 from practice import exam as ex
 from practice import review as rv
@@ -65,14 +66,14 @@ def import_into_session(raw) -> tuple[bool, dict, dict, tuple]:
     session = {state.PROGRESS_KEY: current}
     fake_st = SimpleNamespace(session_state=session, warning=lambda *a, **k: None)
     real_st = state.st
-    state.st = fake_st
+    state.st = backup.st = fake_st
     try:
-        ok = state.import_progress_bytes(raw)
-        if state.IMPORT_PENDING_KEY in session:   # the session has answers: the file waits to be joined
-            state.apply_import()                 # (合わせて読み込む: issue 42 row 6)
+        ok = backup.import_progress_bytes(raw)
+        if backup.IMPORT_PENDING_KEY in session:   # the session has answers: the file waits to be joined
+            backup.apply_import()                 # (合わせて読み込む: issue 42 row 6)
     finally:
-        state.st = real_st
-    return ok, current, session, session.get(state.IMPORT_MSG_KEY)
+        state.st = backup.st = real_st
+    return ok, current, session, session.get(backup.IMPORT_MSG_KEY)
 
 
 def assert_refused(raw) -> None:

@@ -12,6 +12,7 @@ from practice.progress import apply_answer, apply_answers, new_progress, set_set
 from practice.store import export_bytes
 import quizzes
 from tutor import numfmt
+import ui.backup as backup
 import ui.state as state
 
 from apphelpers import (
@@ -177,7 +178,7 @@ def test_import_good_file_through_the_uploader():
     config = tomllib.loads((Path(__file__).parent.parent / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
     assert f"JSON ファイル（{config['server']['maxUploadSize']} MB まで）" in page_text(at)
     before = at.session_state["progress"]
-    at.file_uploader(key=state.UPLOAD_KEY).set_value(("progress.json", export_bytes(good), "application/json"))
+    at.file_uploader(key=backup.UPLOAD_KEY).set_value(("progress.json", export_bytes(good), "application/json"))
     no_exception(at.run())
     now = at.session_state["progress"]
     assert {k: v for k, v in now.items() if k != "visited"} == {k: v for k, v in good.items() if k != "visited"}
@@ -193,7 +194,7 @@ def test_import_bad_file_through_the_uploader_leaves_progress_untouched():
     current = at.session_state["progress"]
     hostile = json.dumps({"version": 1, "visited": {"<script>alert(1)</script>": True}, "attempts": [],
                           "exams": [], "review": {}}).encode()
-    at.file_uploader(key=state.UPLOAD_KEY).set_value(("evil.json", hostile, "application/json"))
+    at.file_uploader(key=backup.UPLOAD_KEY).set_value(("evil.json", hostile, "application/json"))
     no_exception(at.run())
     assert at.session_state["progress"] == current
     err = at.error[0].value
@@ -202,7 +203,7 @@ def test_import_bad_file_through_the_uploader_leaves_progress_untouched():
     # then a good one still works: it is joined with this browser's answers after the learner saw
     # what it adds (issue 42 row 6: an import never replaces)
     other = apply_answer(new_progress(), "zz.qkv.calc0#9", "qkv", True, 0, "page")
-    at.file_uploader(key=state.UPLOAD_KEY).set_value(("ok.json", export_bytes(other), "application/json"))
+    at.file_uploader(key=backup.UPLOAD_KEY).set_value(("ok.json", export_bytes(other), "application/json"))
     no_exception(at.run())
     assert at.session_state["progress"] == current                       # nothing yet
     assert "解答 1 件（このブラウザにない分）" in page_text(at)
@@ -223,23 +224,25 @@ def test_import_bad_file_through_the_uploader_leaves_progress_untouched():
 ])
 def test_import_callback_directly(monkeypatch, upload, ok):
     current = saved_progress()
-    session = {state.PROGRESS_KEY: current, state.UPLOAD_KEY: upload}
-    monkeypatch.setattr(state, "st", SimpleNamespace(session_state=session, warning=lambda *a, **k: None))
-    state.import_uploaded()
+    session = {state.PROGRESS_KEY: current, backup.UPLOAD_KEY: upload}
+    fake_st = SimpleNamespace(session_state=session, warning=lambda *a, **k: None)
+    monkeypatch.setattr(state, "st", fake_st)
+    monkeypatch.setattr(backup, "st", fake_st)
+    backup.import_uploaded()
     if ok is None:  # the learner removed the file: nothing happens
-        assert state.IMPORT_MSG_KEY not in session and session[state.PROGRESS_KEY] is current
+        assert backup.IMPORT_MSG_KEY not in session and session[state.PROGRESS_KEY] is current
     elif ok:   # this browser has answers: the file waits to be joined (issue 42 row 6), then joins
-        assert session[state.PROGRESS_KEY] is current and state.IMPORT_PENDING_KEY in session
-        state.apply_import()
-        assert session[state.PROGRESS_KEY] == current and session[state.IMPORT_MSG_KEY][0] == "success"
+        assert session[state.PROGRESS_KEY] is current and backup.IMPORT_PENDING_KEY in session
+        backup.apply_import()
+        assert session[state.PROGRESS_KEY] == current and session[backup.IMPORT_MSG_KEY][0] == "success"
     else:
-        assert session[state.PROGRESS_KEY] is current and session[state.IMPORT_MSG_KEY][0] == "error"
+        assert session[state.PROGRESS_KEY] is current and session[backup.IMPORT_MSG_KEY][0] == "error"
     # the page shows the outcome
     if ok is not None:
         monkeypatch.undo()
         with fake_registry():
             at = no_exception(open_page(REVIEW, session={"progress": session[state.PROGRESS_KEY],
-                                                         state.IMPORT_MSG_KEY: session[state.IMPORT_MSG_KEY]}))
+                                                         backup.IMPORT_MSG_KEY: session[backup.IMPORT_MSG_KEY]}))
             shown = (at.success if ok else at.error)[0].value
             assert ("読み込みました" if ok else "今の進捗はそのままです") in shown
 

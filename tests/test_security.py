@@ -31,7 +31,7 @@ import quizzes
 from apphelpers import editors_on_screen, open_page, section_tabs, sections_of, show_section
 from practice.progress import apply_answer, new_progress, record_visit
 from practice.store import MAX_BYTES, export_bytes
-from ui import state
+from ui import backup, state
 from ui.nav import PAGES
 from ui.validate import parse_cell, CellError
 
@@ -331,12 +331,12 @@ def test_progress_file_fields_are_shown_as_text():
     review = next(p for p in EXISTING if p.key == "review")
     at = open_page(review.path)
     current = at.session_state["progress"]
-    upload = at.file_uploader(key=state.UPLOAD_KEY)
+    upload = at.file_uploader(key=backup.UPLOAD_KEY)
     n = 0
     for slot in slots:
         for payload in PAYLOADS:
             evil = json.dumps(_inject(base, slot, payload), ensure_ascii=False).encode()
-            at.file_uploader(key=state.UPLOAD_KEY).set_value((f"p{n}.json", evil, "application/json"))
+            at.file_uploader(key=backup.UPLOAD_KEY).set_value((f"p{n}.json", evil, "application/json"))
             at.run()
             n += 1
             assert_inert(at, payload)

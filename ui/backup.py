@@ -3,7 +3,7 @@
 - :func:`section`: the review page's 「進捗の保存と読み込み」: what this browser keeps and may lose
   (persistent storage granted or not, Safari's seven-day rule, a plain-http address), the backup
   download (its time is noted in the browser: ui.state.mark_backup), and the import that JOINS a
-  file with this browser's record after showing what it adds (ui.state.pending_import).
+  file with this browser's record after showing what it adds (ui.pending_import).
 - :func:`home_notice`: on home, a fresh browser is told how to bring progress over (and can read a
   file right there: one tap, nothing to lose); on Safari, a reminder when the last backup file is a
   week or BACKUP_EVERY_ANSWERS answers old (practice.store.backup_due).
@@ -13,13 +13,15 @@ What Safari does is quoted from WebKit's own sources in README「保存につい
 from __future__ import annotations
 
 from datetime import date
+from typing import TypedDict
 
 import streamlit as st
 
-from practice.store import BACKUP_EVERY_ANSWERS, BACKUP_EVERY_DAYS, ProgressError, export_bytes
+from practice.progress import join, join_counts, with_zone
+from practice.store import BACKUP_EVERY_ANSWERS, BACKUP_EVERY_DAYS, ProgressError, export_bytes, parse_progress_bytes
 from tutor import numfmt
 
-from . import state
+from . import clock, state
 
 SAFARI = ("Safari は、このサイトで一度も操作しないまま Safari を 7 日分使うと（Safari を使わなかった日は数えません）、"
           "このサイトがブラウザに保存したもの（この教材の進捗を含む）をすべて消します。"
@@ -36,6 +38,145 @@ UNLOCKED = ("このアドレスは https ではないため、ブラウザがタ
             "ただし、2 つのタブがほぼ同時に書き込んだ直後にタブを閉じると、その解答が失われることがあります。")
 
 
+IMPORT_MSG_KEY = "progress__import_msg"   # (kind, text, file id) of the last import, for the page
+IMPORT_PENDING_KEY = "progress__import_pending"   # a file read and shown, not joined yet (PendingImport)
+IMPORT_FROM_KEY = "progress__import_from"   # the uploader (its key) the last import message is about
+UPLOAD_KEY = "progress_upload"            # the review page's uploader
+HOME_UPLOAD_KEY = "home_progress_upload"  # home's uploader (a fresh browser)
+UPLOAD_LIMIT_MB = 1     # the uploader's limit (the server refuses more: .streamlit/config.toml maxUploadSize)
+
+
+# ---------------------------------------------------------------------------
+# the import: read a file, show what joining it adds, join it (ui.state.join_file)
+# ---------------------------------------------------------------------------
+def _say(kind: str, text: str, file_id: object, key: str) -> None:
+    """The outcome of an import, for the page (kind, text, the file's id), and which uploader it is about."""
+    st.session_state[IMPORT_MSG_KEY] = (kind, text, file_id)
+    st.session_state[IMPORT_FROM_KEY] = key
+
+
+def tell(kind: str, text: str) -> None:
+    """A message for the review page's import/export section (e.g. what 「この端末の記録を消す」 did)."""
+    _say(kind, text, None, UPLOAD_KEY)
+
+
+def import_progress_bytes(raw: bytes, file_id: object = None, name: str = "", key: str = UPLOAD_KEY) -> bool:
+    """Read a progress file (strictly: practice.store) and join it with this browser's record
+    (practice.progress.join: every answer of both, once). A browser with no answers takes it at
+    once; otherwise the file waits (IMPORT_PENDING_KEY) until the learner has seen what it adds
+    (:func:`pending_import`) and pressed 合わせて読み込む (:func:`apply_import`). Never replaces.
+
+    The outcome is kept for the page as (kind, message, file id); the message may quote the
+    file, so the page shows it through :func:`plain` (never as HTML)."""
+    which = f"「{name[:80]}」は" if name else ""
+    notes: list[str] = []
+    st.session_state.pop(IMPORT_PENDING_KEY, None)
+    try:
+        data = with_zone(parse_progress_bytes(raw, notes), clock.zone_or_local())
+    except ProgressError as exc:
+        _say("error", f"{which}読み込めませんでした。今の進捗はそのままです。理由：{exc}", file_id, key)
+        return False
+    left_out = f"ファイルのうち、この版では使えない部分を外しました：{' '.join(notes)}" if notes else ""
+    if state.has_work(state.with_session_exam()):
+        st.session_state[IMPORT_PENDING_KEY] = {"data": data, "name": name[:80], "file_id": file_id,
+                                                "left_out": left_out, "key": key}
+        st.session_state.pop(IMPORT_MSG_KEY, None)
+        return True
+    state.join_file(data)
+    paper = "・途中の模擬試験 1 つ" if data["exam_in_progress"] is not None else ""
+    _say("success", f"{'「' + name[:80] + '」から' if name else ''}進捗を読み込みました（解答 {len(data['attempts'])} 件・"
+                    f"模擬試験 {len(data['exams'])} 回・復習予定 {len(data['review'])} 問{paper}）。{left_out}", file_id, key)
+    return True
+
+
+class PendingImport(TypedDict):
+    """A file read and waiting for the learner's 合わせて読み込む: what joining it adds."""
+    name: str
+    attempts: int        # answers of the file this browser lacks
+    exams: int
+    review: int          # review cards added or changed
+    dropped: int         # answers of this browser the attempt limit would let go
+    mine: int            # answers this browser holds now (all kept)
+    paper: bool          # the file's unfinished mock exam goes on here
+    left_out: str
+
+
+def pending_import(key: str = UPLOAD_KEY) -> PendingImport | None:
+    """The file waiting to be joined (read by uploader ``key``), with what it adds; None when there
+    is none (or the uploader holds another file now)."""
+    pending = st.session_state.get(IMPORT_PENDING_KEY)
+    if not pending or pending.get("key", UPLOAD_KEY) != key:
+        return None
+    if pending["file_id"] is not None and getattr(st.session_state.get(key), "file_id", None) != pending["file_id"]:
+        return None
+    mine = state.with_session_exam()
+    counts = join_counts(mine, join(mine, pending["data"]))
+    return {"name": pending["name"], "attempts": counts["attempts"], "exams": counts["exams"],
+            "review": counts["review"], "dropped": counts["dropped"], "mine": len(mine["attempts"]),
+            "paper": pending["data"]["exam_in_progress"] is not None, "left_out": pending["left_out"]}
+
+
+def apply_import() -> None:
+    """合わせて読み込む (a callback): join the waiting file with this browser's record."""
+    pending = st.session_state.get(IMPORT_PENDING_KEY)
+    summary = pending_import(pending.get("key", UPLOAD_KEY)) if pending else None
+    if not pending or summary is None:
+        return
+    st.session_state.pop(IMPORT_PENDING_KEY, None)
+    before = len(state.get_progress()["attempts"])
+    state.join_file(pending["data"])
+    name = f"「{pending['name']}」の" if pending["name"] else "ファイルの"
+    paper = "・途中の模擬試験 1 つ" if summary["paper"] else ""
+    _say("success", f"{name}進捗を読み込みました。このブラウザの進捗と合わせてあります（足した解答 {summary['attempts']} 件・"
+                    f"模擬試験 {summary['exams']} 回・復習予定 {summary['review']} 問{paper}。"
+                    f"このブラウザにあった解答 {before} 件はそのまま残っています）。{pending['left_out']}",
+         pending["file_id"], pending.get("key", UPLOAD_KEY))
+
+
+def cancel_import() -> None:
+    """やめる (a callback): the waiting file is not joined; nothing changes."""
+    pending = st.session_state.pop(IMPORT_PENDING_KEY, None)
+    if pending:
+        _say("info", "読み込みをやめました。今の進捗はそのままです。", pending["file_id"], pending.get("key", UPLOAD_KEY))
+
+
+def import_uploaded(key: str = UPLOAD_KEY) -> None:
+    """on_change callback of a progress file uploader (st.file_uploader(key=key), args=(key,))."""
+    uploaded = st.session_state.get(key)
+    if uploaded is None:  # the learner removed the file: the message about it goes too
+        st.session_state.pop(IMPORT_MSG_KEY, None)
+        st.session_state.pop(IMPORT_PENDING_KEY, None)
+        return
+    file_id = getattr(uploaded, "file_id", None)
+    name = str(getattr(uploaded, "name", "") or "")
+    try:
+        raw = uploaded.getvalue()
+    except Exception:  # noqa: BLE001 - any unreadable upload is a plain Japanese message
+        _say("error", "ファイルを読めませんでした。今の進捗はそのままです。", file_id, key)
+        return
+    import_progress_bytes(raw, file_id, name, key)
+
+
+def import_message(key: str = UPLOAD_KEY) -> tuple[str, str] | None:
+    """(kind, text) of the last import by uploader ``key``, or None when it is about a file no longer
+    in the uploader (a stale message never describes the file now shown there)."""
+    msg = st.session_state.get(IMPORT_MSG_KEY)
+    if not msg:
+        return None
+    kind, text, *rest = msg
+    file_id = rest[0] if rest else None
+    if st.session_state.get(IMPORT_FROM_KEY, UPLOAD_KEY) != key:
+        return None
+    if file_id is not None:
+        current = st.session_state.get(key)
+        if getattr(current, "file_id", None) != file_id:
+            return None
+    return kind, text
+
+
+# ---------------------------------------------------------------------------
+# what the learner sees
+# ---------------------------------------------------------------------------
 def _backup_line(status: state.StorageStatus, today: date) -> str:
     at = status["backup_at"]
     return ("このブラウザで保存した進捗ファイルは、まだありません。" if at is None
@@ -56,13 +197,13 @@ def download_button(progress: dict, today: date, key: str, label: str = "進捗�
 def uploader(key: str, label: str) -> None:
     """A progress file to read (no type filter: every file up to the size limit reaches the app, so a
     wrong one gets a reason in Japanese); joined with this browser's record (ui.state)."""
-    st.file_uploader(label, key=key, on_change=state.import_uploaded, args=(key,),
-                     max_upload_size=state.UPLOAD_LIMIT_MB)
+    st.file_uploader(label, key=key, on_change=import_uploaded, args=(key,),
+                     max_upload_size=UPLOAD_LIMIT_MB)
 
 
 def _pending(key: str) -> None:
     """What the waiting file adds, and the two buttons."""
-    pending = state.pending_import(key)
+    pending = pending_import(key)
     if pending is None:
         return
     name = f"「{pending['name']}」" if pending["name"] else "このファイル"
@@ -79,12 +220,12 @@ def _pending(key: str) -> None:
                     + "\n".join("- " + state.plain(item) for item in items))
         st.caption(kept + " 同じ解答（同じ時刻・同じ問題・同じ選択）は 1 回として数えます。" + pending["left_out"])
         row = st.container(horizontal=True)
-        row.button("合わせて読み込む", key="import_apply", type="primary", on_click=state.apply_import)
-        row.button("やめる", key="import_cancel", on_click=state.cancel_import)
+        row.button("合わせて読み込む", key="import_apply", type="primary", on_click=apply_import)
+        row.button("やめる", key="import_cancel", on_click=cancel_import)
 
 
 def _message(key: str) -> None:
-    msg = state.import_message(key)
+    msg = import_message(key)
     if msg is not None:
         kind, text = msg
         {"success": st.success, "error": st.error}.get(kind, st.info)(state.plain(text))
@@ -108,18 +249,16 @@ def section(progress: dict, today: date) -> None:
         st.caption(UNLOCKED)
     download_button(progress, today, key="progress_download")
     st.caption(_backup_line(status, today))
-    uploader(state.UPLOAD_KEY, "進捗ファイルを読み込む（このブラウザの進捗と合わせます）")
+    uploader(UPLOAD_KEY, "進捗ファイルを読み込む（このブラウザの進捗と合わせます）")
     # the uploader's own button reads ファイルを選ぶ (ui/page.css); its size-limit error stays Streamlit's English
-    st.caption(f"「ファイルを選ぶ」を押して、この教材で保存した JSON ファイル（{state.UPLOAD_LIMIT_MB} MB まで）を"
+    st.caption(f"「ファイルを選ぶ」を押して、この教材で保存した JSON ファイル（{UPLOAD_LIMIT_MB} MB まで）を"
                "選んでください。このブラウザに解答があるときは、足されるものを見せてから合わせます（置き換えません）。"
                "読めないファイルには、その理由をこの下に表示します。"
-               f"{state.UPLOAD_LIMIT_MB} MB を超えるファイルは、ファイル名の下に英語の赤い印"
+               f"{UPLOAD_LIMIT_MB} MB を超えるファイルは、ファイル名の下に英語の赤い印"
                "（「File must be … or smaller」など）が付いて読み込まれません（今の進捗はそのままです）。")
-    _pending(state.UPLOAD_KEY)
-    _message(state.UPLOAD_KEY)
+    _pending(UPLOAD_KEY)
+    _message(UPLOAD_KEY)
 
-
-HOME_UPLOAD_KEY = "home_progress_upload"
 
 
 def home_notice(progress: dict, today: date) -> None:

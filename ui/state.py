@@ -14,8 +14,8 @@
   Storage refused → a one-line notice; the progress then lasts for this tab only.
 - The bridge's bookkeeping is one typed :class:`Sync` per session.
 - A session with no browser behind it (AppTest) keeps its progress in the session only.
-- ``import_uploaded`` is the on_change callback of the progress file uploader: a file is joined
-  with this browser's record (practice.progress.join), after the learner saw what it adds.
+- ``join_file`` joins a progress file's record with this tab's (practice.progress.join); reading the
+  file and showing what it adds first is ui.backup's import.
 """
 from __future__ import annotations
 
@@ -33,11 +33,11 @@ import streamlit as st
 
 from practice import wire
 from practice.exam import record_exam
-from practice.progress import (apply_answer, join, join_counts, merge, new_progress, set_exam_in_progress, set_setting,
+from practice.progress import (apply_answer, join, merge, new_progress, set_exam_in_progress, set_setting,
                                with_zone)
 from quizzes.core import Question
 from practice.store import (MAX_BYTES, ProgressError, backup_due, backup_text, dumps, parse_backup,
-                            parse_progress_bytes, parse_progress_text, validate_exam_state)
+                            parse_progress_text, validate_exam_state)
 
 from . import clock, storage
 
@@ -49,10 +49,6 @@ EXAM_KEY = "exam"                 # the unfinished mock exam: a JSON-able dict (
 EXAM_ENDED_KEY = "exam__ended_elsewhere"   # this tab's paper was submitted (or replaced) in another tab
 TOUCHED_KEY = "exam__touched"     # runs of the papers the learner worked on in this tab (may_auto_submit)
 SEEN_KEY = "exam__seen"           # runs of the papers this tab has shown (saw_exam)
-IMPORT_MSG_KEY = "progress__import_msg"   # ("success" | "error", text) for the review page
-IMPORT_PENDING_KEY = "progress__import_pending"   # a file read and shown, not joined yet (PendingImport)
-IMPORT_FROM_KEY = "progress__import_from"   # the uploader (its key) the last import message is about
-UPLOAD_KEY = "progress_upload"
 # The session keys of the record and of the bridge's bookkeeping: no module but this one reads or writes
 # them (the others call its functions). The mock exam in progress and the note that it ended in another
 # tab are shared with the exam page, which changes the paper (practice.exam) and shows the note; this
@@ -60,7 +56,6 @@ UPLOAD_KEY = "progress_upload"
 # (tests/test_architecture.py::test_only_ui_state_touches_the_record_in_the_session)
 RECORD_KEYS = (PROGRESS_KEY, SYNC_KEY, TOUCHED_KEY, SEEN_KEY)
 EXAM_KEYS = (EXAM_KEY, EXAM_ENDED_KEY)
-UPLOAD_LIMIT_MB = 1     # the uploader's limit (the server refuses more: .streamlit/config.toml maxUploadSize)
 MAX_SENT = 20
 
 Failure = Literal["", "unavailable", "quota", "aside", "silent"]
@@ -394,13 +389,13 @@ def _on_theirs(s: Sync, rep: dict, kind: str) -> None:
         if isinstance(exc, _BrokenPack) and not s.plain:
             s.plain, s.written = True, None   # the write meets the other record again, reported plainly
             return
-        mine = _with_session_exam()
+        mine = with_session_exam()
         _unusable(s, text or "", exc, _oversize(rep), kept=len(mine["attempts"]))
         # after the move the browser holds nothing: this tab's whole record is written (expect "none")
         s.confirmed, s.confirmed_fp, s.sent, s.written = new_progress(), "none", {}, None
         return
     s.confirmed, s.confirmed_fp, s.sent, s.base = theirs, wire.fingerprint(text), {}, text
-    merged = merge(ancestor, _with_session_exam(), theirs)
+    merged = merge(ancestor, with_session_exam(), theirs)
     st.session_state[PROGRESS_KEY] = merged
     s.written = theirs if kind == "changed" and merged == theirs else None   # None: write the merged record
     _follow_exam(merged)
@@ -415,7 +410,7 @@ def _on_retry() -> None:
         s.written, s.base = None, None
 
 
-def _with_session_exam() -> Record:
+def with_session_exam() -> Record:
     """The session's progress holding the session's paper (st.session_state[EXAM_KEY]), if storable."""
     progress = st.session_state[PROGRESS_KEY]
     exam = st.session_state.get(EXAM_KEY)
@@ -432,7 +427,7 @@ def _with_session_exam() -> Record:
 
 def _queue_write(s: Sync) -> None:
     """A write of the session's progress if it changed since the last one queued."""
-    progress = _with_session_exam()
+    progress = with_session_exam()
     if not (s.loaded and s.ok and s.browser):
         return
     if progress is s.written or progress == s.written:
@@ -612,146 +607,21 @@ def record_finished_exam(result: dict, started_at: datetime, finished_at: dateti
     set_progress(record_exam(get_progress(), result, started_at, finished_at, pace_s, run))
 
 
-def _say(kind: str, text: str, file_id: object, key: str) -> None:
-    """The outcome of an import, for the page (kind, text, the file's id), and which uploader it is about."""
-    st.session_state[IMPORT_MSG_KEY] = (kind, text, file_id)
-    st.session_state[IMPORT_FROM_KEY] = key
-
-
-def tell(kind: str, text: str) -> None:
-    """A message for the review page's import/export section (e.g. what 「この端末の記録を消す」 did)."""
-    _say(kind, text, None, UPLOAD_KEY)
-
-
-def _has_work(progress: Record) -> bool:
+def has_work(progress: Record) -> bool:
     """Whether a record holds anything an import could cost: answers, exams, review cards, a paper."""
     return bool(progress["attempts"] or progress["exams"] or progress["review"] or progress["exam_in_progress"])
 
 
-def _take(data: Record) -> None:
-    """Join ``data`` (a file's record) with this tab's record; the file's unfinished mock exam (if
-    any) goes on here (a paper open in this tab gives way to it)."""
-    mine = _with_session_exam()
-    if _has_work(mine):
+def join_file(data: Record) -> None:
+    """Join ``data`` (a file's record, read by ui.backup's import) with this tab's record; the file's
+    unfinished mock exam (if any) goes on here (a paper open in this tab gives way to it)."""
+    mine = with_session_exam()
+    if has_work(mine):
         set_progress(join(mine, data))
     else:                  # nothing to join with: the file as it is (its order kept), with this tab's visits
         set_progress({**data, "visited": {**data["visited"], **mine["visited"]}})
     if data["exam_in_progress"] is not None:
         st.session_state[EXAM_KEY] = copy.deepcopy(data["exam_in_progress"])
-
-
-def import_progress_bytes(raw: bytes, file_id: object = None, name: str = "", key: str = UPLOAD_KEY) -> bool:
-    """Read a progress file (strictly: practice.store) and join it with this browser's record
-    (practice.progress.join: every answer of both, once). A browser with no answers takes it at
-    once; otherwise the file waits (IMPORT_PENDING_KEY) until the learner has seen what it adds
-    (:func:`pending_import`) and pressed 合わせて読み込む (:func:`apply_import`). Never replaces.
-
-    The outcome is kept for the page as (kind, message, file id); the message may quote the
-    file, so the page shows it through :func:`plain` (never as HTML)."""
-    which = f"「{name[:80]}」は" if name else ""
-    notes: list[str] = []
-    st.session_state.pop(IMPORT_PENDING_KEY, None)
-    try:
-        data = with_zone(parse_progress_bytes(raw, notes), clock.zone_or_local())
-    except ProgressError as exc:
-        _say("error", f"{which}読み込めませんでした。今の進捗はそのままです。理由：{exc}", file_id, key)
-        return False
-    left_out = f"ファイルのうち、この版では使えない部分を外しました：{' '.join(notes)}" if notes else ""
-    if _has_work(_with_session_exam()):
-        st.session_state[IMPORT_PENDING_KEY] = {"data": data, "name": name[:80], "file_id": file_id,
-                                                "left_out": left_out, "key": key}
-        st.session_state.pop(IMPORT_MSG_KEY, None)
-        return True
-    _take(data)
-    paper = "・途中の模擬試験 1 つ" if data["exam_in_progress"] is not None else ""
-    _say("success", f"{'「' + name[:80] + '」から' if name else ''}進捗を読み込みました（解答 {len(data['attempts'])} 件・"
-                    f"模擬試験 {len(data['exams'])} 回・復習予定 {len(data['review'])} 問{paper}）。{left_out}", file_id, key)
-    return True
-
-
-class PendingImport(TypedDict):
-    """A file read and waiting for the learner's 合わせて読み込む: what joining it adds."""
-    name: str
-    attempts: int        # answers of the file this browser lacks
-    exams: int
-    review: int          # review cards added or changed
-    dropped: int         # answers of this browser the attempt limit would let go
-    mine: int            # answers this browser holds now (all kept)
-    paper: bool          # the file's unfinished mock exam goes on here
-    left_out: str
-
-
-def pending_import(key: str = UPLOAD_KEY) -> PendingImport | None:
-    """The file waiting to be joined (read by uploader ``key``), with what it adds; None when there
-    is none (or the uploader holds another file now)."""
-    pending = st.session_state.get(IMPORT_PENDING_KEY)
-    if not pending or pending.get("key", UPLOAD_KEY) != key:
-        return None
-    if pending["file_id"] is not None and getattr(st.session_state.get(key), "file_id", None) != pending["file_id"]:
-        return None
-    mine = _with_session_exam()
-    counts = join_counts(mine, join(mine, pending["data"]))
-    return {"name": pending["name"], "attempts": counts["attempts"], "exams": counts["exams"],
-            "review": counts["review"], "dropped": counts["dropped"], "mine": len(mine["attempts"]),
-            "paper": pending["data"]["exam_in_progress"] is not None, "left_out": pending["left_out"]}
-
-
-def apply_import() -> None:
-    """合わせて読み込む (a callback): join the waiting file with this browser's record."""
-    pending = st.session_state.get(IMPORT_PENDING_KEY)
-    summary = pending_import(pending.get("key", UPLOAD_KEY)) if pending else None
-    if not pending or summary is None:
-        return
-    st.session_state.pop(IMPORT_PENDING_KEY, None)
-    before = len(get_progress()["attempts"])
-    _take(pending["data"])
-    name = f"「{pending['name']}」の" if pending["name"] else "ファイルの"
-    paper = "・途中の模擬試験 1 つ" if summary["paper"] else ""
-    _say("success", f"{name}進捗を読み込みました。このブラウザの進捗と合わせてあります（足した解答 {summary['attempts']} 件・"
-                    f"模擬試験 {summary['exams']} 回・復習予定 {summary['review']} 問{paper}。"
-                    f"このブラウザにあった解答 {before} 件はそのまま残っています）。{pending['left_out']}",
-         pending["file_id"], pending.get("key", UPLOAD_KEY))
-
-
-def cancel_import() -> None:
-    """やめる (a callback): the waiting file is not joined; nothing changes."""
-    pending = st.session_state.pop(IMPORT_PENDING_KEY, None)
-    if pending:
-        _say("info", "読み込みをやめました。今の進捗はそのままです。", pending["file_id"], pending.get("key", UPLOAD_KEY))
-
-
-def import_uploaded(key: str = UPLOAD_KEY) -> None:
-    """on_change callback of a progress file uploader (st.file_uploader(key=key), args=(key,))."""
-    uploaded = st.session_state.get(key)
-    if uploaded is None:  # the learner removed the file: the message about it goes too
-        st.session_state.pop(IMPORT_MSG_KEY, None)
-        st.session_state.pop(IMPORT_PENDING_KEY, None)
-        return
-    file_id = getattr(uploaded, "file_id", None)
-    name = str(getattr(uploaded, "name", "") or "")
-    try:
-        raw = uploaded.getvalue()
-    except Exception:  # noqa: BLE001 - any unreadable upload is a plain Japanese message
-        _say("error", "ファイルを読めませんでした。今の進捗はそのままです。", file_id, key)
-        return
-    import_progress_bytes(raw, file_id, name, key)
-
-
-def import_message(key: str = UPLOAD_KEY) -> tuple[str, str] | None:
-    """(kind, text) of the last import by uploader ``key``, or None when it is about a file no longer
-    in the uploader (a stale message never describes the file now shown there)."""
-    msg = st.session_state.get(IMPORT_MSG_KEY)
-    if not msg:
-        return None
-    kind, text, *rest = msg
-    file_id = rest[0] if rest else None
-    if st.session_state.get(IMPORT_FROM_KEY, UPLOAD_KEY) != key:
-        return None
-    if file_id is not None:
-        current = st.session_state.get(key)
-        if getattr(current, "file_id", None) != file_id:
-            return None
-    return kind, text
 
 
 _MD_SPECIAL = set("\\`*_{}[]()<>#+-.!|~:$&=\"'")
