@@ -110,10 +110,9 @@ else:
     if not plan["schedule"]:
         st.success("学ぶページはすべて習得済みです。残りの日は復習と模擬試験にあてましょう。")
     else:
-        pages_n = len({k for _, keys in plan["schedule"] for k in keys})
         mock_span = numfmt.span(plan["mock_days"], today)
         last_day = plan["schedule"][-1][0]
-        st.markdown(f"未習得のページは {pages_n} ページ、読んで解くのに合わせて約 {plan['left_minutes']} 分です。"
+        st.markdown(f"未習得のページは {plan['pages_left']} ページ、読んで解くのに合わせて約 {plan['left_minutes']} 分です。"
                     f"1 日 {plan['daily']} 分のうち約 {plan['per_day']} 分を新しいページに、残りを復習に使うと、"
                     f"{numfmt.day(last_day, today)} に学び終わります。")
         if not plan["fits"]:

@@ -124,7 +124,7 @@ def daily_plan(progress: dict, keys, today: date, tz: tzinfo | None = None, minu
      "next": the next page (None when all are mastered),
      "exam_date": date | None, "days_left": days until the exam (None without a date),
      "daily": the learner's minutes a day, "per_day": those for new pages (:func:`study_minutes`),
-     "left_minutes": the pages left, in minutes,
+     "pages_left": how many pages are left (not mastered), "left_minutes": they take, in minutes,
      "today": pages for today, "schedule": [(day, pages)], "mock_days": [day], "fits": bool,
      "needed": minutes a day that would fit (when it does not)}
     """
@@ -138,8 +138,8 @@ def daily_plan(progress: dict, keys, today: date, tz: tzinfo | None = None, minu
     plan: dict[str, Any] = {"due": len(share), "due_all": due_all, "due_later": max(0, due_all - len(share)),
             "minutes": review_minutes(len(share)), "next": left[0] if left else None, "exam_date": exam_day,
             "days_left": None, "daily": daily, "per_day": study_minutes(daily),
-            "left_minutes": sum(minutes[k] for k in left), "today": left[:1], "schedule": [], "mock_days": [],
-            "fits": True, "needed": None}
+            "pages_left": len(left), "left_minutes": sum(minutes[k] for k in left), "today": left[:1],
+            "schedule": [], "mock_days": [], "fits": True, "needed": None}
     if exam_day is not None:
         plan["days_left"] = (exam_day - today).days
         laid = schedule(left, minutes, today, exam_day, daily)

@@ -107,7 +107,7 @@ def test_plan_with_exam_date_lays_the_pages_left_over_the_days_in_the_learners_m
     assert plan["today"] == ["qkv", "scaling", "formula", "multihead", "mask"] and plan["fits"]
     minutes = {k: 20 for k in KEYS}
     plan = daily_plan(p, KEYS, TODAY, minutes=minutes)
-    assert plan["left_minutes"] == 100 and plan["today"] == ["qkv"] and not plan["fits"]
+    assert plan["pages_left"] == 5 and plan["left_minutes"] == 100 and plan["today"] == ["qkv"] and not plan["fits"]
     assert [d for d, _ in plan["schedule"]] == [TODAY + timedelta(days=i) for i in range(5)]
     plan = daily_plan(set_setting(p, "daily_minutes", 120), KEYS, TODAY, minutes=minutes)
     assert plan["per_day"] == 80 and plan["today"] == ["qkv", "scaling", "formula", "multihead"]
