@@ -63,6 +63,7 @@ TOPICS: dict[str, str] = {
     "adapt": "⑩-2 LLM を目的に合わせる",
     "efficient": "⑩-3 モデルと推論を軽くする",
     "multimodal": "⑪ 画像生成とマルチモーダル",
+    "generation": "⑪-2 GAN・NeRF・音声の生成",
 }
 KINDS = ("calc", "knowledge")
 MAX_ATTEMPTS = 200

@@ -1,4 +1,4 @@
-"""AppTest for ⑪ 画像生成とマルチモーダル (pages/24_multimodal.py): registered as the last learning page,
+"""AppTest for ⑪ 画像生成とマルチモーダル (pages/24_multimodal.py): registered before ⑪-2 (the last learning page),
 every section shows the engine's numbers (CLIP's table, its row and column softmax and loss, the
 zero-shot probabilities, the cross-attention's weights, ᾱ_t and x_t, the guided noise), an edit in
 試してみよう changes what the page shows, bad input gives a Japanese message and keeps the last result,
@@ -38,13 +38,13 @@ def cross():
                                    mm.CROSS_DEMO_W_V)
 
 
-def test_page_is_the_last_learning_page_with_the_section_layout(page):
-    assert ui.PAGE_BY_KEY["multimodal"].url == "/multimodal" and ui.LEARNING_KEYS[-1] == "multimodal"
+def test_page_comes_before_generation_with_the_section_layout(page):
+    assert ui.PAGE_BY_KEY["multimodal"].url == "/multimodal" and ui.LEARNING_KEYS[-2] == "multimodal"
     assert TOPICS["multimodal"] == ui.PAGE_BY_KEY["multimodal"].label == "⑪ 画像生成とマルチモーダル"
-    assert list(TOPICS)[-1] == "multimodal"
+    assert list(TOPICS)[-2] == "multimodal"
     assert sections_of(page) == ["ねらい・解説", "手計算", "可視化", "試してみよう", "確認クイズ"]
     assert len(quizzes.by_topic("multimodal", "calc")) >= 3 and len(quizzes.by_topic("multimodal", "knowledge")) >= 8
-    assert ui.next_page("llm").key in ui.LEARNING_KEYS and ui.next_page("multimodal") is None
+    assert ui.next_page("llm").key in ui.LEARNING_KEYS and ui.next_page("multimodal").key == "generation"
 
 
 def test_aim_and_explanation_name_every_keyword_with_its_source(page):

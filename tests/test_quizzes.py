@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 
 import quizzes
 import tutor
-from quizzes import core, knowledge
+from quizzes import core, gen_generation, knowledge
 from quizzes.calc import CALC, blank, num, vec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,7 +53,9 @@ SYLLABUS = ("Attention", "Self-Attention", "Source-Target Attention", "Multi-Hea
             "機械翻訳",                                                                                     # ⑦-6
             # ⑪ (the syllabus's マルチモーダル and, from データ生成, 拡散モデル)
             "マルチモーダル", "CLIP", "DALL-E", "Flamingo", "Unified-IO", "Image Captioning", "Text-To-Image",
-            "Visual Question Answering", "マルチタスク学習", "拡散モデル")
+            "Visual Question Answering", "マルチタスク学習", "拡散モデル",
+            # ⑪-2 (データ生成: GAN and its kin, NeRF, 音声生成)
+            "GAN", "DCGAN", "Pix2Pix", "CycleGAN", "NeRF", "音声生成")
 LABEL = re.compile(r"^[^：]{1,40}：.{5,}", re.S)   # "<名前>：<一文で、なぜその値になるか>"
 PHRASE = re.compile(r"1\s*つ選べ")
 NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
@@ -284,7 +286,25 @@ EXPECTED = {
                                              + math.sqrt(1 - p["alpha_bar"]) * np.array(p["eps"], float)),
     "multimodal.guidance": lambda p: vec(np.array(p["u"]) + p["w"] * (np.array(p["c"]) - np.array(p["u"]))),
     "multimodal.cross_shape": lambda p: f"{num(p['side'] ** 2)} 行 {num(p['tokens'])} 列",
+    # ⑪-2: D* = p_data/(p_data + p_g); |∂/∂a| = D and 1 − D; (n − 1)s − 2p + k; L_cyc; Σ T α c; (k − 1)Σd + 1; μ-law
+    "generation.optimal_d": lambda p: num(p["p_data"][p["at"]] / (p["p_data"][p["at"]] + p["p_g"][p["at"]])),
+    "generation.gan_gradient": lambda p: f"（ア）{vec(p['d'])}　（イ）{vec([1 - d for d in p['d']])}",
+    "generation.tconv_size": lambda p: num((p["n"] - 1) * p["s"] - 2 * p["p"] + p["k"]),
+    "generation.cycle_loss": lambda p: num(sum(abs(b * a * x - x) for a, b, x in zip(p["a"], p["b"], p["x"]))
+                                           + sum(abs(a * b * y - y) for a, b, y in zip(p["a"], p["b"], p["y"]))),
+    "generation.nerf_color": lambda p: num(_composited([gen_generation.ALPHAS[i][0] for i in p["alpha"]], p["c"])),
+    "generation.receptive_field": lambda p: num((p["k"] - 1) * p["stacks"] * (2 ** p["layers"] - 1) + 1),
+    "generation.mu_law": lambda p: vec([s * math.log(1 + n) / math.log(256) for n, s in zip(p["num"], p["sign"])]),
 }
+
+
+def _composited(alphas, colors) -> float:
+    """Front-to-back alpha compositing by a plain loop: light left × opacity × colour, summed."""
+    left, total = 1.0, 0.0
+    for a, c in zip(alphas, colors):
+        total += left * a * c
+        left *= 1 - a
+    return total
 
 
 def _flops_text(p) -> str:

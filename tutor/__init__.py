@@ -26,12 +26,14 @@ contract that live in their topic, ``positional_encoding`` and ``layer_norm``.
   ``llm`` ⑩-1 (a package: models and scaling, BPE, Swin and MAE after ViT),
   ``adapt`` ⑩-2 (a package: PEFT and LoRA, RLHF and DPO, RAG's retrieval),
   ``efficient`` ⑩-3 (a package: distillation, quantization, pruning; the KV cache, sparse attention),
-  ``multimodal`` ⑪ (CLIP's contrastive similarities, text-to-image cross-attention, diffusion, guidance)
+  ``multimodal`` ⑪ (CLIP's contrastive similarities, text-to-image cross-attention, diffusion, guidance),
+  ``generation`` ⑪-2 (GAN's value and optimal discriminator, DCGAN's transposed convolutions, Pix2Pix and
+  CycleGAN's losses, NeRF's volume rendering, WaveNet's receptive field and μ-law)
 """
 from . import core, handcalc, numfmt, textbook, vocab  # noqa: F401  (the shared kernel)
 from . import wordvec, seq2seq, seq2seq_rnn, naive, qkv, scaling, formula, multihead, mask  # noqa: F401  (pages ⓪–⑥)
 from . import position, block, encdec, output, cost, paper, training  # noqa: F401  (pages ⑦-1 … ⑧)
-from . import pretrain, bertfamily, llm, adapt, efficient, multimodal  # noqa: F401  (pages ⑨-1 … ⑪)
+from . import pretrain, bertfamily, llm, adapt, efficient, multimodal, generation  # noqa: F401  (pages ⑨-1 … ⑪-2)
 from .block import layer_norm  # noqa: F401
 from .core import (  # noqa: F401
     as_matrix, positive_int, check_rng, checked_qkv, softmax, softmax_jacobian,

@@ -60,6 +60,7 @@ _LEARNING = [
     ("adapt", "pages/18_adapt.py"),
     ("efficient", "pages/19_efficient.py"),
     ("multimodal", "pages/24_multimodal.py"),
+    ("generation", "pages/25_generation.py"),
 ]
 
 PAGES: tuple[PageInfo, ...] = (
