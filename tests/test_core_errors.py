@@ -334,3 +334,23 @@ def test_huge_but_representable_scores_still_work():
     r = tutor.attention(q, k, np.eye(2))
     np.testing.assert_array_equal(r.weights, [[1.0, 0.0]])
     np.testing.assert_array_equal(tutor.cost.tiled_attention(q, k, np.eye(2), block_size=1).output, r.output)
+
+
+@pytest.mark.parametrize("value", [True, np.bool_(False), "1", None, [1.0], float("nan"), float("inf"), -float("inf")])
+def test_real_number_refuses_what_is_not_a_finite_number(value):
+    with pytest.raises(ValueError, match="数にしてください"):
+        tutor.core.real_number(value, "λ")
+
+
+@pytest.mark.parametrize("kw, inside, outside, says", [
+    ({"above": 0, "high": 100}, [1e-9, 100, np.float64(3)], [0, -1, 100.5], "λ は 0 より大きく 100 以下の数"),
+    ({"low": 0, "high": 2}, [0, 2, 1], [-1e-9, 2.5], "λ は 0 以上 2 以下の数"),
+    ({"above": 0}, [1e300], [0], "λ は 0 より大きい有限の数"),
+    ({"low": 1}, [1, np.int64(7)], [0.5], "λ は 1 以上の有限の数"),
+])
+def test_real_number_keeps_its_range_and_names_it(kw, inside, outside, says):
+    for v in inside:
+        assert tutor.core.real_number(v, "λ", **kw) == float(v)
+    for v in outside:
+        with pytest.raises(ValueError, match=says):
+            tutor.core.real_number(v, "λ", **kw)

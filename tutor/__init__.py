@@ -36,7 +36,7 @@ from . import position, block, encdec, output, cost, paper, training  # noqa: F4
 from . import pretrain, bertfamily, llm, adapt, efficient, multimodal, generation  # noqa: F401  (pages ⑨-1 … ⑪-2)
 from .block import layer_norm  # noqa: F401
 from .core import (  # noqa: F401
-    as_matrix, positive_int, check_rng, checked_qkv, softmax, softmax_jacobian,
+    as_matrix, positive_int, real_number, check_rng, checked_qkv, softmax, softmax_jacobian,
     finite_scores, QKV, project_qkv, causal_mask, padding_mask, as_bool_mask,
     additive_mask, mask_after_softmax, AttentionResult, attention, head_dim, split_heads,
     merge_heads, MultiHeadResult, multi_head_attention, multi_head_attention_per_head, CrossAttentionResult, cross_attention,

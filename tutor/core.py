@@ -91,6 +91,29 @@ def positive_int(value, name: str) -> int:
     return as_int
 
 
+def real_number(value, name: str, *, low: float | None = None, high: float | None = None,
+                above: float | None = None) -> float:
+    """``value`` as a finite float (a bool or a text is not a number), ≥ ``low`` or > ``above``, and ≤
+    ``high``; otherwise ValueError (Japanese) that names the range."""
+    if high is not None:
+        lower = f" {above:g} より大きく" if above is not None else f" {low:g} 以上" if low is not None else ""
+        limit = f"{lower} {high:g} 以下の"
+    else:
+        limit = (f" {above:g} より大きい有限の" if above is not None else f" {low:g} 以上の有限の" if low is not None
+                 else "有限の")
+    wrong = ValueError(f"{name} は{limit}数にしてください（{value!r}）。")
+    if isinstance(value, (bool, np.bool_, str, bytes)):
+        raise wrong
+    try:
+        x = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise wrong from None
+    if (not math.isfinite(x) or (low is not None and x < low) or (above is not None and x <= above)
+            or (high is not None and x > high)):
+        raise wrong
+    return x
+
+
 def check_rng(rng) -> np.random.Generator:
     """Randomness only from a passed Generator (same seed → same numbers)."""
     if not isinstance(rng, np.random.Generator):

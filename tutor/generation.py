@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import as_matrix, positive_int
+from .core import as_matrix, positive_int, real_number
 
 __all__ = [
     "EQUILIBRIUM_VALUE", "GAN_DEMO_REAL", "GAN_DEMO_FAKE", "GAN_DEMO_P_DATA", "GAN_DEMO_P_G", "GAN_DEMO_POINTS",
@@ -47,19 +47,6 @@ __all__ = [
     "fields_by_layer", "milliseconds", "receptive_field_no_dilation", "receptive_field_forgot_one", "receptive_field_per_stack",
     "MuLaw", "mu_law", "mu_law_expand", "mu_law_curve", "mu_law_no_normalisation", "mu_law_unsigned",
 ]
-
-
-def _number(value, name: str) -> float:
-    """A finite real number (not a bool), or ValueError (Japanese)."""
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} は数にしてください（{value!r}）。")
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} は数にしてください（{value!r}）。") from None
-    if not math.isfinite(x):
-        raise ValueError(f"{name} は有限の数にしてください（{value!r}）。")
-    return x
 
 
 def _open_unit(x, name: str) -> np.ndarray:
@@ -282,7 +269,7 @@ def pix2pix_loss(target, generated, adversarial: float, lam: float = PIX2PIX_LAM
     y, g = as_matrix(target, "正解の画像 y"), as_matrix(generated, "生成した画像 G(x)")
     if y.shape != g.shape:
         raise ValueError(f"y（形 {y.shape}）と G(x)（形 {g.shape}）の形が一致しません。対になる画像どうしを比べます。")
-    adv, lam = _number(adversarial, "敵対的な損失"), _number(lam, "λ")
+    adv, lam = real_number(adversarial, "敵対的な損失"), real_number(lam, "λ")
     l1 = float(np.abs(y - g).mean())
     return Pix2PixLoss(l1, adv, adv + lam * l1)
 
@@ -343,7 +330,7 @@ def cycle_loss(x, y, g, f, lam: float = CYCLE_LAMBDA) -> Cycle:
     x, y, gm, fm = _cycle_inputs(x, y, g, f)
     gx, fy = gm @ x, fm @ y                                                # (d,), (d,)
     fgx, gfy = fm @ gx, gm @ fy                                            # (d,), (d,)
-    return Cycle(gx, fgx, float(np.abs(fgx - x).sum()), fy, gfy, float(np.abs(gfy - y).sum()), _number(lam, "λ"))
+    return Cycle(gx, fgx, float(np.abs(fgx - x).sum()), fy, gfy, float(np.abs(gfy - y).sum()), real_number(lam, "λ"))
 
 
 def cycle_loss_forward_only(x, y, g, f) -> float:

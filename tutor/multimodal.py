@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import AttentionResult, as_matrix, attention, positive_int, softmax
+from .core import AttentionResult, as_matrix, attention, positive_int, real_number, softmax
 
 __all__ = [
     "CLIP_DEMO_LABELS", "CLIP_DEMO_IMAGES", "CLIP_DEMO_TEXTS", "CLIP_DEMO_TEMPERATURE", "CLIP_INIT_TEMPERATURE",
@@ -45,20 +45,6 @@ __all__ = [
     "Guided", "guided", "guided_noise", "guided_noise_swapped", "guided_noise_cond_only", "guided_noise_reversed",
     "SD_GUIDANCE", "SD_FACTOR", "SD_TEXT_TOKENS",
 ]
-
-
-def _positive_number(value, name: str, *, upper: float | None = None) -> float:
-    """A finite number > 0 (and ≤ upper), or ValueError (Japanese)."""
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} は正の数にしてください（{value!r}）。")
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} は正の数にしてください（{value!r}）。") from None
-    if not math.isfinite(x) or x <= 0 or (upper is not None and x > upper):
-        limit = f"0 より大きく {upper:g} 以下" if upper is not None else "0 より大きい有限"
-        raise ValueError(f"{name} は{limit}の数にしてください（{value!r}）。")
-    return x
 
 
 # ---------------------------------------------------------------------------
@@ -168,7 +154,7 @@ def _similarity(image_emb, text_emb) -> tuple[np.ndarray, np.ndarray, np.ndarray
 def clip_batch(image_emb, text_emb, temperature: float = CLIP_DEMO_TEMPERATURE) -> ClipBatch:
     """CLIP's training step on n pairs: normalise, cos_ij = î_i · t̂_j, logits = cos / τ, softmax
     along the rows and the columns, loss = ½(CE_rows + CE_cols) with the diagonal as the answer."""
-    tau = _positive_number(temperature, "温度 τ", upper=100.0)
+    tau = real_number(temperature, "温度 τ", above=0, high=100)
     img, img_norms, txt, txt_norms, dots, cos = _similarity(image_emb, text_emb)
     return ClipBatch(img_norms, txt_norms, img, txt, dots, cos, tau, contrastive_probs(cos / tau))
 
@@ -184,7 +170,7 @@ class ZeroShot:
 def zero_shot(image_emb, prompt_embs, temperature: float = CLIP_DEMO_TEMPERATURE) -> ZeroShot:
     """Zero-shot classification: one image against the embeddings of 「〇〇の写真」 prompts, a softmax
     over cos / τ — the same form as one query's attention over the keys."""
-    tau = _positive_number(temperature, "温度 τ", upper=100.0)
+    tau = real_number(temperature, "温度 τ", above=0, high=100)
     img, _, txt, _, _, cos = _similarity(image_emb, prompt_embs)
     if img.shape[0] != 1:
         raise ValueError(f"ゼロショット分類には画像を 1 枚だけ渡してください（{img.shape[0]} 枚あります）。")
@@ -200,19 +186,19 @@ def zero_shot_unnormalised(image_emb, prompt_embs, temperature: float = CLIP_DEM
 
 def clip_logits_unnormalised(image_emb, text_emb, temperature: float = CLIP_DEMO_TEMPERATURE) -> np.ndarray:
     """MISTAKE: the raw dot products divided by τ — no normalisation, so a long vector wins."""
-    tau = _positive_number(temperature, "温度 τ", upper=100.0)
+    tau = real_number(temperature, "温度 τ", above=0, high=100)
     return _similarity(image_emb, text_emb)[4] / tau
 
 
 def clip_logits_no_temperature(image_emb, text_emb, temperature: float = CLIP_DEMO_TEMPERATURE) -> np.ndarray:
     """MISTAKE: the cosines used as logits (τ forgotten): every logit squeezed into [−1, 1]."""
-    _positive_number(temperature, "温度 τ", upper=100.0)
+    real_number(temperature, "温度 τ", above=0, high=100)
     return _similarity(image_emb, text_emb)[5]
 
 
 def clip_logits_times_temperature(image_emb, text_emb, temperature: float = CLIP_DEMO_TEMPERATURE) -> np.ndarray:
     """MISTAKE: the cosines multiplied by τ instead of divided."""
-    tau = _positive_number(temperature, "温度 τ", upper=100.0)
+    tau = real_number(temperature, "温度 τ", above=0, high=100)
     return _similarity(image_emb, text_emb)[5] * tau
 
 

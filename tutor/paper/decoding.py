@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core import as_matrix, check_rng, positive_int
+from ..core import as_matrix, check_rng, positive_int, real_number
 
 PAPER_BEAM = 4
 PAPER_ALPHA = 0.6
@@ -46,18 +46,6 @@ DEMO_CHECKPOINTS = ((0.8, -1.2), (1.3, -0.7), (0.9, -1.1), (1.2, -0.8), (1.1, -1
 DEMO_LAST = 4
 
 
-def _alpha(alpha) -> float:
-    if isinstance(alpha, (bool, np.bool_)):
-        raise ValueError(f"α は 0 以上 {MAX_ALPHA:g} 以下の数にしてください（{alpha!r}）。")
-    try:
-        a = float(alpha)
-    except (TypeError, ValueError):
-        raise ValueError(f"α は 0 以上 {MAX_ALPHA:g} 以下の数にしてください（{alpha!r}）。") from None
-    if not (0.0 <= a <= MAX_ALPHA):
-        raise ValueError(f"α は 0 以上 {MAX_ALPHA:g} 以下の数にしてください（{alpha!r}）。")
-    return a
-
-
 def _length(length) -> int:
     n = positive_int(length, "出力の長さ |Y|")
     if n > MAX_LENGTH:
@@ -78,6 +66,11 @@ def _log_prob(log_prob) -> float:
 # ---------------------------------------------------------------------------
 # length penalty
 # ---------------------------------------------------------------------------
+def _alpha(alpha) -> float:
+    """The length penalty's α: a number from 0 to MAX_ALPHA, or ValueError (Japanese)."""
+    return real_number(alpha, "α", low=0, high=MAX_ALPHA)
+
+
 def length_base(length: int) -> float:
     """(5 + |Y|) / (5 + 1): what lp(Y) raises to the power α (|Y| = 7 → 2, |Y| = 19 → 4)."""
     return (LP_OFFSET + _length(length)) / (LP_OFFSET + 1)
