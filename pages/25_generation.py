@@ -99,7 +99,8 @@ def explain_gan() -> None:
         "**識別器** $D$ は入力が本物である確率を出します。$D$ は価値関数を大きくし、$G$ は小さくしようとするので、試験では"
         "「$D$ が max、$G$ が min」が決め手です。"
     )
-    st.latex(r"\min_G \max_D V(D, G) = \mathbb{E}_{x}[\log D(x)] + \mathbb{E}_{z}[\log(1 - D(G(z)))]")
+    st.latex(r"\begin{aligned}\min_G \max_D V(D, G) = {}&\mathbb{E}_{x}[\log D(x)] \\"
+             r" &+ \mathbb{E}_{z}[\log(1 - D(G(z)))]\end{aligned}")
     st.markdown(
         "$G$ を固定したときの最適な識別器は $D^*(x) = p_{\\text{data}}(x) / (p_{\\text{data}}(x) + p_g(x))$ です。生成器が"
         "データの分布を完全にまねる（$p_g = p_{\\text{data}}$）と、$D^*$ はどこでも 1/2 になり、$V = \\log\\tfrac12 + \\log\\tfrac12 = -\\log 4$ が"
@@ -245,7 +246,8 @@ def hand_cycle() -> None:
         ui.show_matrix(gen.CYCLE_DEMO_F, PIXELS, PIXELS, digits=1, caption="F")
     st.latex(rf"\begin{{aligned}}x = {vec(gen.CYCLE_DEMO_X)} &\to G(x) = {vec(c.g_x)} \to F(G(x)) = {vec(c.f_g_x)} \\"
              rf"y = {vec(gen.CYCLE_DEMO_Y)} &\to F(y) = {vec(c.f_y)} \to G(F(y)) = {vec(c.g_f_y)}\end{{aligned}}")
-    st.latex(rf"\mathcal{{L}}_{{\text{{cyc}}}} = \|F(G(x)) - x\|_1 + \|G(F(y)) - y\|_1 = {fx(c.forward)} + {fx(c.backward)} = {fx(c.total)}")
+    st.latex(rf"\begin{{aligned}}\mathcal{{L}}_{{\text{{cyc}}}} &= \|F(G(x)) - x\|_1 + \|G(F(y)) - y\|_1 \\"
+             rf"&= {fx(c.forward)} + {fx(c.backward)} = {fx(c.total)}\end{{aligned}}")
     st.markdown(f"CycleGAN はこれを $\\lambda = {fx(c.lam)}$ 倍（{fx(c.weighted)}）して 2 つの敵対的な損失に足します。"
                 "サイクル一貫性損失が 0 になるのは、$F$ が $G$ をちょうど打ち消すときです。")
 

@@ -379,3 +379,23 @@ def test_training_loss_falls_with_a_downward_green_arrow(base, browser):
         r, g, _ = (int(v) for v in re.findall(r"\d+", color)[:3])
         assert g > r, f"the fall of a loss is shown in green (inverse), got {color}"
         expect(metric).to_contain_text("最初")
+
+
+def test_a_formula_too_wide_for_a_phone_is_a_named_group_axe_accepts(base, browser):
+    """A display formula that still does not fit at the smallest size scrolls in its box; ui/page.js makes
+    the box a Tab stop named in Japanese, and gives the span a role (a name on a bare span is an
+    aria-prohibited-attr violation, as ⑪-2's minimax formula once was on a phone)."""
+    need_axe()
+    with open_page(browser, "phone-wide-formula", PHONE) as page:
+        goto(page, base, "/naive")
+        page.evaluate("""() => {
+          const box = document.createElement('div');
+          box.innerHTML = '<span class="katex-display"><span class="katex">'
+            + 'x = a + b + c + d + e + f + g + h + i + j + k + l + m + n + o + p + q + r + s + t + u + v + w'.repeat(3)
+            + '</span></span>';
+          document.querySelector('[data-testid="stMainBlockContainer"]').appendChild(box);
+        }""")
+        wide = page.locator('.katex-display[tabindex="0"]')
+        expect(wide).to_have_attribute("role", "group", timeout=5_000)
+        assert "スクロール" in wide.get_attribute("aria-label")
+        assert axe_violations(page) == []

@@ -52,10 +52,21 @@ const NOT_FOUND_JA = { title: "ページが見つかりません",
   text: "このアドレスのページはありません。ホームを開いています。ほかのページは左のメニューから選べます。",
   close: "閉じる" };
 
+// A box that scrolls sideways takes part in Tab order and is named; a name needs a role on an element
+// that has none of its own (a formula's span: axe-core's aria-prohibited-attr), so it becomes a group.
 function markScrolling(box, label) {
   const scrolls = box.scrollWidth > box.clientWidth + 1;
-  if (scrolls && box.tabIndex !== 0) { box.tabIndex = 0; box.setAttribute("aria-label", label); }
-  if (!scrolls && box.hasAttribute("tabindex")) { box.removeAttribute("tabindex"); box.removeAttribute("aria-label"); }
+  const role = box.tagName === "TABLE" ? null : "group";
+  if (scrolls && box.tabIndex !== 0) {
+    box.tabIndex = 0;
+    box.setAttribute("aria-label", label);
+    if (role) box.setAttribute("role", role);
+  }
+  if (!scrolls && box.hasAttribute("tabindex")) {
+    box.removeAttribute("tabindex");
+    box.removeAttribute("aria-label");
+    if (role) box.removeAttribute("role");
+  }
 }
 
 function fitFormula(display) {
