@@ -395,9 +395,11 @@ def submit_blank(page, n: int) -> list[str]:
 def next_question(page, head, number: int, n: int) -> None:
     """次へ, until question ``number`` shows. The clock redraws every second, and on a loaded machine
     a click can land while the page is between two runs and be lost; a learner clicks again, and so
-    does this (only while the previous question still shows, so no question is skipped)."""
+    does this (only while the previous question still shows, so no question is skipped). Until the run
+    that drew this question is over, the button pressed for the previous one can still be on the page
+    (drawn pressed: aria-busy, ui/page.js); the new one is the one to press."""
     for _ in range(3):
-        page.get_by_role("button", name="次へ").click(force=True)
+        page.get_by_role("button", name="次へ").and_(page.locator(":not([aria-busy])")).click(force=True)
         try:
             expect(head).to_contain_text(f"問{number} / {n}", timeout=WAIT // 3)
             return
